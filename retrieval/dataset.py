@@ -1,0 +1,444 @@
+"""Datasets: documents, questions and graded judgements, loaded from the shipped corpus or from user files.
+
+Every parser takes the raw bytes and the file name it came from, so a bad line is reported as
+``file:line: what is wrong`` (an `InputError`), whatever the source: a path, a zip member or an upload.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import zipfile
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path, PurePosixPath
+
+import numpy as np
+
+from .errors import InputError
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+BUILTIN = {"invented": DATA_DIR / "invented"}
+
+
+@dataclass(frozen=True, eq=False)
+class Qrels:
+    """Graded judgements as parallel arrays, sorted by question; a grade of 0 or less is judged not relevant."""
+
+    query: np.ndarray  # question index, int64
+    doc: np.ndarray  # document index, int64; -1 for a document that is not in the corpus
+    doc_id: np.ndarray  # document id strings (object)
+    grade: np.ndarray  # int64
+
+    def __len__(self) -> int:
+        return int(self.query.size)
+
+    @property
+    def relevant(self) -> np.ndarray:
+        """Mask of the judgements with a positive grade."""
+        return self.grade > 0
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """Documents, questions and judgements of one collection, with the warnings raised while loading it."""
+
+    name: str
+    doc_ids: tuple[str, ...]
+    doc_texts: tuple[str, ...]
+    query_ids: tuple[str, ...]
+    query_texts: tuple[str, ...]
+    qrels: Qrels
+    warnings: tuple[str, ...] = field(default=())
+
+    @property
+    def n_docs(self) -> int:
+        """Number of documents."""
+        return len(self.doc_ids)
+
+    @property
+    def n_queries(self) -> int:
+        """Number of questions."""
+        return len(self.query_ids)
+
+    @cached_property
+    def doc_index(self) -> dict[str, int]:
+        """Document id -> position."""
+        return {d: i for i, d in enumerate(self.doc_ids)}
+
+    @cached_property
+    def query_index(self) -> dict[str, int]:
+        """Question id -> position."""
+        return {q: i for i, q in enumerate(self.query_ids)}
+
+    @cached_property
+    def tie_key(self) -> np.ndarray:
+        """Each document's position in ascending id order: ties in score are broken by this key."""
+        order = np.argsort(np.array(self.doc_ids, dtype=object), kind="stable")
+        key = np.empty(len(order), dtype=np.int64)
+        key[order] = np.arange(len(order))
+        return key
+
+    @cached_property
+    def n_relevant(self) -> np.ndarray:
+        """Relevant documents per question."""
+        rel = self.qrels.relevant
+        return np.bincount(self.qrels.query[rel], minlength=self.n_queries)
+
+    @cached_property
+    def evaluated(self) -> np.ndarray:
+        """Indices of the questions with at least one relevant document: the ones every mean is over."""
+        return np.flatnonzero(self.n_relevant > 0)
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A hash of the whole content, the key the app caches indexes and results on."""
+        h = hashlib.sha256()
+        for part in (self.doc_ids, self.doc_texts, self.query_ids, self.query_texts):
+            h.update("\x1f".join(part).encode())
+            h.update(b"\x1e")
+        h.update(self.qrels.query.tobytes() + self.qrels.doc_id.astype(str).tobytes() + self.qrels.grade.tobytes())
+        return h.hexdigest()[:16]
+
+    def relevant_of(self, q: int) -> dict[str, int]:
+        """The judged documents of question `q` with a positive grade, id -> grade."""
+        m = (self.qrels.query == q) & self.qrels.relevant
+        return dict(zip(self.qrels.doc_id[m].tolist(), self.qrels.grade[m].tolist()))
+
+
+# --------------------------------------------------------------------------------------------- parsers
+
+
+def _decode(data: bytes, source: str) -> str:
+    """Bytes as UTF-8 text (a BOM is accepted), or an error naming the file."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise InputError(f"{source}:{line}: not UTF-8 text ({e.reason})") from None
+
+
+def _text_of(record: dict, source: str, line: int) -> str:
+    """Title and text joined by a space, as BEIR does."""
+    title, text = record.get("title", ""), record.get("text")
+    if text is None and "contents" in record:
+        text = record["contents"]
+    if text is None:
+        raise InputError(f"{source}:{line}: no 'text' field")
+    if not isinstance(text, str) or not isinstance(title or "", str):
+        raise InputError(f"{source}:{line}: 'title' and 'text' must be strings")
+    return f"{title} {text}".strip() if title else text
+
+
+def parse_jsonl(data: bytes, source: str) -> list[tuple[str, str]]:
+    """(id, text) records of a JSONL file (`_id` or `id`; `title` + `text`); blank lines are skipped."""
+    out = []
+    for n, raw in enumerate(_decode(data, source).splitlines(), 1):
+        if not raw.strip():
+            continue
+        try:
+            rec = json.loads(raw)
+        except json.JSONDecodeError as e:
+            raise InputError(f"{source}:{n}: broken JSON ({e.msg} at column {e.colno})") from None
+        if not isinstance(rec, dict):
+            raise InputError(f"{source}:{n}: a line must be a JSON object")
+        rid = rec.get("_id", rec.get("id"))
+        if rid is None or (isinstance(rid, str) and not rid.strip()):
+            raise InputError(f"{source}:{n}: no '_id' (or 'id') field")
+        out.append((str(rid), _text_of(rec, source, n)))
+    return out
+
+
+def parse_table(data: bytes, source: str) -> list[tuple[str, str]]:
+    """(id, text) rows of a CSV or TSV file with a header naming the columns `id` and `text` (`title` optional)."""
+    text = _decode(data, source)
+    first = text.split("\n", 1)[0]
+    delimiter = "\t" if first.count("\t") > first.count(",") else ","
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    try:
+        header = [h.strip().lower() for h in next(reader)]
+    except StopIteration:
+        raise InputError(f"{source}:1: empty file, expected a header with the columns id and text") from None
+    except csv.Error as e:
+        raise InputError(f"{source}:1: {e}") from None
+    cols = {name: i for i, name in enumerate(header)}
+    id_col = cols.get("id", cols.get("_id"))
+    text_col = cols.get("text")
+    if id_col is None or text_col is None:
+        raise InputError(f"{source}:1: the header must name the columns id and text (found: {', '.join(header)})")
+    title_col = cols.get("title")
+    out = []
+    try:
+        for row in reader:
+            n = reader.line_num
+            if not row or all(not c.strip() for c in row):
+                continue
+            if len(row) != len(header):
+                raise InputError(f"{source}:{n}: {len(row)} columns, the header has {len(header)}")
+            rid, body = row[id_col].strip(), row[text_col]
+            if not rid:
+                raise InputError(f"{source}:{n}: empty id")
+            title = row[title_col] if title_col is not None else ""
+            out.append((rid, f"{title} {body}".strip() if title else body))
+    except csv.Error as e:
+        raise InputError(f"{source}:{reader.line_num}: {e}") from None
+    return out
+
+
+def parse_records(data: bytes, source: str) -> list[tuple[str, str]]:
+    """Documents or questions from JSONL, CSV or TSV, chosen by the file name's extension (then by content)."""
+    suffix = PurePosixPath(source).suffix.lower()
+    if suffix in (".jsonl", ".json", ".ndjson"):
+        return parse_jsonl(data, source)
+    if suffix in (".csv", ".tsv", ".txt"):
+        return parse_table(data, source)
+    return parse_jsonl(data, source) if data.lstrip()[:1] == b"{" else parse_table(data, source)
+
+
+def parse_qrels(data: bytes, source: str) -> list[tuple[str, str, int]]:
+    """(question, document, grade) from TREC qrels (`qid 0 docid grade`) or a BEIR tsv (`query-id corpus-id score`)."""
+    out = []
+    for n, raw in enumerate(_decode(data, source).splitlines(), 1):
+        parts = raw.split()
+        if not parts:
+            continue
+        if n == 1 and [p.lower() for p in parts[:2]] == ["query-id", "corpus-id"]:
+            continue  # BEIR header
+        if len(parts) == 4:
+            qid, _, did, grade = parts
+        elif len(parts) == 3:
+            qid, did, grade = parts
+        else:
+            raise InputError(
+                f"{source}:{n}: expected 'qid 0 docid grade' (TREC) or 'query-id corpus-id score' (BEIR), "
+                f"found {len(parts)} fields"
+            )
+        try:
+            g = int(grade)
+        except ValueError:
+            raise InputError(f"{source}:{n}: the grade {grade!r} is not an integer") from None
+        out.append((qid, did, g))
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class TrecRun:
+    """An external system's ranking as read from a TREC run file: per question, doc ids and scores."""
+
+    name: str
+    query_ids: tuple[str, ...]
+    doc_ids: tuple[tuple[str, ...], ...]  # per question, ranked by score desc then doc id asc
+    scores: tuple[np.ndarray, ...]
+    warnings: tuple[str, ...] = ()
+
+
+def parse_run(data: bytes, source: str, name: str | None = None) -> TrecRun:
+    """A TREC run file (`qid Q0 docid rank score tag`), re-ranked by score, descending, ties by doc id, ascending.
+
+    The rank column is ignored, as trec_eval ignores it. A document listed twice for one question is an error.
+    """
+    per_q: dict[str, dict[str, float]] = {}
+    tags = set()
+    for n, raw in enumerate(_decode(data, source).splitlines(), 1):
+        parts = raw.split()
+        if not parts:
+            continue
+        if len(parts) != 6:
+            raise InputError(f"{source}:{n}: expected 'qid Q0 docid rank score tag', found {len(parts)} fields")
+        qid, _, did, rank, score, tag = parts
+        try:
+            int(rank)
+        except ValueError:
+            raise InputError(f"{source}:{n}: the rank {rank!r} is not an integer") from None
+        try:
+            s = float(score)
+        except ValueError:
+            raise InputError(f"{source}:{n}: the score {score!r} is not a number") from None
+        if not np.isfinite(s):
+            raise InputError(f"{source}:{n}: the score {score!r} is not a finite number")
+        docs = per_q.setdefault(qid, {})
+        if did in docs:
+            raise InputError(f"{source}:{n}: document {did!r} is listed twice for question {qid!r}")
+        docs[did] = s
+        tags.add(tag)
+    if not per_q:
+        raise InputError(f"{source}:1: the run file holds no line")
+    qids, dids, scores = [], [], []
+    for qid, docs in per_q.items():
+        ranked = sorted(docs.items(), key=lambda kv: (-kv[1], kv[0]))
+        qids.append(qid)
+        dids.append(tuple(d for d, _ in ranked))
+        scores.append(np.array([s for _, s in ranked], dtype=np.float64))
+    if name is None:
+        name = next(iter(tags)) if len(tags) == 1 else PurePosixPath(source).stem
+    return TrecRun(name, tuple(qids), tuple(dids), tuple(scores))
+
+
+# --------------------------------------------------------------------------------------------- assembly
+
+
+def _check_unique(records: list[tuple[str, str]], source: str, what: str) -> None:
+    """An error naming the first duplicated id and both of its lines' positions."""
+    seen: dict[str, int] = {}
+    for i, (rid, _) in enumerate(records, 1):
+        if rid in seen:
+            raise InputError(f"{source}: duplicate {what} id {rid!r} (records {seen[rid]} and {i})")
+        seen[rid] = i
+
+
+def assemble(
+    name: str,
+    docs: list[tuple[str, str]],
+    queries: list[tuple[str, str]],
+    judgements: list[tuple[str, str, int]],
+    sources: tuple[str, str, str] = ("documents", "questions", "judgements"),
+) -> Dataset:
+    """A validated Dataset; judgements naming unknown questions are left out and unknown documents kept, both counted in warnings."""
+    doc_src, q_src, qrels_src = sources
+    if not docs:
+        raise InputError(f"{doc_src}: the corpus is empty")
+    if not queries:
+        raise InputError(f"{q_src}: no question")
+    _check_unique(docs, doc_src, "document")
+    _check_unique(queries, q_src, "question")
+    doc_index = {d: i for i, (d, _) in enumerate(docs)}
+    query_index = {q: i for i, (q, _) in enumerate(queries)}
+    seen: set[tuple[str, str]] = set()
+    rows = []
+    unknown_q: dict[str, int] = {}
+    unknown_d: dict[str, int] = {}
+    for qid, did, grade in judgements:
+        if (qid, did) in seen:
+            raise InputError(f"{qrels_src}: question {qid!r} judges document {did!r} twice")
+        seen.add((qid, did))
+        if qid not in query_index:
+            unknown_q[qid] = unknown_q.get(qid, 0) + 1
+            continue
+        if did not in doc_index:
+            unknown_d[did] = unknown_d.get(did, 0) + 1
+        rows.append((query_index[qid], doc_index.get(did, -1), did, grade))
+    warnings = []
+    if unknown_q:
+        n = sum(unknown_q.values())
+        ex = ", ".join(sorted(unknown_q)[:5])
+        warnings.append(f"{qrels_src}: {n} judgements name {len(unknown_q)} questions that are not in {q_src} ({ex}); they are left out")
+    if unknown_d:
+        n = sum(unknown_d.values())
+        ex = ", ".join(sorted(unknown_d)[:5])
+        warnings.append(
+            f"{qrels_src}: {n} judgements name {len(unknown_d)} documents that are not in {doc_src} ({ex}); "
+            "they are kept: no system can retrieve them, but they count in recall and in the ideal DCG"
+        )
+    if not any(g > 0 for *_, g in rows):
+        raise InputError(f"{qrels_src}: no judgement with a positive grade names a known question")
+    rows.sort(key=lambda r: r[0])
+    qrels = Qrels(
+        query=np.array([r[0] for r in rows], dtype=np.int64),
+        doc=np.array([r[1] for r in rows], dtype=np.int64),
+        doc_id=np.array([r[2] for r in rows], dtype=object),
+        grade=np.array([r[3] for r in rows], dtype=np.int64),
+    )
+    return Dataset(
+        name=name,
+        doc_ids=tuple(d for d, _ in docs),
+        doc_texts=tuple(t for _, t in docs),
+        query_ids=tuple(q for q, _ in queries),
+        query_texts=tuple(t for _, t in queries),
+        qrels=qrels,
+        warnings=tuple(warnings),
+    )
+
+
+def _beir_members(names: list[str], source: str) -> tuple[str, str, str]:
+    """Paths of corpus.jsonl, queries.jsonl and the qrels file among the entries of a BEIR folder or zip."""
+    corpus = sorted((n for n in names if PurePosixPath(n).name == "corpus.jsonl"), key=lambda n: (n.count("/"), n))
+    if not corpus:
+        raise InputError(f"{source}: no corpus.jsonl (a BEIR dataset holds corpus.jsonl, queries.jsonl and qrels/test.tsv)")
+    root = PurePosixPath(corpus[0]).parent
+    queries = str(root / "queries.jsonl")
+    if queries not in names:
+        raise InputError(f"{source}: no queries.jsonl beside {corpus[0]}")
+    qrels_dir = root / "qrels"
+    test = str(qrels_dir / "test.tsv")
+    if test in names:
+        return corpus[0], queries, test
+    candidates = sorted(n for n in names if PurePosixPath(n).parent == qrels_dir and n.endswith((".tsv", ".txt", ".qrels")))
+    if len(candidates) != 1:
+        found = ", ".join(PurePosixPath(c).name for c in candidates) or "none"
+        raise InputError(f"{source}: expected qrels/test.tsv or a single file in qrels/ (found: {found})")
+    return corpus[0], queries, candidates[0]
+
+
+def load_beir_zip(data: bytes, source: str) -> Dataset:
+    """A BEIR dataset from the bytes of a .zip (its files at the top or inside one folder)."""
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        raise InputError(f"{source}: not a zip file") from None
+    with zf:
+        names = [n for n in zf.namelist() if not n.endswith("/") and "__MACOSX" not in n]
+        c, q, r = _beir_members(names, source)
+        try:
+            parts = [zf.read(n) for n in (c, q, r)]
+        except (zipfile.BadZipFile, OSError, EOFError) as e:
+            raise InputError(f"{source}: damaged zip ({e})") from None
+    name = PurePosixPath(source).stem
+    srcs = tuple(f"{source}/{n}" for n in (c, q, r))
+    return assemble(name, parse_jsonl(parts[0], srcs[0]), parse_jsonl(parts[1], srcs[1]), parse_qrels(parts[2], srcs[2]), srcs)
+
+
+def _read(path: Path) -> bytes:
+    """A file's bytes, or an error naming it."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except OSError as e:
+        raise InputError(f"{path}: cannot be read ({e.strerror})") from None
+
+
+def load_beir_dir(path: Path, name: str | None = None) -> Dataset:
+    """A BEIR dataset from a folder."""
+    if not path.is_dir():
+        raise InputError(f"{path}: not a folder")
+    names = [p.relative_to(path).as_posix() for p in path.rglob("*") if p.is_file()]
+    c, q, r = _beir_members(names, str(path))
+    paths = [path / n for n in (c, q, r)]
+    srcs = tuple(str(p) for p in paths)
+    return assemble(
+        name or path.name,
+        parse_jsonl(_read(paths[0]), srcs[0]),
+        parse_jsonl(_read(paths[1]), srcs[1]),
+        parse_qrels(_read(paths[2]), srcs[2]),
+        srcs,
+    )
+
+
+def load(name_or_path: str | Path = "invented") -> Dataset:
+    """A built-in dataset by name (`invented`) or a BEIR folder or .zip by path."""
+    key = str(name_or_path)
+    if key in BUILTIN:
+        return load_beir_dir(BUILTIN[key], name=key)
+    path = Path(key)
+    if path.is_dir():
+        return load_beir_dir(path)
+    if path.suffix.lower() == ".zip":
+        return load_beir_zip(_read(path), str(path))
+    if not path.exists():
+        raise InputError(f"{key}: no such dataset (built-in: {', '.join(BUILTIN)}; or a BEIR folder or .zip)")
+    raise InputError(f"{key}: not a BEIR folder or .zip")
+
+
+def from_files(
+    docs: tuple[bytes, str], queries: tuple[bytes, str], qrels: tuple[bytes, str], name: str = "uploaded"
+) -> Dataset:
+    """A dataset from three separate files, each (bytes, file name): documents, questions, judgements."""
+    return assemble(
+        name,
+        parse_records(*docs),
+        parse_records(*queries),
+        parse_qrels(*qrels),
+        (docs[1], queries[1], qrels[1]),
+    )

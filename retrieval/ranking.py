@@ -1,0 +1,183 @@
+"""One system's answers in one shape for every retriever and run file: the top of each list and the exact rank of every judged document.
+
+Metrics need only the ranks of the judged documents, so a ranking keeps those exactly (however deep) and
+the top `depth` documents for display and for fusion, never the whole ordered corpus.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from .dataset import Dataset, TrecRun
+
+THRESHOLD = 1e-9  # a score at or below this is not a result: zero is not an answer
+
+
+@dataclass(frozen=True, eq=False)
+class Ranking:
+    """A system's ranked lists: CSR-like top lists per question, plus `judged_rank` aligned with the dataset's qrels (0 = not retrieved)."""
+
+    name: str
+    indptr: np.ndarray  # int64, n_queries + 1
+    docs: np.ndarray  # int64 document indices in rank order; -1 for a run's document outside the corpus
+    scores: np.ndarray  # float64
+    judged_rank: np.ndarray  # int64, one per judgement
+    n_results: np.ndarray  # int64 per question: the length of the full list (>= the stored top)
+    doc_names: tuple[tuple[str, ...], ...] | None = None  # run files only: the ids as written, per question
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def n_queries(self) -> int:
+        """Number of questions."""
+        return self.indptr.size - 1
+
+    def top(self, q: int, k: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Document indices and scores of question `q`'s first `k` results."""
+        lo, hi = self.indptr[q], self.indptr[q + 1]
+        if k is not None:
+            hi = min(hi, lo + k)
+        return self.docs[lo:hi], self.scores[lo:hi]
+
+    def top_ids(self, dataset: Dataset, q: int, k: int | None = None) -> list[str]:
+        """Document ids of question `q`'s first `k` results."""
+        docs, _ = self.top(q, k)
+        if self.doc_names is not None:
+            return list(self.doc_names[q][: docs.size])
+        return [dataset.doc_ids[d] for d in docs]
+
+
+def _top_order(cols: np.ndarray, vals: np.ndarray, key: np.ndarray, depth: int) -> np.ndarray:
+    """Positions of the best `depth` candidates, by score descending then tie key ascending (exact at ties)."""
+    n = vals.size
+    if n > depth > 0:
+        kth = np.partition(vals, n - depth)[n - depth]  # the depth-th largest score
+        cand = np.flatnonzero(vals >= kth)
+    else:
+        cand = np.arange(n)
+    order = cand[np.lexsort((key[cols[cand]], -vals[cand]))]
+    return order[:depth]
+
+
+def rank_rows(
+    name: str,
+    dataset: Dataset,
+    rows: Iterable[tuple[int, np.ndarray | sp.csr_matrix]],
+    depth: int,
+    threshold: float = THRESHOLD,
+    truncate: bool = False,
+) -> Ranking:
+    """A Ranking from score rows given in chunks `(first question, scores chunk)`, dense or sparse.
+
+    Only scores above `threshold` are results. With `truncate`, the list is cut at `depth` (a judged document
+    beyond it is not retrieved, as in the fusions); otherwise judged ranks are exact over all results.
+    """
+    nq = dataset.n_queries
+    key = dataset.tie_key
+    qrels = dataset.qrels
+    qstart = np.searchsorted(qrels.query, np.arange(nq + 1))
+    judged_rank = np.zeros(len(qrels), dtype=np.int64)
+    tops_d, tops_s = [None] * nq, [None] * nq
+    n_results = np.zeros(nq, dtype=np.int64)
+    for start, chunk in rows:
+        sparse = sp.issparse(chunk)
+        for i in range(chunk.shape[0]):
+            q = start + i
+            if sparse:
+                lo, hi = chunk.indptr[i], chunk.indptr[i + 1]
+                cols, vals = chunk.indices[lo:hi], chunk.data[lo:hi]
+                keep = vals > threshold
+                cols, vals = cols[keep], vals[keep]
+            else:
+                row = chunk[i]
+                cols = np.flatnonzero(row > threshold)
+                vals = row[cols]
+            order = _top_order(cols, vals, key, depth)
+            tops_d[q], tops_s[q] = cols[order].astype(np.int64), vals[order]
+            n_results[q] = order.size if truncate else vals.size
+            j0, j1 = qstart[q], qstart[q + 1]
+            if j0 == j1 or vals.size == 0:
+                continue
+            jd = qrels.doc[j0:j1]
+            if truncate:
+                pos = {int(d): r for r, d in enumerate(tops_d[q], 1)}
+                judged_rank[j0:j1] = [pos.get(int(d), 0) for d in jd]
+                continue
+            p = np.searchsorted(cols, jd)
+            p = np.minimum(p, cols.size - 1)
+            found = (jd >= 0) & (cols[p] == jd)
+            if not found.any():
+                continue
+            s = vals[p[found]][:, None]
+            kd = key[jd[found]][:, None]
+            higher = (vals[None, :] > s).sum(axis=1)
+            tied_before = ((vals[None, :] == s) & (key[cols][None, :] < kd)).sum(axis=1)
+            judged_rank[j0:j1][found] = higher + tied_before + 1
+    return _pack(name, tops_d, tops_s, judged_rank, n_results)
+
+
+def _pack(name, tops_d, tops_s, judged_rank, n_results, doc_names=None, warnings=()) -> Ranking:
+    """Concatenate per-question lists into a Ranking."""
+    empty = np.zeros(0)
+    lens = np.array([0 if t is None else len(t) for t in tops_d], dtype=np.int64)
+    indptr = np.concatenate(([0], np.cumsum(lens)))
+    docs = np.concatenate([empty if t is None else t for t in tops_d]).astype(np.int64) if len(tops_d) else empty
+    scores = np.concatenate([empty if t is None else t for t in tops_s]).astype(np.float64) if len(tops_s) else empty
+    return Ranking(name, indptr, docs, scores, judged_rank, n_results, doc_names, tuple(warnings))
+
+
+def from_lists(name: str, dataset: Dataset, docs: list[np.ndarray], scores: list[np.ndarray]) -> Ranking:
+    """A Ranking from already ordered per-question lists of document indices (the whole list is the result)."""
+    qrels = dataset.qrels
+    judged_rank = np.zeros(len(qrels), dtype=np.int64)
+    qstart = np.searchsorted(qrels.query, np.arange(dataset.n_queries + 1))
+    for q, lst in enumerate(docs):
+        j0, j1 = qstart[q], qstart[q + 1]
+        if j0 == j1 or len(lst) == 0:
+            continue
+        pos = {int(d): r for r, d in enumerate(lst, 1)}
+        judged_rank[j0:j1] = [pos.get(int(d), 0) for d in qrels.doc[j0:j1]]
+    n_results = np.array([len(x) for x in docs], dtype=np.int64)
+    return _pack(name, list(docs), list(scores), judged_rank, n_results)
+
+
+def from_run(run: TrecRun, dataset: Dataset, name: str | None = None) -> Ranking:
+    """A Ranking from a TREC run file; its questions and documents that the dataset lacks are counted in warnings.
+
+    A run's document outside the corpus keeps its place in the list (as trec_eval does) but is never relevant
+    unless the judgements name it.
+    """
+    name = name or run.name
+    nq = dataset.n_queries
+    qrels = dataset.qrels
+    qstart = np.searchsorted(qrels.query, np.arange(nq + 1))
+    tops_d: list = [np.zeros(0, dtype=np.int64)] * nq
+    tops_s: list = [np.zeros(0)] * nq
+    names: list[tuple[str, ...]] = [()] * nq
+    judged_rank = np.zeros(len(qrels), dtype=np.int64)
+    unknown_q, unknown_d = [], 0
+    for qid, dids, sc in zip(run.query_ids, run.doc_ids, run.scores):
+        q = dataset.query_index.get(qid)
+        if q is None:
+            unknown_q.append(qid)
+            continue
+        idx = np.array([dataset.doc_index.get(d, -1) for d in dids], dtype=np.int64)
+        unknown_d += int((idx < 0).sum())
+        tops_d[q], tops_s[q], names[q] = idx, sc, dids
+        pos = {d: r for r, d in enumerate(dids, 1)}
+        j0, j1 = qstart[q], qstart[q + 1]
+        judged_rank[j0:j1] = [pos.get(d, 0) for d in qrels.doc_id[j0:j1]]
+    warnings = list(run.warnings)
+    if unknown_q:
+        ex = ", ".join(sorted(unknown_q)[:5])
+        warnings.append(f"run {name}: {len(unknown_q)} questions are not in the dataset ({ex}); their lines are left out")
+    if unknown_d:
+        warnings.append(f"run {name}: {unknown_d} lines name documents that are not in the corpus; they keep their rank and count as not relevant")
+    missing = nq - (len(run.query_ids) - len(unknown_q))
+    if missing:
+        warnings.append(f"run {name}: {missing} questions have no line in the run; they score zero")
+    n_results = np.array([len(x) for x in tops_d], dtype=np.int64)
+    return _pack(name, tops_d, tops_s, judged_rank, n_results, tuple(names), warnings)

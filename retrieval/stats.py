@@ -1,0 +1,99 @@
+"""The paired bootstrap over questions: is a difference between two systems more than noise?
+
+The article's procedure, kept bit for bit: d = per-question differences, ``rng = numpy.random.default_rng(seed)``,
+``resamples`` times ``rng.choice(d, size=len(d)).mean()``, sorted; the 95% interval is the 126th and 4875th of
+5000 values. The resampled indices depend only on the number of questions and the seed, so they are drawn
+once (cached) and applied to any number of metrics and systems at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from .errors import InputError
+
+RESAMPLES = 5000
+SEED = 0
+CONFIDENCE = 0.95
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A bootstrap result: the observed mean and the percentile interval of the resampled means."""
+
+    mean: float
+    low: float
+    high: float
+    resamples: int
+    seed: int
+    confidence: float
+
+    @property
+    def holds_zero(self) -> bool:
+        """True when the interval contains zero: the difference can't be told apart from noise."""
+        return self.low <= 0 <= self.high
+
+
+def _check(n: int, resamples: int, confidence: float) -> None:
+    """Reject what cannot be bootstrapped, naming the parameter."""
+    if n < 1:
+        raise InputError("bootstrap: no question to resample")
+    if resamples < 2:
+        raise InputError(f"resamples must be >= 2, got {resamples}")
+    if not 0 < confidence < 1:
+        raise InputError(f"confidence must be in (0, 1), got {confidence}")
+
+
+@lru_cache(maxsize=16)
+def indices(n: int, resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
+    """The resampled question indices, resamples x n, drawn exactly as `resamples` calls of `rng.choice(n, size=n)`."""
+    rng = np.random.default_rng(seed)
+    idx = np.empty((resamples, n), dtype=np.intp)
+    for i in range(resamples):
+        idx[i] = rng.choice(n, size=n)
+    idx.setflags(write=False)
+    return idx
+
+
+def percentile_positions(resamples: int, confidence: float) -> tuple[int, int]:
+    """Indices of the interval's ends in the sorted resampled means (125 and 4874 for 5000 at 95%)."""
+    lo = int(np.floor(resamples * (1 - confidence) / 2 + 1e-9))
+    return lo, resamples - 1 - lo
+
+
+def resampled_means(values: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
+    """Means of every resample for each row of `values` (..., n): all resamples at once."""
+    v = np.asarray(values, dtype=np.float64)
+    idx = indices(v.shape[-1], resamples, seed)
+    return v[..., idx].mean(axis=-1)
+
+
+def bootstrap(values: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED, confidence: float = CONFIDENCE) -> Interval:
+    """Percentile bootstrap interval of the mean of `values` (one per question)."""
+    v = np.asarray(values, dtype=np.float64)
+    _check(v.size, resamples, confidence)
+    means = np.sort(resampled_means(v, resamples, seed))
+    lo, hi = percentile_positions(resamples, confidence)
+    return Interval(float(v.mean()), float(means[lo]), float(means[hi]), resamples, seed, confidence)
+
+
+def paired_bootstrap(
+    a: np.ndarray, b: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED, confidence: float = CONFIDENCE
+) -> Interval:
+    """Bootstrap interval of the mean per-question difference a - b (the questions are the resampled unit)."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape:
+        raise InputError(f"paired bootstrap: {a.size} and {b.size} questions, they must be the same questions")
+    return bootstrap(a - b, resamples, seed, confidence)
+
+
+def intervals(values: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED, confidence: float = CONFIDENCE) -> np.ndarray:
+    """Interval ends of the mean for each row of `values` (rows x n) at once: an array rows x 2."""
+    v = np.asarray(values, dtype=np.float64)
+    _check(v.shape[-1], resamples, confidence)
+    means = np.sort(resampled_means(v, resamples, seed), axis=-1)
+    lo, hi = percentile_positions(resamples, confidence)
+    return np.stack([means[..., lo], means[..., hi]], axis=-1)
