@@ -1,0 +1,8 @@
+"""Placeholder until written."""
+
+import streamlit as st
+
+from ui import state
+
+state.init_state()
+st.title("compare")

@@ -1,0 +1,261 @@
+"""Metrics: the article's worked example, scikit-learn's ndcg_score and trec_eval (pytrec_eval) as independent oracles."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from retrieval import metrics
+from retrieval.dataset import Qrels, assemble, parse_run
+from retrieval.errors import InputError
+from retrieval.ranking import from_run
+
+LOG2 = math.log2
+RELEVANT = {"a": 2, "b": 1, "c": 1}
+UNIVERSE = ["a", "b", "c", "x", "y", "z", "w", "v"]
+IDEAL5 = 2 / LOG2(2) + 1 / LOG2(3) + 1 / LOG2(4)  # a, b, c in the best order
+
+
+def values(ranking: list[str], relevant: dict[str, int], name: str) -> float:
+    qrels, ranks = metrics.judged_ranks_from_list(ranking, relevant)
+    return float(metrics.per_query(qrels, 1, ranks, name)[0])
+
+
+# ------------------------------------------------------------------ the article's worked example
+
+
+@pytest.mark.parametrize(
+    "ranking, expected",
+    [
+        (
+            ["a", "x", "y", "b", "z"],
+            {"hit@3": 1.0, "recall@5": 2 / 3, "mrr": 1.0, "ndcg@5": (2 / LOG2(2) + 1 / LOG2(5)) / IDEAL5},
+        ),
+        (
+            ["x", "y", "a", "b", "z"],
+            {"hit@3": 1.0, "recall@5": 2 / 3, "mrr": 1 / 3, "ndcg@5": (2 / LOG2(4) + 1 / LOG2(5)) / IDEAL5},
+        ),
+        (["x", "y", "z", "w", "v"], {"hit@3": 0.0, "recall@5": 0.0, "mrr": 0.0, "ndcg@5": 0.0}),
+    ],
+    ids=["a-first", "a-third", "none"],
+)
+def test_worked_example_formulas(ranking, expected):
+    for name, want in expected.items():
+        assert values(ranking, RELEVANT, name) == pytest.approx(want, abs=1e-12), name
+
+
+def test_worked_example_printed_figures():
+    # expected.md: 0.776 / 0.457 (0.456949) / 0
+    assert round(values(["a", "x", "y", "b", "z"], RELEVANT, "ndcg@5"), 3) == 0.776
+    assert round(values(["x", "y", "a", "b", "z"], RELEVANT, "ndcg@5"), 6) == 0.456949
+    assert round(values(["x", "y", "a", "b", "z"], RELEVANT, "recall@5"), 2) == 0.67
+    assert round(values(["x", "y", "a", "b", "z"], RELEVANT, "mrr"), 2) == 0.33
+
+
+def test_sklearn_ndcg_score_on_the_whole_universe_and_the_trap():
+    from sklearn.metrics import ndcg_score
+
+    ranking = ["x", "y", "a", "b", "z"]
+    truth = np.array([[RELEVANT.get(d, 0) for d in UNIVERSE]])
+    scores = np.array([[5 - ranking.index(d) if d in ranking else 0 for d in UNIVERSE]])
+    theirs = ndcg_score(truth, scores, k=5)
+    ours = values(ranking, RELEVANT, "ndcg@5")
+    assert ours == pytest.approx(theirs, abs=1e-12)
+    assert round(theirs, 6) == 0.456949
+
+    only_retrieved = np.array([[RELEVANT.get(d, 0) for d in ranking]])
+    trap = ndcg_score(only_retrieved, np.array([[5, 4, 3, 2, 1]]), k=5)
+    assert round(trap, 6) == 0.543791
+    assert trap == pytest.approx((2 / LOG2(4) + 1 / LOG2(5)) / (2 / LOG2(2) + 1 / LOG2(3)))
+    # ours keeps c in the ideal DCG whatever is retrieved
+    assert round(ours, 6) == 0.456949
+
+
+def test_perfect_ranking_scores_one_everywhere():
+    ranking = ["a", "b", "c", "x", "y"]
+    for name in ("hit@1", "recall@3", "mrr", "ndcg@5", "ndcg@3", "ndcg_exp@5", "precision@3"):
+        assert values(ranking, RELEVANT, name) == pytest.approx(1.0, abs=1e-12), name
+
+
+def test_swapping_equal_grades_changes_nothing():
+    for name in ("ndcg@5", "ndcg_exp@5", "recall@5", "mrr"):
+        assert values(["a", "b", "c"], RELEVANT, name) == values(["a", "c", "b"], RELEVANT, name)
+
+
+def test_ndcg_exp_uses_gain_two_to_the_grade_minus_one():
+    ranking = ["x", "y", "a", "b", "z"]
+    g = lambda grade: 2**grade - 1  # noqa: E731
+    dcg = g(2) / LOG2(4) + g(1) / LOG2(5)
+    idcg = g(2) / LOG2(2) + g(1) / LOG2(3) + g(1) / LOG2(4)
+    assert values(ranking, RELEVANT, "ndcg_exp@5") == pytest.approx(dcg / idcg, abs=1e-12)
+    # with grades 0/1 only the two gains coincide
+    binary = {"a": 1, "b": 1}
+    assert values(["x", "a", "b"], binary, "ndcg_exp@3") == pytest.approx(values(["x", "a", "b"], binary, "ndcg@3"))
+    # with grade 3 they differ: exponential weighs it 7, linear 3
+    graded = {"a": 3, "b": 1}
+    lin = (1 / LOG2(2) + 3 / LOG2(3)) / (3 / LOG2(2) + 1 / LOG2(3))
+    exp = (1 / LOG2(2) + 7 / LOG2(3)) / (7 / LOG2(2) + 1 / LOG2(3))
+    assert values(["b", "a"], graded, "ndcg@2") == pytest.approx(lin, abs=1e-12)
+    assert values(["b", "a"], graded, "ndcg_exp@2") == pytest.approx(exp, abs=1e-12)
+
+
+def test_cutoff_applies_to_every_metric():
+    ranking = ["x", "y", "z", "a"]
+    assert values(ranking, RELEVANT, "hit@3") == 0.0
+    assert values(ranking, RELEVANT, "hit@4") == 1.0
+    assert values(ranking, RELEVANT, "recall@3") == 0.0
+    assert values(ranking, RELEVANT, "recall@4") == pytest.approx(1 / 3)
+    assert values(ranking, RELEVANT, "precision@4") == pytest.approx(1 / 4)
+    assert values(ranking, RELEVANT, "precision@10") == pytest.approx(1 / 10)  # trec_eval's P_k divides by k
+    assert values(ranking, RELEVANT, "mrr") == pytest.approx(1 / 4)
+    assert values(ranking, RELEVANT, "mrr@3") == 0.0
+    assert values(ranking, RELEVANT, "ndcg@3") == 0.0
+
+
+# ------------------------------------------------------------------ names
+
+
+@pytest.mark.parametrize("name", ["foo", "ndcg@x", "map@10", "recall@-1", "", "hit@3@4"])
+def test_unknown_metric_name_lists_the_valid_ones(name):
+    with pytest.raises(InputError) as e:
+        metrics.parse(name)
+    msg = str(e.value)
+    for valid in ("hit@k", "recall@k", "precision@k", "mrr", "ndcg@k", "ndcg_exp@k"):
+        assert valid in msg
+
+
+@pytest.mark.parametrize("name", ["ndcg", "hit", "recall", "precision", "ndcg_exp"])
+def test_metric_without_cutoff_is_an_error_naming_it(name):
+    with pytest.raises(InputError, match=rf"{name}.*cutoff|cutoff.*{name}"):
+        metrics.parse(name)
+
+
+def test_zero_cutoff_is_rejected():
+    with pytest.raises(InputError):
+        metrics.parse("ndcg@0")
+
+
+def test_metric_names_round_trip_and_list_parsing():
+    assert [m.name for m in metrics.parse_list("hit@3, recall@5,mrr,ndcg@5,ndcg@5")] == ["hit@3", "recall@5", "mrr", "ndcg@5"]
+    assert metrics.parse("NDCG_EXP@10").name == "ndcg_exp@10"
+    assert metrics.parse("mrr@10") == metrics.Metric("mrr", 10)
+    with pytest.raises(InputError):
+        metrics.parse_list(" , ")
+    with pytest.raises(InputError, match="foo"):
+        metrics.parse_list("hit@3,foo")
+
+
+# ------------------------------------------------------------------ no relevant document: NaN, left out of means
+
+
+def _qrels(rows: list[tuple[int, str, int]]) -> Qrels:
+    return Qrels(
+        query=np.array([r[0] for r in rows], dtype=np.int64),
+        doc=np.arange(len(rows), dtype=np.int64),
+        doc_id=np.array([r[1] for r in rows], dtype=object),
+        grade=np.array([r[2] for r in rows], dtype=np.int64),
+    )
+
+
+def test_question_without_relevant_document_is_nan_and_left_out_of_the_mean():
+    # q0: a relevant at rank 1; q1: only a grade-0 judgement; q2: relevant, not retrieved; q3: no judgement at all
+    qrels = _qrels([(0, "a", 1), (1, "b", 0), (2, "c", 2)])
+    ranks = np.array([1, 1, 0])
+    for name in ("hit@3", "recall@5", "precision@5", "mrr", "ndcg@5", "ndcg_exp@5"):
+        v = metrics.per_query(qrels, 4, ranks, name)
+        assert math.isnan(v[1]) and math.isnan(v[3]), name
+        assert v[2] == 0.0, name
+        assert metrics.mean(v) == pytest.approx((v[0] + 0.0) / 2), name
+    assert metrics.mean(metrics.per_query(qrels, 4, ranks, "mrr")) == pytest.approx((1 + 0) / 2)
+
+
+def test_mean_of_all_nan_is_nan():
+    assert math.isnan(metrics.mean(np.array([np.nan, np.nan])))
+
+
+def test_first_relevant_rank_ignores_non_relevant_judgements():
+    qrels = _qrels([(0, "a", 0), (0, "b", 1), (1, "c", 1)])
+    first = metrics.first_relevant_rank(qrels, 3, np.array([1, 4, 0]))
+    assert first.tolist() == [4, 0, 0]
+
+
+# ------------------------------------------------------------------ trec_eval (pytrec_eval) on random runs
+
+TREC = {  # trec_eval measure -> our metric
+    "ndcg_cut_{k}": "ndcg@{k}",
+    "recall_{k}": "recall@{k}",
+    "success_{k}": "hit@{k}",
+    "P_{k}": "precision@{k}",
+}
+
+
+def _random_collection(seed: int):
+    """Documents, questions, graded judgements and a TREC run with distinct scores, as bytes."""
+    rng = np.random.default_rng(seed)
+    n_docs, n_q = 60, 12
+    docs = [(f"d{i:03d}", f"text {i}") for i in rng.permutation(n_docs)]  # ids not in index order
+    queries = [(f"q{i:02d}", f"question {i}") for i in range(n_q)]
+    judgements = []
+    for qi, (qid, _) in enumerate(queries):
+        judged = rng.choice(n_docs, size=int(rng.integers(1, 12)), replace=False)
+        grades = rng.integers(0, 4, size=judged.size)
+        if qi == 3:
+            grades[:] = 0  # q03: only non-relevant judgements
+        if qi == 5:
+            grades[0] = 3  # q05 surely has a relevant document (and none of them will be retrieved)
+        judgements += [(qid, f"d{d:03d}", int(g)) for d, g in zip(judged, grades)]
+    lines = []
+    for qi, (qid, _) in enumerate(queries):
+        if qi == 7:
+            continue  # q07 is not answered at all: it counts as zero
+        judged = {d for q, d, g in judgements if q == qid and g > 0}
+        pool = [f"d{i:03d}" for i in range(n_docs) if qi != 5 or f"d{i:03d}" not in judged]  # q05: nothing relevant retrieved
+        retrieved = rng.choice(pool, size=int(rng.integers(3, 25)), replace=False)
+        scores = rng.permutation(np.round(rng.uniform(0, 100, size=retrieved.size), 6))
+        # distinct scores (trec_eval and we break ties differently); the rank column is deliberately wrong
+        assert len(set(scores.tolist())) == scores.size
+        for rank, (d, s) in enumerate(zip(retrieved, scores)):
+            lines.append(f"{qid} Q0 {d} {rank + 1} {s:.6f} rnd")
+    order = rng.permutation(len(lines))
+    run_bytes = ("\n".join(lines[i] for i in order) + "\n").encode()
+    return docs, queries, judgements, run_bytes
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_agrees_with_trec_eval_on_random_graded_runs(seed):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    docs, queries, judgements, run_bytes = _random_collection(seed)
+    ds = assemble("random", docs, queries, judgements)
+    ranking = from_run(parse_run(run_bytes, "x.run"), ds)
+
+    qrels = {}
+    for q, d, g in judgements:
+        qrels.setdefault(q, {})[d] = g
+    run = {}
+    for line in run_bytes.decode().splitlines():
+        q, _, d, _, s, _ = line.split()
+        run.setdefault(q, {})[d] = float(s)
+    ks = (1, 3, 5, 10, 20)
+    measures = {"recip_rank"} | {m.split("_{")[0] + "." + ",".join(map(str, ks)) for m in TREC}
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+
+    checked = 0
+    for k in ks:
+        pairs = [(t.format(k=k), o.format(k=k)) for t, o in TREC.items()] + [("recip_rank", "mrr")]
+        for trec_name, our_name in pairs:
+            ours = metrics.per_query(ds.qrels, ds.n_queries, ranking.judged_rank, our_name)
+            for qi, qid in enumerate(ds.query_ids):
+                if ds.n_relevant[qi] == 0:
+                    assert math.isnan(ours[qi]), (qid, our_name)
+                    continue
+                if qid not in theirs:  # a question the run does not answer: trec_eval skips it, we count zero
+                    assert ours[qi] == 0.0, (qid, our_name)
+                    continue
+                assert ours[qi] == pytest.approx(theirs[qid][trec_name], abs=1e-9), (seed, qid, our_name)
+                checked += 1
+    assert checked > 100
+    # the collection covers the awkward cases
+    assert ds.n_relevant[3] == 0 and "q07" not in theirs
+    assert theirs["q05"]["recip_rank"] == 0.0

@@ -1,0 +1,61 @@
+"""The sidebar every page shares: the dataset in use, the parameter sliders (bound to the URL) and the metric."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from . import cache, state
+
+
+def _clamp_dims(limit: int) -> None:
+    """Keep the dimensions slider inside what the dataset allows."""
+    if int(st.session_state[state.DIMS]) > limit:
+        st.session_state[state.DIMS] = limit
+
+
+def _slider(key: str, hi: float | None = None) -> None:
+    """One sidebar slider, its value held in session state and in the URL."""
+    s = state.SLIDERS[key]
+    is_int = float(s.step).is_integer()
+    cast = int if is_int else float
+    st.sidebar.slider(
+        s.label,
+        min_value=cast(s.lo),
+        max_value=cast(hi if hi is not None else s.hi),
+        step=cast(s.step),
+        key=key,
+        help=s.help,
+        bind="query-params",
+    )
+
+
+def render() -> None:
+    """Draw the shared sidebar."""
+    ds = cache.current_dataset()
+    sb = st.sidebar
+    sb.markdown(f"**Dataset:** {ds.name} — {ds.n_docs:,} documents, {ds.n_queries:,} questions")
+    if st.session_state.get(state.DATASET) is not None:
+        sb.button("Back to the invented corpus", on_click=_use_invented, width="stretch")
+    limit = cache.max_dims(ds)
+    _clamp_dims(limit)
+    sb.selectbox("metric", list(state.METRIC_KINDS), key=state.METRIC, bind="query-params",
+                 help="nDCG uses linear gain (the grade) unless the exponential variant is chosen.")
+    _slider(state.K)
+    sb.caption("BM25")
+    _slider(state.K1)
+    _slider(state.B)
+    sb.caption("LSA")
+    _slider(state.DIMS, hi=max(limit, 2) if limit > 1 else 2)
+    if limit < 2:
+        sb.caption(f"This corpus allows at most {limit} LSA dimension.")
+    sb.caption("Fusions")
+    _slider(state.RRF_K)
+    _slider(state.ALPHA)
+    sb.button("Article defaults", on_click=state.reset_to_article, width="stretch",
+              help="k1 = 1.2, b = 0.75, d = 6, RRF k = 60, alpha = 0.5, k = 5, nDCG")
+
+
+def _use_invented() -> None:
+    """Drop the uploaded dataset and its runs (a button's callback)."""
+    st.session_state[state.DATASET] = None
+    st.session_state[state.RUNS] = {}

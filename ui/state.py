@@ -1,0 +1,100 @@
+"""Session-state keys, the article's defaults, and the idempotent init every page starts from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from retrieval import bm25, fusion, lsa
+from retrieval.experiment import Params
+
+# widget keys (also the URL query parameters they are bound to)
+K = "k"
+K1 = "k1"
+B = "b"
+DIMS = "dims"
+RRF_K = "rrf_k"
+ALPHA = "alpha"
+METRIC = "metric"
+# plain session keys
+DATASET = "dataset"  # an uploaded retrieval.dataset.Dataset, or None for the invented corpus
+RUNS = "runs"  # uploaded retrieval.dataset.TrecRun objects, by name
+UPLOAD_MESSAGES = "upload_messages"
+
+METRIC_KINDS = {  # label shown -> metric kind in retrieval.metrics
+    "nDCG (linear gain)": "ndcg",
+    "nDCG (exponential gain, 2^g - 1)": "ndcg_exp",
+    "recall": "recall",
+    "hit rate": "hit",
+    "MRR": "mrr",
+    "precision": "precision",
+}
+
+
+@dataclass(frozen=True)
+class Slider:
+    """A sidebar slider's bounds, step, default (the article's) and help text."""
+
+    label: str
+    lo: float
+    hi: float
+    step: float
+    default: float
+    help: str
+
+
+SLIDERS = {
+    K: Slider("cutoff k", 1, 20, 1, 5, "Metrics look at the top k results (hit@k, recall@k, nDCG@k)."),
+    K1: Slider("BM25 k1", 0.0, 3.0, 0.05, bm25.K1_DEFAULT, "Term-frequency saturation: 0 ignores repeats, large values count them almost linearly."),
+    B: Slider("BM25 b", 0.0, 1.0, 0.05, bm25.B_DEFAULT, "Length normalisation: 0 ignores document length, 1 divides fully by it."),
+    DIMS: Slider("LSA dimensions d", 1, 200, 1, lsa.DIMS_DEFAULT, "Dimensions of the truncated SVD (at most min(documents, terms) - 1)."),
+    RRF_K: Slider("RRF constant k", 1, 200, 1, int(fusion.RRF_K_DEFAULT), "Reciprocal Rank Fusion adds 1/(k + rank) from each list: a small k favours the top ranks."),
+    ALPHA: Slider("fusion alpha", 0.0, 1.0, 0.05, fusion.ALPHA_DEFAULT, "Weighted fusion: alpha x BM25 + (1 - alpha) x LSA, each min-max normalised."),
+}
+METRIC_DEFAULT = "nDCG (linear gain)"
+DEFAULTS = {**{key: s.default for key, s in SLIDERS.items()}, METRIC: METRIC_DEFAULT}
+
+
+def init_state() -> None:
+    """Give every shared key its default once; later calls change nothing (pages call it first, app.py too)."""
+    for key, value in DEFAULTS.items():
+        st.session_state.setdefault(key, value)
+    st.session_state.setdefault(DATASET, None)
+    st.session_state.setdefault(RUNS, {})
+    st.session_state.setdefault(UPLOAD_MESSAGES, [])
+
+
+def reset_to_article() -> None:
+    """Put the article's values back in every slider (a button's callback)."""
+    for key, value in DEFAULTS.items():
+        st.session_state[key] = value
+
+
+def params() -> Params:
+    """The retrieval parameters the sliders currently hold."""
+    s = st.session_state
+    return Params(k1=float(s[K1]), b=float(s[B]), dims=int(s[DIMS]), rrf_k=float(s[RRF_K]), alpha=float(s[ALPHA]))
+
+
+def cutoff() -> int:
+    """The cutoff k of the metrics."""
+    return int(st.session_state[K])
+
+
+def metric_kind() -> str:
+    """The chosen metric's kind (ndcg, recall, ...)."""
+    return METRIC_KINDS.get(st.session_state[METRIC], "ndcg")
+
+
+def metric_name(k: int | None = None) -> str:
+    """The chosen metric's name at cutoff k (default: the slider's), e.g. ``ndcg@5``; MRR has no cutoff."""
+    kind = metric_kind()
+    return "mrr" if kind == "mrr" else f"{kind}@{cutoff() if k is None else k}"
+
+
+def metric_label(name: str) -> str:
+    """A display label for a metric name, e.g. ``nDCG@5``."""
+    pretty = {"ndcg": "nDCG", "ndcg_exp": "nDCG_exp", "recall": "recall", "hit": "hit", "mrr": "MRR", "precision": "P"}
+    kind, _, k = name.partition("@")
+    return pretty.get(kind, kind) + (f"@{k}" if k else "")
