@@ -1,4 +1,8 @@
-"""The sidebar every page shares: the dataset in use, the parameter sliders (bound to the URL) and the metric."""
+"""The sidebar every page shares: the dataset in use, the parameter sliders (bound to the URL) and the metric.
+
+Values are bound to the URL (a copied link reopens the same view) and persist for the session, so a run that
+renders a page without app.py (Streamlit's legacy pages mode, seen in AppTest) keeps them.
+"""
 
 from __future__ import annotations
 
@@ -26,6 +30,7 @@ def _slider(key: str, hi: float | None = None) -> None:
         key=key,
         help=s.help,
         bind="query-params",
+        persist_state="session",
     )
 
 
@@ -38,7 +43,7 @@ def render() -> None:
         sb.button("Back to the invented corpus", on_click=_use_invented, width="stretch")
     limit = cache.max_dims(ds)
     _clamp_dims(limit)
-    sb.selectbox("metric", list(state.METRIC_KINDS), key=state.METRIC, bind="query-params",
+    sb.selectbox("metric", list(state.METRIC_KINDS), key=state.METRIC, bind="query-params", persist_state="session",
                  help="nDCG uses linear gain (the grade) unless the exponential variant is chosen.")
     _slider(state.K)
     sb.caption("BM25")

@@ -1,0 +1,91 @@
+"""The frame every page shares (app.py + ui/sidebar.py) and the Overview page, used as a person would."""
+
+from __future__ import annotations
+
+import pytest
+
+from apptest import move, open_app
+
+ARTICLE = {"k": 5, "k1": 1.2, "b": 0.75, "dims": 6, "rrf_k": 60, "alpha": 0.5}
+
+
+def _means(at) -> dict[str, dict[str, float]]:
+    """The Overview's means table as {system: {metric: value}}."""
+    df = at.dataframe[0].value
+    return {s: {c: float(df.loc[s, c]) for c in df.columns} for s in df.index}
+
+
+@pytest.fixture(scope="module")
+def at():
+    return open_app()
+
+
+def test_opens_on_the_overview_without_exception(at):
+    assert not at.exception
+    assert at.title[0].value == "Overview"
+    assert "invented" in at.sidebar.markdown[0].value and "28 documents" in at.sidebar.markdown[0].value
+
+
+def test_sliders_hold_the_article_defaults(at):
+    got = {key: at.sidebar.slider(key=key).value for key in ARTICLE}
+    assert got == ARTICLE
+    assert at.sidebar.selectbox(key="metric").value == "nDCG (linear gain)"
+
+
+def test_overview_shows_the_article_means(at):
+    m = _means(at)
+    assert list(m) == ["BM25", "LSA", "weighted", "RRF"]
+    assert {s: round(m[s]["nDCG@5"], 6) for s in m} == {"BM25": 0.691171, "LSA": 0.679138, "weighted": 0.733993, "RRF": 0.737367}
+    assert round(m["BM25"]["MRR"], 6) == 0.821429 and round(m["LSA"]["recall@5"], 6) == 0.678571
+    assert len(at.get("vega_lite_chart")) == 2
+
+
+def test_moving_b_changes_the_bm25_figure_and_alpha_only_the_weighted():
+    at = open_app()
+    before = _means(at)
+    move(at, "b", 0.0)
+    after_b = _means(at)
+    assert after_b["BM25"]["nDCG@5"] != before["BM25"]["nDCG@5"]
+    assert after_b["LSA"] == before["LSA"]
+    move(at, "alpha", 0.9)
+    after_alpha = _means(at)
+    assert after_alpha["weighted"] != after_b["weighted"]
+    assert {s: after_alpha[s] for s in ("BM25", "LSA", "RRF")} == {s: after_b[s] for s in ("BM25", "LSA", "RRF")}
+
+
+def test_moving_k_changes_the_columns_and_the_article_button_puts_defaults_back():
+    at = open_app()
+    move(at, "k", 3)
+    assert "hit@3" in at.dataframe[0].value.columns
+    assert round(_means(at)["BM25"]["hit@3"], 6) == 0.857143
+    move(at, "k1", 2.5)
+    assert at.session_state["k1"] == 2.5
+    at = open_app(query={"k1": "2.5", "k": "3"})
+    at.sidebar.button[-1].click().run()
+    assert {key: at.session_state[key] for key in ARTICLE} == ARTICLE
+    assert "k1 = 1.2, b = 0.75" in at.caption[0].value
+    assert not at.exception
+
+
+def test_a_url_with_query_parameters_opens_with_those_values():
+    at = open_app(query={"k1": "2.0", "b": "0.5", "dims": "4", "rrf_k": "10", "alpha": "0.25", "k": "10", "metric": "MRR"})
+    assert not at.exception
+    got = {key: at.sidebar.slider(key=key).value for key in ARTICLE}
+    assert got == {"k": 10, "k1": 2.0, "b": 0.5, "dims": 4, "rrf_k": 10, "alpha": 0.25}
+    assert at.sidebar.selectbox(key="metric").value == "MRR"
+    assert "k1 = 2, b = 0.5" in at.caption[0].value and "d = 4" in at.caption[0].value
+
+
+def test_an_absurd_url_value_is_ignored_not_a_crash():
+    at = open_app(query={"k1": "-7", "dims": "abc"})
+    assert not at.exception
+    assert at.sidebar.slider(key="k1").value == 1.2 and at.sidebar.slider(key="dims").value == 6
+
+
+@pytest.mark.parametrize(
+    "page", ["pages/per_question.py", "pages/diagnosis.py", "pages/compare.py", "pages/tuning.py", "pages/metrics_lab.py", "pages/data.py"]
+)
+def test_every_page_opens_through_app_without_exception(page):
+    at = open_app(page)
+    assert not at.exception, page
+    assert at.title, page
