@@ -132,9 +132,17 @@ def _text_of(record: dict, source: str, line: int) -> str:
     return f"{title} {text}".strip() if title else text
 
 
+def _first_time(seen: dict[str, int], rid: str, source: str, line: int) -> None:
+    """Remember an id's line, or fail naming both lines if it was seen before."""
+    if rid in seen:
+        raise InputError(f"{source}:{line}: duplicate id {rid!r} (first on line {seen[rid]})")
+    seen[rid] = line
+
+
 def parse_jsonl(data: bytes, source: str) -> list[tuple[str, str]]:
     """(id, text) records of a JSONL file (`_id` or `id`; `title` + `text`); blank lines are skipped."""
     out = []
+    seen: dict[str, int] = {}
     for n, raw in enumerate(_decode(data, source).splitlines(), 1):
         if not raw.strip():
             continue
@@ -147,7 +155,9 @@ def parse_jsonl(data: bytes, source: str) -> list[tuple[str, str]]:
         rid = rec.get("_id", rec.get("id"))
         if rid is None or (isinstance(rid, str) and not rid.strip()):
             raise InputError(f"{source}:{n}: no '_id' (or 'id') field")
-        out.append((str(rid), _text_of(rec, source, n)))
+        rid = str(rid)
+        _first_time(seen, rid, source, n)
+        out.append((rid, _text_of(rec, source, n)))
     return out
 
 
@@ -170,6 +180,7 @@ def parse_table(data: bytes, source: str) -> list[tuple[str, str]]:
         raise InputError(f"{source}:1: the header must name the columns id and text (found: {', '.join(header)})")
     title_col = cols.get("title")
     out = []
+    seen: dict[str, int] = {}
     try:
         for row in reader:
             n = reader.line_num
@@ -180,6 +191,7 @@ def parse_table(data: bytes, source: str) -> list[tuple[str, str]]:
             rid, body = row[id_col].strip(), row[text_col]
             if not rid:
                 raise InputError(f"{source}:{n}: empty id")
+            _first_time(seen, rid, source, n)
             title = row[title_col] if title_col is not None else ""
             out.append((rid, f"{title} {body}".strip() if title else body))
     except csv.Error as e:

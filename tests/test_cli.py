@@ -1,0 +1,284 @@
+"""`python -m retrieval evaluate`: exit 2 and one line naming the file:line or the parameter on bad input; the JSON contract."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+CORPUS = [
+    {"_id": "d1", "title": "Refunds", "text": "Money back within 30 days of purchase."},
+    {"_id": "d2", "title": "", "text": "Backups run every night at midnight."},
+    {"_id": "d3", "title": "", "text": "Export your notes as Markdown files."},
+    {"_id": "d4", "title": "", "text": "The Pro plan costs 49 euros a month."},
+    {"_id": "d5", "title": "", "text": "Single sign-on needs the Enterprise plan."},
+]
+QUERIES = [
+    {"_id": "q1", "text": "money back"},
+    {"_id": "q2", "text": "nightly backups"},
+    {"_id": "q3", "text": "export notes"},
+    {"_id": "q4", "text": "price of the Pro plan"},
+]
+QRELS = "query-id\tcorpus-id\tscore\nq1\td1\t2\nq2\td2\t1\nq3\td3\t2\nq4\td4\t1\nq4\td5\t0\n"
+
+
+def beir(root: Path, corpus: str | None = None, queries: str | None = None, qrels: str | None = None) -> Path:
+    (root / "qrels").mkdir(parents=True)
+    (root / "corpus.jsonl").write_text(corpus if corpus is not None else "".join(json.dumps(r) + "\n" for r in CORPUS))
+    (root / "queries.jsonl").write_text(queries if queries is not None else "".join(json.dumps(r) + "\n" for r in QUERIES))
+    (root / "qrels" / "test.tsv").write_text(qrels if qrels is not None else QRELS)
+    return root
+
+
+class Launched:
+    """Every subprocess case started at once (an interpreter start costs ~2 s): tests then read their own result."""
+
+    def __init__(self, base: Path):
+        self.base = base
+        self.paths: dict[str, Path] = {}
+        self.procs: dict[str, subprocess.Popen] = {}
+        self.done: dict[str, subprocess.CompletedProcess] = {}
+
+    def start(self, name: str, *args: str) -> None:
+        self.procs[name] = subprocess.Popen(
+            [sys.executable, "-m", "retrieval", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+
+    def __getitem__(self, name: str) -> subprocess.CompletedProcess:
+        if name not in self.done:
+            p = self.procs[name]
+            out, err = p.communicate(timeout=180)
+            self.done[name] = subprocess.CompletedProcess(p.args, p.returncode, out, err)
+        return self.done[name]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    base = tmp_path_factory.mktemp("cli")
+    L = Launched(base)
+    P = L.paths
+
+    P["missing"] = base / "nowhere"
+    L.start("missing", "evaluate", "--data", str(P["missing"]))
+
+    lines = [json.dumps(r) for r in CORPUS]
+    lines[2] = lines[2][:-2]  # line 3 cut short
+    P["broken"] = beir(base / "broken", corpus="\n".join(lines) + "\n")
+    L.start("broken", "evaluate", "--data", str(P["broken"]))
+
+    lines = [json.dumps(r) for r in CORPUS] + [json.dumps({"_id": "d2", "text": "again"})]
+    P["dup"] = beir(base / "dup", corpus="\n".join(lines) + "\n")
+    L.start("dup", "evaluate", "--data", str(P["dup"]))
+
+    P["grade"] = beir(base / "grade", qrels=QRELS.replace("q3\td3\t2", "q3\td3\t2.5"))
+    L.start("grade", "evaluate", "--data", str(P["grade"]))
+
+    P["empty"] = beir(base / "empty", corpus="")
+    L.start("empty", "evaluate", "--data", str(P["empty"]))
+
+    L.start("k1", "evaluate", "--k1", "-1")
+    L.start("b", "evaluate", "--b", "1.5")
+    L.start("metrics", "evaluate", "--metrics", "foo")
+
+    P["badrun"] = base / "mine.run"
+    P["badrun"].write_text("q01 Q0 pricing1 1 3.0 mine\nq01 Q0 pricing2 2 mine\n")
+    L.start("badrun", "evaluate", "--run", f"mine={P['badrun']}")
+
+    P["unknown"] = beir(base / "unknown", qrels=QRELS + "q9\td1\t1\nq9\td2\t1\nq1\tghost\t1\n")
+    P["unknown_run"] = base / "ext.run"
+    P["unknown_run"].write_text("q1 Q0 d1 1 2.0 ext\nq1 Q0 nodoc 2 1.0 ext\nqX Q0 d2 1 1.0 ext\nq2 Q0 d2 1 1.0 ext\n")
+    L.start("unknown", "evaluate", "--data", str(P["unknown"]), "--run", f"ext={P['unknown_run']}", "--json")
+
+    P["good"] = beir(base / "mini")
+    P["good_run"] = base / "good.run"
+    # q1: d1 first; q2: d2 second; q3: d3 absent; q4 not answered
+    P["good_run"].write_text("q1 Q0 d1 1 2.0 tag\nq1 Q0 d2 2 1.0 tag\nq2 Q0 d3 1 2.0 tag\nq2 Q0 d2 2 1.0 tag\nq3 Q0 d1 1 1.0 tag\n")
+    L.start("contract", "evaluate", "--data", str(P["good"]), "--run", f"ext={P['good_run']}", "--json",
+            "--metrics", "hit@1,mrr,ndcg@3", "--dims", "2")
+    yield L
+    for p in L.procs.values():
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+def assert_bad_input(out: subprocess.CompletedProcess, *needles: str) -> str:
+    """Exit 2, nothing on stdout, exactly one line on stderr holding every needle, no traceback."""
+    assert out.returncode == 2, (out.returncode, out.stderr)
+    assert "Traceback" not in out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1, out.stderr
+    for n in needles:
+        assert re.search(n, lines[0]), (n, lines[0])
+    assert out.stdout == ""
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def good(tmp_path_factory) -> Path:
+    return beir(tmp_path_factory.mktemp("good") / "mini")
+
+
+# ------------------------------------------------------------------ bad input, through `python -m retrieval`
+
+
+def test_missing_data_path(runs):
+    assert_bad_input(runs["missing"], re.escape(str(runs.paths["missing"])))
+
+
+def test_broken_corpus_line(runs):
+    assert_bad_input(runs["broken"], re.escape(f"{runs.paths['broken'] / 'corpus.jsonl'}:3") + r"(?!\d)")
+
+
+def test_duplicate_ids(runs):
+    assert_bad_input(runs["dup"], re.escape(str(runs.paths["dup"] / "corpus.jsonl")) + r":6(?!\d)", "d2")
+
+
+def test_non_integer_grade(runs):
+    assert_bad_input(runs["grade"], re.escape(str(runs.paths["grade"] / "qrels" / "test.tsv")) + r":4(?!\d)", "2.5")
+
+
+def test_empty_corpus(runs):
+    assert_bad_input(runs["empty"], re.escape(str(runs.paths["empty"] / "corpus.jsonl")), "empty")
+
+
+@pytest.mark.parametrize("case, param", [("k1", r"\bk1\b"), ("b", r"(^|[^\w-])b\b"), ("metrics", r"foo")])
+def test_bad_parameter_names_it(runs, case, param):
+    assert_bad_input(runs[case], param)
+
+
+def test_malformed_run_line(runs):
+    assert_bad_input(runs["badrun"], re.escape(f"{runs.paths['badrun']}:2") + r"(?!\d)")
+
+
+# the same checks in-process (same code path as `python -m retrieval`, without paying an interpreter start each)
+
+
+def run_main(capsys, *args: str) -> tuple[int, str, str]:
+    from retrieval.cli import main
+
+    code = main(list(args))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.mark.parametrize(
+    "args, param",
+    [
+        (("--alpha", "2"), r"\balpha\b"),
+        (("--alpha", "nan"), r"\balpha\b"),
+        (("--rrf-k", "-3"), r"rrf"),
+        (("--dims", "0"), r"\bdims\b"),
+        (("--dims", "2.5"), r"dims"),
+        (("--metrics", "hit@3,ndcg"), r"ndcg"),
+        (("--metrics", ""), r"metrics"),
+        (("--k1", "abc"), r"k1"),
+        (("--k1", "nan"), r"\bk1\b"),
+        (("--b", "-0.1"), r"(^|[^\w-])b\b"),
+        (("--compare", "BM25,nobody"), r"nobody"),
+        (("--bootstrap", "map"), r"map"),
+        (("--threshold", "-1"), r"threshold"),
+    ],
+)
+def test_bad_parameter_in_process(capsys, args, param):
+    code, out, err = run_main(capsys, "evaluate", *args)
+    assert code == 2 and out == "" and "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and re.search(param, lines[0]), err
+
+
+def test_missing_zip_and_run_file_in_process(capsys, tmp_path):
+    for args, path in (
+        (("--data", str(tmp_path / "data.zip")), tmp_path / "data.zip"),
+        (("--run", f"mine={tmp_path / 'none.run'}"), tmp_path / "none.run"),
+    ):
+        code, _, err = run_main(capsys, "evaluate", *args)
+        assert code == 2 and len(err.strip().splitlines()) == 1 and str(path) in err, err
+
+
+def test_unknown_subcommand_is_one_line(capsys):
+    code, _, err = run_main(capsys, "evaluat")
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+
+
+# ------------------------------------------------------------------ warnings and the JSON contract
+
+
+def test_unknown_ids_are_warned_with_counts_and_exit_0(runs):
+    out = runs["unknown"]
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    warnings = [line for line in out.stderr.splitlines() if line.startswith("warning")]
+    text = "\n".join(warnings)
+    assert re.search(r"\b2 judgements\b.*\b1 questions?\b.*q9", text), text
+    assert re.search(r"\b1 judgements?\b.*\b1 documents?\b.*ghost", text), text
+    assert re.search(r"ext.*\b1 questions?\b.*qX", text), text
+    assert re.search(r"ext.*\b1 lines?\b.*documents", text), text
+    report = json.loads(out.stdout)
+    assert report["warnings"] and any("q9" in w for w in report["warnings"])
+
+
+def test_json_contract_and_run_as_a_system(runs):
+    out = runs["contract"]
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert {"dataset", "params", "metrics", "systems", "per_query", "bootstrap"} <= set(report)
+    assert report["dataset"] == {"name": "mini", "documents": 5, "queries": 4}
+    assert {"k1", "b", "dims", "rrf_k", "alpha"} <= set(report["params"]) and report["params"]["dims"] == 2
+    assert report["metrics"] == ["hit@1", "mrr", "ndcg@3"]
+    assert list(report["systems"]) == ["BM25", "LSA", "weighted", "RRF", "ext"]
+    for s, row in report["systems"].items():
+        assert set(row) == {"hit@1", "mrr", "ndcg@3"}, s
+        assert set(report["per_query"][s]) == {"q1", "q2", "q3", "q4"}
+        for q, cell in report["per_query"][s].items():
+            assert set(cell) == {"first_relevant_rank", "hit@1", "mrr", "ndcg@3"}, (s, q)
+            fr = cell["first_relevant_rank"]
+            assert fr is None or (isinstance(fr, int) and fr >= 1)
+            assert cell["mrr"] == (1 / fr if fr else 0.0)
+    ext = report["per_query"]["ext"]
+    assert [ext[q]["first_relevant_rank"] for q in ("q1", "q2", "q3", "q4")] == [1, 2, None, None]
+    assert report["systems"]["ext"]["mrr"] == pytest.approx((1 + 1 / 2 + 0 + 0) / 4)
+    assert report["systems"]["ext"]["hit@1"] == pytest.approx(1 / 4)
+    b = report["bootstrap"]
+    assert set(b) >= {"metric", "a", "b", "mean_diff", "ci_low", "ci_high", "resamples", "seed"}
+    assert (b["metric"], b["a"], b["b"], b["resamples"], b["seed"]) == ("ndcg@5", "BM25", "LSA", 5000, 0)
+    assert b["ci_low"] <= b["mean_diff"] <= b["ci_high"]
+
+
+def test_parameters_reach_the_report(capsys, good):
+    code, out, err = run_main(capsys, "evaluate", "--data", str(good), "--json", "--k1", "0.9", "--b", "0.4", "--alpha", "0.25",
+                              "--rrf-k", "10", "--dims", "3")
+    assert code == 0, err
+    p = json.loads(out)["params"]
+    assert (p["k1"], p["b"], p["alpha"], p["rrf_k"], p["dims"]) == (0.9, 0.4, 0.25, 10, 3)
+
+
+def test_default_dims_lowered_on_a_small_corpus_is_a_warning(capsys, good):
+    code, _, err = run_main(capsys, "evaluate", "--data", str(good), "--json")
+    assert code == 0, err
+    assert re.search(r"warning: .*6 dimensions asked, \d+ used", err), err
+
+
+def test_text_output_on_a_beir_folder(capsys, good):
+    code, out, err = run_main(capsys, "evaluate", "--data", str(good), "--dims", "2")
+    assert code == 0, err
+    assert "dataset mini: 5 documents, 4 questions" in out
+    for system in ("BM25", "LSA", "weighted", "RRF"):
+        assert re.search(rf"^{system}\s+(\d\.\d{{6}}\s+){{3}}\d\.\d{{6}}$", out, re.M), system
+    assert "bootstrap interval" in out and "diagnosis" in out
+
+
+def test_help_explains_run_ties(capsys):
+    from retrieval.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["evaluate", "--help"])
+    assert e.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "ties" in text and "document id" in text and "ascending" in text

@@ -1,0 +1,135 @@
+"""LSA against the article's pipeline built directly with scikit-learn (TfidfVectorizer + TruncatedSVD)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.decomposition import TruncatedSVD
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+from retrieval import lsa
+from retrieval.dataset import assemble
+from retrieval.errors import InputError
+from retrieval.text import build_index, query_counts, tokenize
+
+
+def article_lsa(docs, questions, dims):
+    """The article's listing: TF-IDF with its tokeniser, arpack SVD with seed 0, unit rows, cosine."""
+    tf = TfidfVectorizer(tokenizer=tokenize, lowercase=False, token_pattern=None)
+    x = tf.fit_transform(docs)
+    svd = TruncatedSVD(n_components=dims, random_state=0, algorithm="arpack")
+    z = svd.fit_transform(x)
+    zn = z / np.maximum(np.linalg.norm(z, axis=1, keepdims=True), 1e-12)
+    out = []
+    for question in questions:
+        q = svd.transform(tf.transform([question]))
+        n = np.linalg.norm(q)
+        out.append(zn @ (q[0] / n) if n > 1e-12 else np.zeros(len(docs)))
+    return np.array(out)
+
+
+def ours(docs, questions, dims, algorithm="auto"):
+    index = build_index(docs)
+    model = lsa.fit(index, dims, algorithm)
+    qv = lsa.query_vectors(model, query_counts(index, questions))
+    return model, np.vstack([c for _, c in lsa.score_chunks(model, qv, size=3)])
+
+
+@pytest.mark.parametrize("dims", [2, 6, 12])
+def test_invented_corpus_matches_the_article_pipeline(invented, dims):
+    docs, questions = list(invented.doc_texts), list(invented.query_texts)
+    model, got = ours(docs, questions, dims)
+    assert (model.dims, model.requested_dims, model.algorithm, model.note) == (dims, dims, "arpack", "")
+    want = article_lsa(docs, questions, dims)
+    np.testing.assert_allclose(got, want, atol=1e-9, rtol=0)
+
+
+def test_invented_q01_top3_and_q02_nothing(invented):
+    index = build_index(invented.doc_texts)
+    model = lsa.fit(index)
+    r = lsa.search(invented, model, lsa.query_vectors(model, query_counts(index, invented.query_texts)))
+    assert r.top_ids(invented, 0, 3) == ["sso1", "pricing1", "pricing2"]
+    assert r.top_ids(invented, 1) == []
+    assert r.warnings == ()
+
+
+def test_cosines_are_bounded_and_document_vectors_unit():
+    docs = ["apple pie with cream", "pear tart", "apple crumble", "cream tea", "green tea and lemon", "lemon tart"]
+    model, got = ours(docs, ["apple tart", "tea", "lemon cream pie"], 3)
+    assert np.all(np.abs(got) <= 1 + 1e-12)
+    norms = np.linalg.norm(model.doc_vectors, axis=1)
+    np.testing.assert_allclose(norms[norms > 0], 1.0, atol=1e-12)
+
+
+def test_dims_above_the_maximum_are_lowered_with_a_note(invented):
+    index = build_index(invented.doc_texts)
+    top = min(index.n_docs, len(index.vocabulary)) - 1
+    assert lsa.max_dims(index) == top == 27
+    model = lsa.fit(index, 500)
+    assert (model.dims, model.requested_dims) == (top, 500)
+    assert "500" in model.note and str(top) in model.note
+    qv = lsa.query_vectors(model, query_counts(index, invented.query_texts))
+    r = lsa.search(invented, model, qv)
+    assert len(r.warnings) == 1 and "500" in r.warnings[0]
+    # the lowered model is the article's pipeline at the largest allowed d
+    got = np.vstack([c for _, c in lsa.score_chunks(model, qv)])
+    np.testing.assert_allclose(got, article_lsa(list(invented.doc_texts), list(invented.query_texts), top), atol=1e-9)
+
+
+def test_small_corpus_limit_is_documents_minus_one():
+    docs = ["apple pie", "pear tart", "cream tea"]  # 3 documents, 6 terms: at most 2 dimensions
+    model, _ = ours(docs, ["apple"], 6)
+    assert model.dims == 2 and model.note
+
+
+def test_corpus_too_small_for_lsa_returns_nothing_and_says_so():
+    ds = assemble("one", [("d1", "apple pie")], [("q", "apple")], [("q", "d1", 1)])
+    index = build_index(ds.doc_texts)
+    model = lsa.fit(index, 6)
+    assert model.dims == 0 and model.note
+    r = lsa.search(ds, model, lsa.query_vectors(model, query_counts(index, ds.query_texts)))
+    assert r.top_ids(ds, 0) == [] and r.warnings
+
+
+def test_question_without_known_term_scores_nothing(invented):
+    index = build_index(invented.doc_texts)
+    model = lsa.fit(index)
+    qv = lsa.query_vectors(model, query_counts(index, ["zzzz qqqq", "the of and", "how much does the Pro plan cost"]))
+    assert not qv[0].any() and not qv[1].any()
+    assert np.linalg.norm(qv[2]) == pytest.approx(1.0)
+    scores = np.vstack([c for _, c in lsa.score_chunks(model, qv)])
+    assert not scores[0].any() and not scores[1].any()
+
+
+@pytest.mark.parametrize("dims", [0, -1, 2.5, True])
+def test_bad_dims_rejected_naming_the_parameter(invented, dims):
+    with pytest.raises(InputError, match="dims"):
+        lsa.fit(build_index(invented.doc_texts), dims)
+
+
+def test_bad_algorithm_rejected(invented):
+    with pytest.raises(InputError, match="algorithm"):
+        lsa.fit(build_index(invented.doc_texts), 6, "lanczos")
+
+
+def test_randomized_solver_is_seeded(invented):
+    index = build_index(invented.doc_texts)
+    a = lsa.fit(index, 6, "randomized")
+    b = lsa.fit(index, 6, "randomized")
+    assert a.algorithm == "randomized"
+    np.testing.assert_array_equal(a.doc_vectors, b.doc_vectors)
+
+
+def test_search_ties_by_doc_id_and_positive_only():
+    # duplicated documents have equal cosines: the smaller id first, whatever the corpus order
+    docs = [("zz", "apple pie cream"), ("aa", "apple pie cream"), ("mm", "green tea lemon"), ("bb", "pear tart"),
+            ("cc", "lemon tart")]
+    ds = assemble("t", docs, [("q", "apple pie")], [("q", "aa", 1)])
+    index = build_index(ds.doc_texts)
+    model = lsa.fit(index, 3)
+    qv = lsa.query_vectors(model, query_counts(index, ds.query_texts))
+    r = lsa.search(ds, model, qv)
+    ids = r.top_ids(ds, 0)
+    assert ids[:2] == ["aa", "zz"]
+    cos = dict(zip(ds.doc_ids, (qv @ model.doc_vectors.T)[0]))
+    assert ids == sorted((d for d in cos if cos[d] > 1e-9), key=lambda d: (-cos[d], d))

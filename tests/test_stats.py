@@ -1,0 +1,121 @@
+"""The paired bootstrap: the article's literal loop, bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from retrieval import stats
+from retrieval.errors import InputError
+
+
+def article_interval(d: np.ndarray) -> tuple[float, float, float]:
+    """expected.md, verbatim: default_rng(0), 5000 x rng.choice(d, size=len(d)).mean(), sorted, [125] and [4874]."""
+    rng = np.random.default_rng(0)
+    means = np.sort([rng.choice(d, size=len(d)).mean() for _ in range(5000)])
+    return d.mean(), means[125], means[4874]
+
+
+def random_pairs(seed: int, n: int):
+    rng = np.random.default_rng(seed)
+    a = rng.random(n)
+    b = np.where(rng.random(n) < 0.3, 0.0, rng.random(n))
+    return a, b
+
+
+@pytest.mark.parametrize("seed, n", [(1, 14), (2, 3), (3, 50), (4, 1), (5, 225), (6, 9)])
+def test_paired_bootstrap_is_the_article_loop_bit_for_bit(seed, n):
+    a, b = random_pairs(seed, n)
+    iv = stats.paired_bootstrap(a, b)
+    mean, low, high = article_interval(a - b)
+    assert (iv.mean, iv.low, iv.high) == (mean, low, high)
+    assert (iv.resamples, iv.seed, iv.confidence) == (5000, 0, 0.95)
+
+
+def test_bootstrap_on_values_with_ties_and_zeros_bit_for_bit():
+    d = np.array([0.0, 0.0, 0.5, -0.5, 1.0, 0.0, 1 / 3, -1 / 3, 0.0, 0.25, 0.0, 0.0, -1.0, 0.0])
+    iv = stats.bootstrap(d)
+    assert (iv.mean, iv.low, iv.high) == article_interval(d)
+
+
+def test_percentile_positions():
+    assert stats.percentile_positions(5000, 0.95) == (125, 4874)  # the 126th and the 4875th
+    assert stats.percentile_positions(1000, 0.90) == (1000 * 5 // 100, 1000 - 1 - 1000 * 5 // 100)
+    assert stats.percentile_positions(10000, 0.99) == (50, 9949)
+    lo, hi = stats.percentile_positions(2000, 0.95)
+    assert (lo, hi) == (50, 1949) and lo + hi == 2000 - 1
+
+
+def test_other_seed_and_resamples_follow_the_same_procedure():
+    a, b = random_pairs(7, 20)
+    d = a - b
+    rng = np.random.default_rng(3)
+    means = np.sort([rng.choice(d, size=len(d)).mean() for _ in range(1000)])
+    iv = stats.paired_bootstrap(a, b, resamples=1000, seed=3, confidence=0.9)
+    assert (iv.low, iv.high) == (means[50], means[949])
+
+
+def test_intervals_rows_agree_with_bootstrap():
+    rng = np.random.default_rng(8)
+    v = rng.random((5, 14))
+    rows = stats.intervals(v)
+    assert rows.shape == (5, 2)
+    for i in range(5):
+        iv = stats.bootstrap(v[i])
+        assert (rows[i, 0], rows[i, 1]) == (iv.low, iv.high)
+        assert (rows[i, 0], rows[i, 1]) == article_interval(v[i])[1:]
+
+
+def test_intervals_agree_with_bootstrap_to_rounding():
+    v = np.random.default_rng(8).random((5, 14))
+    rows = stats.intervals(v)
+    for i in range(5):
+        iv = stats.bootstrap(v[i])
+        assert rows[i].tolist() == pytest.approx([iv.low, iv.high], abs=1e-15)
+
+
+def test_constant_shift_of_both_systems_changes_nothing():
+    rng = np.random.default_rng(9)
+    a = rng.integers(0, 16, 14) / 16  # dyadic values: the shift is exact in floating point
+    b = rng.integers(0, 16, 14) / 16
+    base = stats.paired_bootstrap(a, b)
+    shifted = stats.paired_bootstrap(a + 0.25, b + 0.25)
+    assert (base.mean, base.low, base.high) == (shifted.mean, shifted.low, shifted.high)
+
+
+def test_swapping_the_systems_mirrors_the_interval():
+    rng = np.random.default_rng(10)
+    a = rng.integers(0, 16, 14) / 16
+    b = rng.integers(0, 16, 14) / 16
+    ab, ba = stats.paired_bootstrap(a, b), stats.paired_bootstrap(b, a)
+    assert (ba.mean, ba.low, ba.high) == pytest.approx((-ab.mean, -ab.high, -ab.low), abs=1e-15)
+
+
+def test_identical_systems_give_a_zero_interval_holding_zero():
+    a = np.random.default_rng(11).random(14)
+    iv = stats.paired_bootstrap(a, a.copy())
+    assert (iv.mean, iv.low, iv.high) == (0.0, 0.0, 0.0) and iv.holds_zero
+
+
+def test_clear_difference_does_not_hold_zero():
+    a = np.full(14, 0.9)
+    b = np.linspace(0.0, 0.2, 14)
+    iv = stats.paired_bootstrap(a, b)
+    assert iv.low > 0 and not iv.holds_zero
+    assert iv.low <= iv.mean <= iv.high
+
+
+@pytest.mark.parametrize(
+    "kwargs, word",
+    [({"resamples": 1}, "resamples"), ({"confidence": 1.0}, "confidence"), ({"confidence": 0.0}, "confidence")],
+)
+def test_bad_parameters_rejected_naming_them(kwargs, word):
+    with pytest.raises(InputError, match=word):
+        stats.bootstrap(np.ones(5), **kwargs)
+
+
+def test_mismatched_or_empty_systems_rejected():
+    with pytest.raises(InputError):
+        stats.paired_bootstrap(np.ones(5), np.ones(4))
+    with pytest.raises(InputError):
+        stats.bootstrap(np.array([]))
