@@ -21,14 +21,8 @@ def open_app(page: str | None = None, query: dict[str, str] | None = None) -> Ap
 
 
 def move(at: AppTest, key: str, value) -> AppTest:
-    """Set a sidebar control as a person would, through its widget, and rerun.
-
-    After its first run AppTest renders a multipage app's pages without app.py (Streamlit's legacy pages mode,
-    as the issue notes), so the sidebar widgets are then absent from the tree: their values live on in session
-    state (persist_state="session"), which is where the change goes in that case.
-    """
+    """Set a sidebar control through its widget, as a person would, and rerun."""
     for widget in (*at.sidebar.slider, *at.sidebar.selectbox):
         if widget.key == key:
             return widget.set_value(value).run()
-    at.session_state[key] = value
-    return at.run()
+    raise AssertionError(f"no sidebar control {key!r}: the page ran without app.py's frame")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
 
 from retrieval import bm25, fusion, lsa
 from retrieval.experiment import Params
@@ -56,8 +57,21 @@ METRIC_DEFAULT = "nDCG (linear gain)"
 DEFAULTS = {**{key: s.default for key, s in SLIDERS.items()}, METRIC: METRIC_DEFAULT}
 
 
+def _leave_legacy_pages_mode() -> None:
+    """Rerun through app.py when Streamlit ran a page on its own.
+
+    Until a session has called `st.navigation`, Streamlit treats a `pages/` folder beside app.py as the legacy
+    multipage layout and runs a page without app.py (a server's first session opened on a page's URL, and every
+    AppTest rerun): no frame, no sidebar. Clearing that flag and rerunning sends the run through app.py.
+    """
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def init_state() -> None:
     """Give every shared key its default once; later calls change nothing (pages call it first, app.py too)."""
+    _leave_legacy_pages_mode()
     for key, value in DEFAULTS.items():
         st.session_state.setdefault(key, value)
     st.session_state.setdefault(DATASET, None)

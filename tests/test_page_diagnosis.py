@@ -1,0 +1,178 @@
+"""The Diagnosis page, entered through app.py as a person does: the failing questions with their class, the shared
+words highlighted, and BM25's per-term contributions following k1.
+
+Note: after `switch_page`, AppTest runs the page script without app.py's frame (Streamlit's pages/ folder mode), so
+the sidebar is not there; a slider is moved on the first page, through the sidebar, before switching."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from conftest import ROOT
+from retrieval.dataset import assemble
+
+PAGE = "pages/diagnosis.py"
+
+
+def open_diagnosis(before=None) -> AppTest:
+    """app.py, then (after `before(at)` on the first page, if given) the Diagnosis page."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.run()
+    if before:
+        before(at)
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def table(at: AppTest, column: str) -> pd.DataFrame:
+    """The first dataframe shown that has `column`."""
+    for df in at.dataframe:
+        value = df.value
+        if column in value.columns:
+            return value
+    raise AssertionError(f"no table with a {column!r} column")
+
+
+def overlap(at: AppTest) -> dict[tuple[str, str], dict]:
+    """The lexical-overlap table as {(system, question): row}."""
+    df = table(at, "shared with the first result")
+    return {(r["system"], r["question"]): r for r in df.to_dict("records")}
+
+
+def contributions(at: AppTest) -> dict[tuple[str, str], dict]:
+    """BM25's per-term table as {(document, term): row}."""
+    df = table(at, "contribution")
+    return {(r["document"], r["term"]): r for r in df.to_dict("records")}
+
+
+@pytest.fixture(scope="module")
+def at():
+    return open_diagnosis()
+
+
+def test_opens_with_the_threshold_3_and_the_article_failures(at):
+    assert at.title[0].value == "Diagnosis"
+    assert at.number_input(key="diag_threshold").value == 3
+    rows = overlap(at)
+    assert rows[("BM25", "q02")]["class"] == "vocabulary gap"
+    assert rows[("BM25", "q02")]["first result"] == "none"
+    assert rows[("BM25", "q02")]["relevant documents (grade): shared words"] == "refund1 (2): none; refund2 (2): none; refund3 (1): none"
+    assert rows[("BM25", "q10")]["class"] == "surface homonymy"
+    assert rows[("BM25", "q10")]["first result"] == "export1"
+    assert rows[("BM25", "q10")]["shared with the first result"] == "data"
+    assert rows[("LSA", "q10")]["class"] == "late rank" and rows[("LSA", "q10")]["first relevant at"] == "13"
+    assert {q for _, q in rows} == {"q02", "q10"}
+    assert {s for s, _ in rows} == {"BM25", "LSA", "weighted", "RRF"}
+
+
+def test_counts_per_class_and_system(at):
+    counts = table(at, "vocabulary gap")
+    assert counts.loc["BM25", "vocabulary gap"] == 1 and counts.loc["BM25", "surface homonymy"] == 1
+    assert counts.loc["BM25", "late rank"] == 0 and counts.loc["LSA", "late rank"] == 1
+    assert list(counts["all"]) == [2, 2, 2, 2]
+    assert len(at.get("vega_lite_chart")) >= 1
+
+
+def test_defaults_to_the_first_failing_question_and_its_relevant_documents(at):
+    assert at.selectbox(key="diag_question").value == "q02"
+    assert set(at.multiselect(key="diag_docs_q02").value) == {"refund1", "refund2", "refund3"}
+    rows = contributions(at)
+    assert {t for _, t in rows} == {"get", "money", "back"}
+    assert all(r["contribution"] == 0 and not r["in the corpus"] for r in rows.values())
+    assert any("vocabulary gap" in i.value for i in at.info)
+
+
+def test_q10_shows_the_shared_word_highlighted_in_question_and_document():
+    at = open_diagnosis()
+    at.selectbox(key="diag_question").set_value("q10").run()
+    assert not at.exception
+    md = [m.value for m in at.markdown]
+    question = next(m for m in md if m.startswith("**Question:**"))
+    assert ":orange-background[**data**]" in question
+    assert any(":orange-background[**Data**] export produces" in m for m in md)  # export1's text
+    assert any(m.startswith("**export1**") and "shares: data" in m for m in md)
+    assert any(m.startswith("**backup3**") and "shares: none" in m for m in md)
+    assert set(at.multiselect(key="diag_docs_q10").value) == {"export1", "backup3", "backup2"}
+    rows = contributions(at)
+    assert rows[("export1", "data")]["contribution"] == pytest.approx(3.105547, abs=1e-6)
+    assert rows[("backup3", "data")]["contribution"] == 0
+    summary = table(at, "BM25 rank").set_index("document")
+    assert summary.loc["export1", "BM25 rank"] == "1" and summary.loc["backup3", "BM25 rank"] == "not retrieved (score 0)"
+    assert not at.warning  # the contributions add up to the score BM25 ranked by
+
+
+def test_q12_explains_a_rare_word_beating_the_right_one():
+    at = open_diagnosis()
+    at.selectbox(key="diag_question").set_value("q12").run()
+    assert not at.exception and not at.warning
+    summary = table(at, "BM25 rank").set_index("document")
+    assert summary.loc["api2", "BM25 rank"] == "1" and summary.loc["misc4", "BM25 rank"] == "2"
+    rows = contributions(at)
+    assert rows[("api2", "time")]["idf"] > rows[("misc4", "support")]["idf"]  # df 1 against df 4
+    assert rows[("api2", "time")]["contribution"] > rows[("misc4", "support")]["contribution"]
+
+
+def _contribution_of_data_in_export1(at: AppTest) -> tuple[float, float]:
+    at.selectbox(key="diag_question").set_value("q10").run()
+    assert not at.exception
+    row = contributions(at)[("export1", "data")]
+    return row["contribution"], row["length norm K"]
+
+
+def test_moving_k1_changes_the_bm25_contributions_shown():
+    default = open_diagnosis()
+    k_default = contributions(default)[("refund1", "get")]["length norm K"]
+    c_default, _ = _contribution_of_data_in_export1(default)
+
+    moved = open_diagnosis(before=lambda at: at.sidebar.slider(key="k1").set_value(2.5).run())
+    assert "k1 = 2.5" in moved.subheader[-1].value
+    assert contributions(moved)[("refund1", "get")]["length norm K"] != pytest.approx(k_default)
+    c_moved, k_moved = _contribution_of_data_in_export1(moved)
+    assert c_moved != pytest.approx(c_default)
+    # idf x tf (k1 + 1) / (tf + K) with tf = 1
+    idf = contributions(moved)[("export1", "data")]["idf"]
+    assert c_moved == pytest.approx(idf * 3.5 / (1 + k_moved))
+
+    # and on the page itself, through the slider's session key
+    default.session_state["k1"] = 0.5
+    default.run()
+    assert not default.exception
+    assert contributions(default)[("export1", "data")]["contribution"] == pytest.approx(idf * 1.5 / (1 + contributions(default)[("export1", "data")]["length norm K"]))
+
+
+def test_a_larger_threshold_turns_late_ranks_into_passes(at):
+    at.number_input(key="diag_threshold").set_value(20).run()
+    assert not at.exception
+    rows = overlap(at)
+    assert ("LSA", "q10") not in rows and ("BM25", "q10") in rows
+    at.number_input(key="diag_threshold").set_value(3).run()
+
+
+def test_corpus_text_is_never_live_markup():
+    docs = [
+        ("d1", "Data <b>bold</b> [link](http://evil.example) :streamlit: $x$ -> **stars** <script>alert(1)</script>"),
+        ("d2", "Nothing in common here."),
+        ("d3", "Restore the backups."),
+        ("d4", "Printers need toner."),
+        ("d5", "Windows open at dawn."),
+    ]
+    queries = [("q<1>", "<img src=x onerror=alert(1)> data **now** [x](javascript:alert(1))")]
+    ds = assemble("hostile", docs, queries, [("q<1>", "d3", 1)])
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.session_state["dataset"] = ds
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert overlap(at)[("BM25", "q<1>")]["class"] == "surface homonymy"
+    shown = [m for m in at.markdown]
+    assert all(not m.proto.allow_html for m in shown)
+    bodies = [m.value for m in shown]
+    assert any(":orange-background[**data**]" in b for b in bodies)
+    for b in bodies:
+        for live in ("<b>", "<script>", "<img", "](http", "](javascript", ":streamlit:", "**stars**", "**now**", "$x$"):
+            assert not re.search(r"(?<!\\)" + re.escape(live), b), (live, b)
