@@ -1,0 +1,113 @@
+"""The Compare page, entered through app.py: two systems, the paired bootstrap on the sidebar's metric, a plain verdict."""
+
+from __future__ import annotations
+
+import pytest
+
+from apptest import move, open_app
+
+PAGE = "pages/compare.py"
+MINUS = "\u2212"
+
+
+def figures(at) -> dict[str, str]:
+    """The page's headline figures, label -> shown value."""
+    return {m.label: m.value for m in at.metric}
+
+
+def verdict(at) -> str:
+    """The verdict line (an info when the systems can't be told apart, a success when one wins)."""
+    shown = [e.value for e in (*at.info, *at.success)]
+    assert len(shown) == 1, shown
+    return shown[0]
+
+
+@pytest.fixture(scope="module")
+def at():
+    return open_app(PAGE)
+
+
+def test_opens_without_exception_with_bm25_and_lsa(at):
+    assert not at.exception
+    assert at.title[0].value == "Compare"
+    assert at.selectbox(key="cmp_a").value == "BM25"
+    assert at.selectbox(key="cmp_b").value == "LSA"
+    assert at.selectbox(key="cmp_a").options == ["BM25", "LSA", "weighted", "RRF"]
+
+
+def test_defaults_show_the_articles_bootstrap(at):
+    shown = figures(at)
+    assert shown[f"mean difference, A {MINUS} B"] == "+0.012"
+    assert shown["95% interval"] == f"[{MINUS}0.081, +0.107]"
+    assert shown["A: BM25"] == "0.691" and shown["B: LSA"] == "0.679"
+    text = verdict(at)
+    assert "can't be told apart" in text and "nDCG@5" in text
+    assert f"[{MINUS}0.081, +0.107]" in text and "holds zero" in text
+    assert len(at.info) == 1 and not at.success
+
+
+def test_both_charts_are_drawn(at):
+    assert len(at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")) == 2
+
+
+def test_moving_k_changes_the_figures():
+    at = open_app(PAGE)
+    move(at, "k", 10)
+    assert not at.exception
+    shown = figures(at)
+    assert shown[f"mean difference, A {MINUS} B"] != "+0.012"
+    assert shown["95% interval"] != f"[{MINUS}0.081, +0.107]"
+    assert "nDCG@10" in verdict(at)
+
+
+def test_changing_the_metric_changes_the_figures():
+    at = open_app(PAGE)
+    move(at, "metric", "MRR")
+    assert not at.exception
+    shown = figures(at)
+    assert (shown[f"mean difference, A {MINUS} B"], shown["95% interval"]) != ("+0.012", f"[{MINUS}0.081, +0.107]")
+    assert "MRR" in verdict(at)
+
+
+def test_a_clear_winner_gets_a_plain_verdict():
+    at = open_app(PAGE)
+    move(at, "k", 10)
+    at.selectbox(key="cmp_a").set_value("RRF").run()
+    assert not at.exception
+    assert at.success and not at.info
+    text = verdict(at)
+    assert "RRF is better than LSA" in text and "by 0.038" in text and "nDCG@10" in text
+    low, high = figures(at)["95% interval"].strip("[]").split(", ")
+    assert low.startswith("+") and high.startswith("+")
+
+
+def test_the_same_system_twice_is_an_info_not_an_exception():
+    at = open_app(PAGE)
+    at.selectbox(key="cmp_b").set_value("BM25").run()
+    assert not at.exception
+    assert "two different systems" in verdict(at)
+    assert not at.metric and not (at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart"))
+
+
+def test_the_verdict_names_the_better_system_whichever_side_it_is_on():
+    at = open_app(PAGE)
+    move(at, "k", 10)
+    at.selectbox(key="cmp_a").set_value("LSA").run()
+    at.selectbox(key="cmp_b").set_value("RRF").run()
+    assert not at.exception
+    assert "RRF is better than LSA" in verdict(at) and "by 0.038" in verdict(at)
+    assert figures(at)[f"mean difference, A {MINUS} B"] == f"{MINUS}0.038"
+
+
+def test_an_uploaded_run_can_be_compared():
+    from retrieval import dataset
+
+    at = open_app(PAGE)
+    ds = dataset.load("invented")
+    lines = [f"{q} Q0 {ds.doc_ids[0]} 1 1.0 mine" for q in ds.query_ids]
+    at.session_state["runs"] = {"mine": dataset.parse_run("\n".join(lines).encode(), "mine.run", "mine")}
+    at.run()
+    assert at.selectbox(key="cmp_a").options == ["BM25", "LSA", "weighted", "RRF", "mine"]
+    at.selectbox(key="cmp_b").set_value("mine").run()
+    assert not at.exception
+    assert "BM25 is better than mine" in verdict(at)

@@ -1,0 +1,176 @@
+"""The Per question page, entered through app.py: the rank heatmap, then one question's rankings side by side."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+
+from apptest import move, open_app
+
+PAGE = "pages/per_question.py"
+SYSTEMS = ["BM25", "LSA", "weighted", "RRF"]
+
+
+def heatmap(at) -> pd.DataFrame:
+    """The heatmap's cells as the chart received them (qid, system, rank, label, ...), one row per cell."""
+    charts = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
+    assert len(charts) == 1
+    frames = [convert_arrow_bytes_to_pandas_df(d.data.data) for d in charts[0].proto.datasets]
+    return max(frames, key=len)  # the label layer holds every cell; the colour layers split found / not found
+
+
+def side_by_side(at) -> dict[str, pd.DataFrame]:
+    """Each system's top list as shown: system -> table (rank, document, grade, score, text)."""
+    out = {}
+    for col in at.columns:
+        heads = [m.value for m in col.markdown if m.value.startswith("**")]
+        tables = [d.value for d in col.dataframe if "score" in d.value.columns]
+        if heads and tables:
+            out[heads[0].split("**")[1]] = tables[0]
+    return out
+
+
+def first_relevant(at) -> dict[str, str]:
+    """The per-system cards: system -> rank of the first relevant document (or 'not found')."""
+    return {m.label: m.value for m in at.metric}
+
+
+@pytest.fixture(scope="module")
+def at():
+    return open_app(PAGE)
+
+
+def test_opens_without_exception_with_its_defaults(at):
+    assert not at.exception
+    assert at.title[0].value == "Per question"
+    assert at.segmented_control(key="pq_show").value == "all questions"
+    assert at.segmented_control(key="pq_sort").value == "question order"
+    q = at.selectbox(key="pq_question")
+    assert q.value == 0 and q.options[0] == "q01 — how much does the Pro plan cost" and len(q.options) == 14
+    assert not at.get("pagination")  # 14 questions fit on one page
+
+
+def test_heatmap_has_every_question_and_system_with_not_found_labelled(at):
+    cells = heatmap(at)
+    assert len(cells) == 14 * 4 and list(dict.fromkeys(cells["system"])) == SYSTEMS
+    by = cells.set_index(["qid", "system"])
+    assert by.loc[("q10", "LSA"), "label"] == "13" and by.loc[("q10", "BM25"), "label"] == "not found"
+    assert by.loc[("q10", "BM25"), "status"] == "not found" and by.loc[("q10", "LSA"), "status"] == "beyond the top 5"
+    assert by.loc[("q01", "LSA"), "label"] == "2" and by.loc[("q12", "BM25"), "label"] == "2"
+    assert (cells["label"] == "not found").sum() == 7  # q02 for all four, q10 for all but LSA
+    assert "I want my data from yesterday back" in by.loc[("q10", "LSA"), "question"]  # the hover text
+
+
+def test_counts_per_system(at):
+    counts = at.dataframe[0].value
+    assert list(counts.index) == SYSTEMS
+    assert counts.loc["BM25"].tolist() == [12, 0, 2] and counts.loc["LSA"].tolist() == [12, 1, 1]
+
+
+def test_the_default_question_side_by_side(at):
+    assert first_relevant(at) == {"BM25": "1", "LSA": "2", "weighted": "1", "RRF": "1"}
+    tables = side_by_side(at)
+    assert list(tables) == SYSTEMS
+    bm25 = tables["BM25"]
+    assert bm25["document"].tolist() == ["pricing1", "sso1", "pricing2"]  # BM25 scores only three documents
+    assert bm25["grade"].tolist() == ["✓ 2", "", "✓ 1"]
+    assert len(tables["LSA"]) == 10 and tables["LSA"]["document"].tolist()[:3] == ["sso1", "pricing1", "pricing2"]
+    assert tables["LSA"]["text"].str.len().gt(0).all()
+
+
+def test_selecting_q10_shows_lsa_at_13_and_bm25_not_found():
+    at = open_app(PAGE)
+    at.selectbox(key="pq_question").set_value(9).run()
+    assert not at.exception
+    assert first_relevant(at) == {"BM25": "not found", "LSA": "13", "weighted": "not found", "RRF": "not found"}
+    judged = at.dataframe[-1].value.set_index("document")
+    assert judged.loc["backup3", "grade"] == 2 and judged.loc["backup2", "grade"] == 1
+    assert judged.loc["backup2", "LSA"] == 13 and pd.isna(judged.loc["backup2", "BM25"])
+    assert side_by_side(at)["BM25"]["document"].tolist() == ["export1"]
+
+
+def test_the_missed_filter_keeps_the_questions_some_system_misses():
+    at = open_app(PAGE)
+    at.segmented_control(key="pq_show").set_value("missed in the top k by some system").run()
+    assert not at.exception
+    assert list(dict.fromkeys(heatmap(at)["qid"])) == ["q02", "q10"]
+    at.segmented_control(key="pq_sort").set_value("hardest first").run()
+    move(at, "k", 1)  # now q01 (LSA at 2) and q12 (BM25 at 2) miss too
+    assert list(dict.fromkeys(heatmap(at)["qid"])) == ["q02", "q10", "q01", "q12"]
+
+
+def test_moving_k_shows_more_results_and_says_why_a_list_is_short():
+    at = open_app(PAGE)
+    move(at, "k", 15)
+    assert not at.exception
+    tables = side_by_side(at)
+    assert len(tables["LSA"]) == 13  # LSA scores 13 documents above zero for q01
+    assert len(tables["weighted"]) == len(tables["RRF"]) == 10  # the fusions keep their top 10
+    notes = [c.value for c in at.caption]
+    assert any("LSA returns only 13 documents" in n for n in notes)
+    assert any("RRF returns only 10 documents: the fusions keep their top 10" in n for n in notes)
+
+
+def test_moving_k1_changes_the_bm25_scores_shown():
+    at = open_app(PAGE)
+    before = side_by_side(at)
+    move(at, "k1", 2.5)
+    assert not at.exception
+    after = side_by_side(at)
+    assert after["BM25"]["score"].tolist() != before["BM25"]["score"].tolist()
+    assert after["LSA"]["score"].tolist() == before["LSA"]["score"].tolist()
+
+
+# ------------------------------------------------------------------------------------ a bigger uploaded dataset
+
+
+def forty_questions():
+    """40 questions, each about one word of its own document; q03's text carries Markdown and HTML; a run 'mine'."""
+    from retrieval import dataset
+
+    docs = [(f"d{i:02d}", f"topic{i:02d} filler words about topic{i:02d}") for i in range(40)]
+    queries = [(f"q{i:02d}", f"where is topic{i:02d}") for i in range(40)]
+    queries[3] = ("q03", "<b>where</b> is *topic03* [x](http://e.x)")
+    qrels = [(f"q{i:02d}", f"d{i:02d}", 1 + i % 2) for i in range(40)]
+    ds = dataset.assemble("forty", docs, queries, qrels)
+    lines = [f"q{i:02d} Q0 d{(i + 1) % 40:02d} 1 2.0 mine\nq{i:02d} Q0 d{i:02d} 2 1.0 mine" for i in range(40)]
+    run = dataset.parse_run("\n".join(lines).encode(), "mine.run", "mine")
+    return ds, run
+
+
+@pytest.fixture(scope="module")
+def big():
+    at = open_app(PAGE)
+    ds, run = forty_questions()
+    at.session_state["dataset"] = ds
+    at.session_state["runs"] = {"mine": run}
+    return at.run()
+
+
+def test_many_questions_are_paginated_and_runs_are_a_column(big):
+    assert not big.exception
+    pages = big.get("pagination")
+    assert len(pages) == 1 and pages[0].num_pages == 2 and pages[0].value == 1
+    cells = heatmap(big)
+    assert list(dict.fromkeys(cells["system"])) == [*SYSTEMS, "mine"]
+    assert cells["qid"].nunique() == 30 and cells["qid"].iloc[0] == "q00"
+    assert set(cells.loc[cells["system"] == "mine", "label"]) == {"2"}  # the run puts the relevant document second
+
+
+def test_the_second_page_holds_the_rest(big):
+    pages = big.get("pagination")
+    pages[0].set_value(2).run()
+    assert not big.exception
+    assert list(dict.fromkeys(heatmap(big)["qid"])) == [f"q{i:02d}" for i in range(30, 40)]
+
+
+def test_question_text_is_shown_inert_and_the_run_side_by_side(big):
+    big.selectbox(key="pq_question").set_value(3).run()
+    assert not big.exception
+    line = next(m.value for m in big.markdown if m.value.startswith("**q03**"))
+    assert "\\<b\\>" in line and "\\*topic03\\*" in line and "\\[x\\]" in line  # escaped, never markup
+    tables = side_by_side(big)
+    assert list(tables) == [*SYSTEMS, "mine"]
+    assert tables["mine"]["document"].tolist() == ["d04", "d03"] and tables["mine"]["grade"].tolist() == ["", "✓ 2"]
+    assert first_relevant(big)["mine"] == "2"
