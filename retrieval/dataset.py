@@ -396,6 +396,8 @@ def load_beir_zip(data: bytes, source: str) -> Dataset:
             parts = [zf.read(n) for n in (c, q, r)]
         except (zipfile.BadZipFile, OSError, EOFError) as e:
             raise InputError(f"{source}: damaged zip ({e})") from None
+        except (RuntimeError, NotImplementedError) as e:  # encrypted member, unsupported compression
+            raise InputError(f"{source}: cannot be read ({e})") from None
     name = PurePosixPath(source).stem
     srcs = tuple(f"{source}/{n}" for n in (c, q, r))
     return assemble(name, parse_jsonl(parts[0], srcs[0]), parse_jsonl(parts[1], srcs[1]), parse_qrels(parts[2], srcs[2]), srcs)

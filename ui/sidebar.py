@@ -64,3 +64,4 @@ def _use_invented() -> None:
     """Drop the uploaded dataset and its runs (a button's callback)."""
     st.session_state[state.DATASET] = None
     st.session_state[state.RUNS] = {}
+    st.session_state[state.DIMS] = st.session_state[state.DIMS]  # the browser resets d to 1 when its maximum changes

@@ -1,0 +1,259 @@
+"""The Data page, entered through app.py as a person would: uploads, preview, statistics, downloads.
+
+AppTest in Streamlit 1.67 uploads files (`file_uploader.set_value((name, bytes, mime))`), so the page's
+own upload callbacks run, then app.py draws the sidebar and the page.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shlex
+import zipfile
+
+import pytest
+from streamlit.runtime.media_file_manager import MediaFileManager
+from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1 import app_test as app_test_module
+
+from conftest import ROOT
+from retrieval import cli, dataset, experiment
+
+DOCS = [
+    ("d1", "apple pie with cinnamon"), ("d2", "an apple tree in the orchard"), ("d3", "pear tree pruning"),
+    ("d4", "banana bread recipe"), ("d5", "cherry jam and apple jelly"), ("d6", "<b>bold</b> tags <script>x</script>"),
+]
+QUERIES = [("q1", "apple tree"), ("q2", "bread"), ("q3", "jam")]
+QRELS = [("q1", "d2", 2), ("q1", "d1", 1), ("q2", "d4", 1), ("q3", "d5", 1), ("q3", "ghost", 1)]
+
+
+def beir_zip(docs=DOCS, queries=QUERIES, qrels=QRELS, broken_line: int | None = None) -> bytes:
+    """A small BEIR zip (inside a folder), optionally with a broken JSON line in corpus.jsonl at `broken_line`."""
+    lines = [json.dumps({"_id": i, "title": "", "text": t}) for i, t in docs]
+    if broken_line is not None:
+        lines.insert(broken_line - 1, '{"_id": "x", "text": ')
+    b = io.BytesIO()
+    with zipfile.ZipFile(b, "w") as z:
+        z.writestr("fruit/corpus.jsonl", "\n".join(lines) + "\n")
+        z.writestr("fruit/queries.jsonl", "\n".join(json.dumps({"_id": i, "text": t}) for i, t in queries) + "\n")
+        z.writestr("fruit/qrels/test.tsv", "query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t{g}\n" for q, d, g in qrels))
+    return b.getvalue()
+
+
+def open_data() -> AppTest:
+    """app.py, then the Data page."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page("pages/data.py").run()
+    assert not at.exception
+    return at
+
+
+def upload(at: AppTest, key: str, files) -> AppTest:
+    at.file_uploader(key=key).set_value(files).run()
+    assert not at.exception
+    return at
+
+
+def to_overview(at: AppTest) -> AppTest:
+    """From the Data page to the Overview."""
+    at.switch_page("pages/overview.py").run()
+    assert not at.exception and at.title[0].value == "Overview"
+    return at
+
+
+def means(at: AppTest) -> dict[str, dict[str, float]]:
+    df = at.dataframe[0].value
+    return {s: {c: float(df.loc[s, c]) for c in df.columns} for s in df.index}
+
+
+def metric_values(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """The data behind every deferred download button of the next runs, by deferred file id."""
+    made: dict[str, tuple] = {}
+
+    class Recording(MediaFileManager):
+        def add_deferred(self, data_callable, mimetype, coordinates, file_name=None, *, element_id=""):
+            file_id = super().add_deferred(data_callable, mimetype, coordinates, file_name, element_id=element_id)
+            made[file_id] = (data_callable, file_name)
+            return file_id
+
+    monkeypatch.setattr(app_test_module, "MediaFileManager", Recording)
+    return made
+
+
+def test_the_page_shows_the_invented_corpus():
+    at = open_data()
+    assert at.title[0].value == "Data"
+    assert "**invented**, 28 documents, 14 questions" in at.caption[0].value
+    m = metric_values(at)
+    assert m["documents"] == "28" and m["questions"] == "14" and int(m["vocabulary"]) > 100
+    preview = at.dataframe[0].value
+    assert list(preview.columns) == ["id", "text"] and preview.iloc[0]["id"] == "pricing1"
+    unjudged = at.dataframe[3].value
+    assert list(unjudged["system"]) == ["BM25", "LSA", "weighted", "RRF"]
+    assert ((unjudged["share unjudged"] >= 0) & (unjudged["share unjudged"] <= 1)).all()
+    labels = [d.proto.label for d in at.get("download_button")]
+    assert labels == ["Metrics (CSV)", "Per question (CSV)", "JSON report", "BM25", "LSA", "weighted", "RRF"]
+    assert not at.error
+
+
+def test_a_beir_zip_upload_replaces_the_dataset_everywhere():
+    at = open_data()
+    before = means(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run())
+    upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
+    assert "Loaded fruit: 6 documents, 3 questions, 5 judgements" in at.success[0].value
+    assert any("1 documents that are not in" in w.value and "ghost" in w.value for w in at.warning)
+    assert "**fruit**, 6 documents, 3 questions" in at.caption[0].value
+    assert metric_values(at)["documents"] == "6"
+    assert at.sidebar.markdown[0].value == "**Dataset:** fruit — 6 documents, 3 questions"  # in the same run
+    # the text is shown as plain text in a table, never as HTML
+    assert at.dataframe[0].value.iloc[5]["text"] == "<b>bold</b> tags <script>x</script>"
+    to_overview(at)
+    assert at.sidebar.markdown[0].value == "**Dataset:** fruit — 6 documents, 3 questions"
+    after = means(at)
+    assert after != before
+    ds = dataset.load_beir_zip(beir_zip(), "fruit.zip")
+    ev = experiment.evaluate(ds, experiment.Params(dims=5), ["ndcg@5"])
+    assert after["BM25"]["nDCG@5"] == pytest.approx(ev.mean("BM25", "ndcg@5"), abs=1e-6)
+
+
+def test_a_broken_upload_names_file_and_line_and_the_old_dataset_stays():
+    at = open_data()
+    upload(at, "data_zip", ("broken.zip", beir_zip(broken_line=3), "application/zip"))
+    assert len(at.error) == 1
+    assert "broken.zip/fruit/corpus.jsonl:3: broken JSON" in at.error[0].value
+    assert "Still using invented" in at.info[0].value
+    assert "**invented**, 28 documents" in at.caption[0].value
+    # a good upload, then a broken one: the good one stays
+    upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
+    upload(at, "data_zip", ("worse.zip", b"not a zip at all", "application/zip"))
+    assert at.error[0].value == "worse.zip: not a zip file"
+    assert "**fruit**, 6 documents" in at.caption[0].value
+    at.run()  # a rerun neither re-processes the upload nor forgets the message
+    assert at.error[0].value == "worse.zip: not a zip file"
+    assert to_overview(at).sidebar.markdown[0].value.startswith("**Dataset:** fruit")
+
+
+def test_an_upload_is_processed_once_not_on_every_rerun():
+    at = open_data()
+    upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
+    at.session_state["dataset"] = None  # what the sidebar's "Back to the invented corpus" does
+    at.run()
+    assert "**invented**" in at.caption[0].value  # the file still in the uploader did not come back
+    assert not at.success  # and its messages are not shown for the invented corpus
+    at.file_uploader(key="data_zip").set_value(None).run()
+    upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))  # the same file, uploaded again
+    assert "**fruit**" in at.caption[0].value
+
+
+def test_three_files_make_a_dataset():
+    at = open_data()
+    docs_csv = "id,title,text\n" + "".join(f'{i},,"{t}"\n' for i, t in DOCS[:5])
+    queries = "".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in QUERIES)
+    qrels = "".join(f"{q} 0 {d} {g}\n" for q, d, g in QRELS[:4])
+    upload(at, "data_docs", ("docs.csv", docs_csv.encode(), "text/csv"))
+    assert "Waiting for: questions, judgements." in [c.value for c in at.caption]
+    assert "**invented**" in at.caption[0].value
+    upload(at, "data_queries", ("questions.jsonl", queries.encode(), "application/json"))
+    upload(at, "data_qrels", ("qrels.txt", qrels.encode(), "text/plain"))
+    assert "**uploaded**, 5 documents, 3 questions, 4 judgements" in at.caption[0].value
+    upload(at, "data_qrels", ("qrels2.txt", b"q1 d1\n", "text/plain"))
+    assert "qrels2.txt:1: expected 'qid 0 docid grade'" in at.error[0].value
+    assert "**uploaded**, 5 documents" in at.caption[0].value
+
+
+INVENTED_RUN = b"q01 Q0 pricing1 1 9.5 mysys\nq01 Q0 refund1 2 3 mysys\nq02 Q0 refund1 1 4 mysys\nq02 Q0 refund2 2 4 mysys\n"
+
+
+def test_a_run_upload_adds_a_system_which_can_be_renamed_and_removed():
+    at = open_data()
+    upload(at, "data_runs", [("mine.run", INVENTED_RUN, "text/plain"), ("bad.run", b"q01 Q0 pricing1 1 high x\n", "text/plain")])
+    assert "Added the run mysys from mine.run: 2 questions, 4 lines." in [s.value for s in at.success]
+    assert any(e.value == "bad.run:1: the score 'high' is not a number" for e in at.error)
+    assert any("12 questions have no line in the run" in w.value for w in at.warning)
+    assert at.text_input(key="data_run_name:mysys").value == "mysys"
+    assert [d.proto.label for d in at.get("download_button")][-1] == "mysys"
+    at.text_input(key="data_run_name:mysys").set_value("my system").run()
+    assert at.text_input(key="data_run_name:my system").value == "my system"
+    at.text_input(key="data_run_name:my system").set_value("BM25").run()  # taken: refused
+    assert "keeps its name" in at.error[0].value and at.text_input(key="data_run_name:my system").value == "my system"
+    m = means(to_overview(at))
+    assert list(m) == ["BM25", "LSA", "weighted", "RRF", "my system"]
+    run = dataset.parse_run(INVENTED_RUN, "mine.run")
+    inv = dataset.load("invented")
+    ev = experiment.evaluate(inv, experiment.Params(), ["mrr"], runs=(run,))
+    assert m["my system"]["MRR"] == pytest.approx(ev.mean("mysys", "mrr"), abs=1e-6)
+    at.switch_page("pages/data.py").run()
+    assert at.text_input(key="data_run_name:my system").value == "my system"  # runs outlive the uploader's files
+    upload(at, "data_runs", [("copy.run", INVENTED_RUN.replace(b"mysys", b"BM25"), "text/plain")])
+    assert at.text_input(key="data_run_name:copy").value == "copy"  # its tag is a built-in system's name: the file stem
+    at.button(key="data_run_remove:my system").click().run()
+    assert "my system" not in [d.proto.label for d in at.get("download_button")]
+
+
+def test_a_run_that_does_not_fit_is_refused_and_a_new_dataset_drops_old_runs():
+    at = open_data()
+    upload(at, "data_runs", [("other.run", b"x1 Q0 d1 1 1 t\n", "text/plain")])
+    assert at.error[0].value.startswith("other.run: not added: none of its 1 questions")
+    upload(at, "data_runs", [("mine.run", INVENTED_RUN, "text/plain")])
+    upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
+    assert any(w.value.startswith("Run mysys was removed: none of its 2 questions") for w in at.warning)
+    assert [d.proto.label for d in at.get("download_button")][3:] == ["BM25", "LSA", "weighted", "RRF"]
+
+
+def test_downloads_hold_the_metrics_the_runs_and_the_command_line_report(downloads, capsys, tmp_path):
+    at = open_data()
+    upload(at, "data_runs", [("mine.run", INVENTED_RUN, "text/plain")])
+    files = {}
+    for d in at.get("download_button"):
+        make, name = downloads[d.proto.deferred_file_id]
+        files[name] = make()
+    assert sorted(files) == sorted(["invented_metrics.csv", "invented_per_question.csv", "invented_report.json",
+                                    "invented_BM25.run", "invented_LSA.run", "invented_weighted.run",
+                                    "invented_RRF.run", "invented_mysys.run"])
+    rows = list(csv.DictReader(io.StringIO(files["invented_metrics.csv"])))
+    assert [r["system"] for r in rows] == ["BM25", "LSA", "weighted", "RRF", "mysys"]
+    assert list(rows[0]) == ["system", "hit@5", "recall@5", "mrr", "ndcg@5"]
+    assert round(float(rows[0]["ndcg@5"]), 6) == 0.691171  # the article's BM25 nDCG@5
+    per_q = list(csv.DictReader(io.StringIO(files["invented_per_question.csv"])))
+    assert len(per_q) == 5 * 14 and list(per_q[0])[:3] == ["system", "qid", "first_relevant_rank"]
+    bm25_run = files["invented_BM25.run"].splitlines()
+    assert bm25_run[0].split()[:4] == ["q01", "Q0", "pricing1", "1"] and bm25_run[0].split()[5] == "BM25"
+    assert files["invented_mysys.run"].splitlines()[0] == "q01 Q0 pricing1 1 9.5 mysys"
+    # the JSON report is what the command line shown on the page prints (run file written where it says)
+    report = json.loads(files["invented_report.json"])
+    assert list(report) == ["dataset", "params", "metrics", "systems", "per_query", "bootstrap", "warnings"]
+    assert report["bootstrap"]["metric"] == "ndcg@5" and (report["bootstrap"]["a"], report["bootstrap"]["b"]) == ("BM25", "LSA")
+    command = at.code[0].value
+    args = shlex.split(command)
+    assert args[:4] == ["python", "-m", "retrieval", "evaluate"] and args[-1] == "--json"
+    assert args[args.index("--run") + 1] == "mysys=mine.run"
+    capsys.readouterr()
+    tmp_run = tmp_path / "mine.run"
+    tmp_run.write_bytes(INVENTED_RUN)
+    args[args.index("--run") + 1] = f"mysys={tmp_run}"
+    assert cli.main(args[3:]) == 0
+    assert json.loads(capsys.readouterr().out) == report
+
+
+def test_downloads_follow_the_sliders(downloads):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["k"] = "3"
+    at.query_params["metric"] = "MRR"
+    at.run()
+    assert at.sidebar.slider(key="k").value == 3 and at.sidebar.selectbox(key="metric").value == "MRR"
+    at.switch_page("pages/data.py").run()
+    report = None
+    for d in at.get("download_button"):
+        make, name = downloads[d.proto.deferred_file_id]
+        if name.endswith(".json"):
+            report = json.loads(make())
+    assert report["metrics"] == ["hit@3", "recall@3", "mrr", "ndcg@3"]
+    assert report["bootstrap"]["metric"] == "mrr"
+    assert "--metrics hit@3,recall@3,mrr,ndcg@3 --bootstrap mrr" in at.code[0].value
