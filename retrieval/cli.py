@@ -1,4 +1,6 @@
-"""The command line: ``python -m retrieval evaluate`` prints the article's tables or the JSON report.
+"""The command line: ``python -m retrieval evaluate`` prints the article's tables or the JSON report;
+``tune`` maps a metric over a parameter grid with its tie region and cross-validated estimate; ``gate`` fails
+(exit 1) when a system got worse beyond noise between two ``evaluate --json`` reports.
 
 Bad input exits with status 2 and one line on stderr naming the file and line, or the parameter.
 """
@@ -10,8 +12,10 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from . import dataset as datasets
-from . import metrics, stats
+from . import gate, metrics, stats, tuning
 from .diagnosis import THRESHOLD_DEFAULT, diagnose
 from .errors import InputError
 from .experiment import Params, bootstrap_report, evaluate, to_json
@@ -54,6 +58,37 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--threshold", type=int, default=THRESHOLD_DEFAULT, help="diagnose questions whose first relevant rank is beyond this (default 3)")
     e.add_argument("--json", action="store_true", help="print the JSON report instead of tables")
     e.set_defaults(func=cmd_evaluate)
+    t = sub.add_parser(
+        "tune", help="a metric over a parameter grid: best setting, tie region, cross-validated estimate",
+        description="Evaluate one metric at every setting of a grid (k1,b: BM25 over k1 0..3 x b 0..1; dims: LSA over "
+                    "1..200 dimensions; rrf_k: RRF over 1..200; alpha: the weighted fusion over 0..1), then print the best "
+                    "setting, the settings that can't be told apart from it (paired bootstrap against the best), and "
+                    "the best in-sample mean beside its k-fold cross-validated estimate (questions split by a seeded "
+                    "permutation; each fold measured with the setting chosen on the others).")
+    t.add_argument("--data", default="invented", help="'invented' (built in) or a BEIR folder or .zip (default: invented)")
+    t.add_argument("--params", default="k1,b", help="what to sweep: k1,b (BM25) | dims (LSA) | rrf_k (RRF) | alpha (weighted) (default k1,b)")
+    t.add_argument("--metric", default="ndcg@10", help="the metric to tune (default ndcg@10)")
+    t.add_argument("--folds", type=int, default=tuning.FOLDS, help="cross-validation folds (default 5)")
+    t.add_argument("--seed", type=int, default=tuning.SEED, help="seed of the folds and of the bootstrap (default 0)")
+    t.add_argument("--k1", type=float, default=Params.k1, help="BM25 k1 held fixed or marked as current (default 1.2)")
+    t.add_argument("--b", type=float, default=Params.b, help="BM25 b held fixed or marked as current (default 0.75)")
+    t.add_argument("--dims", type=int, default=Params.dims, help="LSA dimensions held fixed or marked as current (default 6)")
+    t.add_argument("--rrf-k", type=float, default=Params.rrf_k, help="RRF constant marked as current (default 60)")
+    t.add_argument("--alpha", type=float, default=Params.alpha, help="weighted-fusion alpha marked as current (default 0.5)")
+    t.add_argument("--json", action="store_true", help="print the JSON report instead of tables")
+    t.set_defaults(func=cmd_tune)
+    g = sub.add_parser(
+        "gate", help="exit 1 when a system got worse beyond noise between two `evaluate --json` reports",
+        description="Compare one system question by question across two `evaluate --json` reports of the same dataset "
+                    "(same name and question ids). Exit status 1 when the paired bootstrap interval of current - "
+                    "baseline lies entirely below zero (the questions that got worse are named), 0 otherwise, "
+                    "2 on bad input.")
+    g.add_argument("--baseline", required=True, metavar="OLD.json", help="the earlier `evaluate --json` report")
+    g.add_argument("--current", required=True, metavar="NEW.json", help="the new report, same dataset")
+    g.add_argument("--metric", default="ndcg@5", help="the metric compared question by question (default ndcg@5)")
+    g.add_argument("--system", default="BM25", help="the system compared (default BM25)")
+    g.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    g.set_defaults(func=cmd_gate)
     return p
 
 
@@ -122,6 +157,93 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         for did, grade, words in c.relevant:
             print(f"    {did} (grade {grade}): words in common = {', '.join(words) if words else 'none'}")
     return 0
+
+
+def _setting(values: dict) -> str:
+    """A setting as `k1=1.2 b=0.75`."""
+    return " ".join(f"{k}={v:g}" for k, v in values.items())
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    """The `tune` subcommand."""
+    base = Params(k1=args.k1, b=args.b, dims=args.dims, rrf_k=args.rrf_k, alpha=args.alpha).check()
+    metric = metrics.parse(args.metric)
+    key = tuning._params_key(args.params)
+    if args.folds < 2:
+        raise InputError(f"--folds must be >= 2, got {args.folds}")
+    ds = datasets.load(args.data)
+    for w in ds.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    result = tuning.tune(ds, key, metric, base, args.folds, args.seed)
+    report = tuning.to_json(result)
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    sw, ties, cv = result.sweep, result.ties, result.cv
+    means = sw.means
+    conf = int(ties.confidence * 100)
+    axes = " x ".join(sw.names)
+    print(f"tune {sw.system} on {ds.name} ({len(sw.qids)} questions): {sw.metric} over {axes} ({means.size} settings)")
+    print(f"* best, ~ can't be told apart from the best (paired bootstrap against the best, {conf}%, "
+          f"{ties.resamples} resamples, seed {ties.seed})\n")
+    mark = np.where(ties.tied, "~", " ")
+    mark[result.best] = "*"
+    if len(sw.names) == 2:
+        rows, cols = sw.axes
+        grid, marks = means.reshape(sw.shape), mark.reshape(sw.shape)
+        head = f"{sw.names[0]} \\ {sw.names[1]}"
+        print(f"{head:>7s} " + " ".join(f"{c:>5g} " for c in cols).rstrip())
+        for i, r in enumerate(rows):
+            print(f"{r:>7g} " + " ".join(f"{grid[i, j]:5.3f}{marks[i, j]}" for j in range(cols.size)).rstrip())
+    else:
+        name = sw.names[0]
+        print(f"{name:>7s} {sw.metric:>9s}")
+        for i, v in enumerate(sw.axes[0]):
+            print(f"{v:>7g} {means[i]:9.4f} {mark[i]}".rstrip())
+    for n in sw.notes:
+        print(f"note: {n}")
+    cur = report["current"]
+    print(f"\nbest: {_setting(sw.setting(result.best))}  {sw.metric} = {means[result.best]:.4f}")
+    print(f"tie region: {ties.size} of {means.size} settings can't be told apart from the best")
+    verdict = "can't be told apart from the best" if cur["tied_with_best"] else "worse than the best beyond noise"
+    print(f"current: {_setting(cur['setting'])}  {sw.metric} = {cur['mean']:.4f} ({verdict})")
+    print(f"{cv.folds}-fold cross-validation (seed {cv.seed}): in-sample best {cv.in_sample:.4f}, "
+          f"cross-validated {cv.cross_validated:.4f} (over-fitting {cv.optimism:+.4f})")
+    for f, c in enumerate(cv.chosen):
+        print(f"  fold {f + 1} ({cv.fold_sizes[f]} questions): chose {_setting(sw.setting(c))}, "
+              f"{cv.train_means[f]:.4f} on the other folds, {cv.test_means[f]:.4f} held out")
+    return 0
+
+
+def _count(n: int, noun: str) -> str:
+    """`1 question`, `2 questions`."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def cmd_gate(args: argparse.Namespace) -> int:
+    """The `gate` subcommand: exit 1 when the current report is worse beyond noise."""
+    metrics.parse(args.metric)
+    result = gate.run(args.baseline, args.current, args.metric, args.system)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+        return result.exit_code
+    iv = result.interval
+    conf = int(iv.confidence * 100)
+    print(f"gate: {result.system} {result.metric} on {result.dataset}, {len(result.qids)} questions")
+    print(f"baseline {result.baseline.mean():.6f}  current {result.current.mean():.6f}  "
+          f"difference {iv.mean:+.6f}, {conf}% bootstrap interval [{iv.low:+.6f}, {iv.high:+.6f}] "
+          f"({iv.resamples} resamples, seed {iv.seed}); paired randomisation p = {result.p_value:.4g}")
+    worse = result.worse()
+    listing = [f"  {q}: {a:.6f} -> {b:.6f} ({b - a:+.6f})" for q, a, b in worse]
+    if result.failed:
+        print(f"FAIL: {result.system} is worse beyond noise (the interval lies below zero); "
+              f"{_count(len(worse), 'question')} got worse: {', '.join(q for q, _, _ in worse)}")
+        print("\n".join(listing))
+        return gate.FAIL
+    print(f"PASS: no loss beyond noise ({_count(len(worse), 'question')} got worse, {len(result.better())} got better)")
+    if listing:
+        print("\n".join(listing))
+    return gate.PASS
 
 
 def main(argv: list[str] | None = None) -> int:

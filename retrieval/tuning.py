@@ -1,0 +1,896 @@
+"""Tuning without fooling yourself: metric landscapes over parameter grids, the region tied with the best, cross-validation.
+
+A sweep evaluates one metric for one system at every setting of a grid and keeps the *per-question* values
+(settings x questions), so that every later question is answered on the same matrix:
+
+- the best setting (highest mean; exact ties go to the first setting in grid order);
+- the settings that can't be told apart from it: those whose paired bootstrap interval of (setting - best)
+  over questions holds zero (the article's bootstrap, the same resamples for every setting, all at once);
+- k-fold cross-validation: the questions are split into k folds by a seeded permutation; for each fold the
+  best setting on the other folds is measured on the held-out fold. The cross-validated mean (over all
+  questions, each measured by a setting chosen without it) beside the in-sample best mean shows how much of
+  a tuned gain is over-fitting.
+
+The four sweeps, each reusing what the others keep fixed:
+
+- ``k1,b``: BM25 over a k1 x b grid (k1 0..3 in 16 steps, b 0..1 in 11 steps), re-weighting the count matrix
+  built once (never re-tokenising);
+- ``dims``: LSA over 1..min(max allowed, 200) dimensions;
+- ``rrf_k``: RRF's constant 1..200 over the fixed BM25 and LSA lists;
+- ``alpha``: the weighted fusion's weight 0..1 over the fixed BM25 and LSA scores.
+
+Every sweep gives exactly what ``experiment.evaluate`` gives at the same setting (ties by document id
+included); the tests check it point by point. The only exception, stated in the sweep's notes: a dims curve
+of more than ``REFIT_UP_TO`` points truncates one SVD instead of fitting one per d, which is the same
+mathematics and differs only in the last digits.
+
+Speed: the BM25 grid scores every question densely per setting with bm25.score's own sums (listed once,
+re-weighted per setting, checked against bm25.score on one setting), and a metric cut at k only needs each
+row's top k (a partition, not a sort). The 176 settings take about 0.6 s of CPU on Cranfield (bench/tuning.py).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import bm25, fusion, lsa, metrics, significance, stats
+from .dataset import Dataset, Qrels
+from .errors import InputError
+from .experiment import Evaluation, LsaFit, Params, Prepared, base_rankings, bm25_scores, fit_lsa, prepare
+from .ranking import THRESHOLD, Ranking
+
+K1_GRID = np.arange(16) * 3 / 15  # 0, 0.2, ..., 3.0 (exact decimals: 6 * 3 / 15 == 1.2)
+B_GRID = np.arange(11) / 10  # 0, 0.1, ..., 1.0
+RRF_K_GRID = np.arange(1, 201, dtype=np.float64)  # 1, 2, ..., 200
+ALPHA_GRID = np.arange(21) / 20  # 0, 0.05, ..., 1.0
+MAX_DIMS = 200
+REFIT_UP_TO = 40  # dims curves up to this many points fit one SVD per d; longer ones truncate one SVD
+DIRECT_UP_TO = 32  # a truncated curve's cosines are normalised-then-multiplied up to this d, updated beyond it
+FOLDS = 5
+SEED = 0
+PARAMS = ("k1,b", "dims", "rrf_k", "alpha")
+SYSTEM_OF = {"k1,b": "BM25", "dims": "LSA", "rrf_k": "RRF", "alpha": "weighted"}
+_DECIMALS = 12  # means are compared at this many decimals, so exact ties never depend on summation order
+_BOOT_CELLS = 8_000_000  # settings x resamples x questions bootstrapped at once
+_NEAR_ZERO = 1e-9  # interval ends this close to zero are recomputed exactly
+
+
+# ------------------------------------------------------------------------------------------- ranks
+
+
+def judged_ranks(dataset: Dataset, scores: np.ndarray, threshold: float = THRESHOLD, depth: int | None = None) -> np.ndarray:
+    """Rank of every judged document in dense scores (questions x documents), as ranking.rank_rows gives it.
+
+    Results are the scores above `threshold`, ordered by score descending then document id; 0 = not
+    retrieved. With `depth`, a rank beyond it is 0 too (the list is cut there, as in the fusions; a metric
+    cut at k needs no deeper rank), and only the documents at or above each row's depth-th score are ranked.
+    """
+    qrels = dataset.qrels
+    s = np.asarray(scores, dtype=np.float64)
+    nq, nd = s.shape
+    q, d = qrels.query, qrels.doc
+    ranks = np.zeros(len(qrels), dtype=np.int64)
+    known = np.flatnonzero(d >= 0)
+    val = s[q[known], d[known]]
+    ok = val > threshold
+    cut = depth is not None and depth < nd
+    if cut:
+        part = np.partition(s, nd - depth, axis=1)
+        kth = part[:, nd - depth]  # each row's depth-th largest score
+        ok &= val >= kth[q[known]]
+    hit = known[ok]
+    if hit.size == 0:
+        return ranks
+    val = val[ok]
+    tk = dataset.tie_key
+    if cut:
+        # every score above a candidate's is above the row's depth-th, so among the partition's last `depth`
+        # entries: count there; a candidate whose score ties another's (or the boundary) is counted on its row
+        top = part[:, nd - depth :][q[hit]]
+        v = val[:, None]
+        rank = (top > v).sum(axis=1) + 1
+        amb = np.flatnonzero(((top == v).sum(axis=1) != 1) | (val == kth[q[hit]]))
+        if amb.size:
+            j = hit[amb]
+            row, va = s[q[j]], val[amb][:, None]
+            rank[amb] = ((row > va) | ((row == va) & (tk[None, :] < tk[d[j]][:, None]))).sum(axis=1) + 1
+        ranks[hit] = np.where(rank <= depth, rank, 0)
+        return ranks
+    # every rank: complex numbers sort lexicographically (real, then imaginary), so (question, score) pairs
+    # sit in one sorted array and one searchsorted counts the higher scores of every judgement at once
+    flat = np.empty((nq, nd), dtype=np.complex128)
+    flat.real = np.arange(nq, dtype=np.float64)[:, None]
+    flat.imag = np.sort(s, axis=1)
+    flat = flat.ravel()
+    key = np.empty(hit.size, dtype=np.complex128)
+    key.real, key.imag = q[hit], val
+    right = np.searchsorted(flat, key, side="right")
+    left = np.searchsorted(flat, key, side="left")
+    rank = (q[hit] + 1) * nd - right + 1  # 1 + documents scoring strictly higher
+    tied = np.flatnonzero(right - left > 1)
+    if tied.size:
+        j = hit[tied]
+        same = s[q[j]] == val[tied][:, None]
+        rank[tied] += (same & (tk[None, :] < tk[d[j]][:, None])).sum(axis=1)
+    ranks[hit] = rank if depth is None else np.where(rank <= depth, rank, 0)
+    return ranks
+
+
+def _ranks(dataset: Dataset, scores: np.ndarray, metric: metrics.Metric, threshold: float = THRESHOLD,
+           depth: int | None = None) -> np.ndarray:
+    """Judged ranks from dense scores, ranked only as deep as the metric (or the cut list) looks."""
+    cut = metric.k if depth is None else (depth if metric.k is None else min(depth, metric.k))
+    return judged_ranks(dataset, scores, threshold, cut)
+
+
+def _values(dataset: Dataset, judged_rank: np.ndarray, metric: metrics.Metric) -> np.ndarray:
+    """One metric per evaluated question for each row of judged ranks (settings x judgements): one metrics.per_query call.
+
+    The judgements are tiled once per setting, each copy under its own block of question numbers, so a single
+    call computes every setting with the same arithmetic as a call per setting.
+    """
+    r = np.atleast_2d(np.asarray(judged_rank, dtype=np.int64))
+    n, nq, qr = r.shape[0], dataset.n_queries, dataset.qrels
+    tiled = Qrels(
+        query=(qr.query[None, :] + nq * np.arange(n)[:, None]).ravel(),
+        doc=np.tile(qr.doc, n),
+        doc_id=np.tile(qr.doc_id, n),
+        grade=np.tile(qr.grade, n),
+    )
+    return metrics.per_query(tiled, nq * n, r.ravel(), metric).reshape(n, nq)[:, dataset.evaluated]
+
+
+def _dense(chunks) -> np.ndarray:
+    """Concatenate (start, block) score chunks into one dense matrix."""
+    blocks = [b for _, b in chunks]
+    return np.concatenate(blocks, axis=0) if blocks else np.zeros((0, 0))
+
+
+# ------------------------------------------------------------------------------------------- sweeps
+
+
+@dataclass(frozen=True, eq=False)
+class Sweep:
+    """One metric's per-question values for one system over a grid of one or two parameters."""
+
+    system: str
+    metric: str
+    names: tuple[str, ...]  # ("k1", "b"), ("dims",), ("rrf_k",) or ("alpha",)
+    axes: tuple[np.ndarray, ...]  # the values of each parameter
+    values: np.ndarray  # settings x questions; settings in row-major grid order
+    qids: tuple[str, ...]  # the evaluated questions, column order
+    base: Params  # the parameters held fixed
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """Grid shape, one length per parameter."""
+        return tuple(a.size for a in self.axes)
+
+    @property
+    def means(self) -> np.ndarray:
+        """Mean over questions of every setting."""
+        return self.values.mean(axis=1)
+
+    def grid(self) -> np.ndarray:
+        """The means in grid shape (k1 rows x b columns for the BM25 grid)."""
+        return self.means.reshape(self.shape)
+
+    def setting(self, i: int) -> dict[str, float]:
+        """The parameter values of setting `i`."""
+        pos = np.unravel_index(int(i), self.shape)
+        return {n: _num(a[p], n) for n, a, p in zip(self.names, self.axes, pos)}
+
+    def nearest(self, **params: float) -> int:
+        """Index of the grid setting closest to the given parameter values (missing ones: the base's)."""
+        pos = []
+        for n, a in zip(self.names, self.axes):
+            v = params.get(n, getattr(self.base, n))
+            pos.append(int(np.argmin(np.abs(a - float(v)))))
+        return int(np.ravel_multi_index(tuple(pos), self.shape))
+
+
+def _num(x: float, name: str) -> float | int:
+    """A parameter value as a plain Python number: an int for dims, a float otherwise."""
+    return int(x) if name == "dims" else float(x)
+
+
+def _axis(values, name: str, lo: float, hi: float | None, integer: bool = False) -> np.ndarray:
+    """A validated, sorted, duplicate-free parameter axis."""
+    a = np.unique(np.asarray(values, dtype=np.float64).ravel())
+    if a.size == 0:
+        raise InputError(f"{name}: no value to try")
+    if not np.isfinite(a).all() or a[0] < lo or (hi is not None and a[-1] > hi):
+        rng = f"[{lo}, {hi}]" if hi is not None else f">= {lo}"
+        raise InputError(f"{name} values must be in {rng}")
+    if integer and not np.all(a == np.round(a)):
+        raise InputError(f"{name} values must be whole numbers")
+    return a
+
+
+def _start(dataset: Dataset, metric: str | metrics.Metric, prep: Prepared | None) -> tuple[metrics.Metric, Prepared, tuple[str, ...]]:
+    """Parse the metric, prepare the dataset once, and check there is something to evaluate."""
+    m = metrics.parse(metric) if isinstance(metric, str) else metric
+    if dataset.evaluated.size == 0:
+        raise InputError(f"dataset {dataset.name}: no question has a relevant document, nothing to tune")
+    prep = prep or prepare(dataset)
+    return m, prep, tuple(dataset.query_ids[q] for q in dataset.evaluated)
+
+
+@dataclass(frozen=True, eq=False)
+class _Bm25Grid:
+    """The part of BM25 scoring that does not depend on k1 and b, kept for a whole grid."""
+
+    doc: np.ndarray  # per stored count of a question term: its document
+    tf: np.ndarray
+    idf: np.ndarray
+    elem: np.ndarray  # per (question, question term, document) product: its stored count
+    cell: np.ndarray  # ... and its cell question * n_docs + document
+    shape: tuple[int, int]
+
+
+def _bm25_grid(prep: Prepared) -> _Bm25Grid:
+    """bm25.score's algebra with everything but the weights hoisted out of the grid loop.
+
+    bm25.score multiplies the questions' 0/1 term matrix (CSR) by the term weights; each score is the sum of
+    its terms' weights in the order the question's terms are stored. The products are listed once in that
+    order, so a bincount over them adds the same numbers in the same order, to the same last bit.
+    """
+    bmi = prep.bm25
+    nq, nd = prep.qcounts.shape[0], bmi.counts.shape[0]
+    terms = np.unique(prep.qcounts.indices)
+    qsub = prep.qcounts[:, terms]
+    qsub.sort_indices()
+    sub = bmi.counts[:, terms]
+    col = np.repeat(np.arange(sub.shape[1]), np.diff(sub.indptr))
+    qrow = np.repeat(np.arange(nq), np.diff(qsub.indptr))
+    lens = np.diff(sub.indptr)[qsub.indices]
+    within = np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens)
+    elem = np.repeat(sub.indptr[qsub.indices], lens) + within
+    cell = np.repeat(qrow, lens) * nd + sub.indices[elem]
+    return _Bm25Grid(sub.indices.astype(np.int64), sub.data, bmi.idf[terms][col], elem, cell, (nq, nd))
+
+
+def _bm25_dense(g: _Bm25Grid, prep: Prepared, k1: float, b: float) -> np.ndarray:
+    """Dense BM25 scores at (k1, b), equal to bm25.score's to the last bit."""
+    norm = bm25.length_norm(prep.bm25.doc_len, prep.bm25.avg_len, k1, b)
+    weights = g.idf * bm25.saturation(g.tf, norm[g.doc], k1)
+    return np.bincount(g.cell, weights=weights[g.elem], minlength=g.shape[0] * g.shape[1]).reshape(g.shape)
+
+
+def sweep_bm25(
+    dataset: Dataset,
+    metric: str | metrics.Metric,
+    k1s=K1_GRID,
+    bs=B_GRID,
+    prep: Prepared | None = None,
+    base: Params = Params(),
+) -> Sweep:
+    """BM25's per-question metric over the k1 x b grid, re-weighting the count matrix built once."""
+    m, prep, qids = _start(dataset, metric, prep)
+    k1s = _axis(k1s, "k1", 0.0, None)
+    bs = _axis(bs, "b", 0.0, 1.0)
+    ranks = np.zeros((k1s.size * bs.size, len(dataset.qrels)), dtype=np.int64)
+    notes: list[str] = []
+    if prep.qcounts.nnz == 0:
+        values = _values(dataset, ranks, m)
+        return Sweep("BM25", m.name, ("k1", "b"), (k1s, bs), values, qids, base, ("no question shares a word with the corpus",))
+    g = _bm25_grid(prep)
+    fast = True
+    # the hoisted algebra must give bm25.score's numbers to the last bit, or ties could break differently
+    k1p, bp = float(k1s[min(1, k1s.size - 1)]), float(bs[-1])
+    if not np.array_equal(_bm25_dense(g, prep, k1p, bp), bm25_scores(prep, k1p, bp).toarray()):
+        fast = False
+        notes.append("BM25 grid scored through bm25.score setting by setting (the fast path disagreed in the last digits)")
+    i = 0
+    for k1 in k1s:
+        for b in bs:
+            s = _bm25_dense(g, prep, float(k1), float(b)) if fast else bm25_scores(prep, float(k1), float(b)).toarray()
+            ranks[i] = _ranks(dataset, s, m)
+            i += 1
+    return Sweep("BM25", m.name, ("k1", "b"), (k1s, bs), _values(dataset, ranks, m), qids, base, tuple(notes))
+
+
+def _lsa_scores(dataset: Dataset, model: lsa.LsaModel, qvec: np.ndarray) -> np.ndarray:
+    """LSA's dense cosine scores, computed in the library's own blocks."""
+    if model.doc_vectors.shape[1] == 0:
+        return np.zeros((dataset.n_queries, dataset.n_docs))
+    return _dense(lsa.score_chunks(model, qvec))
+
+
+def dims_axis(prep: Prepared, max_dims: int = MAX_DIMS) -> np.ndarray:
+    """The dimensions a dims curve covers: 1 up to what the corpus allows, at most `max_dims`."""
+    top = min(lsa.max_dims(prep.index), int(max_dims))
+    return np.arange(1, top + 1, dtype=np.float64)
+
+
+def sweep_dims(
+    dataset: Dataset,
+    metric: str | metrics.Metric,
+    dims=None,
+    prep: Prepared | None = None,
+    base: Params = Params(),
+    refit: bool | None = None,
+    max_dims: int = MAX_DIMS,
+) -> Sweep:
+    """LSA's per-question metric over its dimensions (default 1..min(allowed, 200)).
+
+    With `refit` (the default up to REFIT_UP_TO points) one SVD is fitted per d, exactly as evaluate does;
+    otherwise one SVD with the largest d is fitted and truncated, the same subspaces up to rounding.
+    """
+    m, prep, qids = _start(dataset, metric, prep)
+    limit = lsa.max_dims(prep.index)
+    if limit < 1:
+        raise InputError(f"LSA needs at least 2 documents and 2 terms; {dataset.name} has {prep.index.n_docs} and {len(prep.index.vocabulary)}")
+    axis = dims_axis(prep, max_dims) if dims is None else _axis(dims, "dims", 1.0, None, integer=True)
+    notes: list[str] = []
+    if axis[-1] > limit:
+        notes.append(f"dims above {limit} are lowered to {limit}, the most this corpus allows")
+    used = np.minimum(axis, limit).astype(int)
+    refit = axis.size <= REFIT_UP_TO if refit is None else refit
+    ranks = np.zeros((axis.size, len(dataset.qrels)), dtype=np.int64)
+    if refit:
+        cache: dict[int, np.ndarray] = {}
+        for i, d in enumerate(used):
+            if d not in cache:
+                f = fit_lsa(prep, int(d))
+                cache[d] = _ranks(dataset, _lsa_scores(dataset, f.model, f.qvec), m)
+            ranks[i] = cache[d]
+    else:
+        f = fit_lsa(prep, int(used.max()))
+        model = f.model
+        z = model.svd.transform(model.tfidf.transform(prep.index.counts))
+        qz = model.svd.transform(model.tfidf.transform(prep.qcounts))
+        notes.append(f"one {model.dims}-dimension SVD ({model.algorithm}) truncated to each d: same subspaces as a fit per d, up to rounding")
+        # the cosines at d from those at d - 1: add the new dimensions' products and squared norms
+        dot = np.zeros((prep.qcounts.shape[0], z.shape[0]))
+        zsq, qsq = np.zeros(z.shape[0]), np.zeros(qz.shape[0])
+        done = 0
+        for i, d in enumerate(used):
+            if d <= DIRECT_UP_TO:  # few dimensions, many near-ties: normalise, then multiply, as lsa.search does
+                zd, qd = z[:, :d], qz[:, :d]
+                docs = zd / np.maximum(np.linalg.norm(zd, axis=1, keepdims=True), 1e-12)
+                qn = np.linalg.norm(qd, axis=1, keepdims=True)
+                ranks[i] = _ranks(dataset, np.where(qn > 1e-12, qd / np.where(qn > 1e-12, qn, 1.0), 0.0) @ docs.T, m)
+                continue
+            if d > done:
+                dot += qz[:, done:d] @ z[:, done:d].T
+                zsq += (z[:, done:d] ** 2).sum(axis=1)
+                qsq += (qz[:, done:d] ** 2).sum(axis=1)
+                done = d
+            zn, qn = np.maximum(np.sqrt(zsq), 1e-12), np.sqrt(qsq)
+            qinv = np.where(qn > 1e-12, 1.0 / np.where(qn > 1e-12, qn, 1.0), 0.0)
+            ranks[i] = _ranks(dataset, dot * qinv[:, None] / zn[None, :], m)
+    return Sweep("LSA", m.name, ("dims",), (axis,), _values(dataset, ranks, m), qids, base, tuple(notes))
+
+
+@dataclass(frozen=True, eq=False)
+class Fixed:
+    """The BM25 scores, LSA fit and both rankings a fusion sweep holds fixed."""
+
+    scores: sp.csr_matrix
+    fit: LsaFit
+    bm25: Ranking
+    lsa: Ranking
+
+
+def fixed_parts(dataset: Dataset, params: Params, prep: Prepared | None = None) -> Fixed:
+    """BM25 at (k1, b) and LSA at dims, with their rankings, for the fusion sweeps and explanations."""
+    params.check()
+    prep = prep or prepare(dataset)
+    scores = bm25_scores(prep, params.k1, params.b)
+    fit = fit_lsa(prep, params.dims)
+    bm, ls = base_rankings(dataset, scores, fit, max(params.depth, params.fusion_depth))
+    return Fixed(scores, fit, bm, ls)
+
+
+def sweep_rrf_k(
+    dataset: Dataset,
+    metric: str | metrics.Metric,
+    ks=RRF_K_GRID,
+    prep: Prepared | None = None,
+    base: Params = Params(),
+    fixed: Fixed | None = None,
+) -> Sweep:
+    """RRF's per-question metric over its constant k, fusing the fixed BM25 and LSA lists (top fusion_depth of each)."""
+    m, prep, qids = _start(dataset, metric, prep)
+    ks = _axis(ks, "rrf_k", 0.0, None)
+    fixed = fixed or fixed_parts(dataset, base, prep)
+    nq, nd, depth = dataset.n_queries, dataset.n_docs, base.fusion_depth
+    lists = []
+    for r in (fixed.bm25, fixed.lsa):
+        lens = np.minimum(np.diff(r.indptr), depth)
+        q = np.repeat(np.arange(nq), lens)
+        pos = np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens)
+        lists.append((q * nd + r.docs[np.repeat(r.indptr[:-1], lens) + pos], pos + 1.0))
+    keys = np.unique(np.concatenate([k for k, _ in lists]))
+    rank_in = np.zeros((len(lists), keys.size))  # each candidate's rank in each list, 0 = absent
+    for i, (k, r) in enumerate(lists):
+        rank_in[i, np.searchsorted(keys, k)] = r
+    cq, cd = keys // nd, keys % nd
+    start = np.searchsorted(cq, np.arange(nq + 1))
+    width = int(np.diff(start).max()) if keys.size else 0
+    slot = np.arange(keys.size) - start[cq]
+    tk = np.full((nq, max(width, 1)), np.iinfo(np.int64).max)
+    tk[cq, slot] = dataset.tie_key[cd]
+    # each judgement's candidate slot, if it is a candidate
+    qrels = dataset.qrels
+    jfound, jq, jslot = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    if keys.size:
+        jk = qrels.query * nd + qrels.doc
+        jpos = np.minimum(np.searchsorted(keys, jk), keys.size - 1)
+        jfound = np.flatnonzero((qrels.doc >= 0) & (keys[jpos] == jk))
+        jq, jslot = cq[jpos[jfound]], slot[jpos[jfound]]
+    ranks = np.zeros((ks.size, len(qrels)), dtype=np.int64)
+    step = max(1, 4_000_000 // max(nq * max(width, 1) ** 2, 1))
+    for lo in range(0, ks.size, step):
+        kk = ks[lo : lo + step]
+        total = np.zeros((kk.size, keys.size))
+        for i in range(len(lists)):
+            r = rank_in[i]
+            total = total + np.where(r > 0, fusion.rrf_points(np.where(r > 0, r, 1.0)[None, :], kk[:, None]), 0.0)
+        t = np.full((kk.size, nq, max(width, 1)), -np.inf)
+        t[:, cq, slot] = total
+        ti, tj = t[:, :, :, None], t[:, :, None, :]
+        before = (tj > ti) | ((tj == ti) & (tk[None, :, None, :] < tk[None, :, :, None]))
+        rank = before.sum(axis=-1) + 1  # k x questions x slots
+        ranks[lo : lo + kk.size, jfound] = rank[:, jq, jslot]
+    return Sweep("RRF", m.name, ("rrf_k",), (ks,), _values(dataset, ranks, m), qids, base)
+
+
+def _normalised(dataset: Dataset, fixed: Fixed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """min-max normalised BM25 and LSA scores over every document, and the questions neither retriever answers."""
+    bm = fixed.scores.toarray()
+    ls = _lsa_scores(dataset, fixed.fit.model, fixed.fit.qvec)
+    silent = (bm.max(axis=1) == 0) & (ls.max(axis=1) <= 0)
+    return fusion.minmax(bm), fusion.minmax(ls), silent
+
+
+def sweep_alpha(
+    dataset: Dataset,
+    metric: str | metrics.Metric,
+    alphas=ALPHA_GRID,
+    prep: Prepared | None = None,
+    base: Params = Params(),
+    fixed: Fixed | None = None,
+) -> Sweep:
+    """The weighted fusion's per-question metric over alpha, over the fixed BM25 and LSA scores."""
+    m, prep, qids = _start(dataset, metric, prep)
+    alphas = _axis(alphas, "alpha", 0.0, 1.0)
+    fixed = fixed or fixed_parts(dataset, base, prep)
+    mb, ml, silent = _normalised(dataset, fixed)
+    ranks = np.zeros((alphas.size, len(dataset.qrels)), dtype=np.int64)
+    for i, a in enumerate(alphas):
+        fused = a * mb + (1.0 - a) * ml
+        fused[silent] = -np.inf
+        ranks[i] = _ranks(dataset, fused, m, threshold=-1.0, depth=base.fusion_depth)
+    return Sweep("weighted", m.name, ("alpha",), (alphas,), _values(dataset, ranks, m), qids, base)
+
+
+def sweep(
+    dataset: Dataset,
+    params: str,
+    metric: str | metrics.Metric,
+    base: Params = Params(),
+    prep: Prepared | None = None,
+    fixed: Fixed | None = None,
+) -> Sweep:
+    """The default sweep of `params` ('k1,b', 'dims', 'rrf_k' or 'alpha'), the other parameters at `base`."""
+    key = _params_key(params)
+    base.check()
+    prep = prep or prepare(dataset)
+    if key == "k1,b":
+        return sweep_bm25(dataset, metric, prep=prep, base=base)
+    if key == "dims":
+        return sweep_dims(dataset, metric, prep=prep, base=base)
+    if key == "rrf_k":
+        return sweep_rrf_k(dataset, metric, prep=prep, base=base, fixed=fixed)
+    return sweep_alpha(dataset, metric, prep=prep, base=base, fixed=fixed)
+
+
+def _params_key(params: str) -> str:
+    """Normalise a --params value, or an error listing the valid ones."""
+    key = ",".join(p.strip().lower().replace("-", "_") for p in params.split(","))
+    if key == "b,k1":
+        key = "k1,b"
+    if key not in PARAMS:
+        raise InputError(f"unknown parameters {params!r}: valid are {' | '.join(PARAMS)}")
+    return key
+
+
+def current_values(
+    dataset: Dataset, params: str, metric: str | metrics.Metric, base: Params = Params(), prep: Prepared | None = None,
+    fixed: Fixed | None = None,
+) -> np.ndarray:
+    """Per-question values of the swept system at the current setting `base` (which need not be a grid point)."""
+    key = _params_key(params)
+    prep = prep or prepare(dataset)
+    if key == "k1,b":
+        s = sweep_bm25(dataset, metric, [base.k1], [base.b], prep, base)
+    elif key == "dims":
+        s = sweep_dims(dataset, metric, [base.dims], prep, base, refit=True)
+    elif key == "rrf_k":
+        s = sweep_rrf_k(dataset, metric, [base.rrf_k], prep, base, fixed)
+    else:
+        s = sweep_alpha(dataset, metric, [base.alpha], prep, base, fixed)
+    return s.values[0]
+
+
+# ------------------------------------------------------------------------------------------- analysis
+
+
+def best_setting(values: np.ndarray) -> int:
+    """Index of the setting with the highest mean (rows x questions); exact ties go to the first."""
+    v = np.asarray(values, dtype=np.float64)
+    if v.ndim != 2 or v.shape[0] == 0 or v.shape[1] == 0:
+        raise InputError(f"expected settings x questions values, got shape {v.shape}")
+    return int(np.argmax(np.round(v.mean(axis=1), _DECIMALS)))
+
+
+@dataclass(frozen=True, eq=False)
+class TieRegion:
+    """The settings that can't be told apart from the best: the paired bootstrap interval of (setting - best) holds zero."""
+
+    best: int
+    intervals: np.ndarray  # settings x 2: interval ends of mean(setting - best)
+    tied: np.ndarray  # bool per setting (the best included)
+    resamples: int
+    seed: int
+    confidence: float
+
+    @property
+    def size(self) -> int:
+        """Number of settings tied with the best (the best included)."""
+        return int(self.tied.sum())
+
+
+def _screen(rows: np.ndarray, resamples: int, seed: int, confidence: float) -> np.ndarray:
+    """Bootstrap interval ends of each row's mean as a matrix product: the same resamples as stats.intervals
+    (stats.indices, turned into counts per question), summed in another order, so equal to within ~n ulps."""
+    n = rows.shape[1]
+    idx = stats.indices(n, resamples, seed)
+    means = np.empty((rows.shape[0], resamples))
+    step = max(1, 4_000_000 // n)
+    for lo in range(0, resamples, step):
+        part = idx[lo : lo + step]
+        counts = np.bincount((part + n * np.arange(part.shape[0])[:, None]).ravel(), minlength=part.size).reshape(part.shape)
+        means[:, lo : lo + step] = rows @ counts.T.astype(np.float64) / n
+    means.sort(axis=1)
+    lo, hi = stats.percentile_positions(resamples, confidence)
+    return np.stack([means[:, lo], means[:, hi]], axis=-1)
+
+
+def tie_region(
+    values: np.ndarray,
+    best: int | None = None,
+    resamples: int = stats.RESAMPLES,
+    seed: int = stats.SEED,
+    confidence: float = stats.CONFIDENCE,
+) -> TieRegion:
+    """Paired bootstrap of every setting against the best, all settings at once (identical rows bootstrapped once).
+
+    The intervals come from one matrix product over the shared resamples; every row with an end within 1e-9
+    of zero, where the verdict could hang on rounding, is recomputed exactly by stats.intervals. Elsewhere
+    the ends equal stats.intervals' to within about 1e-13, far from changing which side of zero they fall.
+    """
+    v = np.asarray(values, dtype=np.float64)
+    best = best_setting(v) if best is None else int(best)
+    if resamples < 2 or not 0 < confidence < 1:
+        stats.intervals(v[:1], resamples, seed, confidence)  # raises the library's error
+    diffs = v - v[best]
+    uniq, inverse = np.unique(diffs, axis=0, return_inverse=True)
+    ends = _screen(uniq, resamples, seed, confidence)
+    near = np.flatnonzero((np.abs(ends) <= _NEAR_ZERO).any(axis=1))
+    step = max(1, _BOOT_CELLS // (resamples * v.shape[1]))
+    for lo in range(0, near.size, step):
+        rows = near[lo : lo + step]
+        ends[rows] = stats.intervals(uniq[rows], resamples, seed, confidence)
+    ends = ends[np.asarray(inverse).ravel()]
+    tied = (ends[:, 0] <= 0) & (ends[:, 1] >= 0)
+    tied[best] = True
+    return TieRegion(best, ends, tied, resamples, seed, confidence)
+
+
+def versus_best(
+    values: np.ndarray, best: int | None = None, resamples: int = significance.RESAMPLES, seed: int = SEED
+) -> tuple[np.ndarray, np.ndarray]:
+    """Paired randomisation p-value of every setting against the best, and the Holm-adjusted p-values.
+
+    The comparisons with the best form one family of (settings - 1) tests; the best itself gets 1 and 1.
+    """
+    v = np.asarray(values, dtype=np.float64)
+    best = best_setting(v) if best is None else int(best)
+    uniq, inverse = np.unique(v - v[best], axis=0, return_inverse=True)
+    p = significance.permutation_pvalues(uniq, resamples, seed)[np.asarray(inverse).ravel()]
+    others = np.arange(v.shape[0]) != best
+    adjusted = np.ones(v.shape[0])
+    if others.any():
+        adjusted[others] = significance.holm(p[others])
+    p[best] = 1.0
+    return p, adjusted
+
+
+@dataclass(frozen=True, eq=False)
+class CrossValidation:
+    """k-fold cross-validation of choosing the best setting: in-sample best mean against the held-out estimate."""
+
+    folds: int
+    seed: int
+    in_sample: float  # the best setting's mean over all questions (chosen on them)
+    in_sample_best: int
+    cross_validated: float  # mean over all questions, each measured with the setting chosen without its fold
+    chosen: tuple[int, ...]  # per fold: the setting chosen on the other folds
+    train_means: tuple[float, ...]  # per fold: the chosen setting's mean on the other folds
+    test_means: tuple[float, ...]  # per fold: its mean on the held-out fold
+    fold_sizes: tuple[int, ...]
+    assignment: np.ndarray  # fold of each question
+
+    @property
+    def optimism(self) -> float:
+        """How much of the in-sample score is over-fitting: in-sample minus cross-validated."""
+        return self.in_sample - self.cross_validated
+
+
+def fold_assignment(n: int, folds: int = FOLDS, seed: int = SEED) -> np.ndarray:
+    """Fold of each of n questions: a seeded permutation cut into `folds` near-equal parts (numpy.array_split)."""
+    if isinstance(folds, bool) or int(folds) != folds or folds < 2:
+        raise InputError(f"folds must be a whole number >= 2, got {folds}")
+    if folds > n:
+        raise InputError(f"folds: {folds} folds need at least {folds} questions, there are {n}")
+    perm = np.random.default_rng(seed).permutation(n)
+    out = np.empty(n, dtype=np.int64)
+    for f, part in enumerate(np.array_split(perm, int(folds))):
+        out[part] = f
+    return out
+
+
+def cross_validate(values: np.ndarray, folds: int = FOLDS, seed: int = SEED) -> CrossValidation:
+    """For each fold, pick the best setting on the other folds and measure it on the held-out one (all folds at once)."""
+    v = np.asarray(values, dtype=np.float64)
+    best = best_setting(v)
+    n = v.shape[1]
+    fold = fold_assignment(n, folds, seed)
+    onehot = np.zeros((n, int(folds)))
+    onehot[np.arange(n), fold] = 1.0
+    sizes = onehot.sum(axis=0)
+    fold_sums = v @ onehot  # settings x folds
+    train = (v.sum(axis=1, keepdims=True) - fold_sums) / (n - sizes)
+    chosen = np.argmax(np.round(train, _DECIMALS), axis=0)
+    cols = np.arange(int(folds))
+    test = np.array([v[chosen[f], fold == f].mean() for f in cols])
+    held_out = v[chosen[fold], np.arange(n)]
+    return CrossValidation(
+        int(folds), int(seed), float(v[best].mean()), best, float(held_out.mean()),
+        tuple(int(c) for c in chosen), tuple(float(x) for x in train[chosen, cols]), tuple(float(x) for x in test),
+        tuple(int(s) for s in sizes), fold,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class Oracle:
+    """The per-question oracle: the best system on each question, the upper bound a router between them could reach."""
+
+    systems: tuple[str, ...]
+    qids: tuple[str, ...]
+    best: tuple[str, ...]  # per question: the first system (in order) reaching the best value
+    winners: tuple[tuple[str, ...], ...]  # per question: every system reaching it
+    values: np.ndarray  # per question: the best value
+    mean: float
+    system_means: dict[str, float]
+
+    def wins(self) -> dict[str, int]:
+        """Questions on which each system is the oracle's choice (ties go to the first system)."""
+        return {s: sum(1 for b in self.best if b == s) for s in self.systems}
+
+
+def oracle(values: dict[str, np.ndarray], qids: tuple[str, ...] | None = None) -> Oracle:
+    """The best system per question and the mean of the per-question maxima, from system -> per-question values."""
+    if not values:
+        raise InputError("oracle: no system to choose from")
+    names = tuple(values)
+    v = np.stack([np.asarray(values[s], dtype=np.float64) for s in names])
+    if v.ndim != 2:
+        raise InputError("oracle: every system needs one value per question")
+    qids = tuple(qids) if qids is not None else tuple(str(i) for i in range(v.shape[1]))
+    if len(qids) != v.shape[1]:
+        raise InputError(f"oracle: {len(qids)} question ids for {v.shape[1]} values")
+    top = v.max(axis=0)
+    win = np.isclose(v, top[None, :], rtol=0, atol=1e-12)
+    winners = tuple(tuple(names[i] for i in np.flatnonzero(win[:, j])) for j in range(v.shape[1]))
+    best = tuple(names[int(np.argmax(win[:, j]))] for j in range(v.shape[1]))
+    return Oracle(names, qids, best, winners, top, float(top.mean()) if top.size else math.nan,
+                  {s: float(v[i].mean()) for i, s in enumerate(names)})
+
+
+def oracle_of(evaluation: Evaluation, metric: str, systems: list[str] | None = None) -> Oracle:
+    """The per-question oracle over an evaluation's systems (all by default) on one computed metric."""
+    name = metrics.parse(metric).name
+    systems = systems or evaluation.systems
+    for s in systems:
+        if s not in evaluation.values:
+            raise InputError(f"unknown system {s!r}: known are {', '.join(evaluation.values)}")
+        if name not in evaluation.values[s]:
+            raise InputError(f"metric {name!r} was not computed: computed are {', '.join(evaluation.values[s])}")
+    ds = evaluation.dataset
+    return oracle({s: evaluation.values[s][name] for s in systems}, tuple(ds.query_ids[q] for q in ds.evaluated))
+
+
+# ------------------------------------------------------------------------------------------- fusion explained
+
+
+def _row_ranks(row: np.ndarray, key: np.ndarray, threshold: float) -> np.ndarray:
+    """Rank of every document in one score row (score descending, ties by id); 0 when not a result."""
+    res = np.flatnonzero(row > threshold)
+    order = res[np.lexsort((key[res], -row[res]))]
+    out = np.zeros(row.size, dtype=np.int64)
+    out[order] = np.arange(1, order.size + 1)
+    return out
+
+
+def _question(dataset: Dataset, question: int | str) -> int:
+    """A question's index from its index or id."""
+    if isinstance(question, str):
+        if question not in dataset.query_index:
+            raise InputError(f"unknown question {question!r}")
+        return dataset.query_index[question]
+    if not 0 <= int(question) < dataset.n_queries:
+        raise InputError(f"question index {question} out of range (0..{dataset.n_queries - 1})")
+    return int(question)
+
+
+def explain_fusion(
+    dataset: Dataset,
+    question: int | str,
+    kind: str = "weighted",
+    params: Params = Params(),
+    prep: Prepared | None = None,
+    fixed: Fixed | None = None,
+    top: int | None = None,
+) -> list[dict]:
+    """Each document's contribution from each retriever to one question's fused list, best first.
+
+    Rows: the fused top `top` (default: the fusion depth) and every relevant document. Columns: ``doc_id``,
+    ``grade`` (0 = not judged relevant), ``bm25_rank`` and ``lsa_rank`` (None = not a result), ``bm25`` and
+    ``lsa`` (the contributions: alpha x min-max BM25 score and (1 - alpha) x min-max LSA score in the weighted
+    fusion; 1 / (k + rank) for a document in a list's top fusion_depth in RRF, else 0), ``total``, ``fused_rank``
+    (None = not in the fused list) and ``rescued_by``: the retriever that alone put a document of the fused
+    list in its own top fusion_depth ("BM25" or "LSA"), "both", or None.
+    """
+    if kind not in ("weighted", "rrf", "RRF"):
+        raise InputError(f"fusion kind must be 'weighted' or 'rrf', got {kind!r}")
+    params.check()
+    q = _question(dataset, question)
+    prep = prep or prepare(dataset)
+    fixed = fixed or fixed_parts(dataset, params, prep)
+    depth = params.fusion_depth
+    top = depth if top is None else int(top)
+    key = dataset.tie_key
+    bm_row = fixed.scores[q].toarray().ravel()
+    ls_row = _lsa_scores(dataset, fixed.fit.model, fixed.fit.qvec)[q]
+    bm_rank, ls_rank = _row_ranks(bm_row, key, THRESHOLD), _row_ranks(ls_row, key, THRESHOLD)
+    if kind == "weighted":
+        a = params.alpha
+        silent = bm_row.max() == 0 and ls_row.max() <= 0
+        c_bm = a * fusion.minmax(bm_row[None, :])[0]
+        c_ls = (1.0 - a) * fusion.minmax(ls_row[None, :])[0]
+        total = c_bm + c_ls
+        fused = np.zeros(dataset.n_docs, dtype=np.int64) if silent else _row_ranks(total, key, -1.0)
+        fused[fused > depth] = 0
+    else:
+        k = params.rrf_k
+        in_bm = (bm_rank > 0) & (bm_rank <= depth)
+        in_ls = (ls_rank > 0) & (ls_rank <= depth)
+        c_bm = np.where(in_bm, fusion.rrf_points(np.maximum(bm_rank, 1).astype(np.float64), k), 0.0)
+        c_ls = np.where(in_ls, fusion.rrf_points(np.maximum(ls_rank, 1).astype(np.float64), k), 0.0)
+        total = c_bm + c_ls
+        fused = _row_ranks(np.where(in_bm | in_ls, total, -1.0), key, -0.5)
+    relevant = dataset.relevant_of(q)
+    rows = set(np.flatnonzero((fused > 0) & (fused <= top)).tolist())
+    rows |= {dataset.doc_index[d] for d in relevant if d in dataset.doc_index}
+    in_bm_top = (bm_rank > 0) & (bm_rank <= depth)
+    in_ls_top = (ls_rank > 0) & (ls_rank <= depth)
+    out = []
+    for d in rows:
+        rescued = None
+        if fused[d] > 0:
+            rescued = {(True, True): "both", (True, False): "BM25", (False, True): "LSA"}.get((bool(in_bm_top[d]), bool(in_ls_top[d])))
+        out.append({
+            "doc_id": dataset.doc_ids[d], "grade": int(relevant.get(dataset.doc_ids[d], 0)),
+            "bm25_rank": int(bm_rank[d]) or None, "lsa_rank": int(ls_rank[d]) or None,
+            "bm25": float(c_bm[d]), "lsa": float(c_ls[d]), "total": float(total[d]),
+            "fused_rank": int(fused[d]) or None, "rescued_by": rescued,
+        })
+    big = np.iinfo(np.int64).max
+    out.sort(key=lambda r: (r["fused_rank"] or big, -r["total"], key[dataset.doc_index[r["doc_id"]]]))
+    return out
+
+
+# ------------------------------------------------------------------------------------------- one call
+
+
+@dataclass(frozen=True, eq=False)
+class Tuning:
+    """A sweep with its analysis: best setting, tie region, cross-validation and the current setting's score."""
+
+    dataset: str
+    sweep: Sweep
+    best: int
+    ties: TieRegion
+    cv: CrossValidation
+    current: dict[str, float]  # the current setting (base params) of the swept parameters
+    current_values: np.ndarray  # per question at the current setting
+    current_tied: bool  # whether the current setting can't be told apart from the best
+
+
+def tune(
+    dataset: Dataset,
+    params: str,
+    metric: str | metrics.Metric,
+    base: Params = Params(),
+    folds: int = FOLDS,
+    seed: int = SEED,
+    prep: Prepared | None = None,
+    resamples: int = stats.RESAMPLES,
+) -> Tuning:
+    """Sweep `params`, find the best setting and its tie region, cross-validate the choice, score the current setting."""
+    base.check()
+    key = _params_key(params)
+    prep = prep or prepare(dataset)
+    fixed = fixed_parts(dataset, base, prep) if key in ("rrf_k", "alpha") else None
+    sw = sweep(dataset, key, metric, base, prep, fixed)
+    fold_assignment(sw.values.shape[1], folds, seed)  # fail early on bad folds
+    best = best_setting(sw.values)
+    ties = tie_region(sw.values, best, resamples, seed)
+    cv = cross_validate(sw.values, folds, seed)
+    cur = current_values(dataset, key, metric, base, prep, fixed)
+    iv = stats.paired_bootstrap(cur, sw.values[best], resamples, seed)
+    current = {n: _num(getattr(base, n), n) for n in sw.names}
+    return Tuning(dataset.name, sw, best, ties, cv, current, cur, bool(iv.holds_zero) or bool(np.array_equal(cur, sw.values[best])))
+
+
+def to_json(t: Tuning) -> dict:
+    """The tuning report as JSON-ready data: grid, best, tie region, cross-validation, current setting."""
+    sw = t.sweep
+    means = sw.means
+    grid: dict = {n: [_num(x, n) for x in a] for n, a in zip(sw.names, sw.axes)}
+    shape = sw.shape
+    grid["mean"] = means.reshape(shape).tolist()
+    grid["tied"] = t.ties.tied.reshape(shape).tolist()
+    return {
+        "dataset": {"name": t.dataset, "questions": len(sw.qids)},
+        "system": sw.system,
+        "metric": sw.metric,
+        "params": list(sw.names),
+        "base": asdict(sw.base),
+        "grid": grid,
+        "best": {"setting": sw.setting(t.best), "mean": float(means[t.best])},
+        "ties": {
+            "count": t.ties.size, "of": int(means.size),
+            "settings": [sw.setting(i) for i in np.flatnonzero(t.ties.tied)],
+            "resamples": t.ties.resamples, "seed": t.ties.seed, "confidence": t.ties.confidence,
+        },
+        "cv": {
+            "folds": t.cv.folds, "seed": t.cv.seed, "in_sample": t.cv.in_sample, "cross_validated": t.cv.cross_validated,
+            "optimism": t.cv.optimism,
+            "chosen": [
+                {"fold": f, "setting": sw.setting(c), "questions": t.cv.fold_sizes[f],
+                 "train_mean": t.cv.train_means[f], "test_mean": t.cv.test_means[f]}
+                for f, c in enumerate(t.cv.chosen)
+            ],
+        },
+        "current": {"setting": t.current, "mean": float(t.current_values.mean()), "tied_with_best": t.current_tied},
+        "notes": list(sw.notes),
+    }
+
+
+__all__ = [
+    "ALPHA_GRID", "B_GRID", "K1_GRID", "MAX_DIMS", "PARAMS", "RRF_K_GRID", "SYSTEM_OF",
+    "CrossValidation", "Fixed", "Oracle", "Sweep", "TieRegion", "Tuning",
+    "best_setting", "cross_validate", "current_values", "dims_axis", "explain_fusion", "fixed_parts",
+    "fold_assignment", "judged_ranks", "oracle", "oracle_of", "sweep", "sweep_alpha", "sweep_bm25",
+    "sweep_dims", "sweep_rrf_k", "tie_region", "to_json", "tune", "versus_best",
+]

@@ -1,0 +1,435 @@
+"""Tuning: sweeps equal the pipeline point by point, the tie region, cross-validation on cases whose answer is known,
+the per-question oracle, the fusion explanation, and `python -m retrieval tune`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import ROOT
+from retrieval import bm25, dataset, experiment, fusion, lsa, metrics, stats, tuning
+from retrieval.errors import InputError
+from retrieval.experiment import Params
+
+# ------------------------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="module")
+def prep(invented):
+    return experiment.prepare(invented)
+
+
+@pytest.fixture(scope="module")
+def tied():
+    """A corpus of few words, many identical documents (exact score ties everywhere) and awkward judgements."""
+    rng = np.random.default_rng(42)
+    words = "apple pear plum fig kiwi lime".split()
+    docs = []
+    for i in range(40):
+        k = int(rng.integers(1, 5))
+        docs.append((f"d{(i * 7) % 40:02d}", " ".join(rng.choice(words, size=k))))
+    docs += [("d40", "apple pear"), ("d41", "apple pear"), ("d42", "pear apple")]  # identical bags of words
+    queries = [(f"q{i:02d}", " ".join(rng.choice(words, size=int(rng.integers(1, 4))))) for i in range(12)]
+    queries.append(("q12", "banana"))  # shares no word with the corpus
+    judgements = []
+    for qid, _ in queries:
+        for did in rng.choice([d for d, _ in docs], size=5, replace=False):
+            judgements.append((qid, str(did), int(rng.integers(0, 4))))
+    judgements.append(("q00", "missing-doc", 2))  # a judged document outside the corpus
+    judgements.append(("q12", "d40", 1))
+    return dataset.assemble("tied", docs, queries, judgements)
+
+
+def _bm25_reference(ds, prep, k1, b, metric):
+    ranking = bm25.search(ds, experiment.bm25_scores(prep, k1, b), 100)
+    return metrics.per_query(ds.qrels, ds.n_queries, ranking.judged_rank, metric)[ds.evaluated]
+
+
+# ------------------------------------------------------------------------------------------- sweeps = pipeline
+
+
+@pytest.mark.parametrize("metric", ["ndcg@5", "mrr", "hit@3", "recall@10"])
+def test_bm25_grid_equals_the_pipeline_at_every_point(invented, prep, tied, metric):
+    for ds, p in ((invented, prep), (tied, experiment.prepare(tied))):
+        sw = tuning.sweep_bm25(ds, metric, prep=p)
+        assert sw.values.shape == (16 * 11, ds.evaluated.size) and sw.shape == (16, 11)
+        assert sw.notes == ()  # the fast path agreed with bm25.score to the last bit
+        for i in range(sw.values.shape[0]):
+            s = sw.setting(i)
+            assert np.array_equal(sw.values[i], _bm25_reference(ds, p, s["k1"], s["b"], metric)), (ds.name, s)
+
+
+def test_grid_axes_are_the_issue_s(invented, prep):
+    sw = tuning.sweep_bm25(invented, "ndcg@5", prep=prep)
+    assert sw.axes[0].tolist() == [round(0.2 * i, 1) for i in range(16)]
+    assert sw.axes[1].tolist() == [round(0.1 * i, 1) for i in range(11)]
+    assert sw.setting(6 * 11 + 7) == {"k1": 1.2, "b": 0.7}
+    assert sw.nearest(k1=1.2, b=0.75) in (6 * 11 + 7, 6 * 11 + 8)
+    assert sw.grid().shape == (16, 11) and sw.grid()[6, 7] == sw.means[6 * 11 + 7]
+
+
+def test_every_sweep_equals_evaluate_at_the_default_and_at_other_points(invented, prep):
+    checks = {
+        "k1,b": ("BM25", [dict(k1=1.2, b=0.7), dict(k1=0.0, b=0.0), dict(k1=3.0, b=1.0)]),
+        "dims": ("LSA", [dict(dims=6), dict(dims=1), dict(dims=27)]),
+        "rrf_k": ("RRF", [dict(rrf_k=60.0), dict(rrf_k=1.0), dict(rrf_k=200.0)]),
+        "alpha": ("weighted", [dict(alpha=0.5), dict(alpha=0.0), dict(alpha=1.0), dict(alpha=0.35)]),
+    }
+    for key, (system, points) in checks.items():
+        for metric in ("ndcg@5", "mrr"):
+            sw = tuning.sweep(invented, key, metric, prep=prep)
+            assert sw.system == system
+            for point in points:
+                i = sw.nearest(**point)
+                assert sw.setting(i) == point
+                ev = experiment.evaluate(invented, Params(**point), [metric], prep=prep)
+                assert np.array_equal(sw.values[i], ev.values[system][metric]), (key, point, metric)
+
+
+def test_the_article_s_means_sit_on_the_curves(invented, prep):
+    # expected.md: nDCG@5 of LSA (6 dims) 0.679138, weighted (alpha 0.5) 0.733993, RRF (k 60) 0.737367
+    assert tuning.sweep_dims(invented, "ndcg@5", prep=prep).means[5] == pytest.approx(0.679138, abs=5e-7)
+    alpha = tuning.sweep_alpha(invented, "ndcg@5", prep=prep)
+    assert alpha.means[alpha.nearest(alpha=0.5)] == pytest.approx(0.733993, abs=5e-7)
+    rrf = tuning.sweep_rrf_k(invented, "ndcg@5", prep=prep)
+    assert rrf.means[rrf.nearest(rrf_k=60)] == pytest.approx(0.737367, abs=5e-7)
+
+
+def test_fusion_and_lsa_sweeps_equal_the_library_on_a_corpus_full_of_ties(tied):
+    p = experiment.prepare(tied)
+    base = Params(dims=3)
+    fixed = tuning.fixed_parts(tied, base, p)
+    for metric in ("ndcg@10", "mrr"):
+        rrf = tuning.sweep_rrf_k(tied, metric, [0.0, 1.0, 2.5, 60.0, 200.0], p, base, fixed)
+        alpha = tuning.sweep_alpha(tied, metric, tuning.ALPHA_GRID, p, base, fixed)
+        for i in range(rrf.values.shape[0]):
+            params = Params(dims=3, rrf_k=float(rrf.axes[0][i]))
+            _, r = experiment.fused_rankings(tied, fixed.scores, fixed.fit, fixed.bm25, fixed.lsa, params)
+            assert np.array_equal(rrf.values[i], metrics.per_query(tied.qrels, tied.n_queries, r.judged_rank, metric)[tied.evaluated])
+        for i in range(alpha.values.shape[0]):
+            params = Params(dims=3, alpha=float(alpha.axes[0][i]))
+            w, _ = experiment.fused_rankings(tied, fixed.scores, fixed.fit, fixed.bm25, fixed.lsa, params)
+            assert np.array_equal(alpha.values[i], metrics.per_query(tied.qrels, tied.n_queries, w.judged_rank, metric)[tied.evaluated])
+        dims = tuning.sweep_dims(tied, metric, prep=p)
+        for i, d in enumerate(dims.axes[0]):
+            f = experiment.fit_lsa(p, int(d))
+            ranking = lsa.search(tied, f.model, f.qvec, 100)
+            assert np.array_equal(dims.values[i], metrics.per_query(tied.qrels, tied.n_queries, ranking.judged_rank, metric)[tied.evaluated])
+
+
+def test_judged_ranks_equal_rank_rows_exactly_and_cut(tied):
+    p = experiment.prepare(tied)
+    for k1, b in ((0.0, 0.5), (1.2, 0.75), (2.0, 1.0)):
+        scores = experiment.bm25_scores(p, k1, b)
+        ref = bm25.search(tied, scores, 100).judged_rank
+        dense = scores.toarray()
+        assert np.array_equal(tuning.judged_ranks(tied, dense), ref)
+        for depth in (1, 3, 10):
+            assert np.array_equal(tuning.judged_ranks(tied, dense, depth=depth), np.where(ref <= depth, ref, 0))
+
+
+def test_truncated_dims_curve_is_the_refit_curve_up_to_rounding(invented, prep):
+    refit = tuning.sweep_dims(invented, "ndcg@5", prep=prep, refit=True)
+    cut = tuning.sweep_dims(invented, "ndcg@5", prep=prep, refit=False)
+    assert cut.notes and not refit.notes
+    assert refit.axes[0].tolist() == list(range(1, 28))  # 28 documents: at most 27 dimensions
+    assert np.allclose(refit.means, cut.means, atol=1e-9)
+
+
+def test_current_values_off_the_grid_equal_evaluate(invented, prep):
+    ev = experiment.evaluate(invented, Params(), ["ndcg@5"], prep=prep)
+    cur = tuning.current_values(invented, "k1,b", "ndcg@5", Params(), prep)  # b = 0.75 is not a grid point
+    assert np.array_equal(cur, ev.values["BM25"]["ndcg@5"])
+    assert cur.mean() == pytest.approx(0.691171, abs=5e-7)
+
+
+# ------------------------------------------------------------------------------------------- best, ties, CV
+
+
+def test_best_setting_prefers_the_first_of_exact_ties():
+    v = np.array([[0.1, 0.5], [0.3, 0.3], [0.5, 0.1], [0.2, 0.2]])
+    assert tuning.best_setting(v) == 0  # three settings share the mean 0.3
+    assert tuning.best_setting(v[::-1]) == 1
+
+
+def test_tie_region_is_the_paired_bootstrap_against_the_best():
+    rng = np.random.default_rng(5)
+    base = rng.random(30)
+    noisy = base + 0.2 + rng.normal(0, 0.05, 30)
+    noisy += 0.2 - noisy.mean() + base.mean() - 0.001  # a hair below the best on average, noisy per question
+    v = np.stack([base, base + 0.2, noisy, base + 0.19, base + 0.2])
+    ties = tuning.tie_region(v)
+    assert ties.best == 1
+    for i in range(v.shape[0]):
+        iv = stats.paired_bootstrap(v[i], v[ties.best])
+        assert ties.intervals[i].tolist() == pytest.approx([iv.low, iv.high], abs=1e-15)
+        assert ties.tied[i] == (iv.holds_zero or i == ties.best)
+    assert not ties.tied[0]  # worse on every question by 0.2
+    assert ties.tied[2]  # a little worse on average, but noisy: can't be told apart
+    assert not ties.tied[3]  # only 0.01 worse, but on every question: told apart
+    assert ties.tied[4]  # identical to the best
+    assert ties.size == int(ties.tied.sum())
+
+
+def test_cv_equals_the_mean_when_one_setting_is_best_on_every_fold():
+    rng = np.random.default_rng(0)
+    noise = rng.random((6, 20))
+    v = noise.copy()
+    v[3] = noise.max(axis=0) + 0.05  # best on every question, so on every training set
+    cv = tuning.cross_validate(v, folds=5, seed=0)
+    assert cv.chosen == (3, 3, 3, 3, 3)
+    assert cv.in_sample_best == 3
+    assert cv.cross_validated == pytest.approx(v[3].mean(), abs=1e-15)
+    assert cv.in_sample == pytest.approx(v[3].mean(), abs=1e-15)
+    assert cv.optimism == pytest.approx(0.0, abs=1e-15)
+    assert cv.fold_sizes == (4, 4, 4, 4, 4)
+
+
+def test_cv_exposes_a_setting_that_memorises_noise():
+    # 8 questions, 8 "memorising" settings: setting i scores 1 on question i and 0 elsewhere (pure noise),
+    # plus a steady setting scoring c on every question. With 2 folds of 4, a memoriser whose question is in
+    # the training half scores 1/4 there and 0 on the held-out half.
+    n = 8
+    for c, in_sample, cv_expected in ((0.2, 0.2, 0.0), (0.3, 0.3, 0.3)):
+        v = np.vstack([np.eye(n), np.full((1, n), c)])
+        cv = tuning.cross_validate(v, folds=2, seed=1)
+        assert cv.in_sample == pytest.approx(in_sample)  # the steady setting is the in-sample best (1/8 < c)
+        assert cv.in_sample_best == n
+        # c = 0.2 < 1/4: each fold picks the first memoriser trained on, which scores 0 held out: CV = 0.
+        # c = 0.3 > 1/4: each fold picks the steady setting: CV = 0.3, no optimism.
+        assert cv.cross_validated == pytest.approx(cv_expected, abs=1e-15)
+        for f, chosen in enumerate(cv.chosen):
+            trained_on = np.flatnonzero(cv.assignment != f)
+            assert chosen == (trained_on.min() if c < 0.25 else n)
+        assert cv.optimism == pytest.approx(in_sample - cv_expected, abs=1e-15)
+
+
+def test_cv_equals_a_plain_loop_over_folds():
+    rng = np.random.default_rng(9)
+    v = rng.random((12, 23)).round(2)
+    cv = tuning.cross_validate(v, folds=4, seed=7)
+    perm = np.random.default_rng(7).permutation(23)
+    held = np.empty(23)
+    for f, part in enumerate(np.array_split(perm, 4)):
+        train = np.setdiff1d(np.arange(23), part)
+        means = [np.mean(v[s, train]) for s in range(12)]
+        best = int(np.argmax(np.round(means, 12)))
+        assert cv.chosen[f] == best
+        assert cv.test_means[f] == pytest.approx(np.mean(v[best, part]))
+        held[part] = v[best, part]
+        assert np.array_equal(np.flatnonzero(cv.assignment == f), np.sort(part))
+    assert cv.cross_validated == pytest.approx(held.mean())
+
+
+def test_fold_assignment_checks_its_input():
+    a = tuning.fold_assignment(14, 5, 0)
+    assert sorted(np.bincount(a).tolist()) == [2, 3, 3, 3, 3]
+    assert np.array_equal(a, tuning.fold_assignment(14, 5, 0))
+    assert not np.array_equal(a, tuning.fold_assignment(14, 5, 1))
+    for bad in (1, 0, 15):
+        with pytest.raises(InputError):
+            tuning.fold_assignment(14, bad)
+
+
+def test_tune_on_the_invented_corpus(invented, prep):
+    t = tuning.tune(invented, "k1,b", "ndcg@5", prep=prep)
+    assert t.sweep.values.shape == (176, 14)
+    assert t.cv.in_sample == pytest.approx(t.sweep.means.max())
+    assert t.cv.cross_validated <= t.cv.in_sample + 1e-12
+    assert t.current == {"k1": 1.2, "b": 0.75}
+    assert t.current_values.mean() == pytest.approx(0.691171, abs=5e-7)
+    assert t.ties.tied[t.best]
+    report = tuning.to_json(t)
+    assert json.loads(json.dumps(report)) == report
+
+
+# ------------------------------------------------------------------------------------------- oracle, explanation
+
+
+def test_oracle_by_hand():
+    o = tuning.oracle({"A": np.array([1.0, 0.0, 0.5, 0.2]), "B": np.array([0.0, 1.0, 0.5, 0.4])}, ("q1", "q2", "q3", "q4"))
+    assert o.values.tolist() == [1.0, 1.0, 0.5, 0.4]
+    assert o.mean == pytest.approx(2.9 / 4)
+    assert o.best == ("A", "B", "A", "B")
+    assert o.winners == (("A",), ("B",), ("A", "B"), ("B",))
+    assert o.system_means == pytest.approx({"A": 0.425, "B": 0.475})
+    assert o.wins() == {"A": 2, "B": 2}
+
+
+def test_oracle_of_the_article(invented, prep):
+    ev = experiment.evaluate(invented, prep=prep)
+    o = tuning.oracle_of(ev, "ndcg@5")
+    stack = np.stack([ev.values[s]["ndcg@5"] for s in ev.systems])
+    assert np.array_equal(o.values, stack.max(axis=0))
+    assert o.mean >= max(o.system_means.values())
+    assert o.qids == tuple(invented.query_ids[q] for q in invented.evaluated)
+    with pytest.raises(InputError):
+        tuning.oracle_of(ev, "ndcg@7")
+
+
+@pytest.mark.parametrize("kind", ["weighted", "rrf"])
+def test_fusion_explanation_adds_up_and_follows_the_fused_list(invented, prep, kind):
+    params = Params()
+    fixed = tuning.fixed_parts(invented, params, prep)
+    w, r = experiment.fused_rankings(invented, fixed.scores, fixed.fit, fixed.bm25, fixed.lsa, params)
+    fused = w if kind == "weighted" else r
+    for q in range(invented.n_queries):
+        rows = tuning.explain_fusion(invented, q, kind, params, prep, fixed)
+        in_list = [row for row in rows if row["fused_rank"] is not None]
+        assert [row["doc_id"] for row in in_list] == fused.top_ids(invented, q, params.fusion_depth)
+        assert [row["fused_rank"] for row in in_list] == list(range(1, len(in_list) + 1))
+        relevant = invented.relevant_of(q)
+        assert {row["doc_id"] for row in rows if row["grade"] > 0} == set(relevant)
+        for row in rows:
+            assert row["total"] == pytest.approx(row["bm25"] + row["lsa"], abs=1e-15)
+            if kind == "rrf":
+                for side in ("bm25", "lsa"):
+                    rank = row[f"{side}_rank"]
+                    expect = 1 / (params.rrf_k + rank) if rank is not None and rank <= params.fusion_depth else 0.0
+                    assert row[side] == pytest.approx(expect, abs=1e-15)
+            else:
+                assert 0 <= row["bm25"] <= params.alpha and 0 <= row["lsa"] <= 1 - params.alpha
+            if row["fused_rank"] is None:
+                assert row["rescued_by"] is None
+            elif row["rescued_by"] == "LSA":
+                assert row["lsa_rank"] is not None and row["lsa_rank"] <= 10 and (row["bm25_rank"] is None or row["bm25_rank"] > 10)
+
+
+def test_fusion_explanation_of_a_rescue(invented, prep):
+    # q01: LSA ranks the relevant document second, BM25 first; weighted keeps it first with both contributing
+    rows = tuning.explain_fusion(invented, "q01", "weighted", Params(), prep)
+    top = rows[0]
+    assert top["fused_rank"] == 1 and top["grade"] > 0 and top["rescued_by"] == "both"
+    assert top["bm25"] == pytest.approx(0.5) and top["lsa"] > 0
+    with pytest.raises(InputError):
+        tuning.explain_fusion(invented, "nope", "weighted", Params(), prep)
+    with pytest.raises(InputError):
+        tuning.explain_fusion(invented, 0, "max", Params(), prep)
+
+
+def test_weighted_contributions_are_min_max_scores(invented, prep):
+    params = Params(alpha=0.3)
+    fixed = tuning.fixed_parts(invented, params, prep)
+    q = 4
+    bm = fixed.scores[q].toarray().ravel()
+    ls = next(c for s, c in lsa.score_chunks(fixed.fit.model, fixed.fit.qvec) if s <= q < s + c.shape[0])[q]
+    rows = tuning.explain_fusion(invented, q, "weighted", params, prep, fixed)
+    for row in rows:
+        d = invented.doc_index[row["doc_id"]]
+        assert row["bm25"] == 0.3 * fusion.minmax(bm[None, :])[0, d]
+        assert row["lsa"] == 0.7 * fusion.minmax(ls[None, :])[0, d]
+
+
+# ------------------------------------------------------------------------------------------- bad input
+
+
+def test_sweeps_reject_bad_input(invented, prep):
+    with pytest.raises(InputError):
+        tuning.sweep(invented, "k2", "ndcg@5", prep=prep)
+    with pytest.raises(InputError):
+        tuning.sweep_bm25(invented, "ndcg@5", [-1.0], prep=prep)
+    with pytest.raises(InputError):
+        tuning.sweep_bm25(invented, "ndcg@5", bs=[1.5], prep=prep)
+    with pytest.raises(InputError):
+        tuning.sweep_alpha(invented, "ndcg@5", [2.0], prep=prep)
+    with pytest.raises(InputError):
+        tuning.sweep_dims(invented, "ndcg@5", [0], prep=prep)
+    with pytest.raises(InputError):
+        tuning.sweep_bm25(invented, "ndcg", prep=prep)
+    with pytest.raises(InputError):
+        tuning.cross_validate(np.zeros((3, 4)), folds=5)
+
+
+# ------------------------------------------------------------------------------------------- command line
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "retrieval", *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+def test_tune_cli_json_has_the_grid_the_best_and_the_cv():
+    out = _cli("tune", "--params", "k1,b", "--metric", "ndcg@5", "--folds", "5", "--seed", "0", "--json")
+    assert out.returncode == 0, out.stderr
+    r = json.loads(out.stdout)
+    assert r["dataset"] == {"name": "invented", "questions": 14}
+    assert r["system"] == "BM25" and r["metric"] == "ndcg@5" and r["params"] == ["k1", "b"]
+    g = r["grid"]
+    assert len(g["k1"]) == 16 and len(g["b"]) == 11 and g["k1"][0] == 0.0 and g["b"][-1] == 1.0
+    assert len(g["mean"]) == 16 and all(len(row) == 11 for row in g["mean"])
+    flat = [x for row in g["mean"] for x in row]
+    assert r["best"]["mean"] == max(flat)
+    assert set(r["best"]["setting"]) == {"k1", "b"}
+    assert 1 <= r["ties"]["count"] <= 176 and r["ties"]["of"] == 176
+    cv = r["cv"]
+    assert cv["folds"] == 5 and cv["seed"] == 0 and len(cv["chosen"]) == 5
+    assert cv["in_sample"] == r["best"]["mean"]
+    assert cv["cross_validated"] <= cv["in_sample"]
+    assert sum(c["questions"] for c in cv["chosen"]) == 14
+    assert r["current"]["setting"] == {"k1": 1.2, "b": 0.75}
+    assert round(r["current"]["mean"], 6) == 0.691171
+
+
+def test_tune_cli_text_and_the_other_parameters():
+    out = _cli("tune", "--metric", "ndcg@5", "--folds", "3")
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert "k1 \\ b" in text and "best: k1=" in text and "tie region:" in text
+    assert "3-fold cross-validation (seed 0): in-sample best" in text and "cross-validated" in text
+    for params, system, n in (("dims", "LSA", 27), ("rrf_k", "RRF", 200), ("alpha", "weighted", 21)):
+        out = _cli("tune", "--params", params, "--metric", "ndcg@5", "--json")
+        assert out.returncode == 0, out.stderr
+        r = json.loads(out.stdout)
+        assert r["system"] == system and len(r["grid"][params]) == n and len(r["grid"]["mean"]) == n
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--params", "k3"], "unknown parameters"),
+    (["--folds", "1"], "--folds"),
+    (["--folds", "15"], "folds"),
+    (["--metric", "ndcg"], "ndcg"),
+    (["--data", "/no/such/place"], "/no/such/place"),
+    (["--k1", "-1"], "k1"),
+])
+def test_tune_cli_bad_input_exits_2_with_one_line(args, needle):
+    out = _cli("tune", *args)
+    assert out.returncode == 2
+    assert out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("retrieval: error:") and needle in lines[0]
+
+
+def test_versus_best_is_the_permutation_test_with_holm():
+    from retrieval import significance
+
+    rng = np.random.default_rng(2)
+    base = rng.random(12)
+    v = np.stack([base, base + 0.1, base + 0.1 - np.abs(rng.normal(0, 0.05, 12)), base + 0.1])
+    p, adjusted = tuning.versus_best(v)
+    assert p[1] == 1.0 and adjusted[1] == 1.0  # the best
+    assert p[3] == 1.0  # identical to the best
+    for i in (0, 2):
+        assert p[i] == significance.paired_permutation(v[i], v[1]).p_value
+    assert adjusted[[0, 2, 3]] == pytest.approx(significance.holm(p[[0, 2, 3]]))
+    assert p[0] == pytest.approx(2 / 2**12)  # worse by 0.1 on every question
+
+
+def test_bm25_grid_falls_back_to_bm25_score_when_the_fast_path_disagrees(invented, prep, monkeypatch):
+    real = tuning.bm25_scores
+
+    def nudged(p, k1, b):
+        s = real(p, k1, b)
+        s.data = np.nextafter(s.data, np.inf)  # one ulp up: the fast path no longer matches to the last bit
+        return s
+
+    monkeypatch.setattr(tuning, "bm25_scores", nudged)
+    sw = tuning.sweep_bm25(invented, "ndcg@5", [0.6, 1.2], [0.5, 0.75], prep=prep)
+    assert sw.notes and "bm25.score" in sw.notes[0]
+    for i in range(4):
+        s = sw.setting(i)
+        ranking = bm25.search(invented, nudged(prep, s["k1"], s["b"]), 100)
+        expect = metrics.per_query(invented.qrels, invented.n_queries, ranking.judged_rank, "ndcg@5")[invented.evaluated]
+        assert np.array_equal(sw.values[i], expect)
