@@ -18,7 +18,8 @@ from . import dataset as datasets
 from . import gate, metrics, stats, tuning
 from .diagnosis import THRESHOLD_DEFAULT, diagnose
 from .errors import InputError
-from .experiment import Params, bootstrap_report, evaluate, to_json
+from .experiment import Params, evaluate
+from .report import json_report
 
 
 class _Parser(argparse.ArgumentParser):
@@ -114,21 +115,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     names = [m.name for m in metric_list]
     all_metrics = names + ([boot_metric.name] if boot_metric.name not in names else [])
     ev = evaluate(ds, params, all_metrics, tuple(runs))
-    boot = bootstrap_report(ev, boot_metric.name, *pair)
     for w in list(ds.warnings) + list(ev.notes):
         print(f"warning: {w}", file=sys.stderr)
+    report = json_report(ev, params, names, boot_metric.name, (pair[0], pair[1]))
+    boot = report["bootstrap"]
     if args.json:
-        report = to_json(ev, params, boot)
-        report["metrics"] = names
-        for row in report["systems"].values():
-            for m in list(row):
-                if m not in names:
-                    del row[m]
-        for rows in report["per_query"].values():
-            for row in rows.values():
-                for m in list(row):
-                    if m not in names and m != "first_relevant_rank":
-                        del row[m]
         print(json.dumps(report, indent=2))
         return 0
     print(f"dataset {ds.name}: {ds.n_docs} documents, {ds.n_queries} questions, {ds.evaluated.size} with a relevant document")
