@@ -156,3 +156,150 @@ def difference_bars(df: pd.DataFrame, label: str, a: str = "A", b: str = "B") ->
     )
     zero = alt.Chart(pd.DataFrame({"y": [0.0]})).mark_rule(color="#495057").encode(y="y:Q")
     return (bars + ties + zero).properties(height=320)
+
+
+# ------------------------------------------------------------------------------------------- tuning page
+
+TIED = "can't be told apart from the best"
+NOT_TIED = "worse than the best (interval below zero)"
+BEST, CURRENT = "best", "current (sidebar)"
+_STAR = "M0,-1L0.29,-0.4L0.95,-0.31L0.48,0.15L0.59,0.81L0,0.5L-0.59,0.81L-0.48,0.15L-0.95,-0.31L-0.29,-0.4Z"
+_MARK_COLORS = {BEST: "#ffffff", CURRENT: "#e03131"}
+
+
+def _landscape_tooltip(names: list[str], label: str) -> list:
+    """Tooltip of one setting of a tuning landscape: its parameters, mean, interval against the best, p-values."""
+    return [
+        *[alt.Tooltip(f"{n}:Q", title=n) for n in names],
+        alt.Tooltip("mean:Q", format=".4f", title=label),
+        alt.Tooltip("status:N", title=" "),
+        alt.Tooltip("low:Q", format="+.4f", title="95% low (setting - best)"),
+        alt.Tooltip("high:Q", format="+.4f", title="95% high (setting - best)"),
+        alt.Tooltip("p:Q", format=".4f", title="permutation p vs best"),
+        alt.Tooltip("p_holm:Q", format=".4f", title="Holm-adjusted p"),
+    ]
+
+
+def tuning_heatmap(cells: pd.DataFrame, marks: pd.DataFrame, label: str, select: str | None = None,
+                   domain: tuple[float, float] | None = None) -> alt.LayerChart:
+    """The metric over the k1 x b grid: b across, k1 up; settings tied with the best at full colour, the others faded.
+
+    `cells` columns: k1, b, k1_lo, k1_hi, b_lo, b_hi (the cell's edges), mean, status (TIED / NOT_TIED), low, high
+    (the bootstrap interval of setting - best), p, p_holm. `marks` columns: k1, b, what (BEST / CURRENT), mean:
+    the best cell gets a star, the current setting (which may lie between cells) a diamond. With `select`, a click
+    on a cell selects its (k1, b) in a point selection of that name. With `domain`, the colours span it rather
+    than the grid's own range.
+    """
+    xs = alt.Scale(domain=[float(cells["b_lo"].min()), float(cells["b_hi"].max())], nice=False, zero=False)
+    ys = alt.Scale(domain=[float(cells["k1_lo"].min()), float(cells["k1_hi"].max())], nice=False, zero=False)
+    b_ticks = sorted(cells["b"].unique().tolist())
+    k1_ticks = sorted(cells["k1"].unique().tolist())
+    x = alt.X("b_lo:Q", title="b (length normalisation)", scale=xs, axis=alt.Axis(values=b_ticks, format=".1f", grid=False))
+    y = alt.Y("k1_lo:Q", title="k1 (term-frequency saturation)", scale=ys, axis=alt.Axis(values=k1_ticks, format=".1f", grid=False))
+    tooltip = _landscape_tooltip(["k1", "b"], label)
+    rect = alt.Chart(cells).mark_rect(stroke="white", strokeWidth=0.6).encode(
+        x=x, x2="b_hi:Q", y=y, y2="k1_hi:Q", tooltip=tooltip,
+        color=alt.Color("mean:Q", title=label, scale=alt.Scale(scheme="viridis", **({"domain": list(domain)} if domain else {})),
+                        legend=alt.Legend(orient="right", format=".4f", gradientLength=260, tickCount=5)),
+        opacity=alt.Opacity("status:N", title=None, scale=alt.Scale(domain=[TIED, NOT_TIED], range=[1.0, 0.22]),
+                            legend=alt.Legend(orient="top", symbolType="square", symbolSize=180, labelLimit=320)),
+    )
+    crosses = alt.Chart(cells[cells["status"] == NOT_TIED]).mark_text(text="×", fontSize=13, color="#495057").encode(
+        x=alt.X("b:Q", scale=xs), y=alt.Y("k1:Q", scale=ys))
+    points = alt.Chart(marks).mark_point(filled=True, size=340, stroke="black", strokeWidth=1.4, opacity=1).encode(
+        x=alt.X("b:Q", scale=xs), y=alt.Y("k1:Q", scale=ys),
+        shape=alt.Shape("what:N", scale=alt.Scale(domain=[BEST, CURRENT], range=[_STAR, "diamond"]), legend=None),
+        color=alt.Color("what:N", title=None, scale=alt.Scale(domain=list(_MARK_COLORS), range=list(_MARK_COLORS.values())),
+                        legend=alt.Legend(orient="top", symbolStrokeColor="black", symbolStrokeWidth=1, symbolSize=180)),
+        tooltip=[alt.Tooltip("what:N", title=" "), alt.Tooltip("k1:Q"), alt.Tooltip("b:Q"), alt.Tooltip("mean:Q", format=".4f", title=label)],
+    )
+    layers = [rect, crosses, points]
+    if select:  # an invisible cell on top of everything catches the click, on the colour or on a mark
+        layers.append(
+            alt.Chart(cells).mark_rect(opacity=0.001, color="white", cursor="pointer").encode(x=x, x2="b_hi:Q", y=y, y2="k1_hi:Q", tooltip=tooltip)
+            .add_params(alt.selection_point(name=select, fields=["k1", "b"], on="click", clear="dblclick"))
+        )
+    return alt.layer(*layers).resolve_scale(color="independent", shape="independent").properties(height=460)
+
+
+def tuning_curve(points: pd.DataFrame, bands: pd.DataFrame, marks: pd.DataFrame, param: str, title: str, label: str,
+                 select: str | None = None, domain: tuple[float, float] | None = None) -> alt.LayerChart:
+    """The metric over one parameter: the line, its settings coloured by tie status, the tie region shaded,
+    the current setting as a dashed rule and the best as a star.
+
+    `points` columns: <param>, mean, status, low, high, p, p_holm. `bands` columns: start, end (contiguous runs of
+    tied settings). `marks` columns: <param>, mean, what (BEST / CURRENT). With `select`, a click selects the
+    nearest setting in a point selection of that name (field <param>). With `domain`, the y axis spans it.
+    """
+    lo, hi = float(points[param].min()), float(points[param].max())
+    pad = 0.01 * (hi - lo or 1.0)
+    xs = alt.Scale(domain=[lo - pad, hi + pad], nice=False, zero=False)
+    ys = alt.Scale(domain=list(domain), nice=False) if domain else alt.Scale(zero=False, nice=True)
+    x = alt.X(f"{param}:Q", title=title, scale=xs)
+    tooltip = _landscape_tooltip([param], label)
+    band = alt.Chart(bands).mark_rect(opacity=0.14, color="#2f9e44").encode(x=alt.X("start:Q", scale=xs), x2="end:Q")
+    line = alt.Chart(points).mark_line(color="#868e96", strokeWidth=1.5).encode(x=x, y=alt.Y("mean:Q", title=label, scale=ys))
+    dots = alt.Chart(points).mark_circle(size=42 if len(points) <= 40 else 22, opacity=1).encode(
+        x=x, y=alt.Y("mean:Q", scale=ys), tooltip=tooltip,
+        color=alt.Color("status:N", title=None, scale=alt.Scale(domain=[TIED, NOT_TIED], range=["#2f9e44", "#adb5bd"]),
+                        legend=alt.Legend(orient="top", labelLimit=320)),
+    )
+    current = marks[marks["what"] == CURRENT]
+    rule = alt.Chart(current).mark_rule(strokeDash=[6, 4], strokeWidth=2).encode(
+        x=alt.X(f"{param}:Q", scale=xs),
+        color=alt.Color("what:N", title=None, scale=alt.Scale(domain=[CURRENT], range=[_MARK_COLORS[CURRENT]]),
+                        legend=alt.Legend(orient="top", symbolType="stroke", symbolStrokeWidth=2.5, symbolDash=[6, 4])),
+        tooltip=[alt.Tooltip("what:N", title=" "), alt.Tooltip(f"{param}:Q"), alt.Tooltip("mean:Q", format=".4f", title=label)],
+    )
+    star = alt.Chart(marks[marks["what"] == BEST]).mark_point(filled=True, size=420, stroke="black", strokeWidth=1.2, opacity=1).encode(
+        x=alt.X(f"{param}:Q", scale=xs), y=alt.Y("mean:Q", scale=ys),
+        shape=alt.Shape("what:N", scale=alt.Scale(domain=[BEST], range=[_STAR]), legend=None),
+        color=alt.Color("what:N", title=None, scale=alt.Scale(domain=[BEST], range=[_MARK_COLORS[BEST]]),
+                        legend=alt.Legend(orient="top", symbolStrokeColor="black", symbolStrokeWidth=1, symbolSize=180)),
+        tooltip=[alt.Tooltip("what:N", title=" "), alt.Tooltip(f"{param}:Q"), alt.Tooltip("mean:Q", format=".4f", title=label)],
+    )
+    layers = [band, line, dots, rule, star]
+    if select:  # the nearest setting to a click, wherever on the plot
+        layers.append(
+            alt.Chart(points).mark_circle(size=60, opacity=0.001, cursor="pointer").encode(x=x, y=alt.Y("mean:Q", scale=ys), tooltip=tooltip)
+            .add_params(alt.selection_point(name=select, fields=[param], on="click", nearest=True, clear="dblclick"))
+        )
+    return alt.layer(*layers).resolve_scale(color="independent", shape="independent").properties(height=380)
+
+
+def oracle_wins(df: pd.DataFrame) -> alt.Chart:
+    """Questions on which each system is the best, split into alone and shared with another. `df`: system, how, questions."""
+    order = list(dict.fromkeys(df["system"]))
+    kinds = ["alone", "tied with another system"]
+    return alt.Chart(df).mark_bar().encode(
+        y=alt.Y("system:N", sort=order, title=None, axis=alt.Axis(labelLimit=160, labelFontSize=12)),
+        x=alt.X("questions:Q", title="questions on which it is the best", axis=alt.Axis(tickMinStep=1)),
+        color=alt.Color("how:N", title=None, scale=alt.Scale(domain=kinds, range=["#1c7ed6", "#a5d8ff"]),
+                        legend=alt.Legend(orient="top", labelLimit=240)),
+        order=alt.Order("order:Q"),
+        tooltip=[alt.Tooltip("system:N"), alt.Tooltip("how:N", title=" "), alt.Tooltip("questions:Q")],
+    ).properties(height=44 * len(order) + 90)
+
+
+def fusion_contributions(df: pd.DataFrame, title: str) -> alt.LayerChart:
+    """Each document's fused score as stacked bars, one part per retriever, with who rescued it at the end of the bar.
+
+    `df` columns: row (the y label, in display order), retriever (BM25 / LSA), contribution, total, note (the text
+    after the bar), doc_id, grade, fused_rank, bm25_rank, lsa_rank.
+    """
+    rows = list(dict.fromkeys(df["row"]))
+    y = alt.Y("row:N", sort=rows, title=None, axis=alt.Axis(labelLimit=260, labelFontSize=12))
+    tooltip = [alt.Tooltip("doc_id:N", title="document"), alt.Tooltip("grade:Q"), alt.Tooltip("retriever:N"),
+               alt.Tooltip("contribution:Q", format=".4f"), alt.Tooltip("total:Q", format=".4f"),
+               alt.Tooltip("bm25_rank:N", title="BM25 rank"), alt.Tooltip("lsa_rank:N", title="LSA rank"),
+               alt.Tooltip("fused_rank:N", title="fused rank")]
+    bars = alt.Chart(df).mark_bar().encode(
+        y=y, x=alt.X("sum(contribution):Q", title=title, stack="zero"),
+        color=alt.Color("retriever:N", title=None, scale=alt.Scale(domain=["BM25", "LSA"], range=["#1c7ed6", "#f08c00"]),
+                        legend=alt.Legend(orient="top")),
+        order=alt.Order("retriever:N"),
+        tooltip=tooltip,
+    )
+    ends = df.drop_duplicates("row")
+    text = alt.Chart(ends).mark_text(align="left", dx=5, fontSize=12, color="#343a40").encode(y=y, x=alt.X("total:Q"), text="note:N")
+    return (bars + text).properties(height=30 * len(rows) + 50)

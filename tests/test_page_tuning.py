@@ -1,0 +1,179 @@
+"""The Tuning page, entered through app.py: the k1 x b heatmap with the best setting and the region tied with it,
+the curves of the other parameters, held-out validation, the permutation test with Holm, the per-question oracle
+and one question's fusion explained. Expected figures come from retrieval.tuning, computed here."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+
+from apptest import open_app
+from retrieval import experiment, fusion, tuning
+from retrieval.experiment import Params
+
+PAGE = "pages/tuning.py"
+METRIC = "ndcg@5"  # the sidebar's default: nDCG (linear gain) at k = 5
+WHAT = {"k1,b": "k1 × b (BM25)", "dims": "LSA dimensions", "rrf_k": "RRF constant", "alpha": "alpha (weighted fusion)"}
+TIED = "can't be told apart from the best"
+
+
+def figures(at) -> dict[str, str]:
+    """The page's headline figures, label -> shown value."""
+    return {m.label: m.value for m in at.metric}
+
+
+def chart_frames(at, i: int = 0) -> list[pd.DataFrame]:
+    """The data of the page's i-th chart, one frame per dataset."""
+    charts = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
+    return [convert_arrow_bytes_to_pandas_df(d.data.data) for d in charts[i].proto.datasets]
+
+
+def table_with(at, column: str) -> pd.DataFrame:
+    """The one dataframe on the page that has this column."""
+    found = [d.value for d in at.dataframe if column in d.value.columns]
+    assert len(found) == 1, [list(d.value.columns) for d in at.dataframe]
+    return found[0]
+
+
+def setting_text(setting: dict) -> str:
+    return ", ".join(f"{n} = {v:g}" for n, v in setting.items())
+
+
+@pytest.fixture(scope="module")
+def prep(invented):
+    return experiment.prepare(invented)
+
+
+@pytest.fixture(scope="module")
+def bm25_sweep(invented, prep):
+    """What the library computes for the default view: BM25's nDCG@5 over the 16 x 11 grid."""
+    sw = tuning.sweep_bm25(invented, METRIC, prep=prep)
+    best = tuning.best_setting(sw.values)
+    return sw, best, tuning.tie_region(sw.values, best)
+
+
+@pytest.fixture(scope="module")
+def at():
+    return open_app(PAGE)
+
+
+def test_opens_on_the_k1_b_heatmap(at):
+    assert not at.exception
+    assert at.title[0].value == "Tuning"
+    assert at.segmented_control(key="tune_what").value == WHAT["k1,b"]
+    charts = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
+    assert len(charts) == 3  # the landscape, the oracle's wins, the fusion's contributions
+
+
+def test_the_heatmap_marks_the_best_the_ties_and_the_current_setting(at, bm25_sweep):
+    sw, best, ties = bm25_sweep
+    assert sw.values.shape == (176, 14)
+    assert sw.setting(best) == {"k1": 0.0, "b": 0.0}
+    assert ties.size == 176  # on 14 questions every setting is within noise of the best
+    frames = chart_frames(at)
+    cells = max(frames, key=len)
+    assert len(cells) == 176 and {"k1", "b", "mean", "status", "p_holm"} <= set(cells.columns)
+    assert (cells["status"] == TIED).sum() == ties.size
+    by = cells.set_index(["k1", "b"])
+    for i in (0, best, 100, 175):
+        s = sw.setting(i)
+        assert by.loc[(s["k1"], s["b"]), "mean"] == pytest.approx(sw.means[i], abs=1e-12)
+    marks = next(f for f in frames if "what" in f.columns and len(f) == 2).set_index("what")
+    assert (marks.loc["best", "k1"], marks.loc["best", "b"]) == (0.0, 0.0)
+    assert (marks.loc["current (sidebar)", "k1"], marks.loc["current (sidebar)", "b"]) == (1.2, 0.75)
+    shown = figures(at)
+    assert shown[f"best: {setting_text(sw.setting(best))}"] == f"{sw.means[best]:.6f}"
+    assert shown[TIED] == f"{ties.size} of 176 settings"
+
+
+def test_the_current_setting_is_scored_as_the_library_scores_it(at, invented, prep):
+    current = tuning.current_values(invented, "k1,b", METRIC, Params(), prep)
+    assert figures(at)["current: k1 = 1.2, b = 0.75"] == f"{current.mean():.6f}"
+
+
+def test_in_sample_beside_cross_validated(at, bm25_sweep):
+    sw = bm25_sweep[0]
+    cv = tuning.cross_validate(sw.values, 5, 0)
+    shown = figures(at)
+    assert at.slider(key="tune_folds").value == 5
+    assert shown["tuned, in-sample (nDCG@5)"] == f"{cv.in_sample:.6f}" == "0.691738"
+    assert shown["tuned, cross-validated (nDCG@5)"] == f"{cv.cross_validated:.6f}" == "0.688184"
+    folds = table_with(at, "test mean (held out)")
+    assert len(folds) == 5 and folds["chosen on the other folds"].tolist() == [setting_text(sw.setting(c)) for c in cv.chosen]
+    assert folds["test mean (held out)"].tolist() == pytest.approx(list(cv.test_means))
+    assert any("over-fitting" in m.value for m in at.markdown)
+
+
+def test_significance_and_method_are_stated(at, bm25_sweep):
+    sw, best, _ = bm25_sweep
+    p, p_holm = tuning.versus_best(sw.values, best)
+    assert "Holm-adjusted p (176 comparisons)" in figures(at)  # 175 grid settings + the current one, between grid points
+    text = " ".join(m.value for m in at.markdown)
+    assert "Holm" in text and f"{int((p_holm <= 0.05).sum())} after it" in text
+    captions = " ".join(c.value for c in at.caption)
+    assert "5,000 resamples, seed 0, 95%" in captions and "permutation" in captions and "Holm" in captions
+    assert "all 2^14 = 16,384 sign vectors" in captions
+    assert any("14 questions" in w.value and "noise" in w.value for w in at.warning)
+
+
+def test_the_oracle_is_an_upper_bound(at):
+    shown = figures(at)
+    oracle_mean = float(shown["oracle mean nDCG@5"])
+    systems = table_with(at, "below the oracle")
+    assert list(systems.index) == ["BM25", "LSA", "weighted", "RRF"]
+    assert (oracle_mean >= systems["mean"].round(4)).all()
+    assert (systems["below the oracle"] >= 0).all()
+    assert shown["best single system: RRF"] == f"{systems.loc['RRF', 'mean']:.4f}"
+
+
+def test_fusion_explained_for_q01(at):
+    assert at.selectbox(key="tune_question").value == "q01"
+    rows = table_with(at, "rescued by").set_index("document")
+    assert rows.loc["pricing1", "from BM25"] > 0 and rows.loc["pricing1", "from LSA"] > 0
+    assert rows.loc["pricing1", "rescued by"] == "both" and rows.loc["pricing1", "fused rank"] == "1"
+    assert rows.loc["pricing1", "from BM25"] == pytest.approx(0.5)  # alpha x min-max(BM25), BM25's top document
+    assert (rows["rescued by"] == "LSA").any()  # documents only LSA put in its top 10
+    assert rows.loc["backup2", "BM25 rank"] == "—" and rows.loc["backup2", "from BM25"] == 0  # BM25 does not return it
+
+
+def test_rrf_contributions_are_reciprocal_ranks():
+    at = open_app(PAGE)
+    at.segmented_control(key="tune_fusion").set_value("RRF").run()
+    assert not at.exception
+    rows = table_with(at, "rescued by").set_index("document")
+    k = fusion.RRF_K_DEFAULT
+    assert rows.loc["pricing1", "from BM25"] == pytest.approx(1 / (k + 1))  # BM25 rank 1
+    assert rows.loc["pricing1", "from LSA"] == pytest.approx(1 / (k + 2))  # LSA rank 2
+
+
+def test_switching_to_the_curves(invented, prep):
+    at = open_app(PAGE)
+    for key in ("alpha", "rrf_k", "dims"):
+        at.segmented_control(key="tune_what").set_value(WHAT[key]).run()
+        assert not at.exception, key
+        sw = tuning.sweep(invented, key, METRIC, Params(), prep)
+        best = tuning.best_setting(sw.values)
+        ties = tuning.tie_region(sw.values, best)
+        shown = figures(at)
+        assert shown[f"best: {setting_text(sw.setting(best))}"] == f"{sw.means[best]:.6f}", key
+        assert shown[TIED] == f"{ties.size} of {sw.means.size} settings", key
+        points = max(chart_frames(at), key=len)
+        assert len(points) == sw.means.size and (points["status"] == TIED).sum() == ties.size
+        assert at.button(key="tune_to_best").label.endswith(f"({setting_text(sw.setting(best))})")
+
+
+def test_the_button_moves_the_sidebar_to_the_best(invented, prep):
+    at = open_app(PAGE)
+    assert at.sidebar.slider(key="k1").value == 1.2 and at.sidebar.slider(key="b").value == 0.75
+    at.button(key="tune_to_best").click().run()
+    assert not at.exception
+    assert at.sidebar.slider(key="k1").value == 0.0 and at.sidebar.slider(key="b").value == 0.0
+    assert "current: k1 = 0, b = 0" in figures(at)
+    assert any("k1 = 0, b = 0" in s.value for s in at.success)
+    assert at.button(key="tune_to_best").disabled  # already there
+    at.segmented_control(key="tune_what").set_value(WHAT["dims"]).run()
+    at.button(key="tune_to_best").click().run()
+    sw = tuning.sweep_dims(invented, METRIC, prep=prep)
+    best_dims = sw.setting(tuning.best_setting(sw.values))["dims"]
+    assert at.sidebar.slider(key="dims").value == best_dims and isinstance(at.sidebar.slider(key="dims").value, int)
