@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import inspect
 import json
 import re
 import time
@@ -125,14 +124,8 @@ def _load_dataset(files: list, parse: Callable[..., Dataset], source: str | None
 
 
 def _index(ds: Dataset, progress: Callable[[str, float], None]):
-    """The dataset's term index through the app's cache, reporting progress when the cache passes it on.
-
-    `experiment.prepare` takes a `progress(stage, fraction)` callback; `cache.prepared` forwards it once it
-    has an (unhashed) `_progress` parameter, else the bar moves by whole stages.
-    """
-    if "_progress" in inspect.signature(cache.prepared).parameters:
-        return cache.prepared(ds, ds.fingerprint, _progress=progress)
-    return cache.prepared(ds, ds.fingerprint)
+    """The dataset's term index through the app's cache, reporting progress by stage and fraction."""
+    return cache.prepared(ds, ds.fingerprint, _progress=progress)
 
 
 def _on_zip() -> None:

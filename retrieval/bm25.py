@@ -14,11 +14,12 @@ import scipy.sparse as sp
 
 from .dataset import Dataset
 from .errors import InputError
-from .ranking import Ranking, rank_rows
+from .ranking import THRESHOLD, Ranking, rank_rows
 from .text import TermIndex
 
 K1_DEFAULT = 1.2
 B_DEFAULT = 0.75
+KEEP_DEFAULT = 0  # raw scores a run keeps per question beyond `depth` (a deeper list bounds the weighted fusion tighter)
 
 
 def check_params(k1: float, b: float) -> None:
@@ -73,7 +74,11 @@ def term_weights(bm: Bm25Index, terms: np.ndarray, k1: float, b: float) -> sp.cs
 
 
 def score(bm: Bm25Index, qcounts: sp.csr_matrix, k1: float = K1_DEFAULT, b: float = B_DEFAULT) -> sp.csr_matrix:
-    """Scores of every question against every document, questions x documents, sparse (a question's distinct terms count once)."""
+    """Scores of every question against every document, questions x documents, sparse (a question's distinct terms count once).
+
+    The reference algebra (and what the sliders' fast path, `run`, reproduces to the last bit): each score is
+    the sum of the question terms' weights in ascending term order.
+    """
     check_params(k1, b)
     n_docs = bm.counts.shape[0]
     terms = np.unique(qcounts.indices)
@@ -93,8 +98,137 @@ def chunks(scores: sp.csr_matrix, size: int = 256) -> Iterator[tuple[int, sp.csr
         yield start, scores[start : start + size]
 
 
-def search(dataset: Dataset, scores: sp.csr_matrix, depth: int = 100, name: str = "BM25") -> Ranking:
-    """BM25's ranking of every question from its score matrix: positive scores only, ties by document id."""
+@dataclass(frozen=True, eq=False)
+class QuestionPlan:
+    """The postings of the terms the questions use, sliced once per dataset: all a (k1, b) change re-weights."""
+
+    q_ptr: np.ndarray  # n_queries + 1 offsets into q_u
+    q_u: np.ndarray  # each question's distinct terms, as positions in `terms`, ascending
+    terms: np.ndarray  # the union of the questions' terms (column ids, ascending)
+    u_ptr: np.ndarray  # len(terms) + 1 offsets into u_docs / u_f
+    u_docs: np.ndarray  # documents holding each term, ascending
+    u_f: np.ndarray  # the term's count in that document (float64)
+    idf_u: np.ndarray  # idf of each term in `terms`
+    n_docs: int
+
+    @property
+    def postings(self) -> int:
+        """Postings that one re-weighting touches."""
+        return int(self.u_docs.size)
+
+
+def plan(bm: Bm25Index, qcounts: sp.csr_matrix) -> QuestionPlan:
+    """Slice the question terms' columns out of the count matrix (once per dataset)."""
+    q = sp.csr_matrix(qcounts)
+    q.sum_duplicates()
+    q.sort_indices()
+    terms = np.unique(q.indices).astype(np.int64)
+    sub = bm.counts[:, terms] if terms.size else sp.csc_matrix((bm.counts.shape[0], 0))
+    sub = sp.csc_matrix(sub)
+    sub.sort_indices()
+    q_u = np.searchsorted(terms, q.indices).astype(np.int64)
+    return QuestionPlan(q.indptr.astype(np.int64), q_u, terms, sub.indptr.astype(np.int64), sub.indices,
+                        np.asarray(sub.data, dtype=np.float64), bm.idf[terms], int(bm.counts.shape[0]))
+
+
+@dataclass(frozen=True, eq=False)
+class Bm25Run:
+    """BM25 at one (k1, b) for every question, straight from the postings (no score matrix).
+
+    Per question: the best `depth` documents by raw score (any positive score, ties by id), how many score
+    above the result threshold, the lowest and highest score over all documents (0 for those without a
+    question term), and the Ranking (results only, exact ranks of the judged documents).
+    """
+
+    k1: float
+    b: float
+    depth: int  # the ranking's depth (the raw lists may be deeper)
+    plan: QuestionPlan
+    norm: np.ndarray  # length_norm per document at (k1, b)
+    top_d: np.ndarray  # questions x max(depth, keep): the best raw scores, ties by id
+    top_s: np.ndarray
+    n_top: np.ndarray
+    n_res: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    ranking: Ranking
+    probe: np.ndarray | None = None  # the documents `run` was asked to score besides (questions x P)
+    probe_scores: np.ndarray | None = None
+
+    def at(self, qs: np.ndarray, ds: np.ndarray) -> np.ndarray:
+        """Scores of (question, document) pairs, bit-identical to the ranking's."""
+        from . import _kernels as k
+
+        qs, ds = np.asarray(qs, dtype=np.int64), np.asarray(ds, dtype=np.int64)
+        out = np.zeros(qs.size)
+        p = self.plan
+        k.parallel(k.bm25_at, qs.size, qs.size * 64, qs, ds, p.q_ptr, p.q_u, p.u_ptr, p.u_docs, p.u_f, p.idf_u,
+                   self.norm, self.k1 + 1.0, out)
+        return out
+
+    def row(self, q: int) -> np.ndarray:
+        """Scores of one question over every document (dense), bit-identical to the ranking's."""
+        p = self.plan
+        acc = np.zeros(p.n_docs)
+        for u in p.q_u[p.q_ptr[q] : p.q_ptr[q + 1]]:
+            lo, hi = p.u_ptr[u], p.u_ptr[u + 1]
+            f, d = p.u_f[lo:hi], p.u_docs[lo:hi]
+            acc[d] += p.idf_u[u] * (f * (self.k1 + 1.0) / (f + self.norm[d]))
+        return acc
+
+
+def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEFAULT, b: float = B_DEFAULT,
+        depth: int = 100, name: str = "BM25", keep: int = KEEP_DEFAULT, probe: np.ndarray | None = None) -> Bm25Run:
+    """BM25 for every question at (k1, b): re-weight the question terms' postings, then score, select and rank
+    each question in one compiled pass (threads over questions). Same numbers and ranking as `search(score(...))`.
+
+    The ranking lists the best `depth` results; the run keeps the best max(depth, keep) raw scores, which the
+    weighted fusion reads (a deeper list settles more questions without a full scan). `probe` (questions x P
+    document indices, -1 for none) asks for those documents' scores too, read off in the same pass
+    (`probe_scores`): the weighted fusion's BM25 scores of LSA's best documents.
+    """
+    from . import _kernels as k
+    from .ranking import from_padded, judged_layout
+
+    check_params(k1, b)
+    k1, b = float(k1), float(b)
+    p = qplan
+    nq = p.q_ptr.size - 1
+    norm = length_norm(bm.doc_len, bm.avg_len, k1, b)
+    w = np.empty(p.u_docs.size)
+    k.parallel(k.bm25_weights, p.terms.size, p.u_docs.size, p.u_ptr, p.u_docs, p.u_f, p.idf_u, norm, k1 + 1.0, w)
+    m = max(int(depth), int(keep))
+    j_ptr, j_doc = judged_layout(dataset)
+    judged_rank = np.zeros(j_doc.size, dtype=np.int64)
+    top_d = np.zeros((nq, m), dtype=np.int64)
+    top_s = np.zeros((nq, m))
+    n_top = np.zeros(nq, dtype=np.int64)
+    n_res = np.zeros(nq, dtype=np.int64)
+    lo = np.zeros(nq)
+    hi = np.zeros(nq)
+    work = int(np.diff(p.u_ptr)[p.q_u].sum()) if p.q_u.size else 0
+    probe_d = np.zeros((nq, 0), dtype=np.int64) if probe is None else np.ascontiguousarray(probe, dtype=np.int64)
+    probe_s = np.zeros(probe_d.shape)
+    k.parallel(k.bm25_rank, nq, work, p.n_docs, p.q_ptr, p.q_u, p.u_ptr, p.u_docs, w, dataset.tie_key, THRESHOLD, m,
+               j_ptr, j_doc, judged_rank, top_d, top_s, n_top, n_res, lo, hi, probe_d, probe_s)
+    n_list = np.minimum(np.minimum(n_top, n_res), int(depth))
+    ranking = from_padded(name, top_d[:, : int(depth)], top_s[:, : int(depth)], n_list, judged_rank, n_res)
+    return Bm25Run(k1, b, int(depth), p, norm, top_d, top_s, n_top, n_res, lo, hi, ranking,
+                   probe if probe is not None else None, probe_s if probe is not None else None)
+
+
+def search(dataset: Dataset, scores: sp.csr_matrix | Bm25Run, depth: int = 100, name: str = "BM25") -> Ranking:
+    """BM25's ranking of every question from its score matrix (or a `run`): positive scores only, ties by document id."""
+    if isinstance(scores, Bm25Run):
+        r = scores.ranking
+        if r.name == name and scores.depth == depth:
+            return r
+        if depth > scores.top_d.shape[1]:
+            raise InputError(f"depth {depth} is beyond the {scores.top_d.shape[1]} documents this BM25 run kept")
+        from .ranking import from_padded
+
+        n_list = np.minimum(np.minimum(scores.n_top, scores.n_res), depth)
+        return from_padded(name, scores.top_d[:, :depth], scores.top_s[:, :depth], n_list, r.judged_rank, scores.n_res)
     return rank_rows(name, dataset, chunks(scores), depth)
 
 

@@ -9,7 +9,7 @@ import scipy.sparse as sp
 
 from .dataset import Dataset
 from .errors import InputError
-from .ranking import Ranking, from_lists, rank_rows
+from .ranking import Ranking, from_csr, rank_rows
 
 ALPHA_DEFAULT = 0.5
 RRF_K_DEFAULT = 60.0
@@ -63,6 +63,137 @@ def weighted(
     return rank_rows(name, dataset, weighted_chunks(bm25_scores, lsa_chunks, alpha), depth, threshold=-1.0, truncate=True)
 
 
+class CsrSide:
+    """A retriever given as a sparse score matrix (absent = 0), in the shape `weighted_lists` reads."""
+
+    def __init__(self, dataset: Dataset, scores: sp.csr_matrix, depth: int):
+        from . import _kernels as k
+
+        s = sp.csr_matrix(scores, dtype=np.float64)
+        s.sort_indices()
+        self.scores = s
+        nq, n_docs = s.shape
+        none = np.full(0, -1, dtype=np.int64)
+        self.top_d = np.zeros((nq, depth), dtype=np.int64)
+        self.top_s = np.zeros((nq, depth))
+        self.n_top = np.zeros(nq, dtype=np.int64)
+        n_res = np.zeros(nq, dtype=np.int64)
+        k.rank_sparse(np.arange(nq, dtype=np.int64), s.indptr.astype(np.int64), s.indices.astype(np.int64), s.data, 0,
+                      n_docs, dataset.tie_key, -np.inf, depth, np.zeros(nq + 1, dtype=np.int64), none, none,
+                      self.top_d, self.top_s, self.n_top, n_res)
+        stored = np.diff(s.indptr)
+        full = stored == n_docs
+        rows = np.repeat(np.arange(nq), stored)
+        hi = np.full(nq, -np.inf)
+        lo = np.full(nq, np.inf)
+        np.maximum.at(hi, rows, s.data)
+        np.minimum.at(lo, rows, s.data)
+        self.hi = np.where(full, hi, np.maximum(hi, 0.0))
+        self.lo = np.where(full, lo, np.minimum(lo, 0.0))
+
+    def at(self, qs: np.ndarray, ds: np.ndarray) -> np.ndarray:
+        """Scores of (question, document) pairs."""
+        if len(qs) == 0:
+            return np.zeros(0)
+        return np.asarray(self.scores[np.asarray(qs), np.asarray(ds)], dtype=np.float64).ravel()
+
+    def row(self, q: int) -> np.ndarray:
+        """One question's scores over every document."""
+        return self.scores[q].toarray()[0]
+
+
+def csr_side(dataset: Dataset, scores: sp.csr_matrix, depth: int) -> CsrSide:
+    """A CsrSide, kept on the matrix itself (an alpha change then reuses its best lists)."""
+    cache = scores.__dict__.setdefault("_retrieval_sides", {})
+    key = (id(dataset), int(depth))
+    hit = cache.get(key)
+    if hit is not None and hit[0] is dataset:
+        return hit[1]
+    side = CsrSide(dataset, scores, depth)
+    cache[key] = (dataset, side)
+    return side
+
+
+def cross_scores(bm, ls) -> tuple[np.ndarray, np.ndarray]:
+    """Each retriever's scores for the other's best documents: (LSA at BM25's best, BM25 at LSA's best).
+
+    A BM25 run that was given LSA's best lists as its `probe` already holds the second.
+    """
+    out = []
+    for side, other in ((bm, ls), (ls, bm)):
+        if other is bm and getattr(bm, "probe", None) is side.top_d:
+            keep = np.arange(side.top_d.shape[1])[None, :] < side.n_top[:, None]
+            out.append(np.where(keep, bm.probe_scores, 0.0))
+            continue
+        keep = np.arange(side.top_d.shape[1])[None, :] < side.n_top[:, None]
+        qs = np.nonzero(keep)[0]
+        vals = np.zeros(side.top_d.shape)
+        vals[keep] = other.at(qs, side.top_d[keep])
+        out.append(vals)
+    return out[0], out[1]
+
+
+def weighted_lists(
+    dataset: Dataset, bm, ls, alpha: float = ALPHA_DEFAULT, depth: int = DEPTH_DEFAULT, name: str = "weighted",
+    cross: tuple[np.ndarray, np.ndarray] | None = None,
+) -> Ranking:
+    """The weighted fusion from the two retrievers' best lists: exactly `weighted`'s ranking, without a dense row.
+
+    `bm` and `ls` give, per question, their best documents by raw score (`top_d`, `top_s`, `n_top`), the lowest
+    and highest score over all documents (`lo`, `hi`), and `at(questions, documents)` and `row(question)` for any
+    other score (bm25.Bm25Run, lsa.LsaRun or CsrSide). The fused score of every document in either list is
+    computed exactly; a document in neither cannot score above what the two lists' last entries give, so when
+    the `depth`-th fused score is above that bound the top is exact. Otherwise (ties at the bound, rare) that
+    question is fused over every document, as `weighted` does.
+    """
+    from . import _kernels as k
+    from .ranking import from_padded, judged_layout
+
+    check_alpha(alpha)
+    alpha = float(alpha)
+    nq, n_docs = dataset.n_queries, dataset.n_docs
+    l_of_b, b_of_l = cross if cross is not None else cross_scores(bm, ls)
+    out_d = np.zeros((nq, depth), dtype=np.int64)
+    out_s = np.zeros((nq, depth))
+    out_n = np.zeros(nq, dtype=np.int64)
+    fallback = np.zeros(nq, dtype=np.bool_)
+    work = nq * (bm.top_d.shape[1] + ls.top_d.shape[1]) * 8
+    k.parallel(k.weighted_topk, nq, work, n_docs, dataset.tie_key, alpha, 1.0 - alpha, int(depth),
+               bm.top_d, bm.top_s, bm.n_top, bm.lo, bm.hi, l_of_b, ls.top_d, ls.top_s, ls.n_top, ls.lo, ls.hi, b_of_l,
+               out_d, out_s, out_n, fallback)
+    todo = np.flatnonzero(fallback)
+    n_rescans = int(todo.size)
+    runs = hasattr(bm, "plan") and hasattr(bm, "norm") and hasattr(ls, "vecs")
+    n_full = 0 if runs else n_rescans
+    for full in (False, True):
+        if not runs or todo.size == 0:
+            break
+        if full:
+            n_full = int(todo.size)
+        p = bm.plan
+        k.parallel(lambda items, *a: k.weighted_scan(todo[items], *a), todo.size, todo.size * n_docs, full, n_docs,
+                   dataset.tie_key, alpha, 1.0 - alpha, int(depth), p.q_ptr, p.q_u, p.u_ptr, p.u_docs, p.u_f, p.idf_u,
+                   bm.norm, bm.k1 + 1.0, ls.qvec, ls.vecs, bm.lo, bm.hi, ls.top_d, ls.top_s, ls.n_top, ls.lo, ls.hi,
+                   out_d, out_s, out_n, fallback)
+        todo = np.flatnonzero(fallback)
+    none = np.zeros(0, dtype=np.int64)
+    for q in todo:
+        fused = alpha * minmax(bm.row(q)[None, :]) + (1.0 - alpha) * minmax(ls.row(q)[None, :])
+        n_top, n_res = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
+        k.rank_dense(np.zeros(1, dtype=np.int64), fused, 0, dataset.tie_key, -1.0, int(depth), np.zeros(2, dtype=np.int64),
+                     none, none, out_d[q : q + 1], out_s[q : q + 1], n_top, n_res)
+        out_n[q] = min(n_top[0], n_res[0])
+    j_ptr, j_doc = judged_layout(dataset)
+    judged_rank = np.zeros(j_doc.size, dtype=np.int64)
+    indptr = np.concatenate(([0], np.cumsum(out_n))).astype(np.int64)
+    keep = np.arange(depth)[None, :] < out_n[:, None]
+    k.list_ranks(np.arange(nq, dtype=np.int64), indptr, out_d[keep], j_ptr, j_doc, judged_rank)
+    ranking = from_padded(name, out_d, out_s, out_n, judged_rank, out_n)
+    object.__setattr__(ranking, "rescans", n_rescans)  # questions the list bound did not settle
+    object.__setattr__(ranking, "fallbacks", n_full)  # of those, fused over every document
+    return ranking
+
+
 def rrf_points(rank: np.ndarray, k: float) -> np.ndarray:
     """Reciprocal Rank Fusion points of a position: 1 / (k + rank)."""
     return 1.0 / (k + rank)
@@ -91,6 +222,4 @@ def rrf(
     order = np.lexsort((dataset.tie_key[kd], -total, kq))
     kq, kd, total = kq[order], kd[order], total[order]
     bounds = np.searchsorted(kq, np.arange(nq + 1))
-    docs = [kd[bounds[i] : bounds[i + 1]] for i in range(nq)]
-    scores = [total[bounds[i] : bounds[i + 1]] for i in range(nq)]
-    return from_lists(name, dataset, docs, scores)
+    return from_csr(name, dataset, bounds, kd, total)

@@ -17,12 +17,13 @@ from sklearn.feature_extraction.text import TfidfTransformer
 
 from .dataset import Dataset
 from .errors import InputError
-from .ranking import Ranking, rank_rows
+from .ranking import THRESHOLD, Ranking
 from .text import TermIndex
 
 DIMS_DEFAULT = 6
 RANDOMIZED_ABOVE = 5_000_000  # non-zeros of the TF-IDF matrix beyond which arpack is too slow for a slider
 ALGORITHMS = ("auto", "arpack", "randomized")
+KEEP_DEFAULT = 1000  # raw cosines a run keeps per question for the weighted fusion (see run)
 
 
 @dataclass(frozen=True, eq=False)
@@ -85,15 +86,115 @@ def query_vectors(model: LsaModel, qcounts: sp.csr_matrix) -> np.ndarray:
     return np.where(n > 1e-12, q / np.where(n > 1e-12, n, 1.0), 0.0)
 
 
+def _transposed(model: LsaModel) -> np.ndarray:
+    """The document vectors as dims x documents, contiguous (what the scoring loops stream through)."""
+    vt = model.__dict__.get("_vt")
+    if vt is None:
+        vt = np.ascontiguousarray(model.doc_vectors.T, dtype=np.float64)
+        object.__setattr__(model, "_vt", vt)
+    return vt
+
+
 def score_chunks(model: LsaModel, qvec: np.ndarray, size: int | None = None) -> Iterator[tuple[int, np.ndarray]]:
-    """Dense cosine scores in blocks of questions, sized so a block stays near 64 MB."""
+    """Dense cosine scores in blocks of questions, sized so a block stays near 64 MB.
+
+    A cosine is q[0] * v[0] + q[1] * v[1] + ..., added left to right: the same numbers, to the last bit, as
+    the rankings' compiled loop and the weighted fusion's look-ups (a BLAS product would sum in its own order).
+    """
     n_docs = model.doc_vectors.shape[0]
     size = size or max(1, min(512, 8_000_000 // max(n_docs, 1)))
+    vt = _transposed(model)
+    qvec = np.asarray(qvec, dtype=np.float64)
     for start in range(0, qvec.shape[0], size):
-        yield start, qvec[start : start + size] @ model.doc_vectors.T
+        q = qvec[start : start + size]
+        out = np.zeros((q.shape[0], n_docs))
+        if vt.shape[0]:
+            np.multiply(q[:, :1], vt[0][None, :], out=out)
+            for c in range(1, vt.shape[0]):
+                out += q[:, c : c + 1] * vt[c][None, :]
+        yield start, out
+
+
+@dataclass(frozen=True, eq=False)
+class LsaRun:
+    """LSA for every question at one d: the best `depth` documents by raw cosine over all documents (negative
+    ones included, ties by id), results above the threshold, the lowest and highest cosine, and the Ranking."""
+
+    model: LsaModel
+    qvec: np.ndarray
+    top_d: np.ndarray  # questions x depth
+    top_s: np.ndarray
+    n_top: np.ndarray
+    n_res: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    ranking: Ranking
+
+    @property
+    def vecs(self) -> np.ndarray:
+        """The unit document vectors, documents x dims, contiguous (for look-ups one document at a time)."""
+        return np.ascontiguousarray(self.model.doc_vectors, dtype=np.float64)
+
+    def at(self, qs: np.ndarray, ds: np.ndarray) -> np.ndarray:
+        """Cosines of (question, document) pairs, bit-identical to the ranking's."""
+        from . import _kernels as k
+
+        qs, ds = np.asarray(qs, dtype=np.int64), np.asarray(ds, dtype=np.int64)
+        out = np.zeros(qs.size)
+        k.parallel(k.lsa_at, qs.size, qs.size * 8, qs, ds, self.qvec, self.vecs, out)
+        return out
+
+    def row(self, q: int) -> np.ndarray:
+        """Cosines of one question with every document."""
+        return next(score_chunks(self.model, self.qvec[q : q + 1]))[1][0]
+
+
+def run(dataset: Dataset, model: LsaModel, qvec: np.ndarray, depth: int = 100, name: str = "LSA",
+        keep: int | None = None) -> LsaRun:
+    """Every question's cosines with every document, one question at a time in a compiled loop (threads over
+    questions): the best `depth`, counts, lowest and highest, judged ranks. Never a questions x documents matrix.
+
+    The run keeps the best max(depth, keep) raw cosines per question: the weighted fusion's candidates (a deeper
+    list bounds the documents outside it tighter, so fewer questions need a second look)."""
+    from . import _kernels as k
+    from .ranking import from_padded, judged_layout
+
+    vt = _transposed(model)
+    nq, n_docs = dataset.n_queries, vt.shape[1]
+    qv = np.ascontiguousarray(qvec, dtype=np.float64).reshape(nq, vt.shape[0])
+    m = max(int(depth), int(KEEP_DEFAULT if keep is None else keep))
+    j_ptr, j_doc = judged_layout(dataset)
+    judged_rank = np.zeros(j_doc.size, dtype=np.int64)
+    top_d = np.zeros((nq, m), dtype=np.int64)
+    top_s = np.zeros((nq, m))
+    n_top = np.zeros(nq, dtype=np.int64)
+    n_res = np.zeros(nq, dtype=np.int64)
+    lo = np.zeros(nq)
+    hi = np.zeros(nq)
+    k.parallel(k.lsa_rank, nq, nq * n_docs * (vt.shape[0] + 2), qv, vt, dataset.tie_key, THRESHOLD, m, j_ptr, j_doc,
+               judged_rank, top_d, top_s, n_top, n_res, lo, hi)
+    n_list = np.minimum(np.minimum(n_top, n_res), int(depth))
+    ranking = from_padded(name, top_d[:, : int(depth)], top_s[:, : int(depth)], n_list, judged_rank, n_res,
+                          (f"LSA: {model.note}",) if model.note else ())
+    return LsaRun(model, qv, top_d, top_s, n_top, n_res, lo, hi, ranking)
+
+
+def cached_run(dataset: Dataset, model: LsaModel, qvec: np.ndarray, depth: int = 100, keep: int | None = None) -> LsaRun:
+    """`run`, kept on the model per (dataset, questions, depth): a d change computes it once, whoever asks."""
+    keep = KEEP_DEFAULT if keep is None else keep
+    runs = model.__dict__.setdefault("_runs", {})
+    key = (id(dataset), id(qvec), int(depth), int(keep))
+    hit = runs.get(key)
+    if hit is not None and hit[0] is dataset and hit[1] is qvec:
+        return hit[2]
+    r = run(dataset, model, qvec, depth, keep=keep)
+    if len(runs) >= 4:
+        runs.pop(next(iter(runs)))
+    runs[key] = (dataset, qvec, r)  # the references keep the ids in the key from being reused
+    return r
 
 
 def search(dataset: Dataset, model: LsaModel, qvec: np.ndarray, depth: int = 100, name: str = "LSA") -> Ranking:
     """LSA's ranking of every question: positive cosines only, ties by document id (the model's note rides along)."""
-    ranking = rank_rows(name, dataset, score_chunks(model, qvec), depth)
-    return replace(ranking, warnings=(f"LSA: {model.note}",)) if model.note else ranking
+    ranking = cached_run(dataset, model, qvec, depth).ranking
+    return ranking if name == ranking.name else replace(ranking, name=name)

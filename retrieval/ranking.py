@@ -62,6 +62,24 @@ def _top_order(cols: np.ndarray, vals: np.ndarray, key: np.ndarray, depth: int) 
     return order[:depth]
 
 
+def judged_layout(dataset: Dataset) -> tuple[np.ndarray, np.ndarray]:
+    """Where each question's judgements start in the qrels (n_queries + 1 offsets) and their document indices."""
+    qrels = dataset.qrels
+    return np.searchsorted(qrels.query, np.arange(dataset.n_queries + 1)).astype(np.int64), qrels.doc.astype(np.int64)
+
+
+def from_padded(
+    name: str, top_d: np.ndarray, top_s: np.ndarray, n_top: np.ndarray, judged_rank: np.ndarray,
+    n_results: np.ndarray, warnings: tuple[str, ...] = (),
+) -> Ranking:
+    """A Ranking from per-question rows of a questions x depth block, the first n_top[q] of row q in rank order."""
+    n_top = np.asarray(n_top, dtype=np.int64)
+    keep = np.arange(top_d.shape[1])[None, :] < n_top[:, None]
+    indptr = np.concatenate(([0], np.cumsum(n_top))).astype(np.int64)
+    return Ranking(name, indptr, top_d[keep].astype(np.int64), top_s[keep].astype(np.float64),
+                   np.asarray(judged_rank, dtype=np.int64), np.asarray(n_results, dtype=np.int64), None, tuple(warnings))
+
+
 def rank_rows(
     name: str,
     dataset: Dataset,
@@ -72,51 +90,41 @@ def rank_rows(
 ) -> Ranking:
     """A Ranking from score rows given in chunks `(first question, scores chunk)`, dense or sparse.
 
-    Only scores above `threshold` are results. With `truncate`, the list is cut at `depth` (a judged document
-    beyond it is not retrieved, as in the fusions); otherwise judged ranks are exact over all results.
+    Only scores above `threshold` are results (in a sparse chunk, only stored entries can be). With
+    `truncate`, the list is cut at `depth` (a judged document beyond it is not retrieved, as in the fusions);
+    otherwise judged ranks are exact over all results. Each row is selected in one compiled pass.
     """
+    from . import _kernels as k
+
     nq = dataset.n_queries
     key = dataset.tie_key
-    qrels = dataset.qrels
-    qstart = np.searchsorted(qrels.query, np.arange(nq + 1))
-    judged_rank = np.zeros(len(qrels), dtype=np.int64)
-    tops_d, tops_s = [None] * nq, [None] * nq
-    n_results = np.zeros(nq, dtype=np.int64)
+    j_ptr, j_doc = judged_layout(dataset)
+    m = int(depth)
+    judged_rank = np.zeros(j_doc.size, dtype=np.int64)
+    top_d = np.zeros((nq, m), dtype=np.int64)
+    top_s = np.zeros((nq, m), dtype=np.float64)
+    n_top = np.zeros(nq, dtype=np.int64)
+    n_res = np.zeros(nq, dtype=np.int64)
+    thr = float(threshold)
     for start, chunk in rows:
-        sparse = sp.issparse(chunk)
-        for i in range(chunk.shape[0]):
-            q = start + i
-            if sparse:
-                lo, hi = chunk.indptr[i], chunk.indptr[i + 1]
-                cols, vals = chunk.indices[lo:hi], chunk.data[lo:hi]
-                keep = vals > threshold
-                cols, vals = cols[keep], vals[keep]
-            else:
-                row = chunk[i]
-                cols = np.flatnonzero(row > threshold)
-                vals = row[cols]
-            order = _top_order(cols, vals, key, depth)
-            tops_d[q], tops_s[q] = cols[order].astype(np.int64), vals[order]
-            n_results[q] = order.size if truncate else vals.size
-            j0, j1 = qstart[q], qstart[q + 1]
-            if j0 == j1 or vals.size == 0:
-                continue
-            jd = qrels.doc[j0:j1]
-            if truncate:
-                pos = {int(d): r for r, d in enumerate(tops_d[q], 1)}
-                judged_rank[j0:j1] = [pos.get(int(d), 0) for d in jd]
-                continue
-            p = np.searchsorted(cols, jd)
-            p = np.minimum(p, cols.size - 1)
-            found = (jd >= 0) & (cols[p] == jd)
-            if not found.any():
-                continue
-            s = vals[p[found]][:, None]
-            kd = key[jd[found]][:, None]
-            higher = (vals[None, :] > s).sum(axis=1)
-            tied_before = ((vals[None, :] == s) & (key[cols][None, :] < kd)).sum(axis=1)
-            judged_rank[j0:j1][found] = higher + tied_before + 1
-    return _pack(name, tops_d, tops_s, judged_rank, n_results)
+        n = chunk.shape[0]
+        if n == 0:
+            continue
+        if sp.issparse(chunk):
+            c = sp.csr_matrix(chunk)
+            data = np.asarray(c.data, dtype=np.float64)
+            k.parallel(k.rank_sparse, n, c.nnz + n * 32, c.indptr.astype(np.int64), c.indices.astype(np.int64), data,
+                       int(start), dataset.n_docs, key, thr, m, j_ptr, j_doc, judged_rank, top_d, top_s, n_top, n_res)
+        else:
+            dense = np.ascontiguousarray(chunk, dtype=np.float64)
+            k.parallel(k.rank_dense, n, dense.size, dense, int(start), key, thr, m, j_ptr, j_doc, judged_rank,
+                       top_d, top_s, n_top, n_res)
+    # the top list holds results only: the prefix of the raw best above the threshold
+    n_list = np.minimum(n_top, n_res)
+    if truncate:
+        judged_rank = np.where(judged_rank <= np.repeat(n_list, np.diff(j_ptr)), judged_rank, 0)
+        n_res = n_list
+    return from_padded(name, top_d, top_s, n_list, judged_rank, n_res)
 
 
 def _pack(name, tops_d, tops_s, judged_rank, n_results, doc_names=None, warnings=()) -> Ranking:
@@ -129,19 +137,25 @@ def _pack(name, tops_d, tops_s, judged_rank, n_results, doc_names=None, warnings
     return Ranking(name, indptr, docs, scores, judged_rank, n_results, doc_names, tuple(warnings))
 
 
+def from_csr(name: str, dataset: Dataset, indptr: np.ndarray, docs: np.ndarray, scores: np.ndarray) -> Ranking:
+    """A Ranking from ordered lists laid end to end (`indptr` offsets per question): the whole list is the result."""
+    from . import _kernels as k
+
+    j_ptr, j_doc = judged_layout(dataset)
+    indptr = np.asarray(indptr, dtype=np.int64)
+    docs = np.asarray(docs, dtype=np.int64)
+    judged_rank = np.zeros(j_doc.size, dtype=np.int64)
+    k.parallel(k.list_ranks, dataset.n_queries, docs.size * 4, indptr, docs, j_ptr, j_doc, judged_rank)
+    return Ranking(name, indptr, docs, np.asarray(scores, dtype=np.float64), judged_rank, np.diff(indptr))
+
+
 def from_lists(name: str, dataset: Dataset, docs: list[np.ndarray], scores: list[np.ndarray]) -> Ranking:
     """A Ranking from already ordered per-question lists of document indices (the whole list is the result)."""
-    qrels = dataset.qrels
-    judged_rank = np.zeros(len(qrels), dtype=np.int64)
-    qstart = np.searchsorted(qrels.query, np.arange(dataset.n_queries + 1))
-    for q, lst in enumerate(docs):
-        j0, j1 = qstart[q], qstart[q + 1]
-        if j0 == j1 or len(lst) == 0:
-            continue
-        pos = {int(d): r for r, d in enumerate(lst, 1)}
-        judged_rank[j0:j1] = [pos.get(int(d), 0) for d in qrels.doc[j0:j1]]
-    n_results = np.array([len(x) for x in docs], dtype=np.int64)
-    return _pack(name, list(docs), list(scores), judged_rank, n_results)
+    lens = np.array([len(x) for x in docs], dtype=np.int64)
+    indptr = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
+    flat_d = np.concatenate([np.asarray(x, dtype=np.int64) for x in docs]) if len(docs) else np.zeros(0, dtype=np.int64)
+    flat_s = np.concatenate([np.asarray(x, dtype=np.float64) for x in scores]) if len(scores) else np.zeros(0)
+    return from_csr(name, dataset, indptr, flat_d, flat_s)
 
 
 def from_run(run: TrecRun, dataset: Dataset, name: str | None = None) -> Ranking:

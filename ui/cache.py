@@ -1,19 +1,21 @@
-"""Cached calls into `retrieval`, each keyed on exactly what it depends on (dataset content + its own parameters).
+"""Cached calls into `retrieval`, keyed on the dataset's content (its fingerprint or the uploaded bytes), bounded.
 
-A k1 change recomputes BM25 and the fusions, never the LSA; an alpha change recomputes only the weighted fusion.
-Every cache is bounded.
+A k1 change recomputes BM25 and the fusions, never the LSA; an alpha change recomputes only the weighted fusion:
+the per-parameter results live in the bounded caches of the dataset's `Prepared` object.
 """
 
 from __future__ import annotations
 
-import numpy as np
+import threading
+from collections import OrderedDict
+from dataclasses import replace
+
 import streamlit as st
 
 from retrieval import dataset as datasets
-from retrieval import bm25 as bm25_lib
-from retrieval import experiment, lsa, metrics, stats
+from retrieval import experiment, lsa, metrics
 from retrieval.dataset import Dataset, TrecRun
-from retrieval.experiment import Evaluation, LsaFit, Params, Prepared
+from retrieval.experiment import Evaluation, Params, Prepared
 from retrieval.ranking import Ranking, from_run
 
 from . import state
@@ -53,40 +55,39 @@ def parse_run(data: bytes, source: str, name: str | None) -> TrecRun:
     return datasets.parse_run(data, source, name)
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
-def prepared(_ds: Dataset, fingerprint: str) -> Prepared:
-    """Tokenised corpus and questions, once per dataset."""
-    return experiment.prepare(_ds)
+PREPARED_ENTRIES = 4
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
-def bm25(_ds: Dataset, fingerprint: str, k1: float, b: float, depth: int) -> tuple:
-    """BM25 scores (sparse) and ranking at (k1, b)."""
-    prep = prepared(_ds, fingerprint)
-    scores = experiment.bm25_scores(prep, k1, b)
-    return scores, bm25_lib.search(_ds, scores, depth)
+@st.cache_resource(show_spinner=False)
+def _prepared_store() -> tuple[OrderedDict, threading.Lock]:
+    """The server-wide store of prepared datasets, most recently used last, and its lock."""
+    return OrderedDict(), threading.Lock()
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
-def lsa_fit(_ds: Dataset, fingerprint: str, dims: int, depth: int) -> tuple[LsaFit, Ranking]:
-    """LSA fitted with d dimensions and its ranking (refitted only when d changes)."""
-    prep = prepared(_ds, fingerprint)
-    fit = experiment.fit_lsa(prep, dims)
-    return fit, lsa.search(_ds, fit.model, fit.qvec, depth)
+def prepared(ds: Dataset, fingerprint: str, _progress=None) -> Prepared:
+    """Tokenised corpus and questions, once per dataset (keyed on its content), at most PREPARED_ENTRIES kept.
+
+    The `Prepared` object also holds the library's own bounded caches (BM25 per (k1, b), LSA per d, the weighted
+    fusion per alpha), so a slider change recomputes only what depends on it. `_progress(stage, fraction)` is
+    called while preparing (the Data page's progress bar draws with it, which is why this is not an
+    `st.cache_resource` function: those record and replay the elements drawn inside them).
+    """
+    store, lock = _prepared_store()
+    with lock:
+        if fingerprint in store:
+            store.move_to_end(fingerprint)
+            return store[fingerprint]
+    prep = experiment.prepare(ds, progress=_progress)
+    with lock:
+        store[fingerprint] = prep
+        while len(store) > PREPARED_ENTRIES:
+            store.popitem(last=False)
+    return prep
 
 
 def max_dims(ds: Dataset) -> int:
     """The largest LSA dimension the dataset allows, capped at the slider's 200."""
     return max(1, min(int(state.SLIDERS[state.DIMS].hi), lsa.max_dims(prepared(ds, ds.fingerprint).index)))
-
-
-@st.cache_resource(max_entries=16, show_spinner=False)
-def fused(_ds: Dataset, fingerprint: str, k1: float, b: float, dims: int, alpha: float, rrf_k: float, depth: int, fusion_depth: int) -> tuple[Ranking, Ranking]:
-    """Weighted and RRF fusions at the given parameters."""
-    scores, bm = bm25(_ds, fingerprint, k1, b, depth)
-    fit, ls = lsa_fit(_ds, fingerprint, dims, depth)
-    params = Params(k1=k1, b=b, dims=dims, rrf_k=rrf_k, alpha=alpha, fusion_depth=fusion_depth, depth=depth)
-    return experiment.fused_rankings(_ds, scores, fit, bm, ls, params)
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -104,16 +105,11 @@ def rankings(ds: Dataset | None = None, params: Params | None = None) -> dict[st
     """Every system's ranking at the current (or given) parameters: BM25, LSA, weighted, RRF, then the runs."""
     ds = ds or current_dataset()
     p = params or state.params()
-    p.check()
-    fp = ds.fingerprint
-    depth = max(p.depth, p.fusion_depth)
-    dims = min(p.dims, max_dims(ds))
-    _, bm = bm25(ds, fp, p.k1, p.b, depth)
-    _, ls = lsa_fit(ds, fp, dims, depth)
-    w, r = fused(ds, fp, p.k1, p.b, dims, p.alpha, p.rrf_k, depth, p.fusion_depth)
-    out = {"BM25": bm, "LSA": ls, "weighted": w, "RRF": r}
+    p = replace(p, dims=min(p.dims, max_dims(ds))).check()
+    prep = prepared(ds, ds.fingerprint)
+    out = experiment.rankings(ds, p, (), prep)
     for run in current_runs():
-        out[run.name] = run_ranking(ds, fp, run, _run_key(run))
+        out[run.name] = run_ranking(ds, ds.fingerprint, run, _run_key(run))
     return out
 
 
@@ -123,8 +119,3 @@ def evaluation(metric_names: list[str] | tuple[str, ...], ds: Dataset | None = N
     ranks = rankings(ds, params)
     notes = tuple(w for r in ranks.values() for w in r.warnings)
     return experiment.score(ds, ranks, metrics.parse_list(list(metric_names)), notes)
-
-
-def intervals(values: np.ndarray) -> np.ndarray:
-    """95% bootstrap intervals of the mean for each row (rows x questions), the article's procedure vectorised."""
-    return stats.intervals(values)

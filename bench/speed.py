@@ -1,0 +1,494 @@
+"""The speed benchmark of issue 4: index build, slider tick and peak memory, beside bm25s and rank_bm25, in one run.
+
+    .venv/bin/python bench/speed.py [--sizes 10000,100000,1000000] [--cranfield PATH] [--ticks 7] [--no-peers]
+
+For Cranfield (if its folder is given or found at ../shared/datasets/cranfield) and for each synthetic size
+(bench/synthetic.py: 1,000 questions), every measurement runs in its own subprocess, so that each peak memory
+is that work's alone: the peak resident set (VmHWM) is reset after the dataset is loaded and read at the end,
+so it counts the dataset held in memory plus everything the work built on top of it.
+
+* **ours**: `experiment.prepare` (tokenise, count matrix, BM25 columns, question plan; "index" is the
+  tokenise + count matrix part alone), the LSA fit at d = 6, then slider ticks: each tick is a new k1
+  (1.25, 1.30, ...), so BM25 is re-weighted and re-scored for every question, both fusions recomputed and
+  every metric computed for every system (`experiment.rankings` + `experiment.score`, 8 metrics), the median
+  reported. Also: an alpha tick, an RRF-constant tick, a d tick (LSA refit), the parts of a k1 tick, and the
+  scipy sparse product alone (`bm25.score`, the reference algebra, without any ranking), which the compiled
+  kernel is measured against. On Cranfield also the 16 x 11 (k1, b) grid: BM25 ranked and nDCG@10 per cell.
+* **before**: the same tick with the code before this optimisation (retrieval/ at commit c833850, read from git).
+* **bm25s** (0.3.16): tokenise and index, then the tick it can do: re-index at a new k1/b and retrieve the top
+  100 for every question (no metric). Its numba backend is used when numba is installed (`backend_selection`
+  auto), the best it offers.
+* **rank_bm25** (0.2.2): BM25Okapi built once, then `get_scores` + top 100 for a sample of questions (all of
+  them up to 10k documents), the time for all 1,000 questions extrapolated from the sample.
+
+Peers are benchmark-only dependencies: `pip install -r bench/requirements.txt`. Machine: 2 cores; set
+RETRIEVAL_THREADS to change the threads our kernels use.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = Path(__file__).resolve().parent
+OUT = BENCH / "out"
+for p in (str(ROOT), str(BENCH)):
+    if p not in sys.path:
+        sys.path.insert(0, p)
+
+METRICS = "hit@3,recall@5,recall@100,precision@10,mrr,ndcg@5,ndcg@10,ndcg_exp@10"
+BEFORE_COMMIT = "c833850"
+DEFAULT_CRANFIELD = ROOT.parent / "shared" / "datasets" / "cranfield"
+
+
+# ------------------------------------------------------------------------------------------- helpers
+
+
+def _status(field: str) -> int:
+    """A field of /proc/self/status in bytes (VmHWM, VmRSS), 0 where unavailable."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def _reset_peak() -> bool:
+    """Reset the peak resident set to the current one (Linux: clear_refs 5)."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
+
+
+def _load(target: str):
+    """The dataset of a target: 'cranfield:PATH' or a synthetic size."""
+    from retrieval import dataset as datasets
+
+    if target.startswith("cranfield:"):
+        return datasets.load(target.split(":", 1)[1])
+    import synthetic
+
+    return synthetic.load(int(target))
+
+
+def _median(xs: list[float]) -> float:
+    return float(statistics.median(xs)) if xs else float("nan")
+
+
+def _timed(fn, *args, **kw):
+    t = time.perf_counter()
+    out = fn(*args, **kw)
+    return time.perf_counter() - t, out
+
+
+# ------------------------------------------------------------------------------------------- children
+
+
+def child_ours(target: str, ticks: int) -> dict:
+    """Our build, ticks and memory on one dataset."""
+    import numpy as np
+
+    from retrieval import bm25, experiment, metrics, text
+
+    ds = _load(target)
+    gc.collect()
+    rss_loaded = _status("VmRSS")
+    peak_ok = _reset_peak()
+    out: dict = {"target": target, "docs": ds.n_docs, "queries": ds.n_queries, "judgements": len(ds.qrels)}
+
+    out["index_s"], index = _timed(text.build_index, ds.doc_texts)
+    del index
+    gc.collect()
+    out["prepare_s"], prep = _timed(experiment.prepare, ds)
+    idx = prep.index
+    df = idx.doc_freq
+    q = prep.qcounts
+    per_q = np.add.reduceat(df[q.indices], q.indptr[:-1]) if q.nnz else np.zeros(q.shape[0])
+    per_q = np.where(np.diff(q.indptr) > 0, per_q, 0)
+    out.update(vocab=len(idx.vocabulary), nnz=int(idx.counts.nnz), avg_len=float(idx.avg_len),
+               terms_per_q=float(np.diff(q.indptr).mean()), postings_per_q_over_n=float(per_q.mean() / ds.n_docs))
+
+    mlist = metrics.parse_list(METRICS)
+    p0 = experiment.Params()
+    out["lsa_fit_s"], fit = _timed(experiment.fit_lsa, prep, p0.dims)
+    out["lsa_note"] = fit.model.note
+    out["lsa_rank_s"], _ = _timed(experiment.lsa_run, ds, fit, max(p0.depth, p0.fusion_depth))
+    out["first_tick_s"], ranks = _timed(lambda: experiment.score(ds, experiment.rankings(ds, p0, prep=prep), mlist))
+    out["matched_fraction"] = float(ranks.rankings["BM25"].n_results.mean() / ds.n_docs)
+    out["means"] = {s: {m: round(v, 6) for m, v in row.items()} for s, row in ranks.means().items()}
+
+    def tick(params):
+        return experiment.score(ds, experiment.rankings(ds, params, prep=prep), mlist)
+
+    k1s = [round(1.25 + 0.05 * i, 2) for i in range(ticks)]
+    times, rescans, fallbacks = [], [], []
+    for k1 in k1s:
+        t, ev = _timed(tick, experiment.Params(k1=k1))
+        times.append(t)
+        w = ev.rankings["weighted"]
+        rescans.append(getattr(w, "rescans", 0))
+        fallbacks.append(getattr(w, "fallbacks", 0))
+    out.update(tick_s=_median(times), tick_all=[round(t, 4) for t in times], tick_k1s=k1s,
+               rescans=int(max(rescans)), fallbacks=int(max(fallbacks)))
+    # a tick's parts (fresh k1 values again)
+    parts = {"bm25": [], "fusions": [], "metrics": []}
+    for i in range(ticks):
+        p = experiment.Params(k1=round(2.05 + 0.05 * i, 2))
+        t, run = _timed(experiment.bm25_run, ds, prep, p.k1, p.b, max(p.depth, p.fusion_depth), fit)
+        parts["bm25"].append(t)
+        bm, ls = experiment.base_rankings(ds, run, fit, max(p.depth, p.fusion_depth))
+        t, (w, r) = _timed(experiment.fused_rankings, ds, run, fit, bm, ls, p, prep)
+        parts["fusions"].append(t)
+        t, _ = _timed(experiment.score, ds, {"BM25": bm, "LSA": ls, "weighted": w, "RRF": r}, mlist)
+        parts["metrics"].append(t)
+    out.update({f"part_{k}_s": _median(v) for k, v in parts.items()})
+    alphas = [0.3, 0.4, 0.6, 0.7, 0.2, 0.8, 0.1][:ticks]
+    out["alpha_tick_s"] = _median([_timed(tick, experiment.Params(alpha=a))[0] for a in alphas])
+    out["rrf_tick_s"] = _median([_timed(tick, experiment.Params(rrf_k=float(k)))[0] for k in range(40, 40 + ticks)])
+    out["d_tick_s"] = _timed(tick, experiment.Params(dims=8))[0]
+    # the reference algebra alone: scipy's sparse product, no ranking (skipped where its matrix gets huge)
+    if ds.n_docs <= 200_000:
+        out["scipy_score_s"] = _median([_timed(bm25.score, prep.bm25, prep.qcounts, k1, 0.75)[0] for k1 in (1.1, 1.3, 1.5)])
+        out["kernel_bm25_s"] = _median([_timed(bm25.run, prep.bm25, prep.plan, ds, k1, 0.75, 100)[0] for k1 in (1.1, 1.3, 1.5)])
+    if target.startswith("cranfield:"):
+        out.update(_grid(ds, prep))
+    out["peak_rss_gib"] = _status("VmHWM") / 2**30 if peak_ok else float("nan")
+    out["dataset_rss_gib"] = rss_loaded / 2**30
+    return out
+
+
+def _grid(ds, prep) -> dict:
+    """The 16 x 11 (k1, b) grid on one dataset: BM25 re-ranked and nDCG@10 per question at every cell."""
+    import numpy as np
+
+    from retrieval import bm25, metrics
+
+    m = metrics.parse("ndcg@10")
+    k1s, bs = np.arange(16) * 3 / 15, np.arange(11) / 10
+    t = time.perf_counter()
+    best = -1.0
+    for k1 in k1s:
+        for b in bs:
+            run = bm25.run(prep.bm25, prep.plan, ds, float(k1), float(b), 100)
+            v = metrics.per_query(ds.qrels, ds.n_queries, run.ranking.judged_rank, m)[ds.evaluated]
+            best = max(best, float(v.mean()))
+    out = {"grid_s": time.perf_counter() - t, "grid_best_ndcg10": round(best, 6)}
+    try:
+        from retrieval import tuning
+
+        t = time.perf_counter()
+        tuning.sweep_bm25(ds, "ndcg@10", prep=prep)
+        out["grid_tuning_sweep_s"] = time.perf_counter() - t
+    except Exception as e:  # noqa: BLE001 - another module's function, reported, never fatal
+        out["grid_tuning_sweep_error"] = repr(e)[:200]
+    return out
+
+
+def _before_package() -> Path | None:
+    """The retrieval package as it was before this optimisation, extracted from git into bench/out/."""
+    dest = OUT / "before" / "retrieval"
+    if (dest / "experiment.py").exists():
+        return dest.parent
+    try:
+        names = subprocess.run(["git", "ls-tree", "--name-only", BEFORE_COMMIT, "retrieval/"], cwd=ROOT,
+                               capture_output=True, text=True, check=True).stdout.split()
+        dest.mkdir(parents=True, exist_ok=True)
+        for n in names:
+            src = subprocess.run(["git", "show", f"{BEFORE_COMMIT}:{n}"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+            (dest / Path(n).name).write_text(src)
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return dest.parent
+
+
+def child_before(target: str, ticks: int) -> dict:
+    """The tick of the code before this optimisation (its own package, same dataset)."""
+    pkg = _before_package()
+    if pkg is None:
+        return {"error": f"git could not give retrieval/ at {BEFORE_COMMIT}"}
+    ds = _load(target)
+    sys.path.insert(0, str(pkg))
+    for name in [m for m in sys.modules if m == "retrieval" or m.startswith("retrieval.")]:
+        del sys.modules[name]
+    from retrieval import experiment, metrics  # the old package now
+
+    gc.collect()
+    peak_ok = _reset_peak()
+    out = {"target": target}
+    out["prepare_s"], prep = _timed(experiment.prepare, ds)
+    mlist = metrics.parse_list(METRICS)
+    times = []
+    for i in range(min(ticks, 3)):
+        t, _ = _timed(lambda: experiment.score(ds, experiment.rankings(ds, experiment.Params(k1=1.25 + 0.05 * i), prep=prep), mlist))
+        times.append(t)
+    out["tick_s"] = _median(times)  # includes its LSA refit (the old code had no LSA cache)
+    out["peak_rss_gib"] = _status("VmHWM") / 2**30 if peak_ok else float("nan")
+    return out
+
+
+def child_bm25s(target: str, ticks: int) -> dict:
+    """bm25s: index, then re-index at new k1/b and retrieve the top 100 of every question."""
+    import bm25s
+    import numpy as np
+
+    from retrieval.text import tokenize
+
+    ds = _load(target)
+    gc.collect()
+    peak_ok = _reset_peak()
+    out = {"target": target, "version": getattr(bm25s, "__version__", "?")}
+    t = time.perf_counter()
+    corpus = [tokenize(x) for x in ds.doc_texts]
+    queries = [tokenize(x) for x in ds.query_texts]
+    out["tokenise_s"] = time.perf_counter() - t
+    k = min(100, ds.n_docs)
+
+    def index(k1, b):
+        r = bm25s.BM25(k1=k1, b=b, method="lucene")
+        r.index(corpus, show_progress=False)
+        return r
+
+    out["index_s"], retriever = _timed(index, 1.2, 0.75)
+    vocab = retriever.vocab_dict
+    qs = [[w for w in qt if w in vocab] or [next(iter(vocab))] for qt in queries]  # bm25s needs a known token
+    out["retrieve_s"], _ = _timed(retriever.retrieve, qs, k=k, show_progress=False)
+    try:
+        out["backend"] = str(getattr(retriever, "backend", "?")) + "/" + ("numba" if "numba" in sys.modules else "numpy")
+    except Exception:  # noqa: BLE001
+        out["backend"] = "?"
+    times = []
+    n = max(1, ticks if ds.n_docs <= 200_000 else 1)
+    for i in range(n):
+        t = time.perf_counter()
+        r = index(1.25 + 0.05 * i, 0.75)
+        r.retrieve(qs, k=k, show_progress=False)
+        times.append(time.perf_counter() - t)
+        del r
+    out["tick_s"] = _median(times)
+    out["tick_all"] = [round(x, 3) for x in times]
+    out["peak_rss_gib"] = _status("VmHWM") / 2**30 if peak_ok else float("nan")
+    del np
+    return out
+
+
+def child_rank_bm25(target: str, ticks: int, sample: int) -> dict:
+    """rank_bm25: BM25Okapi built once, get_scores + top 100 on a sample of questions, extrapolated to all."""
+    import numpy as np
+    from rank_bm25 import BM25Okapi
+
+    from retrieval.text import tokenize
+
+    ds = _load(target)
+    gc.collect()
+    peak_ok = _reset_peak()
+    out = {"target": target}
+    corpus = [tokenize(x) for x in ds.doc_texts]
+    queries = [tokenize(x) for x in ds.query_texts]
+    out["index_s"], bm = _timed(BM25Okapi, corpus, k1=1.25, b=0.75)
+    del corpus
+    n = min(sample, len(queries))
+    pick = np.linspace(0, len(queries) - 1, n).astype(int)
+    k = min(100, ds.n_docs)
+    t = time.perf_counter()
+    for i in pick:
+        s = bm.get_scores(queries[i])
+        top = np.argpartition(-s, k - 1)[:k]
+        top[np.lexsort((top, -s[top]))]
+    per_q = (time.perf_counter() - t) / n
+    out.update(sample=int(n), per_question_s=per_q, tick_s=per_q * len(queries), extrapolated=n < len(queries))
+    out["peak_rss_gib"] = _status("VmHWM") / 2**30 if peak_ok else float("nan")
+    return out
+
+
+# ------------------------------------------------------------------------------------------- parent
+
+
+def _run_child(kind: str, target: str, args) -> dict:
+    cmd = [sys.executable, __file__, "--child", kind, "--target", target, "--ticks", str(args.ticks),
+           "--sample", str(args.sample if not target.isdigit() or int(target) < 1_000_000 else args.sample_1m)]
+    t = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+    wall = time.perf_counter() - t
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    if proc.returncode != 0 or not lines:
+        err = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"target": target, "error": f"{kind} exited {proc.returncode}: {err}", "wall_s": wall}
+    res = json.loads(lines[-1])
+    res["wall_s"] = wall
+    return res
+
+
+def _fmt_s(x) -> str:
+    if x is None or x != x:
+        return "-"
+    if x >= 100:
+        return f"{x:.0f} s"
+    if x >= 1:
+        return f"{x:.2f} s"
+    return f"{x * 1000:.1f} ms"
+
+
+def _ratio(a, b) -> str:
+    if not a or not b or a != a or b != b:
+        return "-"
+    return f"{a / b:,.0f}x" if a / b >= 10 else f"{a / b:.1f}x"
+
+
+def report(results: list[dict], grid: dict | None) -> str:
+    """The tables printed at the end (also what RESULTS.md quotes)."""
+    lines = []
+    load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    lines.append(f"machine: {os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}; "
+                 f"threads for our kernels: {results[0]['ours'].get('threads', '?') if results else '?'}; "
+                 f"load average at the end (1/5/15 min): {load}")
+    lines.append("")
+    lines.append("| dataset | docs | questions | vocabulary | postings/q / N | matched/q | index build | prepare | LSA fit (d=6) | peak RSS |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|")
+    for r in results:
+        o = r["ours"]
+        if "error" in o:
+            lines.append(f"| {r['label']} | error: {o['error']} |||||||||")
+            continue
+        lines.append(f"| {r['label']} | {o['docs']:,} | {o['queries']:,} | {o['vocab']:,} | {o['postings_per_q_over_n']:.3f} | "
+                     f"{o['matched_fraction']:.3f} | {_fmt_s(o['index_s'])} | {_fmt_s(o['prepare_s'])} | {_fmt_s(o['lsa_fit_s'])} | "
+                     f"{o['peak_rss_gib']:.2f} GiB |")
+    lines.append("")
+    lines.append("| dataset | k1 tick (median) | parts: BM25 / fusions / metrics | alpha tick | RRF tick | d tick | weighted rescans / full scans |")
+    lines.append("|---|---|---|---|---|---|---|")
+    for r in results:
+        o = r["ours"]
+        if "error" in o:
+            continue
+        lines.append(f"| {r['label']} | {_fmt_s(o['tick_s'])} | {_fmt_s(o['part_bm25_s'])} / {_fmt_s(o['part_fusions_s'])} / "
+                     f"{_fmt_s(o['part_metrics_s'])} | {_fmt_s(o['alpha_tick_s'])} | {_fmt_s(o['rrf_tick_s'])} | {_fmt_s(o['d_tick_s'])} | "
+                     f"{o['rescans']} / {o['fallbacks']} of {o['queries']} |")
+    lines.append("")
+    lines.append("| dataset | our tick | before (c833850) | bm25s re-index + retrieve | ratio | rank_bm25 (all questions) | ratio | scipy product alone / our BM25 kernel |")
+    lines.append("|---|---|---|---|---|---|---|---|")
+    for r in results:
+        o, bf, bs, rb = r["ours"], r.get("before", {}), r.get("bm25s", {}), r.get("rank_bm25", {})
+        if "error" in o:
+            continue
+        ours = o["tick_s"]
+        bft = _fmt_s(bf.get("tick_s")) if bf and "error" not in bf else ("-" if not bf else "error")
+        bst = _fmt_s(bs.get("tick_s")) if bs and "error" not in bs else ("-" if not bs else "error")
+        rbt = "-"
+        if rb and "error" not in rb:
+            rbt = _fmt_s(rb["tick_s"]) + (f" (from {rb['sample']} questions)" if rb.get("extrapolated") else "")
+        elif rb:
+            rbt = "error"
+        sc = "-"
+        if o.get("scipy_score_s"):
+            sc = f"{_fmt_s(o['scipy_score_s'])} / {_fmt_s(o['kernel_bm25_s'])} ({_ratio(o['scipy_score_s'], o['kernel_bm25_s'])})"
+        lines.append(f"| {r['label']} | {_fmt_s(ours)} | {bft} | {bst} | {_ratio(bs.get('tick_s'), ours) if bs and 'error' not in bs else '-'} | "
+                     f"{rbt} | {_ratio(rb.get('tick_s'), ours) if rb and 'error' not in rb else '-'} | {sc} |")
+    peers = [(r["label"], k, r[k]) for r in results for k in ("bm25s", "rank_bm25", "before") if r.get(k)]
+    if peers:
+        lines.append("")
+        lines.append("peers' own figures: " + "; ".join(
+            f"{lab} {k}: " + (v["error"] if "error" in v else ", ".join(
+                f"{f} {_fmt_s(v[f])}" for f in ("tokenise_s", "index_s", "prepare_s", "retrieve_s") if f in v)
+                + f", peak RSS {v.get('peak_rss_gib', float('nan')):.2f} GiB")
+            for lab, k, v in peers))
+    if any(v.get("reused") for r in results for v in r.values() if isinstance(v, dict)):
+        lines.append("")
+        lines.append("(peers and 'before' reused from an earlier run of this script: " +
+                     ", ".join(sorted({v["reused"] for r in results for v in r.values() if isinstance(v, dict) and v.get("reused")})) + ")")
+    if grid:
+        lines.append("")
+        g = f"Cranfield k1 x b grid (16 x 11 = 176 settings, BM25 ranked + nDCG@10 per question each): {_fmt_s(grid['grid_s'])}"
+        if "grid_tuning_sweep_s" in grid:
+            g += f"; retrieval.tuning.sweep_bm25 on the same grid: {_fmt_s(grid['grid_tuning_sweep_s'])}"
+        lines.append(g)
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", default="10000,100000", help="synthetic corpus sizes, comma-separated (default 10000,100000)")
+    ap.add_argument("--cranfield", default=str(DEFAULT_CRANFIELD) if DEFAULT_CRANFIELD.exists() else "",
+                    help="a Cranfield BEIR folder ('' to skip)")
+    ap.add_argument("--ticks", type=int, default=7, help="slider ticks per measurement (median reported)")
+    ap.add_argument("--sample", type=int, default=100, help="rank_bm25: questions scored below 1M documents (all up to 10k)")
+    ap.add_argument("--sample-1m", type=int, default=10, help="rank_bm25: questions scored at 1M documents")
+    ap.add_argument("--no-peers", action="store_true", help="skip bm25s and rank_bm25")
+    ap.add_argument("--no-before", action="store_true", help="skip the code before this optimisation")
+    ap.add_argument("--timeout", type=float, default=7200)
+    ap.add_argument("--json", default=str(OUT / "speed.json"), help="where to keep the raw results")
+    ap.add_argument("--reuse", default="", metavar="JSON",
+                    help="take bm25s, rank_bm25 and 'before' from an earlier run's raw results instead of running them")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--target", help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+
+    if a.child:
+        if a.child == "ours":
+            res = child_ours(a.target, a.ticks)
+            from retrieval import _kernels
+
+            res["threads"] = _kernels.threads()
+        elif a.child == "before":
+            res = child_before(a.target, a.ticks)
+        elif a.child == "bm25s":
+            res = child_bm25s(a.target, a.ticks)
+        elif a.child == "rank_bm25":
+            sample = a.sample if not a.target.isdigit() or int(a.target) > 10_000 else 10**9
+            res = child_rank_bm25(a.target, a.ticks, sample)
+        else:
+            raise SystemExit(f"unknown child {a.child}")
+        print(json.dumps(res))
+        return 0
+
+    targets = []
+    if a.cranfield:
+        targets.append(("Cranfield", f"cranfield:{a.cranfield}"))
+    for s in (x.strip() for x in a.sizes.split(",") if x.strip()):
+        targets.append((f"synthetic {int(s):,}", str(int(s))))
+    OUT.mkdir(parents=True, exist_ok=True)
+    import synthetic
+
+    results = []
+    grid = None
+    earlier = {r["target"]: r for r in json.loads(Path(a.reuse).read_text())} if a.reuse else {}
+    for label, target in targets:
+        if target.isdigit():
+            t = time.perf_counter()
+            synthetic.load(int(target))  # generate and cache once, outside the measured processes
+            print(f"[{label}] corpus ready ({time.perf_counter() - t:.0f} s)", file=sys.stderr, flush=True)
+        row = {"label": label, "target": target}
+        kinds = ["ours"]
+        big = target.isdigit() and int(target) >= 1_000_000
+        if not a.no_before and not big:
+            kinds.append("before")
+        if not a.no_peers:
+            kinds += ["bm25s", "rank_bm25"]
+        for kind in kinds:
+            if kind != "ours" and kind in earlier.get(target, {}):
+                row[kind] = dict(earlier[target][kind], reused=a.reuse)
+                continue
+            print(f"[{label}] {kind} ...", file=sys.stderr, flush=True)
+            row[kind] = _run_child(kind, target, a)
+            print(f"[{label}] {kind}: {json.dumps(row[kind])[:400]}", file=sys.stderr, flush=True)
+        if target.startswith("cranfield:") and "grid_s" in row["ours"]:
+            grid = row["ours"]
+        results.append(row)
+        Path(a.json).write_text(json.dumps(results, indent=1))
+    print(report(results, grid))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,593 @@
+"""Compiled inner loops (numba): score, select and rank every question in one pass, never a dense questions x documents matrix.
+
+Every kernel works on a set of questions and writes disjoint slices of preallocated outputs, so `parallel`
+splits the questions over threads (each kernel releases the GIL). The arithmetic is spelled out operation by
+operation, in the same order as the numpy formulas in bm25.py, lsa.py and fusion.py, so the numbers are the
+same to the last bit (numba compiles without fast-math: no reassociation, no fused multiply-add):
+
+* a BM25 score is the sum of its question terms' weights in ascending term order, starting from the first;
+* an LSA score is q[0] * v[0] + q[1] * v[1] + ... added left to right (lsa.score_chunks computes the same);
+* a weighted-fusion score is alpha * minmax(bm25) + (1 - alpha) * minmax(lsa), as fusion.minmax writes it.
+
+Selection keeps the best `m` of a question with a bounded heap ordered by (score descending, tie key
+ascending): the tie key is the document's position in id order, so ties go by document id. The exact rank of
+each judged document is counted in the same pass: 1 + the documents that beat it.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from numba import njit
+
+_POOL: ThreadPoolExecutor | None = None
+PARALLEL_MIN_WORK = 1_000_000  # below this many elementary steps one thread is faster than two
+
+
+_CORES: int | None = None
+
+
+def threads() -> int:
+    """Worker threads: RETRIEVAL_THREADS, else the cores this process may use."""
+    global _CORES
+    env = os.environ.get("RETRIEVAL_THREADS")
+    if env:
+        return max(1, int(env))
+    if _CORES is None:
+        try:
+            _CORES = max(1, len(os.sched_getaffinity(0)))
+        except AttributeError:  # pragma: no cover - not Linux
+            _CORES = max(1, os.cpu_count() or 1)
+    return _CORES
+
+
+def parallel(kernel, n_items: int, work: int, *args) -> None:
+    """Run `kernel(items, *args)` over 0..n_items-1 split across threads (interleaved, so costs even out).
+
+    `work` estimates the total cost in elementary steps; below PARALLEL_MIN_WORK one thread is faster.
+    """
+    global _POOL
+    nt = min(threads(), n_items)
+    if nt <= 1 or work < PARALLEL_MIN_WORK:
+        kernel(np.arange(n_items, dtype=np.int64), *args)
+        return
+    if _POOL is None or _POOL._max_workers < nt:
+        _POOL = ThreadPoolExecutor(max_workers=nt, thread_name_prefix="retrieval")
+    parts = [np.arange(i, n_items, nt, dtype=np.int64) for i in range(nt)]
+    for f in [_POOL.submit(kernel, p, *args) for p in parts]:
+        f.result()
+
+
+# ------------------------------------------------------------------------------------------- heap
+
+
+@njit(inline="always")
+def _worse(s1, k1, s2, k2):
+    """(s1, k1) ranks after (s2, k2): a lower score, or the same score and a later id."""
+    return s1 < s2 or (s1 == s2 and k1 > k2)
+
+
+@njit(inline="always")
+def _swap(hs, hk, hd, i, j):
+    hs[i], hs[j] = hs[j], hs[i]
+    hk[i], hk[j] = hk[j], hk[i]
+    hd[i], hd[j] = hd[j], hd[i]
+
+
+@njit
+def _sift_down(hs, hk, hd, n, i):
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            return
+        r = c + 1
+        if r < n and _worse(hs[r], hk[r], hs[c], hk[c]):
+            c = r
+        if _worse(hs[c], hk[c], hs[i], hk[i]):
+            _swap(hs, hk, hd, i, c)
+            i = c
+        else:
+            return
+
+
+@njit
+def _sift_up(hs, hk, hd, i):
+    while i > 0:
+        p = (i - 1) // 2
+        if _worse(hs[i], hk[i], hs[p], hk[p]):
+            _swap(hs, hk, hd, i, p)
+            i = p
+        else:
+            return
+
+
+@njit
+def _insert(hs, hk, hd, n, s, k, d):
+    """Add (s, k, d) to a heap holding n < capacity entries (worst entry at the root)."""
+    hs[n] = s
+    hk[n] = k
+    hd[n] = d
+    _sift_up(hs, hk, hd, n)
+
+
+@njit
+def _replace_root(hs, hk, hd, n, s, k, d):
+    """Put (s, k, d) in place of the root (the worst entry) and restore the heap."""
+    hs[0] = s
+    hk[0] = k
+    hd[0] = d
+    _sift_down(hs, hk, hd, n, 0)
+
+
+# Offering (s, k, d) to a heap of capacity m holding h entries is written out where it is used, so that the
+# common case (worse than the root: nothing to do) costs two comparisons and no call:
+#     if h < m: _insert(...); h += 1
+#     elif hs[0] < s or (hs[0] == s and hk[0] > k): _replace_root(...)
+
+
+@njit
+def _heap_sort(hs, hk, hd, n):
+    """Heap contents in place, best first."""
+    for end in range(n - 1, 0, -1):
+        _swap(hs, hk, hd, 0, end)
+        _sift_down(hs, hk, hd, end, 0)
+
+
+# ------------------------------------------------------------------------------------------- selection
+
+
+@njit
+def _select(docs, vals, n, by_doc, key, thr, m, j_s, j_k, j_act, j_out, top_d, top_s):
+    """The best m entries (raw, whatever their score), results counted above thr, judged ranks among results.
+
+    Entries are docs[i] with score vals[docs[i]] (by_doc) or vals[i]. Judged documents: score j_s, key j_k,
+    active if they are results; their ranks go to j_out (0 for inactive ones). Returns (kept, results, min, max).
+    The best m are kept in a heap (top_s, hk, top_d) whose root is the worst kept: an entry that does not beat
+    the root costs two comparisons.
+    """
+    nj = j_s.size
+    order = np.empty(nj, dtype=np.int64)
+    na = 0
+    for j in range(nj):  # active judged documents, best first (insertion sort: a handful)
+        j_out[j] = 0
+        if j_act[j]:
+            p = na
+            while p > 0 and _worse(j_s[order[p - 1]], j_k[order[p - 1]], j_s[j], j_k[j]):
+                order[p] = order[p - 1]
+                p -= 1
+            order[p] = j
+            na += 1
+    cnt = np.zeros(nj + 1, dtype=np.int64)
+    ws = -np.inf
+    wk = 0
+    if na > 0:
+        ws = j_s[order[na - 1]]
+        wk = j_k[order[na - 1]]
+    hk = np.empty(m, dtype=np.int64)
+    h = 0
+    nres = 0
+    vmin = np.inf
+    vmax = -np.inf
+    for i in range(n):
+        d = docs[i]
+        v = vals[d] if by_doc else vals[i]
+        if v < vmin:
+            vmin = v
+        if v > vmax:
+            vmax = v
+        if v > thr:
+            nres += 1
+        if h < m:
+            _insert(top_s, hk, top_d, h, v, key[d], d)
+            h += 1
+        elif top_s[0] < v or (top_s[0] == v and hk[0] > key[d]):
+            _replace_root(top_s, hk, top_d, h, v, key[d], d)
+        if na > 0 and (v > ws or (v == ws and key[d] < wk)):  # beats at least the worst judged result
+            kd = key[d]
+            p = na - 1  # climb from the worst: most documents beat only the deepest judged ones
+            while p > 0 and _worse(j_s[order[p - 1]], j_k[order[p - 1]], v, kd):
+                p -= 1
+            cnt[p] += 1
+    _heap_sort(top_s, hk, top_d, h)
+    run = 0
+    for p in range(na):
+        run += cnt[p]
+        j_out[order[p]] = run + 1
+    return h, nres, vmin, vmax
+
+
+# ------------------------------------------------------------------------------------------- BM25
+
+
+@njit(nogil=True, cache=True)
+def bm25_weights(items, u_ptr, u_docs, u_f, idf_u, norm, k1p1, out):
+    """Weight of every posting of the question terms: idf * (f * (k1 + 1)) / (f + norm[doc]) (bm25.term_weights)."""
+    for u in items:
+        w_idf = idf_u[u]
+        for p in range(u_ptr[u], u_ptr[u + 1]):
+            f = u_f[p]
+            out[p] = w_idf * ((f * k1p1) / (f + norm[u_docs[p]]))
+
+
+@njit(nogil=True, cache=True)
+def bm25_rank(items, n_docs, q_ptr, q_u, u_ptr, u_docs, w, key, thr, m, j_ptr, j_doc,
+              j_rank, top_d, top_s, n_top, n_res, lo, hi, probe_d, probe_s):
+    """Score each question over its terms' postings (term at a time), keep the best m, count, rank the judged.
+
+    probe_d (questions x P, may be P = 0): documents whose scores are also wanted (LSA's best, for the
+    weighted fusion); they are read off the accumulator into probe_s.
+    """
+    acc = np.zeros(n_docs)
+    stamp = np.full(n_docs, -1, dtype=np.int64)
+    touched = np.empty(n_docs, dtype=np.int64)
+    for q in items:
+        nt = 0
+        for a in range(q_ptr[q], q_ptr[q + 1]):  # ascending term order: the reference's summation order
+            u = q_u[a]
+            for p in range(u_ptr[u], u_ptr[u + 1]):
+                d = u_docs[p]
+                if stamp[d] != q:
+                    stamp[d] = q
+                    acc[d] = w[p]
+                    touched[nt] = d
+                    nt += 1
+                else:
+                    acc[d] += w[p]
+        j0, j1 = j_ptr[q], j_ptr[q + 1]
+        nj = j1 - j0
+        j_s = np.zeros(nj)
+        j_k = np.zeros(nj, dtype=np.int64)
+        j_act = np.zeros(nj, dtype=np.bool_)
+        for j in range(nj):
+            jd = j_doc[j0 + j]
+            if jd >= 0 and stamp[jd] == q and acc[jd] > thr:
+                j_s[j] = acc[jd]
+                j_k[j] = key[jd]
+                j_act[j] = True
+        h, nr, vmin, vmax = _select(touched, acc, nt, True, key, thr, m, j_s, j_k, j_act,
+                                    j_rank[j0:j1], top_d[q], top_s[q])
+        n_top[q] = h
+        n_res[q] = nr
+        for i in range(probe_d.shape[1]):
+            d = probe_d[q, i]
+            probe_s[q, i] = acc[d] if d >= 0 and stamp[d] == q else 0.0
+        if nt < n_docs:  # the documents without a question term score 0
+            vmin = min(vmin, 0.0)
+            vmax = max(vmax, 0.0)
+        lo[q] = vmin
+        hi[q] = vmax
+
+
+@njit(inline="always")
+def _bm25_at(q, d, q_ptr, q_u, u_ptr, u_docs, u_f, idf_u, norm, k1p1):
+    """BM25 score of one document for one question, summed as bm25_rank sums it."""
+    s = 0.0
+    for a in range(q_ptr[q], q_ptr[q + 1]):
+        u = q_u[a]
+        lo_, hi_ = u_ptr[u], u_ptr[u + 1]
+        while lo_ < hi_:  # binary search of d in the term's sorted postings
+            mid = (lo_ + hi_) // 2
+            if u_docs[mid] < d:
+                lo_ = mid + 1
+            else:
+                hi_ = mid
+        if lo_ < u_ptr[u + 1] and u_docs[lo_] == d:
+            f = u_f[lo_]
+            s += idf_u[u] * ((f * k1p1) / (f + norm[d]))
+    return s
+
+
+@njit(inline="always")
+def _lsa_at(qv, vecs, d):
+    """LSA cosine of one document (vecs: documents x dims): q[0] * v[0] + q[1] * v[1] + ..., left to right."""
+    k = qv.size
+    if k == 0:
+        return 0.0
+    s = qv[0] * vecs[d, 0]
+    for c in range(1, k):
+        s += qv[c] * vecs[d, c]
+    return s
+
+
+@njit(nogil=True, cache=True)
+def bm25_at(items, qs, ds, q_ptr, q_u, u_ptr, u_docs, u_f, idf_u, norm, k1p1, out):
+    """BM25 scores of (question, document) pairs."""
+    for i in items:
+        out[i] = _bm25_at(qs[i], ds[i], q_ptr, q_u, u_ptr, u_docs, u_f, idf_u, norm, k1p1)
+
+
+# ------------------------------------------------------------------------------------------- LSA
+
+
+@njit(nogil=True, cache=True)
+def lsa_rank(items, qvec, vt, key, thr, m, j_ptr, j_doc, j_rank, top_d, top_s, n_top, n_res, lo, hi):
+    """Cosines of each question with every document (in a buffer of one row), the best m, counts, judged ranks."""
+    n_docs = vt.shape[1]
+    k = vt.shape[0]
+    buf = np.zeros(n_docs)
+    docs = np.arange(n_docs)
+    for q in items:
+        if k == 0:
+            buf[:] = 0.0
+        else:
+            c = qvec[q, 0]
+            for d in range(n_docs):
+                buf[d] = c * vt[0, d]
+            for cc in range(1, k):
+                c = qvec[q, cc]
+                for d in range(n_docs):
+                    buf[d] += c * vt[cc, d]
+        j0, j1 = j_ptr[q], j_ptr[q + 1]
+        nj = j1 - j0
+        j_s = np.empty(nj)
+        j_k = np.empty(nj, dtype=np.int64)
+        j_act = np.zeros(nj, dtype=np.bool_)
+        for j in range(nj):
+            jd = j_doc[j0 + j]
+            j_s[j] = 0.0
+            j_k[j] = 0
+            if jd >= 0 and buf[jd] > thr:
+                j_s[j] = buf[jd]
+                j_k[j] = key[jd]
+                j_act[j] = True
+        h, nr, vmin, vmax = _select(docs, buf, n_docs, False, key, thr, m, j_s, j_k, j_act,
+                                    j_rank[j0:j1], top_d[q], top_s[q])
+        n_top[q] = h
+        n_res[q] = nr
+        lo[q] = vmin
+        hi[q] = vmax
+
+
+@njit(nogil=True, cache=True)
+def lsa_at(items, qs, ds, qvec, vecs, out):
+    """LSA cosines of (question, document) pairs (vecs: documents x dims)."""
+    for i in items:
+        out[i] = _lsa_at(qvec[qs[i]], vecs, ds[i])
+
+
+# ------------------------------------------------------------------------------------------- generic rows
+
+
+@njit(nogil=True, cache=True)
+def rank_sparse(items, indptr, cols, vals, row0, n_docs, key, thr, m, j_ptr, j_doc,
+                j_rank, top_d, top_s, n_top, n_res):
+    """rank_rows for a CSR block of score rows: stored entries only (absent = not a result)."""
+    mark = np.full(n_docs, -1, dtype=np.int64)
+    for r in items:
+        q = row0 + r
+        a, b = indptr[r], indptr[r + 1]
+        j0, j1 = j_ptr[q], j_ptr[q + 1]
+        nj = j1 - j0
+        for j in range(nj):
+            jd = j_doc[j0 + j]
+            if jd >= 0:
+                mark[jd] = -1
+        for i in range(a, b):
+            mark[cols[i]] = i
+        j_s = np.empty(nj)
+        j_k = np.empty(nj, dtype=np.int64)
+        j_act = np.zeros(nj, dtype=np.bool_)
+        for j in range(nj):
+            jd = j_doc[j0 + j]
+            j_s[j] = 0.0
+            j_k[j] = 0
+            if jd >= 0 and mark[jd] >= a and mark[jd] < b and vals[mark[jd]] > thr:
+                j_s[j] = vals[mark[jd]]
+                j_k[j] = key[jd]
+                j_act[j] = True
+        h, nr, _, _ = _select(cols[a:b], vals[a:b], b - a, False, key, thr, m, j_s, j_k, j_act,
+                              j_rank[j0:j1], top_d[q], top_s[q])
+        for i in range(a, b):
+            mark[cols[i]] = -1
+        n_top[q] = h
+        n_res[q] = nr
+
+
+@njit(nogil=True, cache=True)
+def rank_dense(items, rows, row0, key, thr, m, j_ptr, j_doc, j_rank, top_d, top_s, n_top, n_res):
+    """rank_rows for a dense block of score rows."""
+    n_docs = rows.shape[1]
+    docs = np.arange(n_docs)
+    for r in items:
+        q = row0 + r
+        row = rows[r]
+        j0, j1 = j_ptr[q], j_ptr[q + 1]
+        nj = j1 - j0
+        j_s = np.empty(nj)
+        j_k = np.empty(nj, dtype=np.int64)
+        j_act = np.zeros(nj, dtype=np.bool_)
+        for j in range(nj):
+            jd = j_doc[j0 + j]
+            j_s[j] = 0.0
+            j_k[j] = 0
+            if jd >= 0 and row[jd] > thr:
+                j_s[j] = row[jd]
+                j_k[j] = key[jd]
+                j_act[j] = True
+        h, nr, _, _ = _select(docs, row, n_docs, False, key, thr, m, j_s, j_k, j_act,
+                              j_rank[j0:j1], top_d[q], top_s[q])
+        n_top[q] = h
+        n_res[q] = nr
+
+
+@njit(nogil=True, cache=True)
+def list_ranks(items, l_ptr, l_docs, j_ptr, j_doc, out):
+    """Rank of each judged document in its question's ordered list (1-based), 0 when absent."""
+    for q in items:
+        a, b = l_ptr[q], l_ptr[q + 1]
+        for j in range(j_ptr[q], j_ptr[q + 1]):
+            jd = j_doc[j]
+            out[j] = 0
+            for i in range(a, b):
+                if l_docs[i] == jd:
+                    out[j] = i - a + 1
+                    break
+
+
+# ------------------------------------------------------------------------------------------- weighted fusion
+
+
+@njit(inline="always")
+def _fuse(x, lo_b, span_b, y, lo_l, span_l, alpha, beta):
+    nb = (x - lo_b) / span_b if span_b > 0 else 0.0
+    nl = (y - lo_l) / span_l if span_l > 0 else 0.0
+    return alpha * nb + beta * nl
+
+
+@njit(nogil=True, cache=True)
+def weighted_topk(items, n_docs, key, alpha, beta, fd,
+                  b_d, b_s, b_n, b_lo, b_hi, l_of_b,
+                  l_d, l_s, l_n, l_lo, l_hi, b_of_l,
+                  out_d, out_s, out_n, fallback):
+    """Weighted fusion's top fd from the union of both retrievers' best lists (a threshold-algorithm check).
+
+    A document in neither list scores at most fuse(b-bound, l-bound), the two lists' last scores (0 for BM25
+    when its list holds every matching document). When the fd-th candidate beats that bound strictly, or the
+    lists hold every document, the top fd is exact; otherwise the question is flagged for the full scan.
+    """
+    stamp = np.full(n_docs, -1, dtype=np.int64)
+    hk = np.empty(fd, dtype=np.int64)
+    mb = b_d.shape[1]
+    ml = l_d.shape[1]
+    for q in items:
+        fallback[q] = False
+        if b_hi[q] == 0 and l_hi[q] <= 0:  # neither retriever scores: no result at all
+            out_n[q] = 0
+            continue
+        lb, sb = b_lo[q], b_hi[q] - b_lo[q]
+        ll, sl = l_lo[q], l_hi[q] - l_lo[q]
+        os_ = out_s[q]
+        od_ = out_d[q]
+        h = 0
+        nc = 0
+        for i in range(b_n[q]):
+            d = b_d[q, i]
+            stamp[d] = q
+            nc += 1
+            f = _fuse(b_s[q, i], lb, sb, l_of_b[q, i], ll, sl, alpha, beta)
+            kd = key[d]
+            if h < fd:
+                _insert(os_, hk, od_, h, f, kd, d)
+                h += 1
+            elif os_[0] < f or (os_[0] == f and hk[0] > kd):
+                _replace_root(os_, hk, od_, h, f, kd, d)
+        for i in range(l_n[q]):
+            d = l_d[q, i]
+            if stamp[d] == q:
+                continue
+            stamp[d] = q
+            nc += 1
+            f = _fuse(b_of_l[q, i], lb, sb, l_s[q, i], ll, sl, alpha, beta)
+            kd = key[d]
+            if h < fd:
+                _insert(os_, hk, od_, h, f, kd, d)
+                h += 1
+            elif os_[0] < f or (os_[0] == f and hk[0] > kd):
+                _replace_root(os_, hk, od_, h, f, kd, d)
+        _heap_sort(os_, hk, od_, h)
+        out_n[q] = h
+        if nc >= n_docs:
+            continue
+        if h < fd:
+            fallback[q] = True
+            continue
+        b_bound = b_s[q, mb - 1] if b_n[q] == mb else 0.0
+        l_bound = l_s[q, ml - 1] if l_n[q] == ml else -np.inf
+        if l_n[q] < ml:  # the LSA list holds every document: nothing lies outside it
+            continue
+        bound = _fuse(b_bound, lb, sb, l_bound, ll, sl, alpha, beta)
+        if not (out_s[q, fd - 1] > bound):
+            fallback[q] = True
+
+
+@njit(nogil=True, cache=True)
+def weighted_scan(items, full, n_docs, key, alpha, beta, fd, q_ptr, q_u, u_ptr, u_docs, u_f, idf_u, norm, k1p1,
+                  qvec, vecs, b_lo, b_hi, l_d, l_s, l_n, l_lo, l_hi, out_d, out_s, out_n, fallback):
+    """The weighted fusion's exact second and third tries for the questions the list bound could not settle.
+
+    Second try (full=False): BM25 is re-accumulated from the postings, so every document with a question term
+    has its exact BM25 score. Those in LSA's list are fused exactly; the others have an LSA score at most the
+    list's last, so fuse(bm25, last) bounds them, and only those whose bound reaches the current fd-th fused
+    score (the first try's, a lower bound of the final one) are looked up and fused. A document with no
+    question term outside LSA's list scores at most fuse(0, last): when the top fd beats that strictly, the
+    question is settled, else it stays flagged. Third try (full=True): every document is fused.
+    """
+    acc = np.zeros(n_docs)
+    stamp = np.full(n_docs, -1, dtype=np.int64)
+    listed = np.full(n_docs, -1, dtype=np.int64)
+    touched = np.empty(n_docs, dtype=np.int64)
+    hk = np.empty(fd, dtype=np.int64)
+    ml = l_d.shape[1]
+    for q in items:
+        bar = out_s[q, fd - 1] if out_n[q] == fd else -np.inf
+        nt = 0
+        for a in range(q_ptr[q], q_ptr[q + 1]):
+            u = q_u[a]
+            w_idf = idf_u[u]
+            for p in range(u_ptr[u], u_ptr[u + 1]):
+                f = u_f[p]
+                d = u_docs[p]
+                w = w_idf * ((f * k1p1) / (f + norm[d]))
+                if stamp[d] != q:
+                    stamp[d] = q
+                    acc[d] = w
+                    touched[nt] = d
+                    nt += 1
+                else:
+                    acc[d] += w
+        lb, sb = b_lo[q], b_hi[q] - b_lo[q]
+        ll, sl = l_lo[q], l_hi[q] - l_lo[q]
+        qv = qvec[q]
+        os_ = out_s[q]
+        od_ = out_d[q]
+        h = 0
+        if full:
+            for d in range(n_docs):
+                x = acc[d] if stamp[d] == q else 0.0
+                f = _fuse(x, lb, sb, _lsa_at(qv, vecs, d), ll, sl, alpha, beta)
+                kd = key[d]
+                if h < fd:
+                    _insert(os_, hk, od_, h, f, kd, d)
+                    h += 1
+                elif os_[0] < f or (os_[0] == f and hk[0] > kd):
+                    _replace_root(os_, hk, od_, h, f, kd, d)
+            _heap_sort(os_, hk, od_, h)
+            out_n[q] = h
+            fallback[q] = False
+            continue
+        for i in range(l_n[q]):  # LSA's list: both scores exact
+            d = l_d[q, i]
+            listed[d] = q
+            x = acc[d] if stamp[d] == q else 0.0
+            f = _fuse(x, lb, sb, l_s[q, i], ll, sl, alpha, beta)
+            kd = key[d]
+            if h < fd:
+                _insert(os_, hk, od_, h, f, kd, d)
+                h += 1
+            elif os_[0] < f or (os_[0] == f and hk[0] > kd):
+                _replace_root(os_, hk, od_, h, f, kd, d)
+        if l_n[q] < ml:  # the list holds every document
+            _heap_sort(os_, hk, od_, h)
+            out_n[q] = h
+            fallback[q] = False
+            continue
+        l_last = l_s[q, ml - 1]
+        for i in range(nt):  # documents with a question term, outside LSA's list
+            d = touched[i]
+            if listed[d] == q:
+                continue
+            if _fuse(acc[d], lb, sb, l_last, ll, sl, alpha, beta) < bar:
+                continue
+            f = _fuse(acc[d], lb, sb, _lsa_at(qv, vecs, d), ll, sl, alpha, beta)
+            kd = key[d]
+            if h < fd:
+                _insert(os_, hk, od_, h, f, kd, d)
+                h += 1
+            elif os_[0] < f or (os_[0] == f and hk[0] > kd):
+                _replace_root(os_, hk, od_, h, f, kd, d)
+        _heap_sort(os_, hk, od_, h)
+        out_n[q] = h
+        bound = _fuse(0.0, lb, sb, l_last, ll, sl, alpha, beta)
+        fallback[q] = not (h == fd and os_[fd - 1] > bound)
