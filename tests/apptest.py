@@ -9,14 +9,17 @@ from conftest import ROOT
 APP = str(ROOT / "app.py")
 
 
-def open_app(page: str | None = None, query: dict[str, str] | None = None) -> AppTest:
-    """Run app.py (optionally with URL query parameters), then switch to `page` (e.g. 'pages/compare.py')."""
+def open_app(page: str | None = None, query: dict[str, str] | None = None, before=None) -> AppTest:
+    """Run app.py (optionally with URL query parameters and `before(at)` on the first page), then switch to `page`."""
     at = AppTest.from_file(APP, default_timeout=120)
     for key, value in (query or {}).items():
         at.query_params[key] = value
     at.run()
+    if before:
+        before(at)
     if page:
         at.switch_page(page).run()
+        assert not at.exception, [e.value for e in at.exception]
     return at
 
 

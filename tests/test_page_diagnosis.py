@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from apptest import open_app
 from conftest import ROOT
 from retrieval.dataset import assemble
 
@@ -19,14 +20,8 @@ PAGE = "pages/diagnosis.py"
 
 
 def open_diagnosis(before=None) -> AppTest:
-    """app.py, then (after `before(at)` on the first page, if given) the Diagnosis page."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.run()
-    if before:
-        before(at)
-    at.switch_page(PAGE).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    """app.py, then (after `before(at)` on the first page, if given) the page under test."""
+    return open_app(PAGE, before=before)
 
 
 def table(at: AppTest, column: str) -> pd.DataFrame:

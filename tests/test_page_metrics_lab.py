@@ -6,19 +6,14 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT
+from apptest import open_app
 
 PAGE = "pages/metrics_lab.py"
 
 
 def open_lab(before=None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.run()
-    if before:
-        before(at)
-    at.switch_page(PAGE).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    """app.py, then (after `before(at)` on the first page, if given) the page under test."""
+    return open_app(PAGE, before=before)
 
 
 def figures(at: AppTest) -> dict[str, str]:
