@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from sklearn.feature_extraction.text import CountVectorizer
 
-from retrieval import _kernels, bm25, experiment, fusion, lsa, text
+from retrieval import _kernels, bm25, experiment, lsa, text
 from retrieval.dataset import assemble
 from retrieval.experiment import Params
 
