@@ -90,10 +90,44 @@ def paired_bootstrap(
     return bootstrap(a - b, resamples, seed, confidence)
 
 
-def intervals(values: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED, confidence: float = CONFIDENCE) -> np.ndarray:
-    """Interval ends of the mean for each row of `values` (rows x n) at once: an array rows x 2."""
-    v = np.asarray(values, dtype=np.float64)
+EXACT_UP_TO = 50  # questions: up to here `intervals` gathers and averages exactly as the article does (its 14)
+
+
+def _means_by_counts(v: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+    """Every resample's mean for each row as one matrix product with the resamples' counts per question.
+
+    The same resamples as `resampled_means` (the same `indices`), summed in another order: equal to within a few
+    ulps, and about a hundred times faster at a thousand questions.
+    """
+    n = v.shape[-1]
+    idx = indices(n, resamples, seed)
+    means = np.empty((v.shape[0], resamples))
+    step = max(1, 4_000_000 // n)
+    for lo in range(0, resamples, step):
+        part = idx[lo : lo + step]
+        counts = np.bincount((part + n * np.arange(part.shape[0])[:, None]).ravel(), minlength=part.size)
+        means[:, lo : lo + step] = v @ counts.reshape(part.shape).T.astype(np.float64) / n
+    return means
+
+
+def intervals(
+    values: np.ndarray,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+    confidence: float = CONFIDENCE,
+    exact: bool | None = None,
+) -> np.ndarray:
+    """Interval ends of the mean for each row of `values` (rows x n) at once: an array rows x 2.
+
+    `exact` (default: up to EXACT_UP_TO questions) averages each resample as the article does, bit for bit;
+    otherwise the means come from one matrix product of resample counts (the same resamples, to a few ulps).
+    """
+    v = np.atleast_2d(np.asarray(values, dtype=np.float64))
     _check(v.shape[-1], resamples, confidence)
-    means = np.sort(resampled_means(v, resamples, seed), axis=-1)
+    if exact is None:
+        exact = v.shape[-1] <= EXACT_UP_TO
+    means = resampled_means(v, resamples, seed) if exact else _means_by_counts(v, resamples, seed)
+    means = np.sort(means, axis=-1)
     lo, hi = percentile_positions(resamples, confidence)
-    return np.stack([means[..., lo], means[..., hi]], axis=-1)
+    out = np.stack([means[..., lo], means[..., hi]], axis=-1)
+    return out if np.ndim(values) > 1 else out[0]

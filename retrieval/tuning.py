@@ -548,22 +548,6 @@ class TieRegion:
         return int(self.tied.sum())
 
 
-def _screen(rows: np.ndarray, resamples: int, seed: int, confidence: float) -> np.ndarray:
-    """Bootstrap interval ends of each row's mean as a matrix product: the same resamples as stats.intervals
-    (stats.indices, turned into counts per question), summed in another order, so equal to within ~n ulps."""
-    n = rows.shape[1]
-    idx = stats.indices(n, resamples, seed)
-    means = np.empty((rows.shape[0], resamples))
-    step = max(1, 4_000_000 // n)
-    for lo in range(0, resamples, step):
-        part = idx[lo : lo + step]
-        counts = np.bincount((part + n * np.arange(part.shape[0])[:, None]).ravel(), minlength=part.size).reshape(part.shape)
-        means[:, lo : lo + step] = rows @ counts.T.astype(np.float64) / n
-    means.sort(axis=1)
-    lo, hi = stats.percentile_positions(resamples, confidence)
-    return np.stack([means[:, lo], means[:, hi]], axis=-1)
-
-
 def tie_region(
     values: np.ndarray,
     best: int | None = None,
@@ -583,12 +567,12 @@ def tie_region(
         stats.intervals(v[:1], resamples, seed, confidence)  # raises the library's error
     diffs = v - v[best]
     uniq, inverse = np.unique(diffs, axis=0, return_inverse=True)
-    ends = _screen(uniq, resamples, seed, confidence)
+    ends = stats.intervals(uniq, resamples, seed, confidence, exact=False)
     near = np.flatnonzero((np.abs(ends) <= _NEAR_ZERO).any(axis=1))
     step = max(1, _BOOT_CELLS // (resamples * v.shape[1]))
     for lo in range(0, near.size, step):
         rows = near[lo : lo + step]
-        ends[rows] = stats.intervals(uniq[rows], resamples, seed, confidence)
+        ends[rows] = stats.intervals(uniq[rows], resamples, seed, confidence, exact=True)
     ends = ends[np.asarray(inverse).ravel()]
     tied = (ends[:, 0] <= 0) & (ends[:, 1] >= 0)
     tied[best] = True

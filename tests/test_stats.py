@@ -119,3 +119,12 @@ def test_mismatched_or_empty_systems_rejected():
         stats.paired_bootstrap(np.ones(5), np.ones(4))
     with pytest.raises(InputError):
         stats.bootstrap(np.array([]))
+
+
+def test_intervals_by_counts_agree_with_the_exact_gather_on_many_questions():
+    v = np.random.default_rng(3).random((4, 300))
+    exact = stats.intervals(v, exact=True)
+    fast = stats.intervals(v)  # 300 questions: above EXACT_UP_TO, the matrix product of resample counts
+    assert v.shape[1] > stats.EXACT_UP_TO
+    np.testing.assert_allclose(fast, exact, rtol=0, atol=1e-12)
+    assert np.array_equal(stats.intervals(v[0, :14]), [stats.bootstrap(v[0, :14]).low, stats.bootstrap(v[0, :14]).high])
