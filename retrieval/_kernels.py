@@ -201,6 +201,22 @@ def _select(docs, vals, n, by_doc, key, thr, m, j_s, j_k, j_act, j_out, top_d, t
 # ------------------------------------------------------------------------------------------- BM25
 
 
+@njit(inline="always")
+def _judged_in_row(row, j_doc, j0, j1, key, thr):
+    """Scores and tie keys of a question's judged documents read off a dense score row; active = scored above thr."""
+    nj = j1 - j0
+    j_s = np.zeros(nj)
+    j_k = np.zeros(nj, dtype=np.int64)
+    j_act = np.zeros(nj, dtype=np.bool_)
+    for j in range(nj):
+        jd = j_doc[j0 + j]
+        if jd >= 0 and row[jd] > thr:
+            j_s[j] = row[jd]
+            j_k[j] = key[jd]
+            j_act[j] = True
+    return j_s, j_k, j_act
+
+
 @njit(nogil=True, cache=True)
 def bm25_weights(items, u_ptr, u_docs, u_f, idf_u, norm, k1p1, out):
     """Weight of every posting of the question terms: idf * (f * (k1 + 1)) / (f + norm[doc]) (bm25.term_weights)."""
@@ -320,18 +336,7 @@ def lsa_rank(items, qvec, vt, key, thr, m, j_ptr, j_doc, j_rank, top_d, top_s, n
                 for d in range(n_docs):
                     buf[d] += c * vt[cc, d]
         j0, j1 = j_ptr[q], j_ptr[q + 1]
-        nj = j1 - j0
-        j_s = np.empty(nj)
-        j_k = np.empty(nj, dtype=np.int64)
-        j_act = np.zeros(nj, dtype=np.bool_)
-        for j in range(nj):
-            jd = j_doc[j0 + j]
-            j_s[j] = 0.0
-            j_k[j] = 0
-            if jd >= 0 and buf[jd] > thr:
-                j_s[j] = buf[jd]
-                j_k[j] = key[jd]
-                j_act[j] = True
+        j_s, j_k, j_act = _judged_in_row(buf, j_doc, j0, j1, key, thr)
         h, nr, vmin, vmax = _select(docs, buf, n_docs, False, key, thr, m, j_s, j_k, j_act,
                                     j_rank[j0:j1], top_d[q], top_s[q])
         n_top[q] = h
@@ -394,18 +399,7 @@ def rank_dense(items, rows, row0, key, thr, m, j_ptr, j_doc, j_rank, top_d, top_
         q = row0 + r
         row = rows[r]
         j0, j1 = j_ptr[q], j_ptr[q + 1]
-        nj = j1 - j0
-        j_s = np.empty(nj)
-        j_k = np.empty(nj, dtype=np.int64)
-        j_act = np.zeros(nj, dtype=np.bool_)
-        for j in range(nj):
-            jd = j_doc[j0 + j]
-            j_s[j] = 0.0
-            j_k[j] = 0
-            if jd >= 0 and row[jd] > thr:
-                j_s[j] = row[jd]
-                j_k[j] = key[jd]
-                j_act[j] = True
+        j_s, j_k, j_act = _judged_in_row(row, j_doc, j0, j1, key, thr)
         h, nr, _, _ = _select(docs, row, n_docs, False, key, thr, m, j_s, j_k, j_act,
                               j_rank[j0:j1], top_d[q], top_s[q])
         n_top[q] = h
