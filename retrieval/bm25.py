@@ -14,7 +14,7 @@ import scipy.sparse as sp
 
 from .dataset import Dataset
 from .errors import InputError
-from .ranking import THRESHOLD, Ranking, rank_rows
+from .ranking import THRESHOLD, PassOutputs, Ranking, from_padded, rank_rows
 from .text import TermIndex
 
 K1_DEFAULT = 1.2
@@ -188,7 +188,6 @@ def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEF
     (`probe_scores`): the weighted fusion's BM25 scores of LSA's best documents.
     """
     from . import _kernels as k
-    from .ranking import from_padded, judged_layout
 
     check_params(k1, b)
     k1, b = float(k1), float(b)
@@ -198,22 +197,14 @@ def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEF
     w = np.empty(p.u_docs.size)
     k.parallel(k.bm25_weights, p.terms.size, p.u_docs.size, p.u_ptr, p.u_docs, p.u_f, p.idf_u, norm, k1 + 1.0, w)
     m = max(int(depth), int(keep))
-    j_ptr, j_doc = judged_layout(dataset)
-    judged_rank = np.zeros(j_doc.size, dtype=np.int64)
-    top_d = np.zeros((nq, m), dtype=np.int64)
-    top_s = np.zeros((nq, m))
-    n_top = np.zeros(nq, dtype=np.int64)
-    n_res = np.zeros(nq, dtype=np.int64)
-    lo = np.zeros(nq)
-    hi = np.zeros(nq)
+    o = PassOutputs.empty(dataset, m)
     work = int(np.diff(p.u_ptr)[p.q_u].sum()) if p.q_u.size else 0
     probe_d = np.zeros((nq, 0), dtype=np.int64) if probe is None else np.ascontiguousarray(probe, dtype=np.int64)
     probe_s = np.zeros(probe_d.shape)
     k.parallel(k.bm25_rank, nq, work, p.n_docs, p.q_ptr, p.q_u, p.u_ptr, p.u_docs, w, dataset.tie_key, THRESHOLD, m,
-               j_ptr, j_doc, judged_rank, top_d, top_s, n_top, n_res, lo, hi, probe_d, probe_s)
-    n_list = np.minimum(np.minimum(n_top, n_res), int(depth))
-    ranking = from_padded(name, top_d[:, : int(depth)], top_s[:, : int(depth)], n_list, judged_rank, n_res)
-    return Bm25Run(k1, b, int(depth), p, norm, top_d, top_s, n_top, n_res, lo, hi, ranking,
+               o.j_ptr, o.j_doc, o.judged_rank, o.top_d, o.top_s, o.n_top, o.n_res, o.lo, o.hi, probe_d, probe_s)
+    ranking = o.ranking(name, int(depth))
+    return Bm25Run(k1, b, int(depth), p, norm, o.top_d, o.top_s, o.n_top, o.n_res, o.lo, o.hi, ranking,
                    probe if probe is not None else None, probe_s if probe is not None else None)
 
 
@@ -225,8 +216,6 @@ def search(dataset: Dataset, scores: sp.csr_matrix | Bm25Run, depth: int = 100, 
             return r
         if depth > scores.top_d.shape[1]:
             raise InputError(f"depth {depth} is beyond the {scores.top_d.shape[1]} documents this BM25 run kept")
-        from .ranking import from_padded
-
         n_list = np.minimum(np.minimum(scores.n_top, scores.n_res), depth)
         return from_padded(name, scores.top_d[:, :depth], scores.top_s[:, :depth], n_list, r.judged_rank, scores.n_res)
     return rank_rows(name, dataset, chunks(scores), depth)

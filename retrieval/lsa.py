@@ -17,7 +17,7 @@ from sklearn.feature_extraction.text import TfidfTransformer
 
 from .dataset import Dataset
 from .errors import InputError
-from .ranking import THRESHOLD, Ranking
+from .ranking import THRESHOLD, PassOutputs, Ranking
 from .text import TermIndex
 
 DIMS_DEFAULT = 6
@@ -157,26 +157,16 @@ def run(dataset: Dataset, model: LsaModel, qvec: np.ndarray, depth: int = 100, n
     The run keeps the best max(depth, keep) raw cosines per question: the weighted fusion's candidates (a deeper
     list bounds the documents outside it tighter, so fewer questions need a second look)."""
     from . import _kernels as k
-    from .ranking import from_padded, judged_layout
 
     vt = _transposed(model)
     nq, n_docs = dataset.n_queries, vt.shape[1]
     qv = np.ascontiguousarray(qvec, dtype=np.float64).reshape(nq, vt.shape[0])
     m = max(int(depth), int(KEEP_DEFAULT if keep is None else keep))
-    j_ptr, j_doc = judged_layout(dataset)
-    judged_rank = np.zeros(j_doc.size, dtype=np.int64)
-    top_d = np.zeros((nq, m), dtype=np.int64)
-    top_s = np.zeros((nq, m))
-    n_top = np.zeros(nq, dtype=np.int64)
-    n_res = np.zeros(nq, dtype=np.int64)
-    lo = np.zeros(nq)
-    hi = np.zeros(nq)
-    k.parallel(k.lsa_rank, nq, nq * n_docs * (vt.shape[0] + 2), qv, vt, dataset.tie_key, THRESHOLD, m, j_ptr, j_doc,
-               judged_rank, top_d, top_s, n_top, n_res, lo, hi)
-    n_list = np.minimum(np.minimum(n_top, n_res), int(depth))
-    ranking = from_padded(name, top_d[:, : int(depth)], top_s[:, : int(depth)], n_list, judged_rank, n_res,
-                          (f"LSA: {model.note}",) if model.note else ())
-    return LsaRun(model, qv, top_d, top_s, n_top, n_res, lo, hi, ranking)
+    o = PassOutputs.empty(dataset, m)
+    k.parallel(k.lsa_rank, nq, nq * n_docs * (vt.shape[0] + 2), qv, vt, dataset.tie_key, THRESHOLD, m, o.j_ptr, o.j_doc,
+               o.judged_rank, o.top_d, o.top_s, o.n_top, o.n_res, o.lo, o.hi)
+    ranking = o.ranking(name, int(depth), (f"LSA: {model.note}",) if model.note else ())
+    return LsaRun(model, qv, o.top_d, o.top_s, o.n_top, o.n_res, o.lo, o.hi, ranking)
 
 
 def cached_run(dataset: Dataset, model: LsaModel, qvec: np.ndarray, depth: int = 100, keep: int | None = None) -> LsaRun:

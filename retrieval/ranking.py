@@ -68,6 +68,34 @@ def judged_layout(dataset: Dataset) -> tuple[np.ndarray, np.ndarray]:
     return np.searchsorted(qrels.query, np.arange(dataset.n_queries + 1)).astype(np.int64), qrels.doc.astype(np.int64)
 
 
+@dataclass(frozen=True, eq=False)
+class PassOutputs:
+    """The arrays a compiled ranking pass fills for every question: the best m, counts, score range, judged ranks."""
+
+    j_ptr: np.ndarray
+    j_doc: np.ndarray
+    judged_rank: np.ndarray
+    top_d: np.ndarray
+    top_s: np.ndarray
+    n_top: np.ndarray
+    n_res: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+
+    @classmethod
+    def empty(cls, dataset: Dataset, m: int) -> "PassOutputs":
+        """Zeroed outputs for every question of `dataset`, keeping the best `m` per question."""
+        nq = dataset.n_queries
+        j_ptr, j_doc = judged_layout(dataset)
+        return cls(j_ptr, j_doc, np.zeros(j_doc.size, dtype=np.int64), np.zeros((nq, m), dtype=np.int64),
+                   np.zeros((nq, m)), np.zeros(nq, dtype=np.int64), np.zeros(nq, dtype=np.int64), np.zeros(nq), np.zeros(nq))
+
+    def ranking(self, name: str, depth: int, warnings: tuple[str, ...] = ()) -> "Ranking":
+        """The filled outputs as a Ranking cut at `depth`."""
+        n_list = np.minimum(np.minimum(self.n_top, self.n_res), depth)
+        return from_padded(name, self.top_d[:, :depth], self.top_s[:, :depth], n_list, self.judged_rank, self.n_res, warnings)
+
+
 def from_padded(
     name: str, top_d: np.ndarray, top_s: np.ndarray, n_top: np.ndarray, judged_rank: np.ndarray,
     n_results: np.ndarray, warnings: tuple[str, ...] = (),
