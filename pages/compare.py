@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from retrieval import stats
+from retrieval.teaching import escape_markdown as plain
 from ui import cache, charts, state
 
 state.init_state()
@@ -18,10 +18,6 @@ DEFAULT_A, DEFAULT_B = "BM25", "LSA"
 BINS = 50
 MINUS = "\u2212"
 
-
-def plain(text: str) -> str:
-    """User text (a run's name) made inert for st.markdown."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])", r"\\\1", " ".join(str(text).split()))
 
 
 def signed(x: float, digits: int = 3) -> str:

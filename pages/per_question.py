@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
+from retrieval.teaching import escape_markdown as plain
 from ui import cache, charts, state
 
 state.init_state()
@@ -23,10 +23,6 @@ SORT_HARD = "hardest first"
 KEY_SHOW, KEY_SORT, KEY_PAGE, KEY_Q, KEY_DOC = "pq_show", "pq_sort", "pq_page", "pq_question", "pq_doc"
 KEY_HEAT, KEY_PICKED = "pq_heatmap", "pq_heatmap_picked"  # the chart's selection, and the last click acted on
 
-
-def plain(text: str) -> str:
-    """User text made inert for st.markdown: every Markdown/HTML-significant character escaped."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~$:&])", r"\\\1", " ".join(str(text).split()))
 
 
 def cut(text: str, n: int) -> str:
