@@ -228,53 +228,237 @@ def bm25_weights(items, u_ptr, u_docs, u_f, idf_u, norm, k1p1, out):
             out[p] = w_idf * ((f * k1p1) / (f + norm[u_docs[p]]))
 
 
-@njit(nogil=True, cache=True)
-def bm25_rank(items, n_docs, q_ptr, q_u, u_ptr, u_docs, w, key, thr, m, j_ptr, j_doc,
-              j_rank, top_d, top_s, n_top, n_res, lo, hi, probe_d, probe_s):
-    """Score each question over its terms' postings (term at a time), keep the best m, count, rank the judged.
+@njit
+def _order_desc(neg, kk, n):
+    """Positions 0..n-1 ordered by (neg ascending, kk ascending): argsort on the value, then each run of equal
+    values put in key order (insertion sort for short runs, an argsort of the keys for long ones)."""
+    o = np.argsort(neg[:n])
+    i = 0
+    while i < n:
+        j = i + 1
+        while j < n and neg[o[j]] == neg[o[i]]:
+            j += 1
+        if j - i > 32:
+            run = o[i:j].copy()
+            o[i:j] = run[np.argsort(kk[run])]
+        else:
+            for a in range(i + 1, j):
+                x = o[a]
+                b = a
+                while b > i and kk[o[b - 1]] > kk[x]:
+                    o[b] = o[b - 1]
+                    b -= 1
+                o[b] = x
+        i = j
+    return o
 
+
+@njit
+def _sorted_best(vals, docs, cand_i, nc, key, m, neg, kk, top_s, top_d, top_k):
+    """The best m of the candidates vals[cand_i[:nc]] by (value descending, key ascending), best first; returns how many.
+
+    With more than m candidates, a partial sort (np.partition) finds the m-th best value t; all above t are
+    kept, and of those equal to t only the smallest keys that fill m (a partial sort of the keys). The m kept
+    are then sorted (`_order_desc`). Linear in the candidates, however many tie.
+    """
+    if nc > m:
+        for c in range(nc):
+            neg[c] = vals[cand_i[c]]
+        t = np.partition(neg[:nc], nc - m)[nc - m]
+        tied = np.empty(nc, dtype=np.int64)
+        nk = 0
+        nti = 0
+        for c in range(nc):  # above t kept; those tied at t set aside, their keys in kk
+            i = cand_i[c]
+            v = vals[i]
+            if v > t:
+                cand_i[nk] = i
+                nk += 1
+            elif v == t:
+                tied[nti] = i
+                kk[nti] = key[docs[i]]
+                nti += 1
+        need = m - nk
+        kt = np.partition(kk[:nti], need - 1)[need - 1] if nti > need else np.iinfo(np.int64).max
+        for c in range(nti):
+            if kk[c] <= kt:  # keys are distinct: exactly `need` of them (or all the tied)
+                cand_i[nk] = tied[c]
+                nk += 1
+        nc = nk
+    for c in range(nc):
+        i = cand_i[c]
+        neg[c] = -vals[i]
+        kk[c] = key[docs[i]]
+    order = _order_desc(neg, kk, nc)
+    h = min(m, nc)
+    for r in range(h):
+        c = order[r]
+        top_s[r] = -neg[c]
+        top_d[r] = docs[cand_i[c]]
+        top_k[r] = kk[c]
+    return h
+
+
+DOC_BLOCK = 1 << 16  # documents per block of the BM25 pass: a block's scores (512 KB) stay in L2 while it is summed
+
+
+@njit(nogil=True, cache=True)
+def block_offsets(u_ptr, u_docs, n_docs, block):
+    """Per term, where its postings for each block of `block` documents start: terms x (blocks + 1)."""
+    nb = max(1, (n_docs + block - 1) // block)
+    out = np.empty((u_ptr.size - 1, nb + 1), dtype=np.int64)
+    for u in range(u_ptr.size - 1):
+        p = u_ptr[u]
+        end = u_ptr[u + 1]
+        for k in range(nb):
+            out[u, k] = p
+            limit = (k + 1) * block
+            while p < end and u_docs[p] < limit:
+                p += 1
+        out[u, nb] = end
+    return out
+
+
+@njit(inline="always")
+def _count_above(vals, n, s0, s1, s2, s3):
+    """How many of vals[:n] are above, and equal to, each of four values (one vectorised pass)."""
+    g0 = g1 = g2 = g3 = 0
+    e0 = e1 = e2 = e3 = 0
+    for i in range(n):
+        x = vals[i]
+        g0 += x > s0
+        g1 += x > s1
+        g2 += x > s2
+        g3 += x > s3
+        e0 += x == s0
+        e1 += x == s1
+        e2 += x == s2
+        e3 += x == s3
+    return g0, g1, g2, g3, e0, e1, e2, e3
+
+
+@njit(nogil=True, cache=True)
+def bm25_rank(items, n_docs, q_ptr, q_u, u_blk, u_docs, w, key, thr, m, j_ptr, j_doc,
+              j_rank, top_d, top_s, n_top, n_res, lo, hi, probe_d, probe_s, hint):
+    """Score each question over its terms' postings, keep the best m, count, rank the judged.
+
+    The documents are summed block by block (u_blk: each term's postings per block of DOC_BLOCK documents,
+    terms in ascending order within a block: the reference's summation order), and each block's touched
+    scores are gathered into one contiguous array while they are still in cache. Selection then looks only at
+    the scores at or above a cut that cannot exceed the m-th best score: the lowest score of m distinct `hint`
+    documents (questions x m, e.g. the best m at the previous k1 or b: after a small change the cut is nearly
+    the final one), else the m-th best of a strided sample of the scores; the candidates are sorted
+    (`_sorted_best`). A judged document among the best m takes its position there; deeper ones are ranked by
+    counting the scores above them (vectorised passes, four at a time). The outputs never depend on the hint.
     probe_d (questions x P, may be P = 0): documents whose scores are also wanted (LSA's best, for the
     weighted fusion); they are read off the accumulator into probe_s.
     """
     acc = np.zeros(n_docs)
-    stamp = np.full(n_docs, -1, dtype=np.int64)
-    touched = np.empty(n_docs, dtype=np.int64)
+    stamp = np.full(n_docs, -1, dtype=np.int32)
+    touched = np.empty(n_docs, dtype=np.int32)
+    vals = np.empty(n_docs)
+    cand_i = np.empty(n_docs + 1, dtype=np.int64)
+    neg = np.empty(n_docs)
+    kk = np.empty(n_docs, dtype=np.int64)
+    top_k = np.empty(m, dtype=np.int64)
+    nb = u_blk.shape[1] - 1
     for q in items:
         nt = 0
-        for a in range(q_ptr[q], q_ptr[q + 1]):  # ascending term order: the reference's summation order
-            u = q_u[a]
-            for p in range(u_ptr[u], u_ptr[u + 1]):
-                d = u_docs[p]
-                if stamp[d] != q:
-                    stamp[d] = q
-                    acc[d] = w[p]
-                    touched[nt] = d
-                    nt += 1
-                else:
-                    acc[d] += w[p]
+        nr = 0
+        sq = np.int32(q)
+        for blk in range(nb):
+            t0 = nt
+            for a in range(q_ptr[q], q_ptr[q + 1]):
+                u = q_u[a]
+                for p in range(u_blk[u, blk], u_blk[u, blk + 1]):
+                    d = u_docs[p]
+                    if stamp[d] != sq:
+                        stamp[d] = sq
+                        acc[d] = w[p]
+                        touched[nt] = d
+                        nt += 1
+                    else:
+                        acc[d] += w[p]
+            for i in range(t0, nt):
+                x = acc[touched[i]]
+                vals[i] = x
+                nr += x > thr
         j0, j1 = j_ptr[q], j_ptr[q + 1]
         nj = j1 - j0
         j_s = np.zeros(nj)
-        j_k = np.zeros(nj, dtype=np.int64)
-        j_act = np.zeros(nj, dtype=np.bool_)
         for j in range(nj):
             jd = j_doc[j0 + j]
-            if jd >= 0 and stamp[jd] == q and acc[jd] > thr:
+            if jd >= 0 and stamp[jd] == sq:
                 j_s[j] = acc[jd]
-                j_k[j] = key[jd]
-                j_act[j] = True
-        h, nr, vmin, vmax = _select(touched, acc, nt, True, key, thr, m, j_s, j_k, j_act,
-                                    j_rank[j0:j1], top_d[q], top_s[q])
-        n_top[q] = h
-        n_res[q] = nr
         for i in range(probe_d.shape[1]):
             d = probe_d[q, i]
-            probe_s[q, i] = acc[d] if d >= 0 and stamp[d] == q else 0.0
+            probe_s[q, i] = acc[d] if d >= 0 and stamp[d] == sq else 0.0
+        cut = -np.inf
+        if nt > 2 * m:
+            nh = 0
+            low = np.inf
+            if hint.shape[1] >= m:
+                for i in range(m):
+                    d = hint[q, i]
+                    if d >= 0 and stamp[d] == sq:
+                        nh += 1
+                        low = min(low, acc[d])
+            if nh == m:
+                cut = low
+            else:
+                stride = int(np.sqrt(nt / m))  # balances the sample's cost against the candidates'
+                ns = (nt + stride - 1) // stride
+                if stride >= 2 and ns >= m:
+                    sample = vals[:nt:stride].copy()
+                    cut = np.partition(sample, ns - m)[ns - m]
+        nc = 0
+        for i in range(nt):  # the candidates (branch-free)
+            cand_i[nc] = i
+            nc += vals[i] >= cut
+        ts = top_s[q]
+        td = top_d[q]
+        h = _sorted_best(vals, touched, cand_i, nc, key, m, neg, kk, ts, td, top_k)
+        deep = np.empty(nj, dtype=np.int64)
+        nd = 0
+        for j in range(nj):
+            j_rank[j0 + j] = 0
+            jd = j_doc[j0 + j]
+            s = j_s[j]
+            if jd >= 0 and s > thr:
+                if h < m or not _worse(s, key[jd], ts[h - 1], top_k[h - 1]):  # among the best m: its position there
+                    for c in range(h):
+                        if td[c] == jd:
+                            j_rank[j0 + j] = c + 1
+                            break
+                else:
+                    deep[nd] = j
+                    nd += 1
+        for g in range(0, nd, 4):  # deeper: 1 + the documents that beat it
+            s4 = np.full(4, np.inf)
+            for r in range(min(4, nd - g)):
+                s4[r] = j_s[deep[g + r]]
+            c = _count_above(vals, nt, s4[0], s4[1], s4[2], s4[3])
+            for r in range(min(4, nd - g)):
+                j = deep[g + r]
+                s = s4[r]
+                jr = 1 + c[r]
+                if c[4 + r] > 1:  # ties with it: those with a smaller key beat it
+                    kj = key[j_doc[j0 + j]]
+                    for i in range(nt):
+                        if vals[i] == s and key[touched[i]] < kj:
+                            jr += 1
+                j_rank[j0 + j] = jr
+        n_top[q] = h
+        n_res[q] = nr
         if nt < n_docs:  # the documents without a question term score 0
-            vmin = min(vmin, 0.0)
-            vmax = max(vmax, 0.0)
-        lo[q] = vmin
-        hi[q] = vmax
+            lo[q] = 0.0
+            hi[q] = ts[0] if h > 0 else 0.0
+        else:
+            vmin = np.inf
+            for i in range(nt):
+                vmin = min(vmin, vals[i])
+            lo[q] = vmin
+            hi[q] = ts[0]
 
 
 @njit(inline="always")

@@ -19,7 +19,7 @@ from .text import TermIndex
 
 K1_DEFAULT = 1.2
 B_DEFAULT = 0.75
-KEEP_DEFAULT = 0  # raw scores a run keeps per question beyond `depth` (a deeper list bounds the weighted fusion tighter)
+KEEP_DEFAULT = 300  # raw scores a run keeps per question beyond `depth`: the weighted fusion's candidates (deeper settles more questions without a rescan)
 
 
 def check_params(k1: float, b: float) -> None:
@@ -108,6 +108,7 @@ class QuestionPlan:
     u_ptr: np.ndarray  # len(terms) + 1 offsets into u_docs / u_f
     u_docs: np.ndarray  # documents holding each term, ascending
     u_f: np.ndarray  # the term's count in that document (float64)
+    u_blk: np.ndarray  # terms x (blocks + 1): where each term's postings for each block of documents start
     idf_u: np.ndarray  # idf of each term in `terms`
     n_docs: int
 
@@ -119,6 +120,8 @@ class QuestionPlan:
 
 def plan(bm: Bm25Index, qcounts: sp.csr_matrix) -> QuestionPlan:
     """Slice the question terms' columns out of the count matrix (once per dataset)."""
+    from . import _kernels as k
+
     q = sp.csr_matrix(qcounts)
     q.sum_duplicates()
     q.sort_indices()
@@ -127,8 +130,10 @@ def plan(bm: Bm25Index, qcounts: sp.csr_matrix) -> QuestionPlan:
     sub = sp.csc_matrix(sub)
     sub.sort_indices()
     q_u = np.searchsorted(terms, q.indices).astype(np.int64)
-    return QuestionPlan(q.indptr.astype(np.int64), q_u, terms, sub.indptr.astype(np.int64), sub.indices,
-                        np.asarray(sub.data, dtype=np.float64), bm.idf[terms], int(bm.counts.shape[0]))
+    u_ptr = sub.indptr.astype(np.int64)
+    n_docs = int(bm.counts.shape[0])
+    return QuestionPlan(q.indptr.astype(np.int64), q_u, terms, u_ptr, sub.indices, np.asarray(sub.data, dtype=np.float64),
+                        k.block_offsets(u_ptr, sub.indices, n_docs, k.DOC_BLOCK), bm.idf[terms], n_docs)
 
 
 @dataclass(frozen=True, eq=False)
@@ -177,15 +182,26 @@ class Bm25Run:
         return acc
 
 
+def _hint_rows(hint: "Bm25Run | None", nq: int, m: int) -> np.ndarray:
+    """A hint run's best m documents per question (-1 where it kept fewer), or an empty block without a usable hint."""
+    if hint is None or hint.top_d.shape != (nq, hint.top_d.shape[1]) or hint.top_d.shape[1] < m:
+        return np.full((nq, 0), -1, dtype=np.int64)
+    rows = np.ascontiguousarray(hint.top_d[:, :m], dtype=np.int64)
+    return np.where(np.arange(m)[None, :] < hint.n_top[:, None], rows, -1)
+
+
 def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEFAULT, b: float = B_DEFAULT,
-        depth: int = 100, name: str = "BM25", keep: int = KEEP_DEFAULT, probe: np.ndarray | None = None) -> Bm25Run:
+        depth: int = 100, name: str = "BM25", keep: int | None = None, probe: np.ndarray | None = None,
+        hint: "Bm25Run | None" = None) -> Bm25Run:
     """BM25 for every question at (k1, b): re-weight the question terms' postings, then score, select and rank
     each question in one compiled pass (threads over questions). Same numbers and ranking as `search(score(...))`.
 
     The ranking lists the best `depth` results; the run keeps the best max(depth, keep) raw scores, which the
     weighted fusion reads (a deeper list settles more questions without a full scan). `probe` (questions x P
     document indices, -1 for none) asks for those documents' scores too, read off in the same pass
-    (`probe_scores`): the weighted fusion's BM25 scores of LSA's best documents.
+    (`probe_scores`): the weighted fusion's BM25 scores of LSA's best documents. `hint`, a run at other
+    parameters on the same questions, only speeds the selection up (its best documents bound the cut); the
+    results are the same with or without it.
     """
     from . import _kernels as k
 
@@ -196,13 +212,14 @@ def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEF
     norm = length_norm(bm.doc_len, bm.avg_len, k1, b)
     w = np.empty(p.u_docs.size)
     k.parallel(k.bm25_weights, p.terms.size, p.u_docs.size, p.u_ptr, p.u_docs, p.u_f, p.idf_u, norm, k1 + 1.0, w)
-    m = max(int(depth), int(keep))
+    m = max(int(depth), int(KEEP_DEFAULT if keep is None else keep))
     o = PassOutputs.empty(dataset, m)
     work = int(np.diff(p.u_ptr)[p.q_u].sum()) if p.q_u.size else 0
     probe_d = np.zeros((nq, 0), dtype=np.int64) if probe is None else np.ascontiguousarray(probe, dtype=np.int64)
     probe_s = np.zeros(probe_d.shape)
-    k.parallel(k.bm25_rank, nq, work, p.n_docs, p.q_ptr, p.q_u, p.u_ptr, p.u_docs, w, dataset.tie_key, THRESHOLD, m,
-               o.j_ptr, o.j_doc, o.judged_rank, o.top_d, o.top_s, o.n_top, o.n_res, o.lo, o.hi, probe_d, probe_s)
+    k.parallel(k.bm25_rank, nq, work, p.n_docs, p.q_ptr, p.q_u, p.u_blk, p.u_docs, w, dataset.tie_key, THRESHOLD, m,
+               o.j_ptr, o.j_doc, o.judged_rank, o.top_d, o.top_s, o.n_top, o.n_res, o.lo, o.hi, probe_d, probe_s,
+               _hint_rows(hint if hint is not None and hint.plan is qplan else None, nq, m))
     ranking = o.ranking(name, int(depth))
     return Bm25Run(k1, b, int(depth), p, norm, o.top_d, o.top_s, o.n_top, o.n_res, o.lo, o.hi, ranking,
                    probe if probe is not None else None, probe_s if probe is not None else None)

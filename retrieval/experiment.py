@@ -142,7 +142,15 @@ def bm25_run(dataset: Dataset, prep: Prepared, k1: float, b: float, depth: int =
     bm25.check_params(k1, b)
     probe = lsa_run(dataset, fit, depth).top_d if fit is not None else None
     return _cached(prep, "bm25", (id(dataset), float(k1), float(b), int(depth)),
-                   lambda: _keep(bm25.run(prep.bm25, _plan(prep), dataset, k1, b, depth, probe=probe), dataset))
+                   lambda: _keep(bm25.run(prep.bm25, _plan(prep), dataset, k1, b, depth, probe=probe,
+                                          hint=_latest(prep, "bm25")), dataset))
+
+
+def _latest(prep: Prepared, kind: str):
+    """The most recently used value of a cache kind on `prep`, or None."""
+    with prep.lock:
+        store = prep.cache.get(kind)
+        return next(reversed(store.values())) if store else None
 
 
 def _keep(value, dataset: Dataset):
@@ -192,7 +200,7 @@ def fused_rankings(
     """
     depth = max(params.depth, params.fusion_depth)
     side_b = scores if isinstance(scores, bm25.Bm25Run) else fusion.csr_side(dataset, scores, max(depth, bm25.KEEP_DEFAULT))
-    side_l = lsa_run(dataset, fit, max(depth, side_b.top_d.shape[1]))
+    side_l = lsa_run(dataset, fit, depth)  # its list is max(depth, lsa.KEEP_DEFAULT) deep: the run bm25_run probed
     cross = None
     if prep is not None and isinstance(scores, bm25.Bm25Run):
         key = (id(dataset), scores.k1, scores.b, id(fit), side_b.top_d.shape[1], side_l.top_d.shape[1])

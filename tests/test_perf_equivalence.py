@@ -9,6 +9,9 @@ built so that ties are everywhere (duplicated documents, a vocabulary of a dozen
 
 from __future__ import annotations
 
+import itertools
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from sklearn.feature_extraction.text import CountVectorizer
@@ -127,6 +130,8 @@ PARAMS = [
 def test_rankings_equal_the_dense_reference(seed, threads, keep, monkeypatch):
     monkeypatch.setenv("RETRIEVAL_THREADS", str(threads))
     monkeypatch.setattr(lsa, "KEEP_DEFAULT", keep)
+    monkeypatch.setattr(bm25, "KEEP_DEFAULT", keep // 10)
+    monkeypatch.setattr(_kernels, "DOC_BLOCK", 1 << 16 if seed % 2 else 5 + seed)
     monkeypatch.setattr(_kernels, "PARALLEL_MIN_WORK", 0)  # exercise the threads even on tiny data
     ds = random_dataset(seed, n_docs=40 + 10 * seed, dup=0.1 + 0.1 * (seed % 3))
     prep = experiment.prepare(ds)
@@ -203,3 +208,36 @@ def test_index_build_reports_progress_by_stage():
     assert fractions == sorted(fractions) and fractions[-1] == 1.0 and 0 <= fractions[0] <= 1
     assert {"tokenising documents", "tokenising questions"} <= {s for s, _ in seen}
     assert text.build_index([]).counts.shape == (0, 0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("depth", [1, 3, 10])
+@pytest.mark.parametrize("block", [1 << 16, 7])
+def test_bm25_selection_cut_never_changes_the_run(seed, depth, block, monkeypatch):
+    """The cut that spares sorting (a hint run's best, else a strided sample) leaves every output as the reference's,
+    whatever the hint: a run at other parameters, one full of ties (k1 = b = 0), or arbitrary documents; and so
+    does summing the documents block by block (blocks of 7 documents: dozens of blocks)."""
+    monkeypatch.setattr(_kernels, "DOC_BLOCK", block)
+    ds = random_dataset(300 + seed, n_docs=400, n_q=10, dup=0.3, vocab=6)  # many more matches than `depth`: the cut is used
+    prep = experiment.prepare(ds)
+    assert experiment._plan(prep).u_blk.shape[1] == -(-ds.n_docs // block) + 1
+    plan = experiment._plan(prep)
+    rng = np.random.default_rng(seed)
+    probe = np.stack([rng.permutation(ds.n_docs)[:7] for _ in range(ds.n_queries)])
+    probe[0, :2] = -1
+    other = bm25.run(prep.bm25, plan, ds, 2.0, 0.9, depth, keep=0)
+    ties = bm25.run(prep.bm25, plan, ds, 0.0, 0.0, depth, keep=0)
+    arbitrary = replace(other, top_d=np.stack([rng.permutation(ds.n_docs)[:depth] for _ in range(ds.n_queries)]))
+    for (k1, b), hint in itertools.product(((1.1, 0.6), (0.0, 0.0)), (None, other, ties, arbitrary)):
+        dense = bm25.score(prep.bm25, prep.qcounts, k1, b).toarray()  # k1 = 0: a few distinct scores, long ties at the cut
+        want_lists = [ordered(ds, dense[q]) for q in range(ds.n_queries)]
+        got = bm25.run(prep.bm25, plan, ds, k1, b, depth, keep=0, probe=probe, hint=hint)
+        for q in range(ds.n_queries):
+            docs, scores = got.ranking.top(q)
+            assert docs.tolist() == want_lists[q][:depth]
+            assert scores.tolist() == [dense[q, d] for d in want_lists[q][:depth]]
+            row = dense[q]
+            assert got.lo[q] == row.min() and got.hi[q] == row.max()
+            assert got.probe_scores[q].tolist() == [row[d] if d >= 0 else 0.0 for d in probe[q]]
+        assert got.ranking.judged_rank.tolist() == judged_ranks(ds, want_lists)
+        assert got.ranking.n_results.tolist() == [len(x) for x in want_lists]
