@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 _POOL: ThreadPoolExecutor | None = None
 PARALLEL_MIN_WORK = 1_000_000  # below this many elementary steps one thread is faster than two
@@ -338,23 +339,27 @@ def _count_above(vals, n, s0, s1, s2, s3):
 
 
 @njit(nogil=True, cache=True)
-def bm25_rank(items, n_docs, q_ptr, q_u, u_blk, u_docs, w, key, thr, m, j_ptr, j_doc,
+def bm25_rank(items, n_docs, q_ptr, q_u, u_blk, block, u_docs, w, key, thr, m, j_ptr, j_doc,
               j_rank, top_d, top_s, n_top, n_res, lo, hi, probe_d, probe_s, hint):
     """Score each question over its terms' postings, keep the best m, count, rank the judged.
 
-    The documents are summed block by block (u_blk: each term's postings per block of DOC_BLOCK documents,
-    terms in ascending order within a block: the reference's summation order), and each block's touched
-    scores are gathered into one contiguous array while they are still in cache. Selection then looks only at
-    the scores at or above a cut that cannot exceed the m-th best score: the lowest score of m distinct `hint`
-    documents (questions x m, e.g. the best m at the previous k1 or b: after a small change the cut is nearly
-    the final one), else the m-th best of a strided sample of the scores; the candidates are sorted
-    (`_sorted_best`). A judged document among the best m takes its position there; deeper ones are ranked by
-    counting the scores above them (vectorised passes, four at a time). The outputs never depend on the hint.
+    The documents are summed block by block (u_blk: each term's postings per block of `block` documents,
+    terms in ascending order within a block: the reference's summation order) into an accumulator that is all
+    zeros between questions, so a first weight lands on 0.0 and no branch asks whether a document was seen: a
+    bitmap records it. Selection looks only at the scores at or above a cut that cannot exceed the m-th best
+    score: the lowest score of m distinct `hint` documents (questions x m, e.g. the best m at the previous k1 or
+    b: after a small change the cut is nearly the final one), else the m-th best of a strided sample of the
+    scores. One pass reads the touched documents off the bitmap in id order (sequential reads), gathers their
+    scores into a contiguous array, zeroes the accumulator behind it and collects the candidates; those are
+    sorted (`_sorted_best`). A judged document is ranked by counting the documents that beat it: among the
+    candidates when it scores at or above the cut, else over all scores (vectorised, four judged documents a
+    pass). The outputs never depend on the hint.
     probe_d (questions x P, may be P = 0): documents whose scores are also wanted (LSA's best, for the
     weighted fusion); they are read off the accumulator into probe_s.
     """
-    acc = np.zeros(n_docs)
-    stamp = np.full(n_docs, -1, dtype=np.int32)
+    acc = np.zeros(n_docs)  # zero between questions: a document's first weight lands on 0.0, exactly the weight
+    n_words = (n_docs + 63) // 64
+    bits = np.zeros(n_words, dtype=np.uint64)  # which documents the question touched
     touched = np.empty(n_docs, dtype=np.int32)
     vals = np.empty(n_docs)
     cand_i = np.empty(n_docs + 1, dtype=np.int64)
@@ -362,92 +367,102 @@ def bm25_rank(items, n_docs, q_ptr, q_u, u_blk, u_docs, w, key, thr, m, j_ptr, j
     kk = np.empty(n_docs, dtype=np.int64)
     top_k = np.empty(m, dtype=np.int64)
     nb = u_blk.shape[1] - 1
+    one = np.uint64(1)
     for q in items:
-        nt = 0
-        nr = 0
-        sq = np.int32(q)
         for blk in range(nb):
-            t0 = nt
             for a in range(q_ptr[q], q_ptr[q + 1]):
                 u = q_u[a]
-                for p in range(u_blk[u, blk], u_blk[u, blk + 1]):
+                for p in range(u_blk[u, blk], u_blk[u, blk + 1]):  # no branch: add, and set the document's bit
                     d = u_docs[p]
-                    if stamp[d] != sq:
-                        stamp[d] = sq
-                        acc[d] = w[p]
-                        touched[nt] = d
-                        nt += 1
-                    else:
-                        acc[d] += w[p]
-            for i in range(t0, nt):
-                x = acc[touched[i]]
-                vals[i] = x
-                nr += x > thr
+                    acc[d] += w[p]
+                    bits[d >> 6] |= one << np.uint64(d & 63)
         j0, j1 = j_ptr[q], j_ptr[q + 1]
         nj = j1 - j0
         j_s = np.zeros(nj)
         for j in range(nj):
             jd = j_doc[j0 + j]
-            if jd >= 0 and stamp[jd] == sq:
-                j_s[j] = acc[jd]
+            if jd >= 0:
+                j_s[j] = acc[jd]  # 0 when untouched
         for i in range(probe_d.shape[1]):
             d = probe_d[q, i]
-            probe_s[q, i] = acc[d] if d >= 0 and stamp[d] == sq else 0.0
+            probe_s[q, i] = acc[d] if d >= 0 else 0.0
         cut = -np.inf
-        if nt > 2 * m:
-            nh = 0
-            low = np.inf
-            if hint.shape[1] >= m:
-                for i in range(m):
-                    d = hint[q, i]
-                    if d >= 0 and stamp[d] == sq:
-                        nh += 1
-                        low = min(low, acc[d])
-            if nh == m:
-                cut = low
-            else:
-                stride = int(np.sqrt(nt / m))  # balances the sample's cost against the candidates'
-                ns = (nt + stride - 1) // stride
-                if stride >= 2 and ns >= m:
-                    sample = vals[:nt:stride].copy()
-                    cut = np.partition(sample, ns - m)[ns - m]
+        nh = 0
+        lowest = np.inf
+        if hint.shape[1] >= m:
+            for i in range(m):
+                d = hint[q, i]
+                if d >= 0 and acc[d] > 0.0:  # a touched document (weights are positive)
+                    nh += 1
+                    lowest = min(lowest, acc[d])
+        if nh == m:
+            cut = lowest
+        nt = 0
+        nr = 0
         nc = 0
-        for i in range(nt):  # the candidates (branch-free)
-            cand_i[nc] = i
-            nc += vals[i] >= cut
-        ts = top_s[q]
-        td = top_d[q]
-        h = _sorted_best(vals, touched, cand_i, nc, key, m, neg, kk, ts, td, top_k)
-        deep = np.empty(nj, dtype=np.int64)
-        nd = 0
+        for wi in range(n_words):  # the touched documents in id order (sequential reads): gather, count, collect
+            b = bits[wi]
+            if b != 0:
+                bits[wi] = 0
+                base = wi << 6
+                while b != 0:
+                    d = base + trailing_zeros(b)
+                    b &= b - one
+                    x = acc[d]
+                    acc[d] = 0.0  # zeroed for the next question
+                    touched[nt] = d
+                    vals[nt] = x
+                    cand_i[nc] = nt
+                    nc += x >= cut
+                    nr += x > thr
+                    nt += 1
+        if nh < m and nt > 2 * m:  # no usable hint: the m-th best of a strided sample, and collect again
+            stride = int(np.sqrt(nt / m))  # balances the sample's cost against the candidates'
+            ns = (nt + stride - 1) // stride
+            if stride >= 2 and ns >= m:
+                sample = vals[:nt:stride].copy()
+                cut = np.partition(sample, ns - m)[ns - m]
+                nc = 0
+                for i in range(nt):
+                    cand_i[nc] = i
+                    nc += vals[i] >= cut
+        # judged documents below the cut lie beyond the candidates: count the scores above them (four a pass)
+        low = np.empty(nj, dtype=np.int64)
+        nl = 0
         for j in range(nj):
             j_rank[j0 + j] = 0
-            jd = j_doc[j0 + j]
-            s = j_s[j]
-            if jd >= 0 and s > thr:
-                if h < m or not _worse(s, key[jd], ts[h - 1], top_k[h - 1]):  # among the best m: its position there
-                    for c in range(h):
-                        if td[c] == jd:
-                            j_rank[j0 + j] = c + 1
-                            break
-                else:
-                    deep[nd] = j
-                    nd += 1
-        for g in range(0, nd, 4):  # deeper: 1 + the documents that beat it
+            if j_s[j] > thr and j_s[j] < cut:
+                low[nl] = j
+                nl += 1
+        for g in range(0, nl, 4):
             s4 = np.full(4, np.inf)
-            for r in range(min(4, nd - g)):
-                s4[r] = j_s[deep[g + r]]
+            for r in range(min(4, nl - g)):
+                s4[r] = j_s[low[g + r]]
             c = _count_above(vals, nt, s4[0], s4[1], s4[2], s4[3])
-            for r in range(min(4, nd - g)):
-                j = deep[g + r]
-                s = s4[r]
+            for r in range(min(4, nl - g)):
+                j = low[g + r]
                 jr = 1 + c[r]
                 if c[4 + r] > 1:  # ties with it: those with a smaller key beat it
+                    s = s4[r]
                     kj = key[j_doc[j0 + j]]
                     for i in range(nt):
                         if vals[i] == s and key[touched[i]] < kj:
                             jr += 1
                 j_rank[j0 + j] = jr
+        # the others: every document that beats one scores at or above the cut, so it is a candidate
+        for j in range(nj):
+            s = j_s[j]
+            if s > thr and not s < cut:
+                kj = key[j_doc[j0 + j]]
+                beat = 0
+                for c in range(nc):
+                    x = vals[cand_i[c]]
+                    if x > s or (x == s and key[touched[cand_i[c]]] < kj):
+                        beat += 1
+                j_rank[j0 + j] = 1 + beat
+        ts = top_s[q]
+        td = top_d[q]
+        h = _sorted_best(vals, touched, cand_i, nc, key, m, neg, kk, ts, td, top_k)
         n_top[q] = h
         n_res[q] = nr
         if nt < n_docs:  # the documents without a question term score 0

@@ -19,7 +19,18 @@ from .text import TermIndex
 
 K1_DEFAULT = 1.2
 B_DEFAULT = 0.75
-KEEP_DEFAULT = 300  # raw scores a run keeps per question beyond `depth`: the weighted fusion's candidates (deeper settles more questions without a rescan)
+KEEP_DEFAULT: int | None = None  # raw scores a run keeps per question beyond `depth` (None: `keep_for` the corpus)
+KEEP_RANGE = (300, 1000)
+
+
+def keep_for(n_docs: int) -> int:
+    """How many raw scores a run keeps per question: the weighted fusion's candidates, whose last score bounds
+    every other document. The 300th score of a large corpus sits closer to its best than that of a small one, so
+    the list grows with sqrt(N) between 300 and 1000 (bench/speed.py: at 1M documents and alpha 0.5, 300 left 84
+    of 1,000 questions to rescan, 1,000 left 1; at 100k, 300 left 6 and 1,000 cost 50 ms more per tick)."""
+    if KEEP_DEFAULT is not None:
+        return int(KEEP_DEFAULT)
+    return int(np.clip(np.sqrt(max(n_docs, 0)), *KEEP_RANGE))
 
 
 def check_params(k1: float, b: float) -> None:
@@ -108,9 +119,10 @@ class QuestionPlan:
     u_ptr: np.ndarray  # len(terms) + 1 offsets into u_docs / u_f
     u_docs: np.ndarray  # documents holding each term, ascending
     u_f: np.ndarray  # the term's count in that document (float64)
-    u_blk: np.ndarray  # terms x (blocks + 1): where each term's postings for each block of documents start
+    u_blk: np.ndarray  # terms x (blocks + 1): where each term's postings for each block of `block` documents start
     idf_u: np.ndarray  # idf of each term in `terms`
     n_docs: int
+    block: int  # documents per block of the BM25 pass
 
     @property
     def postings(self) -> int:
@@ -133,7 +145,7 @@ def plan(bm: Bm25Index, qcounts: sp.csr_matrix) -> QuestionPlan:
     u_ptr = sub.indptr.astype(np.int64)
     n_docs = int(bm.counts.shape[0])
     return QuestionPlan(q.indptr.astype(np.int64), q_u, terms, u_ptr, sub.indices, np.asarray(sub.data, dtype=np.float64),
-                        k.block_offsets(u_ptr, sub.indices, n_docs, k.DOC_BLOCK), bm.idf[terms], n_docs)
+                        k.block_offsets(u_ptr, sub.indices, n_docs, k.DOC_BLOCK), bm.idf[terms], n_docs, k.DOC_BLOCK)
 
 
 @dataclass(frozen=True, eq=False)
@@ -212,12 +224,12 @@ def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEF
     norm = length_norm(bm.doc_len, bm.avg_len, k1, b)
     w = np.empty(p.u_docs.size)
     k.parallel(k.bm25_weights, p.terms.size, p.u_docs.size, p.u_ptr, p.u_docs, p.u_f, p.idf_u, norm, k1 + 1.0, w)
-    m = max(int(depth), int(KEEP_DEFAULT if keep is None else keep))
+    m = max(int(depth), keep_for(p.n_docs) if keep is None else int(keep))
     o = PassOutputs.empty(dataset, m)
     work = int(np.diff(p.u_ptr)[p.q_u].sum()) if p.q_u.size else 0
     probe_d = np.zeros((nq, 0), dtype=np.int64) if probe is None else np.ascontiguousarray(probe, dtype=np.int64)
     probe_s = np.zeros(probe_d.shape)
-    k.parallel(k.bm25_rank, nq, work, p.n_docs, p.q_ptr, p.q_u, p.u_blk, p.u_docs, w, dataset.tie_key, THRESHOLD, m,
+    k.parallel(k.bm25_rank, nq, work, p.n_docs, p.q_ptr, p.q_u, p.u_blk, p.block, p.u_docs, w, dataset.tie_key, THRESHOLD, m,
                o.j_ptr, o.j_doc, o.judged_rank, o.top_d, o.top_s, o.n_top, o.n_res, o.lo, o.hi, probe_d, probe_s,
                _hint_rows(hint if hint is not None and hint.plan is qplan else None, nq, m))
     ranking = o.ranking(name, int(depth))

@@ -199,7 +199,7 @@ def fused_rankings(
     lists with an exact bound (fusion.weighted_lists), the same ranking as fusing every document's scores.
     """
     depth = max(params.depth, params.fusion_depth)
-    side_b = scores if isinstance(scores, bm25.Bm25Run) else fusion.csr_side(dataset, scores, max(depth, bm25.KEEP_DEFAULT))
+    side_b = scores if isinstance(scores, bm25.Bm25Run) else fusion.csr_side(dataset, scores, max(depth, bm25.keep_for(dataset.n_docs)))
     side_l = lsa_run(dataset, fit, depth)  # its list is max(depth, lsa.KEEP_DEFAULT) deep: the run bm25_run probed
     cross = None
     if prep is not None and isinstance(scores, bm25.Bm25Run):

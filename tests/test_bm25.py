@@ -193,3 +193,10 @@ def test_search_ranks_positive_scores_ties_by_doc_id():
     assert ids.index("a1") + 1 == ids.index("z2")
     s = dict(zip(ds.doc_ids, scores.toarray()[0]))
     assert ids == sorted((d for d in s if s[d] > 0), key=lambda d: (-s[d], d))
+
+
+def test_the_kept_list_grows_with_the_corpus_between_300_and_1000(monkeypatch):
+    monkeypatch.setattr(bm25, "KEEP_DEFAULT", None)
+    assert [bm25.keep_for(n) for n in (0, 28, 90_000, 250_000, 10**6, 10**8)] == [300, 300, 300, 500, 1000, 1000]
+    monkeypatch.setattr(bm25, "KEEP_DEFAULT", 7)
+    assert bm25.keep_for(10**6) == 7
