@@ -303,23 +303,6 @@ def _sorted_best(vals, docs, cand_i, nc, key, m, neg, kk, top_s, top_d, top_k):
 DOC_BLOCK = 1 << 16  # documents per block of the BM25 pass: a block's scores (512 KB) stay in L2 while it is summed
 
 
-@njit(nogil=True, cache=True)
-def block_offsets(u_ptr, u_docs, n_docs, block):
-    """Per term, where its postings for each block of `block` documents start: terms x (blocks + 1)."""
-    nb = max(1, (n_docs + block - 1) // block)
-    out = np.empty((u_ptr.size - 1, nb + 1), dtype=np.int64)
-    for u in range(u_ptr.size - 1):
-        p = u_ptr[u]
-        end = u_ptr[u + 1]
-        for k in range(nb):
-            out[u, k] = p
-            limit = (k + 1) * block
-            while p < end and u_docs[p] < limit:
-                p += 1
-        out[u, nb] = end
-    return out
-
-
 @njit(inline="always")
 def _count_above(vals, n, s0, s1, s2, s3):
     """How many of vals[:n] are above, and equal to, each of four values (one vectorised pass)."""
@@ -550,6 +533,14 @@ def lsa_at(items, qs, ds, qvec, vecs, out):
     """LSA cosines of (question, document) pairs (vecs: documents x dims)."""
     for i in items:
         out[i] = _lsa_at(qvec[qs[i]], vecs, ds[i])
+
+
+@njit(nogil=True, cache=True)
+def lsa_rows(items, top_d, n_top, qvec, vecs, out):
+    """LSA cosines of each question's first n_top[q] documents of top_d[q] (questions x depth; 0 beyond)."""
+    for q in items:
+        for i in range(top_d.shape[1]):
+            out[q, i] = _lsa_at(qvec[q], vecs, top_d[q, i]) if i < n_top[q] else 0.0
 
 
 # ------------------------------------------------------------------------------------------- generic rows
@@ -785,3 +776,43 @@ def weighted_scan(items, full, n_docs, key, alpha, beta, fd, q_ptr, q_u, u_ptr, 
         out_n[q] = h
         bound = _fuse(0.0, lb, sb, l_last, ll, sl, alpha, beta)
         fallback[q] = not (h == fd and os_[fd - 1] > bound)
+
+
+# ------------------------------------------------------------------------------------------- RRF
+
+
+@njit(nogil=True, cache=True)
+def rrf_fuse(items, r_ptr, r_docs, depth, k, key, out_d, out_s, out_n):
+    """Reciprocal Rank Fusion per question: 1 / (k + rank) summed over the rankings in order (r_ptr: rankings x
+    (questions + 1) offsets into r_docs, each ranking's lists laid end to end after the previous ranking's),
+    the union ordered by points descending, then key; out_d/out_s: questions x (rankings * depth)."""
+    nr = r_ptr.shape[0]
+    cap = out_d.shape[1]
+    cd = np.empty(cap, dtype=np.int64)
+    tot = np.empty(cap)
+    kk = np.empty(cap, dtype=np.int64)
+    neg = np.empty(cap)
+    for q in items:
+        nc = 0
+        for r in range(nr):
+            a = r_ptr[r, q]
+            n = min(r_ptr[r, q + 1] - a, depth)
+            for pos in range(n):
+                d = r_docs[a + pos]
+                pts = 1.0 / (k + (pos + 1.0))
+                c = 0
+                while c < nc and cd[c] != d:
+                    c += 1
+                if c == nc:
+                    cd[nc] = d
+                    tot[nc] = 0.0
+                    nc += 1
+                tot[c] += pts
+        for c in range(nc):
+            neg[c] = -tot[c]
+            kk[c] = key[cd[c]]
+        order = _order_desc(neg, kk, nc)
+        for i in range(nc):
+            out_d[q, i] = cd[order[i]]
+            out_s[q, i] = tot[order[i]]
+        out_n[q] = nc

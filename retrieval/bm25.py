@@ -20,14 +20,14 @@ from .text import TermIndex
 K1_DEFAULT = 1.2
 B_DEFAULT = 0.75
 KEEP_DEFAULT: int | None = None  # raw scores a run keeps per question beyond `depth` (None: `keep_for` the corpus)
-KEEP_RANGE = (300, 1000)
+KEEP_RANGE = (100, 1000)
 
 
 def keep_for(n_docs: int) -> int:
     """How many raw scores a run keeps per question: the weighted fusion's candidates, whose last score bounds
-    every other document. The 300th score of a large corpus sits closer to its best than that of a small one, so
-    the list grows with sqrt(N) between 300 and 1000 (bench/speed.py: at 1M documents and alpha 0.5, 300 left 84
-    of 1,000 questions to rescan, 1,000 left 1; at 100k, 300 left 6 and 1,000 cost 50 ms more per tick)."""
+    every other document. The 100th score of a large corpus sits closer to its best than that of a small one, so
+    the list grows with sqrt(N) between 100 and 1000 (bench/speed.py, alpha 0.5: at 100k documents 100 left 180
+    of 1,000 questions to rescan and 316 left 6; at 1M, 300 left 84 and 1,000 left 1)."""
     if KEEP_DEFAULT is not None:
         return int(KEEP_DEFAULT)
     return int(np.clip(np.sqrt(max(n_docs, 0)), *KEEP_RANGE))
@@ -130,6 +130,18 @@ class QuestionPlan:
         return int(self.u_docs.size)
 
 
+def block_offsets(u_ptr: np.ndarray, u_docs: np.ndarray, n_docs: int, block: int) -> np.ndarray:
+    """Per term, where its (ascending) postings for each block of `block` documents start: terms x (blocks + 1)."""
+    nb = max(1, -(-n_docs // block))
+    out = np.empty((u_ptr.size - 1, nb + 1), dtype=np.int64)
+    out[:, 0], out[:, nb] = u_ptr[:-1], u_ptr[1:]
+    if nb > 1:
+        bounds = np.arange(1, nb) * block
+        for u in range(u_ptr.size - 1):
+            out[u, 1:nb] = u_ptr[u] + np.searchsorted(u_docs[u_ptr[u] : u_ptr[u + 1]], bounds)
+    return out
+
+
 def plan(bm: Bm25Index, qcounts: sp.csr_matrix) -> QuestionPlan:
     """Slice the question terms' columns out of the count matrix (once per dataset)."""
     from . import _kernels as k
@@ -145,7 +157,7 @@ def plan(bm: Bm25Index, qcounts: sp.csr_matrix) -> QuestionPlan:
     u_ptr = sub.indptr.astype(np.int64)
     n_docs = int(bm.counts.shape[0])
     return QuestionPlan(q.indptr.astype(np.int64), q_u, terms, u_ptr, sub.indices, np.asarray(sub.data, dtype=np.float64),
-                        k.block_offsets(u_ptr, sub.indices, n_docs, k.DOC_BLOCK), bm.idf[terms], n_docs, k.DOC_BLOCK)
+                        block_offsets(u_ptr, sub.indices, n_docs, k.DOC_BLOCK), bm.idf[terms], n_docs, k.DOC_BLOCK)
 
 
 @dataclass(frozen=True, eq=False)

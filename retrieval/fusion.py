@@ -125,6 +125,9 @@ def cross_scores(bm, ls) -> tuple[np.ndarray, np.ndarray]:
             keep = np.arange(side.top_d.shape[1])[None, :] < side.n_top[:, None]
             out.append(np.where(keep, bm.probe_scores, 0.0))
             continue
+        if hasattr(other, "at_rows"):
+            out.append(other.at_rows(side.top_d, side.n_top))
+            continue
         keep = np.arange(side.top_d.shape[1])[None, :] < side.n_top[:, None]
         qs = np.nonzero(keep)[0]
         vals = np.zeros(side.top_d.shape)
@@ -203,23 +206,21 @@ def rrf(
     dataset: Dataset, rankings: list[Ranking], k: float = RRF_K_DEFAULT, depth: int = DEPTH_DEFAULT, name: str = "RRF"
 ) -> Ranking:
     """Reciprocal Rank Fusion of the top `depth` of each ranking: sum of 1 / (k + rank), ties by document id."""
+    from . import _kernels as kern
+
     check_rrf_k(k)
-    n_docs, nq = dataset.n_docs, dataset.n_queries
-    qs, ds, pts = [], [], []
-    for r in rankings:
-        starts = r.indptr[:-1]
-        lens = np.minimum(np.diff(r.indptr), depth)
-        q = np.repeat(np.arange(nq), lens)
-        pos = np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens)  # 0-based position in its list
-        idx = np.repeat(starts, lens) + pos
-        qs.append(q)
-        ds.append(r.docs[idx])
-        pts.append(rrf_points(pos + 1.0, k))
-    q, d, p = np.concatenate(qs), np.concatenate(ds), np.concatenate(pts)
-    keys, inverse = np.unique(q * n_docs + d, return_inverse=True)
-    total = np.bincount(inverse, weights=p)  # summed in list order: BM25's points first, as the article adds them
-    kq, kd = keys // n_docs, keys % n_docs
-    order = np.lexsort((dataset.tie_key[kd], -total, kq))
-    kq, kd, total = kq[order], kd[order], total[order]
-    bounds = np.searchsorted(kq, np.arange(nq + 1))
-    return from_csr(name, dataset, bounds, kd, total)
+    nq, depth = dataset.n_queries, int(depth)
+    if not rankings:
+        return from_csr(name, dataset, np.zeros(nq + 1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
+    base = np.cumsum([0] + [r.docs.size for r in rankings[:-1]])
+    r_ptr = np.stack([r.indptr.astype(np.int64) + b for r, b in zip(rankings, base)])
+    r_docs = np.concatenate([r.docs for r in rankings]).astype(np.int64)
+    cap = max(1, len(rankings) * depth)
+    out_d = np.zeros((nq, cap), dtype=np.int64)
+    out_s = np.zeros((nq, cap))
+    out_n = np.zeros(nq, dtype=np.int64)
+    kern.parallel(kern.rrf_fuse, nq, nq * cap * cap, r_ptr, r_docs, depth, float(k), dataset.tie_key, out_d, out_s, out_n)
+    keep = np.arange(cap)[None, :] < out_n[:, None]
+    indptr = np.concatenate(([0], np.cumsum(out_n))).astype(np.int64)
+    return from_csr(name, dataset, indptr, out_d[keep], out_s[keep])
+

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
@@ -130,7 +131,7 @@ class LsaRun:
     hi: np.ndarray
     ranking: Ranking
 
-    @property
+    @cached_property
     def vecs(self) -> np.ndarray:
         """The unit document vectors, documents x dims, contiguous (for look-ups one document at a time)."""
         return np.ascontiguousarray(self.model.doc_vectors, dtype=np.float64)
@@ -142,6 +143,15 @@ class LsaRun:
         qs, ds = np.asarray(qs, dtype=np.int64), np.asarray(ds, dtype=np.int64)
         out = np.zeros(qs.size)
         k.parallel(k.lsa_at, qs.size, qs.size * 8, qs, ds, self.qvec, self.vecs, out)
+        return out
+
+    def at_rows(self, top_d: np.ndarray, n_top: np.ndarray) -> np.ndarray:
+        """Cosines of each question's first n_top[q] documents of top_d[q] (questions x depth, 0 beyond them)."""
+        from . import _kernels as k
+
+        out = np.zeros(top_d.shape)
+        k.parallel(k.lsa_rows, top_d.shape[0], top_d.size * 8, np.ascontiguousarray(top_d, dtype=np.int64),
+                   np.asarray(n_top, dtype=np.int64), self.qvec, self.vecs, out)
         return out
 
     def row(self, q: int) -> np.ndarray:

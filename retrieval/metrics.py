@@ -85,7 +85,20 @@ def _sum_by_query(values: np.ndarray, query: np.ndarray, n_queries: int) -> np.n
 
 
 def ideal_dcg(qrels: Qrels, n_queries: int, k: int, exponential: bool = False) -> np.ndarray:
-    """The best DCG@k a question can reach: its judged gains sorted, best first, discounted by position."""
+    """The best DCG@k a question can reach: its judged gains sorted, best first, discounted by position.
+
+    It depends on the judgements only, so it is kept on `qrels` (every system and every slider tick reuses it).
+    """
+    cache = qrels.__dict__.setdefault("_ideal_dcg", {})
+    key = (int(n_queries), k, bool(exponential))
+    if key not in cache:
+        cache[key] = _ideal_dcg(qrels, n_queries, k, exponential)
+        cache[key].setflags(write=False)
+    return cache[key]
+
+
+def _ideal_dcg(qrels: Qrels, n_queries: int, k: int, exponential: bool) -> np.ndarray:
+    """ideal_dcg, computed."""
     g = gain(qrels.grade, exponential)
     order = np.lexsort((-g, qrels.query))
     q, g = qrels.query[order], g[order]

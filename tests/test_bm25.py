@@ -195,8 +195,16 @@ def test_search_ranks_positive_scores_ties_by_doc_id():
     assert ids == sorted((d for d in s if s[d] > 0), key=lambda d: (-s[d], d))
 
 
-def test_the_kept_list_grows_with_the_corpus_between_300_and_1000(monkeypatch):
+def test_the_kept_list_grows_with_the_corpus_between_100_and_1000(monkeypatch):
     monkeypatch.setattr(bm25, "KEEP_DEFAULT", None)
-    assert [bm25.keep_for(n) for n in (0, 28, 90_000, 250_000, 10**6, 10**8)] == [300, 300, 300, 500, 1000, 1000]
+    assert [bm25.keep_for(n) for n in (0, 1400, 10_000, 250_000, 10**6, 10**8)] == [100, 100, 100, 500, 1000, 1000]
     monkeypatch.setattr(bm25, "KEEP_DEFAULT", 7)
     assert bm25.keep_for(10**6) == 7
+
+
+def test_block_offsets_split_each_terms_postings_at_the_block_boundaries():
+    u_ptr = np.array([0, 4, 4, 7])
+    u_docs = np.array([0, 2, 5, 9, 3, 4, 8])
+    # blocks of 4 documents: [0, 4), [4, 8), [8, 12)
+    assert bm25.block_offsets(u_ptr, u_docs, 10, 4).tolist() == [[0, 2, 3, 4], [4, 4, 4, 4], [4, 5, 6, 7]]
+    assert bm25.block_offsets(u_ptr, u_docs, 10, 64).tolist() == [[0, 4], [4, 4], [4, 7]]
