@@ -300,9 +300,6 @@ def _sorted_best(vals, docs, cand_i, nc, key, m, neg, kk, top_s, top_d, top_k):
     return h
 
 
-DOC_BLOCK = 1 << 16  # documents per block of the BM25 pass: a block's scores (512 KB) stay in L2 while it is summed
-
-
 @njit(inline="always")
 def _count_above(vals, n, s0, s1, s2, s3):
     """How many of vals[:n] are above, and equal to, each of four values (one vectorised pass)."""
@@ -783,7 +780,7 @@ def weighted_scan(items, full, n_docs, key, alpha, beta, fd, q_ptr, q_u, u_ptr, 
 
 @njit(nogil=True, cache=True)
 def rrf_fuse(items, r_ptr, r_docs, depth, k, key, out_d, out_s, out_n):
-    """Reciprocal Rank Fusion per question: 1 / (k + rank) summed over the rankings in order (r_ptr: rankings x
+    """Reciprocal Rank Fusion per question: fusion.rrf_points, 1 / (k + rank), summed over the rankings in order (r_ptr: rankings x
     (questions + 1) offsets into r_docs, each ranking's lists laid end to end after the previous ranking's),
     the union ordered by points descending, then key; out_d/out_s: questions x (rankings * depth)."""
     nr = r_ptr.shape[0]

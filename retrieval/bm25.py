@@ -14,13 +14,14 @@ import scipy.sparse as sp
 
 from .dataset import Dataset
 from .errors import InputError
-from .ranking import THRESHOLD, PassOutputs, Ranking, from_padded, rank_rows
+from .ranking import THRESHOLD, BestLists, PassOutputs, Ranking, from_padded, rank_rows
 from .text import TermIndex
 
 K1_DEFAULT = 1.2
 B_DEFAULT = 0.75
 KEEP_DEFAULT: int | None = None  # raw scores a run keeps per question beyond `depth` (None: `keep_for` the corpus)
 KEEP_RANGE = (100, 1000)
+DOC_BLOCK = 1 << 16  # documents per block of the BM25 pass: a block's scores (512 KB) stay in L2 while it is summed
 
 
 def keep_for(n_docs: int) -> int:
@@ -144,8 +145,6 @@ def block_offsets(u_ptr: np.ndarray, u_docs: np.ndarray, n_docs: int, block: int
 
 def plan(bm: Bm25Index, qcounts: sp.csr_matrix) -> QuestionPlan:
     """Slice the question terms' columns out of the count matrix (once per dataset)."""
-    from . import _kernels as k
-
     q = sp.csr_matrix(qcounts)
     q.sum_duplicates()
     q.sort_indices()
@@ -157,16 +156,16 @@ def plan(bm: Bm25Index, qcounts: sp.csr_matrix) -> QuestionPlan:
     u_ptr = sub.indptr.astype(np.int64)
     n_docs = int(bm.counts.shape[0])
     return QuestionPlan(q.indptr.astype(np.int64), q_u, terms, u_ptr, sub.indices, np.asarray(sub.data, dtype=np.float64),
-                        block_offsets(u_ptr, sub.indices, n_docs, k.DOC_BLOCK), bm.idf[terms], n_docs, k.DOC_BLOCK)
+                        block_offsets(u_ptr, sub.indices, n_docs, DOC_BLOCK), bm.idf[terms], n_docs, DOC_BLOCK)
 
 
 @dataclass(frozen=True, eq=False)
-class Bm25Run:
+class Bm25Run(BestLists):
     """BM25 at one (k1, b) for every question, straight from the postings (no score matrix).
 
-    Per question: the best `depth` documents by raw score (any positive score, ties by id), how many score
-    above the result threshold, the lowest and highest score over all documents (0 for those without a
-    question term), and the Ranking (results only, exact ranks of the judged documents).
+    Per question (BestLists): the best max(depth, keep) documents by raw score (any positive score, ties by id),
+    how many score above the result threshold, the lowest and highest score over all documents (0 for those
+    without a question term), and the Ranking (results only, exact ranks of the judged documents).
     """
 
     k1: float
@@ -174,13 +173,6 @@ class Bm25Run:
     depth: int  # the ranking's depth (the raw lists may be deeper)
     plan: QuestionPlan
     norm: np.ndarray  # length_norm per document at (k1, b)
-    top_d: np.ndarray  # questions x max(depth, keep): the best raw scores, ties by id
-    top_s: np.ndarray
-    n_top: np.ndarray
-    n_res: np.ndarray
-    lo: np.ndarray
-    hi: np.ndarray
-    ranking: Ranking
     probe: np.ndarray | None = None  # the documents `run` was asked to score besides (questions x P)
     probe_scores: np.ndarray | None = None
 
@@ -206,9 +198,11 @@ class Bm25Run:
         return acc
 
 
-def _hint_rows(hint: "Bm25Run | None", nq: int, m: int) -> np.ndarray:
-    """A hint run's best m documents per question (-1 where it kept fewer), or an empty block without a usable hint."""
-    if hint is None or hint.top_d.shape != (nq, hint.top_d.shape[1]) or hint.top_d.shape[1] < m:
+def _hint_rows(hint: "Bm25Run | None", qplan: QuestionPlan, m: int) -> np.ndarray:
+    """A hint run's best m documents per question (-1 where it kept fewer), or an empty block without a usable
+    hint (none, another plan's, or fewer than m kept)."""
+    nq = qplan.q_ptr.size - 1
+    if hint is None or hint.plan is not qplan or hint.top_d.shape[1] < m:
         return np.full((nq, 0), -1, dtype=np.int64)
     rows = np.ascontiguousarray(hint.top_d[:, :m], dtype=np.int64)
     return np.where(np.arange(m)[None, :] < hint.n_top[:, None], rows, -1)
@@ -243,10 +237,9 @@ def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEF
     probe_s = np.zeros(probe_d.shape)
     k.parallel(k.bm25_rank, nq, work, p.n_docs, p.q_ptr, p.q_u, p.u_blk, p.block, p.u_docs, w, dataset.tie_key, THRESHOLD, m,
                o.j_ptr, o.j_doc, o.judged_rank, o.top_d, o.top_s, o.n_top, o.n_res, o.lo, o.hi, probe_d, probe_s,
-               _hint_rows(hint if hint is not None and hint.plan is qplan else None, nq, m))
-    ranking = o.ranking(name, int(depth))
-    return Bm25Run(k1, b, int(depth), p, norm, o.top_d, o.top_s, o.n_top, o.n_res, o.lo, o.hi, ranking,
-                   probe if probe is not None else None, probe_s if probe is not None else None)
+               _hint_rows(hint, p, m))
+    return Bm25Run(**o.lists(name, int(depth)), k1=k1, b=b, depth=int(depth), plan=p, norm=norm,
+                   probe=probe, probe_scores=probe_s if probe is not None else None)
 
 
 def search(dataset: Dataset, scores: sp.csr_matrix | Bm25Run, depth: int = 100, name: str = "BM25") -> Ranking:

@@ -223,4 +223,3 @@ def rrf(
     keep = np.arange(cap)[None, :] < out_n[:, None]
     indptr = np.concatenate(([0], np.cumsum(out_n))).astype(np.int64)
     return from_csr(name, dataset, indptr, out_d[keep], out_s[keep])
-

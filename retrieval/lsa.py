@@ -18,7 +18,7 @@ from sklearn.feature_extraction.text import TfidfTransformer
 
 from .dataset import Dataset
 from .errors import InputError
-from .ranking import THRESHOLD, PassOutputs, Ranking
+from .ranking import THRESHOLD, BestLists, PassOutputs, Ranking
 from .text import TermIndex
 
 DIMS_DEFAULT = 6
@@ -117,19 +117,13 @@ def score_chunks(model: LsaModel, qvec: np.ndarray, size: int | None = None) -> 
 
 
 @dataclass(frozen=True, eq=False)
-class LsaRun:
-    """LSA for every question at one d: the best `depth` documents by raw cosine over all documents (negative
-    ones included, ties by id), results above the threshold, the lowest and highest cosine, and the Ranking."""
+class LsaRun(BestLists):
+    """LSA for every question at one d (BestLists): the best max(depth, keep) documents by raw cosine over all
+    documents (negative ones included, ties by id), results above the threshold, the lowest and highest cosine,
+    and the Ranking."""
 
     model: LsaModel
     qvec: np.ndarray
-    top_d: np.ndarray  # questions x depth
-    top_s: np.ndarray
-    n_top: np.ndarray
-    n_res: np.ndarray
-    lo: np.ndarray
-    hi: np.ndarray
-    ranking: Ranking
 
     @cached_property
     def vecs(self) -> np.ndarray:
@@ -175,8 +169,7 @@ def run(dataset: Dataset, model: LsaModel, qvec: np.ndarray, depth: int = 100, n
     o = PassOutputs.empty(dataset, m)
     k.parallel(k.lsa_rank, nq, nq * n_docs * (vt.shape[0] + 2), qv, vt, dataset.tie_key, THRESHOLD, m, o.j_ptr, o.j_doc,
                o.judged_rank, o.top_d, o.top_s, o.n_top, o.n_res, o.lo, o.hi)
-    ranking = o.ranking(name, int(depth), (f"LSA: {model.note}",) if model.note else ())
-    return LsaRun(model, qv, o.top_d, o.top_s, o.n_top, o.n_res, o.lo, o.hi, ranking)
+    return LsaRun(**o.lists(name, int(depth), (f"LSA: {model.note}",) if model.note else ()), model=model, qvec=qv)
 
 
 def cached_run(dataset: Dataset, model: LsaModel, qvec: np.ndarray, depth: int = 100, keep: int | None = None) -> LsaRun:

@@ -95,6 +95,25 @@ class PassOutputs:
         n_list = np.minimum(np.minimum(self.n_top, self.n_res), depth)
         return from_padded(name, self.top_d[:, :depth], self.top_s[:, :depth], n_list, self.judged_rank, self.n_res, warnings)
 
+    def lists(self, name: str, depth: int, warnings: tuple[str, ...] = ()) -> dict:
+        """The fields of a BestLists: the raw lists, counts and score range, and the Ranking cut at `depth`."""
+        return dict(top_d=self.top_d, top_s=self.top_s, n_top=self.n_top, n_res=self.n_res, lo=self.lo, hi=self.hi,
+                    ranking=self.ranking(name, depth, warnings))
+
+
+@dataclass(frozen=True, eq=False)
+class BestLists:
+    """A retriever's run as the weighted fusion reads it: per question the best raw scores (ties by id, any score),
+    how many score above the result threshold, the lowest and highest score over all documents, and the Ranking."""
+
+    top_d: np.ndarray  # questions x kept: the best raw scores' documents, best first
+    top_s: np.ndarray
+    n_top: np.ndarray
+    n_res: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    ranking: "Ranking"
+
 
 def from_padded(
     name: str, top_d: np.ndarray, top_s: np.ndarray, n_top: np.ndarray, judged_rank: np.ndarray,

@@ -131,7 +131,7 @@ def test_rankings_equal_the_dense_reference(seed, threads, keep, monkeypatch):
     monkeypatch.setenv("RETRIEVAL_THREADS", str(threads))
     monkeypatch.setattr(lsa, "KEEP_DEFAULT", keep)
     monkeypatch.setattr(bm25, "KEEP_DEFAULT", keep // 10)
-    monkeypatch.setattr(_kernels, "DOC_BLOCK", 1 << 16 if seed % 2 else 5 + seed)
+    monkeypatch.setattr(bm25, "DOC_BLOCK", 1 << 16 if seed % 2 else 5 + seed)
     monkeypatch.setattr(_kernels, "PARALLEL_MIN_WORK", 0)  # exercise the threads even on tiny data
     ds = random_dataset(seed, n_docs=40 + 10 * seed, dup=0.1 + 0.1 * (seed % 3))
     prep = experiment.prepare(ds)
@@ -217,7 +217,7 @@ def test_bm25_selection_cut_never_changes_the_run(seed, depth, block, monkeypatc
     """The cut that spares sorting (a hint run's best, else a strided sample) leaves every output as the reference's,
     whatever the hint: a run at other parameters, one full of ties (k1 = b = 0), or arbitrary documents; and so
     does summing the documents block by block (blocks of 7 documents: dozens of blocks)."""
-    monkeypatch.setattr(_kernels, "DOC_BLOCK", block)
+    monkeypatch.setattr(bm25, "DOC_BLOCK", block)
     ds = random_dataset(300 + seed, n_docs=400, n_q=10, dup=0.3, vocab=6)  # many more matches than `depth`: the cut is used
     prep = experiment.prepare(ds)
     assert experiment._plan(prep).u_blk.shape[1] == -(-ds.n_docs // block) + 1
