@@ -200,6 +200,146 @@ def _select(docs, vals, n, by_doc, key, thr, m, j_s, j_k, j_act, j_out, top_d, t
     return h, nres, vmin, vmax
 
 
+# ------------------------------------------------------------------------------------------- question layout
+
+
+@njit(nogil=True, cache=True)
+def layout_sizes(items, q_ptr, q_u, u_ptr, u_docs, n_docs, n_single, n_multi, n_entries):
+    """Per question: documents holding one of its terms, holding several, and the postings of the latter."""
+    cnt = np.zeros(n_docs, dtype=np.int64)
+    bits = np.zeros((n_docs + 63) // 64, dtype=np.uint64)
+    one = np.uint64(1)
+    for q in items:
+        for a in range(q_ptr[q], q_ptr[q + 1]):
+            u = q_u[a]
+            for p in range(u_ptr[u], u_ptr[u + 1]):
+                d = u_docs[p]
+                cnt[d] += 1
+                bits[d >> 6] |= one << np.uint64(d & 63)
+        ns = nm = ne = 0
+        for wi in range(bits.size):
+            b = bits[wi]
+            if b != 0:
+                bits[wi] = 0
+                while b != 0:
+                    d = (wi << 6) + trailing_zeros(b)
+                    b &= b - one
+                    c = cnt[d]
+                    cnt[d] = 0
+                    if c == 1:
+                        ns += 1
+                    else:
+                        nm += 1
+                        ne += c
+        n_single[q] = ns
+        n_multi[q] = nm
+        n_entries[q] = ne
+
+
+@njit(nogil=True, cache=True)
+def layout_fill(items, q_ptr, q_u, u_ptr, u_docs, n_docs, s_ptr, s_up, m_ptr, e_ptr, m_start, m_up):
+    """Each question's postings regrouped by document (bm25.QuestionPlan): the documents with one question term
+    in id order (s_up: their posting), then those with several in id order (m_start: where each one's postings
+    start in m_up, in ascending term order)."""
+    cnt = np.zeros(n_docs, dtype=np.int64)
+    slot = np.zeros(n_docs, dtype=np.int64)
+    bits = np.zeros((n_docs + 63) // 64, dtype=np.uint64)
+    one = np.uint64(1)
+    for q in items:
+        for a in range(q_ptr[q], q_ptr[q + 1]):
+            u = q_u[a]
+            for p in range(u_ptr[u], u_ptr[u + 1]):
+                d = u_docs[p]
+                cnt[d] += 1
+                bits[d >> 6] |= one << np.uint64(d & 63)
+        si = s_ptr[q]
+        mj = m_ptr[q]
+        e = e_ptr[q]
+        for wi in range(bits.size):  # documents in id order: a single's place, or where a multi's postings go
+            b = bits[wi]
+            if b != 0:
+                bits[wi] = 0
+                while b != 0:
+                    d = (wi << 6) + trailing_zeros(b)
+                    b &= b - one
+                    c = cnt[d]
+                    cnt[d] = 0
+                    if c == 1:
+                        slot[d] = -1 - si
+                        si += 1
+                    else:
+                        m_start[mj] = e
+                        slot[d] = e
+                        e += c
+                        mj += 1
+        for a in range(q_ptr[q], q_ptr[q + 1]):  # terms in ascending order: each multi's postings in term order
+            u = q_u[a]
+            for p in range(u_ptr[u], u_ptr[u + 1]):
+                d = u_docs[p]
+                t = slot[d]
+                if t < 0:
+                    s_up[-1 - t] = p
+                else:
+                    m_up[t] = p
+                    slot[d] = t + 1
+
+
+@njit(inline="always")
+def _pos_doc(i, s0, ns, m0, s_up, m_up, m_start, u_docs):
+    """The document at position i of a question's layout (singles first, then multis)."""
+    if i < ns:
+        return u_docs[s_up[s0 + i]]
+    return u_docs[m_up[m_start[m0 + i - ns]]]
+
+
+@njit(inline="always")
+def _pos_score(i, s0, ns, m0, s_up, m_up, m_start, w):
+    """The BM25 score at position i of a question's layout: its weights summed in ascending term order."""
+    if i < ns:
+        return w[s_up[s0 + i]]
+    j = m0 + i - ns
+    a = m_start[j]
+    x = w[m_up[a]]
+    for e in range(a + 1, m_start[j + 1]):
+        x += w[m_up[e]]
+    return x
+
+
+@njit
+def _locate(d, s0, ns, m0, nm, s_up, m_up, m_start, u_docs):
+    """Position of document d in a question's layout (binary search in each part), -1 if it has no question term."""
+    lo_, hi_ = 0, ns
+    while lo_ < hi_:
+        mid = (lo_ + hi_) >> 1
+        if u_docs[s_up[s0 + mid]] < d:
+            lo_ = mid + 1
+        else:
+            hi_ = mid
+    if lo_ < ns and u_docs[s_up[s0 + lo_]] == d:
+        return lo_
+    lo_, hi_ = 0, nm
+    while lo_ < hi_:
+        mid = (lo_ + hi_) >> 1
+        if u_docs[m_up[m_start[m0 + mid]]] < d:
+            lo_ = mid + 1
+        else:
+            hi_ = mid
+    if lo_ < nm and u_docs[m_up[m_start[m0 + lo_]]] == d:
+        return ns + lo_
+    return -1
+
+
+@njit(nogil=True, cache=True)
+def bm25_locate(items, docs, s_ptr, s_up, m_ptr, m_start, m_up, u_docs, out):
+    """Positions of documents (questions x P, -1 for none) in each question's layout; -1 for one without a term."""
+    for q in items:
+        s0, m0 = s_ptr[q], m_ptr[q]
+        ns, nm = s_ptr[q + 1] - s0, m_ptr[q + 1] - m0
+        for i in range(docs.shape[1]):
+            d = docs[q, i]
+            out[q, i] = _locate(d, s0, ns, m0, nm, s_up, m_up, m_start, u_docs) if d >= 0 else -1
+
+
 # ------------------------------------------------------------------------------------------- BM25
 
 
@@ -255,12 +395,13 @@ def _order_desc(neg, kk, n):
 
 
 @njit
-def _sorted_best(vals, docs, cand_i, nc, key, m, neg, kk, top_s, top_d, top_k):
+def _sorted_best(vals, docs, cand_i, nc, key, m, neg, kk, top_s, top_d, top_k, top_i):
     """The best m of the candidates vals[cand_i[:nc]] by (value descending, key ascending), best first; returns how many.
 
     With more than m candidates, a partial sort (np.partition) finds the m-th best value t; all above t are
     kept, and of those equal to t only the smallest keys that fill m (a partial sort of the keys). The m kept
-    are then sorted (`_order_desc`). Linear in the candidates, however many tie.
+    are then sorted (`_order_desc`). Linear in the candidates, however many tie. top_i receives the kept
+    entries' indices (cand_i values).
     """
     if nc > m:
         for c in range(nc):
@@ -297,6 +438,7 @@ def _sorted_best(vals, docs, cand_i, nc, key, m, neg, kk, top_s, top_d, top_k):
         top_s[r] = -neg[c]
         top_d[r] = docs[cand_i[c]]
         top_k[r] = kk[c]
+        top_i[r] = cand_i[c]
     return h
 
 
@@ -318,94 +460,168 @@ def _count_above(vals, n, s0, s1, s2, s3):
     return g0, g1, g2, g3, e0, e1, e2, e3
 
 
-@njit(nogil=True, cache=True)
-def bm25_rank(items, n_docs, q_ptr, q_u, u_blk, block, u_docs, w, key, thr, m, j_ptr, j_doc,
-              j_rank, top_d, top_s, n_top, n_res, lo, hi, probe_d, probe_s, hint):
-    """Score each question over its terms' postings, keep the best m, count, rank the judged.
+SCAN_BLOCK = 16  # values a scan checks at once (one vectorised test) before looking at them one by one
 
-    The documents are summed block by block (u_blk: each term's postings per block of `block` documents,
-    terms in ascending order within a block: the reference's summation order) into an accumulator that is all
-    zeros between questions, so a first weight lands on 0.0 and no branch asks whether a document was seen: a
-    bitmap records it. Selection looks only at the scores at or above a cut that cannot exceed the m-th best
-    score: the lowest score of m distinct `hint` documents (questions x m, e.g. the best m at the previous k1 or
-    b: after a small change the cut is nearly the final one), else the m-th best of a strided sample of the
-    scores. One pass reads the touched documents off the bitmap in id order (sequential reads), gathers their
-    scores into a contiguous array, zeroes the accumulator behind it and collects the candidates; those are
-    sorted (`_sorted_best`). A judged document is ranked by counting the documents that beat it: among the
-    candidates when it scores at or above the cut, else over all scores (vectorised, four judged documents a
-    pass). The outputs never depend on the hint.
-    probe_d (questions x P, may be P = 0): documents whose scores are also wanted (LSA's best, for the
-    weighted fusion); they are read off the accumulator into probe_s.
+
+@njit(inline="always")
+def _scan_at_least(vals, n, cut, out, nc):
+    """Append to out[nc:] the indices i < n with vals[i] >= cut; returns the new count. Blocks whose largest
+    value is below the cut (nearly all of them when the cut is high) are skipped after one vectorised test."""
+    base = 0
+    while base + SCAN_BLOCK <= n:
+        mx = vals[base]
+        for t in range(1, SCAN_BLOCK):
+            x = vals[base + t]
+            mx = x if x > mx else mx
+        if not mx < cut:
+            for t in range(SCAN_BLOCK):
+                out[nc] = base + t
+                nc += vals[base + t] >= cut
+        base += SCAN_BLOCK
+    for i in range(base, n):
+        out[nc] = i
+        nc += vals[i] >= cut
+    return nc
+
+
+@njit(inline="always")
+def _scan_equal(vals, n, s0, s1, s2, s3, out):
+    """The indices i < n with vals[i] equal to one of four values (NaN for none), in out; returns how many.
+    Blocks holding none of them are skipped after one vectorised test."""
+    nc = 0
+    base = 0
+    while base <= n:
+        end = min(base + SCAN_BLOCK, n)
+        hit = False
+        for i in range(base, end):
+            x = vals[i]
+            hit |= (x == s0) | (x == s1) | (x == s2) | (x == s3)
+        if hit:
+            for i in range(base, end):
+                x = vals[i]
+                out[nc] = i
+                nc += (x == s0) | (x == s1) | (x == s2) | (x == s3)
+        base += SCAN_BLOCK
+    return nc
+
+
+@njit
+def _settle_order(cv, cd, cp, nc, key, limit):
+    """Insertion sort of the candidates (values cv, documents cd, positions cp) by (value descending, key
+    ascending), for lists nearly in order already (the previous run's best in its order): linear plus the
+    moves, keys read only to break a tie. Gives up (False) past `limit` moves, the candidates still all there."""
+    moves = 0
+    for a in range(1, nc):
+        vx, dx, px = cv[a], cd[a], cp[a]
+        b = a
+        while b > 0:
+            vy = cv[b - 1]
+            if vy > vx or (vy == vx and key[cd[b - 1]] < key[dx]):
+                break
+            cv[b], cd[b], cp[b] = vy, cd[b - 1], cp[b - 1]
+            b -= 1
+        moves += a - b
+        cv[b], cd[b], cp[b] = vx, dx, px
+        if moves > limit:
+            return False
+    return True
+
+
+@njit(nogil=True, cache=True)
+def bm25_rank(items, n_docs, s_ptr, s_up, m_ptr, m_start, m_up, u_docs, w, key, thr, m, j_ptr, j_doc,
+              j_rank, top_d, top_s, top_p, n_top, n_res, lo, hi, probe_p, probe_s, hint_p, hint_d, sort_budget):
+    """Score each question from its postings regrouped by document, keep the best m, count, rank the judged.
+
+    The layout (bm25.QuestionPlan) lists the documents holding a question term, those with one term first (a
+    score is one weight, w[s_up]), then those with several (their weights summed in ascending term order: the
+    reference's order). So the scores come out one after the other into a contiguous array, with no
+    accumulator to scatter into or clear. Selection looks only at the scores at or above a cut that cannot
+    exceed the m-th best score:
+    * with a hint (hint_p, hint_d: questions x m, the positions and documents of a run's best m, e.g. at the
+      previous k1 or b), the lowest of those m distinct documents' scores. The candidates are the hint's m in
+      its order, then the few others at or above the cut (a scan that skips blocks below it); after a small
+      parameter change that list is nearly sorted, and an insertion sort settles it (`_settle_order`; past
+      sort_budget moves per candidate, the general sort takes over);
+    * else the m-th best of a strided sample of the scores, and the candidates are sorted (`_sorted_best`).
+    A judged document is ranked by counting the documents that beat it: among the candidates when it scores at
+    or above the cut, else over all scores (vectorised, four judged documents a pass). The outputs never
+    depend on the hint. top_p receives the positions of the best m (a later run's hint); probe_p (questions x
+    P, may be P = 0): positions whose scores are also wanted (LSA's best, for the weighted fusion), into probe_s.
     """
-    acc = np.zeros(n_docs)  # zero between questions: a document's first weight lands on 0.0, exactly the weight
-    n_words = (n_docs + 63) // 64
-    bits = np.zeros(n_words, dtype=np.uint64)  # which documents the question touched
-    touched = np.empty(n_docs, dtype=np.int32)
     vals = np.empty(n_docs)
-    cand_i = np.empty(n_docs + 1, dtype=np.int64)
-    neg = np.empty(n_docs)
-    kk = np.empty(n_docs, dtype=np.int64)
+    found = np.empty(n_docs + 1, dtype=np.int64)  # positions a scan found (it writes one past its count)
+    cv = np.empty(n_docs + m)  # the candidates: values, documents, positions
+    cd = np.empty(n_docs + m, dtype=np.int64)
+    cp = np.empty(n_docs + m, dtype=np.int64)
+    idx = np.empty(n_docs + m, dtype=np.int64)  # 0..nc-1, for _sorted_best (which reorders it)
+    neg = np.empty(n_docs + m)
+    kk = np.empty(n_docs + m, dtype=np.int64)
     top_k = np.empty(m, dtype=np.int64)
-    nb = u_blk.shape[1] - 1
-    one = np.uint64(1)
+    top_c = np.empty(m, dtype=np.int64)
     for q in items:
-        for blk in range(nb):
-            for a in range(q_ptr[q], q_ptr[q + 1]):
-                u = q_u[a]
-                for p in range(u_blk[u, blk], u_blk[u, blk + 1]):  # no branch: add, and set the document's bit
-                    d = u_docs[p]
-                    acc[d] += w[p]
-                    bits[d >> 6] |= one << np.uint64(d & 63)
+        s0, m0 = s_ptr[q], m_ptr[q]
+        ns, nm = s_ptr[q + 1] - s0, m_ptr[q + 1] - m0
+        nt = ns + nm
+        nr = 0
+        for i in range(ns):  # one weight each: a gather, no branch
+            x = w[s_up[s0 + i]]
+            vals[i] = x
+            nr += x > thr
+        for j in range(nm):
+            a, b = m_start[m0 + j], m_start[m0 + j + 1]
+            x = w[m_up[a]]
+            for e in range(a + 1, b):
+                x += w[m_up[e]]
+            vals[ns + j] = x
+            nr += x > thr
+        cut = -np.inf
+        nh = 0
+        lowest = np.inf
+        if hint_p.shape[1] >= m:
+            for i in range(m):
+                pi = hint_p[q, i]
+                if pi >= 0:
+                    nh += 1
+                    lowest = min(lowest, vals[pi])
+        hinted = nh == m and m > 0
+        nc = 0
+        if hinted:  # the hint's m in its order, then the others at or above the cut
+            cut = lowest
+            for i in range(m):
+                pi = hint_p[q, i]
+                cv[i] = vals[pi]
+                cd[i] = hint_d[q, i]
+                cp[i] = pi
+                vals[pi] = -np.inf  # hidden from the scan (put back below)
+            nc = m
+        elif nt > 2 * m:  # the m-th best of a strided sample
+            stride = int(np.sqrt(nt / m))  # balances the sample's cost against the candidates'
+            n_s = (nt + stride - 1) // stride
+            if stride >= 2 and n_s >= m:
+                sample = vals[:nt:stride].copy()
+                cut = np.partition(sample, n_s - m)[n_s - m]
+        n_found = _scan_at_least(vals, nt, cut, found, 0)
+        for f in range(n_found):
+            i = found[f]
+            cv[nc] = vals[i]
+            cd[nc] = _pos_doc(i, s0, ns, m0, s_up, m_up, m_start, u_docs)
+            cp[nc] = i
+            nc += 1
+        if hinted:
+            for i in range(m):
+                vals[cp[i]] = cv[i]
+        for i in range(probe_p.shape[1]):
+            pi = probe_p[q, i]
+            probe_s[q, i] = vals[pi] if pi >= 0 else 0.0
         j0, j1 = j_ptr[q], j_ptr[q + 1]
         nj = j1 - j0
         j_s = np.zeros(nj)
         for j in range(nj):
             jd = j_doc[j0 + j]
             if jd >= 0:
-                j_s[j] = acc[jd]  # 0 when untouched
-        for i in range(probe_d.shape[1]):
-            d = probe_d[q, i]
-            probe_s[q, i] = acc[d] if d >= 0 else 0.0
-        cut = -np.inf
-        nh = 0
-        lowest = np.inf
-        if hint.shape[1] >= m:
-            for i in range(m):
-                d = hint[q, i]
-                if d >= 0 and acc[d] > 0.0:  # a touched document (weights are positive)
-                    nh += 1
-                    lowest = min(lowest, acc[d])
-        if nh == m:
-            cut = lowest
-        nt = 0
-        nr = 0
-        nc = 0
-        for wi in range(n_words):  # the touched documents in id order (sequential reads): gather, count, collect
-            b = bits[wi]
-            if b != 0:
-                bits[wi] = 0
-                base = wi << 6
-                while b != 0:
-                    d = base + trailing_zeros(b)
-                    b &= b - one
-                    x = acc[d]
-                    acc[d] = 0.0  # zeroed for the next question
-                    touched[nt] = d
-                    vals[nt] = x
-                    cand_i[nc] = nt
-                    nc += x >= cut
-                    nr += x > thr
-                    nt += 1
-        if nh < m and nt > 2 * m:  # no usable hint: the m-th best of a strided sample, and collect again
-            stride = int(np.sqrt(nt / m))  # balances the sample's cost against the candidates'
-            ns = (nt + stride - 1) // stride
-            if stride >= 2 and ns >= m:
-                sample = vals[:nt:stride].copy()
-                cut = np.partition(sample, ns - m)[ns - m]
-                nc = 0
-                for i in range(nt):
-                    cand_i[nc] = i
-                    nc += vals[i] >= cut
+                pj = _locate(jd, s0, ns, m0, nm, s_up, m_up, m_start, u_docs)
+                if pj >= 0:
+                    j_s[j] = vals[pj]  # else 0: no question term
         # judged documents below the cut lie beyond the candidates: count the scores above them (four a pass)
         low = np.empty(nj, dtype=np.int64)
         nl = 0
@@ -419,14 +635,20 @@ def bm25_rank(items, n_docs, q_ptr, q_u, u_blk, block, u_docs, w, key, thr, m, j
             for r in range(min(4, nl - g)):
                 s4[r] = j_s[low[g + r]]
             c = _count_above(vals, nt, s4[0], s4[1], s4[2], s4[3])
+            e4 = np.full(4, np.nan)  # the values tied by other documents: those with a smaller key beat it
+            for r in range(min(4, nl - g)):
+                if c[4 + r] > 1:
+                    e4[r] = s4[r]
+            n_eq = 0 if np.isnan(e4).all() else _scan_equal(vals, nt, e4[0], e4[1], e4[2], e4[3], found)
             for r in range(min(4, nl - g)):
                 j = low[g + r]
                 jr = 1 + c[r]
-                if c[4 + r] > 1:  # ties with it: those with a smaller key beat it
+                if c[4 + r] > 1:
                     s = s4[r]
                     kj = key[j_doc[j0 + j]]
-                    for i in range(nt):
-                        if vals[i] == s and key[touched[i]] < kj:
+                    for t in range(n_eq):
+                        i = found[t]
+                        if vals[i] == s and key[_pos_doc(i, s0, ns, m0, s_up, m_up, m_start, u_docs)] < kj:
                             jr += 1
                 j_rank[j0 + j] = jr
         # the others: every document that beats one scores at or above the cut, so it is a candidate
@@ -436,13 +658,25 @@ def bm25_rank(items, n_docs, q_ptr, q_u, u_blk, block, u_docs, w, key, thr, m, j
                 kj = key[j_doc[j0 + j]]
                 beat = 0
                 for c in range(nc):
-                    x = vals[cand_i[c]]
-                    if x > s or (x == s and key[touched[cand_i[c]]] < kj):
+                    x = cv[c]
+                    if x > s or (x == s and key[cd[c]] < kj):
                         beat += 1
                 j_rank[j0 + j] = 1 + beat
         ts = top_s[q]
         td = top_d[q]
-        h = _sorted_best(vals, touched, cand_i, nc, key, m, neg, kk, ts, td, top_k)
+        tp = top_p[q]
+        if hinted and _settle_order(cv, cd, cp, nc, key, sort_budget * nc):
+            h = min(m, nc)
+            for r in range(h):
+                ts[r] = cv[r]
+                td[r] = cd[r]
+                tp[r] = cp[r]
+        else:
+            for c in range(nc):
+                idx[c] = c
+            h = _sorted_best(cv, cd, idx, nc, key, m, neg, kk, ts, td, top_k, top_c)
+            for r in range(h):
+                tp[r] = cp[top_c[r]]
         n_top[q] = h
         n_res[q] = nr
         if nt < n_docs:  # the documents without a question term score 0

@@ -7,7 +7,7 @@ with idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)) (Lucene's BM25Similarity) and 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
@@ -21,7 +21,7 @@ K1_DEFAULT = 1.2
 B_DEFAULT = 0.75
 KEEP_DEFAULT: int | None = None  # raw scores a run keeps per question beyond `depth` (None: `keep_for` the corpus)
 KEEP_RANGE = (100, 1000)
-DOC_BLOCK = 1 << 16  # documents per block of the BM25 pass: a block's scores (512 KB) stay in L2 while it is summed
+SORT_BUDGET = 16  # moves per candidate the settling of a hinted list may take before the general sort takes over
 
 
 def keep_for(n_docs: int) -> int:
@@ -112,7 +112,14 @@ def chunks(scores: sp.csr_matrix, size: int = 256) -> Iterator[tuple[int, sp.csr
 
 @dataclass(frozen=True, eq=False)
 class QuestionPlan:
-    """The postings of the terms the questions use, sliced once per dataset: all a (k1, b) change re-weights."""
+    """The postings of the terms the questions use, sliced once per dataset: all a (k1, b) change re-weights.
+
+    Besides the postings by term (u_*), each question's postings regrouped by document (its "layout"): the
+    documents holding one question term, in id order (s_up: the index of that posting in u_docs), then those
+    holding several, in id order (m_start: where each one's postings start in m_up, in ascending term order).
+    A document's position is its place in that list (singles first); a score is then one weight or a short
+    sum read in sequence, never scattered into an accumulator.
+    """
 
     q_ptr: np.ndarray  # n_queries + 1 offsets into q_u
     q_u: np.ndarray  # each question's distinct terms, as positions in `terms`, ascending
@@ -120,31 +127,62 @@ class QuestionPlan:
     u_ptr: np.ndarray  # len(terms) + 1 offsets into u_docs / u_f
     u_docs: np.ndarray  # documents holding each term, ascending
     u_f: np.ndarray  # the term's count in that document (float64)
-    u_blk: np.ndarray  # terms x (blocks + 1): where each term's postings for each block of `block` documents start
     idf_u: np.ndarray  # idf of each term in `terms`
     n_docs: int
-    block: int  # documents per block of the BM25 pass
+    s_ptr: np.ndarray  # n_queries + 1 offsets into s_up
+    s_up: np.ndarray  # per question, its documents with one question term (id order): their posting (int32)
+    m_ptr: np.ndarray  # n_queries + 1 offsets into m_start
+    m_start: np.ndarray  # per question, its documents with several terms (id order): offsets into m_up, + the end
+    m_up: np.ndarray  # those documents' postings, each document's in ascending term order (int32)
+    cache: dict = field(default_factory=dict, repr=False, compare=False)  # probe positions (`locate`), bounded
 
     @property
     def postings(self) -> int:
         """Postings that one re-weighting touches."""
         return int(self.u_docs.size)
 
+    @property
+    def entries(self) -> int:
+        """Postings that one scoring of every question reads (a term shared by questions is read by each)."""
+        return int(self.s_up.size + self.m_up.size)
 
-def block_offsets(u_ptr: np.ndarray, u_docs: np.ndarray, n_docs: int, block: int) -> np.ndarray:
-    """Per term, where its (ascending) postings for each block of `block` documents start: terms x (blocks + 1)."""
-    nb = max(1, -(-n_docs // block))
-    out = np.empty((u_ptr.size - 1, nb + 1), dtype=np.int64)
-    out[:, 0], out[:, nb] = u_ptr[:-1], u_ptr[1:]
-    if nb > 1:
-        bounds = np.arange(1, nb) * block
-        for u in range(u_ptr.size - 1):
-            out[u, 1:nb] = u_ptr[u] + np.searchsorted(u_docs[u_ptr[u] : u_ptr[u + 1]], bounds)
-    return out
+    def n_touched(self) -> np.ndarray:
+        """Per question, the documents holding one of its terms (the positions 0..n-1 of its layout)."""
+        return np.diff(self.s_ptr) + np.diff(self.m_ptr)
+
+    def docs_at(self, positions: np.ndarray) -> np.ndarray:
+        """The documents at layout positions (questions x P, -1 for none): `locate` undone."""
+        pos = np.asarray(positions, dtype=np.int64)
+        ns = np.diff(self.s_ptr)[:, None]
+        single = (pos >= 0) & (pos < ns)
+        multi = pos >= ns
+        out = np.full(pos.shape, -1, dtype=np.int64)
+        out[single] = self.u_docs[self.s_up[(self.s_ptr[:-1, None] + pos)[single]]]
+        out[multi] = self.u_docs[self.m_up[self.m_start[(self.m_ptr[:-1, None] + pos - ns)[multi]]]]
+        return out
+
+
+def layout(q_ptr: np.ndarray, q_u: np.ndarray, u_ptr: np.ndarray, u_docs: np.ndarray, n_docs: int) -> dict:
+    """Each question's postings regrouped by document (see QuestionPlan), in two compiled passes: sizes, fill."""
+    from . import _kernels as k
+
+    if u_docs.size >= np.iinfo(np.int32).max:
+        raise InputError(f"{u_docs.size} postings of question terms: more than this build handles (2**31 - 1)")
+    nq = q_ptr.size - 1
+    ns, nm, ne = (np.zeros(nq, dtype=np.int64) for _ in range(3))
+    work = int(np.diff(u_ptr)[q_u].sum()) if q_u.size else 0
+    k.parallel(k.layout_sizes, nq, work, q_ptr, q_u, u_ptr, u_docs, n_docs, ns, nm, ne)
+    s_ptr, m_ptr, e_ptr = (np.concatenate(([0], np.cumsum(x))).astype(np.int64) for x in (ns, nm, ne))
+    s_up = np.empty(s_ptr[-1], dtype=np.int32)
+    m_start = np.empty(m_ptr[-1] + 1, dtype=np.int64)
+    m_start[-1] = e_ptr[-1]
+    m_up = np.empty(e_ptr[-1], dtype=np.int32)
+    k.parallel(k.layout_fill, nq, 2 * work, q_ptr, q_u, u_ptr, u_docs, n_docs, s_ptr, s_up, m_ptr, e_ptr, m_start, m_up)
+    return dict(s_ptr=s_ptr, s_up=s_up, m_ptr=m_ptr, m_start=m_start, m_up=m_up)
 
 
 def plan(bm: Bm25Index, qcounts: sp.csr_matrix) -> QuestionPlan:
-    """Slice the question terms' columns out of the count matrix (once per dataset)."""
+    """Slice the question terms' columns out of the count matrix and regroup each question's by document (once per dataset)."""
     q = sp.csr_matrix(qcounts)
     q.sum_duplicates()
     q.sort_indices()
@@ -152,11 +190,39 @@ def plan(bm: Bm25Index, qcounts: sp.csr_matrix) -> QuestionPlan:
     sub = bm.counts[:, terms] if terms.size else sp.csc_matrix((bm.counts.shape[0], 0))
     sub = sp.csc_matrix(sub)
     sub.sort_indices()
+    q_ptr = q.indptr.astype(np.int64)
     q_u = np.searchsorted(terms, q.indices).astype(np.int64)
     u_ptr = sub.indptr.astype(np.int64)
     n_docs = int(bm.counts.shape[0])
-    return QuestionPlan(q.indptr.astype(np.int64), q_u, terms, u_ptr, sub.indices, np.asarray(sub.data, dtype=np.float64),
-                        block_offsets(u_ptr, sub.indices, n_docs, DOC_BLOCK), bm.idf[terms], n_docs, DOC_BLOCK)
+    return QuestionPlan(q_ptr, q_u, terms, u_ptr, sub.indices, np.asarray(sub.data, dtype=np.float64), bm.idf[terms], n_docs,
+                        **layout(q_ptr, q_u, u_ptr, sub.indices, n_docs))
+
+
+def locate(qplan: QuestionPlan, docs: np.ndarray) -> np.ndarray:
+    """Positions of documents (questions x P, -1 for none) in each question's layout, -1 for one with no question term."""
+    from . import _kernels as k
+
+    docs = np.ascontiguousarray(docs, dtype=np.int64)
+    out = np.full(docs.shape, -1, dtype=np.int64)
+    p = qplan
+    k.parallel(k.bm25_locate, docs.shape[0], docs.size * 32, docs, p.s_ptr, p.s_up, p.m_ptr, p.m_start, p.m_up, p.u_docs, out)
+    return out
+
+
+PROBE_CACHE = 4  # probe position arrays kept per plan (one per LSA run the sliders alternate between)
+
+
+def _probe_positions(qplan: QuestionPlan, probe: np.ndarray) -> np.ndarray:
+    """`locate` for a probe array, kept on the plan per array (LSA's best lists are probed at every k1/b tick)."""
+    key = id(probe)
+    hit = qplan.cache.get(key)
+    if hit is not None and hit[0] is probe:
+        return hit[1]
+    pos = locate(qplan, probe)
+    qplan.cache[key] = (probe, pos)  # the array itself is kept, so its id is not reused while cached
+    while len(qplan.cache) > PROBE_CACHE:
+        qplan.cache.pop(next(iter(qplan.cache)))
+    return pos
 
 
 @dataclass(frozen=True, eq=False)
@@ -173,6 +239,7 @@ class Bm25Run(BestLists):
     depth: int  # the ranking's depth (the raw lists may be deeper)
     plan: QuestionPlan
     norm: np.ndarray  # length_norm per document at (k1, b)
+    top_p: np.ndarray  # the best lists' positions in each question's layout (a later run's hint)
     probe: np.ndarray | None = None  # the documents `run` was asked to score besides (questions x P)
     probe_scores: np.ndarray | None = None
 
@@ -198,14 +265,15 @@ class Bm25Run(BestLists):
         return acc
 
 
-def _hint_rows(hint: "Bm25Run | None", qplan: QuestionPlan, m: int) -> np.ndarray:
-    """A hint run's best m documents per question (-1 where it kept fewer), or an empty block without a usable
-    hint (none, another plan's, or fewer than m kept)."""
+def _hint_rows(hint: "Bm25Run | None", qplan: QuestionPlan, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """A hint run's best m positions and documents per question (-1 where it kept fewer), or empty blocks
+    without a usable hint (none, another plan's, or fewer than m kept)."""
     nq = qplan.q_ptr.size - 1
-    if hint is None or hint.plan is not qplan or hint.top_d.shape[1] < m:
-        return np.full((nq, 0), -1, dtype=np.int64)
-    rows = np.ascontiguousarray(hint.top_d[:, :m], dtype=np.int64)
-    return np.where(np.arange(m)[None, :] < hint.n_top[:, None], rows, -1)
+    if hint is None or hint.plan is not qplan or hint.top_p.shape[1] < m:
+        return np.full((nq, 0), -1, dtype=np.int64), np.full((nq, 0), -1, dtype=np.int64)
+    kept = np.arange(m)[None, :] < hint.n_top[:, None]
+    return (np.where(kept, hint.top_p[:, :m], -1).astype(np.int64, copy=False),
+            np.where(kept, hint.top_d[:, :m], -1).astype(np.int64, copy=False))
 
 
 def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEFAULT, b: float = B_DEFAULT,
@@ -232,13 +300,13 @@ def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEF
     k.parallel(k.bm25_weights, p.terms.size, p.u_docs.size, p.u_ptr, p.u_docs, p.u_f, p.idf_u, norm, k1 + 1.0, w)
     m = max(int(depth), keep_for(p.n_docs) if keep is None else int(keep))
     o = PassOutputs.empty(dataset, m)
-    work = int(np.diff(p.u_ptr)[p.q_u].sum()) if p.q_u.size else 0
-    probe_d = np.zeros((nq, 0), dtype=np.int64) if probe is None else np.ascontiguousarray(probe, dtype=np.int64)
-    probe_s = np.zeros(probe_d.shape)
-    k.parallel(k.bm25_rank, nq, work, p.n_docs, p.q_ptr, p.q_u, p.u_blk, p.block, p.u_docs, w, dataset.tie_key, THRESHOLD, m,
-               o.j_ptr, o.j_doc, o.judged_rank, o.top_d, o.top_s, o.n_top, o.n_res, o.lo, o.hi, probe_d, probe_s,
-               _hint_rows(hint, p, m))
-    return Bm25Run(**o.lists(name, int(depth)), k1=k1, b=b, depth=int(depth), plan=p, norm=norm,
+    probe_p = np.zeros((nq, 0), dtype=np.int64) if probe is None else _probe_positions(p, probe)
+    probe_s = np.zeros(probe_p.shape)
+    top_p = np.zeros(o.top_d.shape, dtype=np.int64)
+    k.parallel(k.bm25_rank, nq, p.entries, p.n_docs, p.s_ptr, p.s_up, p.m_ptr, p.m_start, p.m_up, p.u_docs, w,
+               dataset.tie_key, THRESHOLD, m, o.j_ptr, o.j_doc, o.judged_rank, o.top_d, o.top_s, top_p, o.n_top, o.n_res,
+               o.lo, o.hi, probe_p, probe_s, *_hint_rows(hint, p, m), SORT_BUDGET)
+    return Bm25Run(**o.lists(name, int(depth)), k1=k1, b=b, depth=int(depth), plan=p, norm=norm, top_p=top_p,
                    probe=probe, probe_scores=probe_s if probe is not None else None)
 
 

@@ -202,9 +202,22 @@ def test_the_kept_list_grows_with_the_corpus_between_100_and_1000(monkeypatch):
     assert bm25.keep_for(10**6) == 7
 
 
-def test_block_offsets_split_each_terms_postings_at_the_block_boundaries():
-    u_ptr = np.array([0, 4, 4, 7])
-    u_docs = np.array([0, 2, 5, 9, 3, 4, 8])
-    # blocks of 4 documents: [0, 4), [4, 8), [8, 12)
-    assert bm25.block_offsets(u_ptr, u_docs, 10, 4).tolist() == [[0, 2, 3, 4], [4, 4, 4, 4], [4, 5, 6, 7]]
-    assert bm25.block_offsets(u_ptr, u_docs, 10, 64).tolist() == [[0, 4], [4, 4], [4, 7]]
+def test_layout_regroups_each_questions_postings_by_document():
+    # postings by term: u0 in documents 0 2 5 9 (postings 0-3), u1 nowhere, u2 in 3 4 8 (4-6), u3 in 2 3 (7-8)
+    u_ptr = np.array([0, 4, 4, 7, 9])
+    u_docs = np.array([0, 2, 5, 9, 3, 4, 8, 2, 3], dtype=np.int32)
+    q_ptr = np.array([0, 3, 4, 6])  # q0: u0 u2 u3; q1: u1; q2: u0 u3
+    q_u = np.array([0, 2, 3, 1, 0, 3])
+    got = {k: v.tolist() for k, v in bm25.layout(q_ptr, q_u, u_ptr, u_docs, 10).items()}
+    # q0: one term in 0 4 5 8 9 (postings 0 5 2 6 3); two in 2 (u0 then u3: 1 7) and 3 (u2 then u3: 4 8)
+    # q1: nothing; q2: one term in 0 3 5 9 (0 8 2 3), two in 2 (1 7)
+    assert got == {"s_ptr": [0, 5, 5, 9], "s_up": [0, 5, 2, 6, 3, 0, 8, 2, 3], "m_ptr": [0, 2, 2, 3],
+                   "m_start": [0, 2, 4, 6], "m_up": [1, 7, 4, 8, 1, 7]}
+    plan = bm25.QuestionPlan(q_ptr, q_u, np.arange(4), u_ptr, u_docs, np.ones(9), np.ones(4), 10,
+                             **bm25.layout(q_ptr, q_u, u_ptr, u_docs, 10))
+    assert plan.entries == 15 and plan.n_touched().tolist() == [7, 0, 5]
+    # positions: singles first, then the multis
+    docs = np.array([[3, 9, 7, -1], [0, 2, 3, 9], [2, 3, 8, 0]])
+    pos = bm25.locate(plan, docs)
+    assert pos.tolist() == [[6, 4, -1, -1], [-1, -1, -1, -1], [4, 1, -1, 0]]
+    assert plan.docs_at(pos).tolist() == np.where(pos >= 0, docs, -1).tolist()

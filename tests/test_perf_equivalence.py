@@ -131,7 +131,6 @@ def test_rankings_equal_the_dense_reference(seed, threads, keep, monkeypatch):
     monkeypatch.setenv("RETRIEVAL_THREADS", str(threads))
     monkeypatch.setattr(lsa, "KEEP_DEFAULT", keep)
     monkeypatch.setattr(bm25, "KEEP_DEFAULT", keep // 10)
-    monkeypatch.setattr(bm25, "DOC_BLOCK", 1 << 16 if seed % 2 else 5 + seed)
     monkeypatch.setattr(_kernels, "PARALLEL_MIN_WORK", 0)  # exercise the threads even on tiny data
     ds = random_dataset(seed, n_docs=40 + 10 * seed, dup=0.1 + 0.1 * (seed % 3))
     prep = experiment.prepare(ds)
@@ -212,22 +211,26 @@ def test_index_build_reports_progress_by_stage():
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("depth", [1, 3, 10])
-@pytest.mark.parametrize("block", [1 << 16, 7])
-def test_bm25_selection_cut_never_changes_the_run(seed, depth, block, monkeypatch):
+@pytest.mark.parametrize("budget", [16, 0])
+def test_bm25_selection_cut_never_changes_the_run(seed, depth, budget, monkeypatch):
     """The cut that spares sorting (a hint run's best, else a strided sample) leaves every output as the reference's,
-    whatever the hint: a run at other parameters, one full of ties (k1 = b = 0), or arbitrary documents; and so
-    does summing the documents block by block (blocks of 7 documents: dozens of blocks)."""
-    monkeypatch.setattr(bm25, "DOC_BLOCK", block)
+    whatever the hint: a run at other parameters, one full of ties (k1 = b = 0), or arbitrary positions in any
+    order; and so does settling the hint's order by insertion, or (budget 0) giving up on it for the full sort."""
+    monkeypatch.setattr(bm25, "SORT_BUDGET", budget)
     ds = random_dataset(300 + seed, n_docs=400, n_q=10, dup=0.3, vocab=6)  # many more matches than `depth`: the cut is used
     prep = experiment.prepare(ds)
-    assert experiment._plan(prep).u_blk.shape[1] == -(-ds.n_docs // block) + 1
     plan = experiment._plan(prep)
     rng = np.random.default_rng(seed)
     probe = np.stack([rng.permutation(ds.n_docs)[:7] for _ in range(ds.n_queries)])
     probe[0, :2] = -1
     other = bm25.run(prep.bm25, plan, ds, 2.0, 0.9, depth, keep=0)
     ties = bm25.run(prep.bm25, plan, ds, 0.0, 0.0, depth, keep=0)
-    arbitrary = replace(other, top_d=np.stack([rng.permutation(ds.n_docs)[:depth] for _ in range(ds.n_queries)]))
+    touched = plan.n_touched()
+    assert ((touched == 0) | (touched > 3 * depth)).all() and (touched > 0).sum() >= 5
+    some = np.full((ds.n_queries, depth), -1)
+    for q, n in enumerate(touched):
+        some[q, : min(n, depth)] = rng.permutation(n)[:depth]
+    arbitrary = replace(other, top_p=some, top_d=plan.docs_at(some))
     for (k1, b), hint in itertools.product(((1.1, 0.6), (0.0, 0.0)), (None, other, ties, arbitrary)):
         dense = bm25.score(prep.bm25, prep.qcounts, k1, b).toarray()  # k1 = 0: a few distinct scores, long ties at the cut
         want_lists = [ordered(ds, dense[q]) for q in range(ds.n_queries)]
