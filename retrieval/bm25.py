@@ -63,7 +63,7 @@ def saturation(tf: np.ndarray, norm: np.ndarray, k1: float) -> np.ndarray:
 class Bm25Index:
     """What BM25 needs from the corpus, computed once: counts by term (CSC), lengths, idf."""
 
-    counts: sp.csc_matrix  # documents x terms, float64 counts
+    counts: sp.csc_matrix  # documents x terms, int32 counts (exact in every float64 formula they enter)
     doc_len: np.ndarray
     avg_len: float
     idf: np.ndarray
@@ -71,7 +71,7 @@ class Bm25Index:
 
 def prepare(index: TermIndex) -> Bm25Index:
     """Column-oriented counts and idf, so a parameter change re-weights only the question terms' columns."""
-    counts = sp.csc_matrix(index.counts, dtype=np.float64)
+    counts = sp.csc_matrix(index.counts, dtype=np.int32)
     counts.sort_indices()
     return Bm25Index(counts, index.doc_len, index.avg_len, idf(index.doc_freq, index.n_docs))
 
@@ -212,14 +212,17 @@ def locate(qplan: QuestionPlan, docs: np.ndarray) -> np.ndarray:
 PROBE_CACHE = 4  # probe position arrays kept per plan (one per LSA run the sliders alternate between)
 
 
-def _probe_positions(qplan: QuestionPlan, probe: np.ndarray) -> np.ndarray:
-    """`locate` for a probe array, kept on the plan per array (LSA's best lists are probed at every k1/b tick)."""
+def _probe_positions(qplan: QuestionPlan, probe: np.ndarray, probe_n: np.ndarray | None) -> np.ndarray:
+    """`locate` for a probe array (-1 beyond each row's first probe_n[q]), kept on the plan per array: LSA's
+    best lists are probed at every k1/b tick."""
     key = id(probe)
     hit = qplan.cache.get(key)
-    if hit is not None and hit[0] is probe:
-        return hit[1]
+    if hit is not None and hit[0] is probe and hit[1] is probe_n:
+        return hit[2]
     pos = locate(qplan, probe)
-    qplan.cache[key] = (probe, pos)  # the array itself is kept, so its id is not reused while cached
+    if probe_n is not None:
+        pos[np.arange(pos.shape[1])[None, :] >= np.asarray(probe_n)[:, None]] = -1
+    qplan.cache[key] = (probe, probe_n, pos)  # the arrays themselves are kept, so their ids are not reused
     while len(qplan.cache) > PROBE_CACHE:
         qplan.cache.pop(next(iter(qplan.cache)))
     return pos
@@ -241,7 +244,8 @@ class Bm25Run(BestLists):
     norm: np.ndarray  # length_norm per document at (k1, b)
     top_p: np.ndarray  # the best lists' positions in each question's layout (a later run's hint)
     probe: np.ndarray | None = None  # the documents `run` was asked to score besides (questions x P)
-    probe_scores: np.ndarray | None = None
+    probe_n: np.ndarray | None = None  # how many of each probe row were scored (None: all)
+    probe_scores: np.ndarray | None = None  # their scores, 0 beyond probe_n
 
     def at(self, qs: np.ndarray, ds: np.ndarray) -> np.ndarray:
         """Scores of (question, document) pairs, bit-identical to the ranking's."""
@@ -278,14 +282,15 @@ def _hint_rows(hint: "Bm25Run | None", qplan: QuestionPlan, m: int) -> tuple[np.
 
 def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEFAULT, b: float = B_DEFAULT,
         depth: int = 100, name: str = "BM25", keep: int | None = None, probe: np.ndarray | None = None,
-        hint: "Bm25Run | None" = None) -> Bm25Run:
+        probe_n: np.ndarray | None = None, hint: "Bm25Run | None" = None) -> Bm25Run:
     """BM25 for every question at (k1, b): re-weight the question terms' postings, then score, select and rank
     each question in one compiled pass (threads over questions). Same numbers and ranking as `search(score(...))`.
 
     The ranking lists the best `depth` results; the run keeps the best max(depth, keep) raw scores, which the
     weighted fusion reads (a deeper list settles more questions without a full scan). `probe` (questions x P
-    document indices, -1 for none) asks for those documents' scores too, read off in the same pass
-    (`probe_scores`): the weighted fusion's BM25 scores of LSA's best documents. `hint`, a run at other
+    document indices, -1 for none; only the first probe_n[q] of row q when given) asks for those documents'
+    scores too, read off in the same pass (`probe_scores`, 0 for the others): the weighted fusion's BM25 scores
+    of LSA's best documents. `hint`, a run at other
     parameters on the same questions, only speeds the selection up (its best documents bound the cut); the
     results are the same with or without it.
     """
@@ -300,14 +305,14 @@ def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEF
     k.parallel(k.bm25_weights, p.terms.size, p.u_docs.size, p.u_ptr, p.u_docs, p.u_f, p.idf_u, norm, k1 + 1.0, w)
     m = max(int(depth), keep_for(p.n_docs) if keep is None else int(keep))
     o = PassOutputs.empty(dataset, m)
-    probe_p = np.zeros((nq, 0), dtype=np.int64) if probe is None else _probe_positions(p, probe)
+    probe_p = np.zeros((nq, 0), dtype=np.int64) if probe is None else _probe_positions(p, probe, probe_n)
     probe_s = np.zeros(probe_p.shape)
     top_p = np.zeros(o.top_d.shape, dtype=np.int64)
     k.parallel(k.bm25_rank, nq, p.entries, p.n_docs, p.s_ptr, p.s_up, p.m_ptr, p.m_start, p.m_up, p.u_docs, w,
                dataset.tie_key, THRESHOLD, m, o.j_ptr, o.j_doc, o.judged_rank, o.top_d, o.top_s, top_p, o.n_top, o.n_res,
                o.lo, o.hi, probe_p, probe_s, *_hint_rows(hint, p, m), SORT_BUDGET)
     return Bm25Run(**o.lists(name, int(depth)), k1=k1, b=b, depth=int(depth), plan=p, norm=norm, top_p=top_p,
-                   probe=probe, probe_scores=probe_s if probe is not None else None)
+                   probe=probe, probe_n=probe_n, probe_scores=probe_s if probe is not None else None)
 
 
 def search(dataset: Dataset, scores: sp.csr_matrix | Bm25Run, depth: int = 100, name: str = "BM25") -> Ranking:

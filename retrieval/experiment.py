@@ -7,6 +7,8 @@ the dataset, BM25 scores on (k1, b), the LSA on d, the fusions on alpha and the 
 from __future__ import annotations
 
 import math
+import ctypes
+import ctypes.util
 import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -96,6 +98,15 @@ def _cached(prep: Prepared, kind: str, key: tuple, make):
     return value
 
 
+def release_free_memory() -> None:
+    """Hand the heap the tokeniser freed back to the operating system (glibc's malloc_trim; elsewhere nothing):
+    at 100,000 documents 0.13 GiB that would otherwise stay resident under everything built after it."""
+    try:
+        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
 def prepare(dataset: Dataset, progress: Callable[[str, float], None] | None = None) -> Prepared:
     """Tokenise the corpus and the questions once, and slice the question terms' postings.
 
@@ -108,6 +119,7 @@ def prepare(dataset: Dataset, progress: Callable[[str, float], None] | None = No
         return lambda stage, f: progress(stage, share0 + (share1 - share0) * f)
 
     index = build_index(dataset.doc_texts, step(0.0, 0.85))
+    release_free_memory()
     if progress is not None:
         progress("preparing BM25", 0.85)
     bm = bm25.prepare(index)
@@ -140,9 +152,10 @@ def bm25_run(dataset: Dataset, prep: Prepared, k1: float, b: float, depth: int =
     LSA's best documents, which the weighted fusion needs.
     """
     bm25.check_params(k1, b)
-    probe = lsa_run(dataset, fit, depth).top_d if fit is not None else None
+    side = lsa_run(dataset, fit, depth) if fit is not None else None
+    probe, probe_n = (side.top_d, side.n_top) if side is not None else (None, None)
     return _cached(prep, "bm25", (id(dataset), float(k1), float(b), int(depth)),
-                   lambda: _keep(bm25.run(prep.bm25, _plan(prep), dataset, k1, b, depth, probe=probe,
+                   lambda: _keep(bm25.run(prep.bm25, _plan(prep), dataset, k1, b, depth, probe=probe, probe_n=probe_n,
                                           hint=_latest(prep, "bm25")), dataset))
 
 

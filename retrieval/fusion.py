@@ -122,6 +122,9 @@ def cross_scores(bm, ls) -> tuple[np.ndarray, np.ndarray]:
     out = []
     for side, other in ((bm, ls), (ls, bm)):
         if other is bm and getattr(bm, "probe", None) is side.top_d:
+            if bm.probe_n is side.n_top:  # scored up to each list's length only: the rest already 0
+                out.append(bm.probe_scores)
+                continue
             keep = np.arange(side.top_d.shape[1])[None, :] < side.n_top[:, None]
             out.append(np.where(keep, bm.probe_scores, 0.0))
             continue

@@ -223,6 +223,7 @@ def test_bm25_selection_cut_never_changes_the_run(seed, depth, budget, monkeypat
     rng = np.random.default_rng(seed)
     probe = np.stack([rng.permutation(ds.n_docs)[:7] for _ in range(ds.n_queries)])
     probe[0, :2] = -1
+    probe_n = rng.integers(0, 8, size=ds.n_queries)  # rows scored only up to there (LSA's shorter lists)
     other = bm25.run(prep.bm25, plan, ds, 2.0, 0.9, depth, keep=0)
     ties = bm25.run(prep.bm25, plan, ds, 0.0, 0.0, depth, keep=0)
     touched = plan.n_touched()
@@ -235,7 +236,9 @@ def test_bm25_selection_cut_never_changes_the_run(seed, depth, budget, monkeypat
         dense = bm25.score(prep.bm25, prep.qcounts, k1, b).toarray()  # k1 = 0: a few distinct scores, long ties at the cut
         want_lists = [ordered(ds, dense[q]) for q in range(ds.n_queries)]
         got = bm25.run(prep.bm25, plan, ds, k1, b, depth, keep=0, probe=probe, hint=hint)
+        short = bm25.run(prep.bm25, plan, ds, k1, b, depth, keep=0, probe=probe, probe_n=probe_n, hint=hint)
         for q in range(ds.n_queries):
+            assert short.probe_scores[q].tolist() == [s if i < probe_n[q] else 0.0 for i, s in enumerate(got.probe_scores[q])]
             docs, scores = got.ranking.top(q)
             assert docs.tolist() == want_lists[q][:depth]
             assert scores.tolist() == [dense[q, d] for d in want_lists[q][:depth]]
