@@ -6,6 +6,7 @@ with idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)) (Lucene's BM25Similarity) and 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -210,21 +211,24 @@ def locate(qplan: QuestionPlan, docs: np.ndarray) -> np.ndarray:
 
 
 PROBE_CACHE = 4  # probe position arrays kept per plan (one per LSA run the sliders alternate between)
+_PROBE_LOCK = threading.Lock()  # the app's sessions share a plan
 
 
 def _probe_positions(qplan: QuestionPlan, probe: np.ndarray, probe_n: np.ndarray | None) -> np.ndarray:
     """`locate` for a probe array (-1 beyond each row's first probe_n[q]), kept on the plan per array: LSA's
     best lists are probed at every k1/b tick."""
     key = id(probe)
-    hit = qplan.cache.get(key)
+    with _PROBE_LOCK:
+        hit = qplan.cache.get(key)
     if hit is not None and hit[0] is probe and hit[1] is probe_n:
         return hit[2]
     pos = locate(qplan, probe)
     if probe_n is not None:
         pos[np.arange(pos.shape[1])[None, :] >= np.asarray(probe_n)[:, None]] = -1
-    qplan.cache[key] = (probe, probe_n, pos)  # the arrays themselves are kept, so their ids are not reused
-    while len(qplan.cache) > PROBE_CACHE:
-        qplan.cache.pop(next(iter(qplan.cache)))
+    with _PROBE_LOCK:
+        qplan.cache[key] = (probe, probe_n, pos)  # the arrays themselves are kept, so their ids are not reused
+        while len(qplan.cache) > PROBE_CACHE:
+            qplan.cache.pop(next(iter(qplan.cache)))
     return pos
 
 
