@@ -203,75 +203,78 @@ def _select(docs, vals, n, by_doc, key, thr, m, j_s, j_k, j_act, j_out, top_d, t
 # ------------------------------------------------------------------------------------------- question layout
 
 
-@njit(nogil=True, cache=True)
-def layout_sizes(items, q_ptr, q_u, u_ptr, u_docs, n_docs, n_single, n_multi, n_entries):
-    """Per question: documents holding one of its terms, holding several, and the postings of the latter."""
-    cnt = np.zeros(n_docs, dtype=np.int64)
-    bits = np.zeros((n_docs + 63) // 64, dtype=np.uint64)
+@njit(inline="always")
+def _count_terms(q, q_ptr, q_u, u_ptr, u_docs, cnt, bits):
+    """How many of question q's terms each document holds (cnt), and a bitmap of the documents holding any."""
     one = np.uint64(1)
-    for q in items:
-        for a in range(q_ptr[q], q_ptr[q + 1]):
-            u = q_u[a]
-            for p in range(u_ptr[u], u_ptr[u + 1]):
-                d = u_docs[p]
-                cnt[d] += 1
-                bits[d >> 6] |= one << np.uint64(d & 63)
-        ns = nm = ne = 0
-        for wi in range(bits.size):
-            b = bits[wi]
-            if b != 0:
-                bits[wi] = 0
-                while b != 0:
-                    d = (wi << 6) + trailing_zeros(b)
-                    b &= b - one
-                    c = cnt[d]
-                    cnt[d] = 0
-                    if c == 1:
-                        ns += 1
-                    else:
-                        nm += 1
-                        ne += c
-        n_single[q] = ns
-        n_multi[q] = nm
-        n_entries[q] = ne
+    for a in range(q_ptr[q], q_ptr[q + 1]):
+        u = q_u[a]
+        for p in range(u_ptr[u], u_ptr[u + 1]):
+            d = u_docs[p]
+            cnt[d] += 1
+            bits[d >> 6] |= one << np.uint64(d & 63)
+
+
+@njit(inline="always")
+def _touched_in_order(bits, cnt, docs, counts):
+    """The documents marked in bits, in id order, into docs, with their counts; clears bits and cnt. Returns
+    how many."""
+    one = np.uint64(1)
+    n = 0
+    for wi in range(bits.size):
+        b = bits[wi]
+        if b != 0:
+            bits[wi] = 0
+            while b != 0:
+                d = (wi << 6) + trailing_zeros(b)
+                b &= b - one
+                docs[n] = d
+                counts[n] = cnt[d]
+                cnt[d] = 0
+                n += 1
+    return n
 
 
 @njit(nogil=True, cache=True)
-def layout_fill(items, q_ptr, q_u, u_ptr, u_docs, n_docs, s_ptr, s_up, m_ptr, e_ptr, m_start, m_up):
+def layout(items, fill, q_ptr, q_u, u_ptr, u_docs, n_docs, n_single, n_multi, n_entries,
+           s_ptr, s_up, m_ptr, e_ptr, m_start, m_up):
     """Each question's postings regrouped by document (bm25.QuestionPlan): the documents with one question term
     in id order (s_up: their posting), then those with several in id order (m_start: where each one's postings
-    start in m_up, in ascending term order)."""
+    start in m_up, in ascending term order). Two passes: fill=False counts, per question, the single-term
+    documents, the multi-term ones and the latter's postings (n_*); fill=True writes the layout at the offsets
+    (s_ptr, m_ptr, e_ptr) those counts give."""
     cnt = np.zeros(n_docs, dtype=np.int64)
     slot = np.zeros(n_docs, dtype=np.int64)
     bits = np.zeros((n_docs + 63) // 64, dtype=np.uint64)
-    one = np.uint64(1)
+    docs = np.empty(n_docs, dtype=np.int64)
+    counts = np.empty(n_docs, dtype=np.int64)
     for q in items:
-        for a in range(q_ptr[q], q_ptr[q + 1]):
-            u = q_u[a]
-            for p in range(u_ptr[u], u_ptr[u + 1]):
-                d = u_docs[p]
-                cnt[d] += 1
-                bits[d >> 6] |= one << np.uint64(d & 63)
+        _count_terms(q, q_ptr, q_u, u_ptr, u_docs, cnt, bits)
+        n = _touched_in_order(bits, cnt, docs, counts)
+        if not fill:
+            ns = 0
+            ne = 0
+            for i in range(n):
+                ns += counts[i] == 1
+                ne += counts[i] if counts[i] > 1 else 0
+            n_single[q] = ns
+            n_multi[q] = n - ns
+            n_entries[q] = ne
+            continue
         si = s_ptr[q]
         mj = m_ptr[q]
         e = e_ptr[q]
-        for wi in range(bits.size):  # documents in id order: a single's place, or where a multi's postings go
-            b = bits[wi]
-            if b != 0:
-                bits[wi] = 0
-                while b != 0:
-                    d = (wi << 6) + trailing_zeros(b)
-                    b &= b - one
-                    c = cnt[d]
-                    cnt[d] = 0
-                    if c == 1:
-                        slot[d] = -1 - si
-                        si += 1
-                    else:
-                        m_start[mj] = e
-                        slot[d] = e
-                        e += c
-                        mj += 1
+        for i in range(n):  # a single's place, or where a multi's postings go
+            d = docs[i]
+            c = counts[i]
+            if c == 1:
+                slot[d] = -1 - si
+                si += 1
+            else:
+                m_start[mj] = e
+                slot[d] = e
+                e += c
+                mj += 1
         for a in range(q_ptr[q], q_ptr[q + 1]):  # terms in ascending order: each multi's postings in term order
             u = q_u[a]
             for p in range(u_ptr[u], u_ptr[u + 1]):

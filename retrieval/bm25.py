@@ -172,13 +172,16 @@ def layout(q_ptr: np.ndarray, q_u: np.ndarray, u_ptr: np.ndarray, u_docs: np.nda
     nq = q_ptr.size - 1
     ns, nm, ne = (np.zeros(nq, dtype=np.int64) for _ in range(3))
     work = int(np.diff(u_ptr)[q_u].sum()) if q_u.size else 0
-    k.parallel(k.layout_sizes, nq, work, q_ptr, q_u, u_ptr, u_docs, n_docs, ns, nm, ne)
+    none32, none64 = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64)
+    k.parallel(k.layout, nq, work, False, q_ptr, q_u, u_ptr, u_docs, n_docs, ns, nm, ne,
+               none64, none32, none64, none64, none64, none32)
     s_ptr, m_ptr, e_ptr = (np.concatenate(([0], np.cumsum(x))).astype(np.int64) for x in (ns, nm, ne))
     s_up = np.empty(s_ptr[-1], dtype=np.int32)
     m_start = np.empty(m_ptr[-1] + 1, dtype=np.int64)
     m_start[-1] = e_ptr[-1]
     m_up = np.empty(e_ptr[-1], dtype=np.int32)
-    k.parallel(k.layout_fill, nq, 2 * work, q_ptr, q_u, u_ptr, u_docs, n_docs, s_ptr, s_up, m_ptr, e_ptr, m_start, m_up)
+    k.parallel(k.layout, nq, 2 * work, True, q_ptr, q_u, u_ptr, u_docs, n_docs, ns, nm, ne,
+               s_ptr, s_up, m_ptr, e_ptr, m_start, m_up)
     return dict(s_ptr=s_ptr, s_up=s_up, m_ptr=m_ptr, m_start=m_start, m_up=m_up)
 
 
