@@ -488,23 +488,23 @@ def _scan_at_least(vals, n, cut, out, nc):
 
 
 @njit(inline="always")
-def _scan_equal(vals, n, s0, s1, s2, s3, out):
+def _scan_equal(vals, n, s0, s1, s2, s3, out, flags):
     """The indices i < n with vals[i] equal to one of four values (NaN for none), in out; returns how many.
-    Blocks holding none of them are skipped after one vectorised test."""
+    One vectorised pass writes a flag per value (flags: n + 8 bytes of scratch), then the flags are read eight at
+    a time and only the words holding one are looked at."""
+    nw = (n + 7) // 8
+    for i in range(n):
+        x = vals[i]
+        flags[i] = np.uint8((x == s0) | (x == s1) | (x == s2) | (x == s3))
+    for i in range(n, nw * 8):
+        flags[i] = 0
+    words = flags[: nw * 8].view(np.uint64)
     nc = 0
-    base = 0
-    while base <= n:
-        end = min(base + SCAN_BLOCK, n)
-        hit = False
-        for i in range(base, end):
-            x = vals[i]
-            hit |= (x == s0) | (x == s1) | (x == s2) | (x == s3)
-        if hit:
-            for i in range(base, end):
-                x = vals[i]
+    for wi in range(nw):
+        if words[wi] != 0:
+            for i in range(wi * 8, wi * 8 + 8):
                 out[nc] = i
-                nc += (x == s0) | (x == s1) | (x == s2) | (x == s3)
-        base += SCAN_BLOCK
+                nc += flags[i]
     return nc
 
 
@@ -561,6 +561,7 @@ def bm25_rank(items, n_docs, s_ptr, s_up, m_ptr, m_start, m_up, u_docs, w, key, 
     kk = np.empty(n_docs + m, dtype=np.int64)
     top_k = np.empty(m, dtype=np.int64)
     top_c = np.empty(m, dtype=np.int64)
+    flags = np.zeros(n_docs + 8, dtype=np.uint8)
     for q in items:
         s0, m0 = s_ptr[q], m_ptr[q]
         ns, nm = s_ptr[q + 1] - s0, m_ptr[q + 1] - m0
@@ -642,7 +643,7 @@ def bm25_rank(items, n_docs, s_ptr, s_up, m_ptr, m_start, m_up, u_docs, w, key, 
             for r in range(min(4, nl - g)):
                 if c[4 + r] > 1:
                     e4[r] = s4[r]
-            n_eq = 0 if np.isnan(e4).all() else _scan_equal(vals, nt, e4[0], e4[1], e4[2], e4[3], found)
+            n_eq = 0 if np.isnan(e4).all() else _scan_equal(vals, nt, e4[0], e4[1], e4[2], e4[3], found, flags)
             for r in range(min(4, nl - g)):
                 j = low[g + r]
                 jr = 1 + c[r]
