@@ -9,9 +9,10 @@ same to the last bit (numba compiles without fast-math: no reassociation, no fus
 * an LSA score is q[0] * v[0] + q[1] * v[1] + ... added left to right (lsa.score_chunks computes the same);
 * a weighted-fusion score is alpha * minmax(bm25) + (1 - alpha) * minmax(lsa), as fusion.minmax writes it.
 
-Selection keeps the best `m` of a question with a bounded heap ordered by (score descending, tie key
-ascending): the tie key is the document's position in id order, so ties go by document id. The exact rank of
-each judged document is counted in the same pass: 1 + the documents that beat it.
+Selection keeps the best `m` of a question ordered by (score descending, tie key ascending): the tie key is
+the document's position in id order, so ties go by document id. LSA and the generic rows offer every document
+to a bounded heap; BM25 sorts only the candidates at or above a cut (`bm25_rank`). The exact rank of each
+judged document is counted in the same pass: 1 + the documents that beat it.
 """
 
 from __future__ import annotations
