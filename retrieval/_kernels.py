@@ -334,14 +334,15 @@ def _locate(d, s0, ns, m0, nm, s_up, m_up, m_start, u_docs):
 
 
 @njit(nogil=True, cache=True)
-def bm25_locate(items, docs, s_ptr, s_up, m_ptr, m_start, m_up, u_docs, out):
-    """Positions of documents (questions x P, -1 for none) in each question's layout; -1 for one without a term."""
+def bm25_locate(items, ptr, docs, s_ptr, s_up, m_ptr, m_start, m_up, u_docs, out):
+    """Positions of documents (question q's: docs[ptr[q]:ptr[q + 1]], -1 for none) in each question's layout;
+    -1 for one without a question term."""
     for q in items:
         s0, m0 = s_ptr[q], m_ptr[q]
         ns, nm = s_ptr[q + 1] - s0, m_ptr[q + 1] - m0
-        for i in range(docs.shape[1]):
-            d = docs[q, i]
-            out[q, i] = _locate(d, s0, ns, m0, nm, s_up, m_up, m_start, u_docs) if d >= 0 else -1
+        for i in range(ptr[q], ptr[q + 1]):
+            d = docs[i]
+            out[i] = _locate(d, s0, ns, m0, nm, s_up, m_up, m_start, u_docs) if d >= 0 else -1
 
 
 # ------------------------------------------------------------------------------------------- BM25
@@ -399,50 +400,49 @@ def _order_desc(neg, kk, n):
 
 
 @njit
-def _sorted_best(vals, docs, cand_i, nc, key, m, neg, kk, top_s, top_d, top_k, top_i):
-    """The best m of the candidates vals[cand_i[:nc]] by (value descending, key ascending), best first; returns how many.
+def _sorted_best(cv, cd, cp, nc, key, m, sel, neg, kk, top_s, top_d, top_p):
+    """The best m of the candidates (values cv, documents cd, positions cp) by (value descending, key
+    ascending), best first, into top_s / top_d / top_p; returns how many.
 
     With more than m candidates, a partial sort (np.partition) finds the m-th best value t; all above t are
     kept, and of those equal to t only the smallest keys that fill m (a partial sort of the keys). The m kept
-    are then sorted (`_order_desc`). Linear in the candidates, however many tie. top_i receives the kept
-    entries' indices (cand_i values).
+    are then sorted (`_order_desc`). Linear in the candidates, however many tie. sel, neg, kk: scratch.
     """
+    ns = 0
     if nc > m:
         for c in range(nc):
-            neg[c] = vals[cand_i[c]]
+            neg[c] = cv[c]
         t = np.partition(neg[:nc], nc - m)[nc - m]
         tied = np.empty(nc, dtype=np.int64)
-        nk = 0
         nti = 0
         for c in range(nc):  # above t kept; those tied at t set aside, their keys in kk
-            i = cand_i[c]
-            v = vals[i]
-            if v > t:
-                cand_i[nk] = i
-                nk += 1
-            elif v == t:
-                tied[nti] = i
-                kk[nti] = key[docs[i]]
+            if cv[c] > t:
+                sel[ns] = c
+                ns += 1
+            elif cv[c] == t:
+                tied[nti] = c
+                kk[nti] = key[cd[c]]
                 nti += 1
-        need = m - nk
+        need = m - ns
         kt = np.partition(kk[:nti], need - 1)[need - 1] if nti > need else np.iinfo(np.int64).max
         for c in range(nti):
             if kk[c] <= kt:  # keys are distinct: exactly `need` of them (or all the tied)
-                cand_i[nk] = tied[c]
-                nk += 1
-        nc = nk
-    for c in range(nc):
-        i = cand_i[c]
-        neg[c] = -vals[i]
-        kk[c] = key[docs[i]]
-    order = _order_desc(neg, kk, nc)
-    h = min(m, nc)
+                sel[ns] = tied[c]
+                ns += 1
+    else:
+        for c in range(nc):
+            sel[c] = c
+        ns = nc
+    for c in range(ns):
+        neg[c] = -cv[sel[c]]
+        kk[c] = key[cd[sel[c]]]
+    order = _order_desc(neg, kk, ns)
+    h = min(m, ns)
     for r in range(h):
-        c = order[r]
-        top_s[r] = -neg[c]
-        top_d[r] = docs[cand_i[c]]
-        top_k[r] = kk[c]
-        top_i[r] = cand_i[c]
+        c = sel[order[r]]
+        top_s[r] = cv[c]
+        top_d[r] = cd[c]
+        top_p[r] = cp[c]
     return h
 
 
@@ -533,7 +533,7 @@ def _settle_order(cv, cd, cp, nc, key, limit):
 
 @njit(nogil=True, cache=True)
 def bm25_rank(items, n_docs, s_ptr, s_up, m_ptr, m_start, m_up, u_docs, w, key, thr, m, j_ptr, j_doc,
-              j_rank, top_d, top_s, top_p, n_top, n_res, lo, hi, probe_p, probe_s, hint_p, hint_d, sort_budget):
+              j_pos, j_rank, top_d, top_s, top_p, n_top, n_res, lo, hi, probe_p, probe_s, hint_p, hint_d, sort_budget):
     """Score each question from its postings regrouped by document, keep the best m, count, rank the judged.
 
     The layout (bm25.QuestionPlan) lists the documents holding a question term, those with one term first (a
@@ -549,19 +549,18 @@ def bm25_rank(items, n_docs, s_ptr, s_up, m_ptr, m_start, m_up, u_docs, w, key, 
     * else the m-th best of a strided sample of the scores, and the candidates are sorted (`_sorted_best`).
     A judged document is ranked by counting the documents that beat it: among the candidates when it scores at
     or above the cut, else over all scores (vectorised, four judged documents a pass). The outputs never
-    depend on the hint. top_p receives the positions of the best m (a later run's hint); probe_p (questions x
-    P, may be P = 0): positions whose scores are also wanted (LSA's best, for the weighted fusion), into probe_s.
+    depend on the hint. j_pos: the judged documents' positions (bm25.locate, -1 for none), found once per
+    dataset. top_p receives the positions of the best m (a later run's hint); probe_p (questions x P, may be
+    P = 0): positions whose scores are also wanted (LSA's best, for the weighted fusion), into probe_s.
     """
     vals = np.empty(n_docs)
     found = np.empty(n_docs + 1, dtype=np.int64)  # positions a scan found (it writes one past its count)
     cv = np.empty(n_docs + m)  # the candidates: values, documents, positions
     cd = np.empty(n_docs + m, dtype=np.int64)
     cp = np.empty(n_docs + m, dtype=np.int64)
-    idx = np.empty(n_docs + m, dtype=np.int64)  # 0..nc-1, for _sorted_best (which reorders it)
+    sel = np.empty(n_docs + m, dtype=np.int64)  # scratch for _sorted_best
     neg = np.empty(n_docs + m)
     kk = np.empty(n_docs + m, dtype=np.int64)
-    top_k = np.empty(m, dtype=np.int64)
-    top_c = np.empty(m, dtype=np.int64)
     flags = np.zeros(n_docs + 8, dtype=np.uint8)
     for q in items:
         s0, m0 = s_ptr[q], m_ptr[q]
@@ -622,11 +621,9 @@ def bm25_rank(items, n_docs, s_ptr, s_up, m_ptr, m_start, m_up, u_docs, w, key, 
         nj = j1 - j0
         j_s = np.zeros(nj)
         for j in range(nj):
-            jd = j_doc[j0 + j]
-            if jd >= 0:
-                pj = _locate(jd, s0, ns, m0, nm, s_up, m_up, m_start, u_docs)
-                if pj >= 0:
-                    j_s[j] = vals[pj]  # else 0: no question term
+            pj = j_pos[j0 + j]
+            if pj >= 0:
+                j_s[j] = vals[pj]  # else 0: no question term (or not a document of the corpus)
         # judged documents below the cut lie beyond the candidates: count the scores above them (four a pass)
         low = np.empty(nj, dtype=np.int64)
         nl = 0
@@ -677,11 +674,7 @@ def bm25_rank(items, n_docs, s_ptr, s_up, m_ptr, m_start, m_up, u_docs, w, key, 
                 td[r] = cd[r]
                 tp[r] = cp[r]
         else:
-            for c in range(nc):
-                idx[c] = c
-            h = _sorted_best(cv, cd, idx, nc, key, m, neg, kk, ts, td, top_k, top_c)
-            for r in range(h):
-                tp[r] = cp[top_c[r]]
+            h = _sorted_best(cv, cd, cp, nc, key, m, sel, neg, kk, ts, td, tp)
         n_top[q] = h
         n_res[q] = nr
         if nt < n_docs:  # the documents without a question term score 0

@@ -6,9 +6,8 @@ with idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)) (Lucene's BM25Similarity) and 
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -135,7 +134,6 @@ class QuestionPlan:
     m_ptr: np.ndarray  # n_queries + 1 offsets into m_start
     m_start: np.ndarray  # per question, its documents with several terms (id order): offsets into m_up, + the end
     m_up: np.ndarray  # those documents' postings, each document's in ascending term order (int32)
-    cache: dict = field(default_factory=dict, repr=False, compare=False)  # probe positions (`locate`), bounded
 
     @property
     def postings(self) -> int:
@@ -202,36 +200,30 @@ def plan(bm: Bm25Index, qcounts: sp.csr_matrix) -> QuestionPlan:
                         **layout(q_ptr, q_u, u_ptr, sub.indices, n_docs))
 
 
-def locate(qplan: QuestionPlan, docs: np.ndarray) -> np.ndarray:
-    """Positions of documents (questions x P, -1 for none) in each question's layout, -1 for one with no question term."""
+def locate(qplan: QuestionPlan, docs: np.ndarray, ptr: np.ndarray | None = None) -> np.ndarray:
+    """Positions of documents in each question's layout (-1 for a document with no question term, or -1 given).
+
+    docs: questions x P, row q for question q; or, with `ptr`, flat, question q's being docs[ptr[q]:ptr[q + 1]]
+    (the judgements' layout). Positions change with neither k1 nor b: find them once, pass them to every `run`.
+    """
     from . import _kernels as k
 
-    docs = np.ascontiguousarray(docs, dtype=np.int64)
-    out = np.full(docs.shape, -1, dtype=np.int64)
+    docs = np.asarray(docs, dtype=np.int64)
+    flat = np.ascontiguousarray(docs.reshape(-1))
+    if ptr is None:
+        ptr = np.arange(docs.shape[0] + 1, dtype=np.int64) * (docs.shape[1] if docs.ndim == 2 else 0)
+    out = np.full(flat.size, -1, dtype=np.int64)
     p = qplan
-    k.parallel(k.bm25_locate, docs.shape[0], docs.size * 32, docs, p.s_ptr, p.s_up, p.m_ptr, p.m_start, p.m_up, p.u_docs, out)
-    return out
+    k.parallel(k.bm25_locate, ptr.size - 1, flat.size * 32, np.asarray(ptr, dtype=np.int64), flat,
+               p.s_ptr, p.s_up, p.m_ptr, p.m_start, p.m_up, p.u_docs, out)
+    return out.reshape(docs.shape)
 
 
-PROBE_CACHE = 4  # probe position arrays kept per plan (one per LSA run the sliders alternate between)
-_PROBE_LOCK = threading.Lock()  # the app's sessions share a plan
-
-
-def _probe_positions(qplan: QuestionPlan, probe: np.ndarray, probe_n: np.ndarray | None) -> np.ndarray:
-    """`locate` for a probe array (-1 beyond each row's first probe_n[q]), kept on the plan per array: LSA's
-    best lists are probed at every k1/b tick."""
-    key = id(probe)
-    with _PROBE_LOCK:
-        hit = qplan.cache.get(key)
-    if hit is not None and hit[0] is probe and hit[1] is probe_n:
-        return hit[2]
-    pos = locate(qplan, probe)
-    if probe_n is not None:
-        pos[np.arange(pos.shape[1])[None, :] >= np.asarray(probe_n)[:, None]] = -1
-    with _PROBE_LOCK:
-        qplan.cache[key] = (probe, probe_n, pos)  # the arrays themselves are kept, so their ids are not reused
-        while len(qplan.cache) > PROBE_CACHE:
-            qplan.cache.pop(next(iter(qplan.cache)))
+def locate_lists(qplan: QuestionPlan, top_d: np.ndarray, n_top: np.ndarray | None = None) -> np.ndarray:
+    """`locate` for best lists (questions x P), -1 beyond each row's first n_top[q]."""
+    pos = locate(qplan, top_d)
+    if n_top is not None:
+        pos[np.arange(pos.shape[1])[None, :] >= np.asarray(n_top)[:, None]] = -1
     return pos
 
 
@@ -289,7 +281,8 @@ def _hint_rows(hint: "Bm25Run | None", qplan: QuestionPlan, m: int) -> tuple[np.
 
 def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEFAULT, b: float = B_DEFAULT,
         depth: int = 100, name: str = "BM25", keep: int | None = None, probe: np.ndarray | None = None,
-        probe_n: np.ndarray | None = None, hint: "Bm25Run | None" = None) -> Bm25Run:
+        probe_n: np.ndarray | None = None, hint: "Bm25Run | None" = None, probe_at: np.ndarray | None = None,
+        judged_at: np.ndarray | None = None) -> Bm25Run:
     """BM25 for every question at (k1, b): re-weight the question terms' postings, then score, select and rank
     each question in one compiled pass (threads over questions). Same numbers and ranking as `search(score(...))`.
 
@@ -297,7 +290,9 @@ def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEF
     weighted fusion reads (a deeper list settles more questions without a full scan). `probe` (questions x P
     document indices, -1 for none; only the first probe_n[q] of row q when given) asks for those documents'
     scores too, read off in the same pass (`probe_scores`, 0 for the others): the weighted fusion's BM25 scores
-    of LSA's best documents. `hint`, a run at other
+    of LSA's best documents. `probe_at` and `judged_at`, the probe's and the judged documents' positions
+    (`locate_lists(qplan, probe, probe_n)`, `locate(qplan, j_doc, j_ptr)`), spare finding them again at every
+    tick; they are found here when not given. `hint`, a run at other
     parameters on the same questions, only speeds the selection up (its best documents bound the cut); the
     results are the same with or without it.
     """
@@ -312,12 +307,16 @@ def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEF
     k.parallel(k.bm25_weights, p.terms.size, p.u_docs.size, p.u_ptr, p.u_docs, p.u_f, p.idf_u, norm, k1 + 1.0, w)
     m = max(int(depth), keep_for(p.n_docs) if keep is None else int(keep))
     o = PassOutputs.empty(dataset, m)
-    probe_p = np.zeros((nq, 0), dtype=np.int64) if probe is None else _probe_positions(p, probe, probe_n)
+    if probe is None:
+        probe_p = np.zeros((nq, 0), dtype=np.int64)
+    else:
+        probe_p = locate_lists(p, probe, probe_n) if probe_at is None else probe_at
     probe_s = np.zeros(probe_p.shape)
+    j_pos = locate(p, o.j_doc, o.j_ptr) if judged_at is None else judged_at
     top_p = np.zeros(o.top_d.shape, dtype=np.int64)
     k.parallel(k.bm25_rank, nq, p.entries, p.n_docs, p.s_ptr, p.s_up, p.m_ptr, p.m_start, p.m_up, p.u_docs, w,
-               dataset.tie_key, THRESHOLD, m, o.j_ptr, o.j_doc, o.judged_rank, o.top_d, o.top_s, top_p, o.n_top, o.n_res,
-               o.lo, o.hi, probe_p, probe_s, *_hint_rows(hint, p, m), SORT_BUDGET)
+               dataset.tie_key, THRESHOLD, m, o.j_ptr, o.j_doc, j_pos, o.judged_rank, o.top_d, o.top_s, top_p, o.n_top,
+               o.n_res, o.lo, o.hi, probe_p, probe_s, *_hint_rows(hint, p, m), SORT_BUDGET)
     return Bm25Run(**o.lists(name, int(depth)), k1=k1, b=b, depth=int(depth), plan=p, norm=norm, top_p=top_p,
                    probe=probe, probe_n=probe_n, probe_scores=probe_s if probe is not None else None)
 

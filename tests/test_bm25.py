@@ -221,3 +221,6 @@ def test_layout_regroups_each_questions_postings_by_document():
     pos = bm25.locate(plan, docs)
     assert pos.tolist() == [[6, 4, -1, -1], [-1, -1, -1, -1], [4, 1, -1, 0]]
     assert plan.docs_at(pos).tolist() == np.where(pos >= 0, docs, -1).tolist()
+    # the judgements' flat layout: q0 judged 9 and 1, q1 none, q2 judged 3
+    assert bm25.locate(plan, np.array([9, 1, 3]), np.array([0, 2, 2, 3])).tolist() == [4, -1, 1]
+    assert bm25.locate_lists(plan, docs, np.array([1, 4, 2])).tolist() == [[6, -1, -1, -1], [-1, -1, -1, -1], [4, 1, -1, -1]]
