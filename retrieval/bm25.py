@@ -211,7 +211,9 @@ def locate(qplan: QuestionPlan, docs: np.ndarray, ptr: np.ndarray | None = None)
     docs = np.asarray(docs, dtype=np.int64)
     flat = np.ascontiguousarray(docs.reshape(-1))
     if ptr is None:
-        ptr = np.arange(docs.shape[0] + 1, dtype=np.int64) * (docs.shape[1] if docs.ndim == 2 else 0)
+        if docs.ndim != 2:
+            raise ValueError(f"locate: docs of shape {docs.shape} need `ptr` (or one row per question)")
+        ptr = np.arange(docs.shape[0] + 1, dtype=np.int64) * docs.shape[1]
     out = np.full(flat.size, -1, dtype=np.int64)
     p = qplan
     k.parallel(k.bm25_locate, ptr.size - 1, flat.size * 32, np.asarray(ptr, dtype=np.int64), flat,
