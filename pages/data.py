@@ -17,7 +17,7 @@ import streamlit as st
 from retrieval import report
 from retrieval.dataset import Dataset
 from retrieval.errors import InputError
-from retrieval.experiment import SYSTEMS
+from retrieval.systems import SYSTEMS
 from ui import cache, state
 
 state.init_state()
@@ -86,7 +86,7 @@ def _load_dataset(files: list, parse: Callable[..., Dataset], source: str | None
             bar.progress(0.4, text="Tokenising and indexing")
             prep = _index(ds, lambda stage, f: bar.progress(0.4 + 0.3 * min(max(f, 0.0), 1.0), text=f"Tokenising and indexing: {stage}"))
             times["indexing"] = time.perf_counter() - t
-            st.write(f"Indexed {prep.index.terms.size:,} terms in {times['indexing']:.2f} s")
+            st.write(f"Indexed {prep.n_terms:,} terms in {times['indexing']:.2f} s")
             t = time.perf_counter()
             status.update(label=f"First evaluation: BM25, LSA and the fusions for {ds.n_queries:,} questions at the current sliders", expanded=True)
             bar.progress(0.7, text="Evaluating")
@@ -125,7 +125,7 @@ def _load_dataset(files: list, parse: Callable[..., Dataset], source: str | None
 
 def _index(ds: Dataset, progress: Callable[[str, float], None]):
     """The dataset's term index through the app's cache, reporting progress by stage and fraction."""
-    return cache.prepared(ds, ds.fingerprint, _progress=progress)
+    return cache.engine(ds, _progress=progress)
 
 
 def _on_zip() -> None:
@@ -328,8 +328,7 @@ with t_j:
 # ------------------------------------------------------------------------------------------ statistics
 
 st.subheader("Statistics")
-prep = cache.prepared(ds, ds.fingerprint)
-s = report.dataset_stats(ds, prep.index)
+s = cache.engine(ds).stats()
 cols = st.columns(6)
 cols[0].metric("documents", f"{s.documents:,}")
 cols[1].metric("questions", f"{s.questions:,}", help=f"{s.questions_evaluated:,} have a relevant document; every mean is over those.")

@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from retrieval import bm25 as bm25_lib
 from retrieval import diagnosis, teaching
 from retrieval.dataset import Dataset
 from retrieval.ranking import Ranking
@@ -177,7 +176,7 @@ with right:
 
 # ------------------------------------------------------------------------------------------ BM25 term by term
 st.subheader(f"Why BM25 ranks a document where it does (k1 = {p.k1:g}, b = {p.b:g})")
-prep = cache.prepared(ds, ds.fingerprint)
+eng = cache.engine(ds)
 bm = ranks["BM25"]
 top_bm = bm.top_ids(ds, q, 10)
 options = list(dict.fromkeys(
@@ -204,12 +203,11 @@ if not terms:
 elif not docs:
     st.info("Choose a document to see its per-term contributions.")
 else:
-    doc_len, avg_len = prep.bm25.doc_len, prep.bm25.avg_len
     listed_docs, listed_scores = bm.top(q)
     rows, summary, mismatch = [], [], False
     for d in docs:
         j = ds.doc_index[d]
-        parts = bm25_lib.explain(prep.bm25, prep.index, terms, j, p.k1, p.b)
+        parts = eng.explain_bm25(terms, j, p.k1, p.b)
         total = sum(x["score"] for x in parts)
         pos = teaching.bm25_position(bm, q, j)
         if pos and not np.isclose(listed_scores[pos - 1], total):  # the explanation must add up to the ranking's score
@@ -219,8 +217,8 @@ else:
             "grade": relevant.get(d, 0),
             "BM25 score": total,
             "BM25 rank": str(pos) if pos else ("not retrieved (score 0)" if total <= 0 else f"beyond {listed_docs.size}"),
-            "length": int(doc_len[j]),
-            "× average": float(doc_len[j] / avg_len) if avg_len else 0.0,
+            "length": eng.doc_length(j)[0],
+            "× average": eng.doc_length(j)[0] / eng.doc_length(j)[1] if eng.doc_length(j)[1] else 0.0,
         })
         for x in parts:
             rows.append({
@@ -258,7 +256,7 @@ else:
         st.dataframe(summary_df, hide_index=True, width="stretch",
                      column_config={"BM25 score": st.column_config.NumberColumn(format="%.4f"),
                                     "× average": st.column_config.NumberColumn("× average length", format="%.2f")})
-        unknown = [x for x in dict.fromkeys(terms) if x not in prep.index.vocabulary]
+        unknown = [x for x in dict.fromkeys(terms) if not eng.in_vocabulary(x)]
         if unknown:
             st.caption(f"Not in the corpus vocabulary (they can never match): {teaching.escape_markdown(', '.join(unknown))}.")
     st.dataframe(
@@ -268,7 +266,7 @@ else:
     st.caption(
         f"contribution = idf × saturation; idf = ln(1 + (N − df + 0.5) / (df + 0.5)) with N = {ds.n_docs:,}; "
         f"saturation = tf × (k1 + 1) / (tf + K), which tends to k1 + 1 = {p.k1 + 1:g} however often the term repeats; "
-        f"length norm K = k1 × (1 − b + b × length / average length), average length {avg_len:.2f} tokens: "
+        f"length norm K = k1 × (1 − b + b × length / average length), average length {eng.doc_length(0)[1]:.2f} tokens: "
         "a document longer than average gets a larger K and each occurrence counts for less. "
         "A question word counts once however often the question repeats it."
     )

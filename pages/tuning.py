@@ -11,7 +11,7 @@ import streamlit as st
 from retrieval import significance, stats, tuning
 from retrieval.dataset import Dataset
 from retrieval.errors import InputError
-from retrieval.experiment import Params
+from retrieval.params import Params
 from retrieval.teaching import escape_markdown
 from ui import cache, charts, state
 
@@ -38,7 +38,7 @@ MINUS = "\u2212"
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _fixed(_ds: Dataset, fingerprint: str, k1: float, b: float, dims: int) -> tuning.Fixed:
     """BM25 at (k1, b) and LSA at d with their rankings: what the fusion sweeps and explanations hold fixed."""
-    return tuning.fixed_parts(_ds, Params(k1=k1, b=b, dims=dims), cache.prepared(_ds, fingerprint))
+    return tuning.fixed_parts(_ds, Params(k1=k1, b=b, dims=dims), cache.engine(_ds))
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -48,7 +48,7 @@ def _landscape(_ds: Dataset, fingerprint: str, what: str, metric: str, fixed: tu
     Keyed on the dataset's content, the metric and only the parameters the sweep holds fixed: () for BM25 and
     LSA, (k1, b, d) for the fusions.
     """
-    prep = cache.prepared(_ds, fingerprint)
+    prep = cache.engine(_ds)
     base, held = Params(), None
     if what in ("rrf_k", "alpha"):
         k1, b, dims = fixed
@@ -65,7 +65,7 @@ def _landscape(_ds: Dataset, fingerprint: str, what: str, metric: str, fixed: tu
 def _explain(_ds: Dataset, fingerprint: str, qid: str, kind: str, k1: float, b: float, dims: int, alpha: float, rrf_k: float) -> list[dict]:
     """One question's fused list with each retriever's contribution to every document."""
     params = Params(k1=k1, b=b, dims=dims, alpha=alpha, rrf_k=rrf_k)
-    return tuning.explain_fusion(_ds, qid, kind, params, cache.prepared(_ds, fingerprint), _fixed(_ds, fingerprint, k1, b, dims))
+    return tuning.explain_fusion(_ds, qid, kind, params, cache.engine(_ds), _fixed(_ds, fingerprint, k1, b, dims))
 
 
 # ------------------------------------------------------------------------------------------- moving the sliders
@@ -78,9 +78,7 @@ def _limit(name: str) -> float:
 
 def snap(name: str, value: float) -> float | int:
     """A parameter value on its slider: the nearest step (0.05 for k1, b, alpha; whole numbers for d and k), within range."""
-    s = state.SLIDERS[name]
-    v = min(max(round(float(value) / s.step) * s.step, s.lo), _limit(name))
-    return int(round(v)) if float(s.step).is_integer() else round(v, 2)
+    return state.SLIDERS[name].snap(value, _limit(name))
 
 
 def move_sliders(setting: dict, how: str) -> None:

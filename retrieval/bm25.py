@@ -12,13 +12,14 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from . import params
 from .dataset import Dataset
 from .errors import InputError
 from .ranking import THRESHOLD, BestLists, PassOutputs, Ranking, from_padded, rank_rows
 from .text import TermIndex
 
-K1_DEFAULT = 1.2
-B_DEFAULT = 0.75
+K1_DEFAULT = params.default("k1")
+B_DEFAULT = params.default("b")
 KEEP_DEFAULT: int | None = None  # raw scores a run keeps per question beyond `depth` (None: `keep_for` the corpus)
 KEEP_RANGE = (100, 1000)
 SORT_BUDGET = 16  # moves per candidate the settling of a hinted list may take before the general sort takes over
@@ -36,10 +37,8 @@ def keep_for(n_docs: int) -> int:
 
 def check_params(k1: float, b: float) -> None:
     """Reject a k1 below zero or a b outside [0, 1], naming the parameter."""
-    if not np.isfinite(k1) or k1 < 0:
-        raise InputError(f"k1 must be a number >= 0, got {k1}")
-    if not np.isfinite(b) or not 0 <= b <= 1:
-        raise InputError(f"b must be in [0, 1], got {b}")
+    params.check("k1", k1)
+    params.check("b", b)
 
 
 def idf(doc_freq: np.ndarray, n_docs: int) -> np.ndarray:

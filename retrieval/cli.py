@@ -18,7 +18,8 @@ from . import dataset as datasets
 from . import gate, metrics, stats, tuning
 from .diagnosis import THRESHOLD_DEFAULT, diagnose
 from .errors import InputError
-from .experiment import Params, evaluate
+from .experiment import evaluate
+from .params import ARTICLE_MEMBERS, SPECS, Params
 from .report import json_report
 
 
@@ -39,17 +40,42 @@ def _run_arg(value: str) -> tuple[str | None, str]:
     return None, value
 
 
+def _param_flags(parser: argparse.ArgumentParser, names: tuple[str, ...], role: str = "") -> None:
+    """One flag per parameter (--rrf-k for rrf_k), its type, default and help from the parameter table."""
+    for name in names:
+        s = SPECS[name]
+        choices = f"; one of {', '.join(map(str, s.choices))}" if s.choices else ""
+        parser.add_argument("--" + name.replace("_", "-"), dest=name, type=int if s.integer else float,
+                            default=s.cast(s.default), metavar=name.upper(),
+                            help=f"{s.help} {role + ' ' if role else ''}(default {s.cast(s.default):g}{choices})")
+
+
+def _members(value: str) -> tuple[str, ...]:
+    """A --fuse list."""
+    return tuple(x.strip() for x in value.split(",") if x.strip())
+
+
+def _weights(value: str | None) -> tuple[float, ...] | None:
+    """A --weights list, or an error naming the flag."""
+    if value is None:
+        return None
+    try:
+        return tuple(float(x) for x in value.split(","))
+    except ValueError:
+        raise InputError(f"--weights: expected numbers separated by commas, got {value!r}") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with its subcommands."""
     p = _Parser(prog="python -m retrieval", description="Measure a RAG system's retriever on its own.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     e = sub.add_parser("evaluate", help="evaluate BM25, LSA, the two fusions and any run files")
     e.add_argument("--data", default="invented", help="'invented' (built in) or a BEIR folder or .zip (default: invented)")
-    e.add_argument("--k1", type=float, default=Params.k1, help="BM25 term-frequency saturation (default 1.2)")
-    e.add_argument("--b", type=float, default=Params.b, help="BM25 length normalisation in [0, 1] (default 0.75)")
-    e.add_argument("--dims", type=int, default=Params.dims, help="LSA dimensions (default 6)")
-    e.add_argument("--rrf-k", type=float, default=Params.rrf_k, help="RRF constant k in 1/(k + rank) (default 60)")
-    e.add_argument("--alpha", type=float, default=Params.alpha, help="weight of BM25 in the weighted fusion (default 0.5)")
+    _param_flags(e, ("k1", "b", "dims", "rrf_k", "alpha", "fusion_depth"))
+    e.add_argument("--fuse", default=",".join(ARTICLE_MEMBERS), metavar="A,B[,...]",
+                   help="the systems both fusions combine: built-in retrievers or --run names (default BM25,LSA)")
+    e.add_argument("--weights", default=None, metavar="W1,W2[,...]",
+                   help="the weighted fusion's weight per --fuse member (default: alpha and 1 - alpha)")
     e.add_argument("--metrics", default=",".join(metrics.DEFAULT_METRICS), help="comma-separated, e.g. hit@3,recall@5,mrr,ndcg@5")
     e.add_argument("--run", action="append", default=[], type=_run_arg, metavar="NAME=PATH",
                    help="a TREC run file (qid Q0 docid rank score tag) as an extra system; ranked by score, "
@@ -71,11 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--metric", default="ndcg@10", help="the metric to tune (default ndcg@10)")
     t.add_argument("--folds", type=int, default=tuning.FOLDS, help="cross-validation folds (default 5)")
     t.add_argument("--seed", type=int, default=tuning.SEED, help="seed of the folds and of the bootstrap (default 0)")
-    t.add_argument("--k1", type=float, default=Params.k1, help="BM25 k1 held fixed or marked as current (default 1.2)")
-    t.add_argument("--b", type=float, default=Params.b, help="BM25 b held fixed or marked as current (default 0.75)")
-    t.add_argument("--dims", type=int, default=Params.dims, help="LSA dimensions held fixed or marked as current (default 6)")
-    t.add_argument("--rrf-k", type=float, default=Params.rrf_k, help="RRF constant marked as current (default 60)")
-    t.add_argument("--alpha", type=float, default=Params.alpha, help="weighted-fusion alpha marked as current (default 0.5)")
+    _param_flags(t, ("k1", "b", "dims", "rrf_k", "alpha"), "held fixed or marked as current")
     t.add_argument("--json", action="store_true", help="print the JSON report instead of tables")
     t.set_defaults(func=cmd_tune)
     g = sub.add_parser(
@@ -100,7 +122,8 @@ def _fmt_rank(r: int) -> str:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """The `evaluate` subcommand."""
-    params = Params(k1=args.k1, b=args.b, dims=args.dims, rrf_k=args.rrf_k, alpha=args.alpha).check()
+    params = Params(k1=args.k1, b=args.b, dims=args.dims, rrf_k=args.rrf_k, alpha=args.alpha,
+                    fusion_depth=args.fusion_depth, members=_members(args.fuse), weights=_weights(args.weights))
     metric_list = metrics.parse_list(args.metrics)
     boot_metric = metrics.parse(args.bootstrap)
     pair = [s.strip() for s in args.compare.split(",")]
@@ -157,7 +180,7 @@ def _setting(values: dict) -> str:
 
 def cmd_tune(args: argparse.Namespace) -> int:
     """The `tune` subcommand."""
-    base = Params(k1=args.k1, b=args.b, dims=args.dims, rrf_k=args.rrf_k, alpha=args.alpha).check()
+    base = Params(k1=args.k1, b=args.b, dims=args.dims, rrf_k=args.rrf_k, alpha=args.alpha)
     metric = metrics.parse(args.metric)
     key = tuning._params_key(args.params)
     if args.folds < 2:

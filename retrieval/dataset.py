@@ -245,6 +245,17 @@ class TrecRun:
     scores: tuple[np.ndarray, ...]
     warnings: tuple[str, ...] = ()
 
+    @cached_property
+    def fingerprint(self) -> str:
+        """A hash of the whole content (name, questions, documents and every score): the key caches use."""
+        h = hashlib.sha256()
+        for part in ((self.name,), self.query_ids, *self.doc_ids):
+            h.update(json.dumps(part).encode())
+        for s in self.scores:
+            h.update(np.ascontiguousarray(s, dtype=np.float64).tobytes())
+            h.update(b"\x1e")
+        return h.hexdigest()[:32]
+
 
 def parse_run(data: bytes, source: str, name: str | None = None) -> TrecRun:
     """A TREC run file (`qid Q0 docid rank score tag`), re-ranked by score, descending, ties by doc id, ascending.

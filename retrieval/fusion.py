@@ -1,19 +1,31 @@
-"""Two ways of fusing BM25 and LSA: weighted min-max score fusion and Reciprocal Rank Fusion."""
+"""Fusions of any member systems: weighted min-max score fusion and Reciprocal Rank Fusion.
+
+Weighted: fused(d) = sum over members j of w_j * minmax_j(s_j(d)), every document of the corpus competing
+(threshold -1), the top `depth` kept, nothing for a question no member answers. minmax_j scales member j's
+scores of one question to [0, 1] by their lowest and highest over *every* document (a constant row becomes 0).
+The article's fusion is two members, BM25 and LSA, with w = (alpha, 1 - alpha).
+
+RRF: points(d) = sum over members of 1 / (k + rank of d in that member's top `depth`), ties by document id.
+
+Worked example (two members, alpha = 0.5): BM25 scores (3, 1, 0) and LSA (0.2, 0.9, 0.2) over three documents
+fuse to 0.5 * (1, 1/3, 0) + 0.5 * (0, 1, 0) = (0.5, 0.667, 0): the second document first.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections import namedtuple
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
+from . import params as spec
 from .dataset import Dataset
-from .errors import InputError
-from .ranking import Ranking, from_csr, rank_rows
+from .ranking import BestLists, Ranking, from_csr, from_padded, judged_layout, rank_rows
 
-ALPHA_DEFAULT = 0.5
-RRF_K_DEFAULT = 60.0
-DEPTH_DEFAULT = 10
+ALPHA_DEFAULT = spec.default("alpha")
+RRF_K_DEFAULT = spec.default("rrf_k")
+DEPTH_DEFAULT = spec.default("fusion_depth")
 
 
 def minmax(x: np.ndarray) -> np.ndarray:
@@ -25,168 +37,134 @@ def minmax(x: np.ndarray) -> np.ndarray:
 
 
 def check_alpha(alpha: float) -> None:
-    """Reject an alpha outside [0, 1], naming the parameter."""
-    if not np.isfinite(alpha) or not 0 <= alpha <= 1:
-        raise InputError(f"alpha must be in [0, 1], got {alpha}")
+    """Reject an alpha outside [0, 1], naming the parameter (the parameter table's rule)."""
+    spec.check("alpha", alpha)
 
 
 def check_rrf_k(k: float) -> None:
-    """Reject a negative or non-finite RRF constant, naming the parameter."""
-    if not np.isfinite(k) or k < 0:
-        raise InputError(f"rrf_k must be a number >= 0, got {k}")
+    """Reject a negative or non-finite RRF constant, naming the parameter (the parameter table's rule)."""
+    spec.check("rrf_k", k)
 
 
-def weighted_chunks(
-    bm25_scores: sp.csr_matrix, lsa_chunks: Iterator[tuple[int, np.ndarray]], alpha: float
-) -> Iterator[tuple[int, np.ndarray]]:
-    """alpha * minmax(BM25) + (1 - alpha) * minmax(LSA) over every document, in blocks; -inf where neither retriever scores."""
-    check_alpha(alpha)
-    for start, lsa in lsa_chunks:
-        bm = bm25_scores[start : start + lsa.shape[0]].toarray()
-        if lsa.shape[1] == 0:
-            lsa = np.zeros_like(bm)
-        fused = alpha * minmax(bm) + (1.0 - alpha) * minmax(lsa)
-        silent = (bm.max(axis=1) == 0) & (lsa.max(axis=1) <= 0)
-        fused[silent] = -np.inf
-        yield start, fused
+def weighted_dense(dataset: Dataset, scores: Sequence[np.ndarray], answers: Sequence[np.ndarray],
+                   weights: Sequence[float], depth: int = DEPTH_DEFAULT, name: str = "weighted") -> Ranking:
+    """The weighted fusion's plain definition, over dense score rows (questions x documents, one per member):
+    sum_j w_j * minmax(S_j), added in member order; -inf for a question no member answers (`answers[j][q]`);
+    every document competes (threshold -1) and the top `depth` are kept. The reference the fast path equals."""
+    fused = fuse_rows(weights, scores)
+    silent = ~np.any(np.vstack([np.asarray(a, dtype=bool) for a in answers]), axis=0)
+    fused[silent] = -np.inf
+    return rank_rows(name, dataset, [(0, fused)], depth, threshold=-1.0, truncate=True)
 
 
-def weighted(
-    dataset: Dataset,
-    bm25_scores: sp.csr_matrix,
-    lsa_chunks: Iterator[tuple[int, np.ndarray]],
-    alpha: float = ALPHA_DEFAULT,
-    depth: int = DEPTH_DEFAULT,
-    name: str = "weighted",
-) -> Ranking:
-    """Weighted score fusion: every document competes (threshold -1), the top `depth` are kept; nothing when neither scores."""
-    return rank_rows(name, dataset, weighted_chunks(bm25_scores, lsa_chunks, alpha), depth, threshold=-1.0, truncate=True)
+def fuse_rows(weights: Sequence[float], scores: Sequence[np.ndarray]) -> np.ndarray:
+    """sum_j w_j * minmax(S_j), added in member order (the compiled pass adds in the same order, to the last bit)."""
+    fused = weights[0] * minmax(np.asarray(scores[0], dtype=np.float64))
+    for w, s in zip(weights[1:], scores[1:]):
+        fused = fused + w * minmax(np.asarray(s, dtype=np.float64))
+    return fused
 
 
-class CsrSide:
-    """A retriever given as a sparse score matrix (absent = 0), in the shape `weighted_lists` reads."""
+@dataclass(frozen=True, eq=False)
+class Member:
+    """A member system as the weighted fusion reads it: its run's best lists (`run`: top_d, top_s, n_top, lo,
+    hi), the highest score a document outside a list can have (`bound`, per question; -inf when the list holds
+    every document), whether it answers each question at all, its scores of given documents (`at_rows(top_d,
+    n_top)`: questions x P, the first n_top[q] of row q, 0 beyond) and of every document (`row(q)`)."""
 
-    def __init__(self, dataset: Dataset, scores: sp.csr_matrix, depth: int):
-        from . import _kernels as k
-
-        s = sp.csr_matrix(scores, dtype=np.float64)
-        s.sort_indices()
-        self.scores = s
-        nq, n_docs = s.shape
-        none = np.full(0, -1, dtype=np.int64)
-        self.top_d = np.zeros((nq, depth), dtype=np.int64)
-        self.top_s = np.zeros((nq, depth))
-        self.n_top = np.zeros(nq, dtype=np.int64)
-        n_res = np.zeros(nq, dtype=np.int64)
-        k.rank_sparse(np.arange(nq, dtype=np.int64), s.indptr.astype(np.int64), s.indices.astype(np.int64), s.data, 0,
-                      n_docs, dataset.tie_key, -np.inf, depth, np.zeros(nq + 1, dtype=np.int64), none, none,
-                      self.top_d, self.top_s, self.n_top, n_res)
-        stored = np.diff(s.indptr)
-        full = stored == n_docs
-        rows = np.repeat(np.arange(nq), stored)
-        hi = np.full(nq, -np.inf)
-        lo = np.full(nq, np.inf)
-        np.maximum.at(hi, rows, s.data)
-        np.minimum.at(lo, rows, s.data)
-        self.hi = np.where(full, hi, np.maximum(hi, 0.0))
-        self.lo = np.where(full, lo, np.minimum(lo, 0.0))
-
-    def at(self, qs: np.ndarray, ds: np.ndarray) -> np.ndarray:
-        """Scores of (question, document) pairs."""
-        if len(qs) == 0:
-            return np.zeros(0)
-        return np.asarray(self.scores[np.asarray(qs), np.asarray(ds)], dtype=np.float64).ravel()
-
-    def row(self, q: int) -> np.ndarray:
-        """One question's scores over every document."""
-        return self.scores[q].toarray()[0]
+    name: str
+    run: BestLists
+    bound: np.ndarray
+    answers: np.ndarray
+    at_rows: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    row: Callable[[int], np.ndarray]
 
 
-def csr_side(dataset: Dataset, scores: sp.csr_matrix, depth: int) -> CsrSide:
-    """A CsrSide, kept on the matrix itself (an alpha change then reuses its best lists)."""
-    cache = scores.__dict__.setdefault("_retrieval_sides", {})
-    key = (id(dataset), int(depth))
-    hit = cache.get(key)
-    if hit is not None and hit[0] is dataset:
-        return hit[1]
-    side = CsrSide(dataset, scores, depth)
-    cache[key] = (dataset, side)
-    return side
+# The members' best lists side by side, as the compiled pass reads them (M members, W = their list widths summed):
+FusionLists = namedtuple("FusionLists", [
+    "docs",  # questions x W: member i's best list in columns col[i]:col[i + 1]
+    "col",  # M + 1 column offsets
+    "n_top",  # questions x M: how many of each member's row are filled
+    "scores",  # questions x W x M: every member's score of each listed document
+    "lo",  # questions x M: each member's lowest score over every document
+    "span",  # questions x M: highest - lowest
+    "bound",  # questions x M: the highest score of a document outside the member's list (-inf: none outside)
+    "answers",  # questions x M: the member answers the question
+])
 
 
-def cross_scores(bm, ls) -> tuple[np.ndarray, np.ndarray]:
-    """Each retriever's scores for the other's best documents: (LSA at BM25's best, BM25 at LSA's best).
-
-    A BM25 run that was given LSA's best lists as its `probe` already holds the second.
-    """
-    out = []
-    for side, other in ((bm, ls), (ls, bm)):
-        if other is bm and getattr(bm, "probe", None) is side.top_d:
-            if bm.probe_n is side.n_top:  # scored up to each list's length only: the rest already 0
-                out.append(bm.probe_scores)
-                continue
-            keep = np.arange(side.top_d.shape[1])[None, :] < side.n_top[:, None]
-            out.append(np.where(keep, bm.probe_scores, 0.0))
-            continue
-        if hasattr(other, "at_rows"):
-            out.append(other.at_rows(side.top_d, side.n_top))
-            continue
-        keep = np.arange(side.top_d.shape[1])[None, :] < side.n_top[:, None]
-        qs = np.nonzero(keep)[0]
-        vals = np.zeros(side.top_d.shape)
-        vals[keep] = other.at(qs, side.top_d[keep])
-        out.append(vals)
-    return out[0], out[1]
+def gather(members: Sequence[Member]) -> FusionLists:
+    """Every member's scores of every member's listed documents (an alpha change reuses this)."""
+    widths = [m.run.top_d.shape[1] for m in members]
+    col = np.concatenate(([0], np.cumsum(widths))).astype(np.int64)
+    nq = members[0].run.top_d.shape[0]
+    docs = np.concatenate([m.run.top_d for m in members], axis=1).astype(np.int64)
+    scores = np.zeros((nq, int(col[-1]), len(members)))
+    for i, owner in enumerate(members):
+        part = slice(col[i], col[i + 1])
+        for j, other in enumerate(members):
+            scores[:, part, j] = owner.run.top_s if i == j else other.at_rows(owner.run.top_d, owner.run.n_top)
+    stack = lambda f: np.ascontiguousarray(np.stack([np.asarray(f(m), dtype=np.float64) for m in members], axis=1))  # noqa: E731
+    lo, hi = stack(lambda m: m.run.lo), stack(lambda m: m.run.hi)
+    return FusionLists(docs, col, np.stack([m.run.n_top for m in members], axis=1).astype(np.int64), scores, lo,
+                       hi - lo, stack(lambda m: m.bound), np.stack([m.answers for m in members], axis=1).astype(np.bool_))
 
 
-def weighted_lists(
-    dataset: Dataset, bm, ls, alpha: float = ALPHA_DEFAULT, depth: int = DEPTH_DEFAULT, name: str = "weighted",
-    cross: tuple[np.ndarray, np.ndarray] | None = None,
-) -> Ranking:
-    """The weighted fusion from the two retrievers' best lists: exactly `weighted`'s ranking, without a dense row.
+@dataclass(frozen=True, eq=False)
+class WeightedRun:
+    """The weighted fusion's ranking, and how often its list bound did not settle a question."""
 
-    `bm` and `ls` give, per question, their best documents by raw score (`top_d`, `top_s`, `n_top`), the lowest
-    and highest score over all documents (`lo`, `hi`), and `at(questions, documents)` and `row(question)` for any
-    other score (bm25.Bm25Run, lsa.LsaRun or CsrSide). The fused score of every document in either list is
-    computed exactly; a document in neither cannot score above what the two lists' last entries give, so when
-    the `depth`-th fused score is above that bound the top is exact. Otherwise (ties at the bound, rare) that
-    question is fused over every document, as `weighted` does.
+    ranking: Ranking
+    rescans: int  # questions the list bound did not settle
+    fallbacks: int  # of those, fused over every document
+
+
+def weighted(dataset: Dataset, members: Sequence[Member], weights: Sequence[float], depth: int = DEPTH_DEFAULT,
+             lists: FusionLists | None = None, name: str = "weighted") -> WeightedRun:
+    """The weighted fusion from the members' best lists: exactly `weighted_dense`'s ranking, without a dense row.
+
+    The fused score of every document in any member's list is computed exactly; a document in none of them
+    cannot score above what the lists' bounds give, so when the `depth`-th fused score is above that bound the
+    top is exact. Otherwise (ties at the bound, rare) the question is tried again: for a pair of a postings
+    member (BM25: has `plan` and `norm`) and a vector member (has `qvec` and `vecs`), from the postings (every
+    document with a question term scored exactly), and else over every document, as `weighted_dense` does.
     """
     from . import _kernels as k
-    from .ranking import from_padded, judged_layout
+    from . import _fusion_kernels as fk
 
-    check_alpha(alpha)
-    alpha = float(alpha)
-    nq, n_docs = dataset.n_queries, dataset.n_docs
-    l_of_b, b_of_l = cross if cross is not None else cross_scores(bm, ls)
+    w = np.asarray(weights, dtype=np.float64)
+    nq, n_docs, depth = dataset.n_queries, dataset.n_docs, int(depth)
+    lists = gather(members) if lists is None else lists
     out_d = np.zeros((nq, depth), dtype=np.int64)
     out_s = np.zeros((nq, depth))
     out_n = np.zeros(nq, dtype=np.int64)
     fallback = np.zeros(nq, dtype=np.bool_)
-    work = nq * (bm.top_d.shape[1] + ls.top_d.shape[1]) * 8
-    k.parallel(k.weighted_topk, nq, work, n_docs, dataset.tie_key, alpha, 1.0 - alpha, int(depth),
-               bm.top_d, bm.top_s, bm.n_top, bm.lo, bm.hi, l_of_b, ls.top_d, ls.top_s, ls.n_top, ls.lo, ls.hi, b_of_l,
+    k.parallel(fk.weighted_topk, nq, lists.scores.size * 4, n_docs, dataset.tie_key, w, depth, lists,
                out_d, out_s, out_n, fallback)
     todo = np.flatnonzero(fallback)
     n_rescans = int(todo.size)
-    runs = hasattr(bm, "plan") and hasattr(bm, "norm") and hasattr(ls, "vecs")
-    n_full = 0 if runs else n_rescans
-    for full in (False, True):
-        if not runs or todo.size == 0:
-            break
-        if full:
-            n_full = int(todo.size)
-        p = bm.plan
-        k.parallel(lambda items, *a: k.weighted_scan(todo[items], *a), todo.size, todo.size * n_docs, full, n_docs,
-                   dataset.tie_key, alpha, 1.0 - alpha, int(depth), p.q_ptr, p.q_u, p.u_ptr, p.u_docs, p.u_f, p.idf_u,
-                   bm.norm, bm.k1 + 1.0, ls.qvec, ls.vecs, bm.lo, bm.hi, ls.top_d, ls.top_s, ls.n_top, ls.lo, ls.hi,
-                   out_d, out_s, out_n, fallback)
-        todo = np.flatnonzero(fallback)
+    n_full = 0
+    pair = len(members) == 2 and all(hasattr(members[0].run, a) for a in ("plan", "norm")) and hasattr(members[1].run, "vecs")
+    if pair and todo.size:
+        bm, ls = members[0].run, members[1].run
+        for full in (False, True):
+            if todo.size == 0:
+                break
+            if full:
+                n_full = int(todo.size)
+            p = bm.plan
+            k.parallel(lambda items, *a: k.weighted_scan(todo[items], *a), todo.size, todo.size * n_docs, full, n_docs,
+                       dataset.tie_key, float(w[0]), float(w[1]), depth, p.q_ptr, p.q_u, p.u_ptr, p.u_docs, p.u_f, p.idf_u,
+                       bm.norm, bm.k1 + 1.0, ls.qvec, ls.vecs, bm.lo, bm.hi, ls.top_d, ls.top_s, ls.n_top, ls.lo, ls.hi,
+                       out_d, out_s, out_n, fallback)
+            todo = np.flatnonzero(fallback)
+    elif todo.size:
+        n_full = int(todo.size)
     none = np.zeros(0, dtype=np.int64)
-    for q in todo:
-        fused = alpha * minmax(bm.row(q)[None, :]) + (1.0 - alpha) * minmax(ls.row(q)[None, :])
+    for q in todo:  # over every document, from each member's full row (no silent question is ever flagged)
+        fused = fuse_rows(w, [m.row(q)[None, :] for m in members])
         n_top, n_res = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
-        k.rank_dense(np.zeros(1, dtype=np.int64), fused, 0, dataset.tie_key, -1.0, int(depth), np.zeros(2, dtype=np.int64),
+        k.rank_dense(np.zeros(1, dtype=np.int64), fused, 0, dataset.tie_key, -1.0, depth, np.zeros(2, dtype=np.int64),
                      none, none, out_d[q : q + 1], out_s[q : q + 1], n_top, n_res)
         out_n[q] = min(n_top[0], n_res[0])
     j_ptr, j_doc = judged_layout(dataset)
@@ -194,10 +172,7 @@ def weighted_lists(
     indptr = np.concatenate(([0], np.cumsum(out_n))).astype(np.int64)
     keep = np.arange(depth)[None, :] < out_n[:, None]
     k.list_ranks(np.arange(nq, dtype=np.int64), indptr, out_d[keep], j_ptr, j_doc, judged_rank)
-    ranking = from_padded(name, out_d, out_s, out_n, judged_rank, out_n)
-    object.__setattr__(ranking, "rescans", n_rescans)  # questions the list bound did not settle
-    object.__setattr__(ranking, "fallbacks", n_full)  # of those, fused over every document
-    return ranking
+    return WeightedRun(from_padded(name, out_d, out_s, out_n, judged_rank, out_n), n_rescans, n_full)
 
 
 def rrf_points(rank: np.ndarray, k: float) -> np.ndarray:

@@ -9,19 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfTransformer
 
+from . import params
 from .dataset import Dataset
 from .errors import InputError
 from .ranking import THRESHOLD, BestLists, PassOutputs, Ranking
 from .text import TermIndex
 
-DIMS_DEFAULT = 6
+DIMS_DEFAULT = params.default("dims")
 RANDOMIZED_ABOVE = 5_000_000  # non-zeros of the TF-IDF matrix beyond which arpack is too slow for a slider
 ALGORITHMS = ("auto", "arpack", "randomized")
 KEEP_DEFAULT = 1000  # raw cosines a run keeps per question for the weighted fusion (see run)
@@ -34,6 +34,7 @@ class LsaModel:
     tfidf: TfidfTransformer | None
     svd: TruncatedSVD | None
     doc_vectors: np.ndarray  # documents x dims, unit rows (zero rows stay zero)
+    vt: np.ndarray  # the same, dims x documents, contiguous (what the scoring loops stream through)
     dims: int
     requested_dims: int
     algorithm: str
@@ -54,14 +55,12 @@ def fit(index: TermIndex, dims: int = DIMS_DEFAULT, algorithm: str = "auto", see
     """Fit TF-IDF and a d-dimensional truncated SVD; a d beyond what the corpus allows is lowered, and `note` says so."""
     if algorithm not in ALGORITHMS:
         raise InputError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
-    if isinstance(dims, bool) or int(dims) != dims or dims < 1:
-        raise InputError(f"dims must be a whole number >= 1, got {dims}")
-    dims = int(dims)
+    dims = params.check("dims", dims)
     limit = max_dims(index)
     notes = []
     if limit < 1:
         note = f"LSA needs at least 2 documents and 2 terms; this corpus has {index.n_docs} and {len(index.vocabulary)}: LSA returns nothing"
-        return LsaModel(None, None, np.zeros((index.n_docs, 0)), 0, dims, algorithm, note)
+        return LsaModel(None, None, np.zeros((index.n_docs, 0)), np.zeros((0, index.n_docs)), 0, dims, algorithm, note)
     used = dims
     if dims > limit:
         used = limit
@@ -74,8 +73,8 @@ def fit(index: TermIndex, dims: int = DIMS_DEFAULT, algorithm: str = "auto", see
         if solver == "randomized":
             notes.append(f"randomized SVD (seed {seed}): the TF-IDF matrix has {x.nnz:,} non-zeros, above {RANDOMIZED_ABOVE:,}")
     svd = TruncatedSVD(n_components=used, algorithm=solver, random_state=seed)
-    z = svd.fit_transform(x)
-    return LsaModel(tfidf, svd, _unit_rows(z), used, dims, solver, "; ".join(notes))
+    vecs = np.ascontiguousarray(_unit_rows(svd.fit_transform(x)), dtype=np.float64)
+    return LsaModel(tfidf, svd, vecs, np.ascontiguousarray(vecs.T), used, dims, solver, "; ".join(notes))
 
 
 def query_vectors(model: LsaModel, qcounts: sp.csr_matrix) -> np.ndarray:
@@ -87,15 +86,6 @@ def query_vectors(model: LsaModel, qcounts: sp.csr_matrix) -> np.ndarray:
     return np.where(n > 1e-12, q / np.where(n > 1e-12, n, 1.0), 0.0)
 
 
-def _transposed(model: LsaModel) -> np.ndarray:
-    """The document vectors as dims x documents, contiguous (what the scoring loops stream through)."""
-    vt = model.__dict__.get("_vt")
-    if vt is None:
-        vt = np.ascontiguousarray(model.doc_vectors.T, dtype=np.float64)
-        object.__setattr__(model, "_vt", vt)
-    return vt
-
-
 def score_chunks(model: LsaModel, qvec: np.ndarray, size: int | None = None) -> Iterator[tuple[int, np.ndarray]]:
     """Dense cosine scores in blocks of questions, sized so a block stays near 64 MB.
 
@@ -104,7 +94,7 @@ def score_chunks(model: LsaModel, qvec: np.ndarray, size: int | None = None) -> 
     """
     n_docs = model.doc_vectors.shape[0]
     size = size or max(1, min(512, 8_000_000 // max(n_docs, 1)))
-    vt = _transposed(model)
+    vt = model.vt
     qvec = np.asarray(qvec, dtype=np.float64)
     for start in range(0, qvec.shape[0], size):
         q = qvec[start : start + size]
@@ -125,10 +115,10 @@ class LsaRun(BestLists):
     model: LsaModel
     qvec: np.ndarray
 
-    @cached_property
+    @property
     def vecs(self) -> np.ndarray:
         """The unit document vectors, documents x dims, contiguous (for look-ups one document at a time)."""
-        return np.ascontiguousarray(self.model.doc_vectors, dtype=np.float64)
+        return self.model.doc_vectors
 
     def at(self, qs: np.ndarray, ds: np.ndarray) -> np.ndarray:
         """Cosines of (question, document) pairs, bit-identical to the ranking's."""
@@ -162,7 +152,7 @@ def run(dataset: Dataset, model: LsaModel, qvec: np.ndarray, depth: int = 100, n
     list bounds the documents outside it tighter, so fewer questions need a second look)."""
     from . import _kernels as k
 
-    vt = _transposed(model)
+    vt = model.vt
     nq, n_docs = dataset.n_queries, vt.shape[1]
     qv = np.ascontiguousarray(qvec, dtype=np.float64).reshape(nq, vt.shape[0])
     m = max(int(depth), int(KEEP_DEFAULT if keep is None else keep))
@@ -172,22 +162,7 @@ def run(dataset: Dataset, model: LsaModel, qvec: np.ndarray, depth: int = 100, n
     return LsaRun(**o.lists(name, int(depth), (f"LSA: {model.note}",) if model.note else ()), model=model, qvec=qv)
 
 
-def cached_run(dataset: Dataset, model: LsaModel, qvec: np.ndarray, depth: int = 100, keep: int | None = None) -> LsaRun:
-    """`run`, kept on the model per (dataset, questions, depth): a d change computes it once, whoever asks."""
-    keep = KEEP_DEFAULT if keep is None else keep
-    runs = model.__dict__.setdefault("_runs", {})
-    key = (id(dataset), id(qvec), int(depth), int(keep))
-    hit = runs.get(key)
-    if hit is not None and hit[0] is dataset and hit[1] is qvec:
-        return hit[2]
-    r = run(dataset, model, qvec, depth, keep=keep)
-    if len(runs) >= 4:
-        runs.pop(next(iter(runs)))
-    runs[key] = (dataset, qvec, r)  # the references keep the ids in the key from being reused
-    return r
-
-
 def search(dataset: Dataset, model: LsaModel, qvec: np.ndarray, depth: int = 100, name: str = "LSA") -> Ranking:
     """LSA's ranking of every question: positive cosines only, ties by document id (the model's note rides along)."""
-    ranking = cached_run(dataset, model, qvec, depth).ranking
+    ranking = run(dataset, model, qvec, depth).ranking
     return ranking if name == ranking.name else replace(ranking, name=name)

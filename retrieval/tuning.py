@@ -40,14 +40,16 @@ import scipy.sparse as sp
 from . import bm25, fusion, lsa, metrics, significance, stats
 from .dataset import Dataset, Qrels
 from .errors import InputError
-from .experiment import Evaluation, LsaFit, Params, Prepared, base_rankings, bm25_scores, fit_lsa, prepare
+from .engine import Engine as Prepared
+from .engine import LsaFit, for_dataset
+from .experiment import Evaluation
+from .params import MAX_DIMS, Params, grid_for
 from .ranking import THRESHOLD, Ranking
 
-K1_GRID = np.arange(16) * 3 / 15  # 0, 0.2, ..., 3.0 (exact decimals: 6 * 3 / 15 == 1.2)
-B_GRID = np.arange(11) / 10  # 0, 0.1, ..., 1.0
-RRF_K_GRID = np.arange(1, 201, dtype=np.float64)  # 1, 2, ..., 200
-ALPHA_GRID = np.arange(21) / 20  # 0, 0.05, ..., 1.0
-MAX_DIMS = 200
+K1_GRID = grid_for("k1")  # 0, 0.2, ..., 3.0 (exact decimals: 6 * 3 / 15 == 1.2)
+B_GRID = grid_for("b")  # 0, 0.1, ..., 1.0
+RRF_K_GRID = grid_for("rrf_k")  # 1, 2, ..., 200
+ALPHA_GRID = grid_for("alpha")  # 0, 0.05, ..., 1.0
 REFIT_UP_TO = 40  # dims curves up to this many points fit one SVD per d; longer ones truncate one SVD
 DIRECT_UP_TO = 32  # a truncated curve's cosines are normalised-then-multiplied up to this d, updated beyond it
 FOLDS = 5
@@ -57,6 +59,26 @@ SYSTEM_OF = {"k1,b": "BM25", "dims": "LSA", "rrf_k": "RRF", "alpha": "weighted"}
 _DECIMALS = 12  # means are compared at this many decimals, so exact ties never depend on summation order
 _BOOT_CELLS = 8_000_000  # settings x resamples x questions bootstrapped at once
 _NEAR_ZERO = 1e-9  # interval ends this close to zero are recomputed exactly
+
+
+def prepare(dataset: Dataset) -> Prepared:
+    """The dataset's engine."""
+    return for_dataset(dataset)
+
+
+def fit_lsa(prep: Prepared, dims: int) -> LsaFit:
+    """The engine's LSA fit at d."""
+    return prep.lsa_fit(dims)
+
+
+def bm25_scores(prep: Prepared, k1: float, b: float):
+    """The engine's BM25 score matrix at (k1, b): the reference algebra."""
+    return prep.bm25_scores(k1, b)
+
+
+def base_rankings(dataset: Dataset, scores, fit: LsaFit, depth: int) -> tuple[Ranking, Ranking]:
+    """BM25's ranking from its score matrix and LSA's from its fit."""
+    return bm25.search(dataset, scores, depth), lsa.search(dataset, fit.model, fit.qvec, depth)
 
 
 # ------------------------------------------------------------------------------------------- ranks
@@ -849,7 +871,7 @@ def to_json(t: Tuning) -> dict:
         "system": sw.system,
         "metric": sw.metric,
         "params": list(sw.names),
-        "base": asdict(sw.base),
+        "base": sw.base.to_json(),
         "grid": grid,
         "best": {"setting": sw.setting(t.best), "mean": float(means[t.best])},
         "ties": {

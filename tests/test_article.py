@@ -79,9 +79,10 @@ def test_text_output_has_the_three_tables_and_the_diagnosis():
 
 def test_diagnosis_classes_and_words(invented):
     from retrieval.diagnosis import diagnose
-    from retrieval.experiment import Params, rankings
+    from retrieval.engine import Engine
+    from retrieval.params import Params
 
-    cases = diagnose(invented, rankings(invented, Params())["BM25"])
+    cases = diagnose(invented, Engine(invented).rankings(Params())["BM25"])
     assert [(c.qid, c.rank, c.first_result, c.first_result_words, c.kind) for c in cases] == [
         ("q02", 0, None, (), "vocabulary gap"),
         ("q10", 0, "export1", ("data",), "surface homonymy"),
@@ -91,10 +92,11 @@ def test_diagnosis_classes_and_words(invented):
 
 
 def test_corpus_facts(invented):
-    from retrieval.experiment import Params, prepare, rankings
+    from retrieval.engine import Engine
+    from retrieval.params import Params
 
-    assert (invented.n_docs, invented.n_queries, len(prepare(invented).index.vocabulary)) == (28, 14, 177)
-    r = rankings(invented, Params())
+    assert (invented.n_docs, invented.n_queries, Engine(invented).n_terms) == (28, 14, 177)
+    r = Engine(invented).rankings(Params())
     assert r["BM25"].top_ids(invented, 0, 3) == ["pricing1", "sso1", "pricing2"]
     assert r["LSA"].top_ids(invented, 0, 3) == ["sso1", "pricing1", "pricing2"]
     assert r["BM25"].top_ids(invented, 1) == [] and r["LSA"].top_ids(invented, 1) == []

@@ -135,9 +135,10 @@ def test_shared_words_use_the_tokeniser():
 
 
 def test_invented_corpus_diagnosis(invented):
-    from retrieval.experiment import Params, rankings
+    from retrieval.engine import Engine
+    from retrieval.params import Params
 
-    r = rankings(invented, Params())
+    r = Engine(invented).rankings(Params())
     got = {c.qid: c.kind for c in diagnose(invented, r["BM25"])}
     assert got == {"q02": "vocabulary gap", "q10": "surface homonymy"}
     # LSA finds q10 at 13: late rank

@@ -11,7 +11,8 @@ import scipy.sparse as sp
 from retrieval import fusion
 from retrieval.dataset import assemble
 from retrieval.errors import InputError
-from retrieval.experiment import Params, prepare, rankings
+from retrieval.engine import Engine
+from retrieval.params import Params
 from retrieval.ranking import from_lists
 
 IDS = ["d5", "d1", "d4", "d2", "d3", "d0", "d6"]  # corpus order is not id order
@@ -60,7 +61,7 @@ def test_weighted_scores_follow_the_formula():
     bm = np.where(rng.random((3, 7)) < 0.5, 0.0, rng.uniform(0, 5, (3, 7)))
     ls = rng.uniform(-0.3, 1.0, (3, 7))
     alpha = 0.3
-    got = np.vstack([c for _, c in fusion.weighted_chunks(sp.csr_matrix(bm), iter([(0, ls[:2]), (2, ls[2:])]), alpha)])
+    got = fusion.fuse_rows((alpha, 1 - alpha), [bm, ls])
 
     def mm(v):
         return (v - v.min()) / (v.max() - v.min())
@@ -73,7 +74,7 @@ def test_weighted_ranking_keeps_every_document_top_depth_ties_by_id():
     ds = small_dataset()
     bm = np.array([[0.0, 3.0, 0.0, 1.0, 0.0, 0.0, 0.0], [0.0] * 7])
     ls = np.array([[0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.9], [0.0, -0.1, 0.0, 0.0, 0.0, 0.0, 0.0]])
-    r = fusion.weighted(ds, sp.csr_matrix(bm), iter([(0, ls)]), alpha=0.5, depth=5)
+    r = fusion.weighted_dense(ds, [bm, ls], [bm.max(axis=1) > 0, ls.max(axis=1) > 0], (0.5, 0.5), depth=5)
     # q0: d1 = .5*1 + .5*0 = .5, d6 = .5*0 + .5*1 = .5, d2 = .5*(1/3) = 1/6, the rest 0 by id
     assert r.top_ids(ds, 0) == ["d1", "d6", "d2", "d0", "d3"]
     np.testing.assert_allclose(r.top(0)[1], [0.5, 0.5, 0.5 * (1 - 0) / 3, 0.0, 0.0])
@@ -85,9 +86,9 @@ def test_weighted_ranking_keeps_every_document_top_depth_ties_by_id():
 
 
 def test_alpha_one_is_bm25_order_and_alpha_zero_is_lsa_order(invented):
-    prep = prepare(invented)
+    prep = Engine(invented)
     for alpha, base in ((1.0, "BM25"), (0.0, "LSA")):
-        r = rankings(invented, Params(alpha=alpha), prep=prep)
+        r = prep.rankings(Params(alpha=alpha))
         for q in range(invented.n_queries):
             b = r[base].top_ids(invented, q, 10)
             w = r["weighted"].top_ids(invented, q, 10)
@@ -97,7 +98,7 @@ def test_alpha_one_is_bm25_order_and_alpha_zero_is_lsa_order(invented):
 
 
 def test_alpha_half_reproduces_the_article_on_q01(invented):
-    r = rankings(invented, Params())
+    r = Engine(invented).rankings(Params())
     assert r["weighted"].top_ids(invented, 0, 1) == ["pricing1"]
     assert r["weighted"].top_ids(invented, 1) == []  # q02: neither retriever scores
 
@@ -106,8 +107,6 @@ def test_alpha_half_reproduces_the_article_on_q01(invented):
 def test_bad_alpha_rejected_naming_it(alpha):
     with pytest.raises(InputError, match="alpha"):
         fusion.check_alpha(alpha)
-    with pytest.raises(InputError, match="alpha"):
-        list(fusion.weighted_chunks(sp.csr_matrix(np.ones((1, 2))), iter([(0, np.ones((1, 2)))]), alpha))
     with pytest.raises(InputError, match="alpha"):
         Params(alpha=alpha).check()
 
@@ -183,7 +182,7 @@ def test_bad_rrf_k_rejected_naming_it(k):
 
 
 def test_rrf_on_invented_q01(invented):
-    r = rankings(invented, Params())
+    r = Engine(invented).rankings(Params())
     # BM25: pricing1, sso1, pricing2; LSA: sso1, pricing1, pricing2
     # pricing1 = sso1 = 1/61 + 1/62 (tie, by id), pricing2 = 1/63 + 1/63
     assert r["RRF"].top_ids(invented, 0, 3) == ["pricing1", "sso1", "pricing2"]

@@ -9,8 +9,9 @@ import pytest
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
 from apptest import open_app
-from retrieval import experiment, fusion, tuning
-from retrieval.experiment import Params
+from retrieval import fusion, tuning
+from retrieval.engine import Engine
+from retrieval.params import Params
 
 PAGE = "pages/tuning.py"
 METRIC = "ndcg@5"  # the sidebar's default: nDCG (linear gain) at k = 5
@@ -42,7 +43,7 @@ def setting_text(setting: dict) -> str:
 
 @pytest.fixture(scope="module")
 def prep(invented):
-    return experiment.prepare(invented)
+    return Engine(invented)
 
 
 @pytest.fixture(scope="module")

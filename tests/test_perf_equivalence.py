@@ -18,7 +18,8 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from retrieval import _kernels, bm25, experiment, lsa, text
 from retrieval.dataset import assemble
-from retrieval.experiment import Params
+from retrieval.engine import Engine
+from retrieval.params import Params
 
 WORDS = "apple pear tea cream lemon tart pie green data back money export plan cost the of".split()
 
@@ -71,7 +72,7 @@ def reference(ds, prep, p: Params):
     qv = lsa.query_vectors(fit, prep.qcounts)
     ls = np.vstack([c for _, c in lsa.score_chunks(fit, qv)]) if ds.n_queries else np.zeros((0, ds.n_docs))
     out = {}
-    depth = max(p.depth, p.fusion_depth)  # what experiment.rankings lists
+    depth = max(p.depth, p.fusion_depth)  # what Engine.rankings lists
     for name, s in (("BM25", bm), ("LSA", ls)):
         full = [ordered(ds, s[q]) for q in range(ds.n_queries)]
         out[name] = ([f[:depth] for f in full], [[s[q, d] for d in f[:depth]] for q, f in enumerate(full)],
@@ -133,36 +134,21 @@ def test_rankings_equal_the_dense_reference(seed, threads, keep, monkeypatch):
     monkeypatch.setattr(bm25, "KEEP_DEFAULT", keep // 10)
     monkeypatch.setattr(_kernels, "PARALLEL_MIN_WORK", 0)  # exercise the threads even on tiny data
     ds = random_dataset(seed, n_docs=40 + 10 * seed, dup=0.1 + 0.1 * (seed % 3))
-    prep = experiment.prepare(ds)
+    prep = Engine(ds)
     for p in PARAMS:
-        got = experiment.rankings(ds, p, prep=prep)  # the sliders' path, caches included
+        got = prep.rankings(p)  # the sliders' path, caches included
         check(ds, got, reference(ds, prep, p))
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_the_sparse_matrix_path_equals_the_reference(seed):
-    ds = random_dataset(100 + seed)
-    prep = experiment.prepare(ds)
-    for p in PARAMS:
-        scores = experiment.bm25_scores(prep, p.k1, p.b)
-        fit = experiment.fit_lsa(prep, p.dims)
-        depth = max(p.depth, p.fusion_depth)
-        bm, ls = experiment.base_rankings(ds, scores, fit, depth)
-        w, r = experiment.fused_rankings(ds, scores, fit, bm, ls, p)
-        want = reference(ds, prep, p)
-        check(ds, {"BM25": bm, "LSA": ls}, want, ("BM25", "LSA"))
-        check(ds, {"weighted": w, "RRF": r}, want, ("weighted", "RRF"))
 
 
 def test_slider_caches_recompute_only_what_changed():
     ds = random_dataset(7)
-    prep = experiment.prepare(ds)
-    a = experiment.rankings(ds, Params(), prep=prep)
-    b = experiment.rankings(ds, Params(alpha=0.2, rrf_k=10.0), prep=prep)
+    prep = Engine(ds)
+    a = prep.rankings(Params())
+    b = prep.rankings(Params(alpha=0.2, rrf_k=10.0))
     assert a["BM25"] is b["BM25"] and a["LSA"] is b["LSA"]  # an alpha or RRF change touches neither retriever
-    c = experiment.rankings(ds, Params(k1=1.5), prep=prep)
+    c = prep.rankings(Params(k1=1.5))
     assert c["LSA"] is a["LSA"] and c["BM25"] is not a["BM25"]  # a k1 change touches no LSA
-    d = experiment.rankings(ds, Params(dims=3), prep=prep)
+    d = prep.rankings(Params(dims=3))
     assert d["BM25"] is a["BM25"] and d["LSA"] is not a["LSA"]  # a d change touches no BM25
     check(ds, d, reference(ds, prep, Params(dims=3)))  # the cached BM25 run meets a new LSA exactly
 
@@ -173,13 +159,13 @@ def test_weighted_bound_fallbacks_are_exercised_and_exact(monkeypatch):
     seen = {"rescans": 0, "fallbacks": 0}
     for seed in range(8):
         ds = random_dataset(200 + seed, n_docs=120, n_q=10, dup=0.3, vocab=6)
-        prep = experiment.prepare(ds)
+        prep = Engine(ds)
         for p in (Params(alpha=1.0, depth=3, fusion_depth=3), Params(alpha=0.5, dims=1, depth=2, fusion_depth=4),
                   Params(alpha=0.0, dims=1, depth=2, fusion_depth=5)):
-            got = experiment.rankings(ds, p, prep=prep)
-            check(ds, got, reference(ds, prep, p), ("weighted",))
-            seen["rescans"] += got["weighted"].rescans
-            seen["fallbacks"] += got["weighted"].fallbacks
+            check(ds, prep.rankings(p), reference(ds, prep, p), ("weighted",))
+            w = prep.weighted(p)
+            seen["rescans"] += w.rescans
+            seen["fallbacks"] += w.fallbacks
     assert seen["rescans"] > 0 and seen["fallbacks"] > 0, seen
 
 
@@ -202,7 +188,7 @@ def test_fast_index_equals_countvectorizer():
 def test_index_build_reports_progress_by_stage():
     seen = []
     ds = random_dataset(5, n_docs=50)
-    experiment.prepare(ds, progress=lambda stage, f: seen.append((stage, f)))
+    Engine(ds, progress=lambda stage, f: seen.append((stage, f)))
     fractions = [f for _, f in seen]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0 and 0 <= fractions[0] <= 1
     assert {"tokenising documents", "tokenising questions"} <= {s for s, _ in seen}
@@ -218,8 +204,8 @@ def test_bm25_selection_cut_never_changes_the_run(seed, depth, budget, monkeypat
     order; and so does settling the hint's order by insertion, or (budget 0) giving up on it for the full sort."""
     monkeypatch.setattr(bm25, "SORT_BUDGET", budget)
     ds = random_dataset(300 + seed, n_docs=400, n_q=10, dup=0.3, vocab=6)  # many more matches than `depth`: the cut is used
-    prep = experiment.prepare(ds)
-    plan = experiment._plan(prep)
+    prep = Engine(ds)
+    plan = prep.plan
     rng = np.random.default_rng(seed)
     probe = np.stack([rng.permutation(ds.n_docs)[:7] for _ in range(ds.n_queries)])
     probe[0, :2] = -1

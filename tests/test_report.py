@@ -13,7 +13,9 @@ import pytest
 
 from retrieval import cli, report
 from retrieval.dataset import assemble, parse_run
-from retrieval.experiment import Params, evaluate, prepare
+from retrieval.engine import Engine
+from retrieval.experiment import evaluate
+from retrieval.params import Params
 from retrieval.ranking import from_lists, from_run
 
 
@@ -32,7 +34,7 @@ def ev_invented(invented):
 
 
 def test_dataset_stats_of_a_hand_checked_dataset(tiny):
-    st = report.dataset_stats(tiny, prepare(tiny).index)
+    st = report.dataset_stats(tiny, Engine(tiny).index)
     assert (st.documents, st.questions, st.judgements, st.relevant_judgements) == (4, 3, 5, 3)
     assert (st.questions_evaluated, st.questions_without_relevant, st.judgements_outside_corpus) == (2, 1, 1)
     # tokens after stop words: [apple pie recipe] [apple apple tree] [] [pear tree garden]
@@ -42,10 +44,10 @@ def test_dataset_stats_of_a_hand_checked_dataset(tiny):
 
 
 def test_dataset_stats_of_the_invented_corpus(invented):
-    st = report.dataset_stats(invented, prepare(invented).index)
+    st = report.dataset_stats(invented, Engine(invented).index)
     assert (st.documents, st.questions) == (28, 14)
     assert st.questions_without_relevant == 0 and st.judgements_outside_corpus == 0
-    assert st.vocabulary == len(prepare(invented).index.vocabulary) > 0
+    assert st.vocabulary == len(Engine(invented).index.vocabulary) > 0
 
 
 def test_judgements_per_question_and_histogram(tiny):

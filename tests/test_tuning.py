@@ -13,14 +13,15 @@ import pytest
 from conftest import ROOT
 from retrieval import bm25, dataset, experiment, fusion, lsa, metrics, stats, tuning
 from retrieval.errors import InputError
-from retrieval.experiment import Params
+from retrieval.engine import Engine
+from retrieval.params import Params
 
 # ------------------------------------------------------------------------------------------- fixtures
 
 
 @pytest.fixture(scope="module")
 def prep(invented):
-    return experiment.prepare(invented)
+    return Engine(invented)
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +46,7 @@ def tied():
 
 
 def _bm25_reference(ds, prep, k1, b, metric):
-    ranking = bm25.search(ds, experiment.bm25_scores(prep, k1, b), 100)
+    ranking = bm25.search(ds, prep.bm25_scores(k1, b), 100)
     return metrics.per_query(ds.qrels, ds.n_queries, ranking.judged_rank, metric)[ds.evaluated]
 
 
@@ -54,7 +55,7 @@ def _bm25_reference(ds, prep, k1, b, metric):
 
 @pytest.mark.parametrize("metric", ["ndcg@5", "mrr", "hit@3", "recall@10"])
 def test_bm25_grid_equals_the_pipeline_at_every_point(invented, prep, tied, metric):
-    for ds, p in ((invented, prep), (tied, experiment.prepare(tied))):
+    for ds, p in ((invented, prep), (tied, Engine(tied))):
         sw = tuning.sweep_bm25(ds, metric, prep=p)
         assert sw.values.shape == (16 * 11, ds.evaluated.size) and sw.shape == (16, 11)
         assert sw.notes == ()  # the fast path agreed with bm25.score to the last bit
@@ -86,7 +87,7 @@ def test_every_sweep_equals_evaluate_at_the_default_and_at_other_points(invented
             for point in points:
                 i = sw.nearest(**point)
                 assert sw.setting(i) == point
-                ev = experiment.evaluate(invented, Params(**point), [metric], prep=prep)
+                ev = prep.evaluate(Params(**point), [metric])
                 assert np.array_equal(sw.values[i], ev.values[system][metric]), (key, point, metric)
 
 
@@ -100,7 +101,7 @@ def test_the_article_s_means_sit_on_the_curves(invented, prep):
 
 
 def test_fusion_and_lsa_sweeps_equal_the_library_on_a_corpus_full_of_ties(tied):
-    p = experiment.prepare(tied)
+    p = Engine(tied)
     base = Params(dims=3)
     fixed = tuning.fixed_parts(tied, base, p)
     for metric in ("ndcg@10", "mrr"):
@@ -108,23 +109,23 @@ def test_fusion_and_lsa_sweeps_equal_the_library_on_a_corpus_full_of_ties(tied):
         alpha = tuning.sweep_alpha(tied, metric, tuning.ALPHA_GRID, p, base, fixed)
         for i in range(rrf.values.shape[0]):
             params = Params(dims=3, rrf_k=float(rrf.axes[0][i]))
-            _, r = experiment.fused_rankings(tied, fixed.scores, fixed.fit, fixed.bm25, fixed.lsa, params)
+            r = p.rankings(params)["RRF"]
             assert np.array_equal(rrf.values[i], metrics.per_query(tied.qrels, tied.n_queries, r.judged_rank, metric)[tied.evaluated])
         for i in range(alpha.values.shape[0]):
             params = Params(dims=3, alpha=float(alpha.axes[0][i]))
-            w, _ = experiment.fused_rankings(tied, fixed.scores, fixed.fit, fixed.bm25, fixed.lsa, params)
+            w = p.rankings(params)["weighted"]
             assert np.array_equal(alpha.values[i], metrics.per_query(tied.qrels, tied.n_queries, w.judged_rank, metric)[tied.evaluated])
         dims = tuning.sweep_dims(tied, metric, prep=p)
         for i, d in enumerate(dims.axes[0]):
-            f = experiment.fit_lsa(p, int(d))
+            f = p.lsa_fit(int(d))
             ranking = lsa.search(tied, f.model, f.qvec, 100)
             assert np.array_equal(dims.values[i], metrics.per_query(tied.qrels, tied.n_queries, ranking.judged_rank, metric)[tied.evaluated])
 
 
 def test_judged_ranks_equal_rank_rows_exactly_and_cut(tied):
-    p = experiment.prepare(tied)
+    p = Engine(tied)
     for k1, b in ((0.0, 0.5), (1.2, 0.75), (2.0, 1.0)):
-        scores = experiment.bm25_scores(p, k1, b)
+        scores = p.bm25_scores(k1, b)
         ref = bm25.search(tied, scores, 100).judged_rank
         dense = scores.toarray()
         assert np.array_equal(tuning.judged_ranks(tied, dense), ref)
@@ -141,7 +142,7 @@ def test_truncated_dims_curve_is_the_refit_curve_up_to_rounding(invented, prep):
 
 
 def test_current_values_off_the_grid_equal_evaluate(invented, prep):
-    ev = experiment.evaluate(invented, Params(), ["ndcg@5"], prep=prep)
+    ev = prep.evaluate(Params(), ["ndcg@5"])
     cur = tuning.current_values(invented, "k1,b", "ndcg@5", Params(), prep)  # b = 0.75 is not a grid point
     assert np.array_equal(cur, ev.values["BM25"]["ndcg@5"])
     assert cur.mean() == pytest.approx(0.691171, abs=5e-7)
@@ -261,7 +262,7 @@ def test_oracle_by_hand():
 
 
 def test_oracle_of_the_article(invented, prep):
-    ev = experiment.evaluate(invented, prep=prep)
+    ev = prep.evaluate()
     o = tuning.oracle_of(ev, "ndcg@5")
     stack = np.stack([ev.values[s]["ndcg@5"] for s in ev.systems])
     assert np.array_equal(o.values, stack.max(axis=0))
@@ -275,7 +276,8 @@ def test_oracle_of_the_article(invented, prep):
 def test_fusion_explanation_adds_up_and_follows_the_fused_list(invented, prep, kind):
     params = Params()
     fixed = tuning.fixed_parts(invented, params, prep)
-    w, r = experiment.fused_rankings(invented, fixed.scores, fixed.fit, fixed.bm25, fixed.lsa, params)
+    got = prep.rankings(params)
+    w, r = got["weighted"], got["RRF"]
     fused = w if kind == "weighted" else r
     for q in range(invented.n_queries):
         rows = tuning.explain_fusion(invented, q, kind, params, prep, fixed)

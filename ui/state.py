@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
-from retrieval import bm25, fusion, lsa
-from retrieval.experiment import Params
+from retrieval.params import SLIDERS as SLIDER_NAMES
+from retrieval.params import SPECS, Params
 
 # widget keys (also the URL query parameters they are bound to)
 K = "k"
@@ -33,28 +31,9 @@ METRIC_KINDS = {  # label shown -> metric kind in retrieval.metrics
 }
 
 
-@dataclass(frozen=True)
-class Slider:
-    """A sidebar slider's bounds, step, default (the article's) and help text."""
-
-    label: str
-    lo: float
-    hi: float
-    step: float
-    default: float
-    help: str
-
-
-SLIDERS = {
-    K: Slider("cutoff k", 1, 20, 1, 5, "Metrics look at the top k results (hit@k, recall@k, nDCG@k)."),
-    K1: Slider("BM25 k1", 0.0, 3.0, 0.05, bm25.K1_DEFAULT, "Term-frequency saturation: 0 ignores repeats, large values count them almost linearly."),
-    B: Slider("BM25 b", 0.0, 1.0, 0.05, bm25.B_DEFAULT, "Length normalisation: 0 ignores document length, 1 divides fully by it."),
-    DIMS: Slider("LSA dimensions d", 1, 200, 1, lsa.DIMS_DEFAULT, "Dimensions of the truncated SVD (at most min(documents, terms) - 1)."),
-    RRF_K: Slider("RRF constant k", 1, 200, 1, int(fusion.RRF_K_DEFAULT), "Reciprocal Rank Fusion adds 1/(k + rank) from each list: a small k favours the top ranks."),
-    ALPHA: Slider("fusion alpha", 0.0, 1.0, 0.05, fusion.ALPHA_DEFAULT, "Weighted fusion: alpha x BM25 + (1 - alpha) x LSA, each min-max normalised."),
-}
+SLIDERS = {name: SPECS[name] for name in SLIDER_NAMES}  # bounds, step, default and help: retrieval.params
 METRIC_DEFAULT = "nDCG (linear gain)"
-DEFAULTS = {**{key: s.default for key, s in SLIDERS.items()}, METRIC: METRIC_DEFAULT}
+DEFAULTS = {**{key: s.cast(s.default) for key, s in SLIDERS.items()}, METRIC: METRIC_DEFAULT}
 
 
 def _leave_legacy_pages_mode() -> None:

@@ -1,0 +1,273 @@
+"""The engine: one object per dataset that builds the index once and owns every cache of what the sliders reuse.
+
+    data (dataset.py) -> retrievers (systems.py: bm25.py, lsa.py, TREC runs) -> fusion.py -> metrics.py,
+    stats.py, significance.py -> Engine (here) -> cli.py and ui/ -> pages/
+
+The pages and the command line talk to an Engine only. Every value it caches sits in its one `Memo` (bounded per
+kind, thread-safe), keyed by values: a retriever's run by (its name, the values of the parameters it reads,
+the list depth); a TREC run by its content fingerprint; a fusion by its members' keys and its own parameters.
+So a k1 change re-scores BM25 and the fusions, never LSA; a d change refits LSA only; an alpha or RRF change
+recomputes that fusion only. Engines themselves are kept per dataset fingerprint (`for_dataset`), at most
+`ENGINES` of them, so the app's sessions on one dataset share one index.
+
+Worked example: `Engine(load("invented")).evaluate(Params(), "ndcg@5").mean("BM25", "ndcg@5")` is the article's
+0.687 (tests/test_article.py has the table to the digit).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import bm25, fusion, lsa, metrics
+from .dataset import Dataset, TrecRun
+from .errors import InputError
+from .experiment import Evaluation, score
+from .memo import Memo
+from .params import Params
+from .ranking import BestLists, Ranking, judged_layout
+from .systems import FUSIONS, REGISTRY, Retriever, Run
+from .text import TermIndex, build_index, query_counts
+
+ENGINES = 4  # engines kept per process (one per dataset fingerprint), most recently used
+CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is said beside it
+    "run": 12,  # a retriever's run (questions x up to 1,000 scores: ~16 MB at 1,000 questions)
+    "fit": 4,  # an LSA fit (documents x d float64)
+    "probe": 4,  # a member's lists located in BM25's question layout (questions x 1,000 int64)
+    "file": 16,  # a TREC run aligned with the dataset
+    "lists": 8,  # the weighted fusion's gathered lists (questions x W x members float64)
+    "weighted": 16,
+    "rrf": 16,
+}
+
+
+class LsaFit(NamedTuple):
+    """A fitted LSA and the questions projected into it."""
+
+    model: lsa.LsaModel
+    qvec: np.ndarray
+
+
+def release_free_memory() -> None:
+    """Hand the heap the tokeniser freed back to the operating system (glibc's malloc_trim; elsewhere nothing):
+    45 MB at 100,000 documents (measured after the index build) that would otherwise stay resident under
+    everything built after it."""
+    try:
+        trim = getattr(ctypes.CDLL(None), "malloc_trim", None)  # the process's own symbols: libc's among them
+    except (OSError, TypeError):  # no such handle on this platform
+        return
+    if trim is not None:
+        trim(0)
+
+
+class Engine:
+    """Everything about one dataset: the term index, BM25's columns and question plan (built once), and one
+    bounded cache of the runs, fits and fusions the parameters select.
+
+    `progress(stage, fraction)` receives the build's stages and the fraction done (0 to 1), for a progress
+    bar: tokenising takes about 85% of the time.
+    """
+
+    def __init__(self, dataset: Dataset, progress: Callable[[str, float], None] | None = None):
+        def step(share0: float, share1: float):
+            if progress is None:
+                return None
+            return lambda stage, f: progress(stage, share0 + (share1 - share0) * f)
+
+        self.dataset = dataset
+        self.fingerprint = dataset.fingerprint
+        self.index: TermIndex = build_index(dataset.doc_texts, step(0.0, 0.85))
+        release_free_memory()
+        if progress is not None:
+            progress("preparing BM25", 0.85)
+        self.bm25 = bm25.prepare(self.index)
+        if progress is not None:
+            progress("tokenising questions", 0.95)
+        self.qcounts: sp.csr_matrix = query_counts(self.index, dataset.query_texts)
+        self.plan = bm25.plan(self.bm25, self.qcounts)
+        if progress is not None:
+            progress("ready", 1.0)
+        self.memo = Memo(CACHE_SIZES)
+        self._judged: np.ndarray | None = None
+        self._latest: dict[str, BestLists] = {}  # each retriever's most recently used run: a hint for its next
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"Engine({self.dataset.name!r}, {self.dataset.n_docs} documents, {self.dataset.n_queries} questions)"
+
+    # --------------------------------------------------------------------------------------- what is built once
+
+    def judged_positions(self) -> np.ndarray:
+        """The judged documents' positions in BM25's question layout: they change with neither k1 nor b."""
+        with self._lock:
+            if self._judged is None:
+                j_ptr, j_doc = judged_layout(self.dataset)
+                self._judged = bm25.locate(self.plan, j_doc, j_ptr)
+            return self._judged
+
+    def max_dims(self) -> int:
+        """The largest LSA dimension this corpus allows: min(documents, terms) - 1."""
+        return lsa.max_dims(self.index)
+
+    # --------------------------------------------------------------------------------------- per parameter
+
+    def lsa_fit(self, dims: int) -> LsaFit:
+        """LSA with d dimensions and the questions projected into it (cached per d)."""
+        def make() -> LsaFit:
+            model = lsa.fit(self.index, dims)
+            return LsaFit(model, lsa.query_vectors(model, self.qcounts))
+
+        return self.memo.get("fit", int(dims), make)
+
+    def bm25_scores(self, k1: float, b: float) -> sp.csr_matrix:
+        """BM25 scores of every question as a sparse matrix: the reference algebra (the sliders use `run`)."""
+        return bm25.score(self.bm25, self.qcounts, k1, b)
+
+    def explain_bm25(self, terms: list[str], doc: int, k1: float, b: float) -> list[dict]:
+        """Per-term contributions of one document to its BM25 score (bm25.explain)."""
+        return bm25.explain(self.bm25, self.index, terms, doc, k1, b)
+
+    def in_vocabulary(self, term: str) -> bool:
+        """Whether a term occurs in the corpus."""
+        return term in self.index.vocabulary
+
+    @property
+    def n_terms(self) -> int:
+        """The corpus's vocabulary size."""
+        return int(self.index.terms.size)
+
+    def doc_length(self, doc: int) -> tuple[int, float]:
+        """A document's length in tokens and the corpus's average (what BM25's b normalises by)."""
+        return int(self.bm25.doc_len[doc]), float(self.bm25.avg_len)
+
+    def stats(self):
+        """The dataset's statistics (report.dataset_stats): sizes, vocabulary, judgements per question."""
+        from .report import dataset_stats
+
+        return dataset_stats(self.dataset, self.index)
+
+    @staticmethod
+    def depth(params: Params) -> int:
+        """How deep every system's lists go: the display depth or the fusion depth, whichever is larger."""
+        return max(params.depth, params.fusion_depth)
+
+    def system(self, name: str, runs: tuple[TrecRun, ...] = ()) -> Retriever:
+        """A system by name: a registered retriever or one of the given runs; an error lists the known ones."""
+        if name in REGISTRY:
+            return REGISTRY[name]
+        for r in runs:
+            if r.name == name:
+                return self._file(r)[0]
+        known = [*REGISTRY, *(r.name for r in runs)]
+        raise InputError(f"unknown system {name!r}: known are {', '.join(known)}")
+
+    def key(self, name: str, params: Params, runs: tuple[TrecRun, ...] = ()) -> tuple:
+        """The cache key of a system's run: its name and the values of what it reads (a run: its content)."""
+        if name in REGISTRY:
+            return (name, params.of(REGISTRY[name].params), self.depth(params))
+        trec = next((r for r in runs if r.name == name), None)
+        if trec is None:
+            self.system(name, runs)  # raises, naming the known systems
+        return (name, "run", trec.fingerprint)
+
+    def _file(self, trec: TrecRun) -> tuple[Run, BestLists]:
+        """A TREC run as a system and its lists, once per content."""
+        def make():
+            system = Run(trec)
+            return system, system.run(self, Params(), 0)
+
+        return self.memo.get("file", (trec.name, trec.fingerprint), make)
+
+    def run(self, name: str, params: Params, runs: tuple[TrecRun, ...] = ()) -> BestLists:
+        """One system's run at the given parameters (cached on what it reads)."""
+        if name not in REGISTRY:
+            self.system(name, runs)
+            return self._file(next(r for r in runs if r.name == name))[1]
+        retriever = REGISTRY[name]
+        key = self.key(name, params)
+        return self.memo.get("run", key, lambda: retriever.run(self, params, self.depth(params)))
+
+    def latest_run(self, name: str) -> BestLists | None:
+        """The most recently used run of a retriever (a hint for its next run), if any."""
+        with self._lock:
+            return self._latest.get(name)
+
+    def _remember(self, name: str, run: BestLists) -> None:
+        with self._lock:
+            self._latest[name] = run
+
+    def probe_for(self, name: str, params: Params) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """For a postings retriever (BM25) fused with another member: that member's best lists, their lengths
+        and their positions in BM25's layout, so BM25's own pass scores them too (the fusion reads them)."""
+        others = [m for m in params.members if m != name]
+        if name not in params.members or not others or others[0] not in REGISTRY:
+            return None
+        other = self.run(others[0], params)
+        at = self.memo.get("probe", self.key(others[0], params),
+                           lambda: bm25.locate_lists(self.plan, other.top_d, other.n_top))
+        return other.top_d, other.n_top, at
+
+    # --------------------------------------------------------------------------------------- all systems
+
+    def _members(self, params: Params, runs: tuple[TrecRun, ...]) -> tuple[list, tuple]:
+        members = [self.system(m, runs).member(self._run_tracked(m, params, runs), self) for m in params.members]
+        return members, tuple(self.key(m, params, runs) for m in params.members)
+
+    def _run_tracked(self, name: str, params: Params, runs: tuple[TrecRun, ...]) -> BestLists:
+        r = self.run(name, params, runs)
+        if name in REGISTRY:
+            self._remember(name, r)
+        return r
+
+    def weighted(self, params: Params, runs: tuple[TrecRun, ...] = ()) -> fusion.WeightedRun:
+        """The weighted fusion of params.members with params.fusion_weights()."""
+        members, keys = self._members(params, runs)
+        lists = self.memo.get("lists", keys, lambda: fusion.gather(members))
+        weights = params.fusion_weights()
+        return self.memo.get("weighted", (keys, weights, params.fusion_depth),
+                             lambda: fusion.weighted(self.dataset, members, weights, params.fusion_depth, lists))
+
+    def rrf(self, params: Params, runs: tuple[TrecRun, ...] = ()) -> Ranking:
+        """Reciprocal Rank Fusion of params.members' top fusion_depth."""
+        keys = tuple(self.key(m, params, runs) for m in params.members)
+        return self.memo.get("rrf", (keys, params.rrf_k, params.fusion_depth), lambda: fusion.rrf(
+            self.dataset, [self._run_tracked(m, params, runs).ranking for m in params.members], params.rrf_k,
+            params.fusion_depth))
+
+    def rankings(self, params: Params = Params(), runs: tuple[TrecRun, ...] = ()) -> dict[str, Ranking]:
+        """Every system's ranking: the registered retrievers, the two fusions, then each run, by name."""
+        names = [r.name for r in runs]
+        taken = [n for n in names if n in REGISTRY or n in FUSIONS]
+        if taken or len(set(names)) != len(names):
+            clash = taken[0] if taken else next(n for n in names if names.count(n) > 1)
+            raise InputError(f"run name {clash!r} is already taken (built-in systems: {', '.join((*REGISTRY, *FUSIONS))})")
+        for m in params.members:
+            self.system(m, runs)
+        w = self.weighted(params, runs)
+        out = {name: self._run_tracked(name, params, runs).ranking for name in REGISTRY}
+        out["weighted"] = w.ranking
+        out["RRF"] = self.rrf(params, runs)
+        for r in runs:
+            out[r.name] = self.run(r.name, params, runs).ranking
+        return out
+
+    def evaluate(self, params: Params = Params(), metric_names: str | list[str] | tuple[str, ...] = metrics.DEFAULT_METRICS,
+                 runs: tuple[TrecRun, ...] = ()) -> Evaluation:
+        """Per-question values of the metrics for every system."""
+        metric_list = metrics.parse_list(metric_names)
+        ranks = self.rankings(params, runs)
+        notes = tuple(w for r in ranks.values() for w in r.warnings)
+        return score(self.dataset, ranks, metric_list, notes)
+
+
+_ENGINES = Memo({"engine": ENGINES})
+
+
+def for_dataset(dataset: Dataset, progress: Callable[[str, float], None] | None = None) -> Engine:
+    """The engine of a dataset's content, built once per fingerprint (at most ENGINES kept)."""
+    return _ENGINES.get("engine", dataset.fingerprint, lambda: Engine(dataset, progress))

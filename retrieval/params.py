@@ -1,0 +1,179 @@
+"""The one specification of every parameter: bounds, step, default, tuning grid and help, read by the sidebar,
+the URL parser, the command line and the tuning grids alike.
+
+Each parameter has two ranges: the *slider's* (what the sidebar and the URL offer, e.g. k1 in 0..3) and the
+*valid* one (what the library accepts, e.g. any k1 >= 0 from the command line). `Spec.check` is the single
+validation: it names the parameter and the range in its error. `Params` is validated once, when it is made,
+so a `Params` that exists is valid and nothing downstream checks it again.
+
+The defaults are the article's: k1 = 1.2, b = 0.75, d = 6, RRF k = 60, alpha = 0.5, each fusion over the top
+10 of its members, the metrics at k = 5.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+
+from .errors import InputError
+
+INF = math.inf
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One parameter: its name (the `Params` field, the URL key, the CLI flag with `-` for `_`), label, help,
+    the article's default, the slider's range and step, the valid range, and the tuning grid."""
+
+    name: str
+    label: str
+    help: str
+    default: float
+    lo: float  # the slider's range
+    hi: float
+    step: float
+    valid: tuple[float, float]  # what the library accepts, bounds included
+    grid: tuple[float, ...] = ()  # the values a tuning sweep tries (empty: 1..the corpus's limit, see `grid_for`)
+    integer: bool = False
+    choices: tuple[int, ...] = ()  # when set, the values the app offers (the library accepts any valid one)
+
+    def cast(self, value):
+        """The value as this parameter's type (int or float)."""
+        return int(value) if self.integer else float(value)
+
+    def check(self, value):
+        """The value, validated and cast, or an InputError naming the parameter and what it accepts."""
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise InputError(f"{self.name} must be a number, got {value!r}")
+        v = float(value)
+        lo, hi = self.valid
+        if self.integer and (not math.isfinite(v) or v != int(v) or v < lo or v > hi):
+            raise InputError(f"{self.name} must be a whole number {_range(lo, hi)}, got {value}")
+        elif not math.isfinite(v) or v < lo or v > hi:
+            raise InputError(f"{self.name} must be {'a number ' if hi == INF else ''}{_range(lo, hi)}, got {value}")
+        return self.cast(v)
+
+    def snap(self, value, hi: float | None = None):
+        """A value on the slider: the nearest step within [lo, hi] (hi: the dataset's own limit, e.g. LSA's d)."""
+        top = self.hi if hi is None else min(self.hi, hi)
+        v = min(max(round(float(value) / self.step) * self.step, self.lo), top)
+        return int(round(v)) if self.integer else round(v, 6)
+
+
+def _range(lo: float, hi: float) -> str:
+    """'>= 0', 'in [0, 1]'."""
+    g = lambda x: f"{x:g}"  # noqa: E731
+    return f">= {g(lo)}" if hi == INF else f"in [{g(lo)}, {g(hi)}]"
+
+
+def _steps(lo: float, hi: float, n: int) -> tuple[float, ...]:
+    """n + 1 evenly spaced values from lo to hi, exact decimals (i * hi / n, not repeated additions)."""
+    return tuple(float(lo + i * (hi - lo) / n) for i in range(n + 1))
+
+
+SPECS: dict[str, Spec] = {s.name: s for s in (
+    Spec("k", "cutoff k", "Metrics look at the top k results (hit@k, recall@k, nDCG@k).",
+         5, 1, 20, 1, (1, INF), integer=True),
+    Spec("k1", "BM25 k1", "Term-frequency saturation: 0 ignores repeats, large values count them almost linearly.",
+         1.2, 0.0, 3.0, 0.05, (0.0, INF), _steps(0.0, 3.0, 15)),  # 0, 0.2, ..., 3.0 (6 * 3 / 15 == 1.2 exactly)
+    Spec("b", "BM25 b", "Length normalisation: 0 ignores document length, 1 divides fully by it.",
+         0.75, 0.0, 1.0, 0.05, (0.0, 1.0), _steps(0.0, 1.0, 10)),
+    Spec("dims", "LSA dimensions d", "Dimensions of the truncated SVD (at most min(documents, terms) - 1).",
+         6, 1, 200, 1, (1, INF), integer=True),
+    Spec("rrf_k", "RRF constant k", "Reciprocal Rank Fusion adds 1/(k + rank) from each list: a small k favours the top ranks.",
+         60.0, 1, 200, 1, (0.0, INF), tuple(float(x) for x in range(1, 201))),
+    Spec("alpha", "fusion alpha", "Weighted fusion: alpha x the first member + (1 - alpha) x the second, each min-max normalised.",
+         0.5, 0.0, 1.0, 0.05, (0.0, 1.0), _steps(0.0, 1.0, 20)),
+    Spec("fusion_depth", "fusion depth", "How deep each member's list goes into a fusion (the article fuses each top 10).",
+         10, 10, 1000, 1, (1, INF), integer=True, choices=(10, 100, 1000)),
+    Spec("depth", "list depth", "How many results each system's list keeps for display (the ranks of judged documents are exact at any depth).",
+         100, 1, 1000, 1, (1, INF), integer=True),
+)}
+
+SLIDERS = ("k", "k1", "b", "dims", "rrf_k", "alpha")  # the sidebar's, in its order
+MAX_DIMS = int(SPECS["dims"].hi)  # the slider's and the dims curve's cap
+
+
+def grid_for(name: str, limit: int | None = None) -> np.ndarray:
+    """The tuning grid of a parameter as float64; a grid without fixed values (d) runs 1..min(limit, the slider's hi)."""
+    s = SPECS[name]
+    if s.grid:
+        return np.array(s.grid, dtype=np.float64)
+    top = int(s.hi) if limit is None else min(int(s.hi), int(limit))
+    return np.arange(int(s.lo), top + 1, dtype=np.float64)
+
+
+def check(name: str, value):
+    """`SPECS[name].check(value)`, or an error listing the known parameters."""
+    spec = SPECS.get(name)
+    if spec is None:
+        raise InputError(f"unknown parameter {name!r}: known are {', '.join(SPECS)}")
+    return spec.check(value)
+
+
+def default(name: str):
+    """The article's value of a parameter."""
+    return SPECS[name].cast(SPECS[name].default)
+
+
+ARTICLE_MEMBERS = ("BM25", "LSA")
+
+
+@dataclass(frozen=True)
+class Params:
+    """The retrieval parameters, validated when made; the defaults are the article's.
+
+    `members` are the systems both fusions combine (the article's BM25 and LSA); `weights`, one per member, are
+    the weighted fusion's (None: alpha for the first member and 1 - alpha for the second, as the article; with
+    more than two members, weights must be given).
+    """
+
+    k1: float = default("k1")
+    b: float = default("b")
+    dims: int = default("dims")
+    rrf_k: float = default("rrf_k")
+    alpha: float = default("alpha")
+    fusion_depth: int = default("fusion_depth")
+    depth: int = default("depth")
+    members: tuple[str, ...] = field(default=ARTICLE_MEMBERS)
+    weights: tuple[float, ...] | None = None
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            if f.name in SPECS:
+                object.__setattr__(self, f.name, SPECS[f.name].check(getattr(self, f.name)))  # frozen: cast once, here
+        members = tuple(self.members)
+        if len(members) < 1 or len(set(members)) != len(members):
+            raise InputError(f"members must name distinct systems, got {', '.join(members) or 'none'}")
+        object.__setattr__(self, "members", members)
+        if self.weights is not None:
+            w = tuple(float(x) for x in self.weights)
+            if len(w) != len(members):
+                raise InputError(f"weights: {len(w)} given for {len(members)} members ({', '.join(members)})")
+            if not all(math.isfinite(x) and x >= 0 for x in w) or sum(w) <= 0:
+                raise InputError(f"weights must be numbers >= 0 with a positive sum, got {', '.join(map(str, w))}")
+            object.__setattr__(self, "weights", w)
+        elif len(members) > 2:
+            raise InputError(f"a weighted fusion of {len(members)} members needs one weight per member (weights)")
+
+    def check(self) -> "Params":
+        """Self: a Params is validated when it is made (kept for callers that check explicitly)."""
+        return self
+
+    def fusion_weights(self) -> tuple[float, ...]:
+        """The weighted fusion's weight per member: `weights`, or (alpha, 1 - alpha), or (1,) for a single member."""
+        if self.weights is not None:
+            return self.weights
+        if len(self.members) == 1:
+            return (1.0,)
+        return (self.alpha, 1.0 - self.alpha)
+
+    def to_json(self) -> dict:
+        """The parameters as JSON-ready data (tuples as lists)."""
+        return {f.name: list(v) if isinstance(v := getattr(self, f.name), tuple) else v for f in fields(self)}
+
+    def of(self, names: tuple[str, ...]) -> tuple:
+        """The values of the named parameters, in that order (a cache key's part)."""
+        return tuple(getattr(self, n) for n in names)
