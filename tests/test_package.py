@@ -14,7 +14,7 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
+import threading
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -145,26 +145,25 @@ def test_the_retrieval_lab_command_serves_the_installed_app(installed):
         port = s.getsockname()[1]
     cmd = [str(target / "bin" / "retrieval-lab"), "--server.port", str(port), "--server.address", "127.0.0.1",
            "--server.headless", "true", "--browser.gatherUsageStats", "false"]
-    proc = subprocess.Popen(cmd, cwd=elsewhere, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(cmd, cwd=elsewhere, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    watchdog = threading.Timer(60, proc.kill)  # a server that never announces itself ends the read below
+    watchdog.start()
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and proc.poll() is None:
-            try:
-                if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                time.sleep(0.3)
-        else:
-            proc.kill()
-            pytest.fail(f"retrieval-lab did not serve: {proc.communicate()[0].decode()[-2000:]}")
+        said = []
+        for line in proc.stdout:  # Streamlit prints the URL once it listens
+            said.append(line)
+            if f"http://127.0.0.1:{port}" in line:
+                break
+        assert f"http://127.0.0.1:{port}" in "".join(said), "".join(said)[-2000:]
+        assert urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=10).read() == b"ok"
     finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        watchdog.cancel()
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def test_in_a_checkout_the_command_finds_the_root_app():
