@@ -19,7 +19,7 @@ import numpy as np
 
 from .errors import InputError
 
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+DATA_DIR = Path(__file__).resolve().parent / "data"  # package data: found wherever the package is installed
 BUILTIN = {"invented": DATA_DIR / "invented"}
 
 
