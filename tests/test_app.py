@@ -89,3 +89,22 @@ def test_every_page_opens_through_app_without_exception(page):
     at = open_app(page)
     assert not at.exception, page
     assert at.title, page
+
+
+def test_a_page_run_alone_is_rerun_through_the_frame():
+    """Every AppTest rerun runs the page alone (Streamlit's legacy pages mode); the page hands it back to app.py,
+    so the sidebar is there on a page reached by a switch and a rerun."""
+    at = open_app("pages/compare.py")
+    at.run()
+    assert not at.exception and at.sidebar.slider, "the sidebar is missing: the page ran without app.py"
+
+
+def test_streamlit_still_runs_a_page_alone(monkeypatch):
+    """Tells when ui.state.leave_legacy_pages_mode is no longer needed: without it, a rerun on a page shows no
+    sidebar. The day this fails, Streamlit routes through app.py by itself: delete that function."""
+    from ui import state
+
+    at = open_app("pages/compare.py")
+    monkeypatch.setattr(state, "leave_legacy_pages_mode", lambda: False)
+    at.run()
+    assert not at.sidebar.slider, "Streamlit now runs app.py on a page's rerun: remove leave_legacy_pages_mode"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import streamlit as st
-from streamlit.runtime.pages_manager import PagesManager
 
 from retrieval.params import SLIDERS as SLIDER_NAMES
 from retrieval.params import SPECS, Params
@@ -36,21 +35,40 @@ METRIC_DEFAULT = "nDCG (linear gain)"
 DEFAULTS = {**{key: s.cast(s.default) for key, s in SLIDERS.items()}, METRIC: METRIC_DEFAULT}
 
 
-def _leave_legacy_pages_mode() -> None:
-    """Rerun through app.py when Streamlit ran a page on its own.
+FRAME = "_frame_running"  # True while app.py runs (set around its run): a page run without it ran alone
 
-    Until a session has called `st.navigation`, Streamlit treats a `pages/` folder beside app.py as the legacy
-    multipage layout and runs a page without app.py (a server's first session opened on a page's URL, and every
-    AppTest rerun): no frame, no sidebar. Clearing that flag and rerunning sends the run through app.py.
+
+def begin_frame() -> None:
+    """Mark this run as going through app.py (app.py calls it first, and `end_frame` when the run ends)."""
+    st.session_state[FRAME] = True
+
+
+def end_frame() -> None:
+    """The run through app.py is over."""
+    st.session_state[FRAME] = False
+
+
+def leave_legacy_pages_mode() -> bool:
+    """Rerun through app.py when Streamlit ran a page on its own; True when it did (the run then stops).
+
+    Until a session has called `st.navigation`, Streamlit (1.67) treats a `pages/` folder beside app.py as the
+    legacy multipage layout and runs a page without app.py: a server's first session opened on a page's URL,
+    and every AppTest rerun. There is then no frame and no sidebar. Calling `st.navigation` (public API) ends
+    that mode for the process, and the rerun goes through app.py. tests/test_app.py
+    `test_streamlit_still_runs_a_page_alone` fails the day Streamlit stops doing this, so this can go.
     """
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
-        st.rerun()
+    if st.session_state.get(FRAME):
+        return False
+    from .router import pages
+
+    st.navigation(pages(), position="hidden")
+    st.rerun()
+    return True  # not reached: st.rerun stops the run
 
 
 def init_state() -> None:
     """Give every shared key its default once; later calls change nothing (pages call it first, app.py too)."""
-    _leave_legacy_pages_mode()
+    leave_legacy_pages_mode()
     for key, value in DEFAULTS.items():
         st.session_state.setdefault(key, value)
     st.session_state.setdefault(DATASET, None)
