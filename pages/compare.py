@@ -8,29 +8,15 @@ import pandas as pd
 import streamlit as st
 
 from retrieval import stats
-from retrieval.teaching import escape_markdown as plain
 from ui import cache, charts, state
+from ui.format import MINUS, interval_text, signed
+from ui.markdown import escape_markdown as plain
 
 state.init_state()
 
 KEY_A, KEY_B = "cmp_a", "cmp_b"
 DEFAULT_A, DEFAULT_B = "BM25", "LSA"
 BINS = 50
-MINUS = "\u2212"
-
-
-
-def signed(x: float, digits: int = 3) -> str:
-    """A difference with its sign and a true minus: +0.012, −0.081 (0.000 when it rounds to zero)."""
-    s = f"{x:+.{digits}f}"
-    return s[1:] if float(s) == 0 else s.replace("-", MINUS)
-
-
-def interval_text(low: float, high: float) -> str:
-    """An interval as [−0.081, +0.107]."""
-    return f"[{signed(low)}, {signed(high)}]"
-
-
 @st.cache_data(max_entries=64, show_spinner=False)
 def bootstrap(diff: np.ndarray) -> tuple[stats.Interval, pd.DataFrame]:
     """The article's paired bootstrap of the per-question differences and the histogram of its resampled means."""

@@ -19,6 +19,7 @@ from retrieval.dataset import Dataset
 from retrieval.errors import InputError
 from retrieval.systems import SYSTEMS
 from ui import cache, state
+from ui.markdown import escape_markdown as plain
 
 state.init_state()
 
@@ -29,14 +30,6 @@ RUN_FILES = "data_run_files"  # run name -> the file it came from
 MESSAGES_FOR = "data_messages_for"  # fingerprint of the dataset the upload messages were written about
 st.session_state.setdefault(DONE, {})
 st.session_state.setdefault(RUN_FILES, {})
-
-_MD = re.compile(r"([\\`*_\[\]<>~$|])")
-
-
-def plain(text: str) -> str:
-    """User text (file names, ids, parser messages) made inert for Streamlit markdown."""
-    return _MD.sub(r"\\\1", str(text))
-
 
 def _say(kind: str, text: str) -> None:
     """Show one upload message: error, warning, success or info."""

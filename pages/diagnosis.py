@@ -15,6 +15,7 @@ from retrieval.dataset import Dataset
 from retrieval.ranking import Ranking
 from retrieval.text import tokenize
 from ui import cache, state
+from ui.markdown import escape_markdown, highlight_markdown
 
 state.init_state()
 
@@ -133,7 +134,7 @@ rel_words = {w for d in relevant if (t := _doc_text(ds, d)) is not None for w in
 wrong_words = {w for d in shown_wrong if (t := _doc_text(ds, d)) is not None for w in diagnosis.shared_words(qtext, t)}
 qcolors = {**{w: WRONG_COLOR for w in wrong_words}, **{w: RELEVANT_COLOR for w in rel_words}}
 
-st.markdown("**Question:** " + teaching.highlight_markdown(qtext, qcolors))
+st.markdown("**Question:** " + highlight_markdown(qtext, qcolors))
 st.caption(
     f":{RELEVANT_COLOR}-background[shared with a relevant document] · :{WRONG_COLOR}-background[shared only with a wrong first result] · "
     f"question words after the stop words: {', '.join(tokenize(qtext)) or 'none'}"
@@ -155,11 +156,11 @@ def _doc_box(doc_id: str, what: str, color: str) -> None:
     text = _doc_text(ds, doc_id)
     with st.container(border=True):
         if text is None:
-            st.markdown(f"**{teaching.escape_markdown(doc_id)}** · {what} · not in the corpus, no text to show")
+            st.markdown(f"**{escape_markdown(doc_id)}** · {what} · not in the corpus, no text to show")
             return
         words = diagnosis.shared_words(qtext, text)
-        st.markdown(f"**{teaching.escape_markdown(doc_id)}** · {what} · shares: {teaching.escape_markdown(teaching.words_label(words))}")
-        st.markdown(teaching.highlight_markdown(text, {w: color for w in words}))
+        st.markdown(f"**{escape_markdown(doc_id)}** · {what} · shares: {escape_markdown(teaching.words_label(words))}")
+        st.markdown(highlight_markdown(text, {w: color for w in words}))
 
 
 left, right = st.columns(2, gap="large")
@@ -258,7 +259,7 @@ else:
                                     "× average": st.column_config.NumberColumn("× average length", format="%.2f")})
         unknown = [x for x in dict.fromkeys(terms) if not eng.in_vocabulary(x)]
         if unknown:
-            st.caption(f"Not in the corpus vocabulary (they can never match): {teaching.escape_markdown(', '.join(unknown))}.")
+            st.caption(f"Not in the corpus vocabulary (they can never match): {escape_markdown(', '.join(unknown))}.")
     st.dataframe(
         per_term, hide_index=True, width="stretch", height="content" if len(per_term) <= 30 else "auto",
         column_config={c: st.column_config.NumberColumn(format="%.4f") for c in ("idf", "length norm K", "saturation", "contribution")},

@@ -12,6 +12,7 @@ import streamlit as st
 from retrieval import teaching
 from retrieval.errors import InputError
 from ui import state
+from ui.markdown import escape_markdown
 
 state.init_state()
 
@@ -257,7 +258,7 @@ _metric(row[2], "RR", "RR")
 _metric(row[3], f"nDCG@{k}", f"nDCG@{k} (linear gain)")
 if before:
     compare = ["RR", f"nDCG@{k} (linear gain)", f"nDCG@{k} (exponential gain)", f"hit@{k}", f"recall@{k}", "context precision", "context recall"]
-    st.markdown(f"**Before the shuffle:** {teaching.escape_markdown(before['ranking'])} → **now:** {teaching.escape_markdown(now['ranking'])}")
+    st.markdown(f"**Before the shuffle:** {escape_markdown(before['ranking'])} → **now:** {escape_markdown(now['ranking'])}")
     st.dataframe(
         pd.DataFrame([{"metric": m, "before": fmt(before.get(m, float('nan'))), "now": fmt(now[m]),
                        "moved": "yes" if fmt(before.get(m, float('nan'))) != fmt(now[m]) else "no"} for m in compare]),

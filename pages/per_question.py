@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from retrieval.teaching import escape_markdown as plain
+from ui.markdown import escape_markdown as plain
 from ui import cache, charts, state
 
 state.init_state()

@@ -12,8 +12,9 @@ from retrieval import significance, stats, tuning
 from retrieval.dataset import Dataset
 from retrieval.errors import InputError
 from retrieval.params import Params
-from retrieval.teaching import escape_markdown
 from ui import cache, charts, state
+from ui.format import MINUS, fmt_setting, p_text, signed
+from ui.markdown import escape_markdown
 
 state.init_state()
 
@@ -29,7 +30,6 @@ KEY_ABSOLUTE = "tune_absolute"
 KEY_FLASH = "tune_flash"  # the message of the last slider move, shown once
 PICK = "pick"  # the charts' point selection
 FEW = 50  # below this many questions the page warns that the landscape is mostly noise
-MINUS = "\u2212"
 
 
 # ------------------------------------------------------------------------------------------- cached library calls
@@ -104,22 +104,6 @@ def on_pick(chart_key: str, names: tuple[str, ...]) -> None:
 
 
 # ------------------------------------------------------------------------------------------- helpers
-
-
-def fmt_setting(setting: dict) -> str:
-    """k1 = 1.2, b = 0.75."""
-    return ", ".join(f"{n} = {v:g}" for n, v in setting.items())
-
-
-def signed(x: float, digits: int = 4) -> str:
-    """A difference with its sign and a true minus."""
-    s = f"{x:+.{digits}f}"
-    return s[1:] if float(s) == 0 else s.replace("-", MINUS)
-
-
-def p_text(p: float) -> str:
-    """A p-value for reading."""
-    return "1" if p >= 0.9995 else f"{p:.3f}" if p >= 0.001 else "< 0.001"
 
 
 def tied_runs(axis: np.ndarray, tied: np.ndarray) -> pd.DataFrame:
@@ -258,7 +242,7 @@ method = (f"exact: all 2^{n_q} = {2 ** n_q:,} sign vectors" if exact
           else f"{significance.RESAMPLES:,} random sign vectors, seed {significance.SEED}")
 diff = float(current_vals.mean() - best_vals.mean())
 s1, s2, s3 = st.columns(3)
-s1.metric(f"mean difference, current {MINUS} best", signed(diff), border=True)
+s1.metric(f"mean difference, current {MINUS} best", signed(diff, 4), border=True)
 s2.metric("permutation p", p_text(p_cur), border=True, help="Two-sided paired randomisation test of the mean difference.")
 s3.metric(f"Holm-adjusted p ({family} comparisons)", p_text(p_cur_holm), border=True,
           help="Holm's step-down correction over the whole family of comparisons with the best.")
@@ -353,7 +337,7 @@ o1, o2, o3 = st.columns(3)
 o1.metric(f"oracle mean {label}", f"{oracle.mean:.4f}", border=True,
           help="The best system's value on each question, averaged: what a perfect router between the systems would reach.")
 o2.metric(f"best single system: {best_system}", f"{oracle.system_means[best_system]:.4f}", border=True)
-o3.metric("headroom for a router", signed(oracle.mean - oracle.system_means[best_system]), border=True)
+o3.metric("headroom for a router", signed(oracle.mean - oracle.system_means[best_system], 4), border=True)
 alone = {s: sum(1 for w in oracle.winners if w == (s,)) for s in oracle.systems}
 shared = {s: sum(1 for w in oracle.winners if s in w and len(w) > 1) for s in oracle.systems}
 left, right = st.columns([1, 1], gap="large")

@@ -17,7 +17,6 @@ import itertools
 import math
 import random
 import re
-import string
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -264,30 +263,7 @@ def shuffled(items: Sequence, seed: int) -> list:
 
 # ---------------------------------------------------------------------------------- the diagnosis page
 
-_PUNCT = frozenset(string.punctuation)
-_WORD_JOINER = "\u2060"  # invisible; breaks autolinks, shortcodes and typographic replacements
-_JOIN_AFTER = frozenset(":@")
-_JOIN_PAIRS = frozenset("<>-=~")
 _TOKEN_RE = re.compile(TOKEN_PATTERN)
-HIGHLIGHT_COLORS = ("red", "orange", "yellow", "green", "blue", "violet", "gray", "grey", "primary")
-
-
-def escape_markdown(text: str) -> str:
-    """Text made inert for st.markdown: whitespace collapsed to single spaces, every ASCII punctuation
-    backslash-escaped, and a word joiner (U+2060) placed where the renderer would otherwise turn plain text
-    into a link (``http:``, ``www.``, ``a@b``), a shortcode (``:streamlit:``) or a typographic symbol (``->``)."""
-    text = re.sub(r"\s+", " ", str(text))
-    out: list[str] = []
-    for i, c in enumerate(text):
-        nxt = text[i + 1] if i + 1 < len(text) else ""
-        out.append("\\" + c if c in _PUNCT else c)
-        if c in _JOIN_AFTER and nxt and not nxt.isspace():
-            out.append(_WORD_JOINER)
-        elif c in _JOIN_PAIRS and nxt in _JOIN_PAIRS:
-            out.append(_WORD_JOINER)
-        elif c in "wW" and nxt == "." and text[max(0, i - 2) : i + 1].lower() == "www":
-            out.append(_WORD_JOINER)
-    return "".join(out)
 
 
 def token_spans(text: str) -> list[tuple[int, int, str]]:
@@ -302,25 +278,6 @@ def token_spans(text: str) -> list[tuple[int, int, str]]:
         origin.extend([i] * len(lc))
     low = "".join(lowered)
     return [(origin[m.start()], origin[m.end() - 1] + 1, m.group()) for m in _TOKEN_RE.finditer(low)]
-
-
-def highlight_markdown(text: str, colors: Mapping[str, str]) -> str:
-    """Markdown of `text`, escaped, with each token found in `colors` (token -> palette colour) on a coloured
-    background in bold: ``:green-background[**word**]``. The text itself never becomes markup."""
-    text = re.sub(r"\s+", " ", str(text)).strip()
-    out: list[str] = []
-    at = 0
-    for start, end, token in token_spans(text):
-        color = colors.get(token)
-        if color is None:
-            continue
-        if color not in HIGHLIGHT_COLORS:
-            raise ValueError(f"unknown highlight colour {color!r}")
-        out.append(escape_markdown(text[at:start]) if at < start else "")
-        out.append(f":{color}-background[**{escape_markdown(text[start:end])}**]")
-        at = end
-    out.append(escape_markdown(text[at:]))
-    return "".join(out)
 
 
 def words_label(words: Sequence[str]) -> str:

@@ -32,7 +32,7 @@ row's top k (a partition, not a sort). The 176 settings take about 0.6 s of CPU 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp

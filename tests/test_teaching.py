@@ -131,46 +131,6 @@ def test_shuffled_is_reproducible_and_moves_something():
 
 # ------------------------------------------------------------------------------------ diagnosis helpers
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "<b>bold</b> <script>alert(1)</script>",
-        "**stars** _under_ `tick` [link](http://evil.example) ![img](x.png)",
-        "# heading\n- item\n1. item",
-        ":streamlit: :material/home: :red[red] :blue-background[bg]",
-        "$x^2$ and $$y$$",
-        "arrows -> <- <-> -- >= <= ~=",
-        "http://example.com www.example.com mail@example.com",
-        "back\\slash | pipe {brace} ~strike~",
-    ],
-)
-def test_escape_markdown_leaves_no_live_markup(text):
-    out = teaching.escape_markdown(text)
-    assert "\n" not in out
-    unescaped = re.sub(r"\\[!-/:-@\[-`{-~]", "", out.replace("\u2060", ""))  # drop every backslash escape
-    assert not set(unescaped) & set("<>*_`[]()#!:$|{}~\\-=@.")
-
-
-def test_escape_markdown_breaks_what_the_renderer_would_turn_into_links_or_symbols():
-    assert "http\\:\u2060" in teaching.escape_markdown("http://x")
-    assert "www\u2060\\." in teaching.escape_markdown("www.x")
-    assert "\\-\u2060\\>" in teaching.escape_markdown("->")
-    assert "@\u2060" in teaching.escape_markdown("a@b.c")
-    assert "\\:\u2060streamlit" in teaching.escape_markdown(":streamlit:")
-    assert teaching.escape_markdown("plain words 42") == "plain words 42"
-
-
-def test_highlight_markdown_marks_whole_tokens_case_insensitively():
-    md = teaching.highlight_markdown("Data export: the data-set (DATA)!", {"data": "orange"})
-    assert md.count(":orange-background[**") == 3
-    assert ":orange-background[**Data**]" in md and ":orange-background[**DATA**]" in md
-    assert "\\(" in md and "\\)" in md and "\\!" in md
-    assert teaching.highlight_markdown("metadata", {"data": "green"}) == "metadata"  # not a token of its own
-    assert teaching.highlight_markdown("x <b>data</b>", {"data": "green"}) == "x \\<b\\>:green-background[**data**]\\<\\/b\\>"
-    with pytest.raises(ValueError):
-        teaching.highlight_markdown("data", {"data": "#fff]"})
-
-
 def test_token_spans_follow_the_tokeniser_on_odd_case():
     text = "KELVIN \u212a and \u0130stanbul data"
     spans = teaching.token_spans(text)
