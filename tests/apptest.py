@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from streamlit.testing.v1 import AppTest
 
 from conftest import ROOT
@@ -29,3 +31,8 @@ def move(at: AppTest, key: str, value) -> AppTest:
         if widget.key == key:
             return widget.set_value(value).run()
     raise AssertionError(f"no sidebar control {key!r}: the page ran without app.py's frame")
+
+
+def shown(text: str) -> str:
+    """What a person reads of a Markdown body: backslash escapes and the word joiners of ui.markdown removed."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text).replace("\u2060", "")

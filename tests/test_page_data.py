@@ -17,6 +17,7 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1 import app_test as app_test_module
 
+from apptest import shown
 from conftest import ROOT
 from retrieval import cli, dataset, experiment
 
@@ -107,8 +108,8 @@ def test_a_beir_zip_upload_replaces_the_dataset_everywhere():
     at = open_data()
     before = means(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run())
     upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
-    assert "Loaded fruit: 6 documents, 3 questions, 5 judgements" in at.success[0].value
-    assert any("1 documents that are not in" in w.value and "ghost" in w.value for w in at.warning)
+    assert "Loaded fruit: 6 documents, 3 questions, 5 judgements" in shown(at.success[0].value)
+    assert any("1 documents that are not in" in shown(w.value) and "ghost" in shown(w.value) for w in at.warning)
     assert "**fruit**, 6 documents, 3 questions" in at.caption[0].value
     assert metric_values(at)["documents"] == "6"
     assert at.sidebar.markdown[0].value == "**Dataset:** fruit — 6 documents, 3 questions"  # in the same run
@@ -127,16 +128,16 @@ def test_a_broken_upload_names_file_and_line_and_the_old_dataset_stays():
     at = open_data()
     upload(at, "data_zip", ("broken.zip", beir_zip(broken_line=3), "application/zip"))
     assert len(at.error) == 1
-    assert "broken.zip/fruit/corpus.jsonl:3: broken JSON" in at.error[0].value
-    assert "Still using invented" in at.info[0].value
+    assert "broken.zip/fruit/corpus.jsonl:3: broken JSON" in shown(at.error[0].value)
+    assert "Still using invented" in shown(at.info[0].value)
     assert "**invented**, 28 documents" in at.caption[0].value
     # a good upload, then a broken one: the good one stays
     upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
     upload(at, "data_zip", ("worse.zip", b"not a zip at all", "application/zip"))
-    assert at.error[0].value == "worse.zip: not a zip file"
+    assert shown(at.error[0].value) == "worse.zip: not a zip file"
     assert "**fruit**, 6 documents" in at.caption[0].value
     at.run()  # a rerun neither re-processes the upload nor forgets the message
-    assert at.error[0].value == "worse.zip: not a zip file"
+    assert shown(at.error[0].value) == "worse.zip: not a zip file"
     assert to_overview(at).sidebar.markdown[0].value.startswith("**Dataset:** fruit")
 
 
@@ -164,7 +165,7 @@ def test_three_files_make_a_dataset():
     upload(at, "data_qrels", ("qrels.txt", qrels.encode(), "text/plain"))
     assert "**uploaded**, 5 documents, 3 questions, 4 judgements" in at.caption[0].value
     upload(at, "data_qrels", ("qrels2.txt", b"q1 d1\n", "text/plain"))
-    assert "qrels2.txt:1: expected 'qid 0 docid grade'" in at.error[0].value
+    assert "qrels2.txt:1: expected 'qid 0 docid grade'" in shown(at.error[0].value)
     assert "**uploaded**, 5 documents" in at.caption[0].value
 
 
@@ -174,15 +175,15 @@ INVENTED_RUN = b"q01 Q0 pricing1 1 9.5 mysys\nq01 Q0 refund1 2 3 mysys\nq02 Q0 r
 def test_a_run_upload_adds_a_system_which_can_be_renamed_and_removed():
     at = open_data()
     upload(at, "data_runs", [("mine.run", INVENTED_RUN, "text/plain"), ("bad.run", b"q01 Q0 pricing1 1 high x\n", "text/plain")])
-    assert "Added the run mysys from mine.run: 2 questions, 4 lines." in [s.value for s in at.success]
-    assert any(e.value == "bad.run:1: the score 'high' is not a number" for e in at.error)
-    assert any("12 questions have no line in the run" in w.value for w in at.warning)
+    assert "Added the run mysys from mine.run: 2 questions, 4 lines." in [shown(s.value) for s in at.success]
+    assert any(shown(e.value) == "bad.run:1: the score 'high' is not a number" for e in at.error)
+    assert any("12 questions have no line in the run" in shown(w.value) for w in at.warning)
     assert at.text_input(key="data_run_name:mysys").value == "mysys"
     assert [d.proto.label for d in at.get("download_button")][-1] == "mysys"
     at.text_input(key="data_run_name:mysys").set_value("my system").run()
     assert at.text_input(key="data_run_name:my system").value == "my system"
     at.text_input(key="data_run_name:my system").set_value("BM25").run()  # taken: refused
-    assert "keeps its name" in at.error[0].value and at.text_input(key="data_run_name:my system").value == "my system"
+    assert "keeps its name" in shown(at.error[0].value) and at.text_input(key="data_run_name:my system").value == "my system"
     m = means(to_overview(at))
     assert list(m) == ["BM25", "LSA", "weighted", "RRF", "my system"]
     run = dataset.parse_run(INVENTED_RUN, "mine.run")
@@ -200,10 +201,10 @@ def test_a_run_upload_adds_a_system_which_can_be_renamed_and_removed():
 def test_a_run_that_does_not_fit_is_refused_and_a_new_dataset_drops_old_runs():
     at = open_data()
     upload(at, "data_runs", [("other.run", b"x1 Q0 d1 1 1 t\n", "text/plain")])
-    assert at.error[0].value.startswith("other.run: not added: none of its 1 questions")
+    assert shown(at.error[0].value).startswith("other.run: not added: none of its 1 questions")
     upload(at, "data_runs", [("mine.run", INVENTED_RUN, "text/plain")])
     upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
-    assert any(w.value.startswith("Run mysys was removed: none of its 2 questions") for w in at.warning)
+    assert any(shown(w.value).startswith("Run mysys was removed: none of its 2 questions") for w in at.warning)
     assert [d.proto.label for d in at.get("download_button")][3:] == ["BM25", "LSA", "weighted", "RRF"]
 
 
