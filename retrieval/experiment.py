@@ -43,13 +43,15 @@ class Evaluation:
 
 
 def score(dataset: Dataset, ranks: dict[str, Ranking], metric_list: list[metrics.Metric], notes: tuple[str, ...] = ()) -> Evaluation:
-    """Every metric for every system, per question."""
+    """Every metric for every system, per question (each nDCG's ideal DCG computed once for all systems)."""
     ev = dataset.evaluated
+    nq, qrels = dataset.n_queries, dataset.qrels
+    ideal = {m.name: metrics.ideal_dcg(qrels, nq, m.k, m.kind == "ndcg_exp") for m in metric_list if m.kind.startswith("ndcg")}
     values = {
-        s: {m.name: metrics.per_query(dataset.qrels, dataset.n_queries, r.judged_rank, m)[ev] for m in metric_list}
+        s: {m.name: metrics.per_query(qrels, nq, r.judged_rank, m, ideal.get(m.name))[ev] for m in metric_list}
         for s, r in ranks.items()
     }
-    first = {s: metrics.first_relevant_rank(dataset.qrels, dataset.n_queries, r.judged_rank)[ev] for s, r in ranks.items()}
+    first = {s: metrics.first_relevant_rank(qrels, nq, r.judged_rank)[ev] for s, r in ranks.items()}
     return Evaluation(dataset, tuple(metric_list), ranks, values, first, notes)
 
 

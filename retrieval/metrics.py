@@ -87,18 +87,9 @@ def _sum_by_query(values: np.ndarray, query: np.ndarray, n_queries: int) -> np.n
 def ideal_dcg(qrels: Qrels, n_queries: int, k: int, exponential: bool = False) -> np.ndarray:
     """The best DCG@k a question can reach: its judged gains sorted, best first, discounted by position.
 
-    It depends on the judgements only, so it is kept on `qrels` (every system and every slider tick reuses it).
+    It depends on the judgements only: `per_query` takes it precomputed (`ideal`), so that every system of one
+    evaluation shares it.
     """
-    cache = qrels.__dict__.setdefault("_ideal_dcg", {})
-    key = (int(n_queries), k, bool(exponential))
-    if key not in cache:
-        cache[key] = _ideal_dcg(qrels, n_queries, k, exponential)
-        cache[key].setflags(write=False)
-    return cache[key]
-
-
-def _ideal_dcg(qrels: Qrels, n_queries: int, k: int, exponential: bool) -> np.ndarray:
-    """ideal_dcg, computed."""
     g = gain(qrels.grade, exponential)
     order = np.lexsort((-g, qrels.query))
     q, g = qrels.query[order], g[order]
@@ -116,8 +107,10 @@ def first_relevant_rank(qrels: Qrels, n_queries: int, judged_rank: np.ndarray) -
     return np.where(best == np.iinfo(np.int64).max, 0, best)
 
 
-def per_query(qrels: Qrels, n_queries: int, judged_rank: np.ndarray, metric: Metric | str) -> np.ndarray:
-    """One metric for every question (NaN for a question without a relevant document)."""
+def per_query(qrels: Qrels, n_queries: int, judged_rank: np.ndarray, metric: Metric | str,
+              ideal: np.ndarray | None = None) -> np.ndarray:
+    """One metric for every question (NaN for a question without a relevant document). For nDCG, `ideal` is
+    `ideal_dcg(qrels, n_queries, k, exponential)` if already computed."""
     m = parse(metric) if isinstance(metric, str) else metric
     rel = qrels.relevant
     n_rel = np.bincount(qrels.query[rel], minlength=n_queries).astype(np.float64)
@@ -138,7 +131,7 @@ def per_query(qrels: Qrels, n_queries: int, judged_rank: np.ndarray, metric: Met
         exponential = m.kind == "ndcg_exp"
         g = gain(qrels.grade[within], exponential) * discount(judged_rank[within])
         dcg = _sum_by_query(g, qrels.query[within], n_queries)
-        idcg = ideal_dcg(qrels, n_queries, m.k, exponential)
+        idcg = ideal if ideal is not None else ideal_dcg(qrels, n_queries, m.k, exponential)
         value = np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
     return np.where(n_rel > 0, value, np.nan)
 

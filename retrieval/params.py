@@ -141,20 +141,19 @@ class Params:
     weights: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
+        """Validate every field (the one check; nothing downstream checks a Params again)."""
         for f in fields(self):
             if f.name in SPECS:
-                object.__setattr__(self, f.name, SPECS[f.name].check(getattr(self, f.name)))  # frozen: cast once, here
-        members = tuple(self.members)
-        if len(members) < 1 or len(set(members)) != len(members):
-            raise InputError(f"members must name distinct systems, got {', '.join(members) or 'none'}")
-        object.__setattr__(self, "members", members)
+                SPECS[f.name].check(getattr(self, f.name))
+        members = self.members
+        if not isinstance(members, tuple) or not members or len(set(members)) != len(members):
+            raise InputError(f"members must be a tuple of distinct system names, got {members!r}")
         if self.weights is not None:
-            w = tuple(float(x) for x in self.weights)
-            if len(w) != len(members):
-                raise InputError(f"weights: {len(w)} given for {len(members)} members ({', '.join(members)})")
-            if not all(math.isfinite(x) and x >= 0 for x in w) or sum(w) <= 0:
+            w = self.weights
+            if not isinstance(w, tuple) or len(w) != len(members):
+                raise InputError(f"weights: give a tuple of one weight per member ({', '.join(members)}), got {w!r}")
+            if not all(isinstance(x, (int, float)) and math.isfinite(x) and x >= 0 for x in w) or sum(w) <= 0:
                 raise InputError(f"weights must be numbers >= 0 with a positive sum, got {', '.join(map(str, w))}")
-            object.__setattr__(self, "weights", w)
         elif len(members) > 2:
             raise InputError(f"a weighted fusion of {len(members)} members needs one weight per member (weights)")
 
@@ -165,7 +164,7 @@ class Params:
     def fusion_weights(self) -> tuple[float, ...]:
         """The weighted fusion's weight per member: `weights`, or (alpha, 1 - alpha), or (1,) for a single member."""
         if self.weights is not None:
-            return self.weights
+            return tuple(float(x) for x in self.weights)
         if len(self.members) == 1:
             return (1.0,)
         return (self.alpha, 1.0 - self.alpha)

@@ -1,0 +1,209 @@
+"""The engine and its one cache, the retriever interface, and fusions over any members, against plain definitions."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from retrieval import engine as engine_mod
+from retrieval import fusion, lsa, systems
+from retrieval.dataset import TrecRun, load, parse_run
+from retrieval.engine import Engine, for_dataset
+from retrieval.errors import InputError
+from retrieval.memo import Memo
+from retrieval.params import Params
+from retrieval.ranking import BestLists, rank_rows
+from test_perf_equivalence import minmax_row, ordered, random_dataset
+
+# ------------------------------------------------------------------ the cache
+
+
+def test_memo_keeps_each_kind_within_its_bound_least_recently_used_first():
+    m = Memo({"a": 2})
+    made = []
+    get = lambda key: m.get("a", key, lambda: made.append(key) or key * 10)  # noqa: E731
+    assert [get(1), get(2), get(1), get(3)] == [10, 20, 10, 30]  # 2 is the least recently used when 3 comes
+    assert made == [1, 2, 3] and m.size("a") == 2
+    assert get(1) == 10 and made == [1, 2, 3]  # still held
+    assert get(2) == 20 and made == [1, 2, 3, 2]  # was dropped, made again
+    assert m.latest("a") == 20 and m.latest("b") is None
+
+
+def test_memo_gives_every_thread_the_same_value_for_a_key():
+    m = Memo()
+    barrier = threading.Barrier(8)
+    seen = []
+
+    def worker():
+        barrier.wait()
+        seen.append(m.get("k", ("same",), lambda: object()))
+
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(seen) == 8 and all(v is seen[0] for v in seen)
+
+
+def test_an_engine_is_shared_by_content_not_by_object():
+    a, b = load("invented"), load("invented")
+    assert a is not b and for_dataset(a) is for_dataset(b)
+    changed = replace(a, query_texts=a.query_texts[:-1] + ("a different question",))
+    assert for_dataset(changed) is not for_dataset(a)
+
+
+def test_the_runs_cache_stays_within_its_bound_over_a_slider_walk(invented):
+    e = Engine(invented)
+    for k1 in np.linspace(0.0, 3.0, 31):
+        e.rankings(Params(k1=float(k1)))
+    assert e.memo.size("run") <= engine_mod.CACHE_SIZES["run"]
+    assert e.memo.size("weighted") <= engine_mod.CACHE_SIZES["weighted"]
+
+
+def _run(name: str, rows: dict[str, list[tuple[str, float]]]) -> TrecRun:
+    """A run from per-question (document, score) lists already in its order (score descending, ties by id)."""
+    qids = tuple(rows)
+    return TrecRun(name, qids, tuple(tuple(d for d, _ in rows[q]) for q in qids),
+                   tuple(np.array([s for _, s in rows[q]]) for q in qids))
+
+
+def test_two_runs_that_differ_only_in_their_scores_are_two_systems(invented):
+    """Same name, questions and documents, other scores (a corrected re-upload, or another session's file):
+    each is ranked by its own scores."""
+    e = Engine(invented)
+    first = parse_run(b"q01 Q0 pricing1 1 2.0 mine\nq01 Q0 refund1 2 1.0 mine\n", "a.run")
+    second = parse_run(b"q01 Q0 pricing1 1 1.0 mine\nq01 Q0 refund1 2 2.0 mine\n", "b.run")
+    assert first.fingerprint != second.fingerprint
+    a = e.rankings(Params(), (first,))["mine"].top_ids(invented, 0)
+    b = e.rankings(Params(), (second,))["mine"].top_ids(invented, 0)
+    assert a == ["pricing1", "refund1"] and b == ["refund1", "pricing1"]
+
+
+def test_a_run_cannot_take_a_built_in_systems_name(invented):
+    with pytest.raises(InputError, match="'weighted' is already taken"):
+        Engine(invented).rankings(Params(), (_run("weighted", {"q01": [("pricing1", 1.0)]}),))
+
+
+def test_an_unknown_member_lists_the_known_systems(invented):
+    with pytest.raises(InputError, match="unknown system 'dense': known are BM25, LSA"):
+        Engine(invented).rankings(Params(members=("BM25", "dense")))
+
+
+# ------------------------------------------------------------------ fusion of any members
+
+
+def _run_from_rows(ds, name: str, scores: np.ndarray, n: int) -> TrecRun:
+    """A TREC run listing each question's n best documents of a dense score matrix (ties by id)."""
+    rows = {}
+    for q in range(ds.n_queries):
+        best = sorted(range(ds.n_docs), key=lambda d: (-scores[q, d], ds.doc_ids[d]))[:n]
+        rows[ds.query_ids[q]] = [(ds.doc_ids[d], float(scores[q, d])) for d in best]
+    return _run("ext", rows)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_weighted_fusion_of_three_members_is_the_formula_over_every_document(seed):
+    ds = random_dataset(300 + seed, n_docs=50, n_q=8, dup=0.3)
+    e = Engine(ds)
+    rng = np.random.default_rng(seed)
+    ext_scores = np.round(rng.uniform(-1, 3, (ds.n_queries, ds.n_docs)), 1)  # rounded: ties everywhere
+    ext = _run_from_rows(ds, "ext", ext_scores, 12)
+    w = (0.5, 0.3, 0.2)
+    p = Params(members=("BM25", "LSA", "ext"), weights=w, fusion_depth=7, dims=3)
+    got = e.rankings(p, (ext,))["weighted"]
+    bm = e.bm25_scores(p.k1, p.b).toarray()
+    fit = e.lsa_fit(p.dims)
+    ls = np.vstack([c for _, c in lsa.score_chunks(fit.model, fit.qvec)])  # cosines added left to right
+    for q in range(ds.n_queries):
+        listed = {ds.doc_index[d]: s for d, s in zip(ext.doc_ids[q], ext.scores[q])}
+        ext_row = np.array([listed.get(d, min(listed.values())) for d in range(ds.n_docs)])  # unlisted: the lowest
+        fused = w[0] * minmax_row(bm[q]) + w[1] * minmax_row(ls[q]) + w[2] * minmax_row(ext_row)
+        want = sorted(range(ds.n_docs), key=lambda d: (-fused[d], ds.doc_ids[d]))[:7]
+        docs, sc = got.top(q)
+        assert docs.tolist() == want, q
+        np.testing.assert_allclose(sc, fused[want], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_rrf_of_three_members_is_the_formula(seed):
+    ds = random_dataset(400 + seed, n_docs=40, n_q=6)
+    e = Engine(ds)
+    rng = np.random.default_rng(seed)
+    ext = _run_from_rows(ds, "ext", rng.uniform(0, 1, (ds.n_queries, ds.n_docs)), 9)
+    p = Params(members=("LSA", "ext", "BM25"), weights=(1.0, 1.0, 1.0), fusion_depth=5, rrf_k=3.0)
+    ranks = e.rankings(p, (ext,))
+    for q in range(ds.n_queries):
+        points: dict[int, float] = {}
+        for name in p.members:
+            for r, d in enumerate(ranks[name].top(q)[0][:5].tolist(), 1):
+                points[d] = points.get(d, 0.0) + 1.0 / (3.0 + r)
+        want = sorted(points, key=lambda d: (-points[d], ds.doc_ids[d]))
+        docs, sc = ranks["RRF"].top(q)
+        assert docs.tolist() == want
+        np.testing.assert_allclose(sc, [points[d] for d in want], rtol=1e-15)
+
+
+def test_the_articles_fusion_is_two_members_with_alpha(invented):
+    e = Engine(invented)
+    a = e.rankings(Params(alpha=0.3))
+    b = e.rankings(Params(alpha=0.3, weights=(0.3, 0.7)))
+    for q in range(invented.n_queries):
+        assert a["weighted"].top_ids(invented, q) == b["weighted"].top_ids(invented, q)
+
+
+# ------------------------------------------------------------------ a new retriever, registered
+
+
+class Overlap:
+    """A toy retriever: a document's score is how many distinct question terms it holds."""
+
+    name = "overlap"
+    params = ()
+
+    def run(self, engine: Engine, params: Params, depth: int) -> BestLists:
+        ds = engine.dataset
+        s = np.asarray(((engine.qcounts > 0).astype(np.float64) @ (engine.index.counts > 0).astype(np.float64).T).todense())
+        ranking = rank_rows(self.name, ds, [(0, s)], depth)
+        order = np.lexsort((np.broadcast_to(ds.tie_key, s.shape), -s), axis=1)[:, :depth]
+        top_s = np.take_along_axis(s, order, axis=1)
+        n = np.full(ds.n_queries, order.shape[1], dtype=np.int64)
+        return BestLists(order, top_s, n, (s > 1e-9).sum(axis=1), s.min(axis=1), s.max(axis=1), ranking)
+
+    def member(self, run: BestLists, engine: Engine) -> fusion.Member:
+        s = run.top_s  # not needed beyond the lists: the toy scores every document in its lists
+        full = np.asarray(((engine.qcounts > 0).astype(np.float64) @ (engine.index.counts > 0).astype(np.float64).T).todense())
+        return fusion.Member(self.name, run, np.where(run.n_top == s.shape[1], s[:, -1], -np.inf), run.hi > 0,
+                             lambda top_d, n_top: np.take_along_axis(full, top_d, axis=1) * (np.arange(top_d.shape[1]) < n_top[:, None]),
+                             lambda q: full[q])
+
+
+@pytest.fixture
+def overlap():
+    r = systems.register(Overlap())
+    engine_mod._ENGINES.clear()
+    yield r
+    del systems.REGISTRY[r.name]
+    engine_mod._ENGINES.clear()
+
+
+def test_a_registered_retriever_is_a_system_everywhere_and_a_fusion_member(invented, overlap):
+    e = Engine(invented)
+    ranks = e.rankings(Params())
+    assert list(ranks) == ["BM25", "LSA", "overlap", "weighted", "RRF"]
+    counts = np.asarray(((e.qcounts > 0).astype(int) @ (e.index.counts > 0).astype(int).T).todense())
+    for q in range(invented.n_queries):
+        assert ranks["overlap"].top(q)[0].tolist() == ordered(invented, counts[q].astype(float))[:100]
+    fused = e.rankings(Params(members=("overlap", "LSA")))
+    assert fused["weighted"].top(0)[0].size == 10
+
+
+def test_a_registered_retriever_appears_on_the_overview_with_no_page_changed(overlap):
+    from apptest import open_app
+
+    at = open_app()
+    assert not at.exception
+    assert "overlap" in at.dataframe[0].value.index
