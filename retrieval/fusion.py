@@ -9,7 +9,7 @@ import scipy.sparse as sp
 
 from .dataset import Dataset
 from .errors import InputError
-from .ranking import Ranking, from_csr, rank_rows
+from .ranking import Csr, Judged, PassOutputs, Ranking, Selection, from_csr, rank_rows
 
 ALPHA_DEFAULT = 0.5
 RRF_K_DEFAULT = 60.0
@@ -73,14 +73,10 @@ class CsrSide:
         s.sort_indices()
         self.scores = s
         nq, n_docs = s.shape
-        none = np.full(0, -1, dtype=np.int64)
-        self.top_d = np.zeros((nq, depth), dtype=np.int64)
-        self.top_s = np.zeros((nq, depth))
-        self.n_top = np.zeros(nq, dtype=np.int64)
-        n_res = np.zeros(nq, dtype=np.int64)
-        k.rank_sparse(np.arange(nq, dtype=np.int64), s.indptr.astype(np.int64), s.indices.astype(np.int64), s.data, 0,
-                      n_docs, dataset.tie_key, -np.inf, depth, np.zeros(nq + 1, dtype=np.int64), none, none,
-                      self.top_d, self.top_s, self.n_top, n_res)
+        o = PassOutputs.empty(dataset, depth, Judged.none(nq))
+        self.top_d, self.top_s, self.n_top = o.top_d, o.top_s, o.n_top
+        k.rank_sparse(np.arange(nq, dtype=np.int64), Csr(s.indptr.astype(np.int64), s.indices.astype(np.int64), s.data), 0,
+                      Selection(dataset.tie_key, -np.inf, depth), o)
         stored = np.diff(s.indptr)
         full = stored == n_docs
         rows = np.repeat(np.arange(nq), stored)
@@ -153,7 +149,7 @@ def weighted_lists(
     question is fused over every document, as `weighted` does.
     """
     from . import _kernels as k
-    from .ranking import from_padded, judged_layout
+    from .ranking import from_padded
 
     check_alpha(alpha)
     alpha = float(alpha)
@@ -182,19 +178,17 @@ def weighted_lists(
                    bm.norm, bm.k1 + 1.0, ls.qvec, ls.vecs, bm.lo, bm.hi, ls.top_d, ls.top_s, ls.n_top, ls.lo, ls.hi,
                    out_d, out_s, out_n, fallback)
         todo = np.flatnonzero(fallback)
-    none = np.zeros(0, dtype=np.int64)
     for q in todo:
         fused = alpha * minmax(bm.row(q)[None, :]) + (1.0 - alpha) * minmax(ls.row(q)[None, :])
-        n_top, n_res = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
-        k.rank_dense(np.zeros(1, dtype=np.int64), fused, 0, dataset.tie_key, -1.0, int(depth), np.zeros(2, dtype=np.int64),
-                     none, none, out_d[q : q + 1], out_s[q : q + 1], n_top, n_res)
-        out_n[q] = min(n_top[0], n_res[0])
-    j_ptr, j_doc = judged_layout(dataset)
-    judged_rank = np.zeros(j_doc.size, dtype=np.int64)
+        o = PassOutputs(Judged.none(1), out_d[q : q + 1], out_s[q : q + 1], np.zeros(1, dtype=np.int64),
+                        np.zeros(1, dtype=np.int64), np.zeros(1), np.zeros(1))
+        k.rank_dense(np.zeros(1, dtype=np.int64), fused, 0, Selection(dataset.tie_key, -1.0, int(depth)), o)
+        out_n[q] = min(o.n_top[0], o.n_res[0])
+    judged = Judged.of(dataset)
     indptr = np.concatenate(([0], np.cumsum(out_n))).astype(np.int64)
     keep = np.arange(depth)[None, :] < out_n[:, None]
-    k.list_ranks(np.arange(nq, dtype=np.int64), indptr, out_d[keep], j_ptr, j_doc, judged_rank)
-    ranking = from_padded(name, out_d, out_s, out_n, judged_rank, out_n)
+    k.list_ranks(np.arange(nq, dtype=np.int64), Csr(indptr, out_d[keep], out_s[keep]), judged)
+    ranking = from_padded(name, out_d, out_s, out_n, judged.rank, out_n)
     object.__setattr__(ranking, "rescans", n_rescans)  # questions the list bound did not settle
     object.__setattr__(ranking, "fallbacks", n_full)  # of those, fused over every document
     return ranking
