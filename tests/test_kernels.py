@@ -4,6 +4,11 @@ reference) are in tests/test_perf_equivalence.py."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -11,6 +16,7 @@ import scipy.sparse as sp
 from retrieval import _kernels, bm25, experiment, lsa, tuning
 from retrieval.bm25 import bm25_weight
 from retrieval.ranking import Csr, PassOutputs, Selection, from_csr, order_by_score, ranks_before
+from conftest import ROOT
 from test_perf_equivalence import random_dataset
 
 
@@ -206,3 +212,23 @@ def test_tuning_grid_scores_equal_bm25_score_to_the_last_bit(rand, invented):
             for b in tuning.B_GRID:
                 want = experiment.bm25_scores(prep, float(k1), float(b)).toarray()
                 assert np.array_equal(tuning._bm25_dense(g, prep, float(k1), float(b)), want), (k1, b)
+
+
+# ------------------------------------------------------------------------------------------- without the compiler
+
+
+def test_the_kernels_as_plain_python_give_the_same_evaluation():
+    """NUMBA_DISABLE_JIT=1 runs every kernel as the Python it is written in: the CLI's JSON must not change."""
+    out = {}
+    procs = {
+        jit: subprocess.Popen([sys.executable, "-m", "retrieval", "evaluate", "--json"], cwd=ROOT, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              env={**os.environ, "NUMBA_DISABLE_JIT": "0" if jit else "1"})
+        for jit in (True, False)
+    }
+    for jit, p in procs.items():
+        stdout, stderr = p.communicate(timeout=300)
+        assert p.returncode == 0, stderr
+        out[jit] = json.loads(stdout)
+    assert out[False] == out[True]
+    assert set(out[True]["systems"]) >= {"BM25", "LSA", "weighted", "RRF"}
