@@ -5,24 +5,67 @@ splits the questions over threads (each kernel releases the GIL). The arithmetic
 operation, in the same order as the numpy formulas in bm25.py, lsa.py and fusion.py, so the numbers are the
 same to the last bit (numba compiles without fast-math: no reassociation, no fused multiply-add):
 
-* a BM25 score is the sum of its question terms' weights in ascending term order, starting from the first;
+* a BM25 weight is `bm25.bm25_weight`, inlined here (the same function the numpy paths call); a BM25 score
+  is the sum of its question terms' weights in ascending term order, starting from the first;
 * an LSA score is q[0] * v[0] + q[1] * v[1] + ... added left to right (lsa.score_chunks computes the same);
-* a weighted-fusion score is alpha * minmax(bm25) + (1 - alpha) * minmax(lsa), as fusion.minmax writes it.
+* a weighted-fusion score is w_1 * minmax(s_1) + w_2 * minmax(s_2) + ..., member by member, as fusion.fuse_rows
+  writes it (the article's: alpha * minmax(bm25) + (1 - alpha) * minmax(lsa)).
 
-Selection keeps the best `m` of a question ordered by (score descending, tie key ascending): the tie key is
-the document's position in id order, so ties go by document id. LSA and the generic rows offer every document
-to a bounded heap; BM25 sorts only the candidates at or above a cut (`bm25_rank`). The exact rank of each
-judged document is counted in the same pass: 1 + the documents that beat it.
+Selection keeps the best `m` of a question ordered by `ranking.ranks_before` (score descending, tie key
+ascending; the tie key is the document's position in id order, so ties go by document id), inlined here too.
+LSA and the generic rows offer every document to a bounded heap; BM25 sorts only the candidates at or above a
+cut (`bm25_rank`). The exact rank of each judged document is counted in the same pass: 1 + the documents that
+beat it.
+
+Each kernel must equal a plain numpy reference, named in its docstring and compared in the tests
+(tests/test_perf_equivalence.py, tests/test_kernels.py, tests/test_bm25.py, tests/test_ranking.py):
+
+| kernel | reference |
+|---|---|
+| bm25_weights | bm25.term_weights |
+| bm25_rank | ranking.rank_rows(bm25.score(...)) (`bm25.search` of the score matrix) |
+| bm25_at | bm25.score, read at (question, document) |
+| layout, bm25_locate | bm25.QuestionPlan.docs_at (layout positions and documents, each the other undone) |
+| lsa_rank | ranking.rank_rows(lsa.score_chunks(...)) |
+| lsa_at, lsa_rows | lsa.score_chunks, read at (question, document) |
+| rank_sparse, rank_dense | ranking.order_by_score over each row's results (tests/test_ranking.py's `brute`) |
+| list_ranks | the 1-based position of each judged document in its list |
+| weighted_topk, weighted_scan | fusion.weighted_dense (rank_rows of the dense fused rows) |
+| rrf_fuse | fusion.rrf_points summed per document, ordered by ranking.order_by_score |
+
+The kernels take the plan's and the pass's arrays grouped in named tuples (bm25.Postings, bm25.Layout,
+ranking.Judged, ranking.Selection, ranking.PassOutputs, ...), which numba passes as structs of arrays. With
+NUMBA_DISABLE_JIT=1 every kernel runs as the plain Python it is written in (slowly): a debugger can step
+through it, and .ci/run runs a part of the tests that way.
 """
 
 from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
 
 import numpy as np
-from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba import config, njit
+
+from .bm25 import bm25_weight
+from .ranking import ranks_before
+
+
+def lowest_bit(b):
+    """How many zero bits end b (b != 0), the index of its lowest set bit: numba's trailing_zeros intrinsic in
+    plain Python."""
+    x = int(b)
+    return (x & -x).bit_length() - 1
+
+
+if config.DISABLE_JIT:  # plain Python: the intrinsic has no Python body
+    trailing_zeros = lowest_bit
+else:
+    from numba.cpython.unsafe.numbers import trailing_zeros
+
+_weight = njit(inline="always")(bm25_weight)
+_before = njit(inline="always")(ranks_before)
 
 _POOL: ThreadPoolExecutor | None = None
 PARALLEL_MIN_WORK = 1_000_000  # below this many elementary steps one thread is faster than two
@@ -66,12 +109,6 @@ def parallel(kernel, n_items: int, work: int, *args) -> None:
 
 
 @njit(inline="always")
-def _worse(s1, k1, s2, k2):
-    """(s1, k1) ranks after (s2, k2): a lower score, or the same score and a later id."""
-    return s1 < s2 or (s1 == s2 and k1 > k2)
-
-
-@njit(inline="always")
 def _swap(hs, hk, hd, i, j):
     hs[i], hs[j] = hs[j], hs[i]
     hk[i], hk[j] = hk[j], hk[i]
@@ -85,9 +122,9 @@ def _sift_down(hs, hk, hd, n, i):
         if c >= n:
             return
         r = c + 1
-        if r < n and _worse(hs[r], hk[r], hs[c], hk[c]):
+        if r < n and _before(hs[c], hk[c], hs[r], hk[r]):  # the worse child
             c = r
-        if _worse(hs[c], hk[c], hs[i], hk[i]):
+        if _before(hs[i], hk[i], hs[c], hk[c]):
             _swap(hs, hk, hd, i, c)
             i = c
         else:
@@ -98,7 +135,7 @@ def _sift_down(hs, hk, hd, n, i):
 def _sift_up(hs, hk, hd, i):
     while i > 0:
         p = (i - 1) // 2
-        if _worse(hs[i], hk[i], hs[p], hk[p]):
+        if _before(hs[p], hk[p], hs[i], hk[i]):
             _swap(hs, hk, hd, i, p)
             i = p
         else:
@@ -127,7 +164,7 @@ def _replace_root(hs, hk, hd, n, s, k, d):
 # common case (worse than the root: nothing to do) costs two comparisons and no call (an inline="always" helper
 # returning the new h was tried: bench/speed.py measured the 100k k1 tick 3x slower, 676 ms against 222 ms):
 #     if h < m: _insert(...); h += 1
-#     elif hs[0] < s or (hs[0] == s and hk[0] > k): _replace_root(...)
+#     elif _before(s, k, hs[0], hk[0]): _replace_root(...)
 
 
 @njit
@@ -142,14 +179,16 @@ def _heap_sort(hs, hk, hd, n):
 
 
 @njit
-def _select(docs, vals, n, by_doc, key, thr, m, j_s, j_k, j_act, j_out, top_d, top_s):
-    """The best m entries (raw, whatever their score), results counted above thr, judged ranks among results.
+def _select(docs, vals, sel, j_s, j_k, j_act, j_out, top_d, top_s):
+    """One row of rank_rows: entry i is document docs[i] with score vals[i]. The best sel.keep entries (raw,
+    whatever their score) go to top_d / top_s best first, the results (above sel.threshold) are counted, and the
+    judged documents' ranks among the results go to j_out (0 for the inactive ones). Judged documents: score
+    j_s, tie key j_k, active (j_act) if they are results. Returns (kept, results, lowest, highest score).
 
-    Entries are docs[i] with score vals[docs[i]] (by_doc) or vals[i]. Judged documents: score j_s, key j_k,
-    active if they are results; their ranks go to j_out (0 for inactive ones). Returns (kept, results, min, max).
-    The best m are kept in a heap (top_s, hk, top_d) whose root is the worst kept: an entry that does not beat
+    The best are kept in a heap (top_s, hk, top_d) whose root is the worst kept: an entry that does not beat
     the root costs two comparisons.
     """
+    key, thr, m = sel.tie_key, sel.threshold, sel.keep
     nj = j_s.size
     order = np.empty(nj, dtype=np.int64)
     na = 0
@@ -157,7 +196,7 @@ def _select(docs, vals, n, by_doc, key, thr, m, j_s, j_k, j_act, j_out, top_d, t
         j_out[j] = 0
         if j_act[j]:
             p = na
-            while p > 0 and _worse(j_s[order[p - 1]], j_k[order[p - 1]], j_s[j], j_k[j]):
+            while p > 0 and _before(j_s[j], j_k[j], j_s[order[p - 1]], j_k[order[p - 1]]):
                 order[p] = order[p - 1]
                 p -= 1
             order[p] = j
@@ -173,9 +212,9 @@ def _select(docs, vals, n, by_doc, key, thr, m, j_s, j_k, j_act, j_out, top_d, t
     nres = 0
     vmin = np.inf
     vmax = -np.inf
-    for i in range(n):
+    for i in range(vals.size):
         d = docs[i]
-        v = vals[d] if by_doc else vals[i]
+        v = vals[i]
         if v < vmin:
             vmin = v
         if v > vmax:
@@ -185,12 +224,12 @@ def _select(docs, vals, n, by_doc, key, thr, m, j_s, j_k, j_act, j_out, top_d, t
         if h < m:
             _insert(top_s, hk, top_d, h, v, key[d], d)
             h += 1
-        elif top_s[0] < v or (top_s[0] == v and hk[0] > key[d]):
+        elif _before(v, key[d], top_s[0], hk[0]):
             _replace_root(top_s, hk, top_d, h, v, key[d], d)
-        if na > 0 and (v > ws or (v == ws and key[d] < wk)):  # beats at least the worst judged result
+        if na > 0 and _before(v, key[d], ws, wk):  # beats at least the worst judged result
             kd = key[d]
             p = na - 1  # climb from the worst: most documents beat only the deepest judged ones
-            while p > 0 and _worse(j_s[order[p - 1]], j_k[order[p - 1]], v, kd):
+            while p > 0 and _before(v, kd, j_s[order[p - 1]], j_k[order[p - 1]]):
                 p -= 1
             cnt[p] += 1
     _heap_sort(top_s, hk, top_d, h)
@@ -201,17 +240,45 @@ def _select(docs, vals, n, by_doc, key, thr, m, j_s, j_k, j_act, j_out, top_d, t
     return h, nres, vmin, vmax
 
 
+@njit(inline="always")
+def _judged_in_row(row, j_doc, key, thr):
+    """Scores and tie keys of a question's judged documents (j_doc, -1 for none) read off a dense score row;
+    active = scored above thr."""
+    nj = j_doc.size
+    j_s = np.zeros(nj)
+    j_k = np.zeros(nj, dtype=np.int64)
+    j_act = np.zeros(nj, dtype=np.bool_)
+    for j in range(nj):
+        jd = j_doc[j]
+        if jd >= 0 and row[jd] > thr:
+            j_s[j] = row[jd]
+            j_k[j] = key[jd]
+            j_act[j] = True
+    return j_s, j_k, j_act
+
+
+@njit(inline="always")
+def _select_into(q, docs, vals, sel, j_s, j_k, j_act, out):
+    """`_select` of question q's row into its slices of out (ranking.PassOutputs)."""
+    j0, j1 = out.judged.ptr[q], out.judged.ptr[q + 1]
+    h, nr, vmin, vmax = _select(docs, vals, sel, j_s, j_k, j_act, out.judged.rank[j0:j1], out.top_d[q], out.top_s[q])
+    out.n_top[q] = h
+    out.n_res[q] = nr
+    out.lo[q] = vmin
+    out.hi[q] = vmax
+
+
 # ------------------------------------------------------------------------------------------- question layout
 
 
 @njit(inline="always")
-def _count_terms(q, q_ptr, q_u, u_ptr, u_docs, cnt, bits):
+def _count_terms(q, terms, cnt, bits):
     """How many of question q's terms each document holds (cnt), and a bitmap of the documents holding any."""
     one = np.uint64(1)
-    for a in range(q_ptr[q], q_ptr[q + 1]):
-        u = q_u[a]
-        for p in range(u_ptr[u], u_ptr[u + 1]):
-            d = u_docs[p]
+    for a in range(terms.question_ptr[q], terms.question_ptr[q + 1]):
+        u = terms.question_term[a]
+        for p in range(terms.term_ptr[u], terms.term_ptr[u + 1]):
+            d = terms.doc[p]
             cnt[d] += 1
             bits[d >> 6] |= one << np.uint64(d & 63)
 
@@ -237,20 +304,23 @@ def _touched_in_order(bits, cnt, docs, counts):
 
 
 @njit(nogil=True, cache=True)
-def layout(items, fill, q_ptr, q_u, u_ptr, u_docs, n_docs, n_single, n_multi, n_entries,
-           s_ptr, s_up, m_ptr, e_ptr, m_start, m_up):
-    """Each question's postings regrouped by document (bm25.QuestionPlan): the documents with one question term
-    in id order (s_up: their posting), then those with several in id order (m_start: where each one's postings
-    start in m_up, in ascending term order). Two passes: fill=False counts, per question, the single-term
-    documents, the multi-term ones and the latter's postings (n_*); fill=True writes the layout at the offsets
-    (s_ptr, m_ptr, e_ptr) those counts give."""
+def layout(items, fill, terms, n_docs, sizes, entry_ptr, lay):
+    """Each question's postings (terms: bm25.Postings) regrouped by document (lay: bm25.Layout): the documents
+    with one question term in id order (single_posting: their posting), then those with several in id order
+    (multi_start: where each one's postings start in multi_posting, in ascending term order). Two passes:
+    fill=False counts, per question, the single-term documents, the multi-term ones and the latter's postings
+    (sizes: bm25.LayoutSizes); fill=True writes the layout at the offsets those counts give (lay.single_ptr,
+    lay.multi_ptr, and entry_ptr into multi_posting).
+
+    Reference: bm25.QuestionPlan.docs_at reads each position's document back (tests/test_kernels.py), and
+    tests/test_bm25.py spells a small layout out."""
     cnt = np.zeros(n_docs, dtype=np.int64)
     slot = np.zeros(n_docs, dtype=np.int64)
     bits = np.zeros((n_docs + 63) // 64, dtype=np.uint64)
     docs = np.empty(n_docs, dtype=np.int64)
     counts = np.empty(n_docs, dtype=np.int64)
     for q in items:
-        _count_terms(q, q_ptr, q_u, u_ptr, u_docs, cnt, bits)
+        _count_terms(q, terms, cnt, bits)
         n = _touched_in_order(bits, cnt, docs, counts)
         if not fill:
             ns = 0
@@ -258,140 +328,112 @@ def layout(items, fill, q_ptr, q_u, u_ptr, u_docs, n_docs, n_single, n_multi, n_
             for i in range(n):
                 ns += counts[i] == 1
                 ne += counts[i] if counts[i] > 1 else 0
-            n_single[q] = ns
-            n_multi[q] = n - ns
-            n_entries[q] = ne
+            sizes.n_single[q] = ns
+            sizes.n_multi[q] = n - ns
+            sizes.n_entries[q] = ne
             continue
-        si = s_ptr[q]
-        mj = m_ptr[q]
-        e = e_ptr[q]
+        si = lay.single_ptr[q]
+        mj = lay.multi_ptr[q]
+        e = entry_ptr[q]
         for i in range(n):  # a single's place, or where a multi's postings go
             d = docs[i]
-            c = counts[i]
-            if c == 1:
+            if counts[i] == 1:
                 slot[d] = -1 - si
                 si += 1
             else:
-                m_start[mj] = e
+                lay.multi_start[mj] = e
                 slot[d] = e
-                e += c
+                e += counts[i]
                 mj += 1
-        for a in range(q_ptr[q], q_ptr[q + 1]):  # terms in ascending order: each multi's postings in term order
-            u = q_u[a]
-            for p in range(u_ptr[u], u_ptr[u + 1]):
-                d = u_docs[p]
+        for a in range(terms.question_ptr[q], terms.question_ptr[q + 1]):  # ascending terms: each multi's in term order
+            u = terms.question_term[a]
+            for p in range(terms.term_ptr[u], terms.term_ptr[u + 1]):
+                d = terms.doc[p]
                 t = slot[d]
                 if t < 0:
-                    s_up[-1 - t] = p
+                    lay.single_posting[-1 - t] = p
                 else:
-                    m_up[t] = p
+                    lay.multi_posting[t] = p
                     slot[d] = t + 1
 
 
 @njit(inline="always")
-def _pos_doc(i, s0, ns, m0, s_up, m_up, m_start, u_docs):
-    """The document at position i of a question's layout (singles first, then multis)."""
+def _pos_doc(lay, i, s0, ns, m0):
+    """The document at position i of a question's layout (singles first, then multis; s0, m0: the question's
+    first single and multi, ns: its singles)."""
     if i < ns:
-        return u_docs[s_up[s0 + i]]
-    return u_docs[m_up[m_start[m0 + i - ns]]]
-
-
-@njit(inline="always")
-def _pos_score(i, s0, ns, m0, s_up, m_up, m_start, w):
-    """The BM25 score at position i of a question's layout: its weights summed in ascending term order."""
-    if i < ns:
-        return w[s_up[s0 + i]]
-    j = m0 + i - ns
-    a = m_start[j]
-    x = w[m_up[a]]
-    for e in range(a + 1, m_start[j + 1]):
-        x += w[m_up[e]]
-    return x
+        return lay.posting_doc[lay.single_posting[s0 + i]]
+    return lay.posting_doc[lay.multi_posting[lay.multi_start[m0 + i - ns]]]
 
 
 @njit
-def _locate(d, s0, ns, m0, nm, s_up, m_up, m_start, u_docs):
+def _locate(lay, d, s0, ns, m0, nm):
     """Position of document d in a question's layout (binary search in each part), -1 if it has no question term."""
     lo_, hi_ = 0, ns
     while lo_ < hi_:
         mid = (lo_ + hi_) >> 1
-        if u_docs[s_up[s0 + mid]] < d:
+        if _pos_doc(lay, mid, s0, ns, m0) < d:
             lo_ = mid + 1
         else:
             hi_ = mid
-    if lo_ < ns and u_docs[s_up[s0 + lo_]] == d:
+    if lo_ < ns and _pos_doc(lay, lo_, s0, ns, m0) == d:
         return lo_
-    lo_, hi_ = 0, nm
+    lo_, hi_ = ns, ns + nm
     while lo_ < hi_:
         mid = (lo_ + hi_) >> 1
-        if u_docs[m_up[m_start[m0 + mid]]] < d:
+        if _pos_doc(lay, mid, s0, ns, m0) < d:
             lo_ = mid + 1
         else:
             hi_ = mid
-    if lo_ < nm and u_docs[m_up[m_start[m0 + lo_]]] == d:
-        return ns + lo_
+    if lo_ < ns + nm and _pos_doc(lay, lo_, s0, ns, m0) == d:
+        return lo_
     return -1
 
 
 @njit(nogil=True, cache=True)
-def bm25_locate(items, ptr, docs, s_ptr, s_up, m_ptr, m_start, m_up, u_docs, out):
-    """Positions of documents (question q's: docs[ptr[q]:ptr[q + 1]], -1 for none) in each question's layout;
-    -1 for one without a question term."""
+def bm25_locate(items, ptr, docs, lay, out):
+    """Positions of documents (question q's: docs[ptr[q]:ptr[q + 1]], -1 for none) in each question's layout
+    (lay: bm25.Layout); -1 for one without a question term. Reference: bm25.QuestionPlan.docs_at undoes it."""
     for q in items:
-        s0, m0 = s_ptr[q], m_ptr[q]
-        ns, nm = s_ptr[q + 1] - s0, m_ptr[q + 1] - m0
+        s0, m0 = lay.single_ptr[q], lay.multi_ptr[q]
+        ns, nm = lay.single_ptr[q + 1] - s0, lay.multi_ptr[q + 1] - m0
         for i in range(ptr[q], ptr[q + 1]):
             d = docs[i]
-            out[i] = _locate(d, s0, ns, m0, nm, s_up, m_up, m_start, u_docs) if d >= 0 else -1
+            out[i] = _locate(lay, d, s0, ns, m0, nm) if d >= 0 else -1
 
 
 # ------------------------------------------------------------------------------------------- BM25
 
 
-@njit(inline="always")
-def _judged_in_row(row, j_doc, j0, j1, key, thr):
-    """Scores and tie keys of a question's judged documents read off a dense score row; active = scored above thr."""
-    nj = j1 - j0
-    j_s = np.zeros(nj)
-    j_k = np.zeros(nj, dtype=np.int64)
-    j_act = np.zeros(nj, dtype=np.bool_)
-    for j in range(nj):
-        jd = j_doc[j0 + j]
-        if jd >= 0 and row[jd] > thr:
-            j_s[j] = row[jd]
-            j_k[j] = key[jd]
-            j_act[j] = True
-    return j_s, j_k, j_act
-
-
 @njit(nogil=True, cache=True)
-def bm25_weights(items, u_ptr, u_docs, u_f, idf_u, norm, k1p1, out):
-    """Weight of every posting of the question terms: idf * (f * (k1 + 1)) / (f + norm[doc]) (bm25.term_weights)."""
+def bm25_weights(items, terms, norm, k1p1, out):
+    """Weight of every posting of the question terms (terms: bm25.Postings; items: the terms), bm25_weight at
+    the posting's document's norm. Reference: bm25.term_weights."""
     for u in items:
-        w_idf = idf_u[u]
-        for p in range(u_ptr[u], u_ptr[u + 1]):
-            f = u_f[p]
-            out[p] = w_idf * ((f * k1p1) / (f + norm[u_docs[p]]))
+        idf = terms.idf[u]
+        for p in range(terms.term_ptr[u], terms.term_ptr[u + 1]):
+            out[p] = _weight(terms.count[p], idf, norm[terms.doc[p]], k1p1)
 
 
 @njit
-def _order_desc(neg, kk, n):
-    """Positions 0..n-1 ordered by (neg ascending, kk ascending): argsort on the value, then each run of equal
-    values put in key order (insertion sort for short runs, an argsort of the keys for long ones)."""
-    o = np.argsort(neg[:n])
+def _order_desc(vals, keys, n):
+    """Positions 0..n-1 in ranking order (ranks_before; ranking.order_by_score is the reference): argsort of the
+    negated values, then each run of equal values put in key order (insertion sort for short runs, an argsort of
+    the keys for long ones)."""
+    o = np.argsort(-vals[:n])
     i = 0
     while i < n:
         j = i + 1
-        while j < n and neg[o[j]] == neg[o[i]]:
+        while j < n and vals[o[j]] == vals[o[i]]:
             j += 1
         if j - i > 32:
             run = o[i:j].copy()
-            o[i:j] = run[np.argsort(kk[run])]
+            o[i:j] = run[np.argsort(keys[run])]
         else:
             for a in range(i + 1, j):
                 x = o[a]
                 b = a
-                while b > i and kk[o[b - 1]] > kk[x]:
+                while b > i and _before(vals[x], keys[x], vals[o[b - 1]], keys[o[b - 1]]):
                     o[b] = o[b - 1]
                     b -= 1
                 o[b] = x
@@ -399,50 +441,58 @@ def _order_desc(neg, kk, n):
     return o
 
 
-@njit
-def _sorted_best(cv, cd, cp, nc, key, m, sel, neg, kk, top_s, top_d, top_p):
-    """The best m of the candidates (values cv, documents cd, positions cp) by (value descending, key
-    ascending), best first, into top_s / top_d / top_p; returns how many.
+class Candidates(NamedTuple):
+    """A BM25 question's candidates for its best m: scores, documents, layout positions."""
 
-    With more than m candidates, a partial sort (np.partition) finds the m-th best value t; all above t are
+    score: np.ndarray
+    doc: np.ndarray
+    pos: np.ndarray
+
+
+@njit
+def _sorted_best(cand, nc, key, m, picked, vals, keys, top_s, top_d, top_p):
+    """The best m of the first nc candidates (cand: Candidates) in ranking order, into top_s / top_d / top_p;
+    returns how many.
+
+    With more than m candidates, a partial sort (np.partition) finds the m-th best score t; all above t are
     kept, and of those equal to t only the smallest keys that fill m (a partial sort of the keys). The m kept
-    are then sorted (`_order_desc`). Linear in the candidates, however many tie. sel, neg, kk: scratch.
+    are then sorted (`_order_desc`). Linear in the candidates, however many tie. picked, vals, keys: scratch.
     """
     ns = 0
     if nc > m:
         for c in range(nc):
-            neg[c] = cv[c]
-        t = np.partition(neg[:nc], nc - m)[nc - m]
+            vals[c] = cand.score[c]
+        t = np.partition(vals[:nc], nc - m)[nc - m]
         tied = np.empty(nc, dtype=np.int64)
         nti = 0
-        for c in range(nc):  # above t kept; those tied at t set aside, their keys in kk
-            if cv[c] > t:
-                sel[ns] = c
+        for c in range(nc):  # above t kept; those tied at t set aside, their keys in keys
+            if cand.score[c] > t:
+                picked[ns] = c
                 ns += 1
-            elif cv[c] == t:
+            elif cand.score[c] == t:
                 tied[nti] = c
-                kk[nti] = key[cd[c]]
+                keys[nti] = key[cand.doc[c]]
                 nti += 1
         need = m - ns
-        kt = np.partition(kk[:nti], need - 1)[need - 1] if nti > need else np.iinfo(np.int64).max
+        kt = np.partition(keys[:nti], need - 1)[need - 1] if nti > need else np.iinfo(np.int64).max
         for c in range(nti):
-            if kk[c] <= kt:  # keys are distinct: exactly `need` of them (or all the tied)
-                sel[ns] = tied[c]
+            if keys[c] <= kt:  # keys are distinct: exactly `need` of them (or all the tied)
+                picked[ns] = tied[c]
                 ns += 1
     else:
         for c in range(nc):
-            sel[c] = c
+            picked[c] = c
         ns = nc
     for c in range(ns):
-        neg[c] = -cv[sel[c]]
-        kk[c] = key[cd[sel[c]]]
-    order = _order_desc(neg, kk, ns)
+        vals[c] = cand.score[picked[c]]
+        keys[c] = key[cand.doc[picked[c]]]
+    order = _order_desc(vals, keys, ns)
     h = min(m, ns)
     for r in range(h):
-        c = sel[order[r]]
-        top_s[r] = cv[c]
-        top_d[r] = cd[c]
-        top_p[r] = cp[c]
+        c = picked[order[r]]
+        top_s[r] = cand.score[c]
+        top_d[r] = cand.doc[c]
+        top_p[r] = cand.pos[c]
     return h
 
 
@@ -505,85 +555,91 @@ def _scan_equal(vals, n, s0, s1, s2, s3, out, flags):
         if words[wi] != 0:
             for i in range(wi * 8, wi * 8 + 8):
                 out[nc] = i
-                nc += flags[i]
+                nc += flags[i] != 0
     return nc
 
 
 @njit
-def _settle_order(cv, cd, cp, nc, key, limit):
-    """Insertion sort of the candidates (values cv, documents cd, positions cp) by (value descending, key
-    ascending), for lists nearly in order already (the previous run's best in its order): linear plus the
-    moves, keys read only to break a tie. Gives up (False) past `limit` moves, the candidates still all there."""
+def _settle_order(cand, nc, key, limit):
+    """Insertion sort of the first nc candidates (cand: Candidates) into ranking order, for lists nearly in order
+    already (the previous run's best in its order): linear plus the moves. Gives up (False) past `limit` moves,
+    the candidates still all there."""
     moves = 0
     for a in range(1, nc):
-        vx, dx, px = cv[a], cd[a], cp[a]
+        vx, dx, px = cand.score[a], cand.doc[a], cand.pos[a]
+        kx = key[dx]
         b = a
         while b > 0:
-            vy = cv[b - 1]
-            if vy > vx or (vy == vx and key[cd[b - 1]] < key[dx]):
+            vy = cand.score[b - 1]
+            if _before(vy, key[cand.doc[b - 1]], vx, kx):
                 break
-            cv[b], cd[b], cp[b] = vy, cd[b - 1], cp[b - 1]
+            cand.score[b], cand.doc[b], cand.pos[b] = vy, cand.doc[b - 1], cand.pos[b - 1]
             b -= 1
         moves += a - b
-        cv[b], cd[b], cp[b] = vx, dx, px
+        cand.score[b], cand.doc[b], cand.pos[b] = vx, dx, px
         if moves > limit:
             return False
     return True
 
 
 @njit(nogil=True, cache=True)
-def bm25_rank(items, n_docs, s_ptr, s_up, m_ptr, m_start, m_up, u_docs, w, key, thr, m, j_ptr, j_doc,
-              j_pos, j_rank, top_d, top_s, top_p, n_top, n_res, lo, hi, probe_p, probe_s, hint_p, hint_d, sort_budget):
+def bm25_rank(items, lay, w, sel, judged_pos, out, top_p, probe, hint, sort_budget):
     """Score each question from its postings regrouped by document, keep the best m, count, rank the judged.
 
-    The layout (bm25.QuestionPlan) lists the documents holding a question term, those with one term first (a
-    score is one weight, w[s_up]), then those with several (their weights summed in ascending term order: the
-    reference's order). So the scores come out one after the other into a contiguous array, with no
-    accumulator to scatter into or clear. Selection looks only at the scores at or above a cut that cannot
-    exceed the m-th best score:
-    * with a hint (hint_p, hint_d: questions x m, the positions and documents of a run's best m, e.g. at the
-      previous k1 or b), the lowest of those m distinct documents' scores. The candidates are the hint's m in
-      its order, then the few others at or above the cut (a scan that skips blocks below it); after a small
-      parameter change that list is nearly sorted, and an insertion sort settles it (`_settle_order`; past
-      sort_budget moves per candidate, the general sort takes over);
+    Reference: bm25.search(dataset, bm25.score(...)), i.e. ranking.rank_rows of the score matrix (and the
+    raw best lists: ranking.order_by_score of each dense row, tests/test_perf_equivalence.py).
+
+    Arguments: lay (bm25.Layout), w (the postings' weights, bm25_weights), sel (ranking.Selection: tie keys,
+    threshold, m), judged_pos (the judged documents' layout positions, bm25.locate, -1 for none: found once per
+    dataset), out (ranking.PassOutputs, the judged documents included), top_p (questions x m: the best m's
+    positions, a later run's hint), probe (bm25.Probe, questions x P with maybe P = 0: positions whose scores
+    are also wanted, LSA's best for the weighted fusion), hint (bm25.Hint), sort_budget.
+
+    The layout lists the documents holding a question term, those with one term first (a score is one weight,
+    w[single_posting]), then those with several (their weights summed in ascending term order: the reference's
+    order). So the scores come out one after the other into a contiguous array, with no accumulator to scatter
+    into or clear. Selection looks only at the scores at or above a cut that cannot exceed the m-th best score:
+    * with a hint (questions x m, the positions and documents of a run's best m, e.g. at the previous k1 or
+      b), the lowest of those m distinct documents' scores. The candidates are the hint's m in its order, then
+      the few others at or above the cut (a scan that skips blocks below it); after a small parameter change
+      that list is nearly sorted, and an insertion sort settles it (`_settle_order`; past sort_budget moves per
+      candidate, the general sort takes over);
     * else the m-th best of a strided sample of the scores, and the candidates are sorted (`_sorted_best`).
     A judged document is ranked by counting the documents that beat it: among the candidates when it scores at
     or above the cut, else over all scores (vectorised, four judged documents a pass). The outputs never
-    depend on the hint. j_pos: the judged documents' positions (bm25.locate, -1 for none), found once per
-    dataset. top_p receives the positions of the best m (a later run's hint); probe_p (questions x P, may be
-    P = 0): positions whose scores are also wanted (LSA's best, for the weighted fusion), into probe_s.
+    depend on the hint.
     """
+    key, thr, m = sel.tie_key, sel.threshold, sel.keep
+    n_docs = key.size
     vals = np.empty(n_docs)
     found = np.empty(n_docs + 1, dtype=np.int64)  # positions a scan found (it writes one past its count)
-    cv = np.empty(n_docs + m)  # the candidates: values, documents, positions
-    cd = np.empty(n_docs + m, dtype=np.int64)
-    cp = np.empty(n_docs + m, dtype=np.int64)
-    sel = np.empty(n_docs + m, dtype=np.int64)  # scratch for _sorted_best
-    neg = np.empty(n_docs + m)
-    kk = np.empty(n_docs + m, dtype=np.int64)
+    cand = Candidates(np.empty(n_docs + m), np.empty(n_docs + m, dtype=np.int64), np.empty(n_docs + m, dtype=np.int64))
+    picked = np.empty(n_docs + m, dtype=np.int64)  # scratch for _sorted_best
+    scratch_s = np.empty(n_docs + m)
+    scratch_k = np.empty(n_docs + m, dtype=np.int64)
     flags = np.zeros(n_docs + 8, dtype=np.uint8)
     for q in items:
-        s0, m0 = s_ptr[q], m_ptr[q]
-        ns, nm = s_ptr[q + 1] - s0, m_ptr[q + 1] - m0
+        s0, m0 = lay.single_ptr[q], lay.multi_ptr[q]
+        ns, nm = lay.single_ptr[q + 1] - s0, lay.multi_ptr[q + 1] - m0
         nt = ns + nm
         nr = 0
         for i in range(ns):  # one weight each: a gather, no branch
-            x = w[s_up[s0 + i]]
+            x = w[lay.single_posting[s0 + i]]
             vals[i] = x
             nr += x > thr
         for j in range(nm):
-            a, b = m_start[m0 + j], m_start[m0 + j + 1]
-            x = w[m_up[a]]
+            a, b = lay.multi_start[m0 + j], lay.multi_start[m0 + j + 1]
+            x = w[lay.multi_posting[a]]
             for e in range(a + 1, b):
-                x += w[m_up[e]]
+                x += w[lay.multi_posting[e]]
             vals[ns + j] = x
             nr += x > thr
         cut = -np.inf
         nh = 0
         lowest = np.inf
-        if hint_p.shape[1] >= m:
+        if hint.pos.shape[1] >= m:
             for i in range(m):
-                pi = hint_p[q, i]
+                pi = hint.pos[q, i]
                 if pi >= 0:
                     nh += 1
                     lowest = min(lowest, vals[pi])
@@ -592,10 +648,10 @@ def bm25_rank(items, n_docs, s_ptr, s_up, m_ptr, m_start, m_up, u_docs, w, key, 
         if hinted:  # the hint's m in its order, then the others at or above the cut
             cut = lowest
             for i in range(m):
-                pi = hint_p[q, i]
-                cv[i] = vals[pi]
-                cd[i] = hint_d[q, i]
-                cp[i] = pi
+                pi = hint.pos[q, i]
+                cand.score[i] = vals[pi]
+                cand.doc[i] = hint.doc[q, i]
+                cand.pos[i] = pi
                 vals[pi] = -np.inf  # hidden from the scan (put back below)
             nc = m
         elif nt > 2 * m:  # the m-th best of a strided sample
@@ -607,24 +663,25 @@ def bm25_rank(items, n_docs, s_ptr, s_up, m_ptr, m_start, m_up, u_docs, w, key, 
         n_found = _scan_at_least(vals, nt, cut, found, 0)
         for f in range(n_found):
             i = found[f]
-            cv[nc] = vals[i]
-            cd[nc] = _pos_doc(i, s0, ns, m0, s_up, m_up, m_start, u_docs)
-            cp[nc] = i
+            cand.score[nc] = vals[i]
+            cand.doc[nc] = _pos_doc(lay, i, s0, ns, m0)
+            cand.pos[nc] = i
             nc += 1
         if hinted:
             for i in range(m):
-                vals[cp[i]] = cv[i]
-        for i in range(probe_p.shape[1]):
-            pi = probe_p[q, i]
-            probe_s[q, i] = vals[pi] if pi >= 0 else 0.0
-        j0, j1 = j_ptr[q], j_ptr[q + 1]
+                vals[cand.pos[i]] = cand.score[i]
+        for i in range(probe.pos.shape[1]):
+            pi = probe.pos[q, i]
+            probe.score[q, i] = vals[pi] if pi >= 0 else 0.0
+        j0, j1 = out.judged.ptr[q], out.judged.ptr[q + 1]
         nj = j1 - j0
         j_s = np.zeros(nj)
         for j in range(nj):
-            pj = j_pos[j0 + j]
+            pj = judged_pos[j0 + j]
             if pj >= 0:
                 j_s[j] = vals[pj]  # else 0: no question term (or not a document of the corpus)
         # judged documents below the cut lie beyond the candidates: count the scores above them (four a pass)
+        j_rank = out.judged.rank
         low = np.empty(nj, dtype=np.int64)
         nl = 0
         for j in range(nj):
@@ -647,63 +704,60 @@ def bm25_rank(items, n_docs, s_ptr, s_up, m_ptr, m_start, m_up, u_docs, w, key, 
                 jr = 1 + c[r]
                 if c[4 + r] > 1:
                     s = s4[r]
-                    kj = key[j_doc[j0 + j]]
-                    for t in range(n_eq):
+                    kj = key[out.judged.doc[j0 + j]]
+                    for t in range(n_eq):  # the ties at s (the others found match another judged score)
                         i = found[t]
-                        if vals[i] == s and key[_pos_doc(i, s0, ns, m0, s_up, m_up, m_start, u_docs)] < kj:
+                        if vals[i] == s and _before(vals[i], key[_pos_doc(lay, i, s0, ns, m0)], s, kj):
                             jr += 1
                 j_rank[j0 + j] = jr
         # the others: every document that beats one scores at or above the cut, so it is a candidate
         for j in range(nj):
             s = j_s[j]
             if s > thr and not s < cut:
-                kj = key[j_doc[j0 + j]]
+                kj = key[out.judged.doc[j0 + j]]
                 beat = 0
                 for c in range(nc):
-                    x = cv[c]
-                    if x > s or (x == s and key[cd[c]] < kj):
-                        beat += 1
+                    beat += _before(cand.score[c], key[cand.doc[c]], s, kj)
                 j_rank[j0 + j] = 1 + beat
-        ts = top_s[q]
-        td = top_d[q]
+        ts = out.top_s[q]
+        td = out.top_d[q]
         tp = top_p[q]
-        if hinted and _settle_order(cv, cd, cp, nc, key, sort_budget * nc):
+        if hinted and _settle_order(cand, nc, key, sort_budget * nc):
             h = min(m, nc)
             for r in range(h):
-                ts[r] = cv[r]
-                td[r] = cd[r]
-                tp[r] = cp[r]
+                ts[r] = cand.score[r]
+                td[r] = cand.doc[r]
+                tp[r] = cand.pos[r]
         else:
-            h = _sorted_best(cv, cd, cp, nc, key, m, sel, neg, kk, ts, td, tp)
-        n_top[q] = h
-        n_res[q] = nr
+            h = _sorted_best(cand, nc, key, m, picked, scratch_s, scratch_k, ts, td, tp)
+        out.n_top[q] = h
+        out.n_res[q] = nr
         if nt < n_docs:  # the documents without a question term score 0
-            lo[q] = 0.0
-            hi[q] = ts[0] if h > 0 else 0.0
+            out.lo[q] = 0.0
+            out.hi[q] = ts[0] if h > 0 else 0.0
         else:
             vmin = np.inf
             for i in range(nt):
                 vmin = min(vmin, vals[i])
-            lo[q] = vmin
-            hi[q] = ts[0]
+            out.lo[q] = vmin
+            out.hi[q] = ts[0]
 
 
 @njit(inline="always")
-def _bm25_at(q, d, q_ptr, q_u, u_ptr, u_docs, u_f, idf_u, norm, k1p1):
-    """BM25 score of one document for one question, summed as bm25_rank sums it."""
+def _bm25_at(q, d, terms, norm, k1p1):
+    """BM25 score of one document for one question (terms: bm25.Postings), summed as bm25_rank sums it."""
     s = 0.0
-    for a in range(q_ptr[q], q_ptr[q + 1]):
-        u = q_u[a]
-        lo_, hi_ = u_ptr[u], u_ptr[u + 1]
+    for a in range(terms.question_ptr[q], terms.question_ptr[q + 1]):
+        u = terms.question_term[a]
+        lo_, hi_ = terms.term_ptr[u], terms.term_ptr[u + 1]
         while lo_ < hi_:  # binary search of d in the term's sorted postings
             mid = (lo_ + hi_) // 2
-            if u_docs[mid] < d:
+            if terms.doc[mid] < d:
                 lo_ = mid + 1
             else:
                 hi_ = mid
-        if lo_ < u_ptr[u + 1] and u_docs[lo_] == d:
-            f = u_f[lo_]
-            s += idf_u[u] * ((f * k1p1) / (f + norm[d]))
+        if lo_ < terms.term_ptr[u + 1] and terms.doc[lo_] == d:
+            s += _weight(terms.count[lo_], terms.idf[u], norm[d], k1p1)
     return s
 
 
@@ -720,18 +774,20 @@ def _lsa_at(qv, vecs, d):
 
 
 @njit(nogil=True, cache=True)
-def bm25_at(items, qs, ds, q_ptr, q_u, u_ptr, u_docs, u_f, idf_u, norm, k1p1, out):
-    """BM25 scores of (question, document) pairs."""
+def bm25_at(items, qs, ds, terms, norm, k1p1, out):
+    """BM25 scores of (question, document) pairs (terms: bm25.Postings). Reference: bm25.score at those cells."""
     for i in items:
-        out[i] = _bm25_at(qs[i], ds[i], q_ptr, q_u, u_ptr, u_docs, u_f, idf_u, norm, k1p1)
+        out[i] = _bm25_at(qs[i], ds[i], terms, norm, k1p1)
 
 
 # ------------------------------------------------------------------------------------------- LSA
 
 
 @njit(nogil=True, cache=True)
-def lsa_rank(items, qvec, vt, key, thr, m, j_ptr, j_doc, j_rank, top_d, top_s, n_top, n_res, lo, hi):
-    """Cosines of each question with every document (in a buffer of one row), the best m, counts, judged ranks."""
+def lsa_rank(items, qvec, vt, sel, out):
+    """Cosines of each question with every document (in a buffer of one row), the best sel.keep, counts, judged
+    ranks, lowest and highest cosine, into out (ranking.PassOutputs). Reference: ranking.rank_rows of
+    lsa.score_chunks (the same cosines, summed in the same order)."""
     n_docs = vt.shape[1]
     k = vt.shape[0]
     buf = np.zeros(n_docs)
@@ -747,26 +803,22 @@ def lsa_rank(items, qvec, vt, key, thr, m, j_ptr, j_doc, j_rank, top_d, top_s, n
                 c = qvec[q, cc]
                 for d in range(n_docs):
                     buf[d] += c * vt[cc, d]
-        j0, j1 = j_ptr[q], j_ptr[q + 1]
-        j_s, j_k, j_act = _judged_in_row(buf, j_doc, j0, j1, key, thr)
-        h, nr, vmin, vmax = _select(docs, buf, n_docs, False, key, thr, m, j_s, j_k, j_act,
-                                    j_rank[j0:j1], top_d[q], top_s[q])
-        n_top[q] = h
-        n_res[q] = nr
-        lo[q] = vmin
-        hi[q] = vmax
+        j_doc = out.judged.doc[out.judged.ptr[q] : out.judged.ptr[q + 1]]
+        j_s, j_k, j_act = _judged_in_row(buf, j_doc, sel.tie_key, sel.threshold)
+        _select_into(q, docs, buf, sel, j_s, j_k, j_act, out)
 
 
 @njit(nogil=True, cache=True)
 def lsa_at(items, qs, ds, qvec, vecs, out):
-    """LSA cosines of (question, document) pairs (vecs: documents x dims)."""
+    """LSA cosines of (question, document) pairs (vecs: documents x dims). Reference: lsa.score_chunks."""
     for i in items:
         out[i] = _lsa_at(qvec[qs[i]], vecs, ds[i])
 
 
 @njit(nogil=True, cache=True)
 def lsa_rows(items, top_d, n_top, qvec, vecs, out):
-    """LSA cosines of each question's first n_top[q] documents of top_d[q] (questions x depth; 0 beyond)."""
+    """LSA cosines of each question's first n_top[q] documents of top_d[q] (questions x depth; 0 beyond).
+    Reference: lsa.score_chunks."""
     for q in items:
         for i in range(top_d.shape[1]):
             out[q, i] = _lsa_at(qvec[q], vecs, top_d[q, i]) if i < n_top[q] else 0.0
@@ -776,67 +828,61 @@ def lsa_rows(items, top_d, n_top, qvec, vecs, out):
 
 
 @njit(nogil=True, cache=True)
-def rank_sparse(items, indptr, cols, vals, row0, n_docs, key, thr, m, j_ptr, j_doc,
-                j_rank, top_d, top_s, n_top, n_res):
-    """rank_rows for a CSR block of score rows: stored entries only (absent = not a result)."""
-    mark = np.full(n_docs, -1, dtype=np.int64)
+def rank_sparse(items, rows, row0, sel, out):
+    """ranking.rank_rows for a CSR block of score rows (rows: ranking.Csr; row r is question row0 + r): stored
+    entries only (absent = not a result; lo / hi: over the stored entries), into out (ranking.PassOutputs).
+    Reference: ranking.order_by_score of each row's results (tests/test_ranking.py)."""
+    key, thr = sel.tie_key, sel.threshold
+    mark = np.full(key.size, -1, dtype=np.int64)
     for r in items:
         q = row0 + r
-        a, b = indptr[r], indptr[r + 1]
-        j0, j1 = j_ptr[q], j_ptr[q + 1]
-        nj = j1 - j0
+        a, b = rows.ptr[r], rows.ptr[r + 1]
+        j_doc = out.judged.doc[out.judged.ptr[q] : out.judged.ptr[q + 1]]
+        nj = j_doc.size
         for j in range(nj):
-            jd = j_doc[j0 + j]
-            if jd >= 0:
-                mark[jd] = -1
+            if j_doc[j] >= 0:
+                mark[j_doc[j]] = -1
         for i in range(a, b):
-            mark[cols[i]] = i
-        j_s = np.empty(nj)
-        j_k = np.empty(nj, dtype=np.int64)
+            mark[rows.doc[i]] = i
+        j_s = np.zeros(nj)
+        j_k = np.zeros(nj, dtype=np.int64)
         j_act = np.zeros(nj, dtype=np.bool_)
         for j in range(nj):
-            jd = j_doc[j0 + j]
-            j_s[j] = 0.0
-            j_k[j] = 0
-            if jd >= 0 and mark[jd] >= a and mark[jd] < b and vals[mark[jd]] > thr:
-                j_s[j] = vals[mark[jd]]
+            jd = j_doc[j]
+            if jd >= 0 and mark[jd] >= a and mark[jd] < b and rows.score[mark[jd]] > thr:
+                j_s[j] = rows.score[mark[jd]]
                 j_k[j] = key[jd]
                 j_act[j] = True
-        h, nr, _, _ = _select(cols[a:b], vals[a:b], b - a, False, key, thr, m, j_s, j_k, j_act,
-                              j_rank[j0:j1], top_d[q], top_s[q])
+        _select_into(q, rows.doc[a:b], rows.score[a:b], sel, j_s, j_k, j_act, out)
         for i in range(a, b):
-            mark[cols[i]] = -1
-        n_top[q] = h
-        n_res[q] = nr
+            mark[rows.doc[i]] = -1
 
 
 @njit(nogil=True, cache=True)
-def rank_dense(items, rows, row0, key, thr, m, j_ptr, j_doc, j_rank, top_d, top_s, n_top, n_res):
-    """rank_rows for a dense block of score rows."""
-    n_docs = rows.shape[1]
-    docs = np.arange(n_docs)
+def rank_dense(items, rows, row0, sel, out):
+    """ranking.rank_rows for a dense block of score rows (row r is question row0 + r), into out
+    (ranking.PassOutputs). Reference: ranking.order_by_score of each row's results (tests/test_ranking.py)."""
+    docs = np.arange(rows.shape[1])
     for r in items:
         q = row0 + r
-        row = rows[r]
-        j0, j1 = j_ptr[q], j_ptr[q + 1]
-        j_s, j_k, j_act = _judged_in_row(row, j_doc, j0, j1, key, thr)
-        h, nr, _, _ = _select(docs, row, n_docs, False, key, thr, m, j_s, j_k, j_act,
-                              j_rank[j0:j1], top_d[q], top_s[q])
-        n_top[q] = h
-        n_res[q] = nr
+        j_doc = out.judged.doc[out.judged.ptr[q] : out.judged.ptr[q + 1]]
+        j_s, j_k, j_act = _judged_in_row(rows[r], j_doc, sel.tie_key, sel.threshold)
+        _select_into(q, docs, rows[r], sel, j_s, j_k, j_act, out)
 
 
 @njit(nogil=True, cache=True)
-def list_ranks(items, l_ptr, l_docs, j_ptr, j_doc, out):
-    """Rank of each judged document in its question's ordered list (1-based), 0 when absent."""
+def list_ranks(items, lists, judged):
+    """Rank of each judged document (judged: ranking.Judged, its `rank` written) in its question's ordered list
+    (lists: ranking.Csr), 1-based, 0 when absent. Reference: the 1-based position in the list
+    (tests/test_kernels.py)."""
     for q in items:
-        a, b = l_ptr[q], l_ptr[q + 1]
-        for j in range(j_ptr[q], j_ptr[q + 1]):
-            jd = j_doc[j]
-            out[j] = 0
+        a, b = lists.ptr[q], lists.ptr[q + 1]
+        for j in range(judged.ptr[q], judged.ptr[q + 1]):
+            jd = judged.doc[j]
+            judged.rank[j] = 0
             for i in range(a, b):
-                if l_docs[i] == jd:
-                    out[j] = i - a + 1
+                if lists.doc[i] == jd:
+                    judged.rank[j] = i - a + 1
                     break
 
 
@@ -850,56 +896,56 @@ def _fuse(x, lo_b, span_b, y, lo_l, span_l, alpha, beta):
     return alpha * nb + beta * nl
 
 
-@njit(nogil=True, cache=True)
-def weighted_topk(items, n_docs, key, alpha, beta, fd,
-                  b_d, b_s, b_n, b_lo, b_hi, l_of_b,
-                  l_d, l_s, l_n, l_lo, l_hi, b_of_l,
-                  out_d, out_s, out_n, fallback):
-    """Weighted fusion's top fd from the union of both retrievers' best lists (a threshold-algorithm check).
+@njit(inline="always")
+def _fused(x, lo, span, w):
+    """sum_j w[j] * minmax_j(x[j]), member by member (x, lo, span: one value per member): fusion.fuse_rows."""
+    s = w[0] * ((x[0] - lo[0]) / span[0] if span[0] > 0 else 0.0)
+    for j in range(1, w.size):
+        s += w[j] * ((x[j] - lo[j]) / span[j] if span[j] > 0 else 0.0)
+    return s
 
-    A document in neither list scores at most fuse(b-bound, l-bound), the two lists' last scores (0 for BM25
-    when its list holds every matching document). When the fd-th candidate beats that bound strictly, or the
-    lists hold every document, the top fd is exact; otherwise the question is flagged for the full scan.
+
+@njit(nogil=True, cache=True)
+def weighted_topk(items, n_docs, key, w, fd, lists, out_d, out_s, out_n, fallback):
+    """The weighted fusion's top fd from the union of its members' best lists (a threshold-algorithm check).
+
+    `lists` is a fusion.FusionLists. A document in no list scores at most the fused bounds (each member's
+    highest score outside its list). When the fd-th candidate beats that bound strictly, when a member's list
+    holds every document (bound -inf), or when the lists hold every document, the top fd is exact; otherwise
+    the question is flagged for a second try (`fallback`). A question no member answers gets no result.
+    Reference: fusion.weighted_dense (rank_rows of the dense fused rows), tests/test_engine.py.
     """
     stamp = np.full(n_docs, -1, dtype=np.int64)
     hk = np.empty(fd, dtype=np.int64)
-    mb = b_d.shape[1]
-    ml = l_d.shape[1]
+    n_members = w.size
     for q in items:
         fallback[q] = False
-        if b_hi[q] == 0 and l_hi[q] <= 0:  # neither retriever scores: no result at all
+        answered = False
+        for j in range(n_members):
+            answered = answered or lists.answers[q, j]
+        if not answered:
             out_n[q] = 0
             continue
-        lb, sb = b_lo[q], b_hi[q] - b_lo[q]
-        ll, sl = l_lo[q], l_hi[q] - l_lo[q]
+        lo, span = lists.lo[q], lists.span[q]
         os_ = out_s[q]
         od_ = out_d[q]
         h = 0
         nc = 0
-        for i in range(b_n[q]):
-            d = b_d[q, i]
-            stamp[d] = q
-            nc += 1
-            f = _fuse(b_s[q, i], lb, sb, l_of_b[q, i], ll, sl, alpha, beta)
-            kd = key[d]
-            if h < fd:
-                _insert(os_, hk, od_, h, f, kd, d)
-                h += 1
-            elif os_[0] < f or (os_[0] == f and hk[0] > kd):
-                _replace_root(os_, hk, od_, h, f, kd, d)
-        for i in range(l_n[q]):
-            d = l_d[q, i]
-            if stamp[d] == q:
-                continue
-            stamp[d] = q
-            nc += 1
-            f = _fuse(b_of_l[q, i], lb, sb, l_s[q, i], ll, sl, alpha, beta)
-            kd = key[d]
-            if h < fd:
-                _insert(os_, hk, od_, h, f, kd, d)
-                h += 1
-            elif os_[0] < f or (os_[0] == f and hk[0] > kd):
-                _replace_root(os_, hk, od_, h, f, kd, d)
+        for i in range(n_members):
+            c0 = lists.col[i]
+            for c in range(c0, c0 + lists.n_top[q, i]):
+                d = lists.docs[q, c]
+                if stamp[d] == q:
+                    continue
+                stamp[d] = q
+                nc += 1
+                f = _fused(lists.scores[q, c], lo, span, w)
+                kd = key[d]
+                if h < fd:
+                    _insert(os_, hk, od_, h, f, kd, d)
+                    h += 1
+                elif _before(f, kd, os_[0], hk[0]):
+                    _replace_root(os_, hk, od_, h, f, kd, d)
         _heap_sort(os_, hk, od_, h)
         out_n[q] = h
         if nc >= n_docs:
@@ -907,12 +953,12 @@ def weighted_topk(items, n_docs, key, alpha, beta, fd,
         if h < fd:
             fallback[q] = True
             continue
-        b_bound = b_s[q, mb - 1] if b_n[q] == mb else 0.0
-        l_bound = l_s[q, ml - 1] if l_n[q] == ml else -np.inf
-        if l_n[q] < ml:  # the LSA list holds every document: nothing lies outside it
+        nothing_outside = False
+        for j in range(n_members):
+            nothing_outside = nothing_outside or lists.bound[q, j] == -np.inf
+        if nothing_outside:
             continue
-        bound = _fuse(b_bound, lb, sb, l_bound, ll, sl, alpha, beta)
-        if not (out_s[q, fd - 1] > bound):
+        if not (os_[fd - 1] > _fused(lists.bound[q], lo, span, w)):
             fallback[q] = True
 
 
@@ -927,6 +973,7 @@ def weighted_scan(items, full, n_docs, key, alpha, beta, fd, q_ptr, q_u, u_ptr, 
     score (the first try's, a lower bound of the final one) are looked up and fused. A document with no
     question term outside LSA's list scores at most fuse(0, last): when the top fd beats that strictly, the
     question is settled, else it stays flagged. Third try (full=True): every document is fused.
+    Reference: fusion.weighted, as for weighted_topk.
     """
     acc = np.zeros(n_docs)
     stamp = np.full(n_docs, -1, dtype=np.int64)
@@ -943,7 +990,7 @@ def weighted_scan(items, full, n_docs, key, alpha, beta, fd, q_ptr, q_u, u_ptr, 
             for p in range(u_ptr[u], u_ptr[u + 1]):
                 f = u_f[p]
                 d = u_docs[p]
-                w = w_idf * ((f * k1p1) / (f + norm[d]))
+                w = _weight(f, w_idf, norm[d], k1p1)
                 if stamp[d] != q:
                     stamp[d] = q
                     acc[d] = w
@@ -965,7 +1012,7 @@ def weighted_scan(items, full, n_docs, key, alpha, beta, fd, q_ptr, q_u, u_ptr, 
                 if h < fd:
                     _insert(os_, hk, od_, h, f, kd, d)
                     h += 1
-                elif os_[0] < f or (os_[0] == f and hk[0] > kd):
+                elif _before(f, kd, os_[0], hk[0]):
                     _replace_root(os_, hk, od_, h, f, kd, d)
             _heap_sort(os_, hk, od_, h)
             out_n[q] = h
@@ -980,7 +1027,7 @@ def weighted_scan(items, full, n_docs, key, alpha, beta, fd, q_ptr, q_u, u_ptr, 
             if h < fd:
                 _insert(os_, hk, od_, h, f, kd, d)
                 h += 1
-            elif os_[0] < f or (os_[0] == f and hk[0] > kd):
+            elif _before(f, kd, os_[0], hk[0]):
                 _replace_root(os_, hk, od_, h, f, kd, d)
         if l_n[q] < ml:  # the list holds every document
             _heap_sort(os_, hk, od_, h)
@@ -999,7 +1046,7 @@ def weighted_scan(items, full, n_docs, key, alpha, beta, fd, q_ptr, q_u, u_ptr, 
             if h < fd:
                 _insert(os_, hk, od_, h, f, kd, d)
                 h += 1
-            elif os_[0] < f or (os_[0] == f and hk[0] > kd):
+            elif _before(f, kd, os_[0], hk[0]):
                 _replace_root(os_, hk, od_, h, f, kd, d)
         _heap_sort(os_, hk, od_, h)
         out_n[q] = h
@@ -1014,13 +1061,13 @@ def weighted_scan(items, full, n_docs, key, alpha, beta, fd, q_ptr, q_u, u_ptr, 
 def rrf_fuse(items, r_ptr, r_docs, depth, k, key, out_d, out_s, out_n):
     """Reciprocal Rank Fusion per question: fusion.rrf_points, 1 / (k + rank), summed over the rankings in order (r_ptr: rankings x
     (questions + 1) offsets into r_docs, each ranking's lists laid end to end after the previous ranking's),
-    the union ordered by points descending, then key; out_d/out_s: questions x (rankings * depth)."""
+    the union ordered by points descending, then key; out_d/out_s: questions x (rankings * depth).
+    Reference: fusion.rrf_points summed per document, ordered by ranking.order_by_score."""
     nr = r_ptr.shape[0]
     cap = out_d.shape[1]
     cd = np.empty(cap, dtype=np.int64)
     tot = np.empty(cap)
     kk = np.empty(cap, dtype=np.int64)
-    neg = np.empty(cap)
     for q in items:
         nc = 0
         for r in range(nr):
@@ -1038,9 +1085,8 @@ def rrf_fuse(items, r_ptr, r_docs, depth, k, key, out_d, out_s, out_n):
                     nc += 1
                 tot[c] += pts
         for c in range(nc):
-            neg[c] = -tot[c]
             kk[c] = key[cd[c]]
-        order = _order_desc(neg, kk, nc)
+        order = _order_desc(tot, kk, nc)
         for i in range(nc):
             out_d[q, i] = cd[order[i]]
             out_s[q, i] = tot[order[i]]

@@ -2,12 +2,16 @@
 
 score(q, d) = sum over distinct question terms t of idf(t) * f * (k1 + 1) / (f + k1 * (1 - b + b * len(d) / avglen)),
 with idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)) (Lucene's BM25Similarity) and f the count of t in d.
+
+One term's weight is written once, `bm25_weight`; every path (the reference algebra, a run's dense row, the
+compiled kernels, the tuning grid) computes it there, so every path gives the same bits.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -15,7 +19,7 @@ import scipy.sparse as sp
 from . import params
 from .dataset import Dataset
 from .errors import InputError
-from .ranking import THRESHOLD, BestLists, PassOutputs, Ranking, from_padded, rank_rows
+from .ranking import THRESHOLD, BestLists, PassOutputs, Ranking, Selection, from_padded, rank_rows
 from .text import TermIndex
 
 K1_DEFAULT = params.default("k1")
@@ -53,9 +57,20 @@ def length_norm(doc_len: np.ndarray, avg_len: float, k1: float, b: float) -> np.
     return k1 * (1.0 - b + b * rel)
 
 
+def bm25_weight(f, idf, norm, k1p1):
+    """One term's BM25 weight in one document, idf * (f * (k1 + 1)) / (f + norm), with f its count there, idf its
+    idf, norm the document's `length_norm` and k1p1 = k1 + 1.
+
+    The single home of BM25's formula, in this operation order: numpy arrays and scalars alike, and the compiled
+    kernels inline this very function (numba compiles without fast-math, so the bits are the same).
+    """
+    return idf * ((f * k1p1) / (f + norm))
+
+
 def saturation(tf: np.ndarray, norm: np.ndarray, k1: float) -> np.ndarray:
-    """Term-frequency saturation, f * (k1 + 1) / (f + norm): tends to k1 + 1 however often the term repeats."""
-    return tf * (k1 + 1.0) / (tf + norm)
+    """Term-frequency saturation, f * (k1 + 1) / (f + norm): tends to k1 + 1 however often the term repeats (the
+    weight of a term whose idf is 1, exactly)."""
+    return bm25_weight(tf, 1.0, norm, k1 + 1.0)
 
 
 @dataclass(frozen=True, eq=False)
@@ -80,7 +95,7 @@ def term_weights(bm: Bm25Index, terms: np.ndarray, k1: float, b: float) -> sp.cs
     sub = bm.counts[:, terms]
     norm = length_norm(bm.doc_len, bm.avg_len, k1, b)
     col = np.repeat(np.arange(sub.shape[1]), np.diff(sub.indptr))
-    data = bm.idf[terms][col] * saturation(sub.data, norm[sub.indices], k1)
+    data = bm25_weight(sub.data, bm.idf[terms][col], norm[sub.indices], k1 + 1.0)
     return sp.csc_matrix((data, sub.indices, sub.indptr), shape=sub.shape)
 
 
@@ -107,6 +122,51 @@ def chunks(scores: sp.csr_matrix, size: int = 256) -> Iterator[tuple[int, sp.csr
     """The score matrix in row blocks, the shape `rank_rows` consumes."""
     for start in range(0, scores.shape[0], size):
         yield start, scores[start : start + size]
+
+
+class Postings(NamedTuple):
+    """The question terms' postings by term, as the compiled passes read them (QuestionPlan's q_*, u_*, idf_u)."""
+
+    question_ptr: np.ndarray  # n_queries + 1 offsets into question_term
+    question_term: np.ndarray  # each question's distinct terms (positions in QuestionPlan.terms), ascending
+    term_ptr: np.ndarray  # n_terms + 1 offsets into doc / count
+    doc: np.ndarray  # the documents holding each term, ascending
+    count: np.ndarray  # the term's count in that document (float64)
+    idf: np.ndarray  # per term
+
+
+class Layout(NamedTuple):
+    """Each question's postings regrouped by document (QuestionPlan's s_*, m_*), as the compiled passes read them."""
+
+    single_ptr: np.ndarray  # n_queries + 1 offsets into single_posting
+    single_posting: np.ndarray  # per question, its documents with one question term (id order): their posting
+    multi_ptr: np.ndarray  # n_queries + 1 offsets into multi_start
+    multi_start: np.ndarray  # per question, its documents with several terms (id order): offsets into multi_posting
+    multi_posting: np.ndarray  # those documents' postings, each document's in ascending term order
+    posting_doc: np.ndarray  # the document of each posting (Postings.doc)
+
+
+class LayoutSizes(NamedTuple):
+    """Per question, what its layout holds (the first of the layout's two passes writes them)."""
+
+    n_single: np.ndarray  # documents with one question term
+    n_multi: np.ndarray  # documents with several
+    n_entries: np.ndarray  # the latter's postings
+
+
+class Probe(NamedTuple):
+    """Documents whose scores a BM25 pass reads off besides (questions x P): their layout positions (-1 for none)
+    and, written by the pass, their scores (0 for none)."""
+
+    pos: np.ndarray
+    score: np.ndarray
+
+
+class Hint(NamedTuple):
+    """A previous run's best m per question (questions x m, or x 0 for no hint): layout positions and documents."""
+
+    pos: np.ndarray
+    doc: np.ndarray
 
 
 @dataclass(frozen=True, eq=False)
@@ -144,6 +204,16 @@ class QuestionPlan:
         """Postings that one scoring of every question reads (a term shared by questions is read by each)."""
         return int(self.s_up.size + self.m_up.size)
 
+    @property
+    def by_term(self) -> Postings:
+        """The postings by term, grouped for the compiled passes."""
+        return Postings(self.q_ptr, self.q_u, self.u_ptr, self.u_docs, self.u_f, self.idf_u)
+
+    @property
+    def by_doc(self) -> Layout:
+        """The layout (postings by document), grouped for the compiled passes."""
+        return Layout(self.s_ptr, self.s_up, self.m_ptr, self.m_start, self.m_up, self.u_docs)
+
     def n_touched(self) -> np.ndarray:
         """Per question, the documents holding one of its terms (the positions 0..n-1 of its layout)."""
         return np.diff(self.s_ptr) + np.diff(self.m_ptr)
@@ -167,19 +237,18 @@ def layout(q_ptr: np.ndarray, q_u: np.ndarray, u_ptr: np.ndarray, u_docs: np.nda
     if u_docs.size >= np.iinfo(np.int32).max:
         raise InputError(f"{u_docs.size} postings of question terms: more than this build handles (2**31 - 1)")
     nq = q_ptr.size - 1
-    ns, nm, ne = (np.zeros(nq, dtype=np.int64) for _ in range(3))
+    terms = Postings(q_ptr, q_u, u_ptr, u_docs, np.zeros(0), np.zeros(0))  # the counts and idf play no part
+    sizes = LayoutSizes(*(np.zeros(nq, dtype=np.int64) for _ in range(3)))
     work = int(np.diff(u_ptr)[q_u].sum()) if q_u.size else 0
     none32, none64 = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64)
-    k.parallel(k.layout, nq, work, False, q_ptr, q_u, u_ptr, u_docs, n_docs, ns, nm, ne,
-               none64, none32, none64, none64, none64, none32)
-    s_ptr, m_ptr, e_ptr = (np.concatenate(([0], np.cumsum(x))).astype(np.int64) for x in (ns, nm, ne))
-    s_up = np.empty(s_ptr[-1], dtype=np.int32)
-    m_start = np.empty(m_ptr[-1] + 1, dtype=np.int64)
-    m_start[-1] = e_ptr[-1]
-    m_up = np.empty(e_ptr[-1], dtype=np.int32)
-    k.parallel(k.layout, nq, 2 * work, True, q_ptr, q_u, u_ptr, u_docs, n_docs, ns, nm, ne,
-               s_ptr, s_up, m_ptr, e_ptr, m_start, m_up)
-    return dict(s_ptr=s_ptr, s_up=s_up, m_ptr=m_ptr, m_start=m_start, m_up=m_up)
+    k.parallel(k.layout, nq, work, False, terms, n_docs, sizes, none64,
+               Layout(none64, none32, none64, none64, none32, u_docs))
+    s_ptr, m_ptr, e_ptr = (np.concatenate(([0], np.cumsum(x))).astype(np.int64) for x in sizes)
+    lay = Layout(s_ptr, np.empty(s_ptr[-1], dtype=np.int32), m_ptr, np.empty(m_ptr[-1] + 1, dtype=np.int64),
+                 np.empty(e_ptr[-1], dtype=np.int32), u_docs)
+    lay.multi_start[-1] = e_ptr[-1]
+    k.parallel(k.layout, nq, 2 * work, True, terms, n_docs, sizes, e_ptr, lay)
+    return dict(s_ptr=s_ptr, s_up=lay.single_posting, m_ptr=m_ptr, m_start=lay.multi_start, m_up=lay.multi_posting)
 
 
 def plan(bm: Bm25Index, qcounts: sp.csr_matrix) -> QuestionPlan:
@@ -214,9 +283,7 @@ def locate(qplan: QuestionPlan, docs: np.ndarray, ptr: np.ndarray | None = None)
             raise ValueError(f"locate: docs of shape {docs.shape} need `ptr` (or one row per question)")
         ptr = np.arange(docs.shape[0] + 1, dtype=np.int64) * docs.shape[1]
     out = np.full(flat.size, -1, dtype=np.int64)
-    p = qplan
-    k.parallel(k.bm25_locate, ptr.size - 1, flat.size * 32, np.asarray(ptr, dtype=np.int64), flat,
-               p.s_ptr, p.s_up, p.m_ptr, p.m_start, p.m_up, p.u_docs, out)
+    k.parallel(k.bm25_locate, ptr.size - 1, flat.size * 32, np.asarray(ptr, dtype=np.int64), flat, qplan.by_doc, out)
     return out.reshape(docs.shape)
 
 
@@ -253,9 +320,7 @@ class Bm25Run(BestLists):
 
         qs, ds = np.asarray(qs, dtype=np.int64), np.asarray(ds, dtype=np.int64)
         out = np.zeros(qs.size)
-        p = self.plan
-        k.parallel(k.bm25_at, qs.size, qs.size * 64, qs, ds, p.q_ptr, p.q_u, p.u_ptr, p.u_docs, p.u_f, p.idf_u,
-                   self.norm, self.k1 + 1.0, out)
+        k.parallel(k.bm25_at, qs.size, qs.size * 64, qs, ds, self.plan.by_term, self.norm, self.k1 + 1.0, out)
         return out
 
     def row(self, q: int) -> np.ndarray:
@@ -265,19 +330,19 @@ class Bm25Run(BestLists):
         for u in p.q_u[p.q_ptr[q] : p.q_ptr[q + 1]]:
             lo, hi = p.u_ptr[u], p.u_ptr[u + 1]
             f, d = p.u_f[lo:hi], p.u_docs[lo:hi]
-            acc[d] += p.idf_u[u] * (f * (self.k1 + 1.0) / (f + self.norm[d]))
+            acc[d] += bm25_weight(f, p.idf_u[u], self.norm[d], self.k1 + 1.0)
         return acc
 
 
-def _hint_rows(hint: "Bm25Run | None", qplan: QuestionPlan, m: int) -> tuple[np.ndarray, np.ndarray]:
+def _hint_rows(hint: "Bm25Run | None", qplan: QuestionPlan, m: int) -> Hint:
     """A hint run's best m positions and documents per question (-1 where it kept fewer), or empty blocks
     without a usable hint (none, another plan's, or fewer than m kept)."""
     nq = qplan.q_ptr.size - 1
     if hint is None or hint.plan is not qplan or hint.top_p.shape[1] < m:
-        return np.full((nq, 0), -1, dtype=np.int64), np.full((nq, 0), -1, dtype=np.int64)
+        return Hint(np.full((nq, 0), -1, dtype=np.int64), np.full((nq, 0), -1, dtype=np.int64))
     kept = np.arange(m)[None, :] < hint.n_top[:, None]
-    return (np.where(kept, hint.top_p[:, :m], -1).astype(np.int64, copy=False),
-            np.where(kept, hint.top_d[:, :m], -1).astype(np.int64, copy=False))
+    return Hint(np.where(kept, hint.top_p[:, :m], -1).astype(np.int64, copy=False),
+                np.where(kept, hint.top_d[:, :m], -1).astype(np.int64, copy=False))
 
 
 def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEFAULT, b: float = B_DEFAULT,
@@ -305,21 +370,20 @@ def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEF
     nq = p.q_ptr.size - 1
     norm = length_norm(bm.doc_len, bm.avg_len, k1, b)
     w = np.empty(p.u_docs.size)
-    k.parallel(k.bm25_weights, p.terms.size, p.u_docs.size, p.u_ptr, p.u_docs, p.u_f, p.idf_u, norm, k1 + 1.0, w)
+    k.parallel(k.bm25_weights, p.terms.size, p.u_docs.size, p.by_term, norm, k1 + 1.0, w)
     m = max(int(depth), keep_for(p.n_docs) if keep is None else int(keep))
     o = PassOutputs.empty(dataset, m)
     if probe is None:
         probe_p = np.zeros((nq, 0), dtype=np.int64)
     else:
         probe_p = locate_lists(p, probe, probe_n) if probe_at is None else probe_at
-    probe_s = np.zeros(probe_p.shape)
-    j_pos = locate(p, o.j_doc, o.j_ptr) if judged_at is None else judged_at
+    probes = Probe(probe_p, np.zeros(probe_p.shape))
+    j_pos = locate(p, o.judged.doc, o.judged.ptr) if judged_at is None else judged_at
     top_p = np.zeros(o.top_d.shape, dtype=np.int64)
-    k.parallel(k.bm25_rank, nq, p.entries, p.n_docs, p.s_ptr, p.s_up, p.m_ptr, p.m_start, p.m_up, p.u_docs, w,
-               dataset.tie_key, THRESHOLD, m, o.j_ptr, o.j_doc, j_pos, o.judged_rank, o.top_d, o.top_s, top_p, o.n_top,
-               o.n_res, o.lo, o.hi, probe_p, probe_s, *_hint_rows(hint, p, m), SORT_BUDGET)
+    k.parallel(k.bm25_rank, nq, p.entries, p.by_doc, w, Selection(dataset.tie_key, THRESHOLD, m), j_pos, o, top_p,
+               probes, _hint_rows(hint, p, m), SORT_BUDGET)
     return Bm25Run(**o.lists(name, int(depth)), k1=k1, b=b, depth=int(depth), plan=p, norm=norm, top_p=top_p,
-                   probe=probe, probe_n=probe_n, probe_scores=probe_s if probe is not None else None)
+                   probe=probe, probe_n=probe_n, probe_scores=probes.score if probe is not None else None)
 
 
 def search(dataset: Dataset, scores: sp.csr_matrix | Bm25Run, depth: int = 100, name: str = "BM25") -> Ranking:
@@ -345,6 +409,7 @@ def explain(bm: Bm25Index, index: TermIndex, question_terms: list[str], doc: int
         f = float(bm.counts[doc, j]) if j is not None else 0.0
         w_idf = float(bm.idf[j]) if j is not None else 0.0
         sat = float(saturation(np.float64(f), np.float64(norm), k1)) if f else 0.0
+        weight = float(bm25_weight(np.float64(f), np.float64(w_idf), np.float64(norm), k1 + 1.0)) if f else 0.0
         out.append({"term": t, "in_vocabulary": j is not None, "df": int(index.doc_freq[j]) if j is not None else 0,
-                    "idf": w_idf, "tf": f, "length_norm": norm, "saturation": sat, "score": w_idf * sat})
+                    "idf": w_idf, "tf": f, "length_norm": norm, "saturation": sat, "score": weight})
     return out

@@ -21,7 +21,7 @@ import numpy as np
 
 from . import params as spec
 from .dataset import Dataset
-from .ranking import BestLists, Ranking, from_csr, from_padded, judged_layout, rank_rows
+from .ranking import BestLists, Csr, Judged, PassOutputs, Ranking, Selection, from_csr, from_padded, rank_rows
 
 ALPHA_DEFAULT = spec.default("alpha")
 RRF_K_DEFAULT = spec.default("rrf_k")
@@ -130,7 +130,6 @@ def weighted(dataset: Dataset, members: Sequence[Member], weights: Sequence[floa
     document with a question term scored exactly), and else over every document, as `weighted_dense` does.
     """
     from . import _kernels as k
-    from . import _fusion_kernels as fk
 
     w = np.asarray(weights, dtype=np.float64)
     nq, n_docs, depth = dataset.n_queries, dataset.n_docs, int(depth)
@@ -139,7 +138,7 @@ def weighted(dataset: Dataset, members: Sequence[Member], weights: Sequence[floa
     out_s = np.zeros((nq, depth))
     out_n = np.zeros(nq, dtype=np.int64)
     fallback = np.zeros(nq, dtype=np.bool_)
-    k.parallel(fk.weighted_topk, nq, lists.scores.size * 4, n_docs, dataset.tie_key, w, depth, lists,
+    k.parallel(k.weighted_topk, nq, lists.scores.size * 4, n_docs, dataset.tie_key, w, depth, lists,
                out_d, out_s, out_n, fallback)
     todo = np.flatnonzero(fallback)
     n_rescans = int(todo.size)
@@ -160,19 +159,17 @@ def weighted(dataset: Dataset, members: Sequence[Member], weights: Sequence[floa
             todo = np.flatnonzero(fallback)
     elif todo.size:
         n_full = int(todo.size)
-    none = np.zeros(0, dtype=np.int64)
     for q in todo:  # over every document, from each member's full row (no silent question is ever flagged)
         fused = fuse_rows(w, [m.row(q)[None, :] for m in members])
-        n_top, n_res = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
-        k.rank_dense(np.zeros(1, dtype=np.int64), fused, 0, dataset.tie_key, -1.0, depth, np.zeros(2, dtype=np.int64),
-                     none, none, out_d[q : q + 1], out_s[q : q + 1], n_top, n_res)
-        out_n[q] = min(n_top[0], n_res[0])
-    j_ptr, j_doc = judged_layout(dataset)
-    judged_rank = np.zeros(j_doc.size, dtype=np.int64)
+        o = PassOutputs(Judged.none(1), out_d[q : q + 1], out_s[q : q + 1], np.zeros(1, dtype=np.int64),
+                        np.zeros(1, dtype=np.int64), np.zeros(1), np.zeros(1))
+        k.rank_dense(np.zeros(1, dtype=np.int64), fused, 0, Selection(dataset.tie_key, -1.0, depth), o)
+        out_n[q] = min(o.n_top[0], o.n_res[0])
+    judged = Judged.of(dataset)
     indptr = np.concatenate(([0], np.cumsum(out_n))).astype(np.int64)
     keep = np.arange(depth)[None, :] < out_n[:, None]
-    k.list_ranks(np.arange(nq, dtype=np.int64), indptr, out_d[keep], j_ptr, j_doc, judged_rank)
-    return WeightedRun(from_padded(name, out_d, out_s, out_n, judged_rank, out_n), n_rescans, n_full)
+    k.list_ranks(np.arange(nq, dtype=np.int64), Csr(indptr, out_d[keep], out_s[keep]), judged)
+    return WeightedRun(from_padded(name, out_d, out_s, out_n, judged.rank, out_n), n_rescans, n_full)
 
 
 def rrf_points(rank: np.ndarray, k: float) -> np.ndarray:

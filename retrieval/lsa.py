@@ -18,7 +18,7 @@ from sklearn.feature_extraction.text import TfidfTransformer
 from . import params
 from .dataset import Dataset
 from .errors import InputError
-from .ranking import THRESHOLD, BestLists, PassOutputs, Ranking
+from .ranking import THRESHOLD, BestLists, PassOutputs, Ranking, Selection
 from .text import TermIndex
 
 DIMS_DEFAULT = params.default("dims")
@@ -157,8 +157,7 @@ def run(dataset: Dataset, model: LsaModel, qvec: np.ndarray, depth: int = 100, n
     qv = np.ascontiguousarray(qvec, dtype=np.float64).reshape(nq, vt.shape[0])
     m = max(int(depth), int(KEEP_DEFAULT if keep is None else keep))
     o = PassOutputs.empty(dataset, m)
-    k.parallel(k.lsa_rank, nq, nq * n_docs * (vt.shape[0] + 2), qv, vt, dataset.tie_key, THRESHOLD, m, o.j_ptr, o.j_doc,
-               o.judged_rank, o.top_d, o.top_s, o.n_top, o.n_res, o.lo, o.hi)
+    k.parallel(k.lsa_rank, nq, nq * n_docs * (vt.shape[0] + 2), qv, vt, Selection(dataset.tie_key, THRESHOLD, m), o)
     return LsaRun(**o.lists(name, int(depth), (f"LSA: {model.note}",) if model.note else ()), model=model, qvec=qv)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -50,6 +51,21 @@ class Ranking:
         return [dataset.doc_ids[d] for d in docs]
 
 
+def ranks_before(s1, key1, s2, key2):
+    """The ranking rule: (score s1, tie key key1) ranks before (s2, key2), by score descending, then tie key
+    ascending (the tie key is the document's position in id order, so ties go by document id).
+
+    The one statement of the rule: numpy arrays (element-wise, broadcast) and scalars alike; the compiled
+    kernels inline this very function (`_kernels`).
+    """
+    return (s1 > s2) | ((s1 == s2) & (key1 < key2))
+
+
+def order_by_score(scores: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Positions of `scores` in ranking order (`ranks_before`): score descending, then tie key ascending."""
+    return np.lexsort((keys, -scores))
+
+
 def _top_order(cols: np.ndarray, vals: np.ndarray, key: np.ndarray, depth: int) -> np.ndarray:
     """Positions of the best `depth` candidates, by score descending then tie key ascending (exact at ties)."""
     n = vals.size
@@ -58,7 +74,7 @@ def _top_order(cols: np.ndarray, vals: np.ndarray, key: np.ndarray, depth: int) 
         cand = np.flatnonzero(vals >= kth)
     else:
         cand = np.arange(n)
-    order = cand[np.lexsort((key[cols[cand]], -vals[cand]))]
+    order = cand[order_by_score(vals[cand], key[cols[cand]])]
     return order[:depth]
 
 
@@ -68,27 +84,58 @@ def judged_layout(dataset: Dataset) -> tuple[np.ndarray, np.ndarray]:
     return np.searchsorted(qrels.query, np.arange(dataset.n_queries + 1)).astype(np.int64), qrels.doc.astype(np.int64)
 
 
-@dataclass(frozen=True, eq=False)
-class PassOutputs:
-    """The arrays a compiled ranking pass fills for every question: the best m, counts, score range, judged ranks."""
+class Judged(NamedTuple):
+    """A dataset's judgements as a compiled pass reads them, and the ranks it writes for them."""
 
-    j_ptr: np.ndarray
-    j_doc: np.ndarray
-    judged_rank: np.ndarray
-    top_d: np.ndarray
-    top_s: np.ndarray
-    n_top: np.ndarray
-    n_res: np.ndarray
-    lo: np.ndarray
-    hi: np.ndarray
+    ptr: np.ndarray  # n_queries + 1 offsets: question q's judgements are doc[ptr[q]:ptr[q + 1]]
+    doc: np.ndarray  # the judged documents (-1 for one outside the corpus), in the qrels' order
+    rank: np.ndarray  # written by the pass: each judged document's rank among the results, 0 = not retrieved
 
     @classmethod
-    def empty(cls, dataset: Dataset, m: int) -> "PassOutputs":
-        """Zeroed outputs for every question of `dataset`, keeping the best `m` per question."""
+    def of(cls, dataset: Dataset) -> "Judged":
+        """The dataset's judgements, their ranks zeroed."""
+        ptr, doc = judged_layout(dataset)
+        return cls(ptr, doc, np.zeros(doc.size, dtype=np.int64))
+
+    @classmethod
+    def none(cls, n_queries: int) -> "Judged":
+        """No judgement for any of n_queries questions (a pass that only selects)."""
+        empty = np.zeros(0, dtype=np.int64)
+        return cls(np.zeros(n_queries + 1, dtype=np.int64), empty, empty)
+
+
+class Selection(NamedTuple):
+    """What a compiled pass keeps of each question: the best `keep` entries by `ranks_before` (ties by tie_key,
+    one per document), counting as results the scores above `threshold`."""
+
+    tie_key: np.ndarray  # per document: its position in id order (Dataset.tie_key)
+    threshold: float
+    keep: int
+
+
+class PassOutputs(NamedTuple):
+    """The arrays a compiled ranking pass fills for every question: the best m, counts, score range, judged ranks."""
+
+    judged: Judged
+    top_d: np.ndarray  # questions x m: the best entries' documents, best first
+    top_s: np.ndarray  # ... and their scores
+    n_top: np.ndarray  # per question: how many of its row are filled
+    n_res: np.ndarray  # per question: how many score above the threshold
+    lo: np.ndarray  # per question: the lowest score over the entries offered
+    hi: np.ndarray  # ... and the highest
+
+    @classmethod
+    def empty(cls, dataset: Dataset, m: int, judged: Judged | None = None) -> "PassOutputs":
+        """Zeroed outputs for every question of `dataset`, keeping the best `m` per question (its judgements'
+        ranks, unless `judged` is given, e.g. `Judged.none`)."""
         nq = dataset.n_queries
-        j_ptr, j_doc = judged_layout(dataset)
-        return cls(j_ptr, j_doc, np.zeros(j_doc.size, dtype=np.int64), np.zeros((nq, m), dtype=np.int64),
+        return cls(Judged.of(dataset) if judged is None else judged, np.zeros((nq, m), dtype=np.int64),
                    np.zeros((nq, m)), np.zeros(nq, dtype=np.int64), np.zeros(nq, dtype=np.int64), np.zeros(nq), np.zeros(nq))
+
+    @property
+    def judged_rank(self) -> np.ndarray:
+        """The judged documents' ranks."""
+        return self.judged.rank
 
     def ranking(self, name: str, depth: int, warnings: tuple[str, ...] = ()) -> "Ranking":
         """The filled outputs as a Ranking cut at `depth`."""
@@ -99,6 +146,15 @@ class PassOutputs:
         """The fields of a BestLists: the raw lists, counts and score range, and the Ranking cut at `depth`."""
         return dict(top_d=self.top_d, top_s=self.top_s, n_top=self.n_top, n_res=self.n_res, lo=self.lo, hi=self.hi,
                     ranking=self.ranking(name, depth, warnings))
+
+
+class Csr(NamedTuple):
+    """Rows laid end to end: row r's entries are doc[ptr[r]:ptr[r + 1]] with score[...] (a sparse score block, or
+    ordered lists)."""
+
+    ptr: np.ndarray
+    doc: np.ndarray
+    score: np.ndarray
 
 
 @dataclass(frozen=True, eq=False)
@@ -143,35 +199,26 @@ def rank_rows(
     """
     from . import _kernels as k
 
-    nq = dataset.n_queries
-    key = dataset.tie_key
-    j_ptr, j_doc = judged_layout(dataset)
-    m = int(depth)
-    judged_rank = np.zeros(j_doc.size, dtype=np.int64)
-    top_d = np.zeros((nq, m), dtype=np.int64)
-    top_s = np.zeros((nq, m), dtype=np.float64)
-    n_top = np.zeros(nq, dtype=np.int64)
-    n_res = np.zeros(nq, dtype=np.int64)
-    thr = float(threshold)
+    o = PassOutputs.empty(dataset, int(depth))
+    sel = Selection(dataset.tie_key, float(threshold), int(depth))
     for start, chunk in rows:
         n = chunk.shape[0]
         if n == 0:
             continue
         if sp.issparse(chunk):
             c = sp.csr_matrix(chunk)
-            data = np.asarray(c.data, dtype=np.float64)
-            k.parallel(k.rank_sparse, n, c.nnz + n * 32, c.indptr.astype(np.int64), c.indices.astype(np.int64), data,
-                       int(start), dataset.n_docs, key, thr, m, j_ptr, j_doc, judged_rank, top_d, top_s, n_top, n_res)
+            block = Csr(c.indptr.astype(np.int64), c.indices.astype(np.int64), np.asarray(c.data, dtype=np.float64))
+            k.parallel(k.rank_sparse, n, c.nnz + n * 32, block, int(start), sel, o)
         else:
             dense = np.ascontiguousarray(chunk, dtype=np.float64)
-            k.parallel(k.rank_dense, n, dense.size, dense, int(start), key, thr, m, j_ptr, j_doc, judged_rank,
-                       top_d, top_s, n_top, n_res)
+            k.parallel(k.rank_dense, n, dense.size, dense, int(start), sel, o)
     # the top list holds results only: the prefix of the raw best above the threshold
-    n_list = np.minimum(n_top, n_res)
+    n_list = np.minimum(o.n_top, o.n_res)
+    judged_rank, n_res = o.judged_rank, o.n_res
     if truncate:
-        judged_rank = np.where(judged_rank <= np.repeat(n_list, np.diff(j_ptr)), judged_rank, 0)
+        judged_rank = np.where(judged_rank <= np.repeat(n_list, np.diff(o.judged.ptr)), judged_rank, 0)
         n_res = n_list
-    return from_padded(name, top_d, top_s, n_list, judged_rank, n_res)
+    return from_padded(name, o.top_d, o.top_s, n_list, judged_rank, n_res)
 
 
 def _pack(name, tops_d, tops_s, judged_rank, n_results, doc_names=None, warnings=()) -> Ranking:
@@ -188,12 +235,10 @@ def from_csr(name: str, dataset: Dataset, indptr: np.ndarray, docs: np.ndarray, 
     """A Ranking from ordered lists laid end to end (`indptr` offsets per question): the whole list is the result."""
     from . import _kernels as k
 
-    j_ptr, j_doc = judged_layout(dataset)
-    indptr = np.asarray(indptr, dtype=np.int64)
-    docs = np.asarray(docs, dtype=np.int64)
-    judged_rank = np.zeros(j_doc.size, dtype=np.int64)
-    k.parallel(k.list_ranks, dataset.n_queries, docs.size * 4, indptr, docs, j_ptr, j_doc, judged_rank)
-    return Ranking(name, indptr, docs, np.asarray(scores, dtype=np.float64), judged_rank, np.diff(indptr))
+    judged = Judged.of(dataset)
+    lists = Csr(np.asarray(indptr, dtype=np.int64), np.asarray(docs, dtype=np.int64), np.asarray(scores, dtype=np.float64))
+    k.parallel(k.list_ranks, dataset.n_queries, lists.doc.size * 4, lists, judged)
+    return Ranking(name, lists.ptr, lists.doc, lists.score, judged.rank, np.diff(lists.ptr))
 
 
 def from_lists(name: str, dataset: Dataset, docs: list[np.ndarray], scores: list[np.ndarray]) -> Ranking:

@@ -25,8 +25,8 @@ of more than ``REFIT_UP_TO`` points truncates one SVD instead of fitting one per
 mathematics and differs only in the last digits.
 
 Speed: the BM25 grid scores every question densely per setting with bm25.score's own sums (listed once,
-re-weighted per setting, checked against bm25.score on one setting), and a metric cut at k only needs each
-row's top k (a partition, not a sort). The 176 settings take about 0.6 s of CPU on Cranfield (bench/tuning.py).
+re-weighted per setting with bm25.bm25_weight; tests/test_kernels.py checks them against bm25.score to the
+last bit), and a metric cut at k only needs each row's top k (a partition, not a sort). The 176 settings take about 0.6 s of CPU on Cranfield (bench/tuning.py).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from .engine import Engine as Prepared
 from .engine import LsaFit, for_dataset
 from .experiment import Evaluation
 from .params import MAX_DIMS, Params, grid_for
-from .ranking import THRESHOLD, Ranking
+from .ranking import THRESHOLD, Ranking, order_by_score, ranks_before
 
 K1_GRID = grid_for("k1")  # 0, 0.2, ..., 3.0 (exact decimals: 6 * 3 / 15 == 1.2)
 B_GRID = grid_for("b")  # 0, 0.1, ..., 1.0
@@ -118,8 +118,7 @@ def judged_ranks(dataset: Dataset, scores: np.ndarray, threshold: float = THRESH
         amb = np.flatnonzero(((top == v).sum(axis=1) != 1) | (val == kth[q[hit]]))
         if amb.size:
             j = hit[amb]
-            row, va = s[q[j]], val[amb][:, None]
-            rank[amb] = ((row > va) | ((row == va) & (tk[None, :] < tk[d[j]][:, None]))).sum(axis=1) + 1
+            rank[amb] = ranks_before(s[q[j]], tk[None, :], val[amb][:, None], tk[d[j]][:, None]).sum(axis=1) + 1
         ranks[hit] = np.where(rank <= depth, rank, 0)
         return ranks
     # every rank: complex numbers sort lexicographically (real, then imaginary), so (question, score) pairs
@@ -136,8 +135,8 @@ def judged_ranks(dataset: Dataset, scores: np.ndarray, threshold: float = THRESH
     tied = np.flatnonzero(right - left > 1)
     if tied.size:
         j = hit[tied]
-        same = s[q[j]] == val[tied][:, None]
-        rank[tied] += (same & (tk[None, :] < tk[d[j]][:, None])).sum(axis=1)
+        row, v = s[q[j]], val[tied][:, None]
+        rank[tied] += ((row == v) & ranks_before(row, tk[None, :], v, tk[d[j]][:, None])).sum(axis=1)  # the ties before it
     ranks[hit] = rank if depth is None else np.where(rank <= depth, rank, 0)
     return ranks
 
@@ -278,9 +277,9 @@ def _bm25_grid(prep: Prepared) -> _Bm25Grid:
 
 
 def _bm25_dense(g: _Bm25Grid, prep: Prepared, k1: float, b: float) -> np.ndarray:
-    """Dense BM25 scores at (k1, b), equal to bm25.score's to the last bit."""
+    """Dense BM25 scores at (k1, b), equal to bm25.score's to the last bit (tests/test_kernels.py)."""
     norm = bm25.length_norm(prep.bm25.doc_len, prep.bm25.avg_len, k1, b)
-    weights = g.idf * bm25.saturation(g.tf, norm[g.doc], k1)
+    weights = bm25.bm25_weight(g.tf, g.idf, norm[g.doc], k1 + 1.0)
     return np.bincount(g.cell, weights=weights[g.elem], minlength=g.shape[0] * g.shape[1]).reshape(g.shape)
 
 
@@ -297,24 +296,16 @@ def sweep_bm25(
     k1s = _axis(k1s, "k1", 0.0, None)
     bs = _axis(bs, "b", 0.0, 1.0)
     ranks = np.zeros((k1s.size * bs.size, len(dataset.qrels)), dtype=np.int64)
-    notes: list[str] = []
     if prep.qcounts.nnz == 0:
         values = _values(dataset, ranks, m)
         return Sweep("BM25", m.name, ("k1", "b"), (k1s, bs), values, qids, base, ("no question shares a word with the corpus",))
     g = _bm25_grid(prep)
-    fast = True
-    # the hoisted algebra must give bm25.score's numbers to the last bit, or ties could break differently
-    k1p, bp = float(k1s[min(1, k1s.size - 1)]), float(bs[-1])
-    if not np.array_equal(_bm25_dense(g, prep, k1p, bp), bm25_scores(prep, k1p, bp).toarray()):
-        fast = False
-        notes.append("BM25 grid scored through bm25.score setting by setting (the fast path disagreed in the last digits)")
     i = 0
     for k1 in k1s:
         for b in bs:
-            s = _bm25_dense(g, prep, float(k1), float(b)) if fast else bm25_scores(prep, float(k1), float(b)).toarray()
-            ranks[i] = _ranks(dataset, s, m)
+            ranks[i] = _ranks(dataset, _bm25_dense(g, prep, float(k1), float(b)), m)
             i += 1
-    return Sweep("BM25", m.name, ("k1", "b"), (k1s, bs), _values(dataset, ranks, m), qids, base, tuple(notes))
+    return Sweep("BM25", m.name, ("k1", "b"), (k1s, bs), _values(dataset, ranks, m), qids, base)
 
 
 def _lsa_scores(dataset: Dataset, model: lsa.LsaModel, qvec: np.ndarray) -> np.ndarray:
@@ -731,7 +722,7 @@ def oracle_of(evaluation: Evaluation, metric: str, systems: list[str] | None = N
 def _row_ranks(row: np.ndarray, key: np.ndarray, threshold: float) -> np.ndarray:
     """Rank of every document in one score row (score descending, ties by id); 0 when not a result."""
     res = np.flatnonzero(row > threshold)
-    order = res[np.lexsort((key[res], -row[res]))]
+    order = res[order_by_score(row[res], key[res])]
     out = np.zeros(row.size, dtype=np.int64)
     out[order] = np.arange(1, order.size + 1)
     return out

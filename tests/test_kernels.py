@@ -1,0 +1,235 @@
+"""Each compiled kernel beside the plain reference it must equal, and the two rules they share (bm25_weight,
+ranks_before) written as arithmetic. The end-to-end comparisons (every system's rankings against a dense
+reference) are in tests/test_perf_equivalence.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from retrieval import _kernels, bm25, lsa, tuning
+from retrieval.engine import Engine
+from retrieval.bm25 import bm25_weight
+from retrieval.ranking import Csr, PassOutputs, Selection, from_csr, order_by_score, ranks_before
+from conftest import ROOT
+from test_perf_equivalence import random_dataset
+
+
+@pytest.fixture(scope="module", params=[0, 1])
+def rand(request):
+    ds = random_dataset(request.param)
+    prep = Engine(ds)
+    return ds, prep, bm25.plan(prep.bm25, prep.qcounts)
+
+
+# ------------------------------------------------------------------------------------------- the two rules
+
+
+def test_bm25_weight_is_the_formula():
+    # idf 1.5, count 2, norm 0.9, k1 = 1.2: 1.5 * (2 * 2.2) / (2 + 0.9)
+    assert bm25_weight(2.0, 1.5, 0.9, 2.2) == 1.5 * ((2.0 * 2.2) / 2.9)
+    assert bm25.saturation(np.float64(3.0), np.float64(0.5), 1.0) == 3.0 * 2.0 / 3.5
+    f = np.array([1.0, 2.0, 5.0])
+    assert np.array_equal(bm25_weight(f, 2.0, 1.0, 2.0), 2.0 * (f * 2.0 / (f + 1.0)))
+
+
+@pytest.mark.parametrize("s1, k1, s2, k2, before", [
+    (2.0, 9, 1.0, 0, True),  # a higher score first, whatever the keys
+    (1.0, 0, 2.0, 9, False),
+    (1.0, 3, 1.0, 4, True),  # a tie: the smaller key first
+    (1.0, 4, 1.0, 3, False),
+    (1.0, 3, 1.0, 3, False),  # an entry does not rank before itself
+])
+def test_ranks_before_is_score_descending_then_key(s1, k1, s2, k2, before):
+    assert bool(ranks_before(s1, k1, s2, k2)) is before
+    assert bool(_kernels._before(s1, k1, s2, k2)) is before  # the compiled kernels' inlined copy
+
+
+def test_order_by_score_is_sorting_by_the_rule():
+    rng = np.random.default_rng(0)
+    s = rng.choice([0.0, 0.5, 1.0, 2.0], size=200)
+    k = rng.permutation(200)
+    want = sorted(range(200), key=lambda i: (-s[i], k[i]))
+    assert order_by_score(s, k).tolist() == want
+    o = order_by_score(s, k)  # every neighbour pair obeys the predicate, element-wise on arrays
+    assert ranks_before(s[o[:-1]], k[o[:-1]], s[o[1:]], k[o[1:]]).all()
+
+
+@pytest.mark.parametrize("n, values", [(50, 3), (400, 2), (400, 400), (0, 1), (1, 1)])
+def test_compiled_order_equals_order_by_score(n, values):
+    """_order_desc (argsort, then runs of ties by key: short runs by insertion, long ones by argsort)."""
+    rng = np.random.default_rng(n + values)
+    vals = rng.integers(0, values, size=n + 5).astype(np.float64)
+    keys = rng.permutation(n + 5).astype(np.int64)
+    assert _kernels._order_desc(vals, keys, n).tolist() == order_by_score(vals[:n], keys[:n]).tolist()
+
+
+@pytest.mark.parametrize("nc, m", [(30, 10), (30, 30), (5, 10), (200, 7)])
+def test_candidate_sorts_equal_order_by_score(nc, m):
+    rng = np.random.default_rng(nc * m)
+    key = rng.permutation(nc + 3).astype(np.int64)
+    score = rng.choice([1.0, 2.0, 3.0], size=nc)
+    docs = rng.permutation(nc + 3)[:nc].astype(np.int64)
+    want = order_by_score(score, key[docs])[:m]
+    cand = _kernels.Candidates(score.copy(), docs.copy(), np.arange(nc, dtype=np.int64))
+    top_s, top_d, top_p = np.zeros(m), np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.int64)
+    scratch = (np.empty(nc, dtype=np.int64), np.empty(nc), np.empty(nc, dtype=np.int64))
+    h = _kernels._sorted_best(cand, nc, key, m, *scratch, top_s, top_d, top_p)
+    assert h == min(m, nc) and top_p[:h].tolist() == want.tolist()
+    assert np.array_equal(top_s[:h], score[want]) and np.array_equal(top_d[:h], docs[want])
+    # the insertion sort of a nearly sorted list: the full order, or False past its budget of moves
+    full = order_by_score(score, key[docs])
+    near = full.copy()
+    near[[0, 1]] = near[[1, 0]]
+    cand = _kernels.Candidates(score[near], docs[near], near.astype(np.int64))
+    assert _kernels._settle_order(cand, nc, key, 10 * nc)
+    assert cand.pos.tolist() == full.tolist()
+    shuffled = rng.permutation(nc)
+    cand = _kernels.Candidates(score[shuffled], docs[shuffled], shuffled.astype(np.int64))
+    if nc > 5:
+        assert not _kernels._settle_order(cand, nc, key, 0)
+        assert sorted(cand.pos.tolist()) == list(range(nc))  # given up, but every candidate still there
+
+
+def test_lowest_bit_is_the_trailing_zeros_count():
+    for k in range(64):
+        b = np.uint64(1) << np.uint64(k)
+        assert _kernels.lowest_bit(b) == k
+        assert _kernels.lowest_bit(b | (np.uint64(1) << np.uint64(63))) == k
+    assert _kernels.lowest_bit(np.uint64(0b101000)) == 3
+
+
+# ------------------------------------------------------------------------------------------- BM25 kernels
+
+
+@pytest.mark.parametrize("k1, b", [(1.2, 0.75), (0.0, 0.3), (3.0, 1.0)])
+def test_bm25_weights_equal_term_weights(rand, k1, b):
+    ds, prep, plan = rand
+    norm = bm25.length_norm(prep.bm25.doc_len, prep.bm25.avg_len, k1, b)
+    w = np.empty(plan.u_docs.size)
+    _kernels.bm25_weights(np.arange(plan.terms.size), plan.by_term, norm, k1 + 1.0, w)
+    assert np.array_equal(w, bm25.term_weights(prep.bm25, plan.terms, k1, b).data)
+
+
+@pytest.mark.parametrize("k1, b", [(1.2, 0.75), (0.5, 0.0)])
+def test_bm25_at_and_row_equal_score(rand, k1, b):
+    ds, prep, plan = rand
+    want = bm25.score(prep.bm25, prep.qcounts, k1, b).toarray()
+    r = bm25.run(prep.bm25, plan, ds, k1, b, depth=5)
+    qs, dd = np.divmod(np.arange(want.size), ds.n_docs)
+    assert np.array_equal(r.at(qs, dd).reshape(want.shape), want)
+    for q in range(ds.n_queries):
+        assert np.array_equal(r.row(q), want[q])
+
+
+def test_layout_lists_each_questions_documents_and_locate_undoes_it(rand):
+    ds, prep, plan = rand
+    holds = bm25.score(prep.bm25, prep.qcounts).toarray() > 0  # every question term has a positive weight
+    n = plan.n_touched()
+    width = int(n.max())
+    pos = np.where(np.arange(width)[None, :] < n[:, None], np.arange(width)[None, :], -1)
+    docs = plan.docs_at(pos)
+    terms_of = [set(plan.q_u[plan.q_ptr[q] : plan.q_ptr[q + 1]]) for q in range(ds.n_queries)]
+    for q in range(ds.n_queries):
+        got = docs[q, : n[q]].tolist()
+        assert sorted(got) == np.flatnonzero(holds[q]).tolist()
+        held = [sum(d in plan.u_docs[plan.u_ptr[u] : plan.u_ptr[u + 1]] for u in terms_of[q]) for d in got]
+        singles = [d for d, c in zip(got, held) if c == 1]
+        multis = [d for d, c in zip(got, held) if c > 1]
+        assert got == sorted(singles) + sorted(multis)  # one term first, then several, each in id order
+    assert np.array_equal(bm25.locate(plan, docs), pos)
+    absent = np.array([[d for d in range(ds.n_docs) if not holds[q, d]][:1] or [-1] for q in range(ds.n_queries)])
+    assert (bm25.locate(plan, absent) == -1).all()
+
+
+# ------------------------------------------------------------------------------------------- LSA and generic rows
+
+
+def test_lsa_at_and_rows_equal_score_chunks(rand):
+    ds, prep, plan = rand
+    model = lsa.fit(prep.index, 4)
+    qv = lsa.query_vectors(model, prep.qcounts)
+    r = lsa.run(ds, model, qv, depth=5)
+    want = np.concatenate([c for _, c in lsa.score_chunks(model, qv)])
+    qs, dd = np.divmod(np.arange(want.size), ds.n_docs)
+    assert np.array_equal(r.at(qs, dd).reshape(want.shape), want)
+    rows = r.at_rows(r.top_d, r.n_top)
+    for q in range(ds.n_queries):
+        assert np.array_equal(rows[q, : r.n_top[q]], want[q, r.top_d[q, : r.n_top[q]]])
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_rank_rows_kernels_keep_the_raw_best_in_ranking_order(rand, sparse):
+    ds, _, _ = rand
+    rng = np.random.default_rng(3)
+    scores = rng.choice([-1.0, 0.0, 0.0, 0.5, 2.0], size=(ds.n_queries, ds.n_docs))
+    m, thr = 7, 0.1
+    o = PassOutputs.empty(ds, m)
+    sel = Selection(ds.tie_key, thr, m)
+    items = np.arange(ds.n_queries, dtype=np.int64)
+    if sparse:
+        c = sp.csr_matrix(scores)
+        _kernels.rank_sparse(items, Csr(c.indptr.astype(np.int64), c.indices.astype(np.int64), c.data), 0, sel, o)
+    else:
+        _kernels.rank_dense(items, scores, 0, sel, o)
+    for q in range(ds.n_queries):
+        entries = np.flatnonzero(scores[q]) if sparse else np.arange(ds.n_docs)  # absent = not offered
+        best = entries[order_by_score(scores[q, entries], ds.tie_key[entries])]
+        assert o.top_d[q, : o.n_top[q]].tolist() == best[:m].tolist()
+        assert o.n_res[q] == (scores[q] > thr).sum()
+        assert (o.lo[q], o.hi[q]) == (scores[q, entries].min(), scores[q, entries].max())
+        results = best[scores[q, best] > thr].tolist()
+        j0, j1 = o.judged.ptr[q], o.judged.ptr[q + 1]
+        for d, rank in zip(o.judged.doc[j0:j1], o.judged.rank[j0:j1]):
+            assert rank == (results.index(d) + 1 if d in results else 0)
+
+
+def test_list_ranks_are_positions_in_the_lists(rand):
+    ds, _, _ = rand
+    rng = np.random.default_rng(4)
+    lists = [rng.permutation(ds.n_docs)[: rng.integers(0, 12)] for _ in range(ds.n_queries)]
+    indptr = np.concatenate(([0], np.cumsum([len(x) for x in lists])))
+    r = from_csr("L", ds, indptr, np.concatenate(lists), np.zeros(indptr[-1]))
+    for j, (q, d) in enumerate(zip(ds.qrels.query, ds.qrels.doc)):
+        lst = lists[q].tolist()
+        assert r.judged_rank[j] == (lst.index(d) + 1 if d in lst else 0)
+
+
+# ------------------------------------------------------------------------------------------- the tuning grid
+
+
+def test_tuning_grid_scores_equal_bm25_score_to_the_last_bit(rand, invented):
+    """The BM25 grid's hoisted algebra against bm25.score at every setting of the default grid (this check ran
+    at run time before; a difference in the last bit could break a tie differently)."""
+    for ds, prep in ((rand[0], rand[1]), (invented, Engine(invented))):
+        g = tuning._bm25_grid(prep)
+        for k1 in tuning.K1_GRID:
+            for b in tuning.B_GRID:
+                want = prep.bm25_scores(float(k1), float(b)).toarray()
+                assert np.array_equal(tuning._bm25_dense(g, prep, float(k1), float(b)), want), (k1, b)
+
+
+# ------------------------------------------------------------------------------------------- without the compiler
+
+
+def test_the_kernels_as_plain_python_give_the_same_evaluation():
+    """NUMBA_DISABLE_JIT=1 runs every kernel as the Python it is written in: the CLI's JSON must not change."""
+    out = {}
+    procs = {
+        jit: subprocess.Popen([sys.executable, "-m", "retrieval", "evaluate", "--json"], cwd=ROOT, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              env={**os.environ, "NUMBA_DISABLE_JIT": "0" if jit else "1"})
+        for jit in (True, False)
+    }
+    for jit, p in procs.items():
+        stdout, stderr = p.communicate(timeout=300)
+        assert p.returncode == 0, stderr
+        out[jit] = json.loads(stdout)
+    assert out[False] == out[True]
+    assert set(out[True]["systems"]) >= {"BM25", "LSA", "weighted", "RRF"}
