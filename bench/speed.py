@@ -8,14 +8,15 @@ is that work's alone: the peak resident set (VmHWM) is reset after the dataset i
 ticks, so it counts the dataset held in memory plus everything the app's path built on top of it (the scipy
 reference product measured afterwards is reported apart: `peak_rss_with_reference_gib` in the JSON).
 
-* **ours**: `experiment.prepare` (tokenise, count matrix, BM25 columns, question plan; "index" is the
+* **ours**: `engine.Engine(dataset)` (tokenise, count matrix, BM25 columns, question plan; "index" is the
   tokenise + count matrix part alone), the LSA fit at d = 6, then slider ticks: each tick is a new k1
   (1.25, 1.30, ...), so BM25 is re-weighted and re-scored for every question, both fusions recomputed and
-  every metric computed for every system (`experiment.rankings` + `experiment.score`, 8 metrics), the median
+  every metric computed for every system (`Engine.evaluate`, 8 metrics), the median
   reported. Also: an alpha tick, an RRF-constant tick, a d tick (LSA refit), the parts of a k1 tick, and the
   scipy sparse product alone (`bm25.score`, the reference algebra, without any ranking), which the compiled
   kernel is measured against. On Cranfield also the 16 x 11 (k1, b) grid: BM25 ranked and nDCG@10 per cell.
-* **before**: the same tick with the code before this optimisation (retrieval/ at commit c833850, read from git).
+* **before**: the same tick with the code before this change (retrieval/ at `--before-commit`, default 4fce076,
+  read from git).
 * **bm25s** (0.3.16): tokenise and index, then the tick it can do: re-index at a new k1/b and retrieve the top
   100 for every question (no metric). Its numba backend is used when numba is installed (`backend_selection`
   auto), the best it offers.
@@ -47,7 +48,7 @@ for p in (str(ROOT), str(BENCH)):
         sys.path.insert(0, p)
 
 METRICS = "hit@3,recall@5,recall@100,precision@10,mrr,ndcg@5,ndcg@10,ndcg_exp@10"
-BEFORE_COMMIT = "c833850"
+BEFORE_COMMIT = os.environ.get("BENCH_BEFORE_COMMIT", "4fce076")  # the code before this change (--before-commit)
 DEFAULT_CRANFIELD = ROOT.parent / "shared" / "datasets" / "cranfield"
 
 
@@ -102,7 +103,10 @@ def child_ours(target: str, ticks: int) -> dict:
     """Our build, ticks and memory on one dataset."""
     import numpy as np
 
-    from retrieval import bm25, experiment, metrics, text
+    from retrieval import bm25, lsa, metrics, text
+    from retrieval.engine import Engine
+    from retrieval.experiment import score
+    from retrieval.params import Params
 
     ds = _load(target)
     gc.collect()
@@ -113,7 +117,7 @@ def child_ours(target: str, ticks: int) -> dict:
     out["index_s"], index = _timed(text.build_index, ds.doc_texts)
     del index
     gc.collect()
-    out["prepare_s"], prep = _timed(experiment.prepare, ds)
+    out["prepare_s"], prep = _timed(Engine, ds)
     idx = prep.index
     df = idx.doc_freq
     q = prep.qcounts
@@ -123,43 +127,43 @@ def child_ours(target: str, ticks: int) -> dict:
                terms_per_q=float(np.diff(q.indptr).mean()), postings_per_q_over_n=float(per_q.mean() / ds.n_docs))
 
     mlist = metrics.parse_list(METRICS)
-    p0 = experiment.Params()
-    out["lsa_fit_s"], fit = _timed(experiment.fit_lsa, prep, p0.dims)
+    p0 = Params()
+    out["lsa_fit_s"], fit = _timed(prep.lsa_fit, p0.dims)
     out["lsa_note"] = fit.model.note
-    out["lsa_rank_s"], _ = _timed(experiment.lsa_run, ds, fit, max(p0.depth, p0.fusion_depth))
-    out["first_tick_s"], ranks = _timed(lambda: experiment.score(ds, experiment.rankings(ds, p0, prep=prep), mlist))
+    out["lsa_rank_s"], _ = _timed(lsa.run, ds, fit.model, fit.qvec, max(p0.depth, p0.fusion_depth))
+    out["first_tick_s"], ranks = _timed(prep.evaluate, p0, METRICS)
     out["matched_fraction"] = float(ranks.rankings["BM25"].n_results.mean() / ds.n_docs)
     out["means"] = {s: {m: round(v, 6) for m, v in row.items()} for s, row in ranks.means().items()}
 
     def tick(params):
-        return experiment.score(ds, experiment.rankings(ds, params, prep=prep), mlist)
+        return prep.evaluate(params, METRICS)
 
     k1s = [round(1.25 + 0.05 * i, 2) for i in range(ticks)]
     times, rescans, fallbacks = [], [], []
     for k1 in k1s:
-        t, ev = _timed(tick, experiment.Params(k1=k1))
+        t, ev = _timed(tick, Params(k1=k1))
         times.append(t)
-        w = ev.rankings["weighted"]
-        rescans.append(getattr(w, "rescans", 0))
-        fallbacks.append(getattr(w, "fallbacks", 0))
+        w = prep.weighted(Params(k1=k1))  # cached by the tick: its counts of second tries
+        rescans.append(w.rescans)
+        fallbacks.append(w.fallbacks)
     out.update(tick_s=_median(times), tick_all=[round(t, 4) for t in times], tick_k1s=k1s,
                rescans=int(max(rescans)), fallbacks=int(max(fallbacks)))
     # a tick's parts (fresh k1 values again)
     parts = {"bm25": [], "fusions": [], "metrics": []}
     for i in range(ticks):
-        p = experiment.Params(k1=round(2.05 + 0.05 * i, 2))
-        t, run = _timed(experiment.bm25_run, ds, prep, p.k1, p.b, max(p.depth, p.fusion_depth), fit)
+        p = Params(k1=round(2.05 + 0.05 * i, 2))
+        t, _ = _timed(prep.run, "BM25", p)
         parts["bm25"].append(t)
-        bm, ls = experiment.base_rankings(ds, run, fit, max(p.depth, p.fusion_depth))
-        t, (w, r) = _timed(experiment.fused_rankings, ds, run, fit, bm, ls, p, prep)
+        t, _ = _timed(lambda: (prep.weighted(p), prep.rrf(p)))
         parts["fusions"].append(t)
-        t, _ = _timed(experiment.score, ds, {"BM25": bm, "LSA": ls, "weighted": w, "RRF": r}, mlist)
+        ranked = prep.rankings(p)
+        t, _ = _timed(score, ds, ranked, mlist)
         parts["metrics"].append(t)
     out.update({f"part_{k}_s": _median(v) for k, v in parts.items()})
     alphas = [0.3, 0.4, 0.6, 0.7, 0.2, 0.8, 0.1][:ticks]
-    out["alpha_tick_s"] = _median([_timed(tick, experiment.Params(alpha=a))[0] for a in alphas])
-    out["rrf_tick_s"] = _median([_timed(tick, experiment.Params(rrf_k=float(k)))[0] for k in range(40, 40 + ticks)])
-    out["d_tick_s"] = _timed(tick, experiment.Params(dims=8))[0]
+    out["alpha_tick_s"] = _median([_timed(tick, Params(alpha=a))[0] for a in alphas])
+    out["rrf_tick_s"] = _median([_timed(tick, Params(rrf_k=float(k)))[0] for k in range(40, 40 + ticks)])
+    out["d_tick_s"] = _timed(tick, Params(dims=8))[0]
     out["peak_rss_gib"] = _status("VmHWM") / 2**30 if peak_ok else float("nan")  # the product's path, up to here
     # the reference algebra alone: scipy's sparse product, no ranking (skipped where its matrix gets huge)
     if ds.n_docs <= 200_000:
@@ -192,7 +196,7 @@ def _grid(ds, prep) -> dict:
         from retrieval import tuning
 
         t = time.perf_counter()
-        tuning.sweep_bm25(ds, "ndcg@10", prep=prep)
+        tuning.sweep_bm25(ds, "ndcg@10", engine=prep)
         out["grid_tuning_sweep_s"] = time.perf_counter() - t
     except Exception as e:  # noqa: BLE001 - another module's function, reported, never fatal
         out["grid_tuning_sweep_error"] = repr(e)[:200]
@@ -200,13 +204,14 @@ def _grid(ds, prep) -> dict:
 
 
 def _before_package() -> Path | None:
-    """The retrieval package as it was before this optimisation, extracted from git into bench/out/."""
-    dest = OUT / "before" / "retrieval"
+    """The retrieval package as it was at BEFORE_COMMIT (its modules), extracted from git into bench/out/."""
+    dest = OUT / f"before-{BEFORE_COMMIT}" / "retrieval"
     if (dest / "experiment.py").exists():
         return dest.parent
     try:
         names = subprocess.run(["git", "ls-tree", "--name-only", BEFORE_COMMIT, "retrieval/"], cwd=ROOT,
                                capture_output=True, text=True, check=True).stdout.split()
+        names = [n for n in names if n.endswith(".py")]
         dest.mkdir(parents=True, exist_ok=True)
         for n in names:
             src = subprocess.run(["git", "show", f"{BEFORE_COMMIT}:{n}"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
@@ -234,7 +239,7 @@ def child_before(target: str, ticks: int) -> dict:
     mlist = metrics.parse_list(METRICS)
     times = []
     for i in range(min(ticks, 3)):
-        t, _ = _timed(lambda: experiment.score(ds, experiment.rankings(ds, experiment.Params(k1=1.25 + 0.05 * i), prep=prep), mlist))
+        t, _ = _timed(lambda: experiment.score(ds, experiment.rankings(ds, experiment.Params(k1=1.25 + 0.05 * i), engine=prep), mlist))
         times.append(t)
     out["tick_s"] = _median(times)  # includes its LSA refit (the old code had no LSA cache)
     out["peak_rss_gib"] = _status("VmHWM") / 2**30 if peak_ok else float("nan")
@@ -378,7 +383,7 @@ def report(results: list[dict], grid: dict | None) -> str:
                      f"{_fmt_s(o['part_metrics_s'])} | {_fmt_s(o['alpha_tick_s'])} | {_fmt_s(o['rrf_tick_s'])} | {_fmt_s(o['d_tick_s'])} | "
                      f"{o['rescans']} / {o['fallbacks']} of {o['queries']} |")
     lines.append("")
-    lines.append("| dataset | our tick | before (c833850) | bm25s re-index + retrieve | ratio | rank_bm25 (all questions) | ratio | scipy product alone / our BM25 kernel |")
+    lines.append(f"| dataset | our tick | before ({BEFORE_COMMIT}) | bm25s re-index + retrieve | ratio | rank_bm25 (all questions) | ratio | scipy product alone / our BM25 kernel |")
     lines.append("|---|---|---|---|---|---|---|---|")
     for r in results:
         o, bf, bs, rb = r["ours"], r.get("before", {}), r.get("bm25s", {}), r.get("rank_bm25", {})
@@ -427,7 +432,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sample", type=int, default=100, help="rank_bm25: questions scored below 1M documents (all up to 10k)")
     ap.add_argument("--sample-1m", type=int, default=10, help="rank_bm25: questions scored at 1M documents")
     ap.add_argument("--no-peers", action="store_true", help="skip bm25s and rank_bm25")
-    ap.add_argument("--no-before", action="store_true", help="skip the code before this optimisation")
+    ap.add_argument("--no-before", action="store_true", help="skip the code before this change")
+    ap.add_argument("--before-commit", default=BEFORE_COMMIT, help=f"the commit measured as 'before' (default {BEFORE_COMMIT})")
     ap.add_argument("--timeout", type=float, default=7200)
     ap.add_argument("--json", default=str(OUT / "speed.json"), help="where to keep the raw results")
     ap.add_argument("--reuse", default="", metavar="JSON",
@@ -435,6 +441,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--target", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    global BEFORE_COMMIT
+    BEFORE_COMMIT = os.environ["BENCH_BEFORE_COMMIT"] = a.before_commit  # the children read it from the environment
 
     if a.child:
         if a.child == "ours":

@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from retrieval import dataset, experiment, tuning  # noqa: E402
+from retrieval import dataset, tuning  # noqa: E402
+from retrieval.engine import Engine  # noqa: E402
 
 TARGET_S = 2.0
 
@@ -27,14 +28,14 @@ def bench(name: str, repeat: int, metric: str, folds: int, seed: int) -> dict:
     """Time the k1 x b grid on one corpus and cross-validate the best setting."""
     ds = dataset.load(name)
     t0 = time.perf_counter()
-    prep = experiment.prepare(ds)
+    prep = Engine(ds)
     t_prep = time.perf_counter() - t0
-    tuning.sweep_bm25(ds, metric, prep=prep)  # warm-up (first-call costs)
+    tuning.sweep_bm25(ds, metric, engine=prep)  # warm-up (first-call costs)
     walls, cpus = [], []
     sweep = None
     for _ in range(repeat):
         w0, c0 = time.perf_counter(), time.process_time()
-        sweep = tuning.sweep_bm25(ds, metric, prep=prep)
+        sweep = tuning.sweep_bm25(ds, metric, engine=prep)
         walls.append(time.perf_counter() - w0)
         cpus.append(time.process_time() - c0)
     cv = tuning.cross_validate(sweep.values, folds, seed)

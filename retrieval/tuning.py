@@ -40,8 +40,7 @@ import scipy.sparse as sp
 from . import bm25, fusion, lsa, metrics, significance, stats
 from .dataset import Dataset, Qrels
 from .errors import InputError
-from .engine import Engine as Prepared
-from .engine import LsaFit, for_dataset
+from .engine import Engine, LsaFit, for_dataset
 from .experiment import Evaluation
 from .params import MAX_DIMS, Params, grid_for
 from .ranking import THRESHOLD, Ranking, order_by_score, ranks_before
@@ -59,21 +58,6 @@ SYSTEM_OF = {"k1,b": "BM25", "dims": "LSA", "rrf_k": "RRF", "alpha": "weighted"}
 _DECIMALS = 12  # means are compared at this many decimals, so exact ties never depend on summation order
 _BOOT_CELLS = 8_000_000  # settings x resamples x questions bootstrapped at once
 _NEAR_ZERO = 1e-9  # interval ends this close to zero are recomputed exactly
-
-
-def prepare(dataset: Dataset) -> Prepared:
-    """The dataset's engine."""
-    return for_dataset(dataset)
-
-
-def fit_lsa(prep: Prepared, dims: int) -> LsaFit:
-    """The engine's LSA fit at d."""
-    return prep.lsa_fit(dims)
-
-
-def bm25_scores(prep: Prepared, k1: float, b: float):
-    """The engine's BM25 score matrix at (k1, b): the reference algebra."""
-    return prep.bm25_scores(k1, b)
 
 
 def base_rankings(dataset: Dataset, scores, fit: LsaFit, depth: int) -> tuple[Ranking, Ranking]:
@@ -233,13 +217,13 @@ def _axis(values, name: str, lo: float, hi: float | None, integer: bool = False)
     return a
 
 
-def _start(dataset: Dataset, metric: str | metrics.Metric, prep: Prepared | None) -> tuple[metrics.Metric, Prepared, tuple[str, ...]]:
+def _start(dataset: Dataset, metric: str | metrics.Metric, engine: Engine | None) -> tuple[metrics.Metric, Engine, tuple[str, ...]]:
     """Parse the metric, prepare the dataset once, and check there is something to evaluate."""
     m = metrics.parse(metric) if isinstance(metric, str) else metric
     if dataset.evaluated.size == 0:
         raise InputError(f"dataset {dataset.name}: no question has a relevant document, nothing to tune")
-    prep = prep or prepare(dataset)
-    return m, prep, tuple(dataset.query_ids[q] for q in dataset.evaluated)
+    engine = engine or for_dataset(dataset)
+    return m, engine, tuple(dataset.query_ids[q] for q in dataset.evaluated)
 
 
 @dataclass(frozen=True, eq=False)
@@ -254,17 +238,17 @@ class _Bm25Grid:
     shape: tuple[int, int]
 
 
-def _bm25_grid(prep: Prepared) -> _Bm25Grid:
+def _bm25_grid(engine: Engine) -> _Bm25Grid:
     """bm25.score's algebra with everything but the weights hoisted out of the grid loop.
 
     bm25.score multiplies the questions' 0/1 term matrix (CSR) by the term weights; each score is the sum of
     its terms' weights in the order the question's terms are stored. The products are listed once in that
     order, so a bincount over them adds the same numbers in the same order, to the same last bit.
     """
-    bmi = prep.bm25
-    nq, nd = prep.qcounts.shape[0], bmi.counts.shape[0]
-    terms = np.unique(prep.qcounts.indices)
-    qsub = prep.qcounts[:, terms]
+    bmi = engine.bm25
+    nq, nd = engine.qcounts.shape[0], bmi.counts.shape[0]
+    terms = np.unique(engine.qcounts.indices)
+    qsub = engine.qcounts[:, terms]
     qsub.sort_indices()
     sub = bmi.counts[:, terms]
     col = np.repeat(np.arange(sub.shape[1]), np.diff(sub.indptr))
@@ -276,9 +260,9 @@ def _bm25_grid(prep: Prepared) -> _Bm25Grid:
     return _Bm25Grid(sub.indices.astype(np.int64), sub.data, bmi.idf[terms][col], elem, cell, (nq, nd))
 
 
-def _bm25_dense(g: _Bm25Grid, prep: Prepared, k1: float, b: float) -> np.ndarray:
+def _bm25_dense(g: _Bm25Grid, engine: Engine, k1: float, b: float) -> np.ndarray:
     """Dense BM25 scores at (k1, b), equal to bm25.score's to the last bit (tests/test_kernels.py)."""
-    norm = bm25.length_norm(prep.bm25.doc_len, prep.bm25.avg_len, k1, b)
+    norm = bm25.length_norm(engine.bm25.doc_len, engine.bm25.avg_len, k1, b)
     weights = bm25.bm25_weight(g.tf, g.idf, norm[g.doc], k1 + 1.0)
     return np.bincount(g.cell, weights=weights[g.elem], minlength=g.shape[0] * g.shape[1]).reshape(g.shape)
 
@@ -288,22 +272,22 @@ def sweep_bm25(
     metric: str | metrics.Metric,
     k1s=K1_GRID,
     bs=B_GRID,
-    prep: Prepared | None = None,
+    engine: Engine | None = None,
     base: Params = Params(),
 ) -> Sweep:
     """BM25's per-question metric over the k1 x b grid, re-weighting the count matrix built once."""
-    m, prep, qids = _start(dataset, metric, prep)
+    m, engine, qids = _start(dataset, metric, engine)
     k1s = _axis(k1s, "k1", 0.0, None)
     bs = _axis(bs, "b", 0.0, 1.0)
     ranks = np.zeros((k1s.size * bs.size, len(dataset.qrels)), dtype=np.int64)
-    if prep.qcounts.nnz == 0:
+    if engine.qcounts.nnz == 0:
         values = _values(dataset, ranks, m)
         return Sweep("BM25", m.name, ("k1", "b"), (k1s, bs), values, qids, base, ("no question shares a word with the corpus",))
-    g = _bm25_grid(prep)
+    g = _bm25_grid(engine)
     i = 0
     for k1 in k1s:
         for b in bs:
-            ranks[i] = _ranks(dataset, _bm25_dense(g, prep, float(k1), float(b)), m)
+            ranks[i] = _ranks(dataset, _bm25_dense(g, engine, float(k1), float(b)), m)
             i += 1
     return Sweep("BM25", m.name, ("k1", "b"), (k1s, bs), _values(dataset, ranks, m), qids, base)
 
@@ -315,9 +299,9 @@ def _lsa_scores(dataset: Dataset, model: lsa.LsaModel, qvec: np.ndarray) -> np.n
     return _dense(lsa.score_chunks(model, qvec))
 
 
-def dims_axis(prep: Prepared, max_dims: int = MAX_DIMS) -> np.ndarray:
+def dims_axis(engine: Engine, max_dims: int = MAX_DIMS) -> np.ndarray:
     """The dimensions a dims curve covers: 1 up to what the corpus allows, at most `max_dims`."""
-    top = min(lsa.max_dims(prep.index), int(max_dims))
+    top = min(lsa.max_dims(engine.index), int(max_dims))
     return np.arange(1, top + 1, dtype=np.float64)
 
 
@@ -325,7 +309,7 @@ def sweep_dims(
     dataset: Dataset,
     metric: str | metrics.Metric,
     dims=None,
-    prep: Prepared | None = None,
+    engine: Engine | None = None,
     base: Params = Params(),
     refit: bool | None = None,
     max_dims: int = MAX_DIMS,
@@ -335,11 +319,11 @@ def sweep_dims(
     With `refit` (the default up to REFIT_UP_TO points) one SVD is fitted per d, exactly as evaluate does;
     otherwise one SVD with the largest d is fitted and truncated, the same subspaces up to rounding.
     """
-    m, prep, qids = _start(dataset, metric, prep)
-    limit = lsa.max_dims(prep.index)
+    m, engine, qids = _start(dataset, metric, engine)
+    limit = lsa.max_dims(engine.index)
     if limit < 1:
-        raise InputError(f"LSA needs at least 2 documents and 2 terms; {dataset.name} has {prep.index.n_docs} and {len(prep.index.vocabulary)}")
-    axis = dims_axis(prep, max_dims) if dims is None else _axis(dims, "dims", 1.0, None, integer=True)
+        raise InputError(f"LSA needs at least 2 documents and 2 terms; {dataset.name} has {engine.index.n_docs} and {len(engine.index.vocabulary)}")
+    axis = dims_axis(engine, max_dims) if dims is None else _axis(dims, "dims", 1.0, None, integer=True)
     notes: list[str] = []
     if axis[-1] > limit:
         notes.append(f"dims above {limit} are lowered to {limit}, the most this corpus allows")
@@ -350,17 +334,17 @@ def sweep_dims(
         cache: dict[int, np.ndarray] = {}
         for i, d in enumerate(used):
             if d not in cache:
-                f = fit_lsa(prep, int(d))
+                f = engine.lsa_fit(int(d))
                 cache[d] = _ranks(dataset, _lsa_scores(dataset, f.model, f.qvec), m)
             ranks[i] = cache[d]
     else:
-        f = fit_lsa(prep, int(used.max()))
+        f = engine.lsa_fit(int(used.max()))
         model = f.model
-        z = model.svd.transform(model.tfidf.transform(prep.index.counts))
-        qz = model.svd.transform(model.tfidf.transform(prep.qcounts))
+        z = model.svd.transform(model.tfidf.transform(engine.index.counts))
+        qz = model.svd.transform(model.tfidf.transform(engine.qcounts))
         notes.append(f"one {model.dims}-dimension SVD ({model.algorithm}) truncated to each d: same subspaces as a fit per d, up to rounding")
         # the cosines at d from those at d - 1: add the new dimensions' products and squared norms
-        dot = np.zeros((prep.qcounts.shape[0], z.shape[0]))
+        dot = np.zeros((engine.qcounts.shape[0], z.shape[0]))
         zsq, qsq = np.zeros(z.shape[0]), np.zeros(qz.shape[0])
         done = 0
         for i, d in enumerate(used):
@@ -391,12 +375,12 @@ class Fixed:
     lsa: Ranking
 
 
-def fixed_parts(dataset: Dataset, params: Params, prep: Prepared | None = None) -> Fixed:
+def fixed_parts(dataset: Dataset, params: Params, engine: Engine | None = None) -> Fixed:
     """BM25 at (k1, b) and LSA at dims, with their rankings, for the fusion sweeps and explanations."""
     params.check()
-    prep = prep or prepare(dataset)
-    scores = bm25_scores(prep, params.k1, params.b)
-    fit = fit_lsa(prep, params.dims)
+    engine = engine or for_dataset(dataset)
+    scores = engine.bm25_scores(params.k1, params.b)
+    fit = engine.lsa_fit(params.dims)
     bm, ls = base_rankings(dataset, scores, fit, max(params.depth, params.fusion_depth))
     return Fixed(scores, fit, bm, ls)
 
@@ -405,14 +389,14 @@ def sweep_rrf_k(
     dataset: Dataset,
     metric: str | metrics.Metric,
     ks=RRF_K_GRID,
-    prep: Prepared | None = None,
+    engine: Engine | None = None,
     base: Params = Params(),
     fixed: Fixed | None = None,
 ) -> Sweep:
     """RRF's per-question metric over its constant k, fusing the fixed BM25 and LSA lists (top fusion_depth of each)."""
-    m, prep, qids = _start(dataset, metric, prep)
+    m, engine, qids = _start(dataset, metric, engine)
     ks = _axis(ks, "rrf_k", 0.0, None)
-    fixed = fixed or fixed_parts(dataset, base, prep)
+    fixed = fixed or fixed_parts(dataset, base, engine)
     nq, nd, depth = dataset.n_queries, dataset.n_docs, base.fusion_depth
     lists = []
     for r in (fixed.bm25, fixed.lsa):
@@ -467,14 +451,14 @@ def sweep_alpha(
     dataset: Dataset,
     metric: str | metrics.Metric,
     alphas=ALPHA_GRID,
-    prep: Prepared | None = None,
+    engine: Engine | None = None,
     base: Params = Params(),
     fixed: Fixed | None = None,
 ) -> Sweep:
     """The weighted fusion's per-question metric over alpha, over the fixed BM25 and LSA scores."""
-    m, prep, qids = _start(dataset, metric, prep)
+    m, engine, qids = _start(dataset, metric, engine)
     alphas = _axis(alphas, "alpha", 0.0, 1.0)
-    fixed = fixed or fixed_parts(dataset, base, prep)
+    fixed = fixed or fixed_parts(dataset, base, engine)
     mb, ml, silent = _normalised(dataset, fixed)
     ranks = np.zeros((alphas.size, len(dataset.qrels)), dtype=np.int64)
     for i, a in enumerate(alphas):
@@ -489,20 +473,20 @@ def sweep(
     params: str,
     metric: str | metrics.Metric,
     base: Params = Params(),
-    prep: Prepared | None = None,
+    engine: Engine | None = None,
     fixed: Fixed | None = None,
 ) -> Sweep:
     """The default sweep of `params` ('k1,b', 'dims', 'rrf_k' or 'alpha'), the other parameters at `base`."""
     key = _params_key(params)
     base.check()
-    prep = prep or prepare(dataset)
+    engine = engine or for_dataset(dataset)
     if key == "k1,b":
-        return sweep_bm25(dataset, metric, prep=prep, base=base)
+        return sweep_bm25(dataset, metric, engine=engine, base=base)
     if key == "dims":
-        return sweep_dims(dataset, metric, prep=prep, base=base)
+        return sweep_dims(dataset, metric, engine=engine, base=base)
     if key == "rrf_k":
-        return sweep_rrf_k(dataset, metric, prep=prep, base=base, fixed=fixed)
-    return sweep_alpha(dataset, metric, prep=prep, base=base, fixed=fixed)
+        return sweep_rrf_k(dataset, metric, engine=engine, base=base, fixed=fixed)
+    return sweep_alpha(dataset, metric, engine=engine, base=base, fixed=fixed)
 
 
 def _params_key(params: str) -> str:
@@ -516,20 +500,20 @@ def _params_key(params: str) -> str:
 
 
 def current_values(
-    dataset: Dataset, params: str, metric: str | metrics.Metric, base: Params = Params(), prep: Prepared | None = None,
+    dataset: Dataset, params: str, metric: str | metrics.Metric, base: Params = Params(), engine: Engine | None = None,
     fixed: Fixed | None = None,
 ) -> np.ndarray:
     """Per-question values of the swept system at the current setting `base` (which need not be a grid point)."""
     key = _params_key(params)
-    prep = prep or prepare(dataset)
+    engine = engine or for_dataset(dataset)
     if key == "k1,b":
-        s = sweep_bm25(dataset, metric, [base.k1], [base.b], prep, base)
+        s = sweep_bm25(dataset, metric, [base.k1], [base.b], engine, base)
     elif key == "dims":
-        s = sweep_dims(dataset, metric, [base.dims], prep, base, refit=True)
+        s = sweep_dims(dataset, metric, [base.dims], engine, base, refit=True)
     elif key == "rrf_k":
-        s = sweep_rrf_k(dataset, metric, [base.rrf_k], prep, base, fixed)
+        s = sweep_rrf_k(dataset, metric, [base.rrf_k], engine, base, fixed)
     else:
-        s = sweep_alpha(dataset, metric, [base.alpha], prep, base, fixed)
+        s = sweep_alpha(dataset, metric, [base.alpha], engine, base, fixed)
     return s.values[0]
 
 
@@ -744,7 +728,7 @@ def explain_fusion(
     question: int | str,
     kind: str = "weighted",
     params: Params = Params(),
-    prep: Prepared | None = None,
+    engine: Engine | None = None,
     fixed: Fixed | None = None,
     top: int | None = None,
 ) -> list[dict]:
@@ -761,8 +745,8 @@ def explain_fusion(
         raise InputError(f"fusion kind must be 'weighted' or 'rrf', got {kind!r}")
     params.check()
     q = _question(dataset, question)
-    prep = prep or prepare(dataset)
-    fixed = fixed or fixed_parts(dataset, params, prep)
+    engine = engine or for_dataset(dataset)
+    fixed = fixed or fixed_parts(dataset, params, engine)
     depth = params.fusion_depth
     top = depth if top is None else int(top)
     key = dataset.tie_key
@@ -830,20 +814,20 @@ def tune(
     base: Params = Params(),
     folds: int = FOLDS,
     seed: int = SEED,
-    prep: Prepared | None = None,
+    engine: Engine | None = None,
     resamples: int = stats.RESAMPLES,
 ) -> Tuning:
     """Sweep `params`, find the best setting and its tie region, cross-validate the choice, score the current setting."""
     base.check()
     key = _params_key(params)
-    prep = prep or prepare(dataset)
-    fixed = fixed_parts(dataset, base, prep) if key in ("rrf_k", "alpha") else None
-    sw = sweep(dataset, key, metric, base, prep, fixed)
+    engine = engine or for_dataset(dataset)
+    fixed = fixed_parts(dataset, base, engine) if key in ("rrf_k", "alpha") else None
+    sw = sweep(dataset, key, metric, base, engine, fixed)
     fold_assignment(sw.values.shape[1], folds, seed)  # fail early on bad folds
     best = best_setting(sw.values)
     ties = tie_region(sw.values, best, resamples, seed)
     cv = cross_validate(sw.values, folds, seed)
-    cur = current_values(dataset, key, metric, base, prep, fixed)
+    cur = current_values(dataset, key, metric, base, engine, fixed)
     iv = stats.paired_bootstrap(cur, sw.values[best], resamples, seed)
     current = {n: _num(getattr(base, n), n) for n in sw.names}
     return Tuning(dataset.name, sw, best, ties, cv, current, cur, bool(iv.holds_zero) or bool(np.array_equal(cur, sw.values[best])))

@@ -49,7 +49,7 @@ def prep(invented):
 @pytest.fixture(scope="module")
 def bm25_sweep(invented, prep):
     """What the library computes for the default view: BM25's nDCG@5 over the 16 x 11 grid."""
-    sw = tuning.sweep_bm25(invented, METRIC, prep=prep)
+    sw = tuning.sweep_bm25(invented, METRIC, engine=prep)
     best = tuning.best_setting(sw.values)
     return sw, best, tuning.tie_region(sw.values, best)
 
@@ -175,6 +175,6 @@ def test_the_button_moves_the_sidebar_to_the_best(invented, prep):
     assert at.button(key="tune_to_best").disabled  # already there
     at.segmented_control(key="tune_what").set_value(WHAT["dims"]).run()
     at.button(key="tune_to_best").click().run()
-    sw = tuning.sweep_dims(invented, METRIC, prep=prep)
+    sw = tuning.sweep_dims(invented, METRIC, engine=prep)
     best_dims = sw.setting(tuning.best_setting(sw.values))["dims"]
     assert at.sidebar.slider(key="dims").value == best_dims and isinstance(at.sidebar.slider(key="dims").value, int)

@@ -56,7 +56,7 @@ def _bm25_reference(ds, prep, k1, b, metric):
 @pytest.mark.parametrize("metric", ["ndcg@5", "mrr", "hit@3", "recall@10"])
 def test_bm25_grid_equals_the_pipeline_at_every_point(invented, prep, tied, metric):
     for ds, p in ((invented, prep), (tied, Engine(tied))):
-        sw = tuning.sweep_bm25(ds, metric, prep=p)
+        sw = tuning.sweep_bm25(ds, metric, engine=p)
         assert sw.values.shape == (16 * 11, ds.evaluated.size) and sw.shape == (16, 11)
         assert sw.notes == ()  # the fast path agreed with bm25.score to the last bit
         for i in range(sw.values.shape[0]):
@@ -65,7 +65,7 @@ def test_bm25_grid_equals_the_pipeline_at_every_point(invented, prep, tied, metr
 
 
 def test_grid_axes_are_the_issue_s(invented, prep):
-    sw = tuning.sweep_bm25(invented, "ndcg@5", prep=prep)
+    sw = tuning.sweep_bm25(invented, "ndcg@5", engine=prep)
     assert sw.axes[0].tolist() == [round(0.2 * i, 1) for i in range(16)]
     assert sw.axes[1].tolist() == [round(0.1 * i, 1) for i in range(11)]
     assert sw.setting(6 * 11 + 7) == {"k1": 1.2, "b": 0.7}
@@ -82,7 +82,7 @@ def test_every_sweep_equals_evaluate_at_the_default_and_at_other_points(invented
     }
     for key, (system, points) in checks.items():
         for metric in ("ndcg@5", "mrr"):
-            sw = tuning.sweep(invented, key, metric, prep=prep)
+            sw = tuning.sweep(invented, key, metric, engine=prep)
             assert sw.system == system
             for point in points:
                 i = sw.nearest(**point)
@@ -93,10 +93,10 @@ def test_every_sweep_equals_evaluate_at_the_default_and_at_other_points(invented
 
 def test_the_article_s_means_sit_on_the_curves(invented, prep):
     # expected.md: nDCG@5 of LSA (6 dims) 0.679138, weighted (alpha 0.5) 0.733993, RRF (k 60) 0.737367
-    assert tuning.sweep_dims(invented, "ndcg@5", prep=prep).means[5] == pytest.approx(0.679138, abs=5e-7)
-    alpha = tuning.sweep_alpha(invented, "ndcg@5", prep=prep)
+    assert tuning.sweep_dims(invented, "ndcg@5", engine=prep).means[5] == pytest.approx(0.679138, abs=5e-7)
+    alpha = tuning.sweep_alpha(invented, "ndcg@5", engine=prep)
     assert alpha.means[alpha.nearest(alpha=0.5)] == pytest.approx(0.733993, abs=5e-7)
-    rrf = tuning.sweep_rrf_k(invented, "ndcg@5", prep=prep)
+    rrf = tuning.sweep_rrf_k(invented, "ndcg@5", engine=prep)
     assert rrf.means[rrf.nearest(rrf_k=60)] == pytest.approx(0.737367, abs=5e-7)
 
 
@@ -115,7 +115,7 @@ def test_fusion_and_lsa_sweeps_equal_the_library_on_a_corpus_full_of_ties(tied):
             params = Params(dims=3, alpha=float(alpha.axes[0][i]))
             w = p.rankings(params)["weighted"]
             assert np.array_equal(alpha.values[i], metrics.per_query(tied.qrels, tied.n_queries, w.judged_rank, metric)[tied.evaluated])
-        dims = tuning.sweep_dims(tied, metric, prep=p)
+        dims = tuning.sweep_dims(tied, metric, engine=p)
         for i, d in enumerate(dims.axes[0]):
             f = p.lsa_fit(int(d))
             ranking = lsa.search(tied, f.model, f.qvec, 100)
@@ -134,8 +134,8 @@ def test_judged_ranks_equal_rank_rows_exactly_and_cut(tied):
 
 
 def test_truncated_dims_curve_is_the_refit_curve_up_to_rounding(invented, prep):
-    refit = tuning.sweep_dims(invented, "ndcg@5", prep=prep, refit=True)
-    cut = tuning.sweep_dims(invented, "ndcg@5", prep=prep, refit=False)
+    refit = tuning.sweep_dims(invented, "ndcg@5", engine=prep, refit=True)
+    cut = tuning.sweep_dims(invented, "ndcg@5", engine=prep, refit=False)
     assert cut.notes and not refit.notes
     assert refit.axes[0].tolist() == list(range(1, 28))  # 28 documents: at most 27 dimensions
     assert np.allclose(refit.means, cut.means, atol=1e-9)
@@ -237,7 +237,7 @@ def test_fold_assignment_checks_its_input():
 
 
 def test_tune_on_the_invented_corpus(invented, prep):
-    t = tuning.tune(invented, "k1,b", "ndcg@5", prep=prep)
+    t = tuning.tune(invented, "k1,b", "ndcg@5", engine=prep)
     assert t.sweep.values.shape == (176, 14)
     assert t.cv.in_sample == pytest.approx(t.sweep.means.max())
     assert t.cv.cross_validated <= t.cv.in_sample + 1e-12
@@ -331,17 +331,17 @@ def test_weighted_contributions_are_min_max_scores(invented, prep):
 
 def test_sweeps_reject_bad_input(invented, prep):
     with pytest.raises(InputError):
-        tuning.sweep(invented, "k2", "ndcg@5", prep=prep)
+        tuning.sweep(invented, "k2", "ndcg@5", engine=prep)
     with pytest.raises(InputError):
-        tuning.sweep_bm25(invented, "ndcg@5", [-1.0], prep=prep)
+        tuning.sweep_bm25(invented, "ndcg@5", [-1.0], engine=prep)
     with pytest.raises(InputError):
-        tuning.sweep_bm25(invented, "ndcg@5", bs=[1.5], prep=prep)
+        tuning.sweep_bm25(invented, "ndcg@5", bs=[1.5], engine=prep)
     with pytest.raises(InputError):
-        tuning.sweep_alpha(invented, "ndcg@5", [2.0], prep=prep)
+        tuning.sweep_alpha(invented, "ndcg@5", [2.0], engine=prep)
     with pytest.raises(InputError):
-        tuning.sweep_dims(invented, "ndcg@5", [0], prep=prep)
+        tuning.sweep_dims(invented, "ndcg@5", [0], engine=prep)
     with pytest.raises(InputError):
-        tuning.sweep_bm25(invented, "ndcg", prep=prep)
+        tuning.sweep_bm25(invented, "ndcg", engine=prep)
     with pytest.raises(InputError):
         tuning.cross_validate(np.zeros((3, 4)), folds=5)
 
