@@ -239,7 +239,7 @@ def child_before(target: str, ticks: int) -> dict:
     mlist = metrics.parse_list(METRICS)
     times = []
     for i in range(min(ticks, 3)):
-        t, _ = _timed(lambda: experiment.score(ds, experiment.rankings(ds, experiment.Params(k1=1.25 + 0.05 * i), engine=prep), mlist))
+        t, _ = _timed(lambda: experiment.score(ds, experiment.rankings(ds, experiment.Params(k1=1.25 + 0.05 * i), prep=prep), mlist))
         times.append(t)
     out["tick_s"] = _median(times)  # includes its LSA refit (the old code had no LSA cache)
     out["peak_rss_gib"] = _status("VmHWM") / 2**30 if peak_ok else float("nan")
@@ -424,6 +424,7 @@ def report(results: list[dict], grid: dict | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    global BEFORE_COMMIT
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="10000,100000", help="synthetic corpus sizes, comma-separated (default 10000,100000)")
     ap.add_argument("--cranfield", default=str(DEFAULT_CRANFIELD) if DEFAULT_CRANFIELD.exists() else "",
@@ -441,7 +442,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--target", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
-    global BEFORE_COMMIT
     BEFORE_COMMIT = os.environ["BENCH_BEFORE_COMMIT"] = a.before_commit  # the children read it from the environment
 
     if a.child:

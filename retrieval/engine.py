@@ -31,7 +31,7 @@ from .experiment import Evaluation, score
 from .memo import Memo
 from .params import Params
 from .ranking import BestLists, Ranking, judged_layout
-from .systems import FUSIONS, REGISTRY, Retriever, Run
+from .systems import FUSIONS, REGISTRY, Retriever, system_of
 from .text import TermIndex, build_index, query_counts
 
 ENGINES = 4  # engines kept per process (one per dataset fingerprint), most recently used
@@ -39,7 +39,7 @@ CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is s
     "run": 12,  # a retriever's run (questions x up to 1,000 scores: ~16 MB at 1,000 questions)
     "fit": 4,  # an LSA fit (documents x d float64)
     "probe": 4,  # a member's lists located in BM25's question layout (questions x 1,000 int64)
-    "file": 16,  # a TREC run aligned with the dataset
+    "system": 16,  # the system of an uploaded source (a TREC run, embeddings)
     "lists": 8,  # the weighted fusion's gathered lists (questions x W x members float64)
     "weighted": 16,
     "rrf": 16,
@@ -156,41 +156,33 @@ class Engine:
         """How deep every system's lists go: the display depth or the fusion depth, whichever is larger."""
         return max(params.depth, params.fusion_depth)
 
-    def system(self, name: str, runs: tuple[TrecRun, ...] = ()) -> Retriever:
-        """A system by name: a registered retriever or one of the given runs; an error lists the known ones."""
+    def system(self, name: str, extra: tuple = ()) -> Retriever:
+        """A system by name: a registered retriever, or the system of one of the `extra` sources (a TREC run,
+        embeddings), made once per source content; an error lists the known ones."""
         if name in REGISTRY:
             return REGISTRY[name]
-        for r in runs:
-            if r.name == name:
-                return self._file(r)[0]
-        known = [*REGISTRY, *(r.name for r in runs)]
+        source = self._source(name, extra)
+        return self.memo.get("system", (name, source.fingerprint), lambda: system_of(source))
+
+    @staticmethod
+    def _source(name: str, extra: tuple):
+        for source in extra:
+            if source.name == name:
+                return source
+        known = [*REGISTRY, *(s.name for s in extra)]
         raise InputError(f"unknown system {name!r}: known are {', '.join(known)}")
 
-    def key(self, name: str, params: Params, runs: tuple[TrecRun, ...] = ()) -> tuple:
-        """The cache key of a system's run: its name and the values of what it reads (a run: its content)."""
-        if name in REGISTRY:
-            return (name, params.of(REGISTRY[name].params), self.depth(params))
-        trec = next((r for r in runs if r.name == name), None)
-        if trec is None:
-            self.system(name, runs)  # raises, naming the known systems
-        return (name, "run", trec.fingerprint)
+    def key(self, name: str, params: Params, extra: tuple = ()) -> tuple:
+        """The cache key of a system's run: its name, the values of the parameters it reads and the list depth,
+        and for a source (a run, embeddings) the fingerprint of its whole content."""
+        system = self.system(name, extra)
+        content = () if name in REGISTRY else (self._source(name, extra).fingerprint,)
+        return (name, *content, params.of(system.params), self.depth(params))
 
-    def _file(self, trec: TrecRun) -> tuple[Run, BestLists]:
-        """A TREC run as a system and its lists, once per content."""
-        def make():
-            system = Run(trec)
-            return system, system.run(self, Params(), 0)
-
-        return self.memo.get("file", (trec.name, trec.fingerprint), make)
-
-    def run(self, name: str, params: Params, runs: tuple[TrecRun, ...] = ()) -> BestLists:
+    def run(self, name: str, params: Params, extra: tuple = ()) -> BestLists:
         """One system's run at the given parameters (cached on what it reads)."""
-        if name not in REGISTRY:
-            self.system(name, runs)
-            return self._file(next(r for r in runs if r.name == name))[1]
-        retriever = REGISTRY[name]
-        key = self.key(name, params)
-        return self.memo.get("run", key, lambda: retriever.run(self, params, self.depth(params)))
+        system = self.system(name, extra)
+        return self.memo.get("run", self.key(name, params, extra), lambda: system.run(self, params, self.depth(params)))
 
     def latest_run(self, name: str) -> BestLists | None:
         """The most recently used run of a retriever (a hint for its next run), if any."""
@@ -214,53 +206,55 @@ class Engine:
 
     # --------------------------------------------------------------------------------------- all systems
 
-    def _members(self, params: Params, runs: tuple[TrecRun, ...]) -> tuple[list, tuple]:
-        members = [self.system(m, runs).member(self._run_tracked(m, params, runs), self) for m in params.members]
-        return members, tuple(self.key(m, params, runs) for m in params.members)
+    def _members(self, params: Params, extra: tuple) -> tuple[list, tuple]:
+        members = [self.system(m, extra).member(self._run_tracked(m, params, extra), self) for m in params.members]
+        return members, tuple(self.key(m, params, extra) for m in params.members)
 
-    def _run_tracked(self, name: str, params: Params, runs: tuple[TrecRun, ...]) -> BestLists:
-        r = self.run(name, params, runs)
+    def _run_tracked(self, name: str, params: Params, extra: tuple) -> BestLists:
+        r = self.run(name, params, extra)
         if name in REGISTRY:
             self._remember(name, r)
         return r
 
-    def weighted(self, params: Params, runs: tuple[TrecRun, ...] = ()) -> fusion.WeightedRun:
+    def weighted(self, params: Params, extra: tuple = ()) -> fusion.WeightedRun:
         """The weighted fusion of params.members with params.fusion_weights()."""
-        members, keys = self._members(params, runs)
+        members, keys = self._members(params, extra)
         lists = self.memo.get("lists", keys, lambda: fusion.gather(members))
         weights = params.fusion_weights()
         return self.memo.get("weighted", (keys, weights, params.fusion_depth),
                              lambda: fusion.weighted(self.dataset, members, weights, params.fusion_depth, lists))
 
-    def rrf(self, params: Params, runs: tuple[TrecRun, ...] = ()) -> Ranking:
+    def rrf(self, params: Params, extra: tuple = ()) -> Ranking:
         """Reciprocal Rank Fusion of params.members' top fusion_depth."""
-        keys = tuple(self.key(m, params, runs) for m in params.members)
+        keys = tuple(self.key(m, params, extra) for m in params.members)
         return self.memo.get("rrf", (keys, params.rrf_k, params.fusion_depth), lambda: fusion.rrf(
-            self.dataset, [self._run_tracked(m, params, runs).ranking for m in params.members], params.rrf_k,
+            self.dataset, [self._run_tracked(m, params, extra).ranking for m in params.members], params.rrf_k,
             params.fusion_depth))
 
-    def rankings(self, params: Params = Params(), runs: tuple[TrecRun, ...] = ()) -> dict[str, Ranking]:
-        """Every system's ranking: the registered retrievers, the two fusions, then each run, by name."""
-        names = [r.name for r in runs]
+    def rankings(self, params: Params = Params(), extra: tuple = ()) -> dict[str, Ranking]:
+        """Every system's ranking: the registered retrievers, the `extra` sources' retrievers (embeddings), the
+        two fusions, then each TREC run, by name."""
+        names = [x.name for x in extra]
         taken = [n for n in names if n in REGISTRY or n in FUSIONS]
         if taken or len(set(names)) != len(names):
             clash = taken[0] if taken else next(n for n in names if names.count(n) > 1)
-            raise InputError(f"run name {clash!r} is already taken (built-in systems: {', '.join((*REGISTRY, *FUSIONS))})")
+            raise InputError(f"system name {clash!r} is already taken (built-in systems: {', '.join((*REGISTRY, *FUSIONS))})")
         for m in params.members:
-            self.system(m, runs)
-        w = self.weighted(params, runs)
-        out = {name: self._run_tracked(name, params, runs).ranking for name in REGISTRY}
+            self.system(m, extra)
+        w = self.weighted(params, extra)
+        runs = [x.name for x in extra if isinstance(x, TrecRun)]
+        out = {name: self._run_tracked(name, params, extra).ranking for name in REGISTRY}
+        out.update({n: self.run(n, params, extra).ranking for n in names if n not in runs})
         out["weighted"] = w.ranking
-        out["RRF"] = self.rrf(params, runs)
-        for r in runs:
-            out[r.name] = self.run(r.name, params, runs).ranking
+        out["RRF"] = self.rrf(params, extra)
+        out.update({n: self.run(n, params, extra).ranking for n in runs})
         return out
 
     def evaluate(self, params: Params = Params(), metric_names: str | list[str] | tuple[str, ...] = metrics.DEFAULT_METRICS,
-                 runs: tuple[TrecRun, ...] = ()) -> Evaluation:
+                 extra: tuple = ()) -> Evaluation:
         """Per-question values of the metrics for every system."""
         metric_list = metrics.parse_list(metric_names)
-        ranks = self.rankings(params, runs)
+        ranks = self.rankings(params, extra)
         notes = tuple(w for r in ranks.values() for w in r.warnings)
         return score(self.dataset, ranks, metric_list, notes)
 

@@ -173,12 +173,20 @@ class Run:
         self.trec = trec
         self.name = trec.name
 
-    def run(self, engine: "Engine", params: Params, depth: int) -> RunLists:
+    def run(self, engine: "Engine", params: Params, depth: int) -> RunLists:  # its lists are as long as the file's
         return run_lists(engine.dataset, self.trec, self.name)
 
     def member(self, run: RunLists, engine: "Engine") -> Member:
         return Member(self.name, run, _outside(run, run.lo), run.n_res > 0,
                       lambda top_d, n_top: _rows_at(run.at, top_d, n_top), run.row)
+
+
+def system_of(source) -> Retriever:
+    """The system an uploaded source stands for: a TREC run's `Run`, or what the source makes (`source.system()`,
+    e.g. embeddings' dense retriever)."""
+    if isinstance(source, TrecRun):
+        return Run(source)
+    return source.system()
 
 
 FUSIONS = ("weighted", "RRF")
