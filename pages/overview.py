@@ -6,6 +6,7 @@ import streamlit as st
 
 from retrieval import stats
 from ui import cache, charts, state
+from ui.markdown import escape_markdown
 
 state.init_state()
 
@@ -27,7 +28,7 @@ curve_metrics = [state.metric_name(i) for i in range(1, K_MAX + 1)] if state.met
 st.title("Overview")
 p = state.params()
 st.caption(
-    f"**{ds.name}**: {ds.n_docs:,} documents, {ds.evaluated.size:,} questions with a relevant document. "
+    f"**{escape_markdown(ds.name)}**: {ds.n_docs:,} documents, {ds.evaluated.size:,} questions with a relevant document. "
     f"BM25 k1 = {p.k1:g}, b = {p.b:g} · LSA d = {min(p.dims, cache.max_dims(ds))} · "
     f"RRF k = {p.rrf_k:g} · weighted alpha = {p.alpha:g}. nDCG uses linear gain unless marked _exp."
 )

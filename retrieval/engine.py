@@ -43,6 +43,7 @@ CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is s
     "lists": 8,  # the weighted fusion's gathered lists (questions x W x members float64)
     "weighted": 16,
     "rrf": 16,
+    "tuning": 24,  # the Tuning page's landscapes (settings x questions), fixed BM25 + LSA parts and fusion explanations
 }
 
 

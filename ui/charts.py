@@ -303,3 +303,45 @@ def fusion_contributions(df: pd.DataFrame, title: str) -> alt.LayerChart:
     ends = df.drop_duplicates("row")
     text = alt.Chart(ends).mark_text(align="left", dx=5, fontSize=12, color="#343a40").encode(y=y, x=alt.X("total:Q"), text="note:N")
     return (bars + text).properties(height=30 * len(rows) + 50)
+
+
+def relevant_histogram(hist: pd.DataFrame) -> alt.Chart:
+    """Bars of how many questions have each number of relevant documents. `hist`: relevant documents, questions."""
+    return alt.Chart(hist).mark_bar().encode(
+        x=alt.X("relevant documents:O", title="relevant documents (grade > 0) per question", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("questions:Q", title="questions"),
+        tooltip=["relevant documents:O", "questions:Q"],
+    ).properties(height=260)
+
+
+def failure_classes(counts: pd.DataFrame, systems: list[str], classes: list[str], colors: dict[str, str]) -> alt.Chart:
+    """Failing questions per system, one bar per class side by side. `counts`: system, class, questions."""
+    return alt.Chart(counts).mark_bar().encode(
+        x=alt.X("system:N", sort=systems, title=None, axis=alt.Axis(labelAngle=0)),
+        xOffset=alt.XOffset("class:N", sort=classes),
+        y=alt.Y("questions:Q", title="failing questions", axis=alt.Axis(tickMinStep=1)),
+        color=alt.Color("class:N", sort=classes, legend=alt.Legend(orient="top", title=None),
+                        scale=alt.Scale(domain=list(colors), range=list(colors.values()))),
+        tooltip=["system:N", "class:N", "questions:Q"],
+    ).properties(height=230)
+
+
+def bm25_terms(per_term: pd.DataFrame, summary: pd.DataFrame, docs: list[str]) -> alt.LayerChart:
+    """Each document's BM25 score as stacked bars, one part per question term, its total written above.
+
+    `per_term` columns: document, term, idf, tf, length norm K, saturation, contribution (positive only);
+    `summary`: document, BM25 score; `docs`: the documents in display order.
+    """
+    x = alt.X("document:N", sort=docs, title=None, scale=alt.Scale(domain=docs, paddingInner=0.35), axis=alt.Axis(labelAngle=0))
+    bars = alt.Chart(per_term).mark_bar().encode(
+        x=x,
+        y=alt.Y("sum(contribution):Q", title="BM25 score = sum of the term contributions"),
+        color=alt.Color("term:N", legend=alt.Legend(orient="top", title="question term")),
+        order=alt.Order("term:N"),
+        tooltip=["document:N", "term:N", alt.Tooltip("idf:Q", format=".4f"), "tf:Q",
+                 alt.Tooltip("length norm K:Q", format=".4f"), alt.Tooltip("saturation:Q", format=".4f"),
+                 alt.Tooltip("contribution:Q", format=".4f")],
+    )
+    totals = alt.Chart(summary).mark_text(dy=-8, fontSize=12).encode(
+        x=x, y=alt.Y("BM25 score:Q"), text=alt.Text("BM25 score:Q", format=".3f"))
+    return (bars + totals).properties(height=300)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from . import cache, state
+from .markdown import escape_markdown
 
 
 def _clamp_dims(limit: int) -> None:
@@ -38,7 +39,7 @@ def render() -> None:
     """Draw the shared sidebar."""
     ds = cache.current_dataset()
     sb = st.sidebar
-    sb.markdown(f"**Dataset:** {ds.name} — {ds.n_docs:,} documents, {ds.n_queries:,} questions")
+    sb.markdown(f"**Dataset:** {escape_markdown(ds.name)} — {ds.n_docs:,} documents, {ds.n_queries:,} questions")
     if st.session_state.get(state.DATASET) is not None:
         sb.button("Back to the invented corpus", on_click=_use_invented, width="stretch")
     limit = cache.max_dims(ds)

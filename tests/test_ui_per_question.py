@@ -1,0 +1,93 @@
+"""ui/per_question.py: the Per question page's builders, with the values their definitions give."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from retrieval.dataset import assemble
+from retrieval.engine import Engine
+from retrieval.params import Params
+from ui import charts
+from ui import per_question as ui
+
+# question index x system: rank of the first relevant document, 0 = not found
+FIRST = pd.DataFrame({"BM25": [1, 0, 7, 2], "LSA": [3, 0, 1, 9]}, index=[0, 2, 3, 5])
+
+
+def test_cut_keeps_one_line_and_n_characters():
+    assert ui.cut("a  b\n c", 10) == "a b c"
+    assert ui.cut("abcdefghij", 10) == "abcdefghij"
+    assert ui.cut("abcdefghijk", 10) == "abcdefghi…"
+
+
+def test_rank_label():
+    assert ui.rank_label(0) == charts.NOT_FOUND and ui.rank_label(3) == "3"
+
+
+def test_missed_in_the_top_k_by_some_system():
+    assert ui.missed(FIRST, 5).tolist() == [False, True, True, True]
+    assert ui.missed(FIRST, 9).tolist() == [False, True, False, False]
+
+
+def test_hardest_first_orders_by_not_found_then_beyond_k_then_mean_rank():
+    # index 2: two not found; 3 and 5: one beyond 5 each, mean ranks 4 and 5.5; 0: none, mean 2
+    assert ui.hardest_first(FIRST, 5, 10).index.tolist() == [2, 5, 3, 0]
+    tied = pd.DataFrame({"A": [4, 4, 1]}, index=[7, 8, 9])
+    assert ui.hardest_first(tied, 3, 5).index.tolist() == [7, 8, 9]  # stable among equals
+
+
+def test_pages():
+    assert [ui.page_count(n, 30) for n in (1, 30, 31, 60, 61)] == [1, 1, 2, 2, 3]
+    rows = pd.DataFrame({"x": range(65)})
+    assert ui.page_rows(rows, 1, 30)["x"].tolist() == list(range(30))
+    assert ui.page_rows(rows, 3, 30)["x"].tolist() == list(range(60, 65))
+
+
+def test_counts_frame_splits_every_question_three_ways():
+    counts = ui.counts_frame(FIRST, 5)
+    assert counts.index.tolist() == ["BM25", "LSA"]
+    assert counts.loc["BM25"].tolist() == [2, 1, 1]  # ranks 1 and 2 inside; 7 beyond; one not found
+    assert counts.loc["LSA"].tolist() == [2, 1, 1]
+    assert list(counts.columns) == ["in the top 5", "beyond 5", charts.NOT_FOUND]
+
+
+def test_grade_text_and_short_list_reason():
+    grades = {"d1": 2, "d2": 0}
+    assert [ui.grade_text(d, grades) for d in ("d1", "d2", "d3")] == ["✓ 2", "0", ""]
+    assert ui.short_list_reason("RRF", 100) == "the fusions keep their top 100"
+    assert ui.short_list_reason("mysys", 100) == "the run file lists no more"
+
+
+def test_styled_marks_the_relevant_rows():
+    df = pd.DataFrame({"grade": ["✓ 1", "", "0"], "score": [1.0, 0.5, 0.25]})
+    html = ui.styled(df).to_html()
+    style = html.split("</style>")[0]  # the CSS rules: only the first row's two cells are styled
+    assert "row0_col0" in style and "row0_col1" in style and "font-weight: bold" in style
+    assert "row1_" not in style and "row2_" not in style
+    assert "0.5000" in html and "0.2500" in html
+
+
+DS = assemble("t", [("d1", "apple pie"), ("d2", "pear tart"), ("d3", "apple jam")], [("q1", "apple"), ("q2", "pear")],
+              [("q1", "d3", 1), ("q1", "d1", 2), ("q1", "d2", 0), ("q2", "d2", 1)])
+
+
+def test_heatmap_cells_one_per_question_and_system():
+    shown = pd.DataFrame({"BM25": [1, 0]}, index=[0, 1])
+    cells = ui.heatmap_cells(DS, shown)
+    assert cells[["qid", "row", "system", "rank", "label"]].values.tolist() == [
+        ["q1", "q1 · apple", "BM25", 1, "1"], ["q2", "q2 · pear", "BM25", 0, charts.NOT_FOUND]]
+
+
+def test_one_question_reads_its_judgements_and_the_systems_lists():
+    ev = Engine(DS).evaluate(Params(), "ndcg@5")
+    one = ui.Question(DS, ev, 0)
+    assert one.grades == {"d3": 1, "d1": 2, "d2": 0} and one.relevant == {"d3": 1, "d1": 2}
+    bm25 = one.ranking_table("BM25", 10)
+    assert set(bm25["document"]) == {"d1", "d3"} and bm25["rank"].tolist() == [1, 2]  # the two holding "apple"
+    assert sorted(bm25["grade"]) == ["✓ 1", "✓ 2"]
+    assert one.firsts["BM25"] == 1  # both are relevant
+    judged = one.judged_table()
+    assert judged["document"].tolist() == ["d1", "d3", "d2"]  # by grade, then id
+    assert judged["BM25"].isna().tolist() == [False, False, True]  # d2 shares no word with the question
+    assert one.on_screen(10)[:3] == ["d3", "d1", "d2"]
+    assert one.doc_text(-1) == "(not in the corpus)"

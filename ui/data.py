@@ -1,0 +1,468 @@
+"""The Data page's parts: the uploads (a dataset as a BEIR zip or three files, TREC runs as extra systems), each
+handled once in a callback, the preview, the statistics and the downloads with the same report's command line."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import re
+import time
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from retrieval import report
+from retrieval.dataset import Dataset, TrecRun
+from retrieval.errors import InputError
+from retrieval.systems import SYSTEMS
+
+from . import cache, charts, state
+from .markdown import escape_markdown as plain
+
+PREVIEW_ROWS = 100
+DONE = "data_done"  # uploader -> token of the upload last processed (file ids), so a rerun never re-processes it
+SOURCE = "data_source"  # (fingerprint, file name) of the uploaded dataset, for the command line shown
+RUN_FILES = "data_run_files"  # run name -> the file it came from
+MESSAGES_FOR = "data_messages_for"  # fingerprint of the dataset the upload messages were written about
+ICONS = {"error": ":material/error:", "warning": ":material/warning:", "success": ":material/check_circle:", "info": ":material/info:"}
+RECORDS = ["csv", "tsv", "jsonl", "json", "ndjson", "txt"]  # the file types of documents and questions
+
+
+def init() -> None:
+    """The page's own session keys."""
+    st.session_state.setdefault(DONE, {})
+    st.session_state.setdefault(RUN_FILES, {})
+
+
+# ------------------------------------------------------------------------------------------ pure helpers
+
+
+def mb(n: int) -> str:
+    """A size in bytes for reading: kB below 100 kB, MB from there."""
+    return f"{n / 1e6:,.1f} MB" if n >= 100_000 else f"{n / 1e3:,.1f} kB"
+
+
+def file_stem(file_name: str) -> str:
+    """A file's name without its last extension."""
+    return file_name.rsplit(".", 1)[0] if "." in file_name else file_name
+
+
+def unique_name(wanted: str, stem: str, taken: set[str]) -> str:
+    """A system name not in `taken`: the run's tag, else its file stem, else the stem numbered from 2."""
+    for name in (wanted, stem):
+        if name and name not in taken:
+            return name
+    i = 2
+    while f"{stem}-{i}" in taken:
+        i += 1
+    return f"{stem}-{i}"
+
+
+def run_lines(run: TrecRun) -> int:
+    """How many result lines a run holds."""
+    return sum(len(d) for d in run.doc_ids)
+
+
+def download_stem(dataset_name: str) -> str:
+    """The start of every downloaded file's name: the dataset's name with anything but [A-Za-z0-9._-] as _."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", dataset_name) or "dataset"
+
+
+def cli_data_arg(uploaded: bool, source: tuple | None, fingerprint: str) -> str | None:
+    """What the command line's --data names: invented, the uploaded zip's file, or None for three files."""
+    if not uploaded:
+        return "invented"
+    if source and source[0] == fingerprint and source[1]:
+        return source[1]
+    return None
+
+
+def stat_notes(s) -> list[str]:
+    """The statistics worth a notice: questions left out of the means, judgements and documents no system can find."""
+    notes = []
+    if s.questions_without_relevant:
+        notes.append(f"{s.questions_without_relevant:,} questions have no relevant document: they are left out of every mean.")
+    if s.judgements_outside_corpus:
+        notes.append(f"{s.judgements_outside_corpus:,} judgements name documents that are not in the corpus: no system can find them.")
+    if s.empty_documents:
+        notes.append(f"{s.empty_documents:,} documents hold no token after the tokeniser: no lexical system can find them.")
+    return notes
+
+
+def texts_preview(ids, texts, n: int) -> pd.DataFrame:
+    """The first n ids and texts."""
+    return pd.DataFrame({"id": ids[:n], "text": texts[:n]})
+
+
+def judgements_preview(ds: Dataset, n: int) -> pd.DataFrame:
+    """The first n judgements: question id, document id, grade and whether the corpus holds the document."""
+    qr = ds.qrels
+    return pd.DataFrame({
+        "question": [ds.query_ids[q] for q in qr.query[:n]],
+        "document": qr.doc_id[:n].tolist(),
+        "grade": qr.grade[:n],
+        "in corpus": qr.doc[:n] >= 0,
+    })
+
+
+def unjudged_frame(rows: list, k: int) -> pd.DataFrame:
+    """One row per system: its results in the top k, how many of them are unjudged, and the share."""
+    return pd.DataFrame({
+        "system": [u.system for u in rows],
+        f"results in the top {k}": [u.results for u in rows],
+        "unjudged": [u.unjudged for u in rows],
+        "share unjudged": [u.share for u in rows],
+    })
+
+
+# ------------------------------------------------------------------------------------------ messages
+
+
+def say(kind: str, text: str) -> None:
+    """Show one upload message: error, warning, success or info (the text escaped)."""
+    getattr(st, kind)(plain(text), icon=ICONS[kind])
+
+
+def post(messages: list[tuple[str, str]], ds: Dataset) -> None:
+    """Keep the upload messages (kind, text) until the next upload, while `ds` stays the dataset in use."""
+    st.session_state[state.UPLOAD_MESSAGES] = messages
+    st.session_state[MESSAGES_FOR] = ds.fingerprint
+
+
+def show_messages(ds: Dataset) -> None:
+    """The last upload's messages, unless the dataset changed since (the sidebar went back to the invented corpus)."""
+    if st.session_state.get(MESSAGES_FOR) == ds.fingerprint:
+        for kind, text in st.session_state[state.UPLOAD_MESSAGES]:
+            say(kind, text)
+
+
+def _fail(message: str, old: Dataset) -> None:
+    """Keep the dataset in use and say why the upload was refused (shown until the next upload)."""
+    post([("error", message),
+          ("info", f"Still using {old.name} ({old.n_docs:,} documents, {old.n_queries:,} questions).")], old)
+
+
+# ------------------------------------------------------------------------------------------ uploads
+
+
+def load_dataset(files: list, parse: Callable[..., Dataset], source: str | None) -> None:
+    """Read, parse, index and evaluate a new dataset by stages; on success make it the app's dataset.
+
+    Called from the uploaders' callbacks, which run before app.py draws the sidebar: the whole app shows
+    the new dataset in the same run. A bad file leaves the dataset in use as it was and says which file
+    and line.
+    """
+    old = cache.current_dataset()
+    label = ", ".join(f.name for f in files)
+    times = {}
+    with st.status(f"Loading {plain(label)}", expanded=True) as status:
+        bar = st.progress(0.0, text="Reading")
+        try:
+            t = time.perf_counter()
+            data = [f.getvalue() for f in files]
+            size = sum(len(d) for d in data)
+            times["reading"] = time.perf_counter() - t
+            t = time.perf_counter()
+            status.update(label=f"Parsing {plain(label)} ({mb(size)})", expanded=True)
+            bar.progress(0.1, text=f"Parsing {mb(size)}")
+            ds = parse(*(x for d, f in zip(data, files) for x in (d, f.name)))
+            times["parsing"] = time.perf_counter() - t
+            st.write(f"Parsed {ds.n_docs:,} documents, {ds.n_queries:,} questions, {len(ds.qrels):,} judgements "
+                     f"in {times['parsing']:.2f} s")
+            t = time.perf_counter()
+            status.update(label=f"Tokenising and indexing {ds.n_docs:,} documents", expanded=True)
+            bar.progress(0.4, text="Tokenising and indexing")
+            prep = cache.engine(ds, _progress=lambda stage, f: bar.progress(0.4 + 0.3 * min(max(f, 0.0), 1.0),
+                                                                            text=f"Tokenising and indexing: {stage}"))
+            times["indexing"] = time.perf_counter() - t
+            st.write(f"Indexed {prep.n_terms:,} terms in {times['indexing']:.2f} s")
+            t = time.perf_counter()
+            status.update(label=f"First evaluation: BM25, LSA and the fusions for {ds.n_queries:,} questions at the current sliders", expanded=True)
+            bar.progress(0.7, text="Evaluating")
+            cache.evaluation(report.report_metrics(state.cutoff(), state.metric_name()), ds=ds)
+            times["evaluating"] = time.perf_counter() - t
+            bar.progress(1.0, text="Done")
+            total = sum(times.values())
+            status.update(label=f"Loaded {plain(ds.name)} in {total:.1f} s", state="complete", expanded=False)
+        except InputError as e:
+            status.update(label=f"{plain(label)}: not loaded", state="error", expanded=False)
+            _fail(str(e), old)
+            return
+        except Exception as e:  # noqa: BLE001 - an upload must never take the loaded dataset down with it
+            status.update(label=f"{plain(label)}: not loaded", state="error", expanded=False)
+            _fail(f"{label}: could not be read ({type(e).__name__}: {e})", old)
+            return
+    msgs = [("success", f"Loaded {ds.name}: {ds.n_docs:,} documents, {ds.n_queries:,} questions, "
+                        f"{len(ds.qrels):,} judgements ({mb(size)} read in {times['reading']:.2f} s, parsed in "
+                        f"{times['parsing']:.2f} s, indexed in {times['indexing']:.2f} s, first evaluation "
+                        f"{times['evaluating']:.2f} s). Every page now uses it.")]
+    msgs += [("warning", w) for w in ds.warnings]
+    runs = st.session_state[state.RUNS]
+    for name, run in list(runs.items()):
+        fits, why = report.run_fits(run, ds)
+        if not fits:
+            del runs[name]
+            st.session_state[RUN_FILES].pop(name, None)
+            msgs.append(("warning", f"Run {name} was removed: {why}."))
+    st.session_state[state.DATASET] = ds
+    st.session_state[SOURCE] = (ds.fingerprint, source)
+    post(msgs, ds)
+    # The d slider's maximum follows the dataset, so the sidebar draws a new widget; a value written here,
+    # before it is drawn, carries over (otherwise the browser resets it to its minimum, 1).
+    st.session_state[state.DIMS] = st.session_state[state.DIMS]
+
+
+def _new(key: str, token: tuple) -> bool:
+    """True once per upload: the file ids differ from the ones last processed for this uploader."""
+    done = st.session_state[DONE]
+    if done.get(key) == token:
+        return False
+    done[key] = token
+    return True
+
+
+def _forget(key: str) -> None:
+    """The uploader is empty: the same file uploaded again later is a new upload."""
+    st.session_state[DONE].pop(key, None)
+
+
+def on_zip() -> None:
+    """The zip uploader changed (callback)."""
+    z = st.session_state.get("data_zip")
+    if z is None:
+        _forget("zip")
+    elif _new("zip", (z.file_id,)):
+        load_dataset([z], cache.parse_beir_zip, z.name)
+
+
+def on_files() -> None:
+    """One of the three file uploaders changed (callback): load once all three hold a file."""
+    files = [st.session_state.get(k) for k in ("data_docs", "data_queries", "data_qrels")]
+    if any(f is None for f in files):
+        _forget("files")
+    elif _new("files", tuple(f.file_id for f in files)):
+        load_dataset(files, cache.parse_files, None)
+
+
+def on_runs() -> None:
+    """The run uploader changed (callback): add the files not seen yet."""
+    files = st.session_state.get("data_runs") or []
+    done = st.session_state[DONE].get("runs", frozenset())
+    st.session_state[DONE]["runs"] = frozenset(f.file_id for f in files)  # a file removed and added again is new
+    fresh = [f for f in files if f.file_id not in done]
+    if fresh:
+        add_runs(fresh)
+
+
+def add_runs(files: list) -> None:
+    """Parse newly uploaded run files and add those that fit the dataset as systems."""
+    ds = cache.current_dataset()
+    runs = st.session_state[state.RUNS]
+    msgs, added = [], []
+    for f in files:
+        try:
+            run = cache.parse_run(f.getvalue(), f.name, None)
+        except InputError as e:
+            msgs.append(("error", str(e)))
+            continue
+        fits, why = report.run_fits(run, ds)
+        if not fits:
+            msgs.append(("error", f"{f.name}: not added: {why}."))
+            continue
+        name = unique_name(run.name, file_stem(f.name), set(SYSTEMS) | set(runs))
+        runs[name] = dataclasses.replace(run, name=name)
+        st.session_state[RUN_FILES][name] = f.name
+        added.append(name)
+        msgs.append(("success", f"Added the run {name} from {f.name}: {len(run.query_ids):,} questions, {run_lines(run):,} lines."))
+    if added:
+        ranks = cache.rankings()
+        msgs += [("warning", w) for name in added for w in ranks[name].warnings]
+    if msgs:
+        post(msgs, ds)
+
+
+def rename(old: str) -> None:
+    """A run's name field changed (callback): rename the system, unless the name is empty or taken."""
+    key = f"data_run_name:{old}"
+    new = st.session_state[key].strip()
+    runs = st.session_state[state.RUNS]
+    if new == old or old not in runs:
+        return
+    if not new or new in SYSTEMS or new in runs:
+        st.session_state[key] = old
+        why = "empty" if not new else "already taken"
+        post([("error", f"Run {old} keeps its name: {new!r} is {why}.")], cache.current_dataset())
+        return
+    st.session_state[state.RUNS] = {(new if n == old else n): (dataclasses.replace(r, name=new) if n == old else r) for n, r in runs.items()}
+    files = st.session_state[RUN_FILES]
+    files[new] = files.pop(old, "")
+    post([("success", f"Run {old} is now called {new}.")], cache.current_dataset())
+
+
+def remove(name: str) -> None:
+    """Drop one uploaded run (callback)."""
+    st.session_state[state.RUNS].pop(name, None)
+    st.session_state[RUN_FILES].pop(name, None)
+    post([("info", f"Run {name} was removed.")], cache.current_dataset())
+
+
+# ------------------------------------------------------------------------------------------ sections
+
+
+def header(ds: Dataset) -> None:
+    """The title and the dataset in use."""
+    st.title("Data")
+    uploaded = st.session_state.get(state.DATASET) is not None
+    st.caption(
+        f"In use: **{plain(ds.name)}**, {ds.n_docs:,} documents, {ds.n_queries:,} questions, {len(ds.qrels):,} judgements"
+        + ("" if uploaded else " (the invented corpus shipped with the app)")
+        + f"; {len(st.session_state[state.RUNS])} uploaded run files. An upload replaces it on every page"
+        + ("; the sidebar's button goes back to the invented corpus." if uploaded else ".")
+    )
+
+
+def uploads() -> None:
+    """The three upload tabs: a BEIR zip, three files, run files (with the uploaded runs to rename or remove)."""
+    st.subheader("Upload")
+    # keyed, so the chosen tab survives the reruns an upload causes (an untracked tab set resets to its first tab)
+    tab_zip, tab_files, tab_runs = st.tabs(["BEIR zip", "Three files", "Run files (extra systems)"], key="data_upload_tab", on_change="rerun")
+    with tab_zip:
+        st.file_uploader(
+            "A BEIR dataset as a .zip", type=["zip"], key="data_zip", on_change=on_zip,
+            help="corpus.jsonl (_id, title, text), queries.jsonl (_id, text) and qrels/test.tsv "
+                 "(query-id, corpus-id, score), at the top of the zip or inside one folder.",
+        )
+    with tab_files:
+        three_files()
+    with tab_runs:
+        run_files()
+
+
+def three_files() -> None:
+    """Documents, questions and judgements as three uploads, loaded once all three are there."""
+    st.caption("Documents and questions: CSV or TSV with a header naming the columns id and text (title optional), "
+               "or JSONL with _id (or id), title and text. Judgements: TREC qrels (qid 0 docid grade) or a BEIR "
+               "tsv (query-id corpus-id score); grade 0 means judged not relevant.")
+    c1, c2, c3 = st.columns(3)
+    fd = c1.file_uploader("Documents", type=RECORDS, key="data_docs", on_change=on_files)
+    fq = c2.file_uploader("Questions", type=RECORDS, key="data_queries", on_change=on_files)
+    fj = c3.file_uploader("Judgements", key="data_qrels", on_change=on_files, help="TREC qrels or BEIR tsv, any file name.")
+    missing = [n for n, f in (("documents", fd), ("questions", fq), ("judgements", fj)) if f is None]
+    if 0 < len(missing) < 3:
+        st.caption(f"Waiting for: {', '.join(missing)}.")
+
+
+def run_files() -> None:
+    """The run uploader and the runs uploaded so far, each with its name field and a remove button."""
+    st.file_uploader(
+        "TREC run files", accept_multiple_files=True, key="data_runs", on_change=on_runs,
+        help="One line per result: qid Q0 docid rank score tag. Each file becomes a system named after its tag "
+             "(or the file name; editable below). A run is ranked by score, descending, ties by document id, "
+             "ascending; the rank column is ignored, as trec_eval ignores it.",
+    )
+    runs = st.session_state[state.RUNS]
+    if runs:
+        st.caption("Uploaded runs (they stay when the files are removed from the box above):")
+    for name, run in runs.items():
+        a, b, c = st.columns([3, 4, 1], vertical_alignment="bottom")
+        a.text_input("system name", value=name, key=f"data_run_name:{name}", on_change=rename, args=(name,))
+        src = st.session_state[RUN_FILES].get(name, "")
+        b.caption(f"{plain(src)}: {len(run.query_ids):,} questions, {run_lines(run):,} lines")
+        c.button("Remove", key=f"data_run_remove:{name}", on_click=remove, args=(name,), width="stretch")
+
+
+def preview(ds: Dataset) -> None:
+    """The first rows of the documents, the questions and the judgements."""
+    st.subheader("Preview")
+    t_docs, t_q, t_j = st.tabs(["Documents", "Questions", "Judgements"])
+    text_col = {"text": st.column_config.TextColumn("text", width="large")}
+    with t_docs:
+        n = min(PREVIEW_ROWS, ds.n_docs)
+        st.dataframe(texts_preview(ds.doc_ids, ds.doc_texts, n), hide_index=True, width="stretch", column_config=text_col)
+        st.caption(f"The first {n:,} of {ds.n_docs:,} documents (title and text joined, as BEIR does).")
+    with t_q:
+        n = min(PREVIEW_ROWS, ds.n_queries)
+        st.dataframe(texts_preview(ds.query_ids, ds.query_texts, n), hide_index=True, width="stretch", column_config=text_col)
+        st.caption(f"The first {n:,} of {ds.n_queries:,} questions.")
+    with t_j:
+        n = min(PREVIEW_ROWS, len(ds.qrels))
+        st.dataframe(judgements_preview(ds, n), hide_index=True, width="stretch")
+        st.caption(f"The first {n:,} of {len(ds.qrels):,} judgements, by question. A grade of 0 or less is judged not relevant.")
+
+
+def statistics(ds: Dataset) -> None:
+    """The corpus's figures, notices for what no system can find, relevant documents per question and the
+    unjudged documents in each system's top k."""
+    st.subheader("Statistics")
+    s = cache.engine(ds).stats()
+    cols = st.columns(6)
+    cols[0].metric("documents", f"{s.documents:,}")
+    cols[1].metric("questions", f"{s.questions:,}", help=f"{s.questions_evaluated:,} have a relevant document; every mean is over those.")
+    cols[2].metric("judgements", f"{s.judgements:,}", help=f"{s.relevant_judgements:,} of them relevant (grade > 0).")
+    cols[3].metric("vocabulary", f"{s.vocabulary:,}", help="Distinct terms after the tokeniser: lower case, [a-z0-9]+, stop words removed.")
+    cols[4].metric("mean length", f"{s.doc_len_mean:,.1f}", help="Tokens per document, stop words removed.")
+    cols[5].metric("median length", f"{s.doc_len_median:,.0f}", help=f"Tokens per document, stop words removed; the longest has {s.doc_len_max:,}.")
+    for note in stat_notes(s):
+        st.info(note, icon=":material/info:")
+
+    left, right = st.columns(2, gap="large")
+    judged, relevant = report.judgements_per_question(ds)
+    with left:
+        st.markdown("**Relevant documents per question**")
+        hist = pd.DataFrame(report.histogram(relevant), columns=["relevant documents", "questions"])
+        st.altair_chart(charts.relevant_histogram(hist), width="stretch")
+        st.caption(f"Judged documents per question (any grade): median {np.median(judged):g}, "
+                   f"min {judged.min():,}, max {judged.max():,}.")
+    k = state.cutoff()
+    with right:
+        st.markdown(f"**Unjudged documents in the top {k}**")
+        rows = [report.unjudged_at_k(ds, r, k, name) for name, r in cache.rankings().items()]
+        st.dataframe(
+            unjudged_frame(rows, k), hide_index=True, width="stretch",
+            column_config={"share unjudged": st.column_config.ProgressColumn("share unjudged", format="percent", min_value=0.0, max_value=1.0)},
+        )
+        st.caption("Over the questions with a relevant document. No judgement names these documents, so they count as "
+                   "not relevant: a system with many is measured pessimistically (the judgements were pooled from others).")
+
+
+def downloads(ds: Dataset) -> None:
+    """The metrics, per-question values and JSON report at the current sliders, each system's TREC run, and the
+    command line that prints the same report."""
+    st.subheader("Downloads")
+    chosen = state.metric_name()
+    names = report.report_metrics(state.cutoff(), chosen)
+    params = dataclasses.replace(state.params(), dims=min(state.params().dims, cache.max_dims(ds)))
+    ev = cache.evaluation(names)
+    stem = download_stem(ds.name)
+    st.caption(f"At the current sliders ({', '.join(state.metric_label(m) for m in names)}; "
+               f"k1 = {params.k1:g}, b = {params.b:g}, d = {params.dims}, RRF k = {params.rrf_k:g}, alpha = {params.alpha:g}). "
+               "Files are made when a button is clicked.")
+    c1, c2, c3 = st.columns(3)
+    c1.download_button("Metrics (CSV)", functools.partial(report.metrics_csv, ev, names), file_name=f"{stem}_metrics.csv",
+                       mime="text/csv", key="data_dl_metrics", on_click="ignore", icon=":material/table:", width="stretch",
+                       help="One row per system, one column per metric: the means over the questions with a relevant document.")
+    c2.download_button("Per question (CSV)", functools.partial(report.per_question_csv, ev, names), file_name=f"{stem}_per_question.csv",
+                       mime="text/csv", key="data_dl_per_question", on_click="ignore", icon=":material/table_rows:", width="stretch",
+                       help="One row per system and question: the rank of the first relevant document (empty: not found) and every metric.")
+    c3.download_button("JSON report", lambda: json.dumps(report.json_report(ev, params, names, chosen), indent=2),
+                       file_name=f"{stem}_report.json", mime="application/json",
+                       key="data_dl_json", on_click="ignore", icon=":material/data_object:", width="stretch",
+                       help=f"The report of `python -m retrieval evaluate --json`, with the paired bootstrap BM25 - LSA on {state.metric_label(chosen)}.")
+    st.markdown("**Each system's ranking as a TREC run** (`qid Q0 docid rank score tag`, the top of each list as the app keeps it)")
+    ranks = cache.rankings()
+    run_cols = st.columns(min(len(ranks), 6))
+    for i, (name, ranking) in enumerate(ranks.items()):
+        run_cols[i % len(run_cols)].download_button(
+            plain(name), functools.partial(report.trec_run, ranking, ds, name), file_name=f"{stem}_{report.run_tag(name)}.run",
+            mime="text/plain", key=f"data_dl_run:{name}", on_click="ignore", icon=":material/download:", width="stretch",
+        )
+    data_arg = cli_data_arg(st.session_state.get(state.DATASET) is not None, st.session_state.get(SOURCE), ds.fingerprint)
+    with st.expander("The same JSON report from the command line"):
+        if data_arg is None:
+            st.caption("The command line reads a BEIR folder or zip; this dataset came as three files.")
+        else:
+            run_files = {n: st.session_state[RUN_FILES].get(n, f"{n}.run") for n in st.session_state[state.RUNS]}
+            st.code(report.cli_command(data_arg, params, names, chosen, run_files), language="bash", wrap_lines=True)

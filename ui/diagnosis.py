@@ -1,0 +1,303 @@
+"""The Diagnosis page's parts: every system's failing questions with their class, one question's texts with the
+shared words highlighted, and BM25's per-term contributions for chosen documents at the current k1 and b."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from retrieval import diagnosis, teaching
+from retrieval.dataset import Dataset
+from retrieval.params import Params
+from retrieval.ranking import Ranking
+from retrieval.text import tokenize
+
+from . import cache, charts
+from .markdown import escape_markdown, highlight_markdown
+
+THRESHOLD_KEY = "diag_threshold"
+QUESTION_KEY = "diag_question"
+CLASS_COLORS = {"vocabulary gap": "#d62728", "surface homonymy": "#ff7f0e", "late rank": "#1f77b4"}
+RELEVANT_COLOR, WRONG_COLOR = "green", "orange"
+BM25_TOP = 10  # BM25's top documents offered for the term-by-term view
+
+
+# ------------------------------------------------------------------------------------------ the failing questions
+
+
+def ranking_key(r: Ranking) -> str:
+    """A content key of what the diagnosis reads from a ranking: the judged ranks and each question's first result."""
+    h = hashlib.sha1(r.name.encode())
+    h.update(r.judged_rank.tobytes())
+    starts = r.indptr[:-1]
+    has = np.diff(r.indptr) > 0
+    h.update(np.where(has, r.docs[np.minimum(starts, max(r.docs.size - 1, 0))] if r.docs.size else -1, -2).tobytes())
+    if r.doc_names is not None:
+        h.update("\x1f".join(n[0] if n else "" for n in r.doc_names).encode())
+    return h.hexdigest()
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _diagnose(_ds: Dataset, fingerprint: str, _ranking: Ranking, key: str, threshold: int) -> list[diagnosis.Case]:
+    """The failing questions of one system (cached on the dataset's and the ranking's content and the threshold)."""
+    return diagnosis.diagnose(_ds, _ranking, threshold)
+
+
+def diagnose_all(ds: Dataset, ranks: dict[str, Ranking], threshold: int) -> dict[str, list[diagnosis.Case]]:
+    """Every system's failing questions, by system."""
+    return {name: _diagnose(ds, ds.fingerprint, r, ranking_key(r), threshold) for name, r in ranks.items()}
+
+
+def class_table(counts: pd.DataFrame, systems: list[str]) -> pd.DataFrame:
+    """Failing questions as system x class, in the systems' and the classes' order, with their sum per system."""
+    table = counts.pivot(index="system", columns="class", values="questions").reindex(index=systems, columns=list(diagnosis.CLASSES))
+    table["all"] = table.sum(axis=1)
+    return table
+
+
+def header(ds: Dataset) -> int:
+    """The title, the classes defined, and the threshold t chosen (returned)."""
+    st.title("Diagnosis")
+    st.caption(
+        f"**{escape_markdown(ds.name)}**. A question is diagnosed when its first relevant document is not in a system's top *t*. "
+        "Its class: **vocabulary gap** (nothing relevant found and no relevant document shares a word with the question), "
+        "**surface homonymy** (nothing relevant found and a wrong document comes first on a word it shares with the question), "
+        "**late rank** (the relevant document is there, beyond *t*, or further down than the list goes). "
+        "Words are the tokeniser's: lower case, stop words removed."
+    )
+    return int(st.number_input("first relevant document not in the top t", min_value=1, max_value=1000, value=diagnosis.THRESHOLD_DEFAULT,
+                               step=1, key=THRESHOLD_KEY, persist_state="session",
+                               help="The article uses 3: a question whose first right document is at rank 4 or beyond is diagnosed."))
+
+
+def failing_questions(ds: Dataset, cases: dict[str, list[diagnosis.Case]], threshold: int) -> None:
+    """The classes' counts per system as bars and a table, and every failing question with the words it shares."""
+    st.subheader("Failing questions")
+    systems = list(cases)
+    all_cases = [c for name in systems for c in cases[name]]
+    if not all_cases:
+        st.success(f"Every question has a relevant document in the top {threshold} of every system: nothing to diagnose.")
+        return
+    counts = pd.DataFrame(teaching.class_counts(cases))
+    left, right = st.columns([1, 1], gap="large")
+    left.altair_chart(charts.failure_classes(counts, systems, list(diagnosis.CLASSES), CLASS_COLORS), width="stretch")
+    with right:
+        st.dataframe(class_table(counts, systems), width="stretch")
+        st.caption(f"Out of {ds.evaluated.size:,} questions with a relevant document.")
+    st.dataframe(
+        pd.DataFrame(teaching.overlap_rows(all_cases)),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "text": st.column_config.TextColumn("question text", width="large"),
+            "relevant documents (grade): shared words": st.column_config.TextColumn(width="large"),
+        },
+    )
+
+
+# ------------------------------------------------------------------------------------------ one question up close
+
+
+def doc_text(ds: Dataset, doc_id: str) -> str | None:
+    """A document's text, None when the corpus does not hold it (a run may name such a document)."""
+    j = ds.doc_index.get(doc_id)
+    return None if j is None else ds.doc_texts[j]
+
+
+def failing_systems(cases: dict[str, list[diagnosis.Case]]) -> dict[str, list[str]]:
+    """The failing questions in the order the systems list them, each with the systems it fails."""
+    by: dict[str, list[str]] = {}
+    for name, found in cases.items():
+        for c in found:
+            by.setdefault(c.qid, []).append(c.system)
+    return by
+
+
+def question_label(qid: str, text: str, fails: list[str] | None) -> str:
+    """A question in the selector: its id, its text cut at 70 characters, and the systems it fails."""
+    short = text if len(text) <= 70 else text[:67] + "..."
+    return f"{qid} · {short}" + (f"  (fails: {', '.join(fails)})" if fails else "")
+
+
+def question_colors(relevant_words: set[str], wrong_words: set[str]) -> dict[str, str]:
+    """A question word shared with a relevant document is green; one shared only with a wrong first result orange."""
+    return {**{w: WRONG_COLOR for w in wrong_words}, **{w: RELEVANT_COLOR for w in relevant_words}}
+
+
+def first_results_frame(answers: list, relevant: dict[str, int]) -> pd.DataFrame:
+    """One row per system: where its first relevant document is, its first result and whether that is relevant."""
+    return pd.DataFrame([{
+        "system": a.system,
+        "first relevant at": str(a.rank) if a.rank else "not found",
+        "first result": a.first or "none (empty list)",
+        "first result is relevant": ("yes" if a.first in relevant else "no") if a.first else "—",
+        "results": a.n_results,
+    } for a in answers])
+
+
+def shared_with(ds: Dataset, qtext: str, doc_ids: list[str]) -> set[str]:
+    """The question's words shared with any of these documents (those in the corpus)."""
+    return {w for d in doc_ids if (t := doc_text(ds, d)) is not None for w in diagnosis.shared_words(qtext, t)}
+
+
+def doc_box(ds: Dataset, qtext: str, doc_id: str, what: str, color: str) -> None:
+    """A document's text with the words it shares with the question highlighted."""
+    text = doc_text(ds, doc_id)
+    with st.container(border=True):
+        if text is None:
+            st.markdown(f"**{escape_markdown(doc_id)}** · {escape_markdown(what)} · not in the corpus, no text to show")
+            return
+        words = diagnosis.shared_words(qtext, text)
+        st.markdown(f"**{escape_markdown(doc_id)}** · {escape_markdown(what)} · shares: {escape_markdown(teaching.words_label(words))}")
+        st.markdown(highlight_markdown(text, {w: color for w in words}))
+
+
+def choose_question(ds: Dataset, cases: dict[str, list[diagnosis.Case]]) -> int:
+    """The question selector (the first failing question by default); stops when no question has a relevant document."""
+    st.subheader("One question up close")
+    qids = [ds.query_ids[q] for q in ds.evaluated]
+    failing_by = failing_systems(cases)
+    if not qids:
+        st.info("This dataset has no question with a relevant document.")
+        st.stop()
+    if st.session_state.get(QUESTION_KEY) not in qids:
+        st.session_state.pop(QUESTION_KEY, None)
+    default_q = qids.index(next(iter(failing_by))) if failing_by else 0
+    qid = st.selectbox("question", qids, index=default_q, key=QUESTION_KEY, persist_state="session",
+                       format_func=lambda q: question_label(q, ds.query_texts[ds.query_index[q]], failing_by.get(q)),
+                       help="The failing questions are marked; any question with a relevant document can be opened.")
+    return ds.query_index[qid]
+
+
+def question_up_close(ds: Dataset, ranks: dict[str, Ranking], q: int) -> list:
+    """The question with its shared words coloured, each system's first result, and the relevant and wrong
+    documents' texts; returns each system's first results (teaching.first_results)."""
+    qtext = ds.query_texts[q]
+    relevant = ds.relevant_of(q)
+    answers = teaching.first_results(ds, ranks, q)
+    shown_wrong = list(dict.fromkeys(a.first for a in answers if a.first is not None and a.first not in relevant))
+    colors = question_colors(shared_with(ds, qtext, list(relevant)), shared_with(ds, qtext, shown_wrong))
+    st.markdown("**Question:** " + highlight_markdown(qtext, colors))
+    st.caption(
+        f":{RELEVANT_COLOR}-background[shared with a relevant document] · :{WRONG_COLOR}-background[shared only with a wrong first result] · "
+        f"question words after the stop words: {', '.join(tokenize(qtext)) or 'none'}"  # tokens: [a-z0-9]+, inert
+    )
+    st.dataframe(first_results_frame(answers, relevant), hide_index=True, width="stretch")
+    left, right = st.columns(2, gap="large")
+    with left:
+        st.markdown("**Relevant documents**")
+        for d, g in relevant.items():
+            doc_box(ds, qtext, d, f"relevant, grade {g}", RELEVANT_COLOR)
+    with right:
+        st.markdown("**Wrong first results**")
+        if not shown_wrong:
+            st.caption("No system puts a wrong document first for this question" + (" (some return nothing)." if any(a.first is None for a in answers) else "."))
+        for d in shown_wrong:
+            doc_box(ds, qtext, d, "first result of " + ", ".join(a.system for a in answers if a.first == d), WRONG_COLOR)
+    return answers
+
+
+# ------------------------------------------------------------------------------------------ BM25 term by term
+
+
+def doc_label(doc_id: str, relevant: dict[str, int], top_bm: list[str]) -> str:
+    """A document in the selector: its id, its grade when relevant, its place in BM25's top list."""
+    tags = []
+    if doc_id in relevant:
+        tags.append(f"relevant, grade {relevant[doc_id]}")
+    if doc_id in top_bm:
+        tags.append(f"BM25 #{top_bm.index(doc_id) + 1}")
+    return doc_id + (f" ({'; '.join(tags)})" if tags else "")
+
+
+def rank_text(pos: int | None, total: float, listed: int) -> str:
+    """A document's BM25 rank, or why it has none: a score of 0 is not retrieved, else it lies beyond the list."""
+    return str(pos) if pos else ("not retrieved (score 0)" if total <= 0 else f"beyond {listed}")
+
+
+def term_tables(ds: Dataset, eng, bm: Ranking, q: int, terms: list[str], docs: list[str], p: Params,
+                relevant: dict[str, int]) -> tuple[pd.DataFrame, pd.DataFrame, bool]:
+    """Each chosen document's per-term BM25 contributions, one summary row per document, and whether a
+    document's contributions fail to add up to the score its ranking holds."""
+    listed_docs, listed_scores = bm.top(q)
+    rows, summary, mismatch = [], [], False
+    for d in docs:
+        j = ds.doc_index[d]
+        parts = eng.explain_bm25(terms, j, p.k1, p.b)
+        total = sum(x["score"] for x in parts)
+        pos = teaching.bm25_position(bm, q, j)
+        if pos and not np.isclose(listed_scores[pos - 1], total):  # the explanation must add up to the ranking's score
+            mismatch = True
+        length, average = eng.doc_length(j)
+        summary.append({
+            "document": d,
+            "grade": relevant.get(d, 0),
+            "BM25 score": total,
+            "BM25 rank": rank_text(pos, total, listed_docs.size),
+            "length": length,
+            "× average": length / average if average else 0.0,
+        })
+        for x in parts:
+            rows.append({
+                "document": d, "term": x["term"], "in the corpus": x["in_vocabulary"], "df": x["df"], "idf": x["idf"],
+                "tf": int(x["tf"]), "length norm K": x["length_norm"], "saturation": x["saturation"], "contribution": x["score"],
+            })
+    return pd.DataFrame(rows), pd.DataFrame(summary), mismatch
+
+
+def bm25_terms(ds: Dataset, ranks: dict[str, Ranking], q: int, answers: list, p: Params) -> None:
+    """Why BM25 ranks chosen documents where it does: their scores split by question term, with the formula."""
+    st.subheader(f"Why BM25 ranks a document where it does (k1 = {p.k1:g}, b = {p.b:g})")
+    eng = cache.engine(ds)
+    bm = ranks["BM25"]
+    qtext = ds.query_texts[q]
+    relevant = ds.relevant_of(q)
+    top_bm = bm.top_ids(ds, q, BM25_TOP)
+    options = list(dict.fromkeys(
+        [d for d in relevant if d in ds.doc_index] + [a.first for a in answers if a.first in ds.doc_index] + top_bm
+    ))
+    default_docs = list(dict.fromkeys(top_bm[:1] + [d for d in relevant if d in ds.doc_index]))
+    docs = st.multiselect("documents", options, default=default_docs, format_func=lambda d: doc_label(d, relevant, top_bm),
+                          key=f"diag_docs_{ds.query_ids[q]}",
+                          help="Defaults: BM25's first result and the question's relevant documents; BM25's top 10 and every system's first result can be added.")
+    terms = tokenize(qtext)
+    if not terms:
+        st.info("The question has no word left after the stop words: BM25 scores every document 0.")
+        return
+    if not docs:
+        st.info("Choose a document to see its per-term contributions.")
+        return
+    per_term, summary, mismatch = term_tables(ds, eng, bm, q, terms, docs, p, relevant)
+    if mismatch:
+        st.warning("The per-term contributions do not add up to BM25's score: please report this.")
+    left, right = st.columns([1, 1], gap="large")
+    with left:
+        positive = per_term[per_term["contribution"] > 0]
+        if positive.empty:
+            st.info(
+                "No word of the question occurs in these documents: BM25 gives them 0 and does not retrieve them, "
+                "whatever k1 and b are. That is a vocabulary gap; only another retriever or a rewritten question can help."
+            )
+        else:
+            st.altair_chart(charts.bm25_terms(positive, summary, docs), width="stretch")
+    with right:
+        st.dataframe(summary, hide_index=True, width="stretch",
+                     column_config={"BM25 score": st.column_config.NumberColumn(format="%.4f"),
+                                    "× average": st.column_config.NumberColumn("× average length", format="%.2f")})
+        unknown = [x for x in dict.fromkeys(terms) if not eng.in_vocabulary(x)]
+        if unknown:
+            st.caption(f"Not in the corpus vocabulary (they can never match): {escape_markdown(', '.join(unknown))}.")
+    st.dataframe(
+        per_term, hide_index=True, width="stretch", height="content" if len(per_term) <= 30 else "auto",
+        column_config={c: st.column_config.NumberColumn(format="%.4f") for c in ("idf", "length norm K", "saturation", "contribution")},
+    )
+    st.caption(
+        f"contribution = idf × saturation; idf = ln(1 + (N − df + 0.5) / (df + 0.5)) with N = {ds.n_docs:,}; "
+        f"saturation = tf × (k1 + 1) / (tf + K), which tends to k1 + 1 = {p.k1 + 1:g} however often the term repeats; "
+        f"length norm K = k1 × (1 − b + b × length / average length), average length {eng.doc_length(0)[1]:.2f} tokens: "
+        "a document longer than average gets a larger K and each occurrence counts for less. "
+        "A question word counts once however often the question repeats it."
+    )

@@ -1,0 +1,319 @@
+"""The Per question page's parts: the rank heatmap (question x system, first relevant document) with its filter,
+order and pages, the counts, and one question's rankings side by side with its judged documents."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from retrieval.dataset import Dataset
+from retrieval.experiment import Evaluation
+from retrieval.params import Params
+
+from . import charts
+from .markdown import escape_markdown as plain
+
+PAGE_SIZE = 30  # heatmap rows per page
+MAX_RANK = 20  # ranks from here on share the palest colour
+MIN_SHOWN = 10  # the side-by-side lists show max(k, this) results
+TEXT_CHARS = 160  # document text in the tables is cut here (the full text is one selectbox away)
+SHOW_ALL = "all questions"
+SHOW_MISSED = "missed in the top k by some system"
+SORT_ID = "question order"
+SORT_HARD = "hardest first"
+KEY_SHOW, KEY_SORT, KEY_PAGE, KEY_Q, KEY_DOC = "pq_show", "pq_sort", "pq_page", "pq_question", "pq_doc"
+KEY_HEAT, KEY_PICKED = "pq_heatmap", "pq_heatmap_picked"  # the chart's selection, and the last click acted on
+RELEVANT_CSS = "background-color: rgba(47, 158, 68, 0.22); font-weight: bold"
+
+
+# ------------------------------------------------------------------------------------------ pure helpers
+
+
+def cut(text: str, n: int) -> str:
+    """Text on one line, at most n characters (an ellipsis in the last when cut)."""
+    t = " ".join(str(text).split())
+    return t if len(t) <= n else t[: n - 1] + "…"
+
+
+def rank_label(r: int) -> str:
+    """A rank for display, 0 meaning not found."""
+    return charts.NOT_FOUND if r == 0 else str(int(r))
+
+
+def first_ranks(ev: Evaluation) -> pd.DataFrame:
+    """Question index x system: the rank of the first relevant document (0 = not found)."""
+    return pd.DataFrame({s: ev.first_rank[s] for s in ev.systems}, index=ev.dataset.evaluated)
+
+
+def missed(first: pd.DataFrame, k: int) -> pd.Series:
+    """The questions where at least one system has no relevant document in its top k."""
+    return ((first == 0) | (first > k)).any(axis=1)
+
+
+def hardest_first(rows: pd.DataFrame, k: int, worst: int) -> pd.DataFrame:
+    """The rows ordered hardest first: the most systems with nothing found, then the most beyond k, then the
+    mean rank (not found counted as `worst`); ties keep their order."""
+    hardness = pd.DataFrame({
+        "not_found": (rows == 0).sum(axis=1),
+        "beyond_k": (rows > k).sum(axis=1),
+        "mean_rank": rows.replace(0, worst).mean(axis=1),
+    })
+    return rows.loc[hardness.sort_values(["not_found", "beyond_k", "mean_rank"], ascending=False, kind="stable").index]
+
+
+def page_count(n_rows: int, size: int = PAGE_SIZE) -> int:
+    """Pages of `size` rows needed for n_rows."""
+    return -(-n_rows // size)
+
+
+def page_rows(rows: pd.DataFrame, page: int, size: int = PAGE_SIZE) -> pd.DataFrame:
+    """The rows of page `page` (from 1)."""
+    return rows.iloc[(page - 1) * size: page * size]
+
+
+def heatmap_cells(ds: Dataset, shown: pd.DataFrame) -> pd.DataFrame:
+    """One cell per question and system: the question's id and text (for the tooltip), its row label and the rank."""
+    return pd.DataFrame([
+        {
+            "qid": ds.query_ids[q],
+            "question": cut(ds.query_texts[q], 300),
+            "row": f"{ds.query_ids[q]} · {cut(ds.query_texts[q], 48)}",
+            "system": s,
+            "rank": int(shown.at[q, s]),
+            "label": rank_label(shown.at[q, s]),
+        }
+        for q in shown.index
+        for s in shown.columns
+    ])
+
+
+def counts_frame(first: pd.DataFrame, k: int) -> pd.DataFrame:
+    """Per system: questions whose first relevant document is in the top k, beyond it, or not found."""
+    systems = list(first.columns)
+    return pd.DataFrame(
+        {
+            f"in the top {k}": [int(((first[s] > 0) & (first[s] <= k)).sum()) for s in systems],
+            f"beyond {k}": [int((first[s] > k).sum()) for s in systems],
+            charts.NOT_FOUND: [int((first[s] == 0).sum()) for s in systems],
+        },
+        index=pd.Index(systems, name="system"),
+    )
+
+
+def grade_text(doc_id: str, grades: dict[str, int]) -> str:
+    """A listed document's grade: ✓ and the grade when relevant, the grade when judged not relevant, else empty."""
+    if grades.get(doc_id, 0) > 0:
+        return "✓ " + str(grades[doc_id])
+    return str(grades[doc_id]) if doc_id in grades else ""
+
+
+def short_list_reason(system: str, fusion_depth: int) -> str:
+    """Why a system's list can be shorter than asked."""
+    return {
+        "BM25": "every other document shares no word with the question",
+        "LSA": "every other document scores zero or less",
+        "weighted": f"the fusions keep their top {fusion_depth}",
+        "RRF": f"the fusions keep their top {fusion_depth}",
+    }.get(system, "the run file lists no more")
+
+
+def styled(df: pd.DataFrame):
+    """Relevant rows (grade marked ✓) in green and bold, scores with four decimals."""
+    rel = df["grade"].str.startswith("✓")
+    return df.style.apply(lambda row: [RELEVANT_CSS if rel[row.name] else ""] * len(row), axis=1).format({"score": "{:.4f}"})
+
+
+# ------------------------------------------------------------------------------------------ the heatmap
+
+
+def header(ds: Dataset, k: int) -> None:
+    """The title and what the page shows."""
+    st.title("Per question")
+    st.caption(
+        f"**{plain(ds.name)}**: where does each system put the first relevant document of each question? "
+        f"Cutoff k = {k} (sidebar); {ds.evaluated.size:,} of {ds.n_queries:,} questions have a relevant document and are shown."
+    )
+
+
+def chosen_rows(first: pd.DataFrame, k: int) -> pd.DataFrame:
+    """The filter and order controls, and the heatmap's rows they select."""
+    c1, c2 = st.columns([3, 2])
+    show = c1.segmented_control(
+        "Show", [SHOW_ALL, SHOW_MISSED], default=SHOW_ALL, key=KEY_SHOW, required=True, persist_state="session",
+        help="'Missed' keeps the questions where at least one system has no relevant document in its top k.",
+    )
+    order = c2.segmented_control(
+        "Order", [SORT_ID, SORT_HARD], default=SORT_ID, key=KEY_SORT, required=True, persist_state="session",
+        help="Hardest first: the most systems with no relevant document first, then the most beyond the top k, then the mean rank of the first relevant document.",
+    )
+    rows = first[missed(first, k)] if show == SHOW_MISSED else first
+    if order == SORT_HARD:
+        rows = hardest_first(rows, k, int(first.to_numpy().max(initial=0)) + 1)
+    return rows
+
+
+def heatmap(ds: Dataset, rows: pd.DataFrame, k: int) -> None:
+    """One page of the heatmap; a click on a cell opens its question below."""
+    if rows.empty:
+        st.success(f"Every system has a relevant document in its top {k} for every question.", icon=":material/check_circle:")
+        return
+    n_pages = page_count(len(rows))
+    page = 1
+    if n_pages > 1:
+        page = st.pagination(n_pages, key=KEY_PAGE, max_visible_pages=9)
+        st.caption(f"{len(rows):,} questions, {PAGE_SIZE} per page: page {page} of {n_pages}.")
+    cells = heatmap_cells(ds, page_rows(rows, page))
+    event = st.altair_chart(charts.rank_heatmap(cells, MAX_RANK, k, select="pick"), width="stretch",
+                            on_select="rerun", selection_mode="pick", key=KEY_HEAT)
+    picked = (event.selection.get("pick") or [{}])[0].get("qid")
+    if picked != st.session_state.get(KEY_PICKED):  # a new click opens that question below
+        st.session_state[KEY_PICKED] = picked
+        if picked in ds.query_index:
+            st.session_state[KEY_Q] = ds.query_index[picked]
+
+
+def counts(first: pd.DataFrame, k: int, fusion_depth: int) -> None:
+    """Questions by where each system's first relevant document lands, and how to read the heatmap."""
+    st.subheader("Counts")
+    st.dataframe(counts_frame(first, k), width="stretch")
+    st.caption(
+        f"Questions by where the first relevant document lands, over all {len(first):,} questions. "
+        f"Colour: the rank of the first relevant document (dark = near the top, pale = rank {MAX_RANK} or deeper); "
+        f"orange cells mean *not found*: no relevant document in the system's list. "
+        f"BM25 and LSA rank every document they score; the fusions keep their top {fusion_depth}, "
+        "uploaded runs what the file lists. "
+        "Hover a cell for the question's text; click it to open the question below."
+    )
+
+
+# ------------------------------------------------------------------------------------------ one question
+
+
+class Question:
+    """One question's judgements and where each system puts them."""
+
+    def __init__(self, ds: Dataset, ev: Evaluation, q: int):
+        self.ds, self.q, self.ranks, self.systems = ds, q, ev.rankings, ev.systems
+        self.judged = np.flatnonzero(ds.qrels.query == q)  # positions in the qrels
+        self.grades = {str(ds.qrels.doc_id[j]): int(ds.qrels.grade[j]) for j in self.judged}
+        self.relevant = {d: g for d, g in self.grades.items() if g > 0}
+        self.firsts = {}
+        for s in self.systems:
+            jr = self.ranks[s].judged_rank[self.judged]
+            hit = jr[(jr > 0) & (ds.qrels.grade[self.judged] > 0)]
+            self.firsts[s] = int(hit.min()) if hit.size else 0
+
+    def doc_text(self, d: int) -> str:
+        """A document's text, or a note for a run's document outside the corpus."""
+        return self.ds.doc_texts[d] if d >= 0 else "(not in the corpus)"
+
+    def ranking_table(self, s: str, n: int) -> pd.DataFrame:
+        """System s's top n for this question: rank, document, grade, score, text."""
+        docs, scores = self.ranks[s].top(self.q, n)
+        ids = self.ranks[s].top_ids(self.ds, self.q, n)
+        return pd.DataFrame({
+            "rank": np.arange(1, len(ids) + 1),
+            "document": ids,
+            "grade": [grade_text(d, self.grades) for d in ids],
+            "score": scores.astype(float),
+            "text": [cut(self.doc_text(int(d)), TEXT_CHARS) for d in docs],
+        })
+
+    def judged_table(self) -> pd.DataFrame:
+        """Every judged document with its grade, each system's rank of it (empty: not in the list) and its text,
+        by grade then id."""
+        ds, judged = self.ds, self.judged
+        return pd.DataFrame(
+            {"document": [str(ds.qrels.doc_id[j]) for j in judged], "grade": ds.qrels.grade[judged].astype(int)}
+            | {s: pd.array([int(r) if r > 0 else None for r in self.ranks[s].judged_rank[judged]], dtype="Int64") for s in self.systems}
+            | {"text": [cut(self.doc_text(int(ds.qrels.doc[j])), TEXT_CHARS) for j in judged]}
+        ).sort_values(["grade", "document"], ascending=[False, True], kind="stable")
+
+    def on_screen(self, n: int) -> list[str]:
+        """The judged documents, then every listed one, once each."""
+        return list(dict.fromkeys(list(self.grades) + [d for s in self.systems for d in self.ranks[s].top_ids(self.ds, self.q, n)]))
+
+
+def choose_question(ds: Dataset, ev: Evaluation) -> Question:
+    """The question selector, the question and its relevant documents, and each system's first relevant rank."""
+    st.divider()
+    st.header("One question")
+    q = st.selectbox(
+        "Question",
+        list(range(ds.n_queries)),
+        format_func=lambda i: f"{ds.query_ids[i]} — {cut(ds.query_texts[i], 110)}",
+        key=KEY_Q,
+        persist_state="session",
+        help="Type to search by id or words.",
+    )
+    st.markdown(f"**{plain(ds.query_ids[q])}** — {plain(ds.query_texts[q])}")
+    one = Question(ds, ev, q)
+    if one.relevant:
+        st.caption(
+            "Relevant: " + ", ".join(f"{plain(d)} (grade {g})" for d, g in sorted(one.relevant.items(), key=lambda x: (-x[1], x[0])))
+        )
+    else:
+        st.warning("This question has no relevant document in the judgements: it is left out of every mean.", icon=":material/info:")
+    for col, s in zip(st.columns(len(one.systems)), one.systems):
+        col.metric(plain(s), rank_label(one.firsts[s]), help="Rank of the first relevant document in this system's list.", border=True)
+    return one
+
+
+def side_by_side(one: Question, k: int, p: Params) -> None:
+    """Each system's top max(k, 10) for the question, two systems to a row when there are more than three."""
+    n_show = max(k, MIN_SHOWN)
+    st.subheader(f"Top {n_show} of each system")
+    columns = {
+        "rank": st.column_config.NumberColumn("#", width=36),
+        "document": st.column_config.TextColumn("document", width="small"),
+        "grade": st.column_config.TextColumn("grade", width=58, help="✓ = relevant, with its grade; 0 = judged not relevant; empty = not judged"),
+        "score": st.column_config.NumberColumn("score", width=78),
+        "text": st.column_config.TextColumn("text", width="large", help=f"The document's first {TEXT_CHARS} characters; the full text is below."),
+    }
+    systems = one.systems
+    per_row = 2 if len(systems) > 3 else len(systems)
+    for start in range(0, len(systems), per_row):
+        for col, s in zip(st.columns(per_row, gap="medium"), systems[start: start + per_row]):
+            df = one.ranking_table(s, n_show)
+            with col:
+                total = int(one.ranks[s].n_results[one.q])
+                first = one.firsts[s]
+                st.markdown(f"**{plain(s)}** · " + (f"first relevant at rank {first}" if first else "no relevant document in its list"))
+                if df.empty:
+                    st.info(f"{plain(s)} returns nothing for this question.", icon=":material/block:")
+                    continue
+                st.dataframe(styled(df), hide_index=True, column_config=columns, width="stretch", key=f"pq_top_{s}")
+                if total < n_show:
+                    st.caption(f"{plain(s)} returns only {total} document{'s' if total != 1 else ''}: {short_list_reason(s, p.fusion_depth)}.")
+
+
+def judged_documents(one: Question, k: int) -> None:
+    """The judged documents and where each system put them (green inside the top k)."""
+    st.subheader("Judged documents")
+    if not one.judged.size:
+        st.caption("No judged document for this question.")
+        return
+    systems = one.systems
+    inside = one.judged_table().style.apply(
+        lambda col: ["font-weight: bold; background-color: rgba(47, 158, 68, 0.22)" if not pd.isna(v) and v <= k else "" for v in col],
+        subset=systems,
+    )
+    st.dataframe(
+        inside, hide_index=True, width="stretch", placeholder="not retrieved",
+        column_config={"grade": st.column_config.NumberColumn("grade", width=60),
+                       "text": st.column_config.TextColumn("text", width="large")}
+        | {s: st.column_config.NumberColumn(s, format="%d") for s in systems},
+    )
+    st.caption(f"Each system's rank for each judged document (green: inside the top {k}); 'not retrieved' = not in the system's list.")
+
+
+def full_text(one: Question, k: int) -> None:
+    """Any document on screen, in full."""
+    with st.expander("Read a document in full"):
+        on_screen = one.on_screen(max(k, MIN_SHOWN))
+        if on_screen:
+            did = st.selectbox("Document", on_screen, key=KEY_DOC,
+                               format_func=lambda d: f"{d} (grade {one.grades[d]})" if d in one.grades else d)
+            idx = one.ds.doc_index.get(did)
+            st.text(one.doc_text(idx) if idx is not None else "(not in the corpus)", width="stretch")
