@@ -1,0 +1,113 @@
+"""The Compare page's parts: two systems on the sidebar's metric, the paired bootstrap of their per-question
+difference, a plain verdict, and the question-by-question bars."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from retrieval import stats
+from retrieval.dataset import Dataset
+from retrieval.experiment import Evaluation
+
+from . import charts
+from .format import MINUS, interval_text, signed
+from .markdown import escape_markdown as plain
+
+KEY_A, KEY_B = "cmp_a", "cmp_b"
+DEFAULT_A, DEFAULT_B = "BM25", "LSA"
+BINS = 50
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def bootstrap(diff: np.ndarray) -> tuple[stats.Interval, pd.DataFrame]:
+    """The article's paired bootstrap of the per-question differences and the histogram of its resampled means
+    (cached on the differences' values)."""
+    iv = stats.bootstrap(diff)
+    return iv, histogram(stats.resampled_means(diff))
+
+
+def histogram(means: np.ndarray, bins: int = BINS) -> pd.DataFrame:
+    """The resampled means in `bins` equal bins (start, end, count), empty bins left out; a single value gets
+    one bar 0.01 wide around it."""
+    lo, hi = float(means.min()), float(means.max())
+    if hi - lo < 1e-12:  # every resample has the same mean (e.g. identical values): one narrow bar
+        lo, hi = lo - 0.005, hi + 0.005
+    counts, edges = np.histogram(means, bins=bins, range=(lo, hi))
+    frame = pd.DataFrame({"start": edges[:-1], "end": edges[1:], "count": counts})
+    return frame[frame["count"] > 0].reset_index(drop=True)
+
+
+def verdict(iv: stats.Interval, a: str, b: str, label: str) -> tuple[str, str]:
+    """The plain verdict (kind 'info' or 'success', Markdown) on A - B: can't be told apart when the 95% interval
+    holds zero, else which is better and by how much. `a`, `b` are user strings (run names): escaped here."""
+    name_a, name_b = plain(a), plain(b)
+    span = interval_text(iv.low, iv.high)
+    if iv.holds_zero:
+        return "info", (f"**{name_a} and {name_b} can't be told apart** on {label}: the 95% interval of the mean "
+                        f"difference, {span}, holds zero.")
+    better, worse = (name_a, name_b) if iv.mean > 0 else (name_b, name_a)
+    return "success", (f"**{better} is better than {worse}** on {label}, by {abs(iv.mean):.3f} on average: "
+                       f"the 95% interval of {name_a} {MINUS} {name_b}, {span}, leaves zero out.")
+
+
+def tally(diff: np.ndarray) -> tuple[int, int, int]:
+    """Questions where A is better, where B is better, and ties."""
+    wins_a, wins_b = int((diff > 0).sum()), int((diff < 0).sum())
+    return wins_a, wins_b, int(diff.size - wins_a - wins_b)
+
+
+def tally_text(a: str, b: str, diff: np.ndarray) -> str:
+    """'A is better on 3 questions, B on 1, and 2 are ties' (names escaped)."""
+    wins_a, wins_b, ties = tally(diff)
+    return (f"{plain(a)} is better on {wins_a} question{'s' if wins_a != 1 else ''}, {plain(b)} on {wins_b}, "
+            f"and {ties} {'are ties' if ties != 1 else 'is a tie'} (grey diamonds on the zero line). Hover a bar for the question.")
+
+
+def choose_pair(systems: list[str]) -> tuple[str, str]:
+    """The two systems' selectors (BM25 and LSA by default), side by side."""
+    c1, c2 = st.columns(2)
+    a = c1.selectbox("System A", systems, index=systems.index(DEFAULT_A) if DEFAULT_A in systems else 0,
+                     key=KEY_A, persist_state="session")
+    b = c2.selectbox("System B", systems, index=systems.index(DEFAULT_B) if DEFAULT_B in systems else min(1, len(systems) - 1),
+                     key=KEY_B, persist_state="session")
+    return a, b
+
+
+def header(ds: Dataset, label: str) -> None:
+    """The title and what the page answers."""
+    st.title("Compare")
+    st.caption(
+        f"**{plain(ds.name)}**: is one system better than another on **{label}** (the sidebar's metric and cutoff), "
+        f"or is the difference noise? The questions are the unit: {ds.evaluated.size:,} questions with a relevant "
+        "document, each scored by both systems.")
+
+
+def comparison(ds: Dataset, ev: Evaluation, metric: str, label: str, a: str, b: str) -> None:
+    """The verdict, the figures, the bootstrap distribution and the per-question differences of A - B."""
+    diff = ev.values[a][metric] - ev.values[b][metric]
+    iv, bins = bootstrap(diff)
+    kind, text = verdict(iv, a, b, label)
+    getattr(st, kind)(text, icon=":material/balance:" if kind == "info" else ":material/trending_up:")
+    name_a, name_b = plain(a), plain(b)
+    m1, m2, m3, m4 = st.columns([1, 1.6, 1, 1])
+    m1.metric(f"mean difference, A {MINUS} B", signed(iv.mean), border=True,
+              help=f"Mean over the questions of {name_a}'s {label} minus {name_b}'s.")
+    m2.metric("95% interval", interval_text(iv.low, iv.high), border=True,
+              help="Percentile bootstrap: the 126th and the 4875th of the 5000 sorted resampled means.")
+    m3.metric(f"A: {name_a}", f"{ev.mean(a, metric):.3f}", border=True, help=f"{name_a}'s mean {label}.")
+    m4.metric(f"B: {name_b}", f"{ev.mean(b, metric):.3f}", border=True, help=f"{name_b}'s mean {label}.")
+
+    st.subheader("The bootstrap distribution")
+    st.altair_chart(charts.histogram_with_interval(bins, iv.low, iv.high, iv.mean), width="stretch")
+    st.caption(
+        f"The per-question differences resampled with replacement {stats.RESAMPLES:,} times "
+        f"(numpy default_rng, seed {stats.SEED}), the mean of each resample counted. "
+        "The shaded band is the 95% interval; the dashed line is zero, the red line the observed mean difference.")
+
+    st.subheader("Question by question")
+    per_q = pd.DataFrame({"qid": [ds.query_ids[q] for q in ds.evaluated],
+                          "question": [" ".join(ds.query_texts[q].split())[:200] for q in ds.evaluated], "diff": diff})
+    st.altair_chart(charts.difference_bars(per_q, f"{label}: {a} {MINUS} {b}", a, b), width="stretch")
+    st.caption(tally_text(a, b, diff))
