@@ -30,7 +30,7 @@ from pathlib import PurePosixPath
 
 import numpy as np
 
-from .dataset import Dataset, _decode
+from .dataset import Dataset, json_objects
 from .errors import InputError
 
 MAX_BYTES = 1 << 30  # 1 GiB: a file, or an .npz member uncompressed (700,000 x 384 float32 vectors fit)
@@ -226,15 +226,7 @@ def _jsonl_side(data: bytes, source: str) -> tuple[list[str], np.ndarray, list[i
     _check_size(len(data), source)
     ids, rows, lines = [], [], []
     width = None
-    for n, raw in enumerate(_decode(data, source).splitlines(), 1):
-        if not raw.strip():
-            continue
-        try:
-            rec = json.loads(raw)
-        except json.JSONDecodeError as e:
-            raise InputError(f"{source}:{n}: broken JSON ({e.msg} at column {e.colno})") from None
-        if not isinstance(rec, dict):
-            raise InputError(f"{source}:{n}: a line must be a JSON object")
+    for n, rec in json_objects(data, source):
         rid = rec.get("id", rec.get("_id"))
         if not isinstance(rid, (str, int)) or isinstance(rid, bool):
             raise InputError(f"{source}:{n}: no 'id' field (a string or an integer)")
