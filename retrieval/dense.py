@@ -207,7 +207,10 @@ def reference_scores(query_vectors: np.ndarray, doc_vectors: np.ndarray) -> np.n
 class Dense:
     """Dense retrieval over vectors aligned with a dataset (embeddings.align): cosine, ties by document id. It
     reads no parameter; its lists keep the best max(depth, KEEP) raw cosines over every document, negative ones
-    included, and its results are the cosines above the threshold (ranking.THRESHOLD), as LSA's."""
+    included, and its results are the cosines above the threshold (ranking.THRESHOLD), as LSA's.
+
+    It holds the vectors as float64, documents x dims and transposed (what LSA's pass and look-ups read): 6 KB
+    per document at 384 dimensions, 0.6 GB at 100,000 documents, beside the aligned float32 copy."""
 
     name = "dense"
     params: tuple[str, ...] = ()
