@@ -897,11 +897,32 @@ def _fuse(x, lo_b, span_b, y, lo_l, span_l, alpha, beta):
 
 
 @njit(inline="always")
-def _fused(x, lo, span, w):
-    """sum_j w[j] * minmax_j(x[j]), member by member (x, lo, span: one value per member): fusion.fuse_rows."""
-    s = w[0] * ((x[0] - lo[0]) / span[0] if span[0] > 0 else 0.0)
+def _normed(x, lo, span):
+    """minmax of one score: (x - lo) / span, 0 for a member whose scores are all equal (fusion.minmax)."""
+    return (x - lo) / span if span > 0 else 0.0
+
+
+@njit(inline="always")
+def _fuse_list(scores, i, q, n, lo, span, w, out):
+    """The fused scores of member i's first n listed documents of question q into out[:n]: w[0] * minmax_0 +
+    w[1] * minmax_1 + ..., member by member as fusion.fuse_rows adds them (scores[i * M + j]: member j's
+    scores of member i's list; each array is read once per question, not once per document)."""
+    m = w.size
+    first = scores[i * m]
+    for c in range(n):
+        out[c] = w[0] * _normed(first[q, c], lo[0], span[0])
+    for j in range(1, m):
+        other = scores[i * m + j]
+        for c in range(n):
+            out[c] += w[j] * _normed(other[q, c], lo[j], span[j])
+
+
+@njit(inline="always")
+def _fused_bound(bound, lo, span, w):
+    """The fused score of the members' bounds (one value per member), as _fused adds them."""
+    s = w[0] * _normed(bound[0], lo[0], span[0])
     for j in range(1, w.size):
-        s += w[j] * ((x[j] - lo[j]) / span[j] if span[j] > 0 else 0.0)
+        s += w[j] * _normed(bound[j], lo[j], span[j])
     return s
 
 
@@ -918,6 +939,10 @@ def weighted_topk(items, n_docs, key, w, fd, lists, out_d, out_s, out_n, fallbac
     stamp = np.full(n_docs, -1, dtype=np.int64)
     hk = np.empty(fd, dtype=np.int64)
     n_members = w.size
+    width = 0
+    for i in range(n_members):
+        width = max(width, lists.docs[i].shape[1])
+    fused = np.empty(width)
     for q in items:
         fallback[q] = False
         answered = False
@@ -932,14 +957,16 @@ def weighted_topk(items, n_docs, key, w, fd, lists, out_d, out_s, out_n, fallbac
         h = 0
         nc = 0
         for i in range(n_members):
-            c0 = lists.col[i]
-            for c in range(c0, c0 + lists.n_top[q, i]):
-                d = lists.docs[q, c]
+            docs = lists.docs[i]
+            n = lists.n_top[q, i]
+            _fuse_list(lists.scores, i, q, n, lo, span, w, fused)
+            for c in range(n):
+                d = docs[q, c]
                 if stamp[d] == q:
                     continue
                 stamp[d] = q
                 nc += 1
-                f = _fused(lists.scores[q, c], lo, span, w)
+                f = fused[c]
                 kd = key[d]
                 if h < fd:
                     _insert(os_, hk, od_, h, f, kd, d)
@@ -958,7 +985,7 @@ def weighted_topk(items, n_docs, key, w, fd, lists, out_d, out_s, out_n, fallbac
             nothing_outside = nothing_outside or lists.bound[q, j] == -np.inf
         if nothing_outside:
             continue
-        if not (os_[fd - 1] > _fused(lists.bound[q], lo, span, w)):
+        if not (os_[fd - 1] > _fused_bound(lists.bound[q], lo, span, w)):
             fallback[q] = True
 
 

@@ -65,6 +65,35 @@ def _weights(value: str | None) -> tuple[float, ...] | None:
         raise InputError(f"--weights: expected numbers separated by commas, got {value!r}") from None
 
 
+def _progress(done: int, total: int, rate: float, left: float) -> None:
+    """The bundled model's encoding, on one line of stderr."""
+    end = "\n" if done >= total else ""
+    print(f"\rencoding documents: {done:,} of {total:,}, {rate:.1f} a second, {left:,.0f} s left   ",
+          end=end, file=sys.stderr, flush=True)
+
+
+def _embeddings(value: str, ds: datasets.Dataset):
+    """--embeddings: the bundled model's vectors of the dataset, or a file (pair) of them, aligned with it."""
+    from . import dense, embeddings
+
+    if value == "e5-small":
+        if not dense.cache_path(ds).exists() and ds.name not in dense.BUNDLED:
+            print(f"encoding {ds.n_docs:,} documents with the bundled model, about {dense.estimate_seconds(ds):,.0f} s; "
+                  f"the vectors are cached in {dense.cache_dir()}", file=sys.stderr)
+        return embeddings.align(dense.embeddings_of(ds, _progress), ds)
+    paths = [x.strip() for x in value.split(",")]
+    if len(paths) == 1 and paths[0].endswith(".npz"):
+        return embeddings.align(embeddings.load_npz(datasets._read(Path(paths[0])), paths[0]), ds)
+    if len(paths) == 2 and all(x.endswith(".jsonl") for x in paths):
+        load = embeddings.load_jsonl
+    elif len(paths) == 2 and all(x.endswith(".parquet") for x in paths):
+        load = embeddings.load_parquet
+    else:
+        raise InputError(f"--embeddings {value!r}: give e5-small, an .npz file, or DOCS,QUESTIONS as two .jsonl or "
+                         "two .parquet files")
+    return embeddings.align(load(datasets._read(Path(paths[0])), paths[0], datasets._read(Path(paths[1])), paths[1]), ds)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with its subcommands."""
     p = _Parser(prog="python -m retrieval", description="Measure a RAG system's retriever on its own.")
@@ -74,6 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
     _param_flags(e, ("k1", "b", "dims", "rrf_k", "alpha", "fusion_depth"))
     e.add_argument("--fuse", default=",".join(ARTICLE_MEMBERS), metavar="A,B[,...]",
                    help="the systems both fusions combine: built-in retrievers or --run names (default BM25,LSA)")
+    e.add_argument("--embeddings", default=None, metavar="PATH|e5-small",
+                   help="a dense retriever, the system 'dense': e5-small (the bundled multilingual-e5-small, document "
+                        "vectors computed once and cached on disk), an .npz (doc_ids, doc_vectors, query_ids, "
+                        "query_vectors), or DOCS,QUESTIONS: two .jsonl or .parquet files of id and vector")
     e.add_argument("--weights", default=None, metavar="W1,W2[,...]",
                    help="the weighted fusion's weight per --fuse member (default: alpha and 1 - alpha)")
     e.add_argument("--metrics", default=",".join(metrics.DEFAULT_METRICS), help="comma-separated, e.g. hit@3,recall@5,mrr,ndcg@5")
@@ -132,12 +165,14 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if args.threshold < 0:
         raise InputError(f"--threshold must be >= 0, got {args.threshold}")
     ds = datasets.load(args.data)
-    runs = []
+    extra = []
     for name, path in args.run:
-        runs.append(datasets.parse_run(datasets._read(Path(path)), path, name))
+        extra.append(datasets.parse_run(datasets._read(Path(path)), path, name))
+    if args.embeddings:
+        extra.append(_embeddings(args.embeddings, ds))
     names = [m.name for m in metric_list]
     all_metrics = names + ([boot_metric.name] if boot_metric.name not in names else [])
-    ev = evaluate(ds, params, all_metrics, tuple(runs))
+    ev = evaluate(ds, params, all_metrics, tuple(extra))
     for w in list(ds.warnings) + list(ev.notes):
         print(f"warning: {w}", file=sys.stderr)
     report = json_report(ev, params, names, boot_metric.name, (pair[0], pair[1]))

@@ -335,6 +335,14 @@ class Aligned:
     fingerprint: str  # the embeddings' content fingerprint
     warnings: tuple[str, ...] = ()
 
+    name = "dense"  # the system these vectors stand for, everywhere (JSON, charts, heatmap, diagnosis)
+
+    def system(self):
+        """The dense retriever over these vectors (what the engine ranks for this source)."""
+        from .dense import Dense
+
+        return Dense(self)
+
 
 def _first_ids(ids: Sequence[str], k: int = 3) -> str:
     return ", ".join(repr(i) for i in ids[:k]) + (", ..." if len(ids) > k else "")

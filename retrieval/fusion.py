@@ -80,12 +80,11 @@ class Member:
     row: Callable[[int], np.ndarray]
 
 
-# The members' best lists side by side, as the compiled pass reads them (M members, W = their list widths summed):
+# The members' best lists as the compiled pass reads them, with no copy of any list (M members):
 FusionLists = namedtuple("FusionLists", [
-    "docs",  # questions x W: member i's best list in columns col[i]:col[i + 1]
-    "col",  # M + 1 column offsets
+    "docs",  # M arrays, questions x width_i: member i's best list (its run's top_d)
+    "scores",  # M * M arrays: scores[i * M + j], questions x width_i, is member j's score of member i's list
     "n_top",  # questions x M: how many of each member's row are filled
-    "scores",  # questions x W x M: every member's score of each listed document
     "lo",  # questions x M: each member's lowest score over every document
     "span",  # questions x M: highest - lowest
     "bound",  # questions x M: the highest score of a document outside the member's list (-inf: none outside)
@@ -94,20 +93,17 @@ FusionLists = namedtuple("FusionLists", [
 
 
 def gather(members: Sequence[Member]) -> FusionLists:
-    """Every member's scores of every member's listed documents (an alpha change reuses this)."""
-    widths = [m.run.top_d.shape[1] for m in members]
-    col = np.concatenate(([0], np.cumsum(widths))).astype(np.int64)
-    nq = members[0].run.top_d.shape[0]
-    docs = np.concatenate([m.run.top_d for m in members], axis=1).astype(np.int64)
-    scores = np.zeros((nq, int(col[-1]), len(members)))
-    for i, owner in enumerate(members):
-        part = slice(col[i], col[i + 1])
-        for j, other in enumerate(members):
-            scores[:, part, j] = owner.run.top_s if i == j else other.at_rows(owner.run.top_d, owner.run.n_top)
+    """Every member's scores of every member's listed documents (an alpha change reuses this): a member's own
+    list scores are its run's, the others' are looked up (`at_rows`)."""
+    docs = tuple(np.ascontiguousarray(m.run.top_d, dtype=np.int64) for m in members)
+    scores = tuple(np.ascontiguousarray(owner.run.top_s if i == j else other.at_rows(owner.run.top_d, owner.run.n_top),
+                                        dtype=np.float64)
+                   for i, owner in enumerate(members) for j, other in enumerate(members))
     stack = lambda f: np.ascontiguousarray(np.stack([np.asarray(f(m), dtype=np.float64) for m in members], axis=1))  # noqa: E731
     lo, hi = stack(lambda m: m.run.lo), stack(lambda m: m.run.hi)
-    return FusionLists(docs, col, np.stack([m.run.n_top for m in members], axis=1).astype(np.int64), scores, lo,
-                       hi - lo, stack(lambda m: m.bound), np.stack([m.answers for m in members], axis=1).astype(np.bool_))
+    return FusionLists(docs, scores, np.ascontiguousarray(np.stack([m.run.n_top for m in members], axis=1), dtype=np.int64),
+                       lo, hi - lo, stack(lambda m: m.bound),
+                       np.ascontiguousarray(np.stack([m.answers for m in members], axis=1), dtype=np.bool_))
 
 
 @dataclass(frozen=True, eq=False)
@@ -138,7 +134,7 @@ def weighted(dataset: Dataset, members: Sequence[Member], weights: Sequence[floa
     out_s = np.zeros((nq, depth))
     out_n = np.zeros(nq, dtype=np.int64)
     fallback = np.zeros(nq, dtype=np.bool_)
-    k.parallel(k.weighted_topk, nq, lists.scores.size * 4, n_docs, dataset.tie_key, w, depth, lists,
+    k.parallel(k.weighted_topk, nq, sum(x.size for x in lists.scores) * 4, n_docs, dataset.tie_key, w, depth, lists,
                out_d, out_s, out_n, fallback)
     todo = np.flatnonzero(fallback)
     n_rescans = int(todo.size)
