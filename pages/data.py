@@ -3,7 +3,7 @@ The parts are in ui/data.py."""
 
 from __future__ import annotations
 
-from ui import cache, state
+from ui import cache, dense, state
 from ui import data as page
 
 state.init_state()
@@ -13,6 +13,7 @@ ds = cache.current_dataset()
 page.header(ds)
 page.uploads()
 page.show_messages(ds)
+dense.section(ds)
 page.preview(ds)
 page.statistics(ds)
 page.downloads(ds)

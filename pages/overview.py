@@ -13,7 +13,7 @@ k = state.cutoff()
 chosen = state.metric_name()
 table = page.table_metrics(k, chosen)
 curve = page.curve_metrics(state.metric_kind())
-p = state.params()
+p = cache.current_params()
 
 st.title("Overview")
 st.caption(page.caption(ds, p, min(p.dims, cache.max_dims(ds))))

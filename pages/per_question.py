@@ -12,7 +12,7 @@ state.init_state()
 
 ds = cache.current_dataset()
 k = state.cutoff()
-p = state.params()
+p = cache.current_params()
 ev = cache.evaluation([state.metric_name()])
 page.header(ds, k)
 

@@ -88,6 +88,8 @@ SPECS: dict[str, Spec] = {s.name: s for s in (
          0.5, 0.0, 1.0, 0.05, (0.0, 1.0), _steps(0.0, 1.0, 20)),
     Spec("fusion_depth", "fusion depth", "How deep each member's list goes into a fusion (the article fuses each top 10).",
          10, 10, 1000, 1, (1, INF), integer=True, choices=(10, 100, 1000)),
+    Spec("weight", "weight", "A member's weight in the weighted fusion of more than two members (min-max scores times the weight, added).",
+         0.5, 0.0, 1.0, 0.05, (0.0, INF)),
     Spec("depth", "list depth", "How many results each system's list keeps for display (the ranks of judged documents are exact at any depth).",
          100, 1, 1000, 1, (1, INF), integer=True),
 )}

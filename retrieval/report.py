@@ -16,7 +16,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from .dataset import Dataset, TrecRun
-from .experiment import Evaluation, Params, bootstrap_report, to_json
+from .experiment import Evaluation, bootstrap_report, to_json
+from .params import ARTICLE_MEMBERS, Params
 from .ranking import Ranking
 from .text import TermIndex
 
@@ -249,14 +250,22 @@ def cli_command(
     bootstrap_metric: str,
     runs: dict[str, str] | None = None,
     compare: tuple[str, str] = ("BM25", "LSA"),
+    embeddings: str | None = None,
 ) -> str:
-    """The command line that prints the same JSON report; `runs` maps a run's name to its file."""
+    """The command line that prints the same JSON report; `runs` maps a run's name to its file, `embeddings` is
+    the --embeddings value of the dense system (e5-small, or the file(s) its vectors came from)."""
     p = asdict(params)
     parts = ["python", "-m", "retrieval", "evaluate", "--data", data,
              "--k1", _arg(p["k1"]), "--b", _arg(p["b"]), "--dims", str(p["dims"]),
-             "--rrf-k", _arg(p["rrf_k"]), "--alpha", _arg(p["alpha"]),
+             "--rrf-k", _arg(p["rrf_k"]), "--alpha", _arg(p["alpha"]), "--fusion-depth", str(p["fusion_depth"]),
              "--metrics", ",".join(metric_names), "--bootstrap", bootstrap_metric, "--compare", ",".join(compare)]
+    if tuple(params.members) != ARTICLE_MEMBERS:
+        parts += ["--fuse", ",".join(params.members)]
+    if params.weights is not None:
+        parts += ["--weights", ",".join(_arg(w) for w in params.weights)]
     for name, path in (runs or {}).items():
         parts += ["--run", f"{name}={path}"]
+    if embeddings:
+        parts += ["--embeddings", embeddings]
     parts.append("--json")
     return " ".join(shlex.quote(x) for x in parts)

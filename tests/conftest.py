@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+# the bundled model's vectors are cached on disk: the tests' go to a folder of their own, never the user's
+os.environ["RETRIEVAL_LAB_CACHE"] = tempfile.mkdtemp(prefix="retrieval-lab-tests-")
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

@@ -32,7 +32,7 @@ def test_opens_without_exception_with_bm25_and_lsa(at):
     assert at.title[0].value == "Compare"
     assert at.selectbox(key="cmp_a").value == "BM25"
     assert at.selectbox(key="cmp_b").value == "LSA"
-    assert at.selectbox(key="cmp_a").options == ["BM25", "LSA", "weighted", "RRF"]
+    assert at.selectbox(key="cmp_a").options == ["BM25", "LSA", "dense", "weighted", "RRF"]
 
 
 def test_defaults_show_the_articles_bootstrap(at):
@@ -107,7 +107,7 @@ def test_an_uploaded_run_can_be_compared():
     lines = [f"{q} Q0 {ds.doc_ids[0]} 1 1.0 mine" for q in ds.query_ids]
     at.session_state["runs"] = {"mine": dataset.parse_run("\n".join(lines).encode(), "mine.run", "mine")}
     at.run()
-    assert at.selectbox(key="cmp_a").options == ["BM25", "LSA", "weighted", "RRF", "mine"]
+    assert at.selectbox(key="cmp_a").options == ["BM25", "LSA", "dense", "weighted", "RRF", "mine"]
     at.selectbox(key="cmp_b").set_value("mine").run()
     assert not at.exception
     assert "BM25 is better than mine" in verdict(at)

@@ -97,10 +97,10 @@ def test_the_page_shows_the_invented_corpus():
     preview = at.dataframe[0].value
     assert list(preview.columns) == ["id", "text"] and preview.iloc[0]["id"] == "pricing1"
     unjudged = at.dataframe[3].value
-    assert list(unjudged["system"]) == ["BM25", "LSA", "weighted", "RRF"]
+    assert list(unjudged["system"]) == ["BM25", "LSA", "dense", "weighted", "RRF"]
     assert ((unjudged["share unjudged"] >= 0) & (unjudged["share unjudged"] <= 1)).all()
     labels = [d.proto.label for d in at.get("download_button")]
-    assert labels == ["Metrics (CSV)", "Per question (CSV)", "JSON report", "BM25", "LSA", "weighted", "RRF"]
+    assert labels == ["Metrics (CSV)", "Per question (CSV)", "JSON report", "BM25", "LSA", "dense", "weighted", "RRF"]
     assert not at.error
 
 
@@ -185,7 +185,7 @@ def test_a_run_upload_adds_a_system_which_can_be_renamed_and_removed():
     at.text_input(key="data_run_name:my system").set_value("BM25").run()  # taken: refused
     assert "keeps its name" in shown(at.error[0].value) and at.text_input(key="data_run_name:my system").value == "my system"
     m = means(to_overview(at))
-    assert list(m) == ["BM25", "LSA", "weighted", "RRF", "my system"]
+    assert list(m) == ["BM25", "LSA", "dense", "weighted", "RRF", "my system"]
     run = dataset.parse_run(INVENTED_RUN, "mine.run")
     inv = dataset.load("invented")
     ev = experiment.evaluate(inv, experiment.Params(), ["mrr"], runs=(run,))
@@ -205,7 +205,7 @@ def test_a_run_that_does_not_fit_is_refused_and_a_new_dataset_drops_old_runs():
     upload(at, "data_runs", [("mine.run", INVENTED_RUN, "text/plain")])
     upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
     assert any(shown(w.value).startswith("Run mysys was removed: none of its 2 questions") for w in at.warning)
-    assert [d.proto.label for d in at.get("download_button")][3:] == ["BM25", "LSA", "weighted", "RRF"]
+    assert [d.proto.label for d in at.get("download_button")][3:] == ["BM25", "LSA", "weighted", "RRF"]  # fruit: no vectors
 
 
 def test_downloads_hold_the_metrics_the_runs_and_the_command_line_report(downloads, capsys, tmp_path):
@@ -216,14 +216,14 @@ def test_downloads_hold_the_metrics_the_runs_and_the_command_line_report(downloa
         make, name = downloads[d.proto.deferred_file_id]
         files[name] = make()
     assert sorted(files) == sorted(["invented_metrics.csv", "invented_per_question.csv", "invented_report.json",
-                                    "invented_BM25.run", "invented_LSA.run", "invented_weighted.run",
+                                    "invented_BM25.run", "invented_LSA.run", "invented_dense.run", "invented_weighted.run",
                                     "invented_RRF.run", "invented_mysys.run"])
     rows = list(csv.DictReader(io.StringIO(files["invented_metrics.csv"])))
-    assert [r["system"] for r in rows] == ["BM25", "LSA", "weighted", "RRF", "mysys"]
+    assert [r["system"] for r in rows] == ["BM25", "LSA", "dense", "weighted", "RRF", "mysys"]
     assert list(rows[0]) == ["system", "hit@5", "recall@5", "mrr", "ndcg@5"]
     assert round(float(rows[0]["ndcg@5"]), 6) == 0.691171  # the article's BM25 nDCG@5
     per_q = list(csv.DictReader(io.StringIO(files["invented_per_question.csv"])))
-    assert len(per_q) == 5 * 14 and list(per_q[0])[:3] == ["system", "qid", "first_relevant_rank"]
+    assert len(per_q) == 6 * 14 and list(per_q[0])[:3] == ["system", "qid", "first_relevant_rank"]
     bm25_run = files["invented_BM25.run"].splitlines()
     assert bm25_run[0].split()[:4] == ["q01", "Q0", "pricing1", "1"] and bm25_run[0].split()[5] == "BM25"
     assert files["invented_mysys.run"].splitlines()[0] == "q01 Q0 pricing1 1 9.5 mysys"

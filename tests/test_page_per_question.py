@@ -9,7 +9,8 @@ from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from apptest import move, open_app
 
 PAGE = "pages/per_question.py"
-SYSTEMS = ["BM25", "LSA", "weighted", "RRF"]
+SYSTEMS = ["BM25", "LSA", "dense", "weighted", "RRF"]  # on the invented corpus (its vectors ship)
+UPLOADED = ["BM25", "LSA", "weighted", "RRF"]  # an uploaded corpus, not encoded
 
 
 def heatmap(at) -> pd.DataFrame:
@@ -53,7 +54,7 @@ def test_opens_without_exception_with_its_defaults(at):
 
 def test_heatmap_has_every_question_and_system_with_not_found_labelled(at):
     cells = heatmap(at)
-    assert len(cells) == 14 * 4 and list(dict.fromkeys(cells["system"])) == SYSTEMS
+    assert len(cells) == 14 * 5 and list(dict.fromkeys(cells["system"])) == SYSTEMS
     by = cells.set_index(["qid", "system"])
     assert by.loc[("q10", "LSA"), "label"] == "13" and by.loc[("q10", "BM25"), "label"] == "not found"
     assert by.loc[("q10", "BM25"), "status"] == "not found" and by.loc[("q10", "LSA"), "status"] == "beyond the top 5"
@@ -69,7 +70,7 @@ def test_counts_per_system(at):
 
 
 def test_the_default_question_side_by_side(at):
-    assert first_relevant(at) == {"BM25": "1", "LSA": "2", "weighted": "1", "RRF": "1"}
+    assert first_relevant(at) == {"BM25": "1", "LSA": "2", "dense": "1", "weighted": "1", "RRF": "1"}
     tables = side_by_side(at)
     assert list(tables) == SYSTEMS
     bm25 = tables["BM25"]
@@ -83,7 +84,7 @@ def test_selecting_q10_shows_lsa_at_13_and_bm25_not_found():
     at = open_app(PAGE)
     at.selectbox(key="pq_question").set_value(9).run()
     assert not at.exception
-    assert first_relevant(at) == {"BM25": "not found", "LSA": "13", "weighted": "not found", "RRF": "not found"}
+    assert first_relevant(at) == {"BM25": "not found", "LSA": "13", "dense": "1", "weighted": "not found", "RRF": "not found"}
     judged = at.dataframe[-1].value.set_index("document")
     assert judged.loc["backup3", "grade"] == 2 and judged.loc["backup2", "grade"] == 1
     assert judged.loc["backup2", "LSA"] == 13 and pd.isna(judged.loc["backup2", "BM25"])
@@ -153,7 +154,7 @@ def test_many_questions_are_paginated_and_runs_are_a_column(big):
     pages = big.get("pagination")
     assert len(pages) == 1 and pages[0].num_pages == 2 and pages[0].value == 1
     cells = heatmap(big)
-    assert list(dict.fromkeys(cells["system"])) == [*SYSTEMS, "mine"]
+    assert list(dict.fromkeys(cells["system"])) == [*UPLOADED, "mine"]
     assert cells["qid"].nunique() == 30 and cells["qid"].iloc[0] == "q00"
     assert set(cells.loc[cells["system"] == "mine", "label"]) == {"2"}  # the run puts the relevant document second
 
@@ -171,6 +172,6 @@ def test_question_text_is_shown_inert_and_the_run_side_by_side(big):
     line = next(m.value for m in big.markdown if m.value.startswith("**q03**"))
     assert "\\<b\\>" in line and "\\*topic03\\*" in line and "\\[x\\]" in line  # escaped, never markup
     tables = side_by_side(big)
-    assert list(tables) == [*SYSTEMS, "mine"]
+    assert list(tables) == [*UPLOADED, "mine"]
     assert tables["mine"]["document"].tolist() == ["d04", "d03"] and tables["mine"]["grade"].tolist() == ["", "✓ 2"]
     assert first_relevant(big)["mine"] == "2"

@@ -17,6 +17,7 @@ from retrieval.engine import Engine, for_dataset
 from retrieval.experiment import Evaluation, score
 from retrieval.params import Params
 from retrieval.ranking import Ranking
+from retrieval.systems import REGISTRY
 
 from . import state
 
@@ -35,6 +36,25 @@ def current_dataset() -> Dataset:
 def current_runs() -> tuple[TrecRun, ...]:
     """The uploaded run files, in upload order."""
     return tuple(st.session_state.get(state.RUNS, {}).values())
+
+
+def current_extra(ds: Dataset | None = None) -> tuple:
+    """What the engine ranks beside its registered retrievers: the dense vectors (if any), then the runs."""
+    from . import dense
+
+    ds = ds or current_dataset()
+    vectors = dense.source(ds)
+    return ((vectors,) if vectors is not None else ()) + current_runs()
+
+
+def current_params(ds: Dataset | None = None) -> Params:
+    """The sidebar's parameters, the fusion members among the systems there are."""
+    return state.params(systems(ds))
+
+
+def systems(ds: Dataset | None = None) -> list[str]:
+    """The systems a fusion can take as members: the registered retrievers, dense if present, the runs."""
+    return [*REGISTRY, *(x.name for x in current_extra(ds))]
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -70,9 +90,9 @@ def max_dims(ds: Dataset) -> int:
 def rankings(ds: Dataset | None = None, params: Params | None = None) -> dict[str, Ranking]:
     """Every system's ranking at the current (or given) parameters: BM25, LSA, weighted, RRF, then the runs."""
     ds = ds or current_dataset()
-    p = params or state.params()
+    p = params or current_params(ds)
     p = replace(p, dims=min(p.dims, max_dims(ds)))
-    return engine(ds).rankings(p, current_runs())
+    return engine(ds).rankings(p, current_extra(ds))
 
 
 def evaluation(metric_names: list[str] | tuple[str, ...], ds: Dataset | None = None, params: Params | None = None) -> Evaluation:

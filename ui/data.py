@@ -19,7 +19,7 @@ from retrieval.dataset import Dataset, TrecRun
 from retrieval.errors import InputError
 from retrieval.systems import SYSTEMS
 
-from . import cache, charts, state
+from . import cache, charts, dense, state
 from .markdown import escape_markdown as plain
 
 PREVIEW_ROWS = 100
@@ -434,7 +434,7 @@ def downloads(ds: Dataset) -> None:
     st.subheader("Downloads")
     chosen = state.metric_name()
     names = report.report_metrics(state.cutoff(), chosen)
-    params = dataclasses.replace(state.params(), dims=min(state.params().dims, cache.max_dims(ds)))
+    params = dataclasses.replace(cache.current_params(), dims=min(cache.current_params().dims, cache.max_dims(ds)))
     ev = cache.evaluation(names)
     stem = download_stem(ds.name)
     st.caption(f"At the current sliders ({', '.join(state.metric_label(m) for m in names)}; "
@@ -465,4 +465,5 @@ def downloads(ds: Dataset) -> None:
             st.caption("The command line reads a BEIR folder or zip; this dataset came as three files.")
         else:
             run_files = {n: st.session_state[RUN_FILES].get(n, f"{n}.run") for n in st.session_state[state.RUNS]}
-            st.code(report.cli_command(data_arg, params, names, chosen, run_files), language="bash", wrap_lines=True)
+            st.code(report.cli_command(data_arg, params, names, chosen, run_files, embeddings=dense.cli_value(ds)),
+                    language="bash", wrap_lines=True)

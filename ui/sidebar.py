@@ -55,10 +55,39 @@ def render() -> None:
     if limit < 2:
         sb.caption(f"This corpus allows at most {limit} LSA dimension.")
     sb.caption("Fusions")
+    fused = fusion_controls(cache.systems(ds))
     _slider(state.RRF_K)
-    _slider(state.ALPHA)
+    if len(fused) == 2:
+        _slider(state.ALPHA)
+        sb.caption(f"alpha weighs {escape_markdown(fused[0])}, 1 − alpha {escape_markdown(fused[1])}.")
+    elif len(fused) > 2:
+        for m in fused:
+            weight_slider(m)
     sb.button("Article defaults", on_click=state.reset_to_article, width="stretch",
-              help="k1 = 1.2, b = 0.75, d = 6, RRF k = 60, alpha = 0.5, k = 5, nDCG")
+              help="k1 = 1.2, b = 0.75, d = 6, RRF k = 60, alpha = 0.5, k = 5, nDCG, BM25 + LSA fused from each top 10")
+
+
+def fusion_controls(available: list[str]) -> tuple[str, ...]:
+    """The fusions' members (any of the systems there are; BM25 and LSA by default, the article's) and depth;
+    returns the members in force."""
+    sb = st.sidebar
+    chosen = [m for m in st.session_state.get(state.MEMBERS) or [] if m in available]
+    if chosen != list(st.session_state.get(state.MEMBERS) or []):
+        st.session_state[state.MEMBERS] = chosen or list(state.ARTICLE_MEMBERS)  # a member that went away is dropped
+    sb.multiselect("fused systems", available, key=state.MEMBERS, bind="query-params", persist_state="session",
+                   help="The systems both fusions combine: BM25 + LSA is the article's; add dense for a hybrid.")
+    spec = state.SPECS["fusion_depth"]
+    sb.select_slider(spec.label, options=list(spec.choices), key=state.FUSION_DEPTH, bind="query-params",
+                     persist_state="session", help=spec.help)
+    return state.members(available)
+
+
+def weight_slider(member: str) -> None:
+    """A member's weight in a weighted fusion of more than two."""
+    s = state.SPECS["weight"]
+    st.session_state.setdefault(state.WEIGHT + member, s.default)
+    st.sidebar.slider(f"weight of {member}", min_value=float(s.lo), max_value=float(s.hi), step=float(s.step),
+                      key=state.WEIGHT + member, persist_state="session", help=s.help)
 
 
 def _use_invented() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from retrieval.params import SLIDERS as SLIDER_NAMES
-from retrieval.params import SPECS, Params
+from retrieval.params import ARTICLE_MEMBERS, SPECS, Params  # noqa: F401 - ARTICLE_MEMBERS, SPECS: the sidebar's
 
 # widget keys (also the URL query parameters they are bound to)
 K = "k"
@@ -15,10 +15,14 @@ DIMS = "dims"
 RRF_K = "rrf_k"
 ALPHA = "alpha"
 METRIC = "metric"
+MEMBERS = "fuse"  # the systems both fusions combine
+FUSION_DEPTH = "fusion_depth"
+WEIGHT = "w_"  # + a member's name: its weight when more than two are fused
 # plain session keys
 DATASET = "dataset"  # an uploaded retrieval.dataset.Dataset, or None for the invented corpus
 RUNS = "runs"  # uploaded retrieval.dataset.TrecRun objects, by name
 UPLOAD_MESSAGES = "upload_messages"
+DENSE = "dense_source"  # the session's dense vectors (retrieval.embeddings.Aligned), or None: see ui/dense.py
 
 METRIC_KINDS = {  # label shown -> metric kind in retrieval.metrics
     "nDCG (linear gain)": "ndcg",
@@ -32,7 +36,8 @@ METRIC_KINDS = {  # label shown -> metric kind in retrieval.metrics
 
 SLIDERS = {name: SPECS[name] for name in SLIDER_NAMES}  # bounds, step, default and help: retrieval.params
 METRIC_DEFAULT = "nDCG (linear gain)"
-DEFAULTS = {**{key: s.cast(s.default) for key, s in SLIDERS.items()}, METRIC: METRIC_DEFAULT}
+DEFAULTS = {**{key: s.cast(s.default) for key, s in SLIDERS.items()}, METRIC: METRIC_DEFAULT,
+            MEMBERS: list(ARTICLE_MEMBERS), FUSION_DEPTH: SPECS["fusion_depth"].cast(SPECS["fusion_depth"].default)}
 
 
 FRAME = "_frame_running"  # True while app.py runs (set around its run): a page run without it ran alone
@@ -74,6 +79,7 @@ def init_state() -> None:
     st.session_state.setdefault(DATASET, None)
     st.session_state.setdefault(RUNS, {})
     st.session_state.setdefault(UPLOAD_MESSAGES, [])
+    st.session_state.setdefault(DENSE, None)
 
 
 def reset_to_article() -> None:
@@ -82,10 +88,19 @@ def reset_to_article() -> None:
         st.session_state[key] = value
 
 
-def params() -> Params:
-    """The retrieval parameters the sliders currently hold."""
+def members(available: list[str] | None = None) -> tuple[str, ...]:
+    """The fusion members the sidebar holds, those no longer available left out (the article's when none is left)."""
+    chosen = [m for m in st.session_state.get(MEMBERS) or [] if available is None or m in available]
+    return tuple(chosen) or ARTICLE_MEMBERS
+
+
+def params(available: list[str] | None = None) -> Params:
+    """The retrieval parameters the sidebar currently holds (members among `available` systems)."""
     s = st.session_state
-    return Params(k1=float(s[K1]), b=float(s[B]), dims=int(s[DIMS]), rrf_k=float(s[RRF_K]), alpha=float(s[ALPHA]))
+    fused = members(available)
+    weights = tuple(float(s.get(WEIGHT + m, SPECS["weight"].default)) for m in fused) if len(fused) > 2 else None
+    return Params(k1=float(s[K1]), b=float(s[B]), dims=int(s[DIMS]), rrf_k=float(s[RRF_K]), alpha=float(s[ALPHA]),
+                  fusion_depth=int(s.get(FUSION_DEPTH, 10)), members=fused, weights=weights)
 
 
 def cutoff() -> int:

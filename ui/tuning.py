@@ -212,7 +212,7 @@ def choose_view(ds: Dataset) -> View:
     """The sweep selector, then the sweep (stops with an error when the dataset can't be swept)."""
     metric = state.metric_name()
     label = state.metric_label(metric)
-    p = state.params()
+    p = cache.current_params()
     p = replace(p, dims=min(p.dims, cache.max_dims(ds)))
     choice = st.segmented_control("Tune", list(WHAT), default=list(WHAT)[0], key=KEY_WHAT, required=True, persist_state="session",
                                   help="Which parameters to sweep; the others stay at the sidebar's values.")

@@ -1,0 +1,224 @@
+"""The dense retriever in the app: which vectors a session uses, the bundled model's encoding in the background
+with its progress, asking before a long wait, and uploaded embeddings.
+
+A session's dense source is an `embeddings.Aligned` for the dataset in use: the bundled model's vectors when
+they are there without encoding (the invented corpus ships them; any corpus encoded once is in the disk cache),
+or vectors the person encoded here or uploaded. Encoding runs in a background thread, one per corpus for the
+whole server (a second session asking for the same corpus follows the same job); the page polls it.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+
+import streamlit as st
+
+from retrieval import dense, embeddings
+from retrieval.dataset import Dataset
+from retrieval.embeddings import Aligned
+from retrieval.errors import InputError
+
+from . import state
+from .markdown import escape_markdown as plain
+
+ASK_ABOVE_S = 60.0  # an encoding estimated longer than this is started only once the person confirms
+MAX_JOBS = 2  # encodings running at once on the server (each takes the machine's cores)
+KEY_CONFIRM = "dense_confirm"
+KEY_UPLOAD = "dense_upload"
+KEY_FILES = "dense_files"  # the names of the uploaded embeddings in use
+
+
+@dataclass
+class Job:
+    """One corpus's encoding with the bundled model, in a background thread."""
+
+    key: str
+    total: int
+    done: int = 0
+    rate: float = 0.0
+    left: float = math.nan
+    started: float = field(default_factory=time.monotonic)
+    result: Aligned | None = None
+    error: str | None = None
+    thread: threading.Thread | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.result is None and self.error is None
+
+    def progress(self, done: int, total: int, rate: float, left: float) -> None:
+        self.done, self.total, self.rate, self.left = done, total, rate, left
+
+
+_JOBS: dict[str, Job] = {}
+_LOCK = threading.Lock()
+
+
+def _encode(job: Job, ds: Dataset) -> None:
+    try:
+        job.result = embeddings.align(dense.embeddings_of(ds, job.progress), ds)
+    except Exception as e:  # noqa: BLE001 - reported on the page, never a traceback
+        job.error = f"{type(e).__name__}: {e}"
+
+
+def start(ds: Dataset) -> Job:
+    """The encoding job of the dataset's corpus, started if it is not running (at most MAX_JOBS at once)."""
+    key = dense.corpus_key(ds)
+    with _LOCK:
+        job = _JOBS.get(key)
+        if job is not None and job.error is None:
+            return job
+        if sum(j.running for j in _JOBS.values()) >= MAX_JOBS:
+            raise InputError(f"{MAX_JOBS} encodings are running on this server already; try again when one ends")
+        job = Job(key, ds.n_docs)
+        job.thread = threading.Thread(target=_encode, args=(job, ds), name=f"encode-{key[:8]}", daemon=True)
+        _JOBS[key] = job
+    job.thread.start()
+    return job
+
+
+def job_of(ds: Dataset) -> Job | None:
+    """The dataset's encoding job, if one was started on this server."""
+    with _LOCK:
+        return _JOBS.get(dense.corpus_key(ds))
+
+
+def progress_text(job: Job) -> str:
+    """'640 of 1,400 documents, 5.3 a second, about 2 min 23 s left'."""
+    left = "" if math.isnan(job.left) else f", about {duration(job.left)} left"
+    return f"{job.done:,} of {job.total:,} documents, {job.rate:.1f} a second{left}"
+
+
+def duration(seconds: float) -> str:
+    """A wait for reading: '45 s', '2 min 23 s', '1 h 5 min'."""
+    s = max(0, int(round(seconds)))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60} s"
+    return f"{s // 3600} h {s % 3600 // 60} min"
+
+
+def source(ds: Dataset) -> Aligned | None:
+    """The session's dense source for the dataset in use: chosen here (encoded or uploaded), else the bundled
+    model's when its vectors are there at once, else None."""
+    chosen = st.session_state.get(state.DENSE)
+    if chosen is not None and chosen.dataset_fingerprint == ds.fingerprint:
+        return chosen
+    job = job_of(ds)
+    if job is not None and job.result is not None:
+        return job.result
+    if dense.documents_ready(ds):
+        from . import cache
+
+        return cache.engine(ds).memo.get("dense", ("bundled", dense.MODEL), lambda: embeddings.align(dense.embeddings_of(ds), ds))
+    return None
+
+
+def use(aligned: Aligned, files: tuple[str, ...] = ()) -> None:
+    """Make vectors the session's dense source (`files`: the uploads they came from, for the command line)."""
+    st.session_state[state.DENSE] = aligned
+    st.session_state[KEY_FILES] = files
+
+
+def cli_value(ds: Dataset) -> str | None:
+    """The command line's --embeddings for the session's dense source: e5-small, or the uploaded file(s)."""
+    current = source(ds)
+    if current is None:
+        return None
+    if current.model == dense.MODEL:
+        return "e5-small"
+    return ",".join(st.session_state.get(KEY_FILES) or ("EMBEDDINGS.npz",))
+
+
+def needs_confirmation(estimate_s: float) -> bool:
+    """Whether an encoding this long is started only after the person says so."""
+    return estimate_s > ASK_ABOVE_S
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def estimate(fingerprint: str, _ds: Dataset) -> float:
+    """The bundled model's encoding time of the corpus, timed on a sample (cached per dataset content)."""
+    return dense.estimate_seconds(_ds)
+
+
+def load_upload(files: list) -> Aligned:
+    """Uploaded embeddings (an .npz, or a documents and a questions file: .jsonl or .parquet) aligned with the
+    dataset in use; an InputError names the file and what is wrong."""
+    from . import cache
+
+    ds = cache.current_dataset()
+    names = [f.name for f in files]
+    if len(files) == 1 and names[0].endswith(".npz"):
+        emb = embeddings.load_npz(files[0].getvalue(), names[0])
+    elif len(files) == 2 and (all(n.endswith(".jsonl") for n in names) or all(n.endswith(".parquet") for n in names)):
+        docs, questions = sorted(files, key=lambda f: ("quer" in f.name.lower() or "question" in f.name.lower(), f.name))
+        load = embeddings.load_jsonl if names[0].endswith(".jsonl") else embeddings.load_parquet
+        emb = load(docs.getvalue(), docs.name, questions.getvalue(), questions.name)
+    else:
+        raise InputError(f"{', '.join(names)}: give one .npz file, or two .jsonl (or two .parquet) files: the documents' "
+                         "and the questions' (the one whose name holds 'quer' or 'question' is the questions')")
+    return embeddings.align(emb, ds)
+
+
+@st.fragment(run_every=1.0)
+def _follow(ds: Dataset) -> None:
+    """The running encoding's progress, redrawn every second; the whole app reruns when it ends."""
+    job = job_of(ds)
+    if job is None:
+        return
+    if job.running:
+        st.progress(job.done / max(job.total, 1), text=f"Encoding with the bundled model: {progress_text(job)}")
+        return
+    if job.result is not None:
+        use(job.result)
+    st.rerun()
+
+
+def section(ds: Dataset) -> None:
+    """The Data page's dense section: what the session uses, encoding (asked first when long), uploads."""
+    st.subheader("Dense retrieval")
+    current = source(ds)
+    job = job_of(ds)
+    if current is not None:
+        st.info(f"The system **dense** ranks by cosine with {plain(current.model)} vectors "
+                   f"({ds.n_docs:,} documents × {current.doc_vectors.shape[1]} dimensions). Add it to the fusions in "
+                   "the sidebar to measure a hybrid.", icon=":material/check_circle:")
+        for w in current.warnings:
+            st.warning(plain(w), icon=":material/warning:")
+    elif job is not None and job.running:
+        _follow(ds)
+    else:
+        if job is not None and job.error:
+            st.error(plain(f"The encoding failed: {job.error}"), icon=":material/error:")
+        seconds = estimate(ds.fingerprint, ds)
+        st.write(f"The bundled model (multilingual-e5-small, 4-bit, on this machine's CPU) would encode the "
+                 f"{ds.n_docs:,} documents in about **{duration(seconds)}** (timed on a sample). The vectors are "
+                 f"then cached on disk, so this happens once per corpus.")
+        ok = True
+        if needs_confirmation(seconds):
+            st.info("That is a long wait. Two other ways: upload embeddings you computed elsewhere (below), or run "
+                    f"`python -m retrieval evaluate --data PATH --embeddings e5-small` once on the command line "
+                    f"(same cache: {plain(str(dense.cache_dir()))}).", icon=":material/schedule:")
+            ok = st.checkbox(f"Yes, encode for about {duration(seconds)}", key=KEY_CONFIRM)
+        if st.button("Encode with the bundled model", disabled=not ok, icon=":material/memory:"):
+            try:
+                start(ds)
+            except InputError as e:
+                st.error(plain(str(e)), icon=":material/error:")
+            else:
+                st.rerun()
+    files = st.file_uploader("Or bring your own embeddings: an .npz (doc_ids, doc_vectors, query_ids, query_vectors), "
+                             "or a documents and a questions file (.jsonl or .parquet, each with id and vector)",
+                             type=["npz", "jsonl", "parquet"], accept_multiple_files=True, key=KEY_UPLOAD)
+    if files and st.button("Use these embeddings", icon=":material/upload:"):
+        try:
+            aligned = load_upload(files)
+        except InputError as e:
+            st.error(plain(str(e)), icon=":material/error:")
+        else:
+            use(aligned, tuple(f.name for f in files))
+            st.rerun()
