@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
 
+from apptest import shown
 from retrieval import diagnosis, teaching
 from retrieval.dataset import assemble
 from retrieval.engine import Engine
@@ -102,11 +105,6 @@ def test_the_ranking_key_follows_the_content():
 
 
 # ------------------------------------------------------------------------------------------ what dense changes
-
-import pytest  # noqa: E402
-from streamlit.testing.v1 import AppTest  # noqa: E402
-
-from apptest import shown  # noqa: E402
 
 
 @pytest.fixture(scope="module")
