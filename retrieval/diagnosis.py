@@ -8,6 +8,9 @@ Classes, in the order they are tested:
   with the question (an incidental match that makes a convincing, wrong context);
 * **vocabulary gap** - nothing relevant is found and no relevant document shares a word with the question;
 * otherwise (a relevant document shares words, the list ended before it) - **late rank** again, "beyond the list".
+
+`changes` compares two systems question by question at the same threshold: what one fixes or breaks relative
+to the other, each with the failure class of the side that fails (`describe` gives the plain line).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from .text import tokenize
 
 CLASSES = ("vocabulary gap", "surface homonymy", "late rank")
 THRESHOLD_DEFAULT = 3
+OUTCOMES = ("fixed", "broken")
 
 
 @dataclass(frozen=True)
@@ -73,3 +77,61 @@ def diagnose(dataset: Dataset, ranking: Ranking, threshold: int = THRESHOLD_DEFA
         kind = classify(rank, threshold, bool(first_words), any(w for _, _, w in rel))
         cases.append(Case(ranking.name, dataset.query_ids[q], text, rank, first_id, first_words, tuple(rel), kind))
     return cases
+
+
+@dataclass(frozen=True)
+class Change:
+    """One question that one system (`other`) answers differently from another (`base`) at a threshold."""
+
+    outcome: str  # "fixed": base fails, other succeeds; "broken": base succeeds, other fails
+    kind: str  # the failure class of the failing side (base when fixed, other when broken)
+    qid: str
+    question: str
+    base: str  # the systems' names
+    other: str
+    base_rank: int  # rank of the first relevant document, 0 = not found
+    other_rank: int
+
+
+def changes(dataset: Dataset, base: Ranking, other: Ranking, threshold: int = THRESHOLD_DEFAULT) -> list[Change]:
+    """What `other` changes relative to `base`, question by question (in the dataset's order).
+
+    Rule: a system succeeds on a question with a relevant document when its first relevant document is at rank
+    1 to `threshold` (a rank equal to the threshold succeeds), and fails otherwise, as `diagnose` says. A question
+    is **fixed** when base fails and other succeeds, **broken** when base succeeds and other fails, with the
+    failure class `diagnose` gives the failing side; a question both succeed or both fail on is not listed.
+
+    Worked example (the invented corpus, threshold 3, base BM25, other dense): BM25 finds nothing relevant
+    for q02 "can I get my money back" (a vocabulary gap) and puts export1 first for q10 on the word "data"
+    (surface homonymy); dense ranks a relevant document first for both and fails none, so the result is
+    q02 fixed (vocabulary gap, BM25 rank 0, dense rank 1) and q10 fixed (surface homonymy), nothing broken.
+    """
+    base_cases = {c.qid: c for c in diagnose(dataset, base, threshold)}
+    other_cases = {c.qid: c for c in diagnose(dataset, other, threshold)}
+    base_first = first_relevant_rank(dataset.qrels, dataset.n_queries, base.judged_rank)
+    other_first = first_relevant_rank(dataset.qrels, dataset.n_queries, other.judged_rank)
+    out = []
+    for q in dataset.evaluated:
+        qid = dataset.query_ids[q]
+        failing_base, failing_other = base_cases.get(qid), other_cases.get(qid)
+        if (failing_base is None) == (failing_other is None):
+            continue
+        outcome, failing = ("fixed", failing_base) if failing_base is not None else ("broken", failing_other)
+        out.append(Change(outcome, failing.kind, qid, dataset.query_texts[q], base.name, other.name,
+                          int(base_first[q]), int(other_first[q])))
+    return out
+
+
+def rank_label(rank: int) -> str:
+    """A first relevant rank in words: "rank 4", or "not found" for 0."""
+    return f"rank {rank}" if rank > 0 else "not found"
+
+
+def describe(change: Change) -> str:
+    """The plain line of a change: outcome, question id, class, then other's and base's first relevant rank.
+
+    Example: "fixed: q02, vocabulary gap; dense rank 1, BM25 not found"; a broken one reads
+    "broken: q05, late rank; dense rank 7, BM25 rank 1" (the class is then the other system's).
+    """
+    return (f"{change.outcome}: {change.qid}, {change.kind}; "
+            f"{change.other} {rank_label(change.other_rank)}, {change.base} {rank_label(change.base_rank)}")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from retrieval.dataset import assemble
-from retrieval.diagnosis import CLASSES, classify, diagnose, shared_words
+from retrieval.diagnosis import CLASSES, OUTCOMES, Change, changes, classify, describe, diagnose, shared_words
 from retrieval.ranking import from_lists
 
 DOCS = {
@@ -144,3 +144,119 @@ def test_invented_corpus_diagnosis(invented):
     # LSA finds q10 at 13: late rank
     lsa = by_qid(diagnose(invented, r["LSA"]))
     assert (lsa["q10"].rank, lsa["q10"].kind) == (13, "late rank")
+
+
+# ------------------------------------------------------------------------------------------ what one system changes
+
+# Two systems' lists for the same questions; the comments give each side's first relevant rank at threshold 3.
+PAIR_LISTS = {  # question: (BASE's list, OTHER's list)
+    "q_gap": ([], ["refund", "noise1"]),  # base not found (no shared word: gap), other 1 -> fixed
+    "q_homonym": (["river", "noise1"], ["noise2", "branch"]),  # base not found, "bank" first (homonymy), other 2 -> fixed
+    "q_late": (["noise1", "noise2", "noise3", "crumble", "apple"], ["apple"]),  # base 5 (late), other 1 -> fixed
+    "q_ok": (["crumble"], ["noise1", "noise2", "noise3", "apple", "crumble"]),  # base 1, other 5 (late) -> broken
+    "q_third": (["noise1", "noise2", "crumble"], ["noise1", "noise2", "noise3", "crumble"]),  # base 3 (at t), other 4 -> broken
+    "q_beyond": (["noise3", "noise1", "tea"], ["noise1", "noise2", "tea"]),  # both 3, at t: both succeed
+    "q_gap_with_result": (["noise1"], []),  # not found on both sides: both fail
+    "q_unjudged": (["noise1"], ["noise2"]),  # no relevant document: never compared
+}
+
+
+@pytest.fixture(scope="module")
+def pair():
+    ds = assemble("pair", list(DOCS.items()), list(QUESTIONS.items()), JUDGED)
+
+    def ranking(name, side):
+        docs = [np.array([ds.doc_index[d] for d in PAIR_LISTS[q][side]], dtype=np.int64) for q in ds.query_ids]
+        return from_lists(name, ds, docs, [np.arange(len(x), 0, -1, dtype=np.float64) for x in docs])
+
+    return ds, ranking("BASE", 0), ranking("OTHER", 1)
+
+
+def test_changes_fixed_and_broken_with_the_failing_sides_class_and_both_ranks(pair):
+    ds, base, other = pair
+    got = changes(ds, base, other)
+    assert [(c.qid, c.outcome, c.kind, c.base_rank, c.other_rank) for c in got] == [
+        ("q_ok", "broken", "late rank", 1, 5),
+        ("q_late", "fixed", "late rank", 5, 1),
+        ("q_homonym", "fixed", "surface homonymy", 0, 2),
+        ("q_gap", "fixed", "vocabulary gap", 0, 1),
+        ("q_third", "broken", "late rank", 3, 4),
+    ]  # the dataset's question order
+    assert all((c.base, c.other) == ("BASE", "OTHER") and c.question == QUESTIONS[c.qid] for c in got)
+    assert {c.outcome for c in got} <= set(OUTCOMES) and {c.kind for c in got} <= set(CLASSES)
+
+
+def test_a_broken_question_takes_the_other_sides_class(pair):
+    ds, base, other = pair
+    # OTHER puts "river" (which shares "bank") first and never finds "branch": homonymy on OTHER's side
+    lists = [np.array([ds.doc_index["branch"]] if q == "q_homonym" else [], dtype=np.int64) for q in ds.query_ids]
+    good = from_lists("GOOD", ds, lists, [np.ones(len(x)) for x in lists])
+    broken = {c.qid: c for c in changes(ds, good, base)}
+    assert (broken["q_homonym"].outcome, broken["q_homonym"].kind) == ("broken", "surface homonymy")
+    assert (broken["q_homonym"].base_rank, broken["q_homonym"].other_rank) == (1, 0)
+    assert all(c.outcome == "fixed" for q, c in broken.items() if q != "q_homonym")  # GOOD fails every other question
+
+
+def test_rank_equal_to_the_threshold_succeeds(pair):
+    ds, base, other = pair
+    at3 = {c.qid for c in changes(ds, base, other, threshold=3)}
+    assert "q_beyond" not in at3  # both at rank 3: both succeed
+    assert "q_third" in at3  # 3 against 4: broken
+    at4 = {c.qid: c.outcome for c in changes(ds, base, other, threshold=4)}
+    assert "q_third" not in at4 and "q_beyond" not in at4  # 3 and 4 both succeed at 4
+    assert at4["q_late"] == "fixed" and at4["q_ok"] == "broken"  # 5 still fails at 4
+    at2 = {c.qid for c in changes(ds, base, other, threshold=2)}
+    assert "q_third" not in at2 and "q_beyond" not in at2  # 3 and 4 both fail at 2
+    assert "q_homonym" in at2  # OTHER's rank 2 succeeds at 2
+    assert "q_homonym" not in {c.qid for c in changes(ds, base, other, threshold=1)}  # and fails at 1
+
+
+def test_not_found_on_both_sides_and_unjudged_questions_are_not_changes(pair):
+    ds, base, other = pair
+    qids = {c.qid for c in changes(ds, base, other)}
+    assert "q_gap_with_result" not in qids and "q_unjudged" not in qids
+    assert changes(ds, base, base) == []  # a system changes nothing relative to itself
+
+
+def test_swapping_the_systems_swaps_fixed_and_broken(pair):
+    ds, base, other = pair
+    forward = changes(ds, base, other)
+    backward = {c.qid: c for c in changes(ds, other, base)}
+    assert set(backward) == {c.qid for c in forward}
+    for c in forward:
+        b = backward[c.qid]
+        assert b.outcome == {"fixed": "broken", "broken": "fixed"}[c.outcome]
+        assert (b.kind, b.base_rank, b.other_rank, b.base, b.other) == (c.kind, c.other_rank, c.base_rank, "OTHER", "BASE")
+
+
+def test_describe_gives_the_plain_line():
+    fixed = Change("fixed", "vocabulary gap", "q02", "can I get my money back", "BM25", "dense", 0, 1)
+    assert describe(fixed) == "fixed: q02, vocabulary gap; dense rank 1, BM25 not found"
+    broken = Change("broken", "late rank", "q05", "text", "BM25", "dense", 1, 7)
+    assert describe(broken) == "broken: q05, late rank; dense rank 7, BM25 rank 1"
+    both_lost = Change("broken", "vocabulary gap", "q9", "text", "A", "B", 2, 0)
+    assert describe(both_lost) == "broken: q9, vocabulary gap; B not found, A rank 2"
+
+
+@pytest.fixture(scope="module")
+def invented_with_dense(invented):
+    """The invented corpus's rankings with the dense retriever (the bundled model, computed once here)."""
+    from retrieval import dense, embeddings
+    from retrieval.engine import Engine
+    from retrieval.params import Params
+
+    aligned = embeddings.align(dense.embeddings_of(invented), invented)
+    return Engine(invented).rankings(Params(), (aligned,))
+
+
+def test_invented_corpus_dense_fixes_q02_and_q10_and_breaks_nothing(invented, invented_with_dense):
+    r = invented_with_dense
+    got = changes(invented, r["BM25"], r["dense"], threshold=3)
+    assert [(c.qid, c.outcome, c.kind, c.base_rank, c.other_rank) for c in got] == [
+        ("q02", "fixed", "vocabulary gap", 0, 1),
+        ("q10", "fixed", "surface homonymy", 0, 1),
+    ]
+    assert describe(got[0]) == "fixed: q02, vocabulary gap; dense rank 1, BM25 not found"
+    assert got[0].question == "can I get my money back"
+    # relative to LSA, which finds q10 at 13 (late rank), dense fixes the same two
+    assert [(c.qid, c.kind) for c in changes(invented, r["LSA"], r["dense"])] == [("q02", "vocabulary gap"), ("q10", "late rank")]

@@ -82,6 +82,15 @@ def test_defaults_to_the_first_failing_question_and_its_relevant_documents(at):
     assert any("vocabulary gap" in i.value for i in at.info)
 
 
+def test_without_dense_the_page_says_how_to_add_it_before_the_question_up_close(at):
+    from ui.diagnosis import DENSE_HINT
+
+    heads = [h.value for h in at.subheader]
+    assert heads.index("Failing questions") < heads.index("What the dense retriever changes") < heads.index("One question up close")
+    assert [i.value for i in at.info].count(DENSE_HINT) == 1
+    assert "dense" not in {r["system"] for r in overlap(at).values()}
+
+
 def test_q10_shows_the_shared_word_highlighted_in_question_and_document():
     at = open_diagnosis()
     at.selectbox(key="diag_question").set_value("q10").run()

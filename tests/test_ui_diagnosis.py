@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
 
+from apptest import shown
 from retrieval import diagnosis, teaching
 from retrieval.dataset import assemble
 from retrieval.engine import Engine
@@ -99,3 +102,110 @@ def test_the_ranking_key_follows_the_content():
     assert ui.ranking_key(a) == ui.ranking_key(eng.rankings(Params(), ())["BM25"])  # equal content, equal key
     assert ui.ranking_key(replace(a, name="other")) != ui.ranking_key(a)
     assert ui.ranking_key(replace(a, judged_rank=a.judged_rank + 1)) != ui.ranking_key(a)
+
+
+# ------------------------------------------------------------------------------------------ what dense changes
+
+
+@pytest.fixture(scope="module")
+def with_dense(invented):
+    """The invented corpus evaluated with the dense retriever (the bundled model), its failing questions at t = 3."""
+    from retrieval import dense, embeddings
+
+    aligned = embeddings.align(dense.embeddings_of(invented), invented)
+    ev = Engine(invented).evaluate(Params(), ["ndcg@10"], (aligned,))
+    assert "dense" in ev.systems
+    return ev, {name: diagnosis.diagnose(invented, r, 3) for name, r in ev.rankings.items()}
+
+
+def test_dense_summary_on_the_invented_corpus(invented, with_dense):
+    ev, cases = with_dense
+    said, classes = ui.dense_summary(invented, ev.rankings, cases, 3)
+    answered = int(((ev.first_rank["BM25"] > 0) & (ev.first_rank["BM25"] <= 3)).sum())
+    assert answered == 12
+    assert said == ("The article's hypothesis (a dense retriever closes BM25's vocabulary gap) holds on this data: dense fixes "
+                    "1 of the 1 vocabulary-gap question BM25 fails at t = 3, and it breaks 0 of the 12 questions BM25 answers "
+                    "in its top 3.")
+    assert [c.kind for c in classes] == list(diagnosis.CLASSES)
+    got = {c.kind: c for c in classes}
+    assert [shown(x) for x in got["vocabulary gap"].fixed] == ["fixed: q02, vocabulary gap; dense rank 1, BM25 not found · “can I get my money back”"]
+    assert [shown(x) for x in got["surface homonymy"].fixed] == [
+        "fixed: q10, surface homonymy; dense rank 1, BM25 not found · “I want my data from yesterday back”"]
+    assert all(c.broken == () for c in classes) and got["late rank"].fixed == ()
+    assert [shown(c.heading) for c in classes] == ["**vocabulary gap** · fixed 1 of BM25's 1 · broken 0",
+                                                   "**surface homonymy** · fixed 1 of BM25's 1 · broken 0",
+                                                   "**late rank** · fixed 0 of BM25's 0 · broken 0"]
+
+
+def test_dense_summary_follows_the_threshold(invented, with_dense):
+    ev, _ = with_dense
+    cases = {name: diagnosis.diagnose(invented, r, 1) for name, r in ev.rankings.items()}
+    _, classes = ui.dense_summary(invented, ev.rankings, cases, 1)
+    got = {c.kind: c for c in classes}
+    bm, de = ev.first_rank["BM25"], ev.first_rank["dense"]
+    assert (de == 1).all()  # dense ranks a relevant document first everywhere: at t = 1 it fixes every BM25 failure
+    assert len(got["late rank"].fixed) == int((bm > 1).sum()) == got["late rank"].base_fails > 0
+    assert len(got["vocabulary gap"].fixed) == 1 and all(c.broken == () for c in classes)
+
+
+def test_without_dense_there_is_no_summary(with_dense, invented):
+    ev, cases = with_dense
+    ranks = {k: v for k, v in ev.rankings.items() if k != "dense"}
+    assert ui.dense_summary(invented, ranks, cases, 3) is None
+
+
+def _change(outcome: str, kind: str, qid: str = "q", base_rank: int = 0, other_rank: int = 1) -> diagnosis.Change:
+    return diagnosis.Change(outcome, kind, qid, "text", "BM25", "dense", base_rank, other_rank)
+
+
+def test_verdict_says_holds_in_part_does_not_hold_or_nothing_to_answer():
+    gaps = [_case("BM25", "q1", "vocabulary gap"), _case("BM25", "q2", "vocabulary gap"), _case("BM25", "q3", "late rank")]
+    part = ui.verdict([_change("fixed", "vocabulary gap", "q1"), _change("broken", "late rank", "q4", 1, 5)], gaps, 10, 3)
+    assert part == ("The article's hypothesis (a dense retriever closes BM25's vocabulary gap) holds in part on this data: dense "
+                    "fixes 1 of the 2 vocabulary-gap questions BM25 fails at t = 3, and it breaks 1 of the 7 questions BM25 "
+                    "answers in its top 3.")
+    # a fixed late-rank question does not count for the hypothesis
+    none = ui.verdict([_change("fixed", "late rank", "q3")], gaps, 3, 5)
+    assert none.startswith("The article's hypothesis (a dense retriever closes BM25's vocabulary gap) does not hold on this data: "
+                           "dense fixes 0 of the 2 vocabulary-gap questions BM25 fails at t = 5")
+    assert none.endswith("it breaks 0 of the 0 questions BM25 answers in its top 5.")
+    nothing = ui.verdict([], [_case("BM25", "q3", "late rank")], 4, 3)
+    assert nothing == ("Nothing to answer here: BM25 fails no question on a vocabulary gap at t = 3, so the hypothesis is not "
+                       "tested on this data; dense breaks 0 of the 3 questions BM25 answers in its top 3.")
+
+
+def _section(ds, ranks, cases, threshold):
+    """The section alone, as a script for AppTest.from_function."""
+    from ui import diagnosis as page
+
+    page.dense_changes(ds, ranks, cases, threshold)
+
+
+def test_the_section_renders_the_verdict_and_the_lines(invented, with_dense):
+    ev, cases = with_dense
+    at = AppTest.from_function(_section, args=(invented, ev.rankings, cases, 3), default_timeout=60).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [h.value for h in at.subheader] == ["What the dense retriever changes"]
+    assert not at.info  # no hint: dense is there
+    body = [shown(m.value) for m in at.markdown]
+    assert body[0].startswith("The article's hypothesis (a dense retriever closes BM25's vocabulary gap) holds on this data")
+    assert body[1:] == ["**vocabulary gap** · fixed 1 of BM25's 1 · broken 0",
+                        "- fixed: q02, vocabulary gap; dense rank 1, BM25 not found · “can I get my money back”",
+                        "**surface homonymy** · fixed 1 of BM25's 1 · broken 0",
+                        "- fixed: q10, surface homonymy; dense rank 1, BM25 not found · “I want my data from yesterday back”",
+                        "**late rank** · fixed 0 of BM25's 0 · broken 0"]
+
+
+def test_without_dense_the_section_says_how_to_add_it(invented, with_dense):
+    ev, cases = with_dense
+    ranks = {k: v for k, v in ev.rankings.items() if k != "dense"}
+    at = AppTest.from_function(_section, args=(invented, ranks, cases, 3), default_timeout=60).run()
+    assert [i.value for i in at.info] == [ui.DENSE_HINT] and "--embeddings e5-small" in ui.DENSE_HINT
+    assert not at.markdown and not at.caption
+
+
+def test_a_change_line_escapes_its_id_and_question():
+    c = diagnosis.Change("fixed", "vocabulary gap", "q*1_", " see [this](http://x.io) <b>now</b> ", "BM25", "dense", 0, 2)
+    line = ui.change_line(c)
+    assert "[this](" not in line and "<b>" not in line and "q*1_" not in line
+    assert shown(line) == "fixed: q*1_, vocabulary gap; dense rank 2, BM25 not found · “see [this](http://x.io) <b>now</b>”"

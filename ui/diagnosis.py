@@ -1,9 +1,12 @@
-"""The Diagnosis page's parts: every system's failing questions with their class, one question's texts with the
-shared words highlighted, and BM25's per-term contributions for chosen documents at the current k1 and b."""
+"""The Diagnosis page's parts: every system's failing questions with their class, what the dense retriever fixes
+and breaks relative to BM25 (the article's closing hypothesis), one question's texts with the shared words
+highlighted, and BM25's per-term contributions for chosen documents at the current k1 and b."""
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -23,6 +26,11 @@ QUESTION_KEY = "diag_question"
 CLASS_COLORS = {"vocabulary gap": "#d62728", "surface homonymy": "#ff7f0e", "late rank": "#1f77b4"}
 RELEVANT_COLOR, WRONG_COLOR = "green", "orange"
 BM25_TOP = 10  # BM25's top documents offered for the term-by-term view
+BASE, DENSE = "BM25", "dense"  # the hypothesis's two systems: dense against BM25
+HYPOTHESIS_CLASS = "vocabulary gap"  # the article: BM25 misses q02 on a vocabulary gap, a dense retriever would close it
+DENSE_HINT = ("The dense retriever (the system *dense*) is not among the systems evaluated: add it on the Data page, "
+              "or with `--embeddings e5-small` on the command line, to see what it changes relative to BM25.")
+SCROLL_LINES = 12  # more lines than this in one class scroll in a box of their own
 
 
 # ------------------------------------------------------------------------------------------ the failing questions
@@ -96,6 +104,105 @@ def failing_questions(ds: Dataset, cases: dict[str, list[diagnosis.Case]], thres
             "relevant documents (grade): shared words": st.column_config.TextColumn(width="large"),
         },
     )
+
+
+# ------------------------------------------------------------------------------------------ what dense changes
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _changes(_ds: Dataset, fingerprint: str, _base: Ranking, base_key: str, _other: Ranking, other_key: str,
+             threshold: int) -> list[diagnosis.Change]:
+    """What `other` fixes and breaks relative to `base` (cached on the contents and the threshold)."""
+    return diagnosis.changes(_ds, _base, _other, threshold)
+
+
+@dataclass(frozen=True)
+class ClassChanges:
+    """One failure class's part of the comparison: how many questions BM25 fails with it, and the lines of the
+    questions dense fixes (BM25's class) and breaks (dense's class), as escaped Markdown."""
+
+    kind: str
+    base_fails: int
+    fixed: tuple[str, ...]
+    broken: tuple[str, ...]
+
+    @property
+    def heading(self) -> str:
+        """The class with its counts."""
+        return f"**{self.kind}** · fixed {len(self.fixed)} of {BASE}'s {self.base_fails} · broken {len(self.broken)}"
+
+
+def plural(n: int, word: str) -> str:
+    """"1 question", "2 questions"."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def change_line(change: diagnosis.Change) -> str:
+    """A change's plain line (diagnosis.describe) and its question, escaped."""
+    return f"{escape_markdown(diagnosis.describe(change))} · “{escape_markdown(change.question.strip())}”"
+
+
+def by_class(found: list[diagnosis.Change], base_cases: list[diagnosis.Case]) -> list[ClassChanges]:
+    """The changes grouped by failure class, in diagnosis.CLASSES order, each class with BM25's failures of it."""
+    return [ClassChanges(
+        kind,
+        sum(c.kind == kind for c in base_cases),
+        tuple(change_line(c) for c in found if c.kind == kind and c.outcome == "fixed"),
+        tuple(change_line(c) for c in found if c.kind == kind and c.outcome == "broken"),
+    ) for kind in diagnosis.CLASSES]
+
+
+def verdict(found: list[diagnosis.Change], base_cases: list[diagnosis.Case], n_evaluated: int, threshold: int) -> str:
+    """One sentence answering the article's hypothesis from the data: how many of BM25's vocabulary-gap failures
+    dense fixes, and how many of the questions BM25 answers in the top t it breaks."""
+    failing = sum(c.kind == HYPOTHESIS_CLASS for c in base_cases)
+    fixed = sum(c.outcome == "fixed" and c.kind == HYPOTHESIS_CLASS for c in found)
+    broken = sum(c.outcome == "broken" for c in found)
+    answered = n_evaluated - len(base_cases)
+    tail = f"breaks {broken} of the {plural(answered, 'question')} {BASE} answers in its top {threshold}."
+    if not failing:
+        return (f"Nothing to answer here: {BASE} fails no question on a {HYPOTHESIS_CLASS} at t = {threshold}, "
+                f"so the hypothesis is not tested on this data; {DENSE} {tail}")
+    said = "holds" if fixed == failing else "holds in part" if fixed else "does not hold"
+    return (f"The article's hypothesis (a dense retriever closes {BASE}'s {HYPOTHESIS_CLASS}) {said} on this data: "
+            f"{DENSE} fixes {fixed} of the {plural(failing, HYPOTHESIS_CLASS.replace(' ', '-') + ' question')} {BASE} fails "
+            f"at t = {threshold}, and it {tail}")
+
+
+def dense_summary(ds: Dataset, ranks: Mapping[str, Ranking], cases: Mapping[str, list[diagnosis.Case]],
+                  threshold: int) -> tuple[str, list[ClassChanges]] | None:
+    """The verdict and the per-class changes of dense relative to BM25 at threshold t, from the rankings given
+    and BM25's failing questions (diagnose_all); None when the rankings have no dense system."""
+    if DENSE not in ranks or BASE not in ranks:
+        return None
+    base, other = ranks[BASE], ranks[DENSE]
+    found = _changes(ds, ds.fingerprint, base, ranking_key(base), other, ranking_key(other), threshold)
+    base_cases = cases[BASE]
+    return verdict(found, base_cases, int(ds.evaluated.size), threshold), by_class(found, base_cases)
+
+
+def dense_changes(ds: Dataset, ranks: Mapping[str, Ranking], cases: Mapping[str, list[diagnosis.Case]], threshold: int) -> None:
+    """What the dense retriever changes relative to BM25, class by class, with the answer to the article's
+    hypothesis; without dense, one line on how to add it."""
+    st.subheader("What the dense retriever changes")
+    summary = dense_summary(ds, ranks, cases, threshold)
+    if summary is None:
+        st.info(DENSE_HINT)
+        return
+    said, classes = summary
+    st.caption(
+        f"Relative to {BASE}, at t = {threshold}: a question is *fixed* when {BASE} fails it and {DENSE} has a relevant "
+        f"document in its top {threshold}, *broken* when {BASE} has one and {DENSE} does not; its class is the failing "
+        "side's. Ranks are those of the first relevant document."
+    )
+    st.markdown(said)
+    for part in classes:
+        st.markdown(part.heading)
+        lines = [*part.fixed, *part.broken]
+        if not lines:
+            continue
+        box = st.container(height=320) if len(lines) > SCROLL_LINES else st.container()
+        box.markdown("\n".join(f"- {line}" for line in lines))
 
 
 # ------------------------------------------------------------------------------------------ one question up close
