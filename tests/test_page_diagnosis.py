@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from apptest import open_app
+from apptest import open_app, shown
 from conftest import ROOT
 from retrieval.dataset import assemble
 
@@ -82,13 +82,30 @@ def test_defaults_to_the_first_failing_question_and_its_relevant_documents(at):
     assert any("vocabulary gap" in i.value for i in at.info)
 
 
-def test_without_dense_the_page_says_how_to_add_it_before_the_question_up_close(at):
-    from ui.diagnosis import DENSE_HINT
-
+def test_with_dense_the_page_answers_the_articles_hypothesis_before_the_question_up_close(at):
+    """The invented corpus ships its vectors: dense is there, and the page says what it fixes relative to BM25."""
     heads = [h.value for h in at.subheader]
     assert heads.index("Failing questions") < heads.index("What the dense retriever changes") < heads.index("One question up close")
-    assert [i.value for i in at.info].count(DENSE_HINT) == 1
-    assert "dense" not in {r["system"] for r in overlap(at).values()}
+    md = [shown(m.value) for m in at.markdown]
+    assert any(m.startswith("The article's hypothesis") and "holds on this data" in m and "fixes 1 of the 1 vocabulary-gap" in m
+               for m in md)
+    lines = "\n".join(md)
+    assert "fixed: q02, vocabulary gap; dense rank 1, BM25 not found" in lines
+    assert "fixed: q10, surface homonymy; dense rank 1, BM25 not found" in lines
+    assert "broken:" not in lines
+
+
+def test_without_dense_the_page_says_how_to_add_it():
+    from ui.diagnosis import DENSE_HINT
+
+    from test_page_data import beir_zip, upload
+
+    up = open_app("pages/data.py")  # an uploaded corpus has no vectors until encoded or uploaded
+    upload(up, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
+    up.switch_page("pages/diagnosis.py").run()
+    assert not up.exception
+    assert [i.value for i in up.info].count(DENSE_HINT) == 1
+    assert not any(shown(m.value).startswith("The article's hypothesis") for m in up.markdown)
 
 
 def test_q10_shows_the_shared_word_highlighted_in_question_and_document():
