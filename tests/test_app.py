@@ -110,3 +110,28 @@ def test_streamlit_still_runs_a_page_alone(monkeypatch):
     monkeypatch.setattr(state, "leave_legacy_pages_mode", lambda: False)
     at.run()
     assert not at.sidebar.slider, "Streamlit now runs app.py on a page's rerun: remove leave_legacy_pages_mode"
+
+
+def test_dense_is_a_system_and_the_fusion_members_follow_the_sidebar():
+    """The invented corpus ships its vectors: dense is there at once; choosing BM25 + dense in the sidebar fuses
+    those two (their values change, BM25, LSA and dense stay), and the choice is in the URL."""
+    at = open_app()
+    before = _means(at)
+    assert "dense" in before
+    members = at.sidebar.multiselect(key="fuse")
+    assert members.value == ["BM25", "LSA"] and "dense" in members.options
+    members.set_value(["BM25", "dense"]).run()
+    assert not at.exception
+    after = _means(at)
+    for s in ("BM25", "LSA", "dense"):
+        assert after[s] == before[s]
+    assert after["weighted"]["nDCG@5"] != before["weighted"]["nDCG@5"] and after["RRF"] != before["RRF"]
+    linked = open_app(query={"fuse": ["BM25", "dense"], "fusion_depth": "100"})  # a copied link reopens the choice
+    assert linked.sidebar.multiselect(key="fuse").value == ["BM25", "dense"]
+    assert linked.sidebar.select_slider(key="fusion_depth").value == 100
+    assert "alpha weighs BM25, 1 − alpha dense." in [c.value for c in at.sidebar.caption]
+    at.sidebar.multiselect(key="fuse").set_value(["BM25", "LSA", "dense"]).run()  # three: one weight each
+    assert not at.exception
+    weights = [s.label for s in at.sidebar.slider if s.label.startswith("weight of")]
+    assert weights == ["weight of BM25", "weight of LSA", "weight of dense"]
+    assert not [s for s in at.sidebar.slider if s.key == "alpha"]
