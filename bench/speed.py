@@ -203,6 +203,68 @@ def _grid(ds, prep) -> dict:
     return out
 
 
+DENSE_DIM = 384  # multilingual-e5-small's width
+DENSE_SEED = 0
+
+
+def child_dense(target: str, ticks: int) -> dict:
+    """The dense system on a corpus: seeded random unit vectors (DENSE_DIM wide, float32; the bundled model
+    would take hours to encode 100,000 documents on 2 cores), ranked exactly by ours (best 1,000 raw cosines and
+    every judged document's rank) and by a plain numpy top-k (float32 BLAS product in blocks of 100 questions,
+    argpartition, then the top 100 sorted by score and id: no judged ranks); then fusion-only ticks of
+    BM25 + dense; the bundled model's encoding rate on real text (Cranfield's first 64 documents if the target
+    is Cranfield, else the invented corpus)."""
+    import numpy as np
+
+    from retrieval import dense, embeddings
+    from retrieval.engine import Engine
+    from retrieval.params import Params
+
+    ds = _load(target)
+    rng = np.random.default_rng(DENSE_SEED)
+    unit = lambda x: x / np.linalg.norm(x, axis=1, keepdims=True)  # noqa: E731
+    docs = unit(rng.standard_normal((ds.n_docs, DENSE_DIM)).astype(np.float32))
+    queries = unit(rng.standard_normal((ds.n_queries, DENSE_DIM)).astype(np.float32))
+    aligned = embeddings.align(embeddings.from_arrays("random", ds.doc_ids, docs, ds.query_ids, queries), ds)
+    gc.collect()
+    peak_ok = _reset_peak()
+    out: dict = {"target": target, "docs": ds.n_docs, "queries": ds.n_queries, "dim": DENSE_DIM}
+    engine = Engine(ds)
+    system = aligned.system()
+    system.run(engine, Params(), 100)  # compiled once, outside the timing
+    out["ours_topk_s"] = _median([_timed(system.run, engine, Params(), 100)[0] for _ in range(min(ticks, 3))])
+    def numpy_topk(k: int = 100) -> None:
+        for start in range(0, queries.shape[0], 100):
+            s = queries[start : start + 100] @ docs.T
+            top = np.argpartition(-s, k - 1, axis=1)[:, :k]
+            vals = np.take_along_axis(s, top, axis=1)
+            keys = ds.tie_key[top]
+            order = np.lexsort((keys, -vals), axis=1)
+            np.take_along_axis(top, order, axis=1)
+    out["numpy_topk_s"] = _median([_timed(numpy_topk)[0] for _ in range(min(ticks, 3))])
+    members = Params(members=("BM25", "dense"))
+    engine.evaluate(members, METRICS, (aligned,))
+    out["fusion_alpha_tick_s"] = _median([_timed(engine.evaluate, Params(members=("BM25", "dense"), alpha=a), METRICS, (aligned,))[0]
+                                          for a in (0.3, 0.4, 0.6, 0.7, 0.2, 0.8, 0.1)[:ticks]])
+    out["fusion_rrf_tick_s"] = _median([_timed(engine.evaluate, Params(members=("BM25", "dense"), rrf_k=float(k)), METRICS, (aligned,))[0]
+                                        for k in range(40, 40 + ticks)])
+    out["rescans"] = engine.weighted(members, (aligned,)).rescans
+    out["peak_rss_gib"] = _status("VmHWM") / 2**30 if peak_ok else float("nan")
+    sample = _load(target) if target.startswith("cranfield:") else _load_invented()
+    texts = list(sample.doc_texts[:64])
+    dense.encode_passages(texts[:2])  # the model's load is not part of the rate
+    t, _ = _timed(dense.encode_passages, texts)
+    out["encode_docs_per_s"] = len(texts) / t
+    out["encode_sample"] = f"{'Cranfield' if target.startswith('cranfield:') else 'invented'}, {len(texts)} documents"
+    return out
+
+
+def _load_invented():
+    from retrieval import dataset as datasets
+
+    return datasets.load("invented")
+
+
 def _before_package() -> Path | None:
     """The retrieval package as it was at BEFORE_COMMIT (its modules), extracted from git into bench/out/."""
     dest = OUT / f"before-{BEFORE_COMMIT}" / "retrieval"
@@ -410,6 +472,21 @@ def report(results: list[dict], grid: dict | None) -> str:
                 f"{f} {_fmt_s(v[f])}" for f in ("tokenise_s", "index_s", "prepare_s", "retrieve_s") if f in v)
                 + f", peak RSS {v.get('peak_rss_gib', float('nan')):.2f} GiB")
             for lab, k, v in peers))
+    dense_rows = [(r["label"], r["dense"]) for r in results if r.get("dense")]
+    if dense_rows:
+        lines.append("")
+        lines.append(f"| dataset (dense: {DENSE_DIM}-d random unit vectors) | our exact top 1,000 + judged ranks | numpy top 100 "
+                     "(float32 BLAS, argpartition) | ratio | alpha tick, BM25 + dense | RRF tick, BM25 + dense | rescans | "
+                     "encoding (bundled model) | peak RSS |")
+        lines.append("|---|---|---|---|---|---|---|---|---|")
+        for lab, d in dense_rows:
+            if "error" in d:
+                lines.append(f"| {lab} | {d['error']} | | | | | | | |")
+                continue
+            lines.append(f"| {lab} | {_fmt_s(d['ours_topk_s'])} | {_fmt_s(d['numpy_topk_s'])} | "
+                         f"{d['ours_topk_s'] / d['numpy_topk_s']:.1f}x slower | {_fmt_s(d['fusion_alpha_tick_s'])} | "
+                         f"{_fmt_s(d['fusion_rrf_tick_s'])} | {d['rescans']} of {d['queries']:,} | "
+                         f"{d['encode_docs_per_s']:.1f} documents/s ({d['encode_sample']}) | {d['peak_rss_gib']:.2f} GiB |")
     if any(v.get("reused") for r in results for v in r.values() if isinstance(v, dict)):
         lines.append("")
         lines.append("(peers and 'before' reused from an earlier run of this script: " +
@@ -433,6 +510,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sample", type=int, default=100, help="rank_bm25: questions scored below 1M documents (all up to 10k)")
     ap.add_argument("--sample-1m", type=int, default=10, help="rank_bm25: questions scored at 1M documents")
     ap.add_argument("--no-peers", action="store_true", help="skip bm25s and rank_bm25")
+    ap.add_argument("--dense", action="store_true", help="also the dense rows (exact top-k beside numpy's, fusion ticks, encoding)")
     ap.add_argument("--no-before", action="store_true", help="skip the code before this change")
     ap.add_argument("--before-commit", default=BEFORE_COMMIT, help=f"the commit measured as 'before' (default {BEFORE_COMMIT})")
     ap.add_argument("--timeout", type=float, default=7200)
@@ -452,6 +530,8 @@ def main(argv: list[str] | None = None) -> int:
             res["threads"] = _kernels.threads()
         elif a.child == "before":
             res = child_before(a.target, a.ticks)
+        elif a.child == "dense":
+            res = child_dense(a.target, a.ticks)
         elif a.child == "bm25s":
             res = child_bm25s(a.target, a.ticks)
         elif a.child == "rank_bm25":
@@ -485,6 +565,8 @@ def main(argv: list[str] | None = None) -> int:
             kinds.append("before")
         if not a.no_peers:
             kinds += ["bm25s", "rank_bm25"]
+        if a.dense:
+            kinds.append("dense")
         for kind in kinds:
             if kind != "ours" and kind in earlier.get(target, {}):
                 row[kind] = dict(earlier[target][kind], reused=a.reuse)

@@ -783,29 +783,50 @@ def bm25_at(items, qs, ds, terms, norm, k1p1, out):
 # ------------------------------------------------------------------------------------------- LSA
 
 
+COSINE_BLOCK = 2048  # documents whose vectors are read once for a whole group of questions
+COSINE_BUFFER = 2_000_000  # cosines a thread holds at once (16 MB): questions per group = this / documents, 1..8
+
+
 @njit(nogil=True, cache=True)
 def lsa_rank(items, qvec, vt, sel, out):
-    """Cosines of each question with every document (in a buffer of one row), the best sel.keep, counts, judged
-    ranks, lowest and highest cosine, into out (ranking.PassOutputs). Reference: ranking.rank_rows of
-    lsa.score_chunks (the same cosines, summed in the same order)."""
+    """Cosines of each question with every document, the best sel.keep, counts, judged ranks, lowest and highest
+    cosine, into out (ranking.PassOutputs). Reference: ranking.rank_rows of lsa.score_chunks (the same cosines,
+    summed in the same order: q[0] * v[0] + q[1] * v[1] + ..., left to right, for every document).
+
+    Questions are scored in groups, a block of COSINE_BLOCK documents at a time, so each block of the document
+    vectors is read once for the group (at 384 dimensions the vectors, not the arithmetic, bound the time: one
+    question at a time read all of them once per question); each document's sum keeps its order."""
     n_docs = vt.shape[1]
     k = vt.shape[0]
-    buf = np.zeros(n_docs)
+    group = max(1, min(8, COSINE_BUFFER // max(n_docs, 1)))
+    buf = np.zeros((group, n_docs))
     docs = np.arange(n_docs)
-    for q in items:
+    for start in range(0, items.size, group):
+        g = min(group, items.size - start)
         if k == 0:
-            buf[:] = 0.0
+            buf[:g] = 0.0
         else:
-            c = qvec[q, 0]
-            for d in range(n_docs):
-                buf[d] = c * vt[0, d]
-            for cc in range(1, k):
-                c = qvec[q, cc]
-                for d in range(n_docs):
-                    buf[d] += c * vt[cc, d]
-        j_doc = out.judged.doc[out.judged.ptr[q] : out.judged.ptr[q + 1]]
-        j_s, j_k, j_act = _judged_in_row(buf, j_doc, sel.tie_key, sel.threshold)
-        _select_into(q, docs, buf, sel, j_s, j_k, j_act, out)
+            for b0 in range(0, n_docs, COSINE_BLOCK):
+                b1 = min(b0 + COSINE_BLOCK, n_docs)
+                v = vt[0, b0:b1]  # 1-D slices: the inner loops compile to vector instructions (3x measured)
+                for r in range(g):
+                    c = qvec[items[start + r], 0]
+                    part = buf[r, b0:b1]
+                    for d in range(b1 - b0):
+                        part[d] = c * v[d]
+                for cc in range(1, k):
+                    v = vt[cc, b0:b1]
+                    for r in range(g):
+                        c = qvec[items[start + r], cc]
+                        part = buf[r, b0:b1]
+                        for d in range(b1 - b0):
+                            part[d] += c * v[d]
+        for r in range(g):
+            q = items[start + r]
+            row = buf[r]
+            j_doc = out.judged.doc[out.judged.ptr[q] : out.judged.ptr[q + 1]]
+            j_s, j_k, j_act = _judged_in_row(row, j_doc, sel.tie_key, sel.threshold)
+            _select_into(q, docs, row, sel, j_s, j_k, j_act, out)
 
 
 @njit(nogil=True, cache=True)
