@@ -599,31 +599,34 @@ def row_label(r: dict) -> str:
     return f"{rank} · {r['doc_id']}" + (f" ✓{r['grade']}" if r["grade"] else "")
 
 
+def holding(r: dict, n_members: int) -> str:
+    """How the members' own top lists hold a document: 'out' (it is not in the fused list), else 'one' of them,
+    'every' one, 'some' or 'none'."""
+    held = r["in_top"]
+    if not r["fused_rank"]:
+        return "out"
+    if len(held) == 1:
+        return "one"
+    if held and len(held) == n_members:
+        return "every"
+    return "some" if held else "none"
+
+
 def holders_text(r: dict, n_members: int) -> str:
     """Which fused systems' own top lists hold a fused document, plainly: 'BM25 only', 'both', 'all 3', 'BM25,
     dense', 'none'; '' for a document outside the fused list."""
-    if not r["fused_rank"]:
-        return ""
-    held = r["in_top"]
-    if len(held) == 1:
-        return f"{held[0]} only"
-    if held and len(held) == n_members:
-        return "both" if n_members == 2 else f"all {n_members}"
-    return ", ".join(held) if held else ("neither" if n_members == 2 else "none")
+    held, two = ", ".join(r["in_top"]), n_members == 2
+    return {"out": "", "one": f"{held} only", "every": "both" if two else f"all {n_members}", "some": held,
+            "none": "neither" if two else "none"}[holding(r, n_members)]
 
 
 def contribution_note(r: dict, depth: int, n_members: int) -> str:
     """Why the document is in the fused list (or that it is a relevant one left out): the chart's text."""
-    if not r["fused_rank"]:
-        return "relevant, left out of the fused list"
-    held = r["in_top"]
-    if len(held) == 1:
-        return f"only in {held[0]}'s top {depth}"
-    if held and len(held) == n_members:
-        return f"in both top {depth}s" if n_members == 2 else f"in all {n_members} top {depth}s"
-    if held:
-        return f"in the top {depth}s of {', '.join(held)}"
-    return f"in {'neither' if n_members == 2 else 'no'} top {depth}: the sum put it here"
+    held, two = ", ".join(r["in_top"]), n_members == 2
+    return {"out": "relevant, left out of the fused list", "one": f"only in {held}'s top {depth}",
+            "every": f"in both top {depth}s" if two else f"in all {n_members} top {depth}s",
+            "some": f"in the top {depth}s of {held}",
+            "none": f"in {'neither' if two else 'no'} top {depth}: the sum put it here"}[holding(r, n_members)]
 
 
 def contribution_parts(rows: list[dict], depth: int, members: tuple[str, ...]) -> pd.DataFrame:
