@@ -16,8 +16,10 @@ The four sweeps, each reusing what the others keep fixed:
 - ``k1,b``: BM25 over a k1 x b grid (k1 0..3 in 16 steps, b 0..1 in 11 steps), re-weighting the count matrix
   built once (never re-tokenising);
 - ``dims``: LSA over 1..min(max allowed, 200) dimensions;
-- ``rrf_k``: RRF's constant 1..200 over the fixed BM25 and LSA lists;
-- ``alpha``: the weighted fusion's weight 0..1 over the fixed BM25 and LSA scores.
+- ``rrf_k``: RRF's constant 1..200 over the fixed lists of the fused members (``Params.members``: the article's
+  BM25 and LSA, or any systems, TREC runs and dense vectors included);
+- ``alpha``: the weighted fusion's weight 0..1 over the fixed scores of exactly two members (alpha weighs the
+  first); more members each have their own weight, which is set, not swept.
 
 Every sweep gives exactly what ``experiment.evaluate`` gives at the same setting (ties by document id
 included); the tests check it point by point. The only exception, stated in the sweep's notes: a dims curve
@@ -35,12 +37,11 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 
 from . import bm25, fusion, lsa, metrics, significance, stats
 from .dataset import Dataset, Qrels
 from .errors import InputError
-from .engine import Engine, LsaFit, for_dataset
+from .engine import Engine, for_dataset
 from .experiment import Evaluation
 from .params import MAX_DIMS, Params, grid_for
 from .ranking import THRESHOLD, Ranking, order_by_score, ranks_before
@@ -58,11 +59,6 @@ SYSTEM_OF = {"k1,b": "BM25", "dims": "LSA", "rrf_k": "RRF", "alpha": "weighted"}
 _DECIMALS = 12  # means are compared at this many decimals, so exact ties never depend on summation order
 _BOOT_CELLS = 8_000_000  # settings x resamples x questions bootstrapped at once
 _NEAR_ZERO = 1e-9  # interval ends this close to zero are recomputed exactly
-
-
-def base_rankings(dataset: Dataset, scores, fit: LsaFit, depth: int) -> tuple[Ranking, Ranking]:
-    """BM25's ranking from its score matrix and LSA's from its fit."""
-    return bm25.search(dataset, scores, depth), lsa.search(dataset, fit.model, fit.qvec, depth)
 
 
 # ------------------------------------------------------------------------------------------- ranks
@@ -367,22 +363,70 @@ def sweep_dims(
 
 @dataclass(frozen=True, eq=False)
 class Fixed:
-    """The BM25 scores, LSA fit and both rankings a fusion sweep holds fixed."""
+    """What a fusion sweep holds fixed: the members (`params.members`, any systems, extra sources included) at the
+    base parameters, each with its ranking, its score of every document (questions x documents, the member's
+    `row`, bit-identical to what the fused ranking reads) and whether it answers each question."""
 
-    scores: sp.csr_matrix
-    fit: LsaFit
-    bm25: Ranking
-    lsa: Ranking
+    members: tuple[str, ...]
+    rankings: tuple[Ranking, ...]  # per member: its ranking (what RRF fuses)
+    rows: tuple[np.ndarray, ...]  # per member: questions x documents scores (what the weighted fusion min-maxes)
+    answers: np.ndarray  # members x questions: the member answers the question
+
+    def member(self, name: str) -> int:
+        """A member's position, or an error naming the members."""
+        if name not in self.members:
+            raise InputError(f"{name!r} is not a fused member: the members are {', '.join(self.members)}")
+        return self.members.index(name)
 
 
-def fixed_parts(dataset: Dataset, params: Params, engine: Engine | None = None) -> Fixed:
-    """BM25 at (k1, b) and LSA at dims, with their rankings, for the fusion sweeps and explanations."""
-    params.check()
+def fixed_parts(dataset: Dataset, params: Params, engine: Engine | None = None, extra: tuple = ()) -> Fixed:
+    """The members of `params.members` at `params` (their runs the engine's own, `extra` holding the sources
+    that are not registered retrievers: TREC runs, dense vectors), for the fusion sweeps and explanations."""
     engine = engine or for_dataset(dataset)
-    scores = engine.bm25_scores(params.k1, params.b)
-    fit = engine.lsa_fit(params.dims)
-    bm, ls = base_rankings(dataset, scores, fit, max(params.depth, params.fusion_depth))
-    return Fixed(scores, fit, bm, ls)
+    rankings, rows, answers = [], [], []
+    for name in params.members:
+        run = engine.run(name, params, extra)
+        member = engine.system(name, extra).member(run, engine)
+        rankings.append(run.ranking)
+        rows.append(np.array([member.row(q) for q in range(dataset.n_queries)], dtype=np.float64).reshape(dataset.n_queries, dataset.n_docs))
+        answers.append(np.asarray(member.answers, dtype=bool))
+    return Fixed(tuple(params.members), tuple(rankings), tuple(rows), np.array(answers, dtype=bool).reshape(len(rows), dataset.n_queries))
+
+
+def _fixed_for(dataset: Dataset, base: Params, engine: Engine, fixed: Fixed | None, extra: tuple) -> Fixed:
+    """The given fixed parts (which must be of base's members), or those of `base`."""
+    if fixed is None:
+        return fixed_parts(dataset, base, engine, extra)
+    if fixed.members != tuple(base.members):
+        raise InputError(f"the fixed parts are of {', '.join(fixed.members)}, the parameters fuse {', '.join(base.members)}")
+    return fixed
+
+
+def _outside_col(docs: np.ndarray, n_docs: int) -> np.ndarray:
+    """A ranking's documents with a run's documents outside the corpus (-1) as column n_docs: RRF fuses all of a
+    question's outside documents as one candidate (the fused list's -1) whose tie key is the last document's."""
+    return np.where(docs >= 0, docs, n_docs)
+
+
+def _rrf_entries(dataset: Dataset, rankings: tuple[Ranking, ...], depth: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each member's top `depth` as (question * (n_docs + 1) + document, rank) pairs, one array pair per round:
+    a round holds at most one entry per candidate, so points added round by round add in the fusion's order."""
+    nq, width = dataset.n_queries, dataset.n_docs + 1
+    out = []
+    for r in rankings:
+        lens = np.minimum(np.diff(r.indptr), depth)
+        q = np.repeat(np.arange(nq), lens)
+        pos = np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens)
+        keys = q * width + _outside_col(r.docs[np.repeat(r.indptr[:-1], lens) + pos], dataset.n_docs)
+        order = np.argsort(keys, kind="stable")  # an entry's round: how many earlier entries share its candidate
+        sk = keys[order]
+        first = np.searchsorted(sk, sk, side="left")
+        occurrence = np.empty(keys.size, dtype=np.int64)
+        occurrence[order] = np.arange(keys.size) - first
+        for rnd in range(int(occurrence.max()) + 1 if keys.size else 0):
+            at = occurrence == rnd
+            out.append((keys[at], pos[at] + 1.0))
+    return out
 
 
 def sweep_rrf_k(
@@ -392,45 +436,42 @@ def sweep_rrf_k(
     engine: Engine | None = None,
     base: Params = Params(),
     fixed: Fixed | None = None,
+    extra: tuple = (),
 ) -> Sweep:
-    """RRF's per-question metric over its constant k, fusing the fixed BM25 and LSA lists (top fusion_depth of each)."""
+    """RRF's per-question metric over its constant k, fusing the fixed members' lists (top fusion_depth of each)."""
     m, engine, qids = _start(dataset, metric, engine)
     ks = _axis(ks, "rrf_k", 0.0, None)
-    fixed = fixed or fixed_parts(dataset, base, engine)
-    nq, nd, depth = dataset.n_queries, dataset.n_docs, base.fusion_depth
-    lists = []
-    for r in (fixed.bm25, fixed.lsa):
-        lens = np.minimum(np.diff(r.indptr), depth)
-        q = np.repeat(np.arange(nq), lens)
-        pos = np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens)
-        lists.append((q * nd + r.docs[np.repeat(r.indptr[:-1], lens) + pos], pos + 1.0))
-    keys = np.unique(np.concatenate([k for k, _ in lists]))
-    rank_in = np.zeros((len(lists), keys.size))  # each candidate's rank in each list, 0 = absent
+    fixed = _fixed_for(dataset, base, engine, fixed, extra)
+    nq, width, depth = dataset.n_queries, dataset.n_docs + 1, base.fusion_depth
+    lists = _rrf_entries(dataset, fixed.rankings, depth)
+    keys = np.unique(np.concatenate([k for k, _ in lists])) if lists else np.zeros(0, dtype=np.int64)
+    rank_in = np.zeros((len(lists), keys.size))  # each candidate's rank in each list (round), 0 = absent
     for i, (k, r) in enumerate(lists):
         rank_in[i, np.searchsorted(keys, k)] = r
-    cq, cd = keys // nd, keys % nd
+    cq, cd = keys // width, keys % width
     start = np.searchsorted(cq, np.arange(nq + 1))
-    width = int(np.diff(start).max()) if keys.size else 0
+    slots = int(np.diff(start).max()) if keys.size else 0
     slot = np.arange(keys.size) - start[cq]
-    tk = np.full((nq, max(width, 1)), np.iinfo(np.int64).max)
-    tk[cq, slot] = dataset.tie_key[cd]
+    tie_key = np.append(dataset.tie_key, dataset.tie_key[-1] if dataset.n_docs else 0)
+    tk = np.full((nq, max(slots, 1)), np.iinfo(np.int64).max)
+    tk[cq, slot] = tie_key[cd]
     # each judgement's candidate slot, if it is a candidate
     qrels = dataset.qrels
     jfound, jq, jslot = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     if keys.size:
-        jk = qrels.query * nd + qrels.doc
+        jk = qrels.query * width + qrels.doc
         jpos = np.minimum(np.searchsorted(keys, jk), keys.size - 1)
         jfound = np.flatnonzero((qrels.doc >= 0) & (keys[jpos] == jk))
         jq, jslot = cq[jpos[jfound]], slot[jpos[jfound]]
     ranks = np.zeros((ks.size, len(qrels)), dtype=np.int64)
-    step = max(1, 4_000_000 // max(nq * max(width, 1) ** 2, 1))
+    step = max(1, 4_000_000 // max(nq * max(slots, 1) ** 2, 1))
     for lo in range(0, ks.size, step):
         kk = ks[lo : lo + step]
         total = np.zeros((kk.size, keys.size))
         for i in range(len(lists)):
             r = rank_in[i]
             total = total + np.where(r > 0, fusion.rrf_points(np.where(r > 0, r, 1.0)[None, :], kk[:, None]), 0.0)
-        t = np.full((kk.size, nq, max(width, 1)), -np.inf)
+        t = np.full((kk.size, nq, max(slots, 1)), -np.inf)
         t[:, cq, slot] = total
         ti, tj = t[:, :, :, None], t[:, :, None, :]
         before = (tj > ti) | ((tj == ti) & (tk[None, :, None, :] < tk[None, :, :, None]))
@@ -439,12 +480,14 @@ def sweep_rrf_k(
     return Sweep("RRF", m.name, ("rrf_k",), (ks,), _values(dataset, ranks, m), qids, base)
 
 
-def _normalised(dataset: Dataset, fixed: Fixed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """min-max normalised BM25 and LSA scores over every document, and the questions neither retriever answers."""
-    bm = fixed.scores.toarray()
-    ls = _lsa_scores(dataset, fixed.fit.model, fixed.fit.qvec)
-    silent = (bm.max(axis=1) == 0) & (ls.max(axis=1) <= 0)
-    return fusion.minmax(bm), fusion.minmax(ls), silent
+def check_alpha_members(members: tuple[str, ...]) -> None:
+    """The alpha sweep needs exactly two fused systems: otherwise an error saying where the weights are set."""
+    if len(members) != 2:
+        raise InputError(
+            f"the alpha sweep weighs two fused systems (alpha the first, 1 - alpha the second); {len(members)} "
+            f"{'is' if len(members) == 1 else 'are'} fused ({', '.join(members)}): "
+            + ("a single member has weight 1" if len(members) == 1 else
+               "with more than two, each member's weight is set in the sidebar (--weights on the command line) and alpha is not used"))
 
 
 def sweep_alpha(
@@ -454,15 +497,19 @@ def sweep_alpha(
     engine: Engine | None = None,
     base: Params = Params(),
     fixed: Fixed | None = None,
+    extra: tuple = (),
 ) -> Sweep:
-    """The weighted fusion's per-question metric over alpha, over the fixed BM25 and LSA scores."""
+    """The weighted fusion's per-question metric over alpha, over the fixed scores of exactly two members: alpha x
+    min-max(first) + (1 - alpha) x min-max(second), what `Engine.rankings` gives at that alpha without `weights`."""
     m, engine, qids = _start(dataset, metric, engine)
     alphas = _axis(alphas, "alpha", 0.0, 1.0)
-    fixed = fixed or fixed_parts(dataset, base, engine)
-    mb, ml, silent = _normalised(dataset, fixed)
+    check_alpha_members(base.members)
+    fixed = _fixed_for(dataset, base, engine, fixed, extra)
+    first, second = (fusion.minmax(r) for r in fixed.rows)
+    silent = ~fixed.answers.any(axis=0)
     ranks = np.zeros((alphas.size, len(dataset.qrels)), dtype=np.int64)
     for i, a in enumerate(alphas):
-        fused = a * mb + (1.0 - a) * ml
+        fused = a * first + (1.0 - a) * second  # fusion.fuse_rows((a, 1 - a), rows), to the last bit
         fused[silent] = -np.inf
         ranks[i] = _ranks(dataset, fused, m, threshold=-1.0, depth=base.fusion_depth)
     return Sweep("weighted", m.name, ("alpha",), (alphas,), _values(dataset, ranks, m), qids, base)
@@ -475,18 +522,19 @@ def sweep(
     base: Params = Params(),
     engine: Engine | None = None,
     fixed: Fixed | None = None,
+    extra: tuple = (),
 ) -> Sweep:
-    """The default sweep of `params` ('k1,b', 'dims', 'rrf_k' or 'alpha'), the other parameters at `base`."""
+    """The default sweep of `params` ('k1,b', 'dims', 'rrf_k' or 'alpha'), the other parameters at `base`; the
+    fusion sweeps fuse `base.members` (`extra`: the sources among them that are not registered retrievers)."""
     key = _params_key(params)
-    base.check()
     engine = engine or for_dataset(dataset)
     if key == "k1,b":
         return sweep_bm25(dataset, metric, engine=engine, base=base)
     if key == "dims":
         return sweep_dims(dataset, metric, engine=engine, base=base)
     if key == "rrf_k":
-        return sweep_rrf_k(dataset, metric, engine=engine, base=base, fixed=fixed)
-    return sweep_alpha(dataset, metric, engine=engine, base=base, fixed=fixed)
+        return sweep_rrf_k(dataset, metric, engine=engine, base=base, fixed=fixed, extra=extra)
+    return sweep_alpha(dataset, metric, engine=engine, base=base, fixed=fixed, extra=extra)
 
 
 def _params_key(params: str) -> str:
@@ -501,7 +549,7 @@ def _params_key(params: str) -> str:
 
 def current_values(
     dataset: Dataset, params: str, metric: str | metrics.Metric, base: Params = Params(), engine: Engine | None = None,
-    fixed: Fixed | None = None,
+    fixed: Fixed | None = None, extra: tuple = (),
 ) -> np.ndarray:
     """Per-question values of the swept system at the current setting `base` (which need not be a grid point)."""
     key = _params_key(params)
@@ -511,9 +559,9 @@ def current_values(
     elif key == "dims":
         s = sweep_dims(dataset, metric, [base.dims], engine, base, refit=True)
     elif key == "rrf_k":
-        s = sweep_rrf_k(dataset, metric, [base.rrf_k], engine, base, fixed)
+        s = sweep_rrf_k(dataset, metric, [base.rrf_k], engine, base, fixed, extra)
     else:
-        s = sweep_alpha(dataset, metric, [base.alpha], engine, base, fixed)
+        s = sweep_alpha(dataset, metric, [base.alpha], engine, base, fixed, extra)
     return s.values[0]
 
 
@@ -712,6 +760,23 @@ def _row_ranks(row: np.ndarray, key: np.ndarray, threshold: float) -> np.ndarray
     return out
 
 
+def member_ranks(dataset: Dataset, ranking: Ranking, row: np.ndarray, q: int) -> np.ndarray:
+    """Rank of every document in a member's ranking for question q (0 = not a result): its place in the list the
+    ranking keeps (a run's documents outside the corpus keep their places); beyond that list, from the member's
+    scores, in the order its list follows, as far as it has results."""
+    docs, _ = ranking.top(q)
+    out = np.zeros(dataset.n_docs, dtype=np.int64)
+    pos = np.arange(1, docs.size + 1)
+    inside = docs >= 0
+    out[docs[inside][::-1]] = pos[inside][::-1]  # a document listed twice keeps its first place
+    n_results = int(ranking.n_results[q])
+    if n_results > docs.size:
+        rest = np.flatnonzero(out == 0)
+        full = _row_ranks(row, dataset.tie_key, -np.inf)[rest]
+        out[rest] = np.where(full <= n_results, full, 0)
+    return out
+
+
 def _question(dataset: Dataset, question: int | str) -> int:
     """A question's index from its index or id."""
     if isinstance(question, str):
@@ -723,6 +788,18 @@ def _question(dataset: Dataset, question: int | str) -> int:
     return int(question)
 
 
+def rescuer(holders: tuple[str, ...], n_members: int) -> str | None:
+    """Who put a fused document in the fused list from their own top fusion_depth: the one member that alone had
+    it there, "both" (two of them), "all" (every one of more than two), "several" (some), None (none)."""
+    if not holders:
+        return None
+    if len(holders) == 1:
+        return holders[0]
+    if len(holders) == n_members and n_members > 2:
+        return "all"
+    return "both" if len(holders) == 2 else "several"
+
+
 def explain_fusion(
     dataset: Dataset,
     question: int | str,
@@ -731,59 +808,63 @@ def explain_fusion(
     engine: Engine | None = None,
     fixed: Fixed | None = None,
     top: int | None = None,
+    extra: tuple = (),
 ) -> list[dict]:
-    """Each document's contribution from each retriever to one question's fused list, best first.
+    """Each document's contribution from each member of `params.members` to one question's fused list, best first.
 
     Rows: the fused top `top` (default: the fusion depth) and every relevant document. Columns: ``doc_id``,
-    ``grade`` (0 = not judged relevant), ``bm25_rank`` and ``lsa_rank`` (None = not a result), ``bm25`` and
-    ``lsa`` (the contributions: alpha x min-max BM25 score and (1 - alpha) x min-max LSA score in the weighted
-    fusion; 1 / (k + rank) for a document in a list's top fusion_depth in RRF, else 0), ``total``, ``fused_rank``
-    (None = not in the fused list) and ``rescued_by``: the retriever that alone put a document of the fused
-    list in its own top fusion_depth ("BM25" or "LSA"), "both", or None.
+    ``grade`` (0 = not judged relevant), ``ranks`` ({member: its rank, None = not a result}), ``contributions``
+    ({member: value}: w x min-max score in the weighted fusion, w its weight (alpha and 1 - alpha for two);
+    1 / (k + rank) for a document in the member's top fusion_depth in RRF, else 0), ``total`` (their sum, in
+    member order, as the fusion adds), ``fused_rank`` (None = not in the fused list), ``in_top`` (the members
+    whose top fusion_depth holds the document) and ``rescued_by`` (only for a document of the fused list, of any
+    grade; see `rescuer`: the member that alone had it in its top fusion_depth, "both", "all", or None).
     """
     if kind not in ("weighted", "rrf", "RRF"):
         raise InputError(f"fusion kind must be 'weighted' or 'rrf', got {kind!r}")
-    params.check()
     q = _question(dataset, question)
     engine = engine or for_dataset(dataset)
-    fixed = fixed or fixed_parts(dataset, params, engine)
-    depth = params.fusion_depth
+    fixed = _fixed_for(dataset, params, engine, fixed, extra)
+    names, depth, n = fixed.members, params.fusion_depth, dataset.n_docs
     top = depth if top is None else int(top)
     key = dataset.tie_key
-    bm_row = fixed.scores[q].toarray().ravel()
-    ls_row = _lsa_scores(dataset, fixed.fit.model, fixed.fit.qvec)[q]
-    bm_rank, ls_rank = _row_ranks(bm_row, key, THRESHOLD), _row_ranks(ls_row, key, THRESHOLD)
+    rows = [r[q] for r in fixed.rows]
+    ranks = [member_ranks(dataset, rk, row, q) for rk, row in zip(fixed.rankings, rows)]
+    in_top = np.array([(r > 0) & (r <= depth) for r in ranks]).reshape(len(names), n)
     if kind == "weighted":
-        a = params.alpha
-        silent = bm_row.max() == 0 and ls_row.max() <= 0
-        c_bm = a * fusion.minmax(bm_row[None, :])[0]
-        c_ls = (1.0 - a) * fusion.minmax(ls_row[None, :])[0]
-        total = c_bm + c_ls
-        fused = np.zeros(dataset.n_docs, dtype=np.int64) if silent else _row_ranks(total, key, -1.0)
-        fused[fused > depth] = 0
+        weights = params.fusion_weights()
+        parts = [w * fusion.minmax(row[None, :])[0] for w, row in zip(weights, rows)]
+        total = fusion.fuse_rows(weights, [row[None, :] for row in rows])[0]
+        fused = _row_ranks(total, key, -1.0) if fixed.answers[:, q].any() else np.zeros(n, dtype=np.int64)
     else:
         k = params.rrf_k
-        in_bm = (bm_rank > 0) & (bm_rank <= depth)
-        in_ls = (ls_rank > 0) & (ls_rank <= depth)
-        c_bm = np.where(in_bm, fusion.rrf_points(np.maximum(bm_rank, 1).astype(np.float64), k), 0.0)
-        c_ls = np.where(in_ls, fusion.rrf_points(np.maximum(ls_rank, 1).astype(np.float64), k), 0.0)
-        total = c_bm + c_ls
-        fused = _row_ranks(np.where(in_bm | in_ls, total, -1.0), key, -0.5)
+        points = lambda r: fusion.rrf_points(np.maximum(r, 1).astype(np.float64), k)  # noqa: E731
+        parts = [np.where(t, points(r), 0.0) for t, r in zip(in_top, ranks)]
+        total = parts[0]
+        for p in parts[1:]:
+            total = total + p
+        # a run's documents outside the corpus are fused as one candidate (the fused list's -1): it takes a place
+        outside = 0.0
+        for rk in fixed.rankings:
+            docs, _ = rk.top(q, depth)
+            for r in np.flatnonzero(docs < 0):
+                outside = outside + float(fusion.rrf_points(r + 1.0, k))
+        candidates = in_top.any(axis=0)
+        scored = np.append(np.where(candidates, total, -1.0), outside if outside > 0 else -1.0)
+        fused = _row_ranks(scored, np.append(key, key[-1]), -0.5)[:n]
+    fused[fused > depth] = 0
     relevant = dataset.relevant_of(q)
-    rows = set(np.flatnonzero((fused > 0) & (fused <= top)).tolist())
-    rows |= {dataset.doc_index[d] for d in relevant if d in dataset.doc_index}
-    in_bm_top = (bm_rank > 0) & (bm_rank <= depth)
-    in_ls_top = (ls_rank > 0) & (ls_rank <= depth)
+    docs = set(np.flatnonzero((fused > 0) & (fused <= top)).tolist())
+    docs |= {dataset.doc_index[d] for d in relevant if d in dataset.doc_index}
     out = []
-    for d in rows:
-        rescued = None
-        if fused[d] > 0:
-            rescued = {(True, True): "both", (True, False): "BM25", (False, True): "LSA"}.get((bool(in_bm_top[d]), bool(in_ls_top[d])))
+    for d in docs:
+        holders = tuple(m for i, m in enumerate(names) if in_top[i, d])
         out.append({
             "doc_id": dataset.doc_ids[d], "grade": int(relevant.get(dataset.doc_ids[d], 0)),
-            "bm25_rank": int(bm_rank[d]) or None, "lsa_rank": int(ls_rank[d]) or None,
-            "bm25": float(c_bm[d]), "lsa": float(c_ls[d]), "total": float(total[d]),
-            "fused_rank": int(fused[d]) or None, "rescued_by": rescued,
+            "ranks": {m: int(ranks[i][d]) or None for i, m in enumerate(names)},
+            "contributions": {m: float(parts[i][d]) for i, m in enumerate(names)},
+            "total": float(total[d]), "fused_rank": int(fused[d]) or None, "in_top": holders,
+            "rescued_by": rescuer(holders, len(names)) if fused[d] > 0 else None,
         })
     big = np.iinfo(np.int64).max
     out.sort(key=lambda r: (r["fused_rank"] or big, -r["total"], key[dataset.doc_index[r["doc_id"]]]))
@@ -816,18 +897,21 @@ def tune(
     seed: int = SEED,
     engine: Engine | None = None,
     resamples: int = stats.RESAMPLES,
+    extra: tuple = (),
 ) -> Tuning:
-    """Sweep `params`, find the best setting and its tie region, cross-validate the choice, score the current setting."""
-    base.check()
+    """Sweep `params`, find the best setting and its tie region, cross-validate the choice, score the current setting
+    (a fusion sweep fuses `base.members`; `extra`: the sources among them that are not registered retrievers)."""
     key = _params_key(params)
     engine = engine or for_dataset(dataset)
-    fixed = fixed_parts(dataset, base, engine) if key in ("rrf_k", "alpha") else None
-    sw = sweep(dataset, key, metric, base, engine, fixed)
+    if key == "alpha":
+        check_alpha_members(base.members)
+    fixed = fixed_parts(dataset, base, engine, extra) if key in ("rrf_k", "alpha") else None
+    sw = sweep(dataset, key, metric, base, engine, fixed, extra)
     fold_assignment(sw.values.shape[1], folds, seed)  # fail early on bad folds
     best = best_setting(sw.values)
     ties = tie_region(sw.values, best, resamples, seed)
     cv = cross_validate(sw.values, folds, seed)
-    cur = current_values(dataset, key, metric, base, engine, fixed)
+    cur = current_values(dataset, key, metric, base, engine, fixed, extra)
     iv = stats.paired_bootstrap(cur, sw.values[best], resamples, seed)
     current = {n: _num(getattr(base, n), n) for n in sw.names}
     return Tuning(dataset.name, sw, best, ties, cv, current, cur, bool(iv.holds_zero) or bool(np.array_equal(cur, sw.values[best])))
@@ -871,7 +955,7 @@ def to_json(t: Tuning) -> dict:
 __all__ = [
     "ALPHA_GRID", "B_GRID", "K1_GRID", "MAX_DIMS", "PARAMS", "RRF_K_GRID", "SYSTEM_OF",
     "CrossValidation", "Fixed", "Oracle", "Sweep", "TieRegion", "Tuning",
-    "best_setting", "cross_validate", "current_values", "dims_axis", "explain_fusion", "fixed_parts",
-    "fold_assignment", "judged_ranks", "oracle", "oracle_of", "sweep", "sweep_alpha", "sweep_bm25",
-    "sweep_dims", "sweep_rrf_k", "tie_region", "to_json", "tune", "versus_best",
+    "best_setting", "check_alpha_members", "cross_validate", "current_values", "dims_axis", "explain_fusion", "fixed_parts",
+    "fold_assignment", "judged_ranks", "member_ranks", "oracle", "oracle_of", "sweep", "sweep_alpha", "sweep_bm25",
+    "rescuer", "sweep_dims", "sweep_rrf_k", "tie_region", "to_json", "tune", "versus_best",
 ]

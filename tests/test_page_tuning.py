@@ -4,6 +4,7 @@ and one question's fusion explained. Expected figures come from retrieval.tuning
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
@@ -17,6 +18,7 @@ PAGE = "pages/tuning.py"
 METRIC = "ndcg@5"  # the sidebar's default: nDCG (linear gain) at k = 5
 WHAT = {"k1,b": "k1 × b (BM25)", "dims": "LSA dimensions", "rrf_k": "RRF constant", "alpha": "alpha (weighted fusion)"}
 TIED = "can't be told apart from the best"
+TOP = "in the top 10 of"  # the fusion table's column: whose own top 10 holds each fused document
 
 
 def figures(at) -> dict[str, str]:
@@ -130,19 +132,22 @@ def test_the_oracle_is_an_upper_bound(at):
 
 def test_fusion_explained_for_q01(at):
     assert at.selectbox(key="tune_question").value == "q01"
-    rows = table_with(at, "rescued by").set_index("document")
+    rows = table_with(at, TOP).set_index("document")
     assert rows.loc["pricing1", "from BM25"] > 0 and rows.loc["pricing1", "from LSA"] > 0
-    assert rows.loc["pricing1", "rescued by"] == "both" and rows.loc["pricing1", "fused rank"] == "1"
+    assert rows.loc["pricing1", TOP] == "both" and rows.loc["pricing1", "fused rank"] == "1"
     assert rows.loc["pricing1", "from BM25"] == pytest.approx(0.5)  # alpha x min-max(BM25), BM25's top document
-    assert (rows["rescued by"] == "LSA").any()  # documents only LSA put in its top 10
+    assert (rows[TOP] == "LSA only").any()  # documents only LSA put in its top 10
     assert rows.loc["backup2", "BM25 rank"] == "—" and rows.loc["backup2", "from BM25"] == 0  # BM25 does not return it
+    assert (rows.loc[rows["fused rank"] == "—", TOP] == "").all()  # a relevant document left out: nobody brought it in
+    captions = " ".join(c.value for c in at.caption)
+    assert "Weighted fusion of BM25 + LSA at alpha = 0.5" in captions
 
 
 def test_rrf_contributions_are_reciprocal_ranks():
     at = open_app(PAGE)
     at.segmented_control(key="tune_fusion").set_value("RRF").run()
     assert not at.exception
-    rows = table_with(at, "rescued by").set_index("document")
+    rows = table_with(at, TOP).set_index("document")
     k = fusion.RRF_K_DEFAULT
     assert rows.loc["pricing1", "from BM25"] == pytest.approx(1 / (k + 1))  # BM25 rank 1
     assert rows.loc["pricing1", "from LSA"] == pytest.approx(1 / (k + 2))  # LSA rank 2
@@ -178,3 +183,56 @@ def test_the_button_moves_the_sidebar_to_the_best(invented, prep):
     sw = tuning.sweep_dims(invented, METRIC, engine=prep)
     best_dims = sw.setting(tuning.best_setting(sw.values))["dims"]
     assert at.sidebar.slider(key="dims").value == best_dims and isinstance(at.sidebar.slider(key="dims").value, int)
+
+
+@pytest.fixture(scope="module")
+def dense_source(invented):
+    from retrieval import dense, embeddings
+
+    return embeddings.align(dense.embeddings_of(invented), invented)
+
+
+def test_the_alpha_sweep_of_bm25_and_dense(invented, prep, dense_source):
+    at = open_app(PAGE)
+    at.sidebar.multiselect(key="fuse").set_value(["BM25", "dense"]).run()
+    assert not at.exception
+    at.segmented_control(key="tune_what").set_value(WHAT["alpha"]).run()
+    assert not at.exception
+    base = Params(members=("BM25", "dense"))
+    sw = tuning.sweep_alpha(invented, METRIC, engine=prep, base=base, extra=(dense_source,))
+    best = tuning.best_setting(sw.values)
+    ties = tuning.tie_region(sw.values, best)
+    # the sweep at the sidebar's alpha is what the engine ranks there: the page's current figure is the engine's
+    current = prep.evaluate(base, [METRIC], (dense_source,)).values["weighted"][METRIC]
+    assert np.array_equal(sw.values[sw.nearest(alpha=0.5)], current)
+    shown = figures(at)
+    assert shown[f"best: {setting_text(sw.setting(best))}"] == f"{sw.means[best]:.6f}"
+    assert shown["current: alpha = 0.5"] == f"{current.mean():.6f}"
+    assert shown[TIED] == f"{ties.size} of 21 settings"
+    points = max(chart_frames(at), key=len)
+    assert points["mean"].tolist() == pytest.approx(sw.means.tolist(), abs=1e-12)
+    assert any("System: weighted of BM25 + dense" in c.value for c in at.caption)
+    rows = table_with(at, TOP)
+    assert {"BM25 rank", "dense rank", "from BM25", "from dense"} <= set(rows.columns) and "from LSA" not in rows.columns
+    explained = tuning.explain_fusion(invented, "q01", "weighted", base, prep, extra=(dense_source,))
+    assert rows["document"].tolist() == [r["doc_id"] for r in explained]
+    assert rows["from dense"].tolist() == pytest.approx([r["contributions"]["dense"] for r in explained], abs=1e-12)
+
+
+def test_with_three_members_the_alpha_sweep_is_not_offered(invented, prep, dense_source):
+    at = open_app(PAGE)
+    at.segmented_control(key="tune_what").set_value(WHAT["alpha"]).run()
+    at.sidebar.multiselect(key="fuse").set_value(["BM25", "LSA", "dense"]).run()
+    assert not at.exception
+    control = at.segmented_control(key="tune_what")
+    assert WHAT["alpha"] not in control.options and control.value == WHAT["k1,b"]
+    assert any("No alpha sweep" in c.value and "each has its own weight, set in the sidebar" in c.value for c in at.caption)
+    control.set_value(WHAT["rrf_k"]).run()
+    assert not at.exception
+    three = Params(members=("BM25", "LSA", "dense"), weights=(0.5, 0.5, 0.5))
+    sw = tuning.sweep_rrf_k(invented, METRIC, engine=prep, base=three, extra=(dense_source,))
+    best = tuning.best_setting(sw.values)
+    assert figures(at)[f"best: {setting_text(sw.setting(best))}"] == f"{sw.means[best]:.6f}"
+    current = prep.evaluate(three, [METRIC], (dense_source,)).values["RRF"][METRIC]
+    assert figures(at)["current: rrf_k = 60"] == f"{current.mean():.6f}"
+    assert {"from BM25", "from LSA", "from dense"} <= set(table_with(at, TOP).columns)

@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from conftest import ROOT
-from retrieval import bm25, dataset, experiment, fusion, lsa, metrics, stats, tuning
+from retrieval import bm25, dataset, dense, experiment, fusion, lsa, metrics, stats, tuning
 from retrieval.errors import InputError
 from retrieval.engine import Engine
 from retrieval.params import Params
@@ -287,18 +288,21 @@ def test_fusion_explanation_adds_up_and_follows_the_fused_list(invented, prep, k
         relevant = invented.relevant_of(q)
         assert {row["doc_id"] for row in rows if row["grade"] > 0} == set(relevant)
         for row in rows:
-            assert row["total"] == pytest.approx(row["bm25"] + row["lsa"], abs=1e-15)
+            c, rank = row["contributions"], row["ranks"]
+            assert list(c) == list(rank) == ["BM25", "LSA"]
+            assert row["total"] == c["BM25"] + c["LSA"]
             if kind == "rrf":
-                for side in ("bm25", "lsa"):
-                    rank = row[f"{side}_rank"]
-                    expect = 1 / (params.rrf_k + rank) if rank is not None and rank <= params.fusion_depth else 0.0
-                    assert row[side] == pytest.approx(expect, abs=1e-15)
+                for side in ("BM25", "LSA"):
+                    expect = 1 / (params.rrf_k + rank[side]) if rank[side] is not None and rank[side] <= params.fusion_depth else 0.0
+                    assert c[side] == pytest.approx(expect, abs=1e-15)
             else:
-                assert 0 <= row["bm25"] <= params.alpha and 0 <= row["lsa"] <= 1 - params.alpha
+                assert 0 <= c["BM25"] <= params.alpha and 0 <= c["LSA"] <= 1 - params.alpha
+            holders = tuple(m for m in ("BM25", "LSA") if rank[m] is not None and rank[m] <= params.fusion_depth)
+            assert row["in_top"] == holders
             if row["fused_rank"] is None:
-                assert row["rescued_by"] is None
-            elif row["rescued_by"] == "LSA":
-                assert row["lsa_rank"] is not None and row["lsa_rank"] <= 10 and (row["bm25_rank"] is None or row["bm25_rank"] > 10)
+                assert row["rescued_by"] is None  # a relevant document left out is rescued by nobody
+            else:
+                assert row["rescued_by"] == {("BM25", "LSA"): "both", ("BM25",): "BM25", ("LSA",): "LSA", (): None}[holders]
 
 
 def test_fusion_explanation_of_a_rescue(invented, prep):
@@ -306,24 +310,150 @@ def test_fusion_explanation_of_a_rescue(invented, prep):
     rows = tuning.explain_fusion(invented, "q01", "weighted", Params(), prep)
     top = rows[0]
     assert top["fused_rank"] == 1 and top["grade"] > 0 and top["rescued_by"] == "both"
-    assert top["bm25"] == pytest.approx(0.5) and top["lsa"] > 0
+    assert top["ranks"] == {"BM25": 1, "LSA": 2}
+    assert top["contributions"]["BM25"] == pytest.approx(0.5) and top["contributions"]["LSA"] > 0
     with pytest.raises(InputError):
         tuning.explain_fusion(invented, "nope", "weighted", Params(), prep)
     with pytest.raises(InputError):
         tuning.explain_fusion(invented, 0, "max", Params(), prep)
+    with pytest.raises(InputError, match="fixed parts are of BM25, LSA"):
+        tuning.explain_fusion(invented, 0, "weighted", Params(members=("LSA", "BM25")), prep, tuning.fixed_parts(invented, Params(), prep))
 
 
 def test_weighted_contributions_are_min_max_scores(invented, prep):
     params = Params(alpha=0.3)
     fixed = tuning.fixed_parts(invented, params, prep)
     q = 4
-    bm = fixed.scores[q].toarray().ravel()
-    ls = next(c for s, c in lsa.score_chunks(fixed.fit.model, fixed.fit.qvec) if s <= q < s + c.shape[0])[q]
+    bm = prep.bm25_scores(params.k1, params.b)[q].toarray().ravel()
+    f = prep.lsa_fit(params.dims)
+    ls = next(c for s, c in lsa.score_chunks(f.model, f.qvec) if s <= q < s + c.shape[0])[q]
+    assert np.array_equal(fixed.rows[0][q], bm) and np.allclose(fixed.rows[1][q], ls, rtol=0, atol=1e-12)
     rows = tuning.explain_fusion(invented, q, "weighted", params, prep, fixed)
     for row in rows:
         d = invented.doc_index[row["doc_id"]]
-        assert row["bm25"] == 0.3 * fusion.minmax(bm[None, :])[0, d]
-        assert row["lsa"] == 0.7 * fusion.minmax(ls[None, :])[0, d]
+        assert row["contributions"]["BM25"] == 0.3 * fusion.minmax(bm[None, :])[0, d]
+        assert row["contributions"]["LSA"] == 0.7 * fusion.minmax(fixed.rows[1][q][None, :])[0, d]
+
+
+def test_rescuer_names_the_one_member_or_says_how_many():
+    assert tuning.rescuer(("dense",), 2) == "dense"
+    assert tuning.rescuer(("BM25", "dense"), 2) == "both"
+    assert tuning.rescuer(("BM25", "LSA", "dense"), 3) == "all"
+    assert tuning.rescuer(("BM25", "dense"), 3) == "both"
+    assert tuning.rescuer(("a", "b", "c"), 4) == "several"
+    assert tuning.rescuer((), 2) is None
+
+
+# ------------------------------------------------------------------------------------------- any members
+
+
+@pytest.fixture(scope="module")
+def dense_source(invented):
+    from retrieval import dense, embeddings
+
+    return embeddings.align(dense.embeddings_of(invented), invented)
+
+
+@pytest.fixture(scope="module")
+def run_source(invented):
+    """A TREC run over part of the corpus: scores with ties, a document outside the corpus, a question left out."""
+    lines = []
+    for q, qid in enumerate(invented.query_ids[:-1]):
+        for i, did in enumerate(invented.doc_ids[q % 3 :: 2][:12]):
+            lines.append(f"{qid} Q0 {did} {i + 1} {float((q * 7 + i * 3) % 5)} mine")
+        lines.append(f"{qid} Q0 not-in-the-corpus 99 {2.5} mine")
+    return dataset.parse_run("\n".join(lines).encode(), "mine.run", "my *run*")
+
+
+def _per_query(ds, ranking, metric):
+    return metrics.per_query(ds.qrels, ds.n_queries, ranking.judged_rank, metric)[ds.evaluated]
+
+
+def _sweeps_equal_the_engine(ds, engine, base, extra, metric):
+    rrf = tuning.sweep_rrf_k(ds, metric, [0.0, 1.0, 2.0, 7.5, 60.0, 200.0], engine, base, extra=extra)
+    for i, k in enumerate(rrf.axes[0]):
+        want = engine.rankings(replace(base, rrf_k=float(k)), extra)["RRF"]
+        assert np.array_equal(rrf.values[i], _per_query(ds, want, metric)), (base.members, k)
+    if len(base.members) == 2:
+        alpha = tuning.sweep_alpha(ds, metric, tuning.ALPHA_GRID, engine, base, extra=extra)
+        for i, a in enumerate(alpha.axes[0]):
+            want = engine.rankings(replace(base, alpha=float(a)), extra)["weighted"]
+            assert np.array_equal(alpha.values[i], _per_query(ds, want, metric)), (base.members, a)
+
+
+@pytest.mark.parametrize("metric", ["ndcg@5", "mrr"])
+def test_fusion_sweeps_of_bm25_and_dense_equal_the_engine(invented, prep, dense_source, metric):
+    _sweeps_equal_the_engine(invented, prep, Params(members=("BM25", "dense")), (dense_source,), metric)
+    _sweeps_equal_the_engine(invented, prep, Params(members=("dense", "LSA"), fusion_depth=20, dims=4), (dense_source,), metric)
+
+
+@pytest.mark.parametrize("metric", ["ndcg@10", "recall@10"])
+def test_fusion_sweeps_with_a_trec_run_member_equal_the_engine(invented, prep, run_source, dense_source, metric):
+    assert any(-1 in r for r in [[invented.doc_index.get(d, -1) for d in ids] for ids in run_source.doc_ids])
+    _sweeps_equal_the_engine(invented, prep, Params(members=("BM25", "my *run*")), (run_source,), metric)
+    extra = (dense_source, run_source)
+    _sweeps_equal_the_engine(invented, prep, Params(members=("my *run*", "dense", "LSA"), weights=(1.0, 1.0, 1.0)), extra, metric)
+
+
+def test_the_alpha_sweep_needs_exactly_two_members(invented, prep, dense_source):
+    three = Params(members=("BM25", "LSA", "dense"), weights=(0.2, 0.3, 0.5))
+    with pytest.raises(InputError, match="weight is set in the sidebar"):
+        tuning.sweep_alpha(invented, "ndcg@5", engine=prep, base=three, extra=(dense_source,))
+    with pytest.raises(InputError, match="3 are fused"):
+        tuning.tune(invented, "alpha", "ndcg@5", three, engine=prep, extra=(dense_source,))
+    with pytest.raises(InputError, match="1 is fused"):
+        tuning.sweep_alpha(invented, "ndcg@5", engine=prep, base=Params(members=("BM25",)))
+    t = tuning.tune(invented, "rrf_k", "ndcg@5", three, engine=prep, extra=(dense_source,))  # RRF takes any members
+    assert np.array_equal(t.current_values, prep.evaluate(three, ["ndcg@5"], (dense_source,)).values["RRF"]["ndcg@5"])
+
+
+def test_fixed_parts_hold_each_members_ranking_and_scores(invented, prep, dense_source):
+    params = Params(members=("BM25", "dense"))
+    fixed = tuning.fixed_parts(invented, params, prep, (dense_source,))
+    assert fixed.members == ("BM25", "dense") and fixed.answers.shape == (2, invented.n_queries)
+    assert fixed.rankings[1] is prep.run("dense", params, (dense_source,)).ranking
+    vectors = dense_source
+    assert np.array_equal(fixed.rows[1], dense.reference_scores(vectors.query_vectors, vectors.doc_vectors))
+    for q in range(invented.n_queries):
+        for i in range(2):
+            ranks = tuning.member_ranks(invented, fixed.rankings[i], fixed.rows[i][q], q)
+            docs, _ = fixed.rankings[i].top(q)
+            assert [int(ranks[d]) for d in docs] == list(range(1, docs.size + 1))  # its place in the list
+            order = [d for d in sorted(range(invented.n_docs), key=lambda d: (-fixed.rows[i][q][d], invented.doc_ids[d]))]
+            n = int(fixed.rankings[i].n_results[q])
+            assert [int(ranks[d]) for d in order] == [r if r <= n else 0 for r in range(1, invented.n_docs + 1)]
+
+
+@pytest.mark.parametrize("kind", ["weighted", "rrf"])
+def test_fusion_explanation_of_any_members_follows_the_engine(invented, prep, dense_source, run_source, kind):
+    extra = (dense_source, run_source)
+    for params in (Params(members=("BM25", "dense"), alpha=0.4),
+                   Params(members=("dense", "my *run*", "BM25"), weights=(0.5, 0.25, 1.0), rrf_k=5.0)):
+        fused = prep.rankings(params, extra)["weighted" if kind == "weighted" else "RRF"]
+        fixed = tuning.fixed_parts(invented, params, prep, extra)
+        for q in range(invented.n_queries):
+            rows = tuning.explain_fusion(invented, q, kind, params, prep, fixed)
+            in_list = [r for r in rows if r["fused_rank"] is not None]
+            listed = [d for d in fused.top(q, params.fusion_depth)[0].tolist()]
+            assert [invented.doc_index[r["doc_id"]] for r in in_list] == [d for d in listed if d >= 0]
+            assert [r["fused_rank"] for r in in_list] == [i + 1 for i, d in enumerate(listed) if d >= 0]
+            for r in rows:
+                c = r["contributions"]
+                assert list(c) == list(params.members)
+                total = 0.0
+                for m in params.members:
+                    total = total + c[m]
+                assert r["total"] == total
+                if kind == "rrf":
+                    for m in params.members:
+                        rank = r["ranks"][m]
+                        assert c[m] == (1 / (params.rrf_k + rank) if rank is not None and rank <= params.fusion_depth else 0.0)
+                if r["fused_rank"] is None:
+                    assert r["rescued_by"] is None
+                elif len(r["in_top"]) == 1:
+                    assert r["rescued_by"] == r["in_top"][0]
+                elif len(r["in_top"]) == len(params.members):
+                    assert r["rescued_by"] == ("both" if len(params.members) == 2 else "all")
 
 
 # ------------------------------------------------------------------------------------------- bad input

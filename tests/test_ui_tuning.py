@@ -59,8 +59,16 @@ def test_scale_and_steps_texts():
 
 def test_held_fixed_and_current_setting():
     p = Params(k1=0.9, b=0.4, dims=3, rrf_k=20, alpha=0.3)
-    assert ui.held_fixed("alpha", p) == (0.9, 0.4, 3) and ui.held_fixed("rrf_k", p) == (0.9, 0.4, 3)
+    assert ui.held_fixed("alpha", p) == (0.9, 0.4, 3, 10, ("BM25", "LSA"), (None, None)) == ui.held_fixed("rrf_k", p)
     assert ui.held_fixed("k1,b", p) == () and ui.held_fixed("dims", p) == ()
+    # an extra source among the members is held by its content's fingerprint, never by the object
+    dense = SimpleNamespace(name="dense", fingerprint="f1")
+    run = SimpleNamespace(name="r *1*", fingerprint="f2")
+    q = Params(members=("dense", "BM25", "r *1*"), weights=(1.0, 2.0, 0.5), fusion_depth=100)
+    assert ui.held_fixed("rrf_k", q, (dense, run)) == (1.2, 0.75, 6, 100, ("dense", "BM25", "r *1*"), ("f1", None, "f2"))
+    held = ui.held_params(ui.held_fixed("rrf_k", q, (dense, run)))
+    assert held.members == q.members and held.fusion_depth == 100 and held.weights == (1.0, 1.0, 1.0)
+    assert ui.held_params(ui.held_fixed("alpha", p)) == Params(k1=0.9, b=0.4, dims=3)
     assert ui.current_setting(("k1", "b"), p) == {"k1": 0.9, "b": 0.4}
     assert ui.current_setting(("alpha",), p) == {"alpha": 0.3}
 
@@ -160,33 +168,75 @@ def test_oracle_tables_count_wins_alone_and_tied():
                                            {"system": "A", "how": "tied with another system", "questions": 1, "order": 1}]
 
 
+MEMBERS = ("BM25", "my *run*")
 ROWS = [
-    {"doc_id": "d1", "grade": 2, "fused_rank": 1, "bm25_rank": 1, "lsa_rank": 3, "bm25": 0.5, "lsa": 0.25, "total": 0.75, "rescued_by": "both"},
-    {"doc_id": "d2", "grade": 0, "fused_rank": 2, "bm25_rank": None, "lsa_rank": 1, "bm25": 0.0, "lsa": 0.5, "total": 0.5, "rescued_by": "LSA"},
-    {"doc_id": "d3", "grade": 1, "fused_rank": None, "bm25_rank": None, "lsa_rank": None, "bm25": 0.0, "lsa": 0.0, "total": 0.0, "rescued_by": None},
-    {"doc_id": "d4", "grade": 0, "fused_rank": 3, "bm25_rank": None, "lsa_rank": None, "bm25": 0.2, "lsa": 0.2, "total": 0.4, "rescued_by": None},
+    {"doc_id": "d1", "grade": 2, "fused_rank": 1, "ranks": {"BM25": 1, "my *run*": 3}, "contributions": {"BM25": 0.5, "my *run*": 0.25},
+     "total": 0.75, "in_top": MEMBERS, "rescued_by": "both"},
+    {"doc_id": "d2", "grade": 0, "fused_rank": 2, "ranks": {"BM25": None, "my *run*": 1}, "contributions": {"BM25": 0.0, "my *run*": 0.5},
+     "total": 0.5, "in_top": ("my *run*",), "rescued_by": "my *run*"},
+    {"doc_id": "d3", "grade": 1, "fused_rank": None, "ranks": {"BM25": None, "my *run*": None}, "contributions": {"BM25": 0.0, "my *run*": 0.0},
+     "total": 0.0, "in_top": (), "rescued_by": None},
+    {"doc_id": "d4", "grade": 0, "fused_rank": 3, "ranks": {"BM25": 40, "my *run*": None}, "contributions": {"BM25": 0.2, "my *run*": 0.2},
+     "total": 0.4, "in_top": (), "rescued_by": None},
 ]
 
 
 def test_fusion_rows_labels_and_notes():
     assert [ui.row_label(r) for r in ROWS] == ["#1 · d1 ✓2", "#2 · d2", "not fused · d3 ✓1", "#3 · d4"]
-    assert [ui.contribution_note(r, 10) for r in ROWS] == [
-        "in both top 10s", "rescued by LSA", "relevant, left out of the fused list", "in neither top 10: the sum put it here"]
-    parts = ui.contribution_parts(ROWS, 10)
-    assert len(parts) == 8 and parts["retriever"].tolist()[:2] == ["BM25", "LSA"]
-    assert parts["contribution"].tolist()[:2] == [0.5, 0.25] and parts.loc[2, "bm25_rank"] == "—"
-    table = ui.contribution_table(ROWS).set_index("document")
-    assert table["rescued by"].tolist() == ["both", "LSA", "", "neither"]
-    assert table.loc["d2", "BM25 rank"] == "—" and table.loc["d1", "LSA rank"] == "3"
+    assert [ui.contribution_note(r, 10, 2) for r in ROWS] == [
+        "in both top 10s", "only in my *run*'s top 10", "relevant, left out of the fused list", "in neither top 10: the sum put it here"]
+    parts = ui.contribution_parts(ROWS, 10, MEMBERS)
+    assert len(parts) == 8 and parts["retriever"].tolist()[:2] == ["BM25", "my *run*"]
+    assert parts["contribution"].tolist()[:2] == [0.5, 0.25] and parts["rank"].tolist()[:4] == ["1", "3", "—", "1"]
+    table = ui.contribution_table(ROWS, MEMBERS, 10).set_index("document")
+    assert list(table.columns) == ["grade", "fused rank", "BM25 rank", "my *run* rank", "from BM25", "from my *run*", "total",
+                                   "in the top 10 of"]
+    # only documents of the fused list, of any grade, say whose top list holds them; the left-out relevant one: nothing
+    assert table["in the top 10 of"].tolist() == ["both", "my *run* only", "", "neither"]
+    assert table.loc["d2", "BM25 rank"] == "—" and table.loc["d1", "my *run* rank"] == "3" and table.loc["d4", "BM25 rank"] == "40"
+    assert table.loc["d2", "from my *run*"] == 0.5
+
+
+def test_holders_with_three_members():
+    r = {"fused_rank": 4, "in_top": ("a", "b")}
+    assert ui.holders_text(r, 3) == "a, b" and ui.contribution_note(r, 10, 3) == "in the top 10s of a, b"
+    every = {"fused_rank": 1, "in_top": ("a", "b", "c")}
+    assert ui.holders_text(every, 3) == "all 3" and ui.contribution_note(every, 10, 3) == "in all 3 top 10s"
+    nobody = {"fused_rank": 2, "in_top": ()}
+    assert ui.holders_text(nobody, 3) == "none" and ui.contribution_note(nobody, 10, 3) == "in no top 10: the sum put it here"
 
 
 def test_fusion_formula_at_the_sidebars_values():
     p = Params(k1=1.2, b=0.75, dims=6, rrf_k=60, alpha=0.5)
     caption, axis = ui.fusion_formula("RRF", p, 10)
-    assert caption == ("Reciprocal Rank Fusion at k = 60: a document gets 1/(k + rank) from each list whose top 10 holds it "
-                       "(k1 = 1.2, b = 0.75, d = 6).")
+    assert caption == ("Reciprocal Rank Fusion of BM25 + LSA at k = 60: a document gets 1/(k + rank) from each list whose "
+                       "top 10 holds it (k1 = 1.2, b = 0.75, d = 6).")
     assert axis == "1/(k + BM25 rank) + 1/(k + LSA rank)"
-    assert ui.fusion_formula("weighted", p, 10)[0].startswith("Weighted fusion at alpha = 0.5: ")
+    caption, axis = ui.fusion_formula("weighted", p, 10)
+    assert caption.startswith("Weighted fusion of BM25 + LSA at alpha = 0.5: each document scores alpha × min-max(BM25) + ")
+    assert axis == "alpha × minmax(BM25) + (1 − alpha) × minmax(LSA)"
+    run = Params(members=("dense", "my *run*"), alpha=0.25, fusion_depth=100)
+    caption, axis = ui.fusion_formula("weighted", run, 100)
+    assert caption == ("Weighted fusion of dense + my \\*run\\* at alpha = 0.25: each document scores alpha × min-max(dense) + "
+                       "(1 − alpha) × min-max(my \\*run\\*), each min-max normalised over every document's score for this "
+                       "question (fused from each top 100).")
+    assert axis == "alpha × minmax(dense) + (1 − alpha) × minmax(my *run*)"  # a chart title: plain text
+    three = Params(members=("BM25", "dense", "LSA"), weights=(0.5, 1.0, 0.25), dims=4)
+    caption, axis = ui.fusion_formula("weighted", three, 10)
+    assert "each document scores 0.5 × min-max(BM25) + 1 × min-max(dense) + 0.25 × min-max(LSA)" in caption
+    assert caption.endswith("(fused from each top 10, k1 = 1.2, b = 0.75, d = 4).")
+    assert axis == "0.5 × minmax(BM25) + 1 × minmax(dense) + 0.25 × minmax(LSA)"
+    assert ui.fusion_formula("RRF", three, 10)[1] == "1/(k + BM25 rank) + 1/(k + dense rank) + 1/(k + LSA rank)"
+
+
+def test_the_alpha_sweep_is_offered_for_exactly_two_members():
+    assert ui.offered(("BM25", "dense")) == list(ui.WHAT)
+    assert ui.offered(("BM25", "LSA", "dense")) == ["k1 × b (BM25)", "LSA dimensions", "RRF constant"]
+    assert ui.offered(("BM25",)) == ["k1 × b (BM25)", "LSA dimensions", "RRF constant"]
+    text = ui.no_alpha_text(("BM25", "LSA", "a_b"))
+    assert "fuses BM25 + LSA + a\\_b" in text and "with 3 each has its own weight, set in the sidebar" in text
+    assert ui.axis_title("alpha", ("dense", "BM25")) == "alpha (weight of dense)" and ui.axis_title("rrf_k", ()) == "RRF constant k"
+    assert ui.members_text(("BM25", "[x](y)")) == "BM25 + \\[x\\]\\(y\\)"
 
 
 def test_the_landscape_is_kept_in_the_datasets_engine(invented):
@@ -199,3 +249,24 @@ def test_the_landscape_is_kept_in_the_datasets_engine(invented):
     assert first.sweep.means.tolist() == pytest.approx(sw.means.tolist())
     assert first.best == tuning.best_setting(sw.values)
     assert memo.size(ui.MEMO) >= 2
+
+
+def test_a_fusion_landscape_is_keyed_by_its_members_and_their_content(invented):
+    from retrieval import dataset
+
+    engine = cache.engine(invented)
+    lines = [f"{qid} Q0 {did} {i + 1} {10 - i} t" for qid in invented.query_ids for i, did in enumerate(invented.doc_ids[:10])]
+    run = dataset.parse_run("\n".join(lines).encode(), "a.run", "mine")
+    other = dataset.parse_run("\n".join(lines[::-1][:50]).encode(), "b.run", "mine")  # the same name, other content
+    p = Params(members=("BM25", "mine"))
+    first = ui.landscape(invented, "rrf_k", "ndcg@5", ui.held_fixed("rrf_k", p, (run,)), (run,))
+    assert ui.landscape(invented, "rrf_k", "ndcg@5", ui.held_fixed("rrf_k", p, (run,)), (run,)) is first
+    second = ui.landscape(invented, "rrf_k", "ndcg@5", ui.held_fixed("rrf_k", p, (other,)), (other,))
+    assert second is not first
+    for land, source in ((first, run), (second, other)):
+        want = tuning.sweep_rrf_k(invented, "ndcg@5", engine=engine, base=ui.held_params(ui.held_fixed("rrf_k", p, (source,))),
+                                  extra=(source,))
+        assert np.array_equal(land.sweep.values, want.values)
+    rows = ui.explain(invented, "q01", "rrf", p, (run,))
+    assert rows and all(list(r["ranks"]) == ["BM25", "mine"] for r in rows)
+    assert ui.explain(invented, "q01", "rrf", p, (run,)) is rows

@@ -281,23 +281,27 @@ def oracle_wins(df: pd.DataFrame) -> alt.Chart:
     ).properties(height=44 * len(order) + 90)
 
 
-def fusion_contributions(df: pd.DataFrame, title: str) -> alt.LayerChart:
-    """Each document's fused score as stacked bars, one part per retriever, with who rescued it at the end of the bar.
+MEMBER_COLORS = ("#1c7ed6", "#f08c00", "#2f9e44", "#ae3ec9", "#e03131", "#1098ad", "#5c940d", "#d6336c")
 
-    `df` columns: row (the y label, in display order), retriever (BM25 / LSA), contribution, total, note (the text
-    after the bar), doc_id, grade, fused_rank, bm25_rank, lsa_rank.
+
+def fusion_contributions(df: pd.DataFrame, title: str, members: tuple[str, ...]) -> alt.LayerChart:
+    """Each document's fused score as stacked bars, one part per fused member, with why it is there at the end of the bar.
+
+    `df` columns: row (the y label, in display order), retriever (a member's name), contribution, total, note (the
+    text after the bar), doc_id, grade, fused_rank, rank (the document's rank in that member).
     """
     rows = list(dict.fromkeys(df["row"]))
     y = alt.Y("row:N", sort=rows, title=None, axis=alt.Axis(labelLimit=260, labelFontSize=12))
-    tooltip = [alt.Tooltip("doc_id:N", title="document"), alt.Tooltip("grade:Q"), alt.Tooltip("retriever:N"),
+    tooltip = [alt.Tooltip("doc_id:N", title="document"), alt.Tooltip("grade:Q"), alt.Tooltip("retriever:N", title="member"),
                alt.Tooltip("contribution:Q", format=".4f"), alt.Tooltip("total:Q", format=".4f"),
-               alt.Tooltip("bm25_rank:N", title="BM25 rank"), alt.Tooltip("lsa_rank:N", title="LSA rank"),
-               alt.Tooltip("fused_rank:N", title="fused rank")]
-    bars = alt.Chart(df).mark_bar().encode(
+               alt.Tooltip("rank:N", title="rank in that member"), alt.Tooltip("fused_rank:N", title="fused rank")]
+    colors = [MEMBER_COLORS[i % len(MEMBER_COLORS)] for i in range(len(members))]
+    order = {m: i for i, m in enumerate(members)}
+    bars = alt.Chart(df.assign(member_order=df["retriever"].map(order))).mark_bar().encode(
         y=y, x=alt.X("sum(contribution):Q", title=title, stack="zero"),
-        color=alt.Color("retriever:N", title=None, scale=alt.Scale(domain=["BM25", "LSA"], range=["#1c7ed6", "#f08c00"]),
+        color=alt.Color("retriever:N", title=None, scale=alt.Scale(domain=list(members), range=colors),
                         legend=alt.Legend(orient="top")),
-        order=alt.Order("retriever:N"),
+        order=alt.Order("member_order:Q"),
         tooltip=tooltip,
     )
     ends = df.drop_duplicates("row")

@@ -27,7 +27,7 @@ WHAT = {  # selector label -> the library's parameter key
     "RRF constant": "rrf_k",
     "alpha (weighted fusion)": "alpha",
 }
-AXIS_TITLE = {"dims": "LSA dimensions d", "rrf_k": "RRF constant k", "alpha": "alpha (weight of BM25)"}
+AXIS_TITLE = {"dims": "LSA dimensions d", "rrf_k": "RRF constant k"}
 KEY_WHAT, KEY_FOLDS, KEY_BEST, KEY_KIND, KEY_QUESTION = "tune_what", "tune_folds", "tune_to_best", "tune_fusion", "tune_question"
 KEY_ABSOLUTE = "tune_absolute"
 KEY_FLASH = "tune_flash"  # the message of the last slider move, shown once
@@ -35,7 +35,7 @@ PICK = "pick"  # the charts' point selection
 FEW = 50  # below this many questions the page warns that the landscape is mostly noise
 ALPHA_LEVEL = 0.05
 STEPS = {state.K1: "0.05", state.B: "0.05", state.ALPHA: "0.05", state.DIMS: "1", state.RRF_K: "1"}  # the sliders' steps, written
-FUSED = ("rrf_k", "alpha")  # the sweeps that hold BM25 and LSA fixed at the sidebar's values
+FUSED = ("rrf_k", "alpha")  # the sweeps that hold the fused members fixed at the sidebar's values
 MEMO = "tuning"  # the engine cache's kind (retrieval.engine.CACHE_SIZES) of everything computed here
 
 
@@ -52,26 +52,44 @@ class Landscape(NamedTuple):
     p_holm: np.ndarray
 
 
-def fixed(ds: Dataset, k1: float, b: float, dims: int) -> tuning.Fixed:
-    """BM25 at (k1, b) and LSA at d with their rankings: what the fusion sweeps and explanations hold fixed
-    (kept in the dataset's engine, keyed by the three values)."""
-    key = ("fixed", float(k1), float(b), int(dims))
-    return cache.engine(ds).memo.get(MEMO, key, lambda: tuning.fixed_parts(ds, Params(k1=k1, b=b, dims=dims), cache.engine(ds)))
+def held_fixed(what: str, params: Params, extra: tuple = ()) -> tuple:
+    """What a sweep of `what` holds at the sidebar's values, as a cache key: for the fusions the members, what
+    they read (k1, b, d), the fusion depth and the content fingerprint of each member that is an extra source
+    (None for a registered retriever); nothing for BM25 and LSA."""
+    if what not in FUSED:
+        return ()
+    prints = {x.name: x.fingerprint for x in extra}
+    return (float(params.k1), float(params.b), int(params.dims), int(params.fusion_depth), tuple(params.members),
+            tuple(prints.get(m) for m in params.members))
 
 
-def landscape(ds: Dataset, what: str, metric: str, held: tuple) -> Landscape:
+def held_params(held: tuple) -> Params:
+    """The parameters a fusion sweep holds (`held_fixed`'s), the others the article's; more than two members get
+    weight 1 each, which neither RRF nor these parts read."""
+    k1, b, dims, depth, members, _ = held
+    return Params(k1=k1, b=b, dims=dims, fusion_depth=depth, members=members,
+                  weights=(1.0,) * len(members) if len(members) > 2 else None)
+
+
+def fixed(ds: Dataset, held: tuple, extra: tuple = ()) -> tuning.Fixed:
+    """The fused members at the sidebar's values with their rankings and scores: what the fusion sweeps and
+    explanations hold fixed (kept in the dataset's engine, keyed by `held_fixed`'s values: never by an object)."""
+    return cache.engine(ds).memo.get(MEMO, ("fixed", held),
+                                     lambda: tuning.fixed_parts(ds, held_params(held), cache.engine(ds), extra))
+
+
+def landscape(ds: Dataset, what: str, metric: str, held: tuple, extra: tuple = ()) -> Landscape:
     """The sweep of `what` on `metric` with its best, ties and p-values, kept in the dataset's engine.
 
-    Keyed on the metric and only the parameters the sweep holds fixed: `held` is () for BM25 and LSA,
-    (k1, b, d) for the fusions; the engine itself is the dataset's (by content).
+    Keyed on the metric and only what the sweep holds fixed: `held` is () for BM25 and LSA, `held_fixed`'s
+    values for the fusions (`extra`: the sources the fingerprints in `held` stand for); the engine itself is the
+    dataset's (by content).
     """
     def make() -> Landscape:
         base, parts = Params(), None
         if what in FUSED:
-            k1, b, dims = held
-            base = Params(k1=k1, b=b, dims=dims)
-            parts = fixed(ds, k1, b, dims)
-        sw = tuning.sweep(ds, what, metric, base, cache.engine(ds), parts)
+            base, parts = held_params(held), fixed(ds, held, extra)
+        sw = tuning.sweep(ds, what, metric, base, cache.engine(ds), parts, extra)
         best = tuning.best_setting(sw.values)
         ties = tuning.tie_region(sw.values, best)
         p, p_holm = tuning.versus_best(sw.values, best)
@@ -80,12 +98,12 @@ def landscape(ds: Dataset, what: str, metric: str, held: tuple) -> Landscape:
     return cache.engine(ds).memo.get(MEMO, ("landscape", what, metric, tuple(held)), make)
 
 
-def explain(ds: Dataset, qid: str, kind: str, params: Params) -> list[dict]:
-    """One question's fused list with each retriever's contribution to every document (kept in the engine)."""
-    p = params
-    key = ("explain", qid, kind, float(p.k1), float(p.b), int(p.dims), float(p.alpha), float(p.rrf_k))
+def explain(ds: Dataset, qid: str, kind: str, params: Params, extra: tuple = ()) -> list[dict]:
+    """One question's fused list with each member's contribution to every document (kept in the engine)."""
+    held = held_fixed("rrf_k", params, extra)
+    key = ("explain", qid, kind, held, params.fusion_weights(), float(params.rrf_k))
     return cache.engine(ds).memo.get(
-        MEMO, key, lambda: tuning.explain_fusion(ds, qid, kind, p, cache.engine(ds), fixed(ds, p.k1, p.b, p.dims)))
+        MEMO, key, lambda: tuning.explain_fusion(ds, qid, kind, params, cache.engine(ds), fixed(ds, held, extra)))
 
 
 # ------------------------------------------------------------------------------------------- moving the sliders
@@ -158,6 +176,13 @@ class View:
         return tuning.SYSTEM_OF[self.what]
 
     @property
+    def system_text(self) -> str:
+        """The swept system as Markdown, a fusion with its members (user strings when they are runs: escaped)."""
+        if self.what not in FUSED:
+            return self.system
+        return f"{self.system} of {members_text(self.params.members)}"
+
+    @property
     def n_settings(self) -> int:
         """Settings in the grid."""
         return int(self.land.sweep.means.size)
@@ -168,9 +193,28 @@ class View:
         return self.land.sweep.setting(self.land.best)
 
 
-def held_fixed(what: str, params: Params) -> tuple:
-    """What a sweep of `what` holds at the sidebar's values: (k1, b, d) for the fusions, nothing for BM25 and LSA."""
-    return (params.k1, params.b, params.dims) if what in FUSED else ()
+def members_text(members: tuple[str, ...]) -> str:
+    """The fused members as Markdown: 'BM25 + dense', each name escaped."""
+    return " + ".join(escape_markdown(m) for m in members)
+
+
+def axis_title(what: str, members: tuple[str, ...]) -> str:
+    """A curve's x-axis title (plain text, not Markdown): alpha names the member it weighs."""
+    return f"alpha (weight of {members[0]})" if what == "alpha" else AXIS_TITLE[what]
+
+
+def offered(members: tuple[str, ...]) -> list[str]:
+    """The sweeps the page offers: the alpha sweep only for exactly two fused systems (alpha weighs the first)."""
+    return [c for c, w in WHAT.items() if w != "alpha" or len(members) == 2]
+
+
+def no_alpha_text(members: tuple[str, ...]) -> str:
+    """Why the alpha sweep is not offered (Markdown)."""
+    n = len(members)
+    why = ("a single fused system has weight 1" if n == 1 else
+           f"with {n} each has its own weight, set in the sidebar, and alpha is not used")
+    return (f"No alpha sweep: alpha weighs the first of exactly two fused systems (1 {MINUS} alpha the second); "
+            f"the sidebar fuses {members_text(members)}: {why}. Choose two fused systems in the sidebar to sweep alpha.")
 
 
 def current_setting(names: tuple[str, ...], params: Params) -> dict:
@@ -214,12 +258,18 @@ def choose_view(ds: Dataset) -> View:
     label = state.metric_label(metric)
     p = cache.current_params()
     p = replace(p, dims=min(p.dims, cache.max_dims(ds)))
-    choice = st.segmented_control("Tune", list(WHAT), default=list(WHAT)[0], key=KEY_WHAT, required=True, persist_state="session",
+    options = offered(p.members)
+    if st.session_state.get(KEY_WHAT) not in (None, *options):  # the alpha sweep, no longer offered
+        st.session_state[KEY_WHAT] = options[0]
+    choice = st.segmented_control("Tune", options, default=options[0], key=KEY_WHAT, required=True, persist_state="session",
                                   help="Which parameters to sweep; the others stay at the sidebar's values.")
+    if len(options) < len(WHAT):
+        st.caption(no_alpha_text(p.members))
     what = WHAT[choice]
+    extra = cache.current_extra(ds)
     try:
         with st.spinner(f"Sweeping {choice} on {label}…"):
-            land = landscape(ds, what, metric, held_fixed(what, p))
+            land = landscape(ds, what, metric, held_fixed(what, p, extra), extra)
     except InputError as err:
         st.error(f"Can't sweep {choice} on this dataset: {err}", icon=":material/error:")
         st.stop()
@@ -327,12 +377,12 @@ def landscape_chart(v: View) -> None:
     if v.what == "k1,b":
         chart = charts.tuning_heatmap(heatmap_cells(points, *sw.axes), marks, v.label, select=PICK, domain=domain)
     else:
-        chart = charts.tuning_curve(points, tied_runs(sw.axes[0], land.ties.tied), marks, names[0], AXIS_TITLE[v.what], v.label,
+        chart = charts.tuning_curve(points, tied_runs(sw.axes[0], land.ties.tied), marks, names[0], axis_title(v.what, v.params.members), v.label,
                                     select=PICK, domain=domain)
     st.altair_chart(chart, width="stretch", on_select=lambda: on_pick(key, names), selection_mode=PICK, key=key)
     scale = "" if absolute else scale_text(v.what == "k1,b", means, land.ties.size == v.n_settings)
     st.caption(f"{how_to_read(v.what, names)} Values snap to the sliders' steps ({steps_text(names)}).{scale} "
-               f"System: {v.system}, the other parameters at the sidebar's values; {v.n_settings} settings, {v.n_q:,} questions.")
+               f"System: {v.system_text}, the other parameters at the sidebar's values; {v.n_settings} settings, {v.n_q:,} questions.")
     for note in sw.notes:
         st.caption(f"Note: {escape_markdown(note)}")
     st.button(f"Move the sliders to the best setting ({fmt_setting(v.best_setting)})", key=KEY_BEST, icon=":material/star:",
@@ -549,71 +599,120 @@ def row_label(r: dict) -> str:
     return f"{rank} · {r['doc_id']}" + (f" ✓{r['grade']}" if r["grade"] else "")
 
 
-def contribution_note(r: dict, depth: int) -> str:
-    """Why the document is in the fused list (or that it is a relevant one left out)."""
+def holding(r: dict, n_members: int) -> str:
+    """How the members' own top lists hold a document: 'out' (it is not in the fused list), else 'one' of them,
+    'every' one, 'some' or 'none'."""
+    held = r["in_top"]
     if not r["fused_rank"]:
-        return "relevant, left out of the fused list"
-    return {"BM25": "rescued by BM25", "LSA": "rescued by LSA", "both": f"in both top {depth}s"}.get(
-        r["rescued_by"], f"in neither top {depth}: the sum put it here")
+        return "out"
+    if len(held) == 1:
+        return "one"
+    if held and len(held) == n_members:
+        return "every"
+    return "some" if held else "none"
 
 
-def contribution_parts(rows: list[dict], depth: int) -> pd.DataFrame:
-    """Two chart rows per document, BM25's contribution and LSA's, with what the tooltip shows."""
+def holders_text(r: dict, n_members: int) -> str:
+    """Which fused systems' own top lists hold a fused document, plainly: 'BM25 only', 'both', 'all 3', 'BM25,
+    dense', 'none'; '' for a document outside the fused list."""
+    held, two = ", ".join(r["in_top"]), n_members == 2
+    return {"out": "", "one": f"{held} only", "every": "both" if two else f"all {n_members}", "some": held,
+            "none": "neither" if two else "none"}[holding(r, n_members)]
+
+
+def contribution_note(r: dict, depth: int, n_members: int) -> str:
+    """Why the document is in the fused list (or that it is a relevant one left out): the chart's text."""
+    held, two = ", ".join(r["in_top"]), n_members == 2
+    return {"out": "relevant, left out of the fused list", "one": f"only in {held}'s top {depth}",
+            "every": f"in both top {depth}s" if two else f"in all {n_members} top {depth}s",
+            "some": f"in the top {depth}s of {held}",
+            "none": f"in {'neither' if two else 'no'} top {depth}: the sum put it here"}[holding(r, n_members)]
+
+
+def contribution_parts(rows: list[dict], depth: int, members: tuple[str, ...]) -> pd.DataFrame:
+    """One chart row per document and member: the member's contribution and rank, with what the tooltip shows."""
     return pd.DataFrame([
-        {"row": row_label(r), "retriever": who, "contribution": r[col], "total": r["total"], "note": contribution_note(r, depth),
-         "doc_id": r["doc_id"], "grade": r["grade"], "fused_rank": rank_text(r["fused_rank"]),
-         "bm25_rank": rank_text(r["bm25_rank"]), "lsa_rank": rank_text(r["lsa_rank"])}
-        for r in rows for who, col in (("BM25", "bm25"), ("LSA", "lsa"))
-    ])
+        {"row": row_label(r), "retriever": m, "contribution": r["contributions"][m], "total": r["total"],
+         "note": contribution_note(r, depth, len(members)), "doc_id": r["doc_id"], "grade": r["grade"],
+         "fused_rank": rank_text(r["fused_rank"]), "rank": rank_text(r["ranks"][m])}
+        for r in rows for m in members
+    ], columns=["row", "retriever", "contribution", "total", "note", "doc_id", "grade", "fused_rank", "rank"])
 
 
-def contribution_table(rows: list[dict]) -> pd.DataFrame:
-    """One row per document: its ranks in the three lists, each retriever's contribution, and who rescued it."""
+def top_column(depth: int) -> str:
+    """The table's column naming the fused systems whose own top list holds the document."""
+    return f"in the top {depth} of"
+
+
+def contribution_table(rows: list[dict], members: tuple[str, ...], depth: int) -> pd.DataFrame:
+    """One row per document: its fused rank, its rank in each member, each member's contribution, the total, and
+    which members' own top `depth` hold it."""
     return pd.DataFrame([{
-        "document": r["doc_id"], "grade": r["grade"], "fused rank": rank_text(r["fused_rank"]), "BM25 rank": rank_text(r["bm25_rank"]),
-        "LSA rank": rank_text(r["lsa_rank"]), "from BM25": r["bm25"], "from LSA": r["lsa"], "total": r["total"],
-        "rescued by": r["rescued_by"] or ("neither" if r["fused_rank"] else ""),
+        "document": r["doc_id"], "grade": r["grade"], "fused rank": rank_text(r["fused_rank"]),
+        **{f"{m} rank": rank_text(r["ranks"][m]) for m in members},
+        **{f"from {m}": r["contributions"][m] for m in members},
+        "total": r["total"], top_column(depth): holders_text(r, len(members)),
     } for r in rows])
 
 
+def held_text(p: Params) -> str:
+    """The parameters the fused registered retrievers read, at the sidebar's values: 'k1 = 1.2, b = 0.75, d = 6'."""
+    parts = ([f"k1 = {p.k1:g}", f"b = {p.b:g}"] if "BM25" in p.members else []) + ([f"d = {p.dims}"] if "LSA" in p.members else [])
+    return ", ".join(parts)
+
+
 def fusion_formula(kind: str, p: Params, depth: int) -> tuple[str, str]:
-    """The fusion's formula at the sidebar's values, as a caption and as the chart's axis title."""
-    held = f"k1 = {p.k1:g}, b = {p.b:g}, d = {p.dims}"
+    """The fusion's formula at the sidebar's values, as a caption (Markdown: the member names escaped) and as the
+    chart's axis title (plain text)."""
+    members, names = p.members, members_text(p.members)
+    held = held_text(p)
+    held = f", {held}" if held else ""
     if kind == "weighted":
-        return (f"Weighted fusion at alpha = {p.alpha:g}: each document scores alpha × min-max(BM25) + (1 − alpha) × "
-                f"min-max(LSA), each min-max normalised over every document's score for this question ({held}).",
-                "alpha × minmax(BM25) + (1 − alpha) × minmax(LSA)")
-    return (f"Reciprocal Rank Fusion at k = {p.rrf_k:g}: a document gets 1/(k + rank) from each list whose top "
-            f"{depth} holds it ({held}).", "1/(k + BM25 rank) + 1/(k + LSA rank)")
+        if len(members) == 2 and p.weights is None:
+            a, b = (escape_markdown(m) for m in members)
+            return (f"Weighted fusion of {names} at alpha = {p.alpha:g}: each document scores alpha × min-max({a}) + "
+                    f"(1 − alpha) × min-max({b}), each min-max normalised over every document's score for this question "
+                    f"(fused from each top {depth}{held}).",
+                    f"alpha × minmax({members[0]}) + (1 − alpha) × minmax({members[1]})")
+        weights = p.fusion_weights()
+        terms = [f"{w:g} × min-max({escape_markdown(m)})" for m, w in zip(members, weights)]
+        return (f"Weighted fusion of {names} with the sidebar's weights: each document scores {' + '.join(terms)}, each "
+                f"min-max normalised over every document's score for this question (fused from each top {depth}{held}).",
+                " + ".join(f"{w:g} × minmax({m})" for m, w in zip(members, weights)))
+    return (f"Reciprocal Rank Fusion of {names} at k = {p.rrf_k:g}: a document gets 1/(k + rank) from each list whose "
+            f"top {depth} holds it{f' ({held[2:]})' if held else ''}.", " + ".join(f"1/(k + {m} rank)" for m in members))
 
 
 def fusion_section(v: View) -> None:
     """One question's fused list: who put each document there, as a chart and a table."""
     st.subheader("Fusion explained: who put each document there?")
     ds, p = v.ds, v.params
-    depth = Params().fusion_depth
+    members, depth = p.members, p.fusion_depth
     f1, f2 = st.columns([1, 3])
     kind = f1.segmented_control("fusion", ["weighted", "RRF"], default="weighted", key=KEY_KIND, required=True, persist_state="session")
     qids = [ds.query_ids[q] for q in ds.evaluated]
     texts = {ds.query_ids[q]: " ".join(ds.query_texts[q].split()) for q in ds.evaluated}
     qid = f2.selectbox("question", qids, key=KEY_QUESTION, persist_state="session",
                        format_func=lambda q: f"{q} — {texts[q][:110]}")
-    rows = explain(ds, qid, "weighted" if kind == "weighted" else "rrf", p)
+    rows = explain(ds, qid, "weighted" if kind == "weighted" else "rrf", p, cache.current_extra(ds))
     st.markdown(f"**{escape_markdown(qid)}**: {escape_markdown(texts[qid])}")
     caption, x_title = fusion_formula(kind, p, depth)
     st.caption(caption)
     if not rows:
-        st.info("Neither retriever returns a document for this question.", icon=":material/info:")
+        st.info(f"No fused system ({members_text(members)}) returns a document for this question.", icon=":material/info:")
         return
-    st.altair_chart(charts.fusion_contributions(contribution_parts(rows, depth), x_title), width="stretch")
-    st.dataframe(contribution_table(rows).style.format({"from BM25": "{:.4f}", "from LSA": "{:.4f}", "total": "{:.4f}"}),
+    st.altair_chart(charts.fusion_contributions(contribution_parts(rows, depth, members), x_title, members), width="stretch")
+    contributions = {f"from {m}": "{:.4f}" for m in members}
+    st.dataframe(contribution_table(rows, members, depth).style.format({**contributions, "total": "{:.4f}"}),
                  width="stretch", hide_index=True,
-                 column_config={c: st.column_config.TextColumn(c, help="— = not in the list") for c in ("fused rank", "BM25 rank", "LSA rank")})
+                 column_config={c: st.column_config.TextColumn(c, help="— = not in the list")
+                                for c in ("fused rank", *(f"{m} rank" for m in members))})
     st.caption(
-        f"Rows: the fused top {depth} and every relevant document (✓ and its grade). 'Rescued by' names the retriever "
-        f"that alone had the document in its top {depth}"
-        + (": RRF fuses only those lists, so without that retriever the document would not be in the fused list."
+        f"Rows: the fused top {depth} and every relevant document (✓ and its grade). '{top_column(depth)}' names, for "
+        f"every document of the fused list, relevant or not, the fused systems ({members_text(members)}) whose own top "
+        f"{depth} holds it; one alone ('… only') is the one that brought it in"
+        + (": RRF fuses only those lists, so without that system the document would not be in the fused list."
            if kind == "RRF" else
-           ". The weighted fusion scores every document, so one in neither top list ('neither') can still enter "
-           "the fused list on the sum of two middling scores.")
+           ". The weighted fusion scores every document, so one in no member's top list can still enter the fused "
+           "list on the sum of middling scores.")
     )
