@@ -50,6 +50,35 @@ def _param_flags(parser: argparse.ArgumentParser, names: tuple[str, ...], role: 
                             help=f"{s.help} {role + ' ' if role else ''}(default {s.cast(s.default):g}{choices})")
 
 
+def _fusion_flags(parser: argparse.ArgumentParser) -> None:
+    """The systems beyond the built-in retrievers (--run, --embeddings) and the fusions' members (--fuse, --weights)."""
+    parser.add_argument("--run", action="append", default=[], type=_run_arg, metavar="NAME=PATH",
+                        help="a TREC run file (qid Q0 docid rank score tag) as an extra system; ranked by score, "
+                             "descending, ties by document id, ascending; repeatable")
+    parser.add_argument("--fuse", default=",".join(ARTICLE_MEMBERS), metavar="A,B[,...]",
+                        help="the systems both fusions combine: built-in retrievers or --run names (default BM25,LSA)")
+    parser.add_argument("--embeddings", default=None, metavar="PATH|e5-small",
+                        help="a dense retriever, the system 'dense': e5-small (the bundled multilingual-e5-small, document "
+                             "vectors computed once and cached on disk), an .npz (doc_ids, doc_vectors, query_ids, "
+                             "query_vectors), or DOCS,QUESTIONS: two .jsonl or .parquet files of id and vector")
+    parser.add_argument("--weights", default=None, metavar="W1,W2[,...]",
+                        help="the weighted fusion's weight per --fuse member (default: alpha and 1 - alpha)")
+
+
+def _sources(args: argparse.Namespace, ds: datasets.Dataset) -> tuple:
+    """The runs and the dense vectors the command line names, aligned with the dataset."""
+    extra = [datasets.parse_run(datasets._read(Path(path)), path, name) for name, path in args.run]
+    if args.embeddings:
+        extra.append(_embeddings(args.embeddings, ds))
+    return tuple(extra)
+
+
+def _fused_params(args: argparse.Namespace) -> Params:
+    """The parameters of the command line, the fusions' members and weights included."""
+    return Params(k1=args.k1, b=args.b, dims=args.dims, rrf_k=args.rrf_k, alpha=args.alpha,
+                  fusion_depth=args.fusion_depth, members=_members(args.fuse), weights=_weights(args.weights))
+
+
 def _members(value: str) -> tuple[str, ...]:
     """A --fuse list."""
     return tuple(x.strip() for x in value.split(",") if x.strip())
@@ -101,18 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("evaluate", help="evaluate BM25, LSA, the two fusions and any run files")
     e.add_argument("--data", default="invented", help="'invented' (built in) or a BEIR folder or .zip (default: invented)")
     _param_flags(e, ("k1", "b", "dims", "rrf_k", "alpha", "fusion_depth"))
-    e.add_argument("--fuse", default=",".join(ARTICLE_MEMBERS), metavar="A,B[,...]",
-                   help="the systems both fusions combine: built-in retrievers or --run names (default BM25,LSA)")
-    e.add_argument("--embeddings", default=None, metavar="PATH|e5-small",
-                   help="a dense retriever, the system 'dense': e5-small (the bundled multilingual-e5-small, document "
-                        "vectors computed once and cached on disk), an .npz (doc_ids, doc_vectors, query_ids, "
-                        "query_vectors), or DOCS,QUESTIONS: two .jsonl or .parquet files of id and vector")
-    e.add_argument("--weights", default=None, metavar="W1,W2[,...]",
-                   help="the weighted fusion's weight per --fuse member (default: alpha and 1 - alpha)")
+    _fusion_flags(e)
     e.add_argument("--metrics", default=",".join(metrics.DEFAULT_METRICS), help="comma-separated, e.g. hit@3,recall@5,mrr,ndcg@5")
-    e.add_argument("--run", action="append", default=[], type=_run_arg, metavar="NAME=PATH",
-                   help="a TREC run file (qid Q0 docid rank score tag) as an extra system; ranked by score, "
-                        "descending, ties by document id, ascending; repeatable")
     e.add_argument("--bootstrap", default="ndcg@5", metavar="METRIC", help="metric of the paired bootstrap (default ndcg@5)")
     e.add_argument("--compare", default="BM25,LSA", metavar="A,B", help="the two systems of the bootstrap, A - B (default BM25,LSA)")
     e.add_argument("--threshold", type=int, default=THRESHOLD_DEFAULT, help="diagnose questions whose first relevant rank is beyond this (default 3)")
@@ -130,7 +149,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--metric", default="ndcg@10", help="the metric to tune (default ndcg@10)")
     t.add_argument("--folds", type=int, default=tuning.FOLDS, help="cross-validation folds (default 5)")
     t.add_argument("--seed", type=int, default=tuning.SEED, help="seed of the folds and of the bootstrap (default 0)")
-    _param_flags(t, ("k1", "b", "dims", "rrf_k", "alpha"), "held fixed or marked as current")
+    _param_flags(t, ("k1", "b", "dims", "rrf_k", "alpha", "fusion_depth"), "held fixed or marked as current")
+    _fusion_flags(t)
     t.add_argument("--json", action="store_true", help="print the JSON report instead of tables")
     t.set_defaults(func=cmd_tune)
     g = sub.add_parser(
@@ -155,8 +175,7 @@ def _fmt_rank(r: int) -> str:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """The `evaluate` subcommand."""
-    params = Params(k1=args.k1, b=args.b, dims=args.dims, rrf_k=args.rrf_k, alpha=args.alpha,
-                    fusion_depth=args.fusion_depth, members=_members(args.fuse), weights=_weights(args.weights))
+    params = _fused_params(args)
     metric_list = metrics.parse_list(args.metrics)
     boot_metric = metrics.parse(args.bootstrap)
     pair = [s.strip() for s in args.compare.split(",")]
@@ -165,11 +184,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if args.threshold < 0:
         raise InputError(f"--threshold must be >= 0, got {args.threshold}")
     ds = datasets.load(args.data)
-    extra = []
-    for name, path in args.run:
-        extra.append(datasets.parse_run(datasets._read(Path(path)), path, name))
-    if args.embeddings:
-        extra.append(_embeddings(args.embeddings, ds))
+    extra = _sources(args, ds)
     names = [m.name for m in metric_list]
     all_metrics = names + ([boot_metric.name] if boot_metric.name not in names else [])
     ev = evaluate(ds, params, all_metrics, tuple(extra))
@@ -215,7 +230,7 @@ def _setting(values: dict) -> str:
 
 def cmd_tune(args: argparse.Namespace) -> int:
     """The `tune` subcommand."""
-    base = Params(k1=args.k1, b=args.b, dims=args.dims, rrf_k=args.rrf_k, alpha=args.alpha)
+    base = _fused_params(args)
     metric = metrics.parse(args.metric)
     key = tuning._params_key(args.params)
     if args.folds < 2:
@@ -223,7 +238,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     ds = datasets.load(args.data)
     for w in ds.warnings:
         print(f"warning: {w}", file=sys.stderr)
-    result = tuning.tune(ds, key, metric, base, args.folds, args.seed)
+    result = tuning.tune(ds, key, metric, base, args.folds, args.seed, extra=_sources(args, ds))
     report = tuning.to_json(result)
     if args.json:
         print(json.dumps(report, indent=2))

@@ -282,3 +282,64 @@ def test_help_explains_run_ties(capsys):
     assert e.value.code == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "ties" in text and "document id" in text and "ascending" in text
+
+
+# ------------------------------------------------------------------ dense and hybrid
+
+
+def _npz(path: Path, **arrays) -> Path:
+    import numpy as np
+
+    np.savez(path, **arrays)
+    return path
+
+
+def test_embeddings_from_an_npz_make_the_system_dense_and_fuse_with_bm25(capsys, good, tmp_path):
+    import numpy as np
+
+    docs = np.eye(5, 8, dtype=np.float32)  # d1..d5: one axis each
+    queries = np.zeros((4, 8), dtype=np.float32)
+    queries[0, 0] = queries[1, 1] = queries[2, 3] = queries[3, 3] = 1.0  # q1 -> d1, q2 -> d2, q3 and q4 -> d4
+    f = _npz(tmp_path / "e.npz", doc_ids=np.array(["d1", "d2", "d3", "d4", "d5"]), doc_vectors=docs,
+             query_ids=np.array(["q1", "q2", "q3", "q4"]), query_vectors=queries)
+    code, out, err = run_main(capsys, "evaluate", "--data", str(good), "--embeddings", str(f), "--fuse", "BM25,dense",
+                              "--metrics", "mrr", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert list(report["systems"]) == ["BM25", "LSA", "dense", "weighted", "RRF"]
+    ranks = {q: c["first_relevant_rank"] for q, c in report["per_query"]["dense"].items()}
+    assert ranks == {"q1": 1, "q2": 1, "q3": None, "q4": 1}  # q3's vector points at d4, which is not relevant to it
+    assert report["params"]["members"] == ["BM25", "dense"]
+    assert report["systems"]["dense"]["mrr"] == pytest.approx(3 / 4)
+
+
+@pytest.mark.parametrize("bad, says", [
+    ({"doc_vectors": [[1.0, 0.0]] * 5, "query_vectors": [[1.0, 0.0, 0.0]] * 4}, "dimension"),
+    ({"doc_vectors": [[float("nan"), 1.0]] + [[1.0, 0.0]] * 4}, "NaN"),
+    ({"doc_vectors": [[0.0, 0.0]] + [[1.0, 0.0]] * 4}, "zero"),
+    ({"doc_ids": ["d1", "d1", "d3", "d4", "d5"]}, "d1"),
+    ({"doc_vectors": [["a", "b"]] * 5}, "dtype|numbers|numeric"),
+])
+def test_bad_embeddings_exit_2_with_one_line_naming_the_file(capsys, good, tmp_path, bad, says):
+    import numpy as np
+
+    arrays = {"doc_ids": ["d1", "d2", "d3", "d4", "d5"], "doc_vectors": [[1.0, 0.0]] * 5,
+              "query_ids": ["q1", "q2", "q3", "q4"], "query_vectors": [[1.0, 0.0]] * 4}
+    arrays.update(bad)
+    f = _npz(tmp_path / "bad.npz", **{k: np.array(v) for k, v in arrays.items()})
+    code, out, err = run_main(capsys, "evaluate", "--data", str(good), "--embeddings", str(f))
+    lines = err.strip().splitlines()
+    assert code == 2 and out == "" and len(lines) == 1 and "bad.npz" in lines[0], err
+    assert re.search(says, lines[0], re.IGNORECASE), lines[0]
+
+
+def test_tune_sweeps_alpha_for_the_members_it_is_given(capsys, good, tmp_path):
+    run = tmp_path / "ext.run"
+    run.write_text("q1 Q0 d1 1 2.0 ext\nq1 Q0 d2 2 1.0 ext\nq2 Q0 d2 1 1.0 ext\n")
+    code, out, err = run_main(capsys, "tune", "--data", str(good), "--params", "alpha", "--folds", "2", "--run", f"ext={run}",
+                              "--fuse", "BM25,ext", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["system"] == "weighted" and report["base"]["members"] == ["BM25", "ext"]
+    code, _, err = run_main(capsys, "tune", "--data", str(good), "--params", "alpha", "--fuse", "BM25,LSA,nope")
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
