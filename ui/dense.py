@@ -28,7 +28,9 @@ ASK_ABOVE_S = 60.0  # an encoding estimated longer than this is started only onc
 MAX_JOBS = 2  # encodings running at once on the server (each takes the machine's cores)
 KEY_CONFIRM = "dense_confirm"
 KEY_UPLOAD = "dense_upload"
-KEY_FILES = "dense_files"  # the names of the uploaded embeddings in use
+KEY_ENCODE, KEY_USE = "dense_encode", "dense_use"
+KEY_FILES = "dense_files"
+KEY_MESSAGE = "dense_message"  # an error from a button's callback, shown once  # the names of the uploaded embeddings in use
 
 
 @dataclass
@@ -111,11 +113,26 @@ def source(ds: Dataset) -> Aligned | None:
     job = job_of(ds)
     if job is not None and job.result is not None:
         return job.result
-    if dense.documents_ready(ds):
-        from . import cache
+    stamp = _files_stamp(ds)
+    if stamp is None:
+        return None
+    from . import cache
 
-        return cache.engine(ds).memo.get("dense", ("bundled", dense.MODEL), lambda: embeddings.align(dense.embeddings_of(ds), ds))
-    return None
+    def bundled() -> Aligned | None:  # checked whole once per file state, never encoded here (that is a job's)
+        return embeddings.align(dense.embeddings_of(ds), ds) if dense.documents_ready(ds) else None
+
+    return cache.engine(ds).memo.get("dense", ("bundled", dense.MODEL, stamp), bundled)
+
+
+def _files_stamp(ds: Dataset) -> tuple | None:
+    """The state (size, modification time) of the files the bundled model's vectors of the dataset would come
+    from, or None when there is none: a cheap key, so a rerun does not re-read and checksum the vectors."""
+    stamps = []
+    for path in (dense.BUNDLED.get(ds.name), dense.cache_path(ds)):
+        if path is not None and path.exists():
+            st_ = path.stat()
+            stamps.append((str(path), st_.st_size, st_.st_mtime_ns))
+    return tuple(stamps) or None
 
 
 def use(aligned: Aligned, files: tuple[str, ...] = ()) -> None:
@@ -204,21 +221,33 @@ def section(ds: Dataset) -> None:
                     f"`python -m retrieval evaluate --data PATH --embeddings e5-small` once on the command line "
                     f"(same cache: {plain(str(dense.cache_dir()))}).", icon=":material/schedule:")
             ok = st.checkbox(f"Yes, encode for about {duration(seconds)}", key=KEY_CONFIRM)
-        if st.button("Encode with the bundled model", disabled=not ok, icon=":material/memory:"):
-            try:
-                start(ds)
-            except InputError as e:
-                st.error(plain(str(e)), icon=":material/error:")
-            else:
-                st.rerun()
+        st.button("Encode with the bundled model", disabled=not ok, icon=":material/memory:", key=KEY_ENCODE,
+                  on_click=_on_encode, args=(ds,))
     files = st.file_uploader("Or bring your own embeddings: an .npz (doc_ids, doc_vectors, query_ids, query_vectors), "
                              "or a documents and a questions file (.jsonl or .parquet, each with id and vector)",
                              type=["npz", "jsonl", "parquet"], accept_multiple_files=True, key=KEY_UPLOAD)
-    if files and st.button("Use these embeddings", icon=":material/upload:"):
-        try:
-            aligned = load_upload(files)
-        except InputError as e:
-            st.error(plain(str(e)), icon=":material/error:")
-        else:
-            use(aligned, tuple(f.name for f in files))
-            st.rerun()
+    if files:
+        st.button("Use these embeddings", icon=":material/upload:", key=KEY_USE, on_click=_on_use)
+    message = st.session_state.pop(KEY_MESSAGE, None)
+    if message:
+        st.error(plain(message), icon=":material/error:")
+
+
+def _on_encode(ds: Dataset) -> None:
+    """The encode button's callback (callbacks run before the page, so the job starts whatever reruns follow)."""
+    try:
+        start(ds)
+    except InputError as e:
+        st.session_state[KEY_MESSAGE] = str(e)
+
+
+def _on_use() -> None:
+    """The embeddings button's callback: the uploaded files, checked and aligned, become the dense source; a bad
+    file leaves the session as it was and says why."""
+    files = st.session_state.get(KEY_UPLOAD) or []
+    try:
+        aligned = load_upload(files)
+    except InputError as e:
+        st.session_state[KEY_MESSAGE] = str(e)
+    else:
+        use(aligned, tuple(f.name for f in files))

@@ -1,0 +1,115 @@
+"""The Data page's dense section, used as a person would: encode an uploaded corpus with the bundled model (in
+the background, with progress, asked first when long), or bring embeddings; bad files get one message and
+what was loaded stays."""
+
+from __future__ import annotations
+
+import io
+import time
+
+import numpy as np
+import pytest
+
+from apptest import shown
+from test_page_data import beir_zip, open_data, to_overview, upload
+from ui import dense as ui_dense
+
+
+@pytest.fixture(autouse=True)
+def fresh(tmp_path, monkeypatch):
+    """Each test starts with no vectors anywhere: an empty disk cache, no encoding job, no engine kept."""
+    from retrieval import engine
+
+    monkeypatch.setenv("RETRIEVAL_LAB_CACHE", str(tmp_path))
+    ui_dense._JOBS.clear()
+    engine._ENGINES.clear()
+    yield
+    ui_dense._JOBS.clear()
+    engine._ENGINES.clear()
+
+
+def fruit():
+    at = open_data()
+    upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
+    return at
+
+
+def npz(**arrays) -> bytes:
+    b = io.BytesIO()
+    np.savez(b, **{k: np.asarray(v) for k, v in arrays.items()})
+    return b.getvalue()
+
+
+FRUIT_DOCS = ["d1", "d2", "d3", "d4", "d5", "d6"]
+FRUIT_QUESTIONS = ["q1", "q2", "q3"]
+
+
+def good_npz() -> bytes:
+    docs = np.eye(6, 4, dtype=np.float32) + 0.01  # d1..d4 along one axis each; d5, d6 near zero on every axis
+    docs[4, 0] = docs[5, 1] = 1.0
+    queries = np.zeros((3, 4), dtype=np.float32)
+    queries[0, 1] = queries[1, 3] = queries[2, 2] = 1.0  # q1 -> d2, q2 -> d4, q3 -> d3
+    return npz(doc_ids=FRUIT_DOCS, doc_vectors=docs, query_ids=FRUIT_QUESTIONS, query_vectors=queries)
+
+
+def test_an_upload_without_vectors_offers_the_bundled_model_and_encodes_in_the_background():
+    at = fruit()
+    assert "dense" not in [b.label for b in at.get("download_button")]
+    words = " ".join(m.value for m in at.markdown)
+    assert "would encode the 6 documents in about" in words and "timed on a sample" in words
+    assert not at.checkbox  # a short wait: no question asked
+    button = next(b for b in at.button if b.label == "Encode with the bundled model")
+    button.click().run()
+    assert not at.exception
+    from retrieval import dataset
+
+    job = ui_dense.job_of(dataset.load_beir_zip(beir_zip(), "fruit.zip"))
+    assert job is not None
+    deadline = time.monotonic() + 120
+    while job.running and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert job.result is not None, job.error
+    at.run()
+    assert not at.exception
+    assert any("The system **dense** ranks by cosine" in i.value for i in at.info)
+    assert "dense" in to_overview(at).dataframe[0].value.index
+
+
+def test_a_long_encoding_is_started_only_once_the_person_confirms(monkeypatch):
+    monkeypatch.setattr(ui_dense, "ASK_ABOVE_S", 0.0)
+    at = fruit()
+    assert any("That is a long wait" in i.value for i in at.info)
+    button = next(b for b in at.button if b.label == "Encode with the bundled model")
+    assert button.disabled
+    at.checkbox(key=ui_dense.KEY_CONFIRM).check().run()
+    assert not next(b for b in at.button if b.label == "Encode with the bundled model").disabled
+
+
+def test_uploaded_embeddings_become_the_dense_system():
+    at = fruit()
+    upload(at, ui_dense.KEY_UPLOAD, [("fruit.npz", good_npz(), "application/octet-stream")])
+    next(b for b in at.button if b.label == "Use these embeddings").click().run()
+    assert not at.exception
+    assert any("The system **dense** ranks by cosine" in i.value for i in at.info)
+    at = to_overview(at)
+    assert "dense" in at.dataframe[0].value.index
+
+
+@pytest.mark.parametrize("bad, says", [
+    (dict(doc_vectors=np.ones((6, 4)), query_vectors=np.ones((3, 5))), "dimension"),
+    (dict(doc_ids=FRUIT_DOCS[:5], doc_vectors=np.ones((5, 4))), "1 of the dataset's 6 documents have no vector"),
+    (dict(doc_vectors=np.full((6, 4), np.inf)), "infinite|NaN"),
+])
+def test_bad_embeddings_get_one_message_naming_the_file_and_the_dataset_stays(bad, says):
+    import re
+
+    at = fruit()
+    arrays = dict(doc_ids=FRUIT_DOCS, doc_vectors=np.ones((6, 4)), query_ids=FRUIT_QUESTIONS, query_vectors=np.ones((3, 4)))
+    arrays.update(bad)
+    upload(at, ui_dense.KEY_UPLOAD, [("bad.npz", npz(**arrays), "application/octet-stream")])
+    next(b for b in at.button if b.label == "Use these embeddings").click().run()
+    assert not at.exception
+    errors = [shown(e.value) for e in at.error]
+    assert len(errors) == 1 and "bad.npz" in errors[0] and re.search(says, errors[0]), errors
+    assert "**fruit**" in at.caption[0].value  # still the dataset in use
+    assert not any("The system **dense** ranks by cosine" in i.value for i in at.info)
