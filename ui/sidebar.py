@@ -86,7 +86,7 @@ def weight_slider(member: str) -> None:
     """A member's weight in a weighted fusion of more than two."""
     s = state.SPECS["weight"]
     st.session_state.setdefault(state.WEIGHT + member, s.default)
-    st.sidebar.slider(f"weight of {member}", min_value=float(s.lo), max_value=float(s.hi), step=float(s.step),
+    st.sidebar.slider(f"weight of {escape_markdown(member)}", min_value=float(s.lo), max_value=float(s.hi), step=float(s.step),
                       key=state.WEIGHT + member, persist_state="session", help=s.help)
 
 

@@ -271,7 +271,7 @@ def choose_view(ds: Dataset) -> View:
         with st.spinner(f"Sweeping {choice} on {label}…"):
             land = landscape(ds, what, metric, held_fixed(what, p, extra), extra)
     except InputError as err:
-        st.error(f"Can't sweep {choice} on this dataset: {err}", icon=":material/error:")
+        st.error(f"Can't sweep {choice} on this dataset: {escape_markdown(str(err))}", icon=":material/error:")
         st.stop()
     ev = cache.evaluation([metric])
     sw = land.sweep
