@@ -20,6 +20,7 @@ from retrieval.errors import InputError
 from retrieval.systems import SYSTEMS
 
 from . import cache, charts, dense, state
+from .format import FULL_CHARS, PREVIEW_CHARS, clip, full_text_note
 from .markdown import escape_markdown as plain
 
 PREVIEW_ROWS = 100
@@ -93,8 +94,9 @@ def stat_notes(s) -> list[str]:
 
 
 def texts_preview(ids, texts, n: int) -> pd.DataFrame:
-    """The first n ids and texts."""
-    return pd.DataFrame({"id": ids[:n], "text": texts[:n]})
+    """The first n ids and texts, each text cut at PREVIEW_CHARS (saying its full length): a page of long
+    documents stays far below Streamlit's message limit."""
+    return pd.DataFrame({"id": ids[:n], "text": [clip(t) for t in texts[:n]]})
 
 
 def judgements_preview(ds: Dataset, n: int) -> pd.DataFrame:
@@ -382,15 +384,26 @@ def preview(ds: Dataset) -> None:
     with t_docs:
         n = min(PREVIEW_ROWS, ds.n_docs)
         st.dataframe(texts_preview(ds.doc_ids, ds.doc_texts, n), hide_index=True, width="stretch", column_config=text_col)
-        st.caption(f"The first {n:,} of {ds.n_docs:,} documents (title and text joined, as BEIR does).")
+        st.caption(f"The first {n:,} of {ds.n_docs:,} documents (title and text joined, as BEIR does), each cut at "
+                   f"{PREVIEW_CHARS:,} characters.")
+        read_in_full(ds, n)
     with t_q:
         n = min(PREVIEW_ROWS, ds.n_queries)
         st.dataframe(texts_preview(ds.query_ids, ds.query_texts, n), hide_index=True, width="stretch", column_config=text_col)
-        st.caption(f"The first {n:,} of {ds.n_queries:,} questions.")
+        st.caption(f"The first {n:,} of {ds.n_queries:,} questions, each cut at {PREVIEW_CHARS:,} characters.")
     with t_j:
         n = min(PREVIEW_ROWS, len(ds.qrels))
         st.dataframe(judgements_preview(ds, n), hide_index=True, width="stretch")
         st.caption(f"The first {n:,} of {len(ds.qrels):,} judgements, by question. A grade of 0 or less is judged not relevant.")
+
+
+def read_in_full(ds: Dataset, n: int) -> None:
+    """One of the previewed documents in full (up to FULL_CHARS), as plain text."""
+    with st.expander("Read a document in full"):
+        j = st.selectbox("Document", range(n), format_func=lambda i: ds.doc_ids[i], key="data_doc_full")
+        if j is not None:
+            st.text(clip(ds.doc_texts[j], FULL_CHARS), width="stretch")
+            st.caption(full_text_note(ds.doc_texts[j]))
 
 
 def statistics(ds: Dataset) -> None:

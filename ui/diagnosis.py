@@ -19,6 +19,7 @@ from retrieval.ranking import Ranking
 from retrieval.text import tokenize
 
 from . import cache, charts
+from .format import clip
 from .markdown import escape_markdown, highlight_markdown
 
 THRESHOLD_KEY = "diag_threshold"
@@ -96,7 +97,7 @@ def failing_questions(ds: Dataset, cases: dict[str, list[diagnosis.Case]], thres
         st.dataframe(class_table(counts, systems), width="stretch")
         st.caption(f"Out of {ds.evaluated.size:,} questions with a relevant document.")
     st.dataframe(
-        pd.DataFrame(teaching.overlap_rows(all_cases)),
+        pd.DataFrame([{**row, "text": clip(row["text"])} for row in teaching.overlap_rows(all_cases)]),
         hide_index=True,
         width="stretch",
         column_config={
@@ -259,7 +260,7 @@ def doc_box(ds: Dataset, qtext: str, doc_id: str, what: str, color: str) -> None
             return
         words = diagnosis.shared_words(qtext, text)
         st.markdown(f"**{escape_markdown(doc_id)}** · {escape_markdown(what)} · shares: {escape_markdown(teaching.words_label(words))}")
-        st.markdown(highlight_markdown(text, {w: color for w in words}))
+        st.markdown(highlight_markdown(clip(text), {w: color for w in words}))
 
 
 def choose_question(ds: Dataset, cases: dict[str, list[diagnosis.Case]]) -> int:
@@ -287,10 +288,10 @@ def question_up_close(ds: Dataset, ranks: dict[str, Ranking], q: int) -> list:
     answers = teaching.first_results(ds, ranks, q)
     shown_wrong = list(dict.fromkeys(a.first for a in answers if a.first is not None and a.first not in relevant))
     colors = question_colors(shared_with(ds, qtext, list(relevant)), shared_with(ds, qtext, shown_wrong))
-    st.markdown("**Question:** " + highlight_markdown(qtext, colors))
+    st.markdown("**Question:** " + highlight_markdown(clip(qtext), colors))
     st.caption(
         f":{RELEVANT_COLOR}-background[shared with a relevant document] · :{WRONG_COLOR}-background[shared only with a wrong first result] · "
-        f"question words after the stop words: {', '.join(tokenize(qtext)) or 'none'}"  # tokens: [a-z0-9]+, inert
+        f"question words after the stop words: {escape_markdown(clip(', '.join(tokenize(qtext)))) or 'none'}"
     )
     st.dataframe(first_results_frame(answers, relevant), hide_index=True, width="stretch")
     left, right = st.columns(2, gap="large")

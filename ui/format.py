@@ -1,4 +1,5 @@
-"""Numbers and settings written for reading: signed differences with a true minus, p-values, intervals."""
+"""Numbers, settings and texts written for reading: signed differences with a true minus, p-values, intervals,
+and long texts cut to a bound (PREVIEW_CHARS in tables and lists, FULL_CHARS for one document in full)."""
 
 from __future__ import annotations
 
@@ -24,3 +25,19 @@ def p_text(p: float) -> str:
 def fmt_setting(setting: dict) -> str:
     """A setting for reading: k1 = 1.2, b = 0.75."""
     return ", ".join(f"{n} = {v:g}" for n, v in setting.items())
+
+
+PREVIEW_CHARS = 500  # a text in a table, a preview or a list is cut here: what a page sends stays bounded
+FULL_CHARS = 200_000  # one document read in full is cut here (a 2 MB document would otherwise go whole to the browser)
+
+
+def clip(text: str, limit: int = PREVIEW_CHARS) -> str:
+    """At most `limit` characters of `text`; a cut text ends with an ellipsis and says its full length."""
+    text = str(text)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters in all)"
+
+
+def full_text_note(text: str, limit: int = FULL_CHARS) -> str:
+    """What a person reads under a document shown in full: its length, and where it is cut when it is."""
+    n = len(str(text))
+    return f"{n:,} characters" + (f"; only the first {limit:,} are shown." if n > limit else ".")

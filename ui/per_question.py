@@ -12,6 +12,7 @@ from retrieval.experiment import Evaluation
 from retrieval.params import Params
 
 from . import charts
+from .format import FULL_CHARS, clip, full_text_note
 from .markdown import escape_markdown as plain
 
 PAGE_SIZE = 30  # heatmap rows per page
@@ -247,7 +248,7 @@ def choose_question(ds: Dataset, ev: Evaluation) -> Question:
         persist_state="session",
         help="Type to search by id or words.",
     )
-    st.markdown(f"**{plain(ds.query_ids[q])}** — {plain(ds.query_texts[q])}")
+    st.markdown(f"**{plain(ds.query_ids[q])}** — {plain(clip(ds.query_texts[q]))}")
     one = Question(ds, ev, q)
     if one.relevant:
         st.caption(
@@ -316,4 +317,8 @@ def full_text(one: Question, k: int) -> None:
             did = st.selectbox("Document", on_screen, key=KEY_DOC,
                                format_func=lambda d: f"{d} (grade {one.grades[d]})" if d in one.grades else d)
             idx = one.ds.doc_index.get(did)
-            st.text(one.doc_text(idx) if idx is not None else "(not in the corpus)", width="stretch")
+            if idx is None:
+                st.text("(not in the corpus)", width="stretch")
+            else:
+                st.text(clip(one.doc_text(idx), FULL_CHARS), width="stretch")
+                st.caption(full_text_note(one.doc_text(idx)))

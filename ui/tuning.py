@@ -18,7 +18,7 @@ from retrieval.experiment import Evaluation
 from retrieval.params import Params
 
 from . import cache, charts, state
-from .format import MINUS, fmt_setting, p_text, signed
+from .format import MINUS, clip, fmt_setting, p_text, signed
 from .markdown import escape_markdown
 
 WHAT = {  # selector label -> the library's parameter key
@@ -695,7 +695,7 @@ def fusion_section(v: View) -> None:
     qid = f2.selectbox("question", qids, key=KEY_QUESTION, persist_state="session",
                        format_func=lambda q: f"{q} — {texts[q][:110]}")
     rows = explain(ds, qid, "weighted" if kind == "weighted" else "rrf", p, cache.current_extra(ds))
-    st.markdown(f"**{escape_markdown(qid)}**: {escape_markdown(texts[qid])}")
+    st.markdown(f"**{escape_markdown(qid)}**: {escape_markdown(clip(texts[qid]))}")
     caption, x_title = fusion_formula(kind, p, depth)
     st.caption(caption)
     if not rows:
