@@ -135,3 +135,14 @@ def test_dense_is_a_system_and_the_fusion_members_follow_the_sidebar():
     weights = [s.label for s in at.sidebar.slider if s.label.startswith("weight of")]
     assert weights == ["weight of BM25", "weight of LSA", "weight of dense"]
     assert not [s for s in at.sidebar.slider if s.key == "alpha"]
+
+
+def test_the_server_listens_on_this_machine_only_by_default():
+    """A laptop running the app does not serve its data to the network unless someone chooses to."""
+    import tomllib
+
+    from conftest import ROOT
+
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["address"] == "127.0.0.1"
+    assert config["client"]["showErrorDetails"] == "none"
