@@ -135,3 +135,12 @@ def test_dense_is_a_system_and_the_fusion_members_follow_the_sidebar():
     weights = [s.label for s in at.sidebar.slider if s.label.startswith("weight of")]
     assert weights == ["weight of BM25", "weight of LSA", "weight of dense"]
     assert not [s for s in at.sidebar.slider if s.key == "alpha"]
+
+
+@pytest.mark.parametrize("query", [{"fusion_depth": "7"}, {"k1": "abc"}, {"alpha": "5"}, {"fuse": ["<b>x</b>", "nope"]}])
+def test_an_absurd_link_opens_on_the_defaults_without_an_exception(query):
+    at = open_app(query=query)
+    assert not at.exception
+    sb = at.sidebar
+    assert (sb.select_slider(key="fusion_depth").value, sb.slider(key="k1").value, sb.slider(key="alpha").value,
+            sb.multiselect(key="fuse").value) == (10, 1.2, 0.5, ["BM25", "LSA"])
