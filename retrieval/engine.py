@@ -11,7 +11,7 @@ recomputes that fusion only. Engines themselves are kept per dataset fingerprint
 `ENGINES` of them, so the app's sessions on one dataset share one index.
 
 Worked example: `Engine(load("invented")).evaluate(Params(), "ndcg@5").mean("BM25", "ndcg@5")` is the article's
-0.687 (tests/test_article.py has the table to the digit).
+0.691171 (tests/test_article.py has its tables to the digit).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is s
     "fit": 4,  # an LSA fit (documents x d float64)
     "probe": 4,  # a member's lists located in BM25's question layout (questions x 1,000 int64)
     "system": 16,  # the system of an uploaded source (a TREC run, embeddings)
-    "lists": 8,  # the weighted fusion's gathered lists (questions x W x members float64)
+    "lists": 8,  # the weighted fusion's look-ups: each member's scores of the others' lists (questions x 1,000 float64 each)
     "weighted": 16,
     "rrf": 16,
     "tuning": 24,  # the Tuning page's landscapes (settings x questions), fixed BM25 + LSA parts and fusion explanations
