@@ -33,21 +33,10 @@ from retrieval.dataset import (
     zip_limits,
 )
 from retrieval.errors import InputError
+from test_dataset import CORPUS, QUERIES, jsonl, names_line, write_tree
+from test_dataset import QRELS_TSV as QRELS
 
-CORPUS = [
-    {"_id": "d1", "title": "Refunds", "text": "Money back within 30 days."},
-    {"_id": "d2", "title": "", "text": "Backups run every night."},
-    {"_id": "d3", "text": "Export your notes as Markdown."},
-]
-QUERIES = [{"_id": "q1", "text": "money back"}, {"_id": "q2", "text": "nightly backup"}]
-QRELS = "query-id\tcorpus-id\tscore\nq1\td1\t2\nq2\td2\t1\nq2\td3\t0\n"
 MB = 2**20
-
-
-def jsonl(records: list[dict]) -> str:
-    return "".join(json.dumps(r) + "\n" for r in records)
-
-
 PADDED = jsonl(CORPUS) + (" " * 99 + "\n") * 60  # blank lines, skipped: a corpus big enough to damage
 
 
@@ -55,14 +44,6 @@ def beir_files(corpus: str | None = None, queries: str | None = None, qrels: str
     return {"corpus.jsonl": jsonl(CORPUS) if corpus is None else corpus,
             "queries.jsonl": jsonl(QUERIES) if queries is None else queries,
             "qrels/test.tsv": QRELS if qrels is None else qrels}
-
-
-def write_tree(root: Path, files: dict[str, str]) -> Path:
-    for name, content in files.items():
-        p = root / name
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(content)
-    return root
 
 
 def zip_bytes(files: dict[str, str | bytes], compression: int = zipfile.ZIP_DEFLATED) -> bytes:
@@ -102,8 +83,12 @@ def one_line_error(code: int, out: str, err: str, *needles: str) -> str:
     return lines[0]
 
 
-def names_line(err: pytest.ExceptionInfo, source: str, line: int) -> None:
-    assert re.search(re.escape(f"{source}:{line}") + r"(?!\d)", str(err.value)), str(err.value)
+def refused(parse, data: bytes, source: str, line: int, match: str) -> str:
+    """`parse(data, source)` raises an InputError matching `match` that names `source:line`; its message."""
+    with pytest.raises(InputError, match=match) as e:
+        parse(data, source)
+    names_line(e, source, line)
+    return str(e.value)
 
 
 # ------------------------------------------------------------------ 1. zip bombs and damaged zips
@@ -228,17 +213,13 @@ def test_a_zip_bomb_fails_fast_in_little_memory_on_the_command_line(tmp_path):
 
 @pytest.mark.parametrize("grade", ["1024", "101", "1" + "0" * 40, "-101", "-" + "9" * 30])
 def test_a_grade_beyond_the_maximum_is_refused_naming_file_and_line(grade):
-    with pytest.raises(InputError, match=rf"\+-{MAX_GRADE}") as e:
-        parse_qrels(f"q1 0 d1 1\nq1 0 d2 {grade}\n".encode(), "t.qrels")
-    names_line(e, "t.qrels", 2)
+    refused(parse_qrels, f"q1 0 d1 1\nq1 0 d2 {grade}\n".encode(), "t.qrels", 2, rf"\+-{MAX_GRADE}")
 
 
 @pytest.mark.parametrize("grade", ["10**40", "2.0", "1e3", "inf", "9" * 5000])
 def test_a_grade_that_is_no_integer_is_refused_naming_file_and_line(grade):
-    with pytest.raises(InputError, match="not an integer") as e:
-        parse_qrels(f"query-id\tcorpus-id\tscore\nq1\td1\t{grade}\n".encode(), "test.tsv")
-    names_line(e, "test.tsv", 2)
-    assert len(str(e.value)) < 300
+    msg = refused(parse_qrels, f"query-id\tcorpus-id\tscore\nq1\td1\t{grade}\n".encode(), "test.tsv", 2, "not an integer")
+    assert len(msg) < 300
 
 
 def test_negative_grades_within_the_maximum_mean_not_relevant():
@@ -306,9 +287,7 @@ def test_evaluate_tune_and_gate_json_parse_strictly_on_a_dataset_with_an_unanswe
 
 def test_jsonl_nested_too_deep_names_file_and_line():
     deep = b'{"_id": "d2", "text": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
-    with pytest.raises(InputError, match="nested too deep") as e:
-        parse_jsonl(b'{"_id": "d1", "text": "a"}\n' + deep + b"\n", "corpus.jsonl")
-    names_line(e, "corpus.jsonl", 2)
+    refused(parse_jsonl, b'{"_id": "d1", "text": "a"}\n' + deep + b"\n", "corpus.jsonl", 2, "nested too deep")
 
 
 def test_deep_json_on_the_command_line_exits_2(capsys, tmp_path):
@@ -363,25 +342,17 @@ def test_gate_prints_the_report_ids_escaped(capsys, tmp_path):
 
 @pytest.mark.parametrize("rid", ["a b", "a\tb", "a\u00a0b", "a\u2028b", "a\x1fb"])
 def test_a_jsonl_id_with_whitespace_is_refused_naming_file_and_line(rid):
-    with pytest.raises(InputError, match="whitespace") as e:
-        parse_jsonl(('{"_id": "ok", "text": "a"}\n' + json.dumps({"_id": rid, "text": "b"}) + "\n").encode(), "c.jsonl")
-    names_line(e, "c.jsonl", 2)
+    refused(parse_jsonl, ('{"_id": "ok", "text": "a"}\n' + json.dumps({"_id": rid, "text": "b"}) + "\n").encode(), "c.jsonl", 2, "whitespace")
 
 
 def test_a_csv_id_with_whitespace_is_refused_naming_file_and_line():
-    with pytest.raises(InputError, match="whitespace") as e:
-        parse_table(b"id,text\nd1,a\nd 2,b\n", "docs.csv")
-    names_line(e, "docs.csv", 3)
+    refused(parse_table, b"id,text\nd1,a\nd 2,b\n", "docs.csv", 3, "whitespace")
     assert parse_table(b"id,text\n d1 ,a\n", "docs.csv") == [("d1", "a")]  # spaces around an id are trimmed, as before
 
 
 def test_a_tab_separated_qrels_or_run_field_with_a_space_is_refused_naming_file_and_line():
-    with pytest.raises(InputError, match="'doc one'.*whitespace") as e:
-        parse_qrels(b"query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\tdoc one\t1\n", "test.tsv")
-    names_line(e, "test.tsv", 3)
-    with pytest.raises(InputError, match="whitespace") as e:
-        parse_run(b"q1\tQ0\td1\t1\t2.0\ttag\nq1\tQ0\td 2\t2\t1.0\ttag\n", "sys.run")
-    names_line(e, "sys.run", 2)
+    refused(parse_qrels, b"query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\tdoc one\t1\n", "test.tsv", 3, "'doc one'.*whitespace")
+    refused(parse_run, b"q1\tQ0\td1\t1\t2.0\ttag\nq1\tQ0\td 2\t2\t1.0\ttag\n", "sys.run", 2, "whitespace")
     assert parse_qrels(b"q1 0\td1 1\n", "t.qrels") == [("q1", "d1", 1)]  # spaces and tabs mixed between fields: fine
 
 
@@ -395,12 +366,8 @@ def test_a_document_id_with_whitespace_is_refused_in_a_folder(capsys, tmp_path):
 
 
 def test_an_unbalanced_quote_is_refused_naming_the_line_it_opened_on():
-    with pytest.raises(InputError, match="never closed") as e:
-        parse_table(b'id,text\nd1,fine\nd2,"swallows\nd3,everything\nd4,after\n', "docs.csv")
-    names_line(e, "docs.csv", 3)
-    with pytest.raises(InputError, match="never closed") as e:
-        parse_table(b'id\ttext\nd1\t"no end', "docs.tsv")
-    names_line(e, "docs.tsv", 2)
+    refused(parse_table, b'id,text\nd1,fine\nd2,"swallows\nd3,everything\nd4,after\n', "docs.csv", 3, "never closed")
+    refused(parse_table, b'id\ttext\nd1\t"no end', "docs.tsv", 2, "never closed")
 
 
 def test_quoted_newlines_that_close_are_kept():
@@ -412,15 +379,9 @@ def test_one_text_limit_for_csv_and_jsonl():
     long = "x" * 200_000  # beyond the csv module's default field limit of 131,072
     assert parse_table(f"id,text\nd1,{long}\n".encode(), "docs.csv") == [("d1", long)]
     too_long = "x" * (MAX_TEXT_CHARS + 1)
-    with pytest.raises(InputError, match=f"{MAX_TEXT_CHARS:,}") as e:
-        parse_table(f"id,text\nd0,a\nd1,{too_long}\n".encode(), "docs.csv")
-    names_line(e, "docs.csv", 3)
-    with pytest.raises(InputError, match=f"{MAX_TEXT_CHARS:,}") as e:
-        parse_table(f"id,title,text\nd0,t,a\nd1,{'y' * (MAX_TEXT_CHARS // 2)},{'z' * (MAX_TEXT_CHARS // 2)}\n".encode(), "docs.csv")
-    names_line(e, "docs.csv", 3)
-    with pytest.raises(InputError, match=f"{MAX_TEXT_CHARS:,}") as e:
-        parse_jsonl(('{"_id": "d0", "text": "a"}\n' + json.dumps({"_id": "d1", "text": too_long}) + "\n").encode(), "c.jsonl")
-    names_line(e, "c.jsonl", 2)
+    refused(parse_table, f"id,text\nd0,a\nd1,{too_long}\n".encode(), "docs.csv", 3, f"{MAX_TEXT_CHARS:,}")
+    refused(parse_table, f"id,title,text\nd0,t,a\nd1,{'y' * (MAX_TEXT_CHARS // 2)},{'z' * (MAX_TEXT_CHARS // 2)}\n".encode(), "docs.csv", 3, f"{MAX_TEXT_CHARS:,}")
+    refused(parse_jsonl, ('{"_id": "d0", "text": "a"}\n' + json.dumps({"_id": "d1", "text": too_long}) + "\n").encode(), "c.jsonl", 2, f"{MAX_TEXT_CHARS:,}")
     assert parse_jsonl(json.dumps({"_id": "d1", "text": long}).encode(), "c.jsonl") == [("d1", long)]
 
 
