@@ -299,6 +299,11 @@ def _check_closed(record: str, delimiter: str, source: str, line: int) -> None:
             pass
     except csv.Error as e:
         if "unexpected end of data" in str(e):
+            opened, inside = 0, False
+            for m in re.finditer('"', record):  # the last quote that opened a field ("" inside one: out and in again)
+                inside = not inside
+                opened = m.start() if inside else opened
+            line += record.count("\n", 0, opened)
             raise InputError(f"{source}:{line}: a quote opened on this line is never closed "
                              "(the rest of the file would be one field)") from None
 

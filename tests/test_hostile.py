@@ -370,6 +370,9 @@ def test_a_document_id_with_whitespace_is_refused_in_a_folder(capsys, tmp_path):
 def test_an_unbalanced_quote_is_refused_naming_the_line_it_opened_on():
     refused(parse_table, b'id,text\nd1,fine\nd2,"swallows\nd3,everything\nd4,after\n', "docs.csv", 3, "never closed")
     refused(parse_table, b'id\ttext\nd1\t"no end', "docs.tsv", 2, "never closed")
+    # records starting on line 2 whose first quoted field closes on line 3; the quote left open is on line 3, then 4
+    refused(parse_table, b'id,title,text\nd1,"multi\nline ""quoted""","open\nrest\n', "docs.csv", 3, "never closed")
+    refused(parse_table, b'id,title,text\nd1,"multi\nline ""quoted"" x",\n"open\nrest\n', "docs.csv", 4, "never closed")
 
 
 def test_quoted_newlines_that_close_are_kept():
