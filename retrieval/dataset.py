@@ -432,11 +432,14 @@ def parse_run(data: bytes, source: str, name: str | None = None) -> TrecRun:
 
 
 def _check_unique(records: list[tuple[str, str]], source: str, what: str) -> None:
-    """An error naming the first duplicated id and both of its lines' positions."""
+    """An error naming the first duplicated id and both of its lines' positions, or the first id holding whitespace."""
     seen: dict[str, int] = {}
     for i, (rid, _) in enumerate(records, 1):
         if rid in seen:
             raise InputError(f"{source}: duplicate {what} id {rid!r} (records {seen[rid]} and {i})")
+        if not isinstance(rid, str) or rid.split() != [rid]:
+            raise InputError(f"{source}: record {i}: the {what} id {rid!r} is not a single word "
+                             "(ids are single words, as in TREC files)")
         seen[rid] = i
 
 

@@ -358,6 +358,13 @@ def test_a_tab_separated_qrels_or_run_field_with_a_space_is_refused_naming_file_
     assert parse_qrels(b"q1 0\td1 1\n", "t.qrels") == [("q1", "d1", 1)]  # spaces and tabs mixed between fields: fine
 
 
+def test_assemble_refuses_an_id_with_whitespace_so_the_trec_export_always_reads_back():
+    with pytest.raises(InputError, match=r"documents: record 2: .*'d 2'"):
+        assemble("x", [("d1", "a"), ("d 2", "b")], [("q1", "a")], [("q1", "d1", 1)])
+    with pytest.raises(InputError, match=r"questions: record 1: .*'q\\t1'"):
+        assemble("x", [("d1", "a")], [("q\t1", "a")], [("q\t1", "d1", 1)])
+
+
 def test_a_document_id_with_whitespace_is_refused_in_a_folder(capsys, tmp_path):
     corpus = jsonl([{"_id": "d 1", "text": "Money back."}, *CORPUS[1:]])
     root = write_tree(tmp_path / "mini", beir_files(corpus=corpus))
