@@ -26,7 +26,7 @@ from .errors import InputError
 DATA_DIR = Path(__file__).resolve().parent / "data"  # package data: found wherever the package is installed
 BUILTIN = {"invented": DATA_DIR / "invented"}
 
-# The largest grade a judgement may carry (and the most negative, negated). nDCG_exp's gain is 2^g - 1, which
+# The largest grade a judgement may carry, and negated the lowest (0 or less still means not relevant). nDCG_exp's gain is 2^g - 1, which
 # overflows float64 past g = 1023 and turns every mean it reaches into NaN; 100 keeps any sum of gains finite
 # and is far above any real grading scale (TREC and BEIR grade 0-4).
 MAX_GRADE = 100
@@ -190,7 +190,7 @@ def _joined(title: str, text: str, source: str, line: int) -> str:
 def _check_id(rid: str, source: str, line: int) -> None:
     """An error when an id holds whitespace: it could never be judged, and a TREC file could not hold it."""
     if rid.split() != [rid]:
-        raise InputError(f"{source}:{line}: the id {rid!r} holds whitespace (ids are single words, as in TREC files)")
+        raise InputError(f"{source}:{line}: the id {_short(rid)} holds whitespace (ids are single words, as in TREC files)")
 
 
 def _first_time(seen: dict[str, int], rid: str, source: str, line: int) -> None:
@@ -438,7 +438,7 @@ def _check_unique(records: list[tuple[str, str]], source: str, what: str) -> Non
         if rid in seen:
             raise InputError(f"{source}: duplicate {what} id {rid!r} (records {seen[rid]} and {i})")
         if not isinstance(rid, str) or rid.split() != [rid]:
-            raise InputError(f"{source}: record {i}: the {what} id {rid!r} is not a single word "
+            raise InputError(f"{source}: record {i}: the {what} id {_short(str(rid))} is not a single word "
                              "(ids are single words, as in TREC files)")
         seen[rid] = i
 
@@ -531,7 +531,7 @@ def _beir_members(names: list[str], source: str) -> tuple[str, str, str]:
 
 def _read_members(zf: zipfile.ZipFile, members: tuple[str, ...], source: str, limits: ZipLimits) -> list[bytearray]:
     """The bytes of zip members, each bound by `limits` on its declared size and again while it is decompressed."""
-    raise_it = f"(raise it with the environment variable {MAX_BYTES_ENV}, in bytes)"
+    raise_it = f"(raise it with the environment variable {MAX_BYTES_ENV}, e.g. {MAX_BYTES_ENV}=20G)"
     infos = [zf.getinfo(m) for m in members]
     for info in infos:
         if info.file_size > limits.member:
