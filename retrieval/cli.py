@@ -46,8 +46,13 @@ def _print_json(obj: object) -> None:
 
 
 def _load(args: argparse.Namespace) -> datasets.Dataset:
-    """--data, with the command line's bounds on what a zip may expand to."""
-    return datasets.load(args.data, datasets.zip_limits(datasets.CLI_LIMITS))
+    """--data, with the command line's bounds (higher than the app's: it serves one person) on what a zip may
+    expand to and on the text it will index."""
+    from .engine import CLI_MAX_CHARS, check_size, max_chars
+
+    ds = datasets.load(args.data, datasets.zip_limits(datasets.CLI_LIMITS))
+    check_size(ds, max_chars(CLI_MAX_CHARS))
+    return ds
 
 
 def _run_arg(value: str) -> tuple[str | None, str]:

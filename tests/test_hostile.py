@@ -416,3 +416,38 @@ def test_the_root_folder_is_refused_at_once(capsys):
     t = time.monotonic()
     one_line_error(*run_main(capsys, "evaluate", "--data", "/"), r"^retrieval: error: /: not a BEIR folder", "corpus.jsonl")
     assert time.monotonic() - t < 5
+
+
+# ------------------------------------------------------------------ the cost of indexing, refused before it is paid
+
+
+def test_a_corpus_above_the_text_limit_is_refused_before_indexing_naming_the_limit_and_its_setting(monkeypatch):
+    from retrieval import engine
+    from retrieval.dataset import load
+
+    ds = load("invented")
+    chars = sum(map(len, ds.doc_texts)) + sum(map(len, ds.query_texts))
+    engine.check_size(ds, chars)  # exactly at the limit: accepted
+    with pytest.raises(InputError) as e:
+        engine.check_size(ds, chars - 1)
+    assert f"{chars:,} characters of text" in str(e.value) and f"limit here is {chars - 1:,}" in str(e.value)
+    assert "RETRIEVAL_LAB_MAX_CHARS" in str(e.value)
+    monkeypatch.setenv("RETRIEVAL_LAB_MAX_CHARS", "1_000")
+    assert engine.max_chars(engine.APP_MAX_CHARS) == engine.max_chars(engine.CLI_MAX_CHARS) == 1000
+    monkeypatch.setenv("RETRIEVAL_LAB_MAX_CHARS", "lots")
+    with pytest.raises(InputError, match="RETRIEVAL_LAB_MAX_CHARS"):
+        engine.max_chars()
+    assert engine.APP_MAX_CHARS < engine.CLI_MAX_CHARS  # the command line serves one person
+
+
+def test_the_app_refuses_an_upload_above_the_limit_and_keeps_the_dataset(monkeypatch):
+    from apptest import shown
+    from test_page_data import beir_zip, open_data, upload
+
+    monkeypatch.setenv("RETRIEVAL_LAB_MAX_CHARS", "5000")  # the invented corpus holds 2,446 characters, this zip 10,800
+    at = open_data()
+    big = [(f"d{i}", "apple " * 600) for i in range(1, 4)]
+    upload(at, "data_zip", ("big.zip", beir_zip(docs=big, qrels=[("q1", "d1", 1)]), "application/zip"))
+    errors = [shown(e.value) for e in at.error]
+    assert len(errors) == 1 and "characters of text" in errors[0] and "RETRIEVAL_LAB_MAX_CHARS" in errors[0], errors
+    assert "**invented**" in at.caption[0].value
