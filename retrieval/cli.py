@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from . import dataset as datasets
 from . import gate, metrics, stats, tuning
 from .diagnosis import THRESHOLD_DEFAULT, diagnose
 from .errors import InputError
-from .experiment import evaluate
+from .experiment import evaluate, json_ready
 from .params import ARTICLE_MEMBERS, SPECS, Params
 from .report import json_report
 
@@ -28,6 +29,30 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # noqa: D102 - argparse hook
         raise InputError(message)
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _t(value: object) -> str:
+    """Text for the terminal: every control character (C0, DEL and C1: ESC, tab, newline too) written as an escape,
+    so that an id or a message cannot drive the terminal or break a line."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(value))
+
+
+def _print_json(obj: object) -> None:
+    """A report as strict JSON: no NaN or Infinity (null instead), every character beyond ASCII escaped."""
+    print(json.dumps(json_ready(obj), indent=2, allow_nan=False, ensure_ascii=True))
+
+
+def _load(args: argparse.Namespace) -> datasets.Dataset:
+    """--data, with the command line's bounds (higher than the app's: it serves one person) on what a zip may
+    expand to and on the text it will index."""
+    from .engine import CLI_MAX_CHARS, check_size, max_chars
+
+    ds = datasets.load(args.data, datasets.zip_limits(datasets.CLI_LIMITS))
+    check_size(ds, max_chars(CLI_MAX_CHARS))
+    return ds
 
 
 def _run_arg(value: str) -> tuple[str | None, str]:
@@ -183,43 +208,45 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         raise InputError(f"--compare: expected two systems A,B, got {args.compare!r}")
     if args.threshold < 0:
         raise InputError(f"--threshold must be >= 0, got {args.threshold}")
-    ds = datasets.load(args.data)
+    ds = _load(args)
     extra = _sources(args, ds)
     names = [m.name for m in metric_list]
     all_metrics = names + ([boot_metric.name] if boot_metric.name not in names else [])
     ev = evaluate(ds, params, all_metrics, tuple(extra))
     for w in list(ds.warnings) + list(ev.notes):
-        print(f"warning: {w}", file=sys.stderr)
+        print(f"warning: {_t(w)}", file=sys.stderr)
     report = json_report(ev, params, names, boot_metric.name, (pair[0], pair[1]))
     boot = report["bootstrap"]
     if args.json:
-        print(json.dumps(report, indent=2))
+        _print_json(report)
         return 0
-    print(f"dataset {ds.name}: {ds.n_docs} documents, {ds.n_queries} questions, {ds.evaluated.size} with a relevant document")
+    print(f"dataset {_t(ds.name)}: {ds.n_docs} documents, {ds.n_queries} questions, {ds.evaluated.size} with a relevant document")
     print(f"k1={params.k1} b={params.b} dims={params.dims} rrf_k={params.rrf_k} alpha={params.alpha}\n")
-    width = max(9, *(len(s) for s in ev.systems))
+    shown = {s: _t(s) for s in ev.systems}
+    width = max(9, *(len(s) for s in shown.values()))
     print(f"{'system':{width}s} " + " ".join(f"{n:>10s}" for n in names))
     for s in ev.systems:
-        print(f"{s:{width}s} " + " ".join(f"{ev.mean(s, n):10.6f}" for n in names))
+        print(f"{shown[s]:{width}s} " + " ".join(f"{ev.mean(s, n):10.6f}" for n in names))
     print("\nrank of the first relevant document (- = not found):")
-    qids = [ds.query_ids[q] for q in ds.evaluated]
+    qids = [_t(ds.query_ids[q]) for q in ds.evaluated]
     qw = max(4, *(len(q) for q in qids))
-    print(f"  {'q':{qw}s} " + " ".join(f"{s:>{max(len(s), 4)}s}" for s in ev.systems))
+    print(f"  {'q':{qw}s} " + " ".join(f"{shown[s]:>{max(len(shown[s]), 4)}s}" for s in ev.systems))
     for i, qid in enumerate(qids):
-        print(f"  {qid:{qw}s} " + " ".join(f"{_fmt_rank(int(ev.first_rank[s][i])):>{max(len(s), 4)}s}" for s in ev.systems))
+        print(f"  {qid:{qw}s} " + " ".join(f"{_fmt_rank(int(ev.first_rank[s][i])):>{max(len(shown[s]), 4)}s}"
+                                           for s in ev.systems))
     conf = int(stats.CONFIDENCE * 100)
-    print(f"\nmean {boot['metric']} difference ({boot['a']} - {boot['b']}) = {boot['mean_diff']:+.3f}  "
+    print(f"\nmean {boot['metric']} difference ({_t(boot['a'])} - {_t(boot['b'])}) = {boot['mean_diff']:+.3f}  "
           f"{conf}% bootstrap interval = [{boot['ci_low']:+.3f}, {boot['ci_high']:+.3f}]"
           f"  ({boot['resamples']} resamples, seed {boot['seed']})")
     cases = diagnose(ds, ev.rankings["BM25"], args.threshold)
     print(f"\ndiagnosis (BM25, first relevant document not in the top {args.threshold}): {len(cases)} questions")
     for c in cases:
         where = f"rank {c.rank}" if c.rank else "not found"
-        first = f"first result: {c.first_result}" if c.first_result else "no result at all"
+        first = f"first result: {_t(c.first_result)}" if c.first_result else "no result at all"
         shares = f" (shares {', '.join(repr(w) for w in c.first_result_words)})" if c.first_result_words else ""
-        print(f"{c.qid} {c.question!r} -> {where}, {first}{shares}: {c.kind}")
+        print(_t(f"{c.qid} {c.question!r}") + f" -> {where}, {first}{_t(shares)}: {c.kind}")
         for did, grade, words in c.relevant:
-            print(f"    {did} (grade {grade}): words in common = {', '.join(words) if words else 'none'}")
+            print(f"    {_t(did)} (grade {grade}): words in common = {_t(', '.join(words)) if words else 'none'}")
     return 0
 
 
@@ -235,19 +262,19 @@ def cmd_tune(args: argparse.Namespace) -> int:
     key = tuning._params_key(args.params)
     if args.folds < 2:
         raise InputError(f"--folds must be >= 2, got {args.folds}")
-    ds = datasets.load(args.data)
+    ds = _load(args)
     for w in ds.warnings:
-        print(f"warning: {w}", file=sys.stderr)
+        print(f"warning: {_t(w)}", file=sys.stderr)
     result = tuning.tune(ds, key, metric, base, args.folds, args.seed, extra=_sources(args, ds))
     report = tuning.to_json(result)
     if args.json:
-        print(json.dumps(report, indent=2))
+        _print_json(report)
         return 0
     sw, ties, cv = result.sweep, result.ties, result.cv
     means = sw.means
     conf = int(ties.confidence * 100)
     axes = " x ".join(sw.names)
-    print(f"tune {sw.system} on {ds.name} ({len(sw.qids)} questions): {sw.metric} over {axes} ({means.size} settings)")
+    print(f"tune {_t(sw.system)} on {_t(ds.name)} ({len(sw.qids)} questions): {sw.metric} over {axes} ({means.size} settings)")
     print(f"* best, ~ can't be told apart from the best (paired bootstrap against the best, {conf}%, "
           f"{ties.resamples} resamples, seed {ties.seed})\n")
     mark = np.where(ties.tied, "~", " ")
@@ -265,7 +292,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
         for i, v in enumerate(sw.axes[0]):
             print(f"{v:>7g} {means[i]:9.4f} {mark[i]}".rstrip())
     for n in sw.notes:
-        print(f"note: {n}")
+        print(f"note: {_t(n)}")
     cur = report["current"]
     print(f"\nbest: {_setting(sw.setting(result.best))}  {sw.metric} = {means[result.best]:.4f}")
     print(f"tie region: {ties.size} of {means.size} settings can't be told apart from the best")
@@ -289,19 +316,19 @@ def cmd_gate(args: argparse.Namespace) -> int:
     metrics.parse(args.metric)
     result = gate.run(args.baseline, args.current, args.metric, args.system)
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        _print_json(result.to_json())
         return result.exit_code
     iv = result.interval
     conf = int(iv.confidence * 100)
-    print(f"gate: {result.system} {result.metric} on {result.dataset}, {len(result.qids)} questions")
+    print(f"gate: {_t(result.system)} {result.metric} on {_t(result.dataset)}, {len(result.qids)} questions")
     print(f"baseline {result.baseline.mean():.6f}  current {result.current.mean():.6f}  "
           f"difference {iv.mean:+.6f}, {conf}% bootstrap interval [{iv.low:+.6f}, {iv.high:+.6f}] "
           f"({iv.resamples} resamples, seed {iv.seed}); paired randomisation p = {result.p_value:.4g}")
     worse = result.worse()
-    listing = [f"  {q}: {a:.6f} -> {b:.6f} ({b - a:+.6f})" for q, a, b in worse]
+    listing = [f"  {_t(q)}: {a:.6f} -> {b:.6f} ({b - a:+.6f})" for q, a, b in worse]
     if result.failed:
-        print(f"FAIL: {result.system} is worse beyond noise (the interval lies below zero); "
-              f"{_count(len(worse), 'question')} got worse: {', '.join(q for q, _, _ in worse)}")
+        print(f"FAIL: {_t(result.system)} is worse beyond noise (the interval lies below zero); "
+              f"{_count(len(worse), 'question')} got worse: {', '.join(_t(q) for q, _, _ in worse)}")
         print("\n".join(listing))
         return gate.FAIL
     print(f"PASS: no loss beyond noise ({_count(len(worse), 'question')} got worse, {len(result.better())} got better)")
@@ -316,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         return args.func(args)
     except InputError as e:
-        print(f"retrieval: error: {e}", file=sys.stderr)
+        print(f"retrieval: error: {_t(e)}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0

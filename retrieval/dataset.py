@@ -10,7 +10,10 @@ import csv
 import hashlib
 import io
 import json
+import os
+import re
 import zipfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -22,6 +25,49 @@ from .errors import InputError
 
 DATA_DIR = Path(__file__).resolve().parent / "data"  # package data: found wherever the package is installed
 BUILTIN = {"invented": DATA_DIR / "invented"}
+
+# The largest grade a judgement may carry, and negated the lowest (0 or less still means not relevant). nDCG_exp's gain is 2^g - 1, which
+# overflows float64 past g = 1023 and turns every mean it reaches into NaN; 100 keeps any sum of gains finite
+# and is far above any real grading scale (TREC and BEIR grade 0-4).
+MAX_GRADE = 100
+# The longest document or question text, in characters, in every format (JSONL and CSV/TSV alike); the csv
+# module's own field limit is raised to it.
+MAX_TEXT_CHARS = 8 * 2**20
+# What the files read from a zip may expand to, in bytes: each member, and the members read all together,
+# checked against their declared sizes and again while decompressing (a 2 MB zip can hold 2 GB of zeros).
+# The app, a server strangers reach, gets the lower bounds; the command line, which serves one person, the
+# higher. The environment variable RETRIEVAL_LAB_MAX_BYTES (bytes, or with a K, M or G suffix) replaces both
+# bounds of either, e.g. RETRIEVAL_LAB_MAX_BYTES=20G; it is read in `zip_limits` only.
+MAX_MEMBER_BYTES = 256 * 2**20
+MAX_TOTAL_BYTES = 512 * 2**20
+CLI_MAX_MEMBER_BYTES = 4 * 2**30
+CLI_MAX_TOTAL_BYTES = 8 * 2**30
+MAX_BYTES_ENV = "RETRIEVAL_LAB_MAX_BYTES"
+_CHUNK = 2**20
+
+
+@dataclass(frozen=True)
+class ZipLimits:
+    """Bounds on what the members of a zip may expand to, in bytes: each one, and all those read together."""
+
+    member: int
+    total: int
+
+
+APP_LIMITS = ZipLimits(MAX_MEMBER_BYTES, MAX_TOTAL_BYTES)
+CLI_LIMITS = ZipLimits(CLI_MAX_MEMBER_BYTES, CLI_MAX_TOTAL_BYTES)
+
+
+def zip_limits(default: ZipLimits = APP_LIMITS) -> ZipLimits:
+    """`default`, or both bounds set by $RETRIEVAL_LAB_MAX_BYTES when it is set (an error names it when malformed)."""
+    value = os.environ.get(MAX_BYTES_ENV, "").strip()
+    if not value:
+        return default
+    m = re.fullmatch(r"(\d+)\s*([kmg]?)b?", value.lower())
+    if not m or int(m.group(1)) < 1:
+        raise InputError(f"{MAX_BYTES_ENV}={value!r}: expected a number of bytes >= 1, e.g. 2000000000 or 2G")
+    n = int(m.group(1)) * 1024 ** " kmg".index(m.group(2) or " ")
+    return ZipLimits(n, n)
 
 
 @dataclass(frozen=True, eq=False)
@@ -130,7 +176,21 @@ def _text_of(record: dict, source: str, line: int) -> str:
         raise InputError(f"{source}:{line}: no 'text' field")
     if not isinstance(text, str) or not isinstance(title or "", str):
         raise InputError(f"{source}:{line}: 'title' and 'text' must be strings")
-    return f"{title} {text}".strip() if title else text
+    return _joined(title, text, source, line)
+
+
+def _joined(title: str, text: str, source: str, line: int) -> str:
+    """Title and text joined by a space, or an error when longer than MAX_TEXT_CHARS."""
+    out = f"{title} {text}".strip() if title else text
+    if len(out) > MAX_TEXT_CHARS:
+        raise InputError(f"{source}:{line}: the text has {len(out):,} characters, more than the limit of {MAX_TEXT_CHARS:,}")
+    return out
+
+
+def _check_id(rid: str, source: str, line: int) -> None:
+    """An error when an id holds whitespace: it could never be judged, and a TREC file could not hold it."""
+    if rid.split() != [rid]:
+        raise InputError(f"{source}:{line}: the id {_short(rid)} holds whitespace (ids are single words, as in TREC files)")
 
 
 def _first_time(seen: dict[str, int], rid: str, source: str, line: int) -> None:
@@ -149,6 +209,8 @@ def json_objects(data: bytes, source: str) -> Iterator[tuple[int, dict]]:
             rec = json.loads(raw)
         except json.JSONDecodeError as e:
             raise InputError(f"{source}:{n}: broken JSON ({e.msg} at column {e.colno})") from None
+        except RecursionError:
+            raise InputError(f"{source}:{n}: JSON nested too deep") from None
         if not isinstance(rec, dict):
             raise InputError(f"{source}:{n}: a line must be a JSON object")
         yield n, rec
@@ -163,6 +225,7 @@ def parse_jsonl(data: bytes, source: str) -> list[tuple[str, str]]:
         if rid is None or (isinstance(rid, str) and not rid.strip()):
             raise InputError(f"{source}:{n}: no '_id' (or 'id') field")
         rid = str(rid)
+        _check_id(rid, source, n)
         _first_time(seen, rid, source, n)
         out.append((rid, _text_of(rec, source, n)))
     return out
@@ -173,13 +236,22 @@ def parse_table(data: bytes, source: str) -> list[tuple[str, str]]:
     text = _decode(data, source)
     first = text.split("\n", 1)[0]
     delimiter = "\t" if first.count("\t") > first.count(",") else ","
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    if csv.field_size_limit() < MAX_TEXT_CHARS:
+        csv.field_size_limit(MAX_TEXT_CHARS)
+    fed = [0]  # characters of `text` handed to the reader so far
+
+    def lines() -> Iterator[str]:
+        for ln in io.StringIO(text, newline=""):
+            fed[0] += len(ln)
+            yield ln
+
+    reader = csv.reader(lines(), delimiter=delimiter)
     try:
         header = [h.strip().lower() for h in next(reader)]
     except StopIteration:
         raise InputError(f"{source}:1: empty file, expected a header with the columns id and text") from None
     except csv.Error as e:
-        raise InputError(f"{source}:1: {e}") from None
+        raise InputError(f"{source}:1: {_csv_message(e)}") from None
     cols = {name: i for i, name in enumerate(header)}
     id_col = cols.get("id", cols.get("_id"))
     text_col = cols.get("text")
@@ -189,8 +261,14 @@ def parse_table(data: bytes, source: str) -> list[tuple[str, str]]:
     out = []
     seen: dict[str, int] = {}
     try:
-        for row in reader:
+        while True:
+            start, start_line = fed[0], reader.line_num + 1
+            row = next(reader, None)
+            if row is None:
+                break
             n = reader.line_num
+            if fed[0] == len(text):  # the last record: does it end inside quotes?
+                _check_closed(text[start:], delimiter, source, start_line)
             if not row or all(not c.strip() for c in row):
                 continue
             if len(row) != len(header):
@@ -198,12 +276,36 @@ def parse_table(data: bytes, source: str) -> list[tuple[str, str]]:
             rid, body = row[id_col].strip(), row[text_col]
             if not rid:
                 raise InputError(f"{source}:{n}: empty id")
+            _check_id(rid, source, n)
             _first_time(seen, rid, source, n)
             title = row[title_col] if title_col is not None else ""
-            out.append((rid, f"{title} {body}".strip() if title else body))
+            out.append((rid, _joined(title, body, source, n)))
     except csv.Error as e:
-        raise InputError(f"{source}:{reader.line_num}: {e}") from None
+        raise InputError(f"{source}:{reader.line_num}: {_csv_message(e)}") from None
     return out
+
+
+def _csv_message(e: csv.Error) -> str:
+    """The csv module's complaint, the field limit named as ours."""
+    if "field limit" in str(e):
+        return f"a field is longer than the limit of {MAX_TEXT_CHARS:,} characters"
+    return str(e)
+
+
+def _check_closed(record: str, delimiter: str, source: str, line: int) -> None:
+    """An error when the last record of a file runs to its end inside quotes: a quote opened and never closed."""
+    try:
+        for _ in csv.reader(io.StringIO(record, newline=""), delimiter=delimiter, strict=True):
+            pass
+    except csv.Error as e:
+        if "unexpected end of data" in str(e):
+            opened, inside = 0, False
+            for m in re.finditer('"', record):  # the last quote that opened a field ("" inside one: out and in again)
+                inside = not inside
+                opened = m.start() if inside else opened
+            line += record.count("\n", 0, opened)
+            raise InputError(f"{source}:{line}: a quote opened on this line is never closed "
+                             "(the rest of the file would be one field)") from None
 
 
 def parse_records(data: bytes, source: str) -> list[tuple[str, str]]:
@@ -216,11 +318,29 @@ def parse_records(data: bytes, source: str) -> list[tuple[str, str]]:
     return parse_jsonl(data, source) if data.lstrip()[:1] == b"{" else parse_table(data, source)
 
 
+def _short(value: str, width: int = 40) -> str:
+    """A field for a message, cut when long."""
+    return repr(value if len(value) <= width else value[:width] + "...")
+
+
+def _fields(raw: str, source: str, line: int) -> list[str]:
+    """The whitespace-separated fields of a qrels or run line; a tab-separated line whose field holds a space is an
+    error (its id could never be judged, and splitting on the space would shift every column)."""
+    parts = raw.split()
+    if "\t" in raw:
+        tabbed = raw.strip().split("\t")
+        if len(tabbed) in (3, 4, 6) and len(tabbed) != len(parts):
+            bad = next((f.strip() for f in tabbed if f.strip().split() != [f.strip()]), "")
+            raise InputError(f"{source}:{line}: the field {_short(bad)} holds whitespace "
+                             "(ids are single words, as in TREC files)")
+    return parts
+
+
 def parse_qrels(data: bytes, source: str) -> list[tuple[str, str, int]]:
     """(question, document, grade) from TREC qrels (`qid 0 docid grade`) or a BEIR tsv (`query-id corpus-id score`)."""
     out = []
     for n, raw in enumerate(_decode(data, source).splitlines(), 1):
-        parts = raw.split()
+        parts = _fields(raw, source, n)
         if not parts:
             continue
         if n == 1 and [p.lower() for p in parts[:2]] == ["query-id", "corpus-id"]:
@@ -237,7 +357,9 @@ def parse_qrels(data: bytes, source: str) -> list[tuple[str, str, int]]:
         try:
             g = int(grade)
         except ValueError:
-            raise InputError(f"{source}:{n}: the grade {grade!r} is not an integer") from None
+            raise InputError(f"{source}:{n}: the grade {_short(grade)} is not an integer") from None
+        if abs(g) > MAX_GRADE:
+            raise InputError(f"{source}:{n}: the grade {_short(grade)} is beyond the limit of +-{MAX_GRADE}")
         out.append((qid, did, g))
     return out
 
@@ -272,7 +394,7 @@ def parse_run(data: bytes, source: str, name: str | None = None) -> TrecRun:
     per_q: dict[str, dict[str, float]] = {}
     tags = set()
     for n, raw in enumerate(_decode(data, source).splitlines(), 1):
-        parts = raw.split()
+        parts = _fields(raw, source, n)
         if not parts:
             continue
         if len(parts) != 6:
@@ -281,11 +403,11 @@ def parse_run(data: bytes, source: str, name: str | None = None) -> TrecRun:
         try:
             int(rank)
         except ValueError:
-            raise InputError(f"{source}:{n}: the rank {rank!r} is not an integer") from None
+            raise InputError(f"{source}:{n}: the rank {_short(rank)} is not an integer") from None
         try:
             s = float(score)
         except ValueError:
-            raise InputError(f"{source}:{n}: the score {score!r} is not a number") from None
+            raise InputError(f"{source}:{n}: the score {_short(score)} is not a number") from None
         if not np.isfinite(s):
             raise InputError(f"{source}:{n}: the score {score!r} is not a finite number")
         docs = per_q.setdefault(qid, {})
@@ -310,11 +432,14 @@ def parse_run(data: bytes, source: str, name: str | None = None) -> TrecRun:
 
 
 def _check_unique(records: list[tuple[str, str]], source: str, what: str) -> None:
-    """An error naming the first duplicated id and both of its lines' positions."""
+    """An error naming the first duplicated id and both of its lines' positions, or the first id holding whitespace."""
     seen: dict[str, int] = {}
     for i, (rid, _) in enumerate(records, 1):
         if rid in seen:
             raise InputError(f"{source}: duplicate {what} id {rid!r} (records {seen[rid]} and {i})")
+        if not isinstance(rid, str) or rid.split() != [rid]:
+            raise InputError(f"{source}: record {i}: the {what} id {_short(str(rid))} is not a single word "
+                             "(ids are single words, as in TREC files)")
         seen[rid] = i
 
 
@@ -343,6 +468,9 @@ def assemble(
         if (qid, did) in seen:
             raise InputError(f"{qrels_src}: question {qid!r} judges document {did!r} twice")
         seen.add((qid, did))
+        if isinstance(grade, bool) or not isinstance(grade, (int, np.integer)) or abs(grade) > MAX_GRADE:
+            raise InputError(f"{qrels_src}: question {qid!r} grades document {did!r} {grade!r}: "
+                             f"expected an integer within +-{MAX_GRADE}")
         if qid not in query_index:
             unknown_q[qid] = unknown_q.get(qid, 0) + 1
             continue
@@ -401,21 +529,55 @@ def _beir_members(names: list[str], source: str) -> tuple[str, str, str]:
     return corpus[0], queries, candidates[0]
 
 
-def load_beir_zip(data: bytes, source: str) -> Dataset:
-    """A BEIR dataset from the bytes of a .zip (its files at the top or inside one folder)."""
+def _read_members(zf: zipfile.ZipFile, members: tuple[str, ...], source: str, limits: ZipLimits) -> list[bytearray]:
+    """The bytes of zip members, each bound by `limits` on its declared size and again while it is decompressed."""
+    raise_it = f"(raise it with the environment variable {MAX_BYTES_ENV}, e.g. {MAX_BYTES_ENV}=20G)"
+    infos = [zf.getinfo(m) for m in members]
+    for info in infos:
+        if info.file_size > limits.member:
+            raise InputError(f"{source}/{info.filename}: declares {info.file_size:,} bytes uncompressed, more than the "
+                             f"limit of {limits.member:,} bytes per member {raise_it}")
+    declared = sum(info.file_size for info in infos)
+    if declared > limits.total:
+        raise InputError(f"{source}: {', '.join(members)} declare {declared:,} bytes uncompressed, more than the limit "
+                         f"of {limits.total:,} bytes in all {raise_it}")
+    out, total = [], 0
+    for info in infos:
+        buf = bytearray()
+        try:
+            with zf.open(info) as f:
+                while chunk := f.read(_CHUNK):
+                    buf += chunk
+                    total += len(chunk)
+                    if len(buf) > limits.member:
+                        raise InputError(f"{source}/{info.filename}: expands past the limit of {limits.member:,} bytes "
+                                         f"per member {raise_it}")
+                    if total > limits.total:
+                        raise InputError(f"{source}/{info.filename}: the members expand past the limit of "
+                                         f"{limits.total:,} bytes in all {raise_it}")
+        except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as e:
+            raise InputError(f"{source}/{info.filename}: damaged zip member ({e})") from None
+        except (RuntimeError, NotImplementedError) as e:  # encrypted member, unsupported compression
+            raise InputError(f"{source}/{info.filename}: cannot be read ({e})") from None
+        out.append(buf)
+    return out
+
+
+def load_beir_zip(data: bytes, source: str, limits: ZipLimits | None = None) -> Dataset:
+    """A BEIR dataset from the bytes of a .zip (its files at the top or inside one folder).
+
+    `limits` bounds what its members may expand to: by default `zip_limits()`, the app's bounds (the command line
+    passes `zip_limits(CLI_LIMITS)`).
+    """
+    limits = limits or zip_limits()
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError):
         raise InputError(f"{source}: not a zip file") from None
     with zf:
         names = [n for n in zf.namelist() if not n.endswith("/") and "__MACOSX" not in n]
         c, q, r = _beir_members(names, source)
-        try:
-            parts = [zf.read(n) for n in (c, q, r)]
-        except (zipfile.BadZipFile, OSError, EOFError) as e:
-            raise InputError(f"{source}: damaged zip ({e})") from None
-        except (RuntimeError, NotImplementedError) as e:  # encrypted member, unsupported compression
-            raise InputError(f"{source}: cannot be read ({e})") from None
+        parts = _read_members(zf, (c, q, r), source, limits)
     name = PurePosixPath(source).stem
     srcs = tuple(f"{source}/{n}" for n in (c, q, r))
     return assemble(name, parse_jsonl(parts[0], srcs[0]), parse_jsonl(parts[1], srcs[1]), parse_qrels(parts[2], srcs[2]), srcs)
@@ -435,7 +597,12 @@ def load_beir_dir(path: Path, name: str | None = None) -> Dataset:
     """A BEIR dataset from a folder."""
     if not path.is_dir():
         raise InputError(f"{path}: not a folder")
-    names = [p.relative_to(path).as_posix() for p in path.rglob("*") if p.is_file()]
+    missing = [n for n in ("corpus.jsonl", "queries.jsonl") if not (path / n).is_file()]
+    missing += [] if (path / "qrels").is_dir() else ["qrels/"]
+    if missing:
+        raise InputError(f"{path}: not a BEIR folder, its top level has no {', '.join(missing)} "
+                         "(a BEIR folder holds corpus.jsonl, queries.jsonl and qrels/test.tsv)")
+    names = ["corpus.jsonl", "queries.jsonl"] + [f"qrels/{p.name}" for p in (path / "qrels").iterdir() if p.is_file()]
     c, q, r = _beir_members(names, str(path))
     paths = [path / n for n in (c, q, r)]
     srcs = tuple(str(p) for p in paths)
@@ -448,8 +615,8 @@ def load_beir_dir(path: Path, name: str | None = None) -> Dataset:
     )
 
 
-def load(name_or_path: str | Path = "invented") -> Dataset:
-    """A built-in dataset by name (`invented`) or a BEIR folder or .zip by path."""
+def load(name_or_path: str | Path = "invented", limits: ZipLimits | None = None) -> Dataset:
+    """A built-in dataset by name (`invented`) or a BEIR folder or .zip by path (`limits`: see `load_beir_zip`)."""
     key = str(name_or_path)
     if key in BUILTIN:
         return load_beir_dir(BUILTIN[key], name=key)
@@ -457,7 +624,7 @@ def load(name_or_path: str | Path = "invented") -> Dataset:
     if path.is_dir():
         return load_beir_dir(path)
     if path.suffix.lower() == ".zip":
-        return load_beir_zip(_read(path), str(path))
+        return load_beir_zip(_read(path), str(path), limits)
     if not path.exists():
         raise InputError(f"{key}: no such dataset (built-in: {', '.join(BUILTIN)}; or a BEIR folder or .zip)")
     raise InputError(f"{key}: not a BEIR folder or .zip")

@@ -11,7 +11,7 @@ recomputes that fusion only. Engines themselves are kept per dataset fingerprint
 `ENGINES` of them, so the app's sessions on one dataset share one index.
 
 Worked example: `Engine(load("invented")).evaluate(Params(), "ndcg@5").mean("BM25", "ndcg@5")` is the article's
-0.687 (tests/test_article.py has the table to the digit).
+0.691171 (tests/test_article.py has its tables to the digit).
 """
 
 from __future__ import annotations
@@ -40,11 +40,44 @@ CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is s
     "fit": 4,  # an LSA fit (documents x d float64)
     "probe": 4,  # a member's lists located in BM25's question layout (questions x 1,000 int64)
     "system": 16,  # the system of an uploaded source (a TREC run, embeddings)
-    "lists": 8,  # the weighted fusion's gathered lists (questions x W x members float64)
+    "lists": 8,  # the weighted fusion's look-ups: each member's scores of the others' lists (questions x 1,000 float64 each)
     "weighted": 16,
     "rrf": 16,
     "tuning": 24,  # the Tuning page's landscapes (settings x questions), fixed BM25 + LSA parts and fusion explanations
 }
+
+
+# What indexing costs, measured (bench/speed.py's synthetic corpus, 107,000 documents, 39.8 million
+# characters): building an engine and two evaluations added 0.98 GiB to the process, 26.5 bytes per character of
+# text. A server refuses a corpus above APP_MAX_CHARS before indexing it (about 1.1 GiB each; at most ENGINES are
+# kept); the command line, which serves one person, above CLI_MAX_CHARS. $RETRIEVAL_LAB_MAX_CHARS sets both.
+BYTES_PER_CHAR = 26.5
+APP_MAX_CHARS = 40_000_000
+CLI_MAX_CHARS = 400_000_000
+MAX_CHARS_ENV = "RETRIEVAL_LAB_MAX_CHARS"
+
+
+def max_chars(default: int = APP_MAX_CHARS) -> int:
+    """`default`, or $RETRIEVAL_LAB_MAX_CHARS when it is set (an error names it when it is no whole number >= 1)."""
+    import os
+
+    value = os.environ.get(MAX_CHARS_ENV, "").strip().replace("_", "")
+    if not value:
+        return default
+    if not value.isdigit() or int(value) < 1:
+        raise InputError(f"{MAX_CHARS_ENV}={value!r}: expected a whole number of characters >= 1, e.g. 100000000")
+    return int(value)
+
+
+def check_size(dataset: Dataset, limit: int) -> None:
+    """Refuse, before any indexing, a dataset whose texts exceed `limit` characters, saying what indexing would
+    cost and how to raise the limit."""
+    chars = sum(map(len, dataset.doc_texts)) + sum(map(len, dataset.query_texts))
+    if chars > limit:
+        raise InputError(
+            f"{dataset.name}: {chars:,} characters of text; indexing them would take about "
+            f"{chars * BYTES_PER_CHAR / 2**30:.1f} GiB of memory; the limit here is {limit:,} characters (set "
+            f"{MAX_CHARS_ENV} to raise it)")
 
 
 class LsaFit(NamedTuple):

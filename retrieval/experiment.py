@@ -82,8 +82,26 @@ def bootstrap_report(evaluation: Evaluation, metric: str, a: str, b: str, resamp
 
 
 def _clean(x: float) -> float | None:
-    """A float for JSON (NaN becomes null)."""
-    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
+    """A float for JSON (NaN and the infinities become null)."""
+    return None if x is None or not math.isfinite(x) else float(x)
+
+
+def json_ready(obj):
+    """`obj` with every float cleaned (NaN and the infinities become null) and numpy scalars and arrays made plain,
+    through dicts, lists and tuples: what `json.dumps(..., allow_nan=False)` always accepts."""
+    if isinstance(obj, dict):
+        return {k: json_ready(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_ready(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return json_ready(obj.tolist())
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        return _clean(float(obj))
+    return obj
 
 
 def to_json(evaluation: Evaluation, params: Params, boot: dict | None) -> dict:

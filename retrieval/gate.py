@@ -36,6 +36,8 @@ def load_report(path: str | Path) -> dict:
         report = json.loads(text)
     except json.JSONDecodeError as e:
         raise InputError(f"{p}: line {e.lineno}: broken JSON ({e.msg})") from None
+    except RecursionError:
+        raise InputError(f"{p}: JSON nested too deep") from None
     if not isinstance(report, dict) or not isinstance(report.get("per_query"), dict) or not isinstance(report.get("dataset"), dict):
         raise InputError(f"{p}: not an `evaluate --json` report (no 'dataset' and 'per_query' objects)")
     return report

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from .dataset import Dataset, TrecRun
-from .experiment import Evaluation, bootstrap_report, to_json
+from .experiment import Evaluation, bootstrap_report, json_ready, to_json
 from .params import ARTICLE_MEMBERS, Params
 from .ranking import Ranking
 from .text import TermIndex
@@ -234,7 +234,7 @@ def json_report(
             for m in list(row):
                 if m not in names and m != "first_relevant_rank":
                     del row[m]
-    return report
+    return json_ready(report)
 
 
 def _arg(x: float) -> str:

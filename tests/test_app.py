@@ -146,3 +146,12 @@ def test_the_server_listens_on_this_machine_only_by_default():
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert config["server"]["address"] == "127.0.0.1"
     assert config["client"]["showErrorDetails"] == "none"
+
+
+@pytest.mark.parametrize("query", [{"fusion_depth": "7"}, {"k1": "abc"}, {"alpha": "5"}, {"fuse": ["<b>x</b>", "nope"]}])
+def test_an_absurd_link_opens_on_the_defaults_without_an_exception(query):
+    at = open_app(query=query)
+    assert not at.exception
+    sb = at.sidebar
+    assert (sb.select_slider(key="fusion_depth").value, sb.slider(key="k1").value, sb.slider(key="alpha").value,
+            sb.multiselect(key="fuse").value) == (10, 1.2, 0.5, ["BM25", "LSA"])

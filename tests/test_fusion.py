@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
 from retrieval import fusion
 from retrieval.dataset import assemble

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from sklearn.feature_extraction.text import CountVectorizer
 
-from retrieval import _kernels, bm25, experiment, lsa, text
+from retrieval import _kernels, bm25, lsa, text
 from retrieval.dataset import assemble
 from retrieval.engine import Engine
 from retrieval.params import Params

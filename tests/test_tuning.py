@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from retrieval import bm25, dataset, dense, experiment, fusion, lsa, metrics, stats, tuning
+from retrieval import bm25, dataset, dense, fusion, lsa, metrics, stats, tuning
 from retrieval.errors import InputError
 from retrieval.engine import Engine
 from retrieval.params import Params
