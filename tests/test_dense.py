@@ -283,3 +283,15 @@ def test_the_estimate_scales_a_timed_sample(monkeypatch):
     monkeypatch.setattr(dense, "encode_passages", lambda texts: time.sleep(0.01 * len(texts)))
     ds = assemble("even", [(f"d{i}", "same length") for i in range(60)], [("q", "x")], [("q", "d0", 1)])
     assert 0.4 < dense.estimate_seconds(ds, sample=6) < 1.5  # 6 documents timed, 60 estimated: ~0.6 s
+
+
+def test_the_estimate_times_each_sampled_text_on_its_first_characters_only(monkeypatch):
+    """A corpus of 2 MB documents must not make the estimate itself a long wait: what is encoded for it is cut."""
+    from retrieval.dataset import assemble
+
+    seen = []
+    monkeypatch.setattr(dense, "encode_passages", lambda texts: seen.extend(texts) or np.zeros((len(texts), 384), np.float32))
+    big = "word " * 400_000  # 2,000,000 characters
+    ds = assemble("big", [(f"d{i}", big) for i in range(3)], [("q1", "word")], [("q1", "d0", 1)])
+    dense.estimate_seconds(ds)
+    assert seen and all(len(t) <= dense.ESTIMATE_CHARS for t in seen)
