@@ -1029,8 +1029,7 @@ def weighted_topk(items, n_docs, key, w, fd, lists, out_d, out_s, out_n, fallbac
 
 
 @njit(nogil=True, cache=True)
-def weighted_scan(items, full, n_docs, key, alpha, beta, fd, q_ptr, q_u, u_ptr, u_docs, u_f, idf_u, norm, k1p1,
-                  qvec, vecs, b_lo, b_hi, l_d, l_s, l_n, l_lo, l_hi, out_d, out_s, out_n, fallback):
+def weighted_scan(items, full, n_docs, key, alpha, beta, fd, bm, ls, out):
     """The weighted fusion's exact second and third tries for the questions the list bound could not settle.
 
     Second try (full=False): BM25 is re-accumulated from the postings, so every document with a question term
@@ -1039,8 +1038,15 @@ def weighted_scan(items, full, n_docs, key, alpha, beta, fd, q_ptr, q_u, u_ptr, 
     score (the first try's, a lower bound of the final one) are looked up and fused. A document with no
     question term outside LSA's list scores at most fuse(0, last): when the top fd beats that strictly, the
     question is settled, else it stays flagged. Third try (full=True): every document is fused.
-    Reference: fusion.weighted, as for weighted_topk.
+    bm: fusion.PostingsSide (BM25's postings by term, its length norms at the run's k1 and b, its score range);
+    ls: fusion.VectorSide (the questions' and documents' unit vectors, the member's best lists and score range);
+    out: fusion.FusedTop (the first try's lists, improved in place, and the questions still flagged).
+    Reference: fusion.weighted_dense, as for weighted_topk.
     """
+    q_ptr, q_u, u_ptr, u_docs, u_f, idf_u = bm.terms
+    norm, k1p1, b_lo, b_hi = bm.norm, bm.k1p1, bm.lo, bm.hi
+    qvec, vecs, l_d, l_s, l_n, l_lo, l_hi = ls
+    out_d, out_s, out_n, fallback = out
     acc = np.zeros(n_docs)
     stamp = np.full(n_docs, -1, dtype=np.int64)
     listed = np.full(n_docs, -1, dtype=np.int64)

@@ -106,6 +106,12 @@ def gather(members: Sequence[Member]) -> FusionLists:
                        np.ascontiguousarray(np.stack([m.answers for m in members], axis=1), dtype=np.bool_))
 
 
+# The second try's inputs for a pair of a postings member and a vector member (the kernel's named arguments):
+PostingsSide = namedtuple("PostingsSide", ["terms", "norm", "k1p1", "lo", "hi"])  # bm25.Postings, norms, k1 + 1, range
+VectorSide = namedtuple("VectorSide", ["qvec", "vecs", "top_d", "top_s", "n_top", "lo", "hi"])  # vectors, best lists, range
+FusedTop = namedtuple("FusedTop", ["docs", "scores", "n", "fallback"])  # the fused lists, improved in place
+
+
 @dataclass(frozen=True, eq=False)
 class WeightedRun:
     """The weighted fusion's ranking, and how often its list bound did not settle a question."""
@@ -147,11 +153,11 @@ def weighted(dataset: Dataset, members: Sequence[Member], weights: Sequence[floa
                 break
             if full:
                 n_full = int(todo.size)
-            p = bm.plan
             k.parallel(lambda items, *a: k.weighted_scan(todo[items], *a), todo.size, todo.size * n_docs, full, n_docs,
-                       dataset.tie_key, float(w[0]), float(w[1]), depth, p.q_ptr, p.q_u, p.u_ptr, p.u_docs, p.u_f, p.idf_u,
-                       bm.norm, bm.k1 + 1.0, ls.qvec, ls.vecs, bm.lo, bm.hi, ls.top_d, ls.top_s, ls.n_top, ls.lo, ls.hi,
-                       out_d, out_s, out_n, fallback)
+                       dataset.tie_key, float(w[0]), float(w[1]), depth,
+                       PostingsSide(bm.plan.by_term, bm.norm, bm.k1 + 1.0, bm.lo, bm.hi),
+                       VectorSide(ls.qvec, ls.vecs, ls.top_d, ls.top_s, ls.n_top, ls.lo, ls.hi),
+                       FusedTop(out_d, out_s, out_n, fallback))
             todo = np.flatnonzero(fallback)
     elif todo.size:
         n_full = int(todo.size)
