@@ -39,7 +39,8 @@ CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is s
     "run": 12,  # a retriever's run (questions x up to 1,000 scores: ~16 MB at 1,000 questions)
     "fit": 4,  # an LSA fit (documents x d float64)
     "probe": 4,  # a member's lists located in BM25's question layout (questions x 1,000 int64)
-    "system": 16,  # the system of an uploaded source (a TREC run, embeddings)
+    "run file": 16,  # the system of an uploaded TREC run (its lists as read)
+    "vectors": 2,  # the dense system of uploaded or encoded vectors (float64 copies: 6 KB a document at 384-d)
     "lists": 8,  # the weighted fusion's look-ups: each member's scores of the others' lists (questions x 1,000 float64 each)
     "weighted": 16,
     "rrf": 16,
@@ -196,7 +197,8 @@ class Engine:
         if name in REGISTRY:
             return REGISTRY[name]
         source = self._source(name, extra)
-        return self.memo.get("system", (name, source.fingerprint), lambda: system_of(source))
+        kind = "run file" if isinstance(source, TrecRun) else "vectors"
+        return self.memo.get(kind, (name, source.fingerprint), lambda: system_of(source))
 
     @staticmethod
     def _source(name: str, extra: tuple):
