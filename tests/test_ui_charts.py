@@ -67,3 +67,10 @@ def test_a_system_has_the_same_colour_in_the_overview_bars_the_curves_compare_an
     fusion = colors_of(charts.fusion_contributions(parts, "score", ("LSA", "BM25"), ev.systems))
     assert fusion == {"LSA": bars["LSA"], "BM25": bars["BM25"]}
 
+
+def test_the_curves_y_axis_is_fitted_to_the_values_within_zero_and_one():
+    df = pd.DataFrame({"k": [1, 2, 1, 2], "system": ["BM25", "BM25", "LSA", "LSA"], "value": [0.61, 0.70, 0.655, 0.69]})
+    y = charts.curves(df, "MRR@k", 1).to_dict()["layer"][0]["encoding"]["y"]["scale"]
+    assert y["domain"] == [0.59, 0.72] and y["zero"] is False
+    edges = pd.DataFrame({"k": [1, 2], "system": ["BM25", "BM25"], "value": [0.0, 1.0]})
+    assert charts.curves(edges, "hit@k", 1).to_dict()["layer"][0]["encoding"]["y"]["scale"]["domain"] == [0.0, 1.0]

@@ -54,13 +54,18 @@ def bars_with_intervals(df: pd.DataFrame) -> alt.Chart:
 
 
 def curves(df: pd.DataFrame, metric_label: str, current_k: int) -> alt.Chart:
-    """Metric versus cutoff k, one line per system, with a rule at the current k. `df`: k, system, value."""
+    """Metric versus cutoff k, one line per system, with a rule at the current k. `df`: k, system, value.
+
+    The y axis is fitted to the values (0.02 either side, within [0, 1]), so lines close together stay apart.
+    """
+    lo = max(0.0, round(float(df["value"].min()) - 0.02, 2))
+    hi = min(1.0, round(float(df["value"].max()) + 0.02, 2))
     lines = (
         alt.Chart(df)
         .mark_line(point=True)
         .encode(
             x=alt.X("k:Q", title="cutoff k", scale=alt.Scale(domain=[1, int(df["k"].max())], nice=False), axis=alt.Axis(tickMinStep=1)),
-            y=alt.Y("value:Q", title=metric_label, scale=alt.Scale(domain=[0, 1])),
+            y=alt.Y("value:Q", title=metric_label, scale=alt.Scale(domain=[lo, hi], nice=False, zero=False)),
             color=alt.Color("system:N", sort=None, scale=system_scale(list(df["system"])), legend=alt.Legend(orient="top", title=None)),
             tooltip=["system:N", "k:Q", alt.Tooltip("value:Q", format=".4f")],
         )
