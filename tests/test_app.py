@@ -155,3 +155,10 @@ def test_an_absurd_link_opens_on_the_defaults_without_an_exception(query):
     sb = at.sidebar
     assert (sb.select_slider(key="fusion_depth").value, sb.slider(key="k1").value, sb.slider(key="alpha").value,
             sb.multiselect(key="fuse").value) == (10, 1.2, 0.5, ["BM25", "LSA"])
+
+
+def test_the_means_table_spans_the_page_above_the_bars(at):
+    # beside the bars (in a column) it clipped its last columns at 1024 px with six systems
+    assert at.dataframe and not any(col.dataframe for col in at.columns)
+    heads = [h.value for h in at.subheader]
+    assert heads.index("Means") < heads.index("With 95% bootstrap intervals")

@@ -175,3 +175,23 @@ def test_question_text_is_shown_inert_and_the_run_side_by_side(big):
     assert list(tables) == [*UPLOADED, "mine"]
     assert tables["mine"]["document"].tolist() == ["d04", "d03"] and tables["mine"]["grade"].tolist() == ["", "✓ 2"]
     assert first_relevant(big)["mine"] == "2"
+
+
+
+def test_a_new_order_goes_back_to_the_first_page_which_shows_the_hardest(big):
+    fresh = open_app(PAGE)
+    ds, run = forty_questions()
+    fresh.session_state["dataset"] = ds
+    fresh.session_state["runs"] = {"mine": run}
+    fresh.run().segmented_control(key="pq_sort").set_value("hardest first").run()
+    hardest = list(dict.fromkeys(heatmap(fresh)["qid"]))  # the hardest first page, reached straight
+    big.segmented_control(key="pq_sort").set_value("question order").run()
+    big.get("pagination")[0].set_value(2).run()
+    assert big.get("pagination")[0].value == 2
+    big.segmented_control(key="pq_sort").set_value("hardest first").run()
+    assert not big.exception
+    assert big.get("pagination")[0].value == 1
+    shown = list(dict.fromkeys(heatmap(big)["qid"]))
+    assert shown == hardest and len(shown) == 30 and shown != [f"q{i:02d}" for i in range(30)]
+    big.segmented_control(key="pq_sort").set_value("question order").run()  # back as the other tests found it
+    assert big.get("pagination")[0].value == 1

@@ -2,10 +2,31 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import altair as alt
 import pandas as pd
 
 NOT_FOUND = "not found"
+
+# One colour per system on every page: the built-in systems always these, the other systems (uploaded runs)
+# the next of RUN_COLORS in the order they are given (cycling past the eighth).
+SYSTEM_COLORS = {"BM25": "#4c78a8", "LSA": "#f58518", "dense": "#54a24b", "weighted": "#b279a2", "RRF": "#e45756"}
+RUN_COLORS = ("#72b7b2", "#eeca3b", "#9d755d", "#ff9da6", "#17becf", "#8c6d31", "#393b79", "#bab0ac")
+
+
+def system_colors(systems: Sequence[str]) -> dict[str, str]:
+    """Each system's colour: a built-in system's own, the others RUN_COLORS in their order in `systems`."""
+    names = list(dict.fromkeys(systems))
+    others = [n for n in names if n not in SYSTEM_COLORS]
+    return {n: SYSTEM_COLORS.get(n) or RUN_COLORS[others.index(n) % len(RUN_COLORS)] for n in names}
+
+
+def system_scale(systems: Sequence[str], shown: Sequence[str] | None = None) -> alt.Scale:
+    """A colour scale of the systems `shown` (default: all of `systems`), coloured as `system_colors(systems)`."""
+    colors = system_colors(systems)
+    names = list(dict.fromkeys(shown if shown is not None else colors))
+    return alt.Scale(domain=names, range=[colors[n] for n in names])
 
 
 def bars_with_intervals(df: pd.DataFrame) -> alt.Chart:
@@ -19,7 +40,7 @@ def bars_with_intervals(df: pd.DataFrame) -> alt.Chart:
     )
     bars = base.mark_bar().encode(
         y=alt.Y("mean:Q", title="mean over the questions", scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("system:N", sort=None, legend=alt.Legend(orient="top", title=None)),
+        color=alt.Color("system:N", sort=None, scale=system_scale(list(df["system"])), legend=alt.Legend(orient="top", title=None)),
         tooltip=[
             alt.Tooltip("system:N"),
             alt.Tooltip("metric:N"),
@@ -33,14 +54,19 @@ def bars_with_intervals(df: pd.DataFrame) -> alt.Chart:
 
 
 def curves(df: pd.DataFrame, metric_label: str, current_k: int) -> alt.Chart:
-    """Metric versus cutoff k, one line per system, with a rule at the current k. `df`: k, system, value."""
+    """Metric versus cutoff k, one line per system, with a rule at the current k. `df`: k, system, value.
+
+    The y axis is fitted to the values (0.02 either side, within [0, 1]), so lines close together stay apart.
+    """
+    lo = max(0.0, round(float(df["value"].min()) - 0.02, 2))
+    hi = min(1.0, round(float(df["value"].max()) + 0.02, 2))
     lines = (
         alt.Chart(df)
         .mark_line(point=True)
         .encode(
             x=alt.X("k:Q", title="cutoff k", scale=alt.Scale(domain=[1, int(df["k"].max())], nice=False), axis=alt.Axis(tickMinStep=1)),
-            y=alt.Y("value:Q", title=metric_label, scale=alt.Scale(domain=[0, 1])),
-            color=alt.Color("system:N", sort=None, legend=alt.Legend(orient="top", title=None)),
+            y=alt.Y("value:Q", title=metric_label, scale=alt.Scale(domain=[lo, hi], nice=False, zero=False)),
+            color=alt.Color("system:N", sort=None, scale=system_scale(list(df["system"])), legend=alt.Legend(orient="top", title=None)),
             tooltip=["system:N", "k:Q", alt.Tooltip("value:Q", format=".4f")],
         )
     )
@@ -131,12 +157,15 @@ def histogram_with_interval(bins: pd.DataFrame, low: float, high: float, observe
     return (band + hist + rules).resolve_scale(color="independent").properties(height=340)
 
 
-def difference_bars(df: pd.DataFrame, label: str, a: str = "A", b: str = "B") -> alt.Chart:
+def difference_bars(df: pd.DataFrame, label: str, a: str = "A", b: str = "B", systems: Sequence[str] | None = None) -> alt.Chart:
     """Per-question differences a - b as bars, sorted, coloured by which system wins. `df`: qid, question, diff.
 
+    With `systems` (every system of the page), a win is in the winner's colour of `system_colors(systems)`.
     With many questions the question labels are dropped from the axis (the tooltip still names each bar).
     """
     many = df["qid"].nunique() > 60
+    colors = system_colors(systems) if systems is not None and a in systems and b in systems else {a: "#1c7ed6", b: "#e03131"}
+    win_colors = [colors[a], colors[b]]
     wins = [f"{a} better", f"{b} better", "tie"]
     df = df.assign(winner=[wins[0] if d > 0 else wins[1] if d < 0 else wins[2] for d in df["diff"]])
     order = df.sort_values(["diff", "qid"], ascending=[False, True])["qid"].tolist()
@@ -144,7 +173,7 @@ def difference_bars(df: pd.DataFrame, label: str, a: str = "A", b: str = "B") ->
         x=alt.X("qid:N", sort=order, title="question (sorted by the difference)",
                 axis=alt.Axis(labels=not many, ticks=not many, labelAngle=-60 if len(order) > 20 else 0)),
         y=alt.Y("diff:Q", title=label, axis=alt.Axis(format="+.2f")),
-        color=alt.Color("winner:N", title=None, scale=alt.Scale(domain=wins, range=["#1c7ed6", "#e03131", "#adb5bd"]),
+        color=alt.Color("winner:N", title=None, scale=alt.Scale(domain=wins, range=[*win_colors, "#adb5bd"]),
                         legend=alt.Legend(orient="top")),
         tooltip=[alt.Tooltip("qid:N", title="question"), alt.Tooltip("question:N", title="text"),
                  alt.Tooltip("diff:Q", format="+.4f", title="difference")],
@@ -281,11 +310,10 @@ def oracle_wins(df: pd.DataFrame) -> alt.Chart:
     ).properties(height=44 * len(order) + 90)
 
 
-MEMBER_COLORS = ("#1c7ed6", "#f08c00", "#2f9e44", "#ae3ec9", "#e03131", "#1098ad", "#5c940d", "#d6336c")
-
-
-def fusion_contributions(df: pd.DataFrame, title: str, members: tuple[str, ...]) -> alt.LayerChart:
+def fusion_contributions(df: pd.DataFrame, title: str, members: tuple[str, ...], systems: Sequence[str] | None = None) -> alt.LayerChart:
     """Each document's fused score as stacked bars, one part per fused member, with why it is there at the end of the bar.
+
+    Each member is in its colour of `system_colors(systems)` (`systems`: every system of the app, default the members).
 
     `df` columns: row (the y label, in display order), retriever (a member's name), contribution, total, note (the
     text after the bar), doc_id, grade, fused_rank, rank (the document's rank in that member).
@@ -295,11 +323,10 @@ def fusion_contributions(df: pd.DataFrame, title: str, members: tuple[str, ...])
     tooltip = [alt.Tooltip("doc_id:N", title="document"), alt.Tooltip("grade:Q"), alt.Tooltip("retriever:N", title="member"),
                alt.Tooltip("contribution:Q", format=".4f"), alt.Tooltip("total:Q", format=".4f"),
                alt.Tooltip("rank:N", title="rank in that member"), alt.Tooltip("fused_rank:N", title="fused rank")]
-    colors = [MEMBER_COLORS[i % len(MEMBER_COLORS)] for i in range(len(members))]
     order = {m: i for i, m in enumerate(members)}
     bars = alt.Chart(df.assign(member_order=df["retriever"].map(order))).mark_bar().encode(
         y=y, x=alt.X("sum(contribution):Q", title=title, stack="zero"),
-        color=alt.Color("retriever:N", title=None, scale=alt.Scale(domain=list(members), range=colors),
+        color=alt.Color("retriever:N", title=None, scale=system_scale([*(systems or ()), *members], members),
                         legend=alt.Legend(orient="top")),
         order=alt.Order("member_order:Q"),
         tooltip=tooltip,

@@ -109,5 +109,5 @@ def comparison(ds: Dataset, ev: Evaluation, metric: str, label: str, a: str, b: 
     st.subheader("Question by question")
     per_q = pd.DataFrame({"qid": [ds.query_ids[q] for q in ds.evaluated],
                           "question": [" ".join(ds.query_texts[q].split())[:200] for q in ds.evaluated], "diff": diff})
-    st.altair_chart(charts.difference_bars(per_q, f"{label}: {a} {MINUS} {b}", a, b), width="stretch")
+    st.altair_chart(charts.difference_bars(per_q, f"{label}: {a} {MINUS} {b}", a, b, ev.systems), width="stretch")
     st.caption(tally_text(a, b, diff))

@@ -67,18 +67,20 @@ def warnings(ds: Dataset, ev: Evaluation) -> None:
         st.warning(escape_markdown(note), icon=":material/warning:")
 
 
+def means_table(ev: Evaluation, metrics: list[str]):
+    """The means as shown: 4 decimals, each column's best in bold (a Styler over `summary`)."""
+    return summary(ev, metrics).style.format("{:.4f}").highlight_max(axis=0, props="font-weight: bold")
+
+
 def means_and_intervals(ev: Evaluation, metrics: list[str]) -> None:
-    """The means table beside the bars with their intervals."""
-    left, right = st.columns([2, 3], gap="large")
-    with left:
-        st.subheader("Means")
-        st.dataframe(summary(ev, metrics).style.format("{:.6f}").highlight_max(axis=0, props="font-weight: bold"), width="stretch")
-        st.caption("Means over the questions that have at least one relevant document; a question a system does not answer scores 0.")
-    with right:
-        st.subheader("With 95% bootstrap intervals")
-        st.altair_chart(charts.bars_with_intervals(bars(ev, metrics)), width="stretch")
-        st.caption(f"Percentile bootstrap over the questions, {stats.RESAMPLES} resamples, seed {stats.SEED}: overlapping "
-                   "intervals are a warning, not a verdict; the Compare page pairs the questions.")
+    """The means table across the page (every column readable at 1024 px with 6 systems), then the bars with their intervals."""
+    st.subheader("Means")
+    st.dataframe(means_table(ev, metrics), width="stretch")
+    st.caption("Means over the questions that have at least one relevant document; a question a system does not answer scores 0.")
+    st.subheader("With 95% bootstrap intervals")
+    st.altair_chart(charts.bars_with_intervals(bars(ev, metrics)), width="stretch")
+    st.caption(f"Percentile bootstrap over the questions, {stats.RESAMPLES} resamples, seed {stats.SEED}: overlapping "
+               "intervals are a warning, not a verdict; the Compare page pairs the questions.")
 
 
 def curves(ev: Evaluation, metrics: list[str], chosen: str, k: int) -> None:

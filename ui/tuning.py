@@ -701,7 +701,7 @@ def fusion_section(v: View) -> None:
     if not rows:
         st.info(f"No fused system ({members_text(members)}) returns a document for this question.", icon=":material/info:")
         return
-    st.altair_chart(charts.fusion_contributions(contribution_parts(rows, depth, members), x_title, members), width="stretch")
+    st.altair_chart(charts.fusion_contributions(contribution_parts(rows, depth, members), x_title, members, cache.systems(ds)), width="stretch")
     contributions = {f"from {m}": "{:.4f}" for m in members}
     st.dataframe(contribution_table(rows, members, depth).style.format({**contributions, "total": "{:.4f}"}),
                  width="stretch", hide_index=True,

@@ -1,0 +1,76 @@
+"""ui/charts.py: one colour per system on every chart that colours by system, the curves' y axis fitted to the data."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ui import charts
+
+BUILTIN = ["BM25", "LSA", "dense", "weighted", "RRF"]
+
+
+def color_scales(spec) -> list[dict]:
+    """Every colour scale with a domain and a range in a Vega-Lite spec (a dict), wherever it is nested."""
+    found = []
+    if isinstance(spec, dict):
+        color = spec.get("encoding", {}).get("color", {}) if isinstance(spec.get("encoding"), dict) else {}
+        scale = color.get("scale", {}) if isinstance(color, dict) else {}
+        if "domain" in scale and "range" in scale:
+            found.append(scale)
+        for v in spec.values():
+            found += color_scales(v)
+    elif isinstance(spec, list):
+        for v in spec:
+            found += color_scales(v)
+    return found
+
+
+def colors_of(chart) -> dict[str, str]:
+    """name -> colour over every colour scale of a chart."""
+    out = {}
+    for scale in color_scales(chart.to_dict()):
+        out.update(zip(scale["domain"], scale["range"]))
+    return out
+
+
+def test_the_builtin_systems_keep_their_colours_whatever_comes_with_them():
+    alone = charts.system_colors(BUILTIN)
+    with_runs = charts.system_colors(["run-a", "BM25", "run-b", "LSA", "RRF"])
+    assert {s: with_runs[s] for s in ("BM25", "LSA", "RRF")} == {s: alone[s] for s in ("BM25", "LSA", "RRF")}
+    assert charts.system_colors(["RRF", "BM25"]) == {"RRF": alone["RRF"], "BM25": alone["BM25"]}
+
+
+def test_up_to_eight_systems_get_distinct_colours_and_runs_follow_the_palette_in_order():
+    systems = [*BUILTIN, "run1", "run2", "run3"]
+    colors = charts.system_colors(systems)
+    assert list(colors) == systems and len(set(colors.values())) == 8
+    assert [colors[r] for r in ("run1", "run2", "run3")] == list(charts.RUN_COLORS[:3])
+    assert charts.system_colors(systems) == colors  # stable from call to call
+    runs_only = charts.system_colors([f"r{i}" for i in range(8)])
+    assert len(set(runs_only.values())) == 8 and not set(runs_only.values()) & set(charts.SYSTEM_COLORS.values())
+
+
+def test_a_system_has_the_same_colour_in_the_overview_bars_the_curves_compare_and_the_fusion_chart(invented):
+    from retrieval.engine import Engine
+    from retrieval.params import Params
+    from ui import overview
+
+    ev = Engine(invented).evaluate(Params(), ["hit@3", "mrr", "mrr@1", "mrr@2"])
+    bars = colors_of(charts.bars_with_intervals(overview.bars(ev, ["hit@3", "mrr"])))
+    curve = colors_of(charts.curves(overview.curve(ev, ["mrr@1", "mrr@2"]), "MRR@k", 1))
+    assert set(bars) == set(ev.systems) and bars == curve == {s: charts.system_colors(ev.systems)[s] for s in ev.systems}
+    diff = pd.DataFrame({"qid": ["q1", "q2", "q3"], "question": ["a", "b", "c"], "diff": [0.5, -0.5, 0.0]})
+    compare = colors_of(charts.difference_bars(diff, "MRR", "RRF", "LSA", ev.systems))
+    assert compare["RRF better"] == bars["RRF"] and compare["LSA better"] == bars["LSA"]
+    parts = pd.DataFrame({"row": ["d1", "d1"], "retriever": ["LSA", "BM25"], "contribution": [0.2, 0.3], "total": [0.5, 0.5],
+                          "note": ["", ""], "doc_id": ["d1", "d1"], "grade": [1, 1], "fused_rank": ["1", "1"], "rank": ["1", "2"]})
+    fusion = colors_of(charts.fusion_contributions(parts, "score", ("LSA", "BM25"), ev.systems))
+    assert fusion == {"LSA": bars["LSA"], "BM25": bars["BM25"]}
+
+
+def test_the_curves_y_axis_is_fitted_to_the_values_within_zero_and_one():
+    df = pd.DataFrame({"k": [1, 2, 1, 2], "system": ["BM25", "BM25", "LSA", "LSA"], "value": [0.61, 0.70, 0.655, 0.69]})
+    y = charts.curves(df, "MRR@k", 1).to_dict()["layer"][0]["encoding"]["y"]["scale"]
+    assert y["domain"] == [0.59, 0.72] and y["zero"] is False
+    edges = pd.DataFrame({"k": [1, 2], "system": ["BM25", "BM25"], "value": [0.0, 1.0]})
+    assert charts.curves(edges, "hit@k", 1).to_dict()["layer"][0]["encoding"]["y"]["scale"]["domain"] == [0.0, 1.0]
