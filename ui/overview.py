@@ -68,8 +68,9 @@ def warnings(ds: Dataset, ev: Evaluation) -> None:
 
 
 def means_table(ev: Evaluation, metrics: list[str]):
-    """The means as shown: 4 decimals, each column's best in bold (a Styler over `summary`)."""
-    return summary(ev, metrics).style.format("{:.4f}").highlight_max(axis=0, props="font-weight: bold")
+    """The means as shown: 6 decimals, as the article's tables print them (the table spans the page's width, so
+    they fit), each column's best in bold (a Styler over `summary`)."""
+    return summary(ev, metrics).style.format("{:.6f}").highlight_max(axis=0, props="font-weight: bold")
 
 
 def means_and_intervals(ev: Evaluation, metrics: list[str]) -> None:
