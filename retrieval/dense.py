@@ -31,6 +31,7 @@ from .dataset import DATA_DIR, Dataset
 from .embeddings import Aligned, Embeddings, align, from_arrays
 from .errors import InputError
 from .fusion import Member
+from .memo import Memo
 from .params import Params
 
 if TYPE_CHECKING:  # the engine imports the retrievers
@@ -108,13 +109,23 @@ def cache_dir() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "retrieval-lab"
 
 
-def corpus_key(dataset: Dataset, model: str = MODEL) -> str:
-    """A hash of what a corpus's document vectors depend on: the model and every document's id and text."""
-    h = hashlib.sha256(model.encode() + b"\x1e")
-    for part in (dataset.doc_ids, dataset.doc_texts):
+def _hash_key(prefix: bytes, model: str, parts) -> str:
+    """sha256 of the prefix, the model and each part's strings (joined by unit separators), cut to 32 hex digits."""
+    h = hashlib.sha256(prefix + model.encode() + b"\x1e")
+    for part in parts:
         h.update("\x1f".join(part).encode())
         h.update(b"\x1e")
     return h.hexdigest()[:32]
+
+
+_KEYS = Memo({"key": 32})  # the keys of recent datasets: hashing every text costs ~70 ms at 100,000 documents, and
+# the app asks for a dataset's key at every rerun (is there a cache file? an encoding job?)
+
+
+def corpus_key(dataset: Dataset, model: str = MODEL) -> str:
+    """A hash of what a corpus's document vectors depend on: the model and every document's id and text."""
+    return _KEYS.get("key", ("corpus", dataset.fingerprint, model),
+                     lambda: _hash_key(b"", model, (dataset.doc_ids, dataset.doc_texts)))
 
 
 def cache_path(dataset: Dataset, model: str = MODEL, directory: Path | None = None) -> Path:
@@ -190,11 +201,8 @@ def document_vectors(dataset: Dataset, progress: Progress | None = None, directo
 
 def questions_key(dataset: Dataset, model: str = MODEL) -> str:
     """A hash of what the question vectors depend on: the model and every question's id and text."""
-    h = hashlib.sha256(b"questions\x1e" + model.encode() + b"\x1e")
-    for part in (dataset.query_ids, dataset.query_texts):
-        h.update("\x1f".join(part).encode())
-        h.update(b"\x1e")
-    return h.hexdigest()[:32]
+    return _KEYS.get("key", ("questions", dataset.fingerprint, model),
+                     lambda: _hash_key(b"questions\x1e", model, (dataset.query_ids, dataset.query_texts)))
 
 
 def question_vectors(dataset: Dataset, directory: Path | None = None) -> np.ndarray:

@@ -105,15 +105,17 @@ class Engine:
     bounded cache of the runs, fits and fusions the parameters select.
 
     `progress(stage, fraction)` receives the build's stages and the fraction done (0 to 1), for a progress
-    bar: tokenising takes about 85% of the time.
+    bar: tokenising takes about 85% of the time. With `limit`, a dataset of more characters is refused first.
     """
 
-    def __init__(self, dataset: Dataset, progress: Callable[[str, float], None] | None = None):
+    def __init__(self, dataset: Dataset, progress: Callable[[str, float], None] | None = None, limit: int | None = None):
         def step(share0: float, share1: float):
             if progress is None:
                 return None
             return lambda stage, f: progress(stage, share0 + (share1 - share0) * f)
 
+        if limit is not None:
+            check_size(dataset, limit)  # before the expensive step, and only when it is about to be paid
         self.dataset = dataset
         self.fingerprint = dataset.fingerprint
         self.index: TermIndex = build_index(dataset.doc_texts, step(0.0, 0.85))
@@ -298,6 +300,7 @@ class Engine:
 _ENGINES = Memo({"engine": ENGINES})
 
 
-def for_dataset(dataset: Dataset, progress: Callable[[str, float], None] | None = None) -> Engine:
-    """The engine of a dataset's content, built once per fingerprint (at most ENGINES kept)."""
-    return _ENGINES.get("engine", dataset.fingerprint, lambda: Engine(dataset, progress))
+def for_dataset(dataset: Dataset, progress: Callable[[str, float], None] | None = None, limit: int | None = None) -> Engine:
+    """The engine of a dataset's content, built once per fingerprint (at most ENGINES kept); `limit`: the most
+    characters a dataset may hold to be built (checked only when it is)."""
+    return _ENGINES.get("engine", dataset.fingerprint, lambda: Engine(dataset, progress, limit))

@@ -13,7 +13,7 @@ import streamlit as st
 from retrieval import dataset as datasets
 from retrieval import metrics
 from retrieval.dataset import Dataset, TrecRun
-from retrieval.engine import APP_MAX_CHARS, Engine, check_size, for_dataset, max_chars
+from retrieval.engine import APP_MAX_CHARS, Engine, for_dataset, max_chars
 from retrieval.experiment import Evaluation, score
 from retrieval.params import Params
 from retrieval.ranking import Ranking
@@ -79,8 +79,7 @@ def engine(ds: Dataset, _progress=None) -> Engine:
     """The dataset's engine, built once per content and shared by every session (retrieval.engine keeps at most
     ENGINES). It holds the index and every bounded cache of runs and fusions, so a slider change recomputes only
     what depends on it. `_progress(stage, fraction)` is called while it is built (the Data page's progress bar)."""
-    check_size(ds, max_chars(APP_MAX_CHARS))  # before the expensive step; the message names the limit and its setting
-    return for_dataset(ds, _progress)
+    return for_dataset(ds, _progress, max_chars(APP_MAX_CHARS))  # a dataset above the limit is refused, not built
 
 
 def max_dims(ds: Dataset) -> int:
