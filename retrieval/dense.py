@@ -245,12 +245,8 @@ def embeddings_of(dataset: Dataset, progress: Progress | None = None, directory:
 def reference_scores(query_vectors: np.ndarray, doc_vectors: np.ndarray) -> np.ndarray:
     """Every question's cosine with every document in plain numpy, as the ranking computes them: float64,
     q[0] * d[0] + q[1] * d[1] + ..., added left to right (equal to the last bit to the run's scores)."""
-    q = np.asarray(query_vectors, dtype=np.float64)
     d = np.asarray(doc_vectors, dtype=np.float64)
-    out = np.zeros((q.shape[0], d.shape[0]))
-    for c in range(q.shape[1]):
-        out += q[:, c : c + 1] * d[:, c][None, :]
-    return out
+    return lsa.cosines(np.asarray(query_vectors, dtype=np.float64), np.ascontiguousarray(d.T))
 
 
 class Dense:

@@ -40,6 +40,7 @@ CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is s
     "fit": 4,  # an LSA fit (documents x d float64)
     "probe": 4,  # a member's lists located in BM25's question layout (questions x 1,000 int64)
     "run file": 16,  # the system of an uploaded TREC run (its lists as read)
+    "dense": 4,  # the app's bundled-model vectors of the dataset (per cache-file state) and its encoding estimate
     "vectors": 2,  # the dense system of uploaded or encoded vectors (float64 copies: 6 KB a document at 384-d)
     "lists": 8,  # the weighted fusion's look-ups: each member's scores of the others' lists (questions x 1,000 float64 each)
     "weighted": 16,

@@ -92,18 +92,22 @@ def score_chunks(model: LsaModel, qvec: np.ndarray, size: int | None = None) -> 
     A cosine is q[0] * v[0] + q[1] * v[1] + ..., added left to right: the same numbers, to the last bit, as
     the rankings' compiled loop and the weighted fusion's look-ups (a BLAS product would sum in its own order).
     """
-    n_docs = model.doc_vectors.shape[0]
-    size = size or max(1, min(512, 8_000_000 // max(n_docs, 1)))
+    size = size or max(1, min(512, 8_000_000 // max(model.doc_vectors.shape[0], 1)))
     vt = model.vt
     qvec = np.asarray(qvec, dtype=np.float64)
     for start in range(0, qvec.shape[0], size):
-        q = qvec[start : start + size]
-        out = np.zeros((q.shape[0], n_docs))
-        if vt.shape[0]:
-            np.multiply(q[:, :1], vt[0][None, :], out=out)
-            for c in range(1, vt.shape[0]):
-                out += q[:, c : c + 1] * vt[c][None, :]
-        yield start, out
+        yield start, cosines(qvec[start : start + size], vt)
+
+
+def cosines(qvec: np.ndarray, vt: np.ndarray) -> np.ndarray:
+    """Questions x documents dot products of unit vectors (vt: dims x documents), q[0] * v[0] + q[1] * v[1] + ...
+    added left to right: the one order every path sums a cosine in (LSA's and the dense retriever's)."""
+    out = np.zeros((qvec.shape[0], vt.shape[1]))
+    if vt.shape[0]:
+        np.multiply(qvec[:, :1], vt[0][None, :], out=out)
+        for c in range(1, vt.shape[0]):
+            out += qvec[:, c : c + 1] * vt[c][None, :]
+    return out
 
 
 @dataclass(frozen=True, eq=False)

@@ -26,6 +26,7 @@ from .markdown import escape_markdown as plain
 
 ASK_ABOVE_S = 60.0  # an encoding estimated longer than this is started only once the person confirms
 MAX_JOBS = 2  # encodings running at once on the server (each takes the machine's cores)
+KEEP_FINISHED = 4  # finished jobs kept (with their vectors) for the sessions that wait on them; older ones dropped
 KEY_CONFIRM = "dense_confirm"
 KEY_UPLOAD = "dense_upload"
 KEY_ENCODE, KEY_USE = "dense_encode", "dense_use"
@@ -78,6 +79,9 @@ def start(ds: Dataset) -> Job:
         job = Job(key, ds.n_docs)
         job.thread = threading.Thread(target=_encode, args=(job, ds), name=f"encode-{key[:8]}", daemon=True)
         _JOBS[key] = job
+        finished = [k for k, j in _JOBS.items() if not j.running]
+        for k in finished[: max(0, len(finished) - KEEP_FINISHED)]:  # their vectors are in the disk cache by now
+            del _JOBS[k]
     job.thread.start()
     return job
 
@@ -156,10 +160,11 @@ def needs_confirmation(estimate_s: float) -> bool:
     return estimate_s > ASK_ABOVE_S
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def estimate(fingerprint: str, _ds: Dataset) -> float:
-    """The bundled model's encoding time of the corpus, timed on a sample (cached per dataset content)."""
-    return dense.estimate_seconds(_ds)
+def estimate(ds: Dataset) -> float:
+    """The bundled model's encoding time of the corpus, timed on a sample once per dataset (in its engine)."""
+    from . import cache
+
+    return cache.engine(ds).memo.get("dense", ("estimate", dense.MODEL), lambda: dense.estimate_seconds(ds))
 
 
 def load_upload(files: list) -> Aligned:
@@ -211,7 +216,7 @@ def section(ds: Dataset) -> None:
     else:
         if job is not None and job.error:
             st.error(plain(f"The encoding failed: {job.error}"), icon=":material/error:")
-        seconds = estimate(ds.fingerprint, ds)
+        seconds = estimate(ds)
         st.write(f"The bundled model (multilingual-e5-small, 4-bit, on this machine's CPU) would encode the "
                  f"{ds.n_docs:,} documents in about **{duration(seconds)}** (timed on a sample). The vectors are "
                  f"then cached on disk, so this happens once per corpus.")
