@@ -19,7 +19,6 @@ import numpy as np
 
 from . import bm25, lsa
 from .dataset import Dataset, TrecRun
-from .errors import InputError
 from .fusion import Member
 from .params import Params
 from .ranking import BestLists, from_run
@@ -167,9 +166,7 @@ class Run:
 
     params: tuple[str, ...] = ()
 
-    def __init__(self, trec: TrecRun):
-        if trec.name in REGISTRY or trec.name in FUSIONS:
-            raise InputError(f"run name {trec.name!r} is already taken (built-in systems: {', '.join(SYSTEMS)})")
+    def __init__(self, trec: TrecRun):  # its name is checked against the others' by Engine.rankings
         self.trec = trec
         self.name = trec.name
 

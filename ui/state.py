@@ -100,7 +100,7 @@ def params(available: list[str] | None = None) -> Params:
     fused = members(available)
     weights = tuple(float(s.get(WEIGHT + m, SPECS["weight"].default)) for m in fused) if len(fused) > 2 else None
     return Params(k1=float(s[K1]), b=float(s[B]), dims=int(s[DIMS]), rrf_k=float(s[RRF_K]), alpha=float(s[ALPHA]),
-                  fusion_depth=int(s.get(FUSION_DEPTH, 10)), members=fused, weights=weights)
+                  fusion_depth=int(s.get(FUSION_DEPTH, DEFAULTS[FUSION_DEPTH])), members=fused, weights=weights)
 
 
 def cutoff() -> int:
