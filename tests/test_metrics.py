@@ -117,16 +117,17 @@ def test_cutoff_applies_to_every_metric():
 # ------------------------------------------------------------------ names
 
 
-@pytest.mark.parametrize("name", ["foo", "ndcg@x", "map@10", "recall@-1", "", "hit@3@4"])
+@pytest.mark.parametrize("name", ["foo", "ndcg@x", "err@10", "recall@-1", "", "hit@3@4", "mapp"])
 def test_unknown_metric_name_lists_the_valid_ones(name):
     with pytest.raises(InputError) as e:
         metrics.parse(name)
     msg = str(e.value)
-    for valid in ("hit@k", "recall@k", "precision@k", "mrr", "ndcg@k", "ndcg_exp@k"):
+    for valid in ("hit@k", "recall@k", "precision@k", "mrr", "ndcg@k", "ndcg_exp@k", "map, map@k", "rprec", "bpref",
+                  "judged@k"):
         assert valid in msg
 
 
-@pytest.mark.parametrize("name", ["ndcg", "hit", "recall", "precision", "ndcg_exp"])
+@pytest.mark.parametrize("name", ["ndcg", "hit", "recall", "precision", "ndcg_exp", "judged"])
 def test_metric_without_cutoff_is_an_error_naming_it(name):
     with pytest.raises(InputError, match=rf"{name}.*cutoff|cutoff.*{name}"):
         metrics.parse(name)
@@ -259,3 +260,214 @@ def test_agrees_with_trec_eval_on_random_graded_runs(seed):
     # the collection covers the awkward cases
     assert ds.n_relevant[3] == 0 and "q07" not in theirs
     assert theirs["q05"]["recip_rank"] == 0.0
+
+
+# ------------------------------------------------------------------ map, rprec, bpref, judged@k: names
+
+
+def test_new_metric_names_parse_with_and_without_their_cutoffs():
+    assert metrics.parse("map") == metrics.Metric("map", None)
+    assert metrics.parse("MAP@10") == metrics.Metric("map", 10)
+    assert metrics.parse("rprec").name == "rprec"
+    assert metrics.parse(" bpref ").name == "bpref"
+    assert metrics.parse("judged@10") == metrics.Metric("judged", 10)
+    assert [m.name for m in metrics.parse_list("map,map@5,rprec,bpref,judged@10,map")] == [
+        "map", "map@5", "rprec", "bpref", "judged@10"]
+
+
+@pytest.mark.parametrize("name", ["rprec@5", "bpref@10", "RPREC@1"])
+def test_rprec_and_bpref_refuse_a_cutoff_naming_the_form_to_write(name):
+    with pytest.raises(InputError, match="takes no cutoff") as e:
+        metrics.parse(name)
+    assert name.split("@")[0].lower() in str(e.value)
+
+
+def test_judged_and_map_refuse_a_zero_cutoff():
+    for name in ("judged@0", "map@0"):
+        with pytest.raises(InputError, match=">= 1"):
+            metrics.parse(name)
+
+
+# ------------------------------------------------------------------ map, rprec, bpref, judged@k: the formulas written out
+
+ABC = {"a": 1, "b": 1, "c": 1}
+
+
+def test_average_precision_is_the_mean_of_precision_at_each_relevant_rank_over_all_relevant():
+    # a at rank 2 (P@2 = 1/2), b at rank 4 (P@4 = 2/4), c never retrieved: it adds nothing and counts in R = 3
+    ranking = ["x", "a", "y", "b", "z"]
+    assert values(ranking, ABC, "map") == pytest.approx((1 / 2 + 2 / 4) / 3, abs=1e-15)
+    assert values(ranking, ABC, "map@3") == pytest.approx((1 / 2) / 3, abs=1e-15)  # map_cut_3: b is cut off, R stays 3
+    assert values(ranking, ABC, "map@1") == 0.0
+    assert values(ranking, ABC, "map@5") == values(ranking, ABC, "map")
+    assert values(["a", "b", "c"], ABC, "map") == pytest.approx(1.0, abs=1e-15)
+    # grades don't matter, only relevant or not
+    assert values(ranking, {"a": 2, "b": 1, "c": 3}, "map") == values(ranking, ABC, "map")
+    # a grade-0 judgement is not relevant: it does not enter R
+    assert values(ranking, {**ABC, "x": 0}, "map") == values(ranking, ABC, "map")
+
+
+def test_r_precision_counts_the_relevant_documents_in_the_top_r():
+    assert values(["a", "x", "b", "c"], ABC, "rprec") == pytest.approx(2 / 3, abs=1e-15)  # top 3 = a x b
+    assert values(["x", "y", "z", "a"], ABC, "rprec") == 0.0
+    assert values(["c"], ABC, "rprec") == pytest.approx(1 / 3, abs=1e-15)  # a list shorter than R
+    assert values(["x", "a"], {"a": 1, "n": 0}, "rprec") == 0.0  # R = 1: only the first result counts
+    # at R it is precision@R and recall@R
+    ranking = ["b", "x", "c", "y"]
+    assert values(ranking, ABC, "rprec") == values(ranking, ABC, "precision@3") == values(ranking, ABC, "recall@3")
+
+
+def test_bpref_counts_judged_non_relevant_documents_above_each_relevant_one():
+    judged = {"a": 1, "b": 1, "n": 0, "m": 0, "o": 0}  # R = 2, N = 3
+    # a has n above it (1), b has n and m (2): ((1 - 1/2) + (1 - 2/2)) / 2; u is unjudged and plays no part
+    assert values(["n", "a", "u", "m", "b"], judged, "bpref") == pytest.approx(((1 - 1 / 2) + (1 - 2 / 2)) / 2, abs=1e-15)
+    assert values(["n", "a", "m", "b"], judged, "bpref") == values(["u", "n", "v", "a", "w", "m", "b"], judged, "bpref")
+    # n_d is capped at R: o above too changes nothing once two are above b
+    assert values(["n", "m", "o", "a", "b"], judged, "bpref") == 0.0
+    # a relevant document not retrieved adds 0 and still counts in R
+    assert values(["a", "n"], judged, "bpref") == pytest.approx(1 / 2, abs=1e-15)
+    # judged non-relevant documents below every relevant one cost nothing
+    assert values(["a", "b", "n", "m", "o"], judged, "bpref") == 1.0
+
+
+def test_bpref_without_judged_non_relevant_documents_is_the_recall_of_the_whole_list():
+    # N = 0: min(N, R) = 0 never divides, every retrieved relevant document scores 1
+    assert values(["x", "a", "y", "z", "w", "b"], ABC, "bpref") == pytest.approx(2 / 3, abs=1e-15)
+
+
+def test_bpref_with_more_relevant_than_judged_non_relevant_divides_by_n():
+    judged = {"a": 1, "b": 1, "c": 1, "n": 0}  # R = 3 > N = 1: the denominator is min(N, R) = 1
+    assert values(["a", "n", "b", "c"], judged, "bpref") == pytest.approx((1 + (1 - 1 / 1) + (1 - 1 / 1)) / 3, abs=1e-15)
+    judged = {"a": 1, "b": 1, "c": 1, "n": 0, "m": 0}  # R = 3 > N = 2
+    assert values(["a", "n", "b", "m", "c"], judged, "bpref") == pytest.approx((1 + (1 - 1 / 2) + (1 - 2 / 2)) / 3, abs=1e-15)
+
+
+def test_bpref_reads_a_negative_grade_as_judged_not_relevant():
+    # the lab's rule (grade <= 0 = judged not relevant); trec_eval would read -1 as "pooled, not judged" and give 1
+    assert values(["n", "a"], {"a": 1, "n": -1}, "bpref") == 0.0
+    assert values(["n", "a"], {"a": 1, "n": -1, "m": 0}, "bpref") == pytest.approx(1 - 1 / 1, abs=1e-15)
+
+
+def test_judged_at_k_is_the_judged_share_of_the_top_k_divided_by_k():
+    judged = {"a": 2, "n": 0, "m": -1}
+    ranking = ["a", "u", "n", "v", "m"]
+    assert values(ranking, judged, "judged@1") == 1.0
+    assert values(ranking, judged, "judged@2") == pytest.approx(1 / 2, abs=1e-15)
+    assert values(ranking, judged, "judged@4") == pytest.approx(2 / 4, abs=1e-15)  # a grade-0 judgement counts
+    assert values(ranking, judged, "judged@5") == pytest.approx(3 / 5, abs=1e-15)  # a negative one too
+    assert values(ranking, judged, "judged@10") == pytest.approx(3 / 10, abs=1e-15)  # divided by k, as P_k
+    assert values(["u", "v"], judged, "judged@2") == 0.0
+
+
+def test_new_metrics_have_no_value_without_a_relevant_document_and_zero_when_nothing_is_found():
+    # q0: a relevant at rank 2 under a judged non-relevant; q1: only a grade-0 judgement, retrieved;
+    # q2: relevant, not retrieved; q3: no judgement at all
+    qrels = _qrels([(0, "n", 0), (0, "a", 1), (1, "b", 0), (2, "c", 2)])
+    ranks = np.array([1, 2, 1, 0])
+    want = {"map": 1 / 2, "map@1": 0.0, "rprec": 0.0, "bpref": 1 - 1 / 1, "judged@2": 2 / 2, "judged@4": 2 / 4}
+    for name, v0 in want.items():
+        v = metrics.per_query(qrels, 4, ranks, name)
+        assert math.isnan(v[1]) and math.isnan(v[3]), name
+        assert v[0] == pytest.approx(v0, abs=1e-15), name
+        assert v[2] == 0.0, name
+        assert metrics.mean(v) == pytest.approx((v0 + 0.0) / 2), name
+
+
+def test_existing_metrics_are_unchanged_by_the_new_ones():
+    # the same call, the same bits: the new kinds take their own path
+    qrels, ranks = metrics.judged_ranks_from_list(["x", "y", "a", "b", "z"], RELEVANT)
+    assert float(metrics.per_query(qrels, 1, ranks, "ndcg@5")[0]) == (2 / LOG2(4) + 1 / LOG2(5)) / IDEAL5
+
+
+# ------------------------------------------------------------------ map, rprec, bpref, judged@k against trec_eval
+
+
+def _tied_collection(seed: int):
+    """Random judgements (grades 0..3) and a run with many tied scores, as bytes, covering: a question with only
+    grade-0 judgements, one whose relevant documents are never retrieved, one not answered, one with no judged
+    non-relevant document, judged documents never retrieved, and judged and unjudged documents outside the corpus
+    that the run retrieves."""
+    rng = np.random.default_rng(seed)
+    n_docs, n_q = 50, 14
+    docs = [(f"d{i:03d}", f"text {i}") for i in rng.permutation(n_docs)]
+    queries = [(f"q{i:02d}", f"question {i}") for i in range(n_q)]
+    judgements = []
+    for qi, (qid, _) in enumerate(queries):
+        judged = rng.choice(n_docs, size=int(rng.integers(2, 16)), replace=False)
+        grades = rng.integers(0, 4, size=judged.size)
+        if qi == 3:
+            grades[:] = 0
+        if qi in (5, 9):
+            grades[0] = 2
+        if qi == 9:
+            grades[:] = np.maximum(grades, 1)  # no judged non-relevant document: N = 0
+        judgements += [(qid, f"d{d:03d}", int(g)) for d, g in zip(judged, grades)]
+    judgements += [("q01", "x900", 1), ("q02", "x901", 0)]  # judged, outside the corpus, retrieved below
+    lines = []
+    for qi, (qid, _) in enumerate(queries):
+        if qi == 7:
+            continue
+        relevant = {d for q, d, g in judgements if q == qid and g > 0}
+        pool = [f"d{i:03d}" for i in range(n_docs) if qi != 5 or f"d{i:03d}" not in relevant]
+        retrieved = list(rng.choice(pool, size=int(rng.integers(3, 30)), replace=False))
+        retrieved += ["x900", "x902"] if qi == 1 else ["x901"] if qi == 2 else []
+        scores = rng.integers(0, 6, size=len(retrieved)).astype(float)  # few values: long ties
+        for d, s in zip(retrieved, scores):
+            lines.append(f"{qid} Q0 {d} 0 {s:.1f} tied")
+    order = rng.permutation(len(lines))
+    return docs, queries, judgements, ("\n".join(lines[i] for i in order) + "\n").encode()
+
+
+def _our_order_for_trec_eval(run_bytes: bytes) -> dict[str, dict[str, float]]:
+    """The run as pytrec_eval reads it, tie-free: each question's documents by score descending, then document id
+    ascending (the lab's documented rule, written here independently), given scores n, n - 1, ..."""
+    rows: dict[str, list[tuple[float, str]]] = {}
+    for line in run_bytes.decode().splitlines():
+        q, _, d, _, s, _ = line.split()
+        rows.setdefault(q, []).append((float(s), d))
+    out = {}
+    for q, items in rows.items():
+        items.sort(key=lambda t: (-t[0], t[1]))
+        out[q] = {d: float(len(items) - i) for i, (_, d) in enumerate(items)}
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
+def test_map_rprec_bpref_and_judged_agree_with_trec_eval_on_tied_runs(seed):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    docs, queries, judgements, run_bytes = _tied_collection(seed)
+    ds = assemble("tied", docs, queries, judgements)
+    ranking = from_run(parse_run(run_bytes, "x.run"), ds)
+    run = _our_order_for_trec_eval(run_bytes)
+    qrels: dict[str, dict[str, int]] = {}
+    for q, d, g in judgements:
+        qrels.setdefault(q, {})[d] = g
+    ks = (1, 3, 5, 10, 20)
+    cut = ",".join(map(str, ks))
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"map", f"map_cut.{cut}", "Rprec", "bpref"}).evaluate(run)
+    # judged@k's oracle: P_k with every judged document, grade 0 included, made relevant
+    every_judged = {q: {d: 1 for d in docs_} for q, docs_ in qrels.items()}
+    judged_oracle = pytrec_eval.RelevanceEvaluator(every_judged, {f"P.{cut}"}).evaluate(run)
+
+    pairs = [("map", "map", theirs), ("Rprec", "rprec", theirs), ("bpref", "bpref", theirs)]
+    pairs += [(f"map_cut_{k}", f"map@{k}", theirs) for k in ks] + [(f"P_{k}", f"judged@{k}", judged_oracle) for k in ks]
+    checked = 0
+    for trec_name, our_name, oracle in pairs:
+        ours = metrics.per_query(ds.qrels, ds.n_queries, ranking.judged_rank, our_name)
+        for qi, qid in enumerate(ds.query_ids):
+            if ds.n_relevant[qi] == 0:
+                assert math.isnan(ours[qi]), (qid, our_name)
+                continue
+            if qid not in oracle:  # not answered: trec_eval skips it, we count zero
+                assert ours[qi] == 0.0, (qid, our_name)
+                continue
+            assert ours[qi] == pytest.approx(oracle[qid][trec_name], abs=1e-12), (seed, qid, our_name)
+            checked += 1
+    assert checked > 150
+    # the collection holds the awkward cases, and they are not trivially zero
+    assert ds.n_relevant[3] == 0 and "q07" not in theirs
+    assert theirs["q05"]["map"] == 0.0 and ds.n_relevant[5] > 0
+    assert not any(g <= 0 for q, _, g in judgements if q == "q09")
+    assert (ranking.judged_rank[(ds.qrels.doc < 0)] > 0).all()  # the judged outside-corpus documents are retrieved
+    assert (ranking.judged_rank == 0).any()
+    assert len({s for line in run_bytes.decode().splitlines() for s in [line.split()[4]]}) <= 6  # ties everywhere
