@@ -182,7 +182,10 @@ def run_main(capsys, *args: str) -> tuple[int, str, str]:
         (("--k1", "nan"), r"\bk1\b"),
         (("--b", "-0.1"), r"(^|[^\w-])b\b"),
         (("--compare", "BM25,nobody"), r"nobody"),
-        (("--bootstrap", "map"), r"map"),
+        (("--bootstrap", "err@5"), r"err@5"),
+        (("--bootstrap", "bpref@5"), r"bpref@5.*no cutoff"),
+        (("--metrics", "map,rprec@10"), r"rprec@10.*no cutoff"),
+        (("--metrics", "judged"), r"judged.*cutoff"),
         (("--threshold", "-1"), r"threshold"),
     ],
 )
@@ -343,3 +346,71 @@ def test_tune_sweeps_alpha_for_the_members_it_is_given(capsys, good, tmp_path):
     assert report["system"] == "weighted" and report["base"]["members"] == ["BM25", "ext"]
     code, _, err = run_main(capsys, "tune", "--data", str(good), "--params", "alpha", "--fuse", "BM25,LSA,nope")
     assert code == 2 and len(err.strip().splitlines()) == 1, err
+
+
+# ------------------------------------------------------------------ map, rprec, bpref, judged@k on the command line
+
+NEW_METRICS = "map,map@1,rprec,bpref,judged@10,judged@2"
+
+
+def _strict_json(text: str) -> dict:
+    """The report as a strict parser reads it: NaN or Infinity anywhere is an error."""
+    def refuse(name):
+        raise AssertionError(f"non-standard JSON constant {name}")
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_new_metrics_in_the_json_report_by_name_with_their_values(capsys, good, tmp_path):
+    run = tmp_path / "ext.run"
+    # q1 (relevant d1): d1, d2 (d2 not judged for q1); q2 (relevant d2): d3, d2; q3 (relevant d3): d1; q4 not answered
+    run.write_text("q1 Q0 d1 1 2.0 ext\nq1 Q0 d2 2 1.0 ext\nq2 Q0 d3 1 2.0 ext\nq2 Q0 d2 2 1.0 ext\nq3 Q0 d1 1 1.0 ext\n")
+    code, out, err = run_main(capsys, "evaluate", "--data", str(good), "--run", f"ext={run}", "--dims", "2", "--json",
+                              "--metrics", NEW_METRICS, "--bootstrap", "bpref", "--compare", "ext,BM25")
+    assert code == 0, err
+    report = _strict_json(out)
+    assert report["metrics"] == NEW_METRICS.split(",")
+    ext = report["systems"]["ext"]
+    # each question has R = 1; q4 also judges d5 non-relevant (grade 0)
+    assert ext["map"] == pytest.approx((1 / 1 + (1 / 2) / 1 + 0 + 0) / 4)
+    assert ext["map@1"] == pytest.approx((1 + 0 + 0 + 0) / 4)
+    assert ext["rprec"] == pytest.approx((1 + 0 + 0 + 0) / 4)  # q2's top 1 is d3
+    assert ext["bpref"] == pytest.approx((1 + 1 + 0 + 0) / 4)  # no judged non-relevant document above d1 or d2
+    assert ext["judged@10"] == pytest.approx((1 / 10 + 1 / 10 + 0 + 0) / 4)
+    assert ext["judged@2"] == pytest.approx((1 / 2 + 1 / 2 + 0 + 0) / 4)
+    q = report["per_query"]["ext"]
+    assert (q["q2"]["map"], q["q2"]["rprec"], q["q3"]["bpref"], q["q4"]["judged@10"]) == (0.5, 0.0, 0.0, 0.0)
+    for system, row in report["systems"].items():
+        assert set(row) == set(NEW_METRICS.split(",")), system
+        assert all(isinstance(v, float) and 0.0 <= v <= 1.0 for v in row.values()), (system, row)
+    b = report["bootstrap"]
+    assert (b["metric"], b["a"], b["b"]) == ("bpref", "ext", "BM25")
+
+
+def test_new_metrics_in_the_text_table(capsys, good):
+    code, out, err = run_main(capsys, "evaluate", "--data", str(good), "--dims", "2", "--metrics", "map,rprec,bpref,judged@10")
+    assert code == 0, err
+    assert re.search(r"^system\s+map\s+rprec\s+bpref\s+judged@10$", out, re.M), out
+    for system in ("BM25", "LSA", "weighted", "RRF"):
+        assert re.search(rf"^{system}\s+(\d\.\d{{6}}\s+){{3}}\d\.\d{{6}}$", out, re.M), system
+
+
+def test_tune_and_gate_take_the_new_metrics(capsys, good, tmp_path):
+    code, out, err = run_main(capsys, "tune", "--data", str(good), "--params", "k1,b", "--metric", "bpref", "--folds", "2",
+                              "--json")
+    assert code == 0, err
+    tuned = _strict_json(out)
+    assert tuned["metric"] == "bpref"
+    code, out, err = run_main(capsys, "tune", "--data", str(good), "--metric", "map@3", "--folds", "2")
+    assert code == 0 and "map@3" in out, err
+    code, _, err = run_main(capsys, "tune", "--data", str(good), "--metric", "rprec@3")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "rprec@3" in err, err
+
+    report = tmp_path / "now.json"
+    code, out, err = run_main(capsys, "evaluate", "--data", str(good), "--dims", "2", "--json", "--metrics", "map,judged@10")
+    assert code == 0, err
+    report.write_text(out)
+    for metric in ("map", "judged@10"):
+        code, out, err = run_main(capsys, "gate", "--baseline", str(report), "--current", str(report), "--metric", metric)
+        assert code == 0 and "PASS" in out and metric in out, (metric, err)
+    code, _, err = run_main(capsys, "gate", "--baseline", str(report), "--current", str(report), "--metric", "bpref")
+    assert code == 2 and "bpref" in err and "not in the report" in err, err
