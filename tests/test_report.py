@@ -11,10 +11,10 @@ import shlex
 import numpy as np
 import pytest
 
-from retrieval import cli, report
+from retrieval import cli, metrics, report
 from retrieval.dataset import assemble, parse_run
 from retrieval.engine import Engine
-from retrieval.experiment import evaluate
+from retrieval.experiment import evaluate, score
 from retrieval.params import Params
 from retrieval.ranking import from_lists, from_run
 
@@ -164,3 +164,36 @@ def test_cli_command_quotes_and_keeps_inexact_numbers():
     assert args[:6] == ["python", "-m", "retrieval", "evaluate", "--data", "my data.zip"]
     assert args[args.index("--b") + 1] == "0.35000000000000003" and args[args.index("--k1") + 1] == "1.2"
     assert args[args.index("--run") + 1] == "my run=a b.txt" and args[-1] == "--json"
+
+
+def test_json_report_and_csvs_carry_map_rprec_bpref_and_judged_by_name(tiny):
+    # q1 (relevant d1 and ghost, d2 judged non-relevant): d1 d2 d3 d4; q2 (relevant d4): d1 d4; q3: no relevant document
+    r = from_lists("sys", tiny, [np.array([0, 1, 2, 3]), np.array([0, 3]), np.array([1])],
+                   [np.array([4.0, 3.0, 2.0, 1.0]), np.array([2.0, 1.0]), np.array([1.0])])
+    names = ["map", "rprec", "bpref", "judged@3"]
+    ev = score(tiny, {"sys": r, "same": r}, metrics.parse_list(names))
+    out = report.json_report(ev, Params(), names, "map", ("sys", "same"))
+    strict = json.loads(json.dumps(out, allow_nan=False))
+    assert strict["metrics"] == names
+    per_q = strict["per_query"]["sys"]
+    assert set(per_q) == {"q1", "q2"}  # q3 has no relevant document: it has no value and is not listed
+    # R = 2 for q1 (ghost is never retrieved), 1 for q2
+    assert per_q["q1"] == {"first_relevant_rank": 1, "map": (1 / 1) / 2, "rprec": 1 / 2, "bpref": 1 / 2, "judged@3": 2 / 3}
+    assert per_q["q2"] == {"first_relevant_rank": 2, "map": (1 / 2) / 1, "rprec": 0.0, "bpref": 1.0, "judged@3": 1 / 3}
+    assert strict["systems"]["sys"] == pytest.approx({"map": 0.5, "rprec": 0.25, "bpref": 0.75, "judged@3": 0.5})
+    assert strict["bootstrap"]["metric"] == "map" and strict["bootstrap"]["mean_diff"] == 0.0
+    rows = list(csv.DictReader(io.StringIO(report.metrics_csv(ev))))
+    assert list(rows[0]) == ["system", *names] and float(rows[0]["bpref"]) == 0.75
+    rows = list(csv.DictReader(io.StringIO(report.per_question_csv(ev))))
+    assert [float(r["judged@3"]) for r in rows if r["system"] == "sys"] == [2 / 3, 1 / 3]
+
+
+@pytest.mark.parametrize("chosen", ["map@5", "rprec", "bpref", "judged@5"])
+def test_the_apps_report_with_a_new_metric_chosen_is_what_the_command_line_prints(invented, capsys, chosen):
+    names = report.report_metrics(5, chosen)
+    assert names[-1] == chosen
+    ev = evaluate(invented, Params(), names)
+    mine = report.json_report(ev, Params(), names, chosen)
+    assert cli.main(shlex.split(report.cli_command("invented", Params(), names, chosen))[3:]) == 0
+    assert json.loads(json.dumps(mine, allow_nan=False)) == json.loads(capsys.readouterr().out)
+    assert set(mine["systems"]["BM25"]) == set(names)
