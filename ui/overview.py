@@ -8,13 +8,16 @@ import streamlit as st
 
 from retrieval import stats
 from retrieval.dataset import Dataset
-from retrieval.experiment import Evaluation
+from retrieval.experiment import Evaluation, score
+from retrieval.metrics import NO_CUTOFF
+from retrieval.metrics import parse as parse_metric
 from retrieval.params import Params
 
 from . import charts, state
 from .markdown import escape_markdown
 
 K_MAX = 20  # the curves run over k = 1..K_MAX
+JUDGED_FLOOR = 0.8  # below this mean judged@k (the share of the top k that carries a judgement) the Overview warns
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -29,8 +32,9 @@ def table_metrics(k: int, chosen: str) -> list[str]:
 
 
 def curve_metrics(kind: str) -> list[str]:
-    """The metric of the sidebar at every k = 1..K_MAX (MRR: cut at k)."""
-    return [f"{kind}@{i}" for i in range(1, K_MAX + 1)]
+    """The metric of the sidebar at every k = 1..K_MAX (MRR and MAP: cut at k); none for R-precision and bpref,
+    which take no cutoff."""
+    return [] if kind in NO_CUTOFF else [f"{kind}@{i}" for i in range(1, K_MAX + 1)]
 
 
 def caption(ds: Dataset, p: Params, dims_used: int) -> str:
@@ -61,10 +65,37 @@ def curve(ev: Evaluation, metrics: list[str]) -> pd.DataFrame:
     return pd.DataFrame([{"k": i + 1, "system": s, "value": ev.mean(s, m)} for i, m in enumerate(metrics) for s in ev.systems])
 
 
-def warnings(ds: Dataset, ev: Evaluation) -> None:
-    """The dataset's and the systems' warnings (they quote ids and run names: escaped)."""
+def judged_shares(ev: Evaluation, k: int) -> dict[str, float]:
+    """Each system's mean judged@k over the evaluated questions (computed here if the evaluation lacks it)."""
+    name = f"judged@{k}"
+    if all(name in row for row in ev.values.values()):
+        return {s: ev.mean(s, name) for s in ev.systems}
+    judged = score(ev.dataset, ev.rankings, [parse_metric(name)])
+    return {s: judged.mean(s, name) for s in ev.systems}
+
+
+def judged_warning(ev: Evaluation, k: int) -> str | None:
+    """One warning naming (escaped) every system whose mean judged@k is below JUDGED_FLOOR, with its value; None
+    when every system's top k is judged enough."""
+    low = {s: v for s, v in judged_shares(ev, k).items() if v < JUDGED_FLOOR}
+    if not low:
+        return None
+    listed = ", ".join(f"{escape_markdown(s)} {v:.3f}" for s, v in low.items())
+    many = len(low) > 1
+    return (f"Few of the top {k} results carry a judgement: `judged@{k}` (the mean share of the top {k} that the "
+            f"judgements name, any grade) is below {JUDGED_FLOOR:g} for {listed}. An unjudged document counts as not "
+            f"relevant, so the metrics understate {'these systems' if many else 'this system'} if some of "
+            f"{'their' if many else 'its'} unjudged results are relevant.")
+
+
+def warnings(ds: Dataset, ev: Evaluation, k: int | None = None) -> None:
+    """The dataset's and the systems' warnings (they quote ids and run names: escaped), then, with the cutoff `k`,
+    the judged@k warning."""
     for note in list(ds.warnings) + list(ev.notes):
         st.warning(escape_markdown(note), icon=":material/warning:")
+    note = judged_warning(ev, k) if k is not None else None
+    if note:
+        st.warning(note, icon=":material/rule:")
 
 
 def means_table(ev: Evaluation, metrics: list[str]):
@@ -85,7 +116,11 @@ def means_and_intervals(ev: Evaluation, metrics: list[str]) -> None:
 
 
 def curves(ev: Evaluation, metrics: list[str], chosen: str, k: int) -> None:
-    """The metric versus the cutoff k, the sidebar's k marked."""
+    """The metric versus the cutoff k, the sidebar's k marked (a caption instead for a metric without a cutoff)."""
     name = state.metric_label(chosen).split("@")[0]
+    if not metrics:
+        st.caption(f"{name} takes no cutoff (the question's judgements set how deep it looks), so there is no "
+                   "curve over k.")
+        return
     st.subheader(f"{name} versus the cutoff k")
     st.altair_chart(charts.curves(curve(ev, metrics), name + "@k", k), width="stretch")

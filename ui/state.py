@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from retrieval.metrics import NO_CUTOFF
 from retrieval.params import SLIDERS as SLIDER_NAMES
 from retrieval.params import ARTICLE_MEMBERS, SPECS, Params  # noqa: F401 - ARTICLE_MEMBERS, SPECS: the sidebar's
 
@@ -31,6 +32,10 @@ METRIC_KINDS = {  # label shown -> metric kind in retrieval.metrics
     "hit rate": "hit",
     "MRR": "mrr",
     "precision": "precision",
+    "MAP (mean average precision)": "map",
+    "R-precision": "rprec",
+    "bpref (judged documents only)": "bpref",
+    "judged@k (share of the top k judged)": "judged",
 }
 
 
@@ -114,13 +119,16 @@ def metric_kind() -> str:
 
 
 def metric_name(k: int | None = None) -> str:
-    """The chosen metric's name at cutoff k (default: the slider's), e.g. ``ndcg@5``; MRR has no cutoff."""
+    """The chosen metric's name at cutoff k (default: the slider's), e.g. ``ndcg@5`` or ``map@5``; MRR, R-precision
+    and bpref have no cutoff (MRR reads the whole list; R-precision and bpref look as deep as the question's
+    judgements say)."""
     kind = metric_kind()
-    return "mrr" if kind == "mrr" else f"{kind}@{cutoff() if k is None else k}"
+    return kind if kind == "mrr" or kind in NO_CUTOFF else f"{kind}@{cutoff() if k is None else k}"
 
 
 def metric_label(name: str) -> str:
     """A display label for a metric name, e.g. ``nDCG@5``."""
-    pretty = {"ndcg": "nDCG", "ndcg_exp": "nDCG_exp", "recall": "recall", "hit": "hit", "mrr": "MRR", "precision": "P"}
+    pretty = {"ndcg": "nDCG", "ndcg_exp": "nDCG_exp", "recall": "recall", "hit": "hit", "mrr": "MRR", "precision": "P",
+              "map": "MAP", "rprec": "R-prec", "bpref": "bpref", "judged": "judged"}
     kind, _, k = name.partition("@")
     return pretty.get(kind, kind) + (f"@{k}" if k else "")
