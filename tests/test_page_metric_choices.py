@@ -19,7 +19,7 @@ NEW = {  # sidebar label -> (the metric's name at the sidebar's k = 5, the label
     "MAP (mean average precision)": ("map@5", "MAP@5"),
     "R-precision": ("rprec", "R-prec"),
     "bpref (judged documents only)": ("bpref", "bpref"),
-    "judged@k (share of the top k judged)": ("judged@5", "judged@5"),
+    "judged@k (coverage)": ("judged@5", "judged@5"),
 }
 
 
@@ -81,7 +81,7 @@ def _named(note: str) -> set[str]:
 def test_the_overview_warns_about_judged_at_k_on_the_invented_corpus_at_its_defaults(invented):
     """The invented judgements list only relevant documents (about two per question), so no system can have
     more than a few judged documents in its top 5: every system is named, with its share counted here."""
-    at = open_app(query={"metric": "judged@k (share of the top k judged)"})
+    at = open_app(query={"metric": "judged@k (coverage)"})
     notes = [shown(w.value) for w in at.warning if "judged@5" in w.value]
     assert len(notes) == 1, [w.value for w in at.warning]
     note, table = notes[0], at.dataframe[0].value

@@ -82,10 +82,10 @@ def judged_warning(ev: Evaluation, k: int) -> str | None:
         return None
     listed = ", ".join(f"{escape_markdown(s)} {v:.3f}" for s, v in low.items())
     many = len(low) > 1
-    return (f"Few of the top {k} results carry a judgement: `judged@{k}` (the mean share of the top {k} that the "
-            f"judgements name, any grade) is below {JUDGED_FLOOR:g} for {listed}. An unjudged document counts as not "
-            f"relevant, so the metrics understate {'these systems' if many else 'this system'} if some of "
-            f"{'their' if many else 'its'} unjudged results are relevant.")
+    return (f"Few of the top {k} places hold a judged document (`judged@{k}`, the judged documents of the top {k} "
+            f"over {k}, any grade, is below {JUDGED_FLOOR:g}): {listed}. An unjudged document counts as not relevant, "
+            f"so the metrics understate {'these systems' if many else 'this system'} if some of "
+            f"{'their' if many else 'its'} unjudged results are relevant; the Data page counts those results.")
 
 
 def warnings(ds: Dataset, ev: Evaluation, k: int | None = None) -> None:

@@ -35,7 +35,7 @@ METRIC_KINDS = {  # label shown -> metric kind in retrieval.metrics
     "MAP (mean average precision)": "map",
     "R-precision": "rprec",
     "bpref (judged documents only)": "bpref",
-    "judged@k (share of the top k judged)": "judged",
+    "judged@k (coverage)": "judged",
 }
 
 
