@@ -32,6 +32,7 @@ CLOSE_CHARS = 600  # a document's text up close
 SHARED_COLOR = "orange"  # a word the document shares with the typed question
 MARKED_GRADE = 1  # the grade a document gets when it is marked relevant here (unless its dataset grade is higher)
 TYPED, ORIGINAL = "typed", "original"
+METRIC_WIDTH = 150  # one system's card (they wrap: three to a row at 1024 pixels, five at 1400)
 
 
 # ------------------------------------------------------------------------------------------ state
@@ -198,7 +199,7 @@ def headline(typed: Evaluation, original: Evaluation | None, at: int | None, sys
     before = values(original, system, name, at) if at is not None else None
     if before is None:
         return f"{now:.4f}", None, 0.0
-    return f"{now:.4f}", f"{signed(now - before, 4)} vs original", now - before
+    return f"{now:.4f}", signed(now - before, 4), now - before
 
 
 def position(ranking: Ranking, doc: int) -> int:
@@ -233,7 +234,7 @@ def rank_cell(one: Dataset, ranking: Ranking, doc_id: str, depth: int) -> str:
     if doc_id in set(one.qrels.doc_id.tolist()):
         return rank_label(judged_rank(one, ranking, doc_id))
     r = position(ranking, one.doc_index[doc_id])
-    return str(r) if r else f"beyond {depth}"
+    return str(r) if r else f"> {depth}"
 
 
 def judging_frame(one: Dataset, ranks: Mapping[str, Ranking], grades: Mapping[str, int], rows: Sequence[str],
@@ -242,7 +243,7 @@ def judging_frame(one: Dataset, ranks: Mapping[str, Ranking], grades: Mapping[st
     return pd.DataFrame({
         "relevant": [grades.get(d, 0) > 0 for d in rows],
         "document": list(rows),
-        "grade": [grades.get(d, 0) if d in grades else None for d in rows],
+        "grade": pd.array([grades[d] if d in grades else None for d in rows], dtype="Int64"),
     } | {s: [rank_cell(one, r, d, depth) for d in rows] for s, r in ranks.items()}
       | {"text": [cut(one.doc_texts[one.doc_index[d]], TEXT_CHARS) for d in rows]})
 
@@ -315,13 +316,10 @@ def start_from(ds: Dataset) -> str | None:
     s = st.session_state
     if s.get(state.PG_FROM) not in ds.query_index:
         s[state.PG_FROM] = None
-    left, right = st.columns([4, 1], vertical_alignment="bottom")
-    left.selectbox("start from a dataset question (its text and its judgements)", list(ds.query_ids), index=None,
+    st.selectbox("start from a dataset question (its text and its judgements)", list(ds.query_ids), index=None,
                    key=state.PG_FROM, placeholder="none: type your own below", on_change=on_start_from, args=(ds,),
                    format_func=lambda qid: question_label(ds, qid),
                    help="Fills the box with the question's text and takes its judgements, so an edit of the text shows what it changes.")
-    right.button("Reset judgements", on_click=on_reset, args=(ds,), key="pg_reset", width="stretch",
-                 help="Back to the original question's judgements (none when the question was typed from scratch).")
     origin = s.get(state.PG_ORIGIN)
     return origin if origin in ds.query_index else None
 
@@ -368,11 +366,12 @@ def measures(one: Dataset, ranks: Mapping[str, Ranking], ds: Dataset, origin: st
         st.info("No document is judged relevant for this question yet: mark some in the table below to measure it.",
                 icon=":material/rule:")
     else:
-        for col, s in zip(st.columns(len(ranks)), ranks):
-            value, delta, change = headline(typed, original, at, s, chosen)
-            col.metric(f"{plain(s)} · {state.metric_label(chosen)}", value, delta, border=True,
-                       delta_color="normal" if change else "off",
-                       help="For the typed text with the judgements below; the change is from the original question's.")
+        st.markdown(f"**{state.metric_label(chosen)}** for the typed text" + (f", and its change from {plain(origin)}'s" if at is not None else ""))
+        with st.container(horizontal=True, wrap=True, gap="small"):
+            for s in ranks:
+                value, delta, change = headline(typed, original, at, s, chosen)
+                st.metric(plain(s), value, delta, border=True, width=METRIC_WIDTH, delta_color="normal" if change else "off",
+                          help="For the typed text with the judgements below; the change is from the original question's.")
         frame = metrics_frame(typed, original, at, list(ranks), names)
         st.dataframe(frame, hide_index=True, width="stretch", key="pg_metrics",
                      column_config={state.metric_label(n): st.column_config.NumberColumn(format="%.4f") for n in names})
@@ -394,9 +393,12 @@ def top_lists(one: Dataset, ranks: Mapping[str, Ranking], grades: Mapping[str, i
         st.caption(f"{plain(s)} returns {'nothing' if n == 0 else f'only {n}'}: {short_list_reason(s, p.fusion_depth)}.")
 
 
-def judge(one: Dataset, ranks: Mapping[str, Ranking], grades: Mapping[str, int], p: Params, message: str | None) -> None:
+def judge(ds: Dataset, one: Dataset, ranks: Mapping[str, Ranking], grades: Mapping[str, int], p: Params, message: str | None) -> None:
     """The judging table: tick a document to mark it relevant, untick to unmark (the metrics above follow)."""
-    st.subheader("Judge the results")
+    left, right = st.columns([3, 1], vertical_alignment="bottom")
+    left.subheader("Judge the results")
+    right.button("Reset judgements", on_click=on_reset, args=(ds,), key="pg_reset", width="stretch",
+                 help="Back to the original question's judgements (none when the question was typed from scratch).")
     if message:
         st.warning(message, icon=":material/warning:")
     rows = judging_rows(one, ranks, grades)
@@ -405,17 +407,18 @@ def judge(one: Dataset, ranks: Mapping[str, Ranking], grades: Mapping[str, int],
     depth = max(p.depth, p.fusion_depth)
     st.data_editor(
         judging_frame(one, ranks, grades, rows, depth), key=editor_key(), hide_index=True, width="stretch",
+        placeholder="—", height="content" if len(rows) <= 30 else "auto",
         disabled=[c for c in ("document", "grade", *ranks, "text")],
         column_config={
-            "relevant": st.column_config.CheckboxColumn("relevant", width=70,
+            "relevant": st.column_config.CheckboxColumn("relevant", width=84,
                                                         help=f"Tick to mark relevant (grade {MARKED_GRADE}, or the dataset's grade)"),
             "document": st.column_config.TextColumn("document", width="small"),
-            "grade": st.column_config.NumberColumn("grade", width=58, format="%d", help="empty: not judged; 0: judged not relevant"),
+            "grade": st.column_config.NumberColumn("grade", width=58, format="%d", help="—: not judged; 0: judged not relevant"),
             "text": st.column_config.TextColumn("text", width="large"),
         } | {name: st.column_config.TextColumn(name, width=70) for name in ranks},
     )
     st.caption(f"Every system's top {TOP}, then the other judged documents. A judged document's rank is exact however deep; "
-               f"another's is within the {depth} documents each list keeps. Judgements stay in this session, at most "
+               f"another's is within the {depth} documents each list keeps ("> {depth}": further down, or not retrieved). Judgements stay in this session, at most "
                f"{adhoc.MAX_JUDGEMENTS}.")
 
 
