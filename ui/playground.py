@@ -418,7 +418,7 @@ def judge(ds: Dataset, one: Dataset, ranks: Mapping[str, Ranking], grades: Mappi
         } | {name: st.column_config.TextColumn(name, width=70) for name in ranks},
     )
     st.caption(f"Every system's top {TOP}, then the other judged documents. A judged document's rank is exact however deep; "
-               f"another's is within the {depth} documents each list keeps ("> {depth}": further down, or not retrieved). Judgements stay in this session, at most "
+               f"another's is within the {depth} documents each list keeps ('> {depth}': further down, or not retrieved). Judgements stay in this session, at most "
                f"{adhoc.MAX_JUDGEMENTS}.")
 
 
