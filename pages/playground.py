@@ -18,10 +18,12 @@ page.header(ds, p, any(x.name == "dense" for x in extra))
 
 origin = page.start_from(ds)
 text = page.question_input()
-one, ranks, scores = page.scored(ds, text, p, extra, origin)
-page.words(scores)
-grades = dict(zip(one.qrels.doc_id.tolist(), one.qrels.grade.tolist()))
-page.measures(one, ranks, ds, origin, page.metric_names(state.metric_name()))
-page.top_lists(one, ranks, grades, p)
-page.judge(ds, one, ranks, grades, p, message)
-page.up_close(cache.engine(ds), one, scores, ranks, grades, p)
+result = page.scored(ds, text, p, extra, origin)  # None: empty or refused, said why
+if result is not None:
+    one, ranks, scores = result
+    page.words(scores)
+    grades = dict(zip(one.qrels.doc_id.tolist(), one.qrels.grade.tolist()))
+    page.measures(one, ranks, ds, origin, page.metric_names(state.metric_name()))
+    page.top_lists(one, ranks, grades, p)
+    page.judge(ds, one, ranks, grades, p, message)
+    page.up_close(cache.engine(ds), one, scores, ranks, grades, p)

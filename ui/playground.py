@@ -328,22 +328,28 @@ def question_input() -> str:
     """The text box (Enter submits); the text typed."""
     st.text_input("question", key=state.PG_TEXT, max_chars=adhoc.MAX_CHARS, placeholder="e.g. can I get a refund?",
                   help=f"Any text up to {adhoc.MAX_CHARS:,} characters; press Enter to rank.")
-    return str(st.session_state.get(state.PG_TEXT) or "")
+    text = str(st.session_state.get(state.PG_TEXT) or "")
+    if len(text) >= adhoc.MAX_CHARS:
+        st.warning(f"The question is at its limit of {adhoc.MAX_CHARS:,} characters: what goes beyond is not taken.",
+                   icon=":material/warning:")
+    return text
 
 
 def scored(ds: Dataset, text: str, p: Params, extra: tuple, qid: str | None):
-    """The typed question's one-question dataset, rankings and scores; stops with one message on bad input."""
+    """The typed question's one-question dataset, rankings and scores; None, with one message, for an empty
+    text or bad input (the page then shows nothing more: no st.stop, which would leave the frame's run open
+    in session state, see state.end_frame)."""
     if not text.strip():
         st.info("Type a question above and press Enter, or start from one of the dataset's questions.",
                 icon=":material/keyboard:")
-        st.stop()
+        return None
     try:
         judged = tuple(st.session_state[state.PG_JUDGED].items())
         with st.spinner("Ranking the corpus for the question…"):
             return cache.engine(ds).adhoc(text, p, extra, judged, qid or adhoc.QUESTION_ID)
     except InputError as e:
         st.error(plain(str(e)), icon=":material/error:")
-        st.stop()
+        return None
 
 
 def words(scores: adhoc.Scores) -> None:
