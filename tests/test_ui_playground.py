@@ -82,8 +82,14 @@ def test_a_rank_cell_is_exact_for_a_judged_document_and_bounded_for_another(eng,
     assert pg.rank_cell(one, lsa, "misc1", 12) == (str(expected) if expected else "not found")
     listed = lsa.top_ids(one, 0)
     assert pg.rank_cell(one, lsa, listed[3], 12) == "4"
-    outside = next(invented.doc_ids[i] for i in order[12:] if invented.doc_ids[i] != "misc1")
-    assert pg.rank_cell(one, lsa, outside, 12) == "> 12"
+    outside = next(invented.doc_ids[i] for i in order[12:] if invented.doc_ids[i] != "misc1" and row[i] > 1e-9)
+    assert pg.rank_cell(one, lsa, outside, 12) == "> 12"  # a result further down than the list goes
+    bm = ranks["BM25"]
+    zero = next(d for i, d in enumerate(invented.doc_ids) if scores.rows["BM25"][i] == 0 and d != "misc1")
+    assert bm.top(0)[0].size < 12 and pg.rank_cell(one, bm, zero, 12) == "not found"  # BM25 scores it 0
+    w = ranks["weighted"]
+    cut = next(d for d in lsa.top_ids(one, 0) if d not in w.top_ids(one, 0) and d != "misc1")
+    assert w.top(0)[0].size == 10 and pg.rank_cell(one, w, cut, 12) == "not found"  # past the fusion's cut: not retrieved
 
 
 def test_the_judged_ranks_put_the_typed_text_s_beside_the_original_s(eng, invented):

@@ -230,11 +230,14 @@ def judged_rank(one: Dataset, ranking: Ranking, doc_id: str) -> int:
 
 
 def rank_cell(one: Dataset, ranking: Ranking, doc_id: str, depth: int) -> str:
-    """A document's rank for a table: exact for a judged one (however deep), else within the list (or 'beyond')."""
+    """A document's rank for a table: exact for a judged one (however deep); another's within the list, else
+    'not found' when the list holds every result, else '> depth' (further down than the list goes)."""
     if doc_id in set(one.qrels.doc_id.tolist()):
         return rank_label(judged_rank(one, ranking, doc_id))
     r = position(ranking, one.doc_index[doc_id])
-    return str(r) if r else f"> {depth}"
+    if r:
+        return str(r)
+    return rank_label(0) if ranking.top(0)[0].size >= int(ranking.n_results[0]) else f"> {depth}"
 
 
 def judging_frame(one: Dataset, ranks: Mapping[str, Ranking], grades: Mapping[str, int], rows: Sequence[str],
@@ -424,7 +427,7 @@ def judge(ds: Dataset, one: Dataset, ranks: Mapping[str, Ranking], grades: Mappi
         } | {name: st.column_config.TextColumn(name, width=70) for name in ranks},
     )
     st.caption(f"Every system's top {TOP}, then the other judged documents. A judged document's rank is exact however deep; "
-               f"another's is within the {depth} documents each list keeps ('> {depth}': further down, or not retrieved). Judgements stay in this session, at most "
+               f"another's is within the {depth} documents each list keeps ('> {depth}': further down). Judgements stay in this session, at most "
                f"{adhoc.MAX_JUDGEMENTS}.")
 
 
