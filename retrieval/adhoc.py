@@ -34,7 +34,8 @@ from .ranking import Ranking, rank_rows
 from .text import query_counts, tokenize
 
 MAX_CHARS = 1_000  # a typed question is at most this long (a question, not a document)
-MAX_JUDGEMENTS = 200  # judgements one typed question may carry (a person clicks them one by one)
+MAX_JUDGEMENTS = 100_000  # judgements one typed question may carry: a dataset question's own (deep pools hold
+# thousands) plus what a person marks (the app bounds those itself); ~100 bytes each in the one-question qrels
 QUESTION_ID = "typed"  # the typed question's id in its one-question dataset, when it starts from none
 
 

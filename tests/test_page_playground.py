@@ -179,3 +179,19 @@ def test_a_hostile_dataset_s_questions_in_the_playground_are_inert():
         assert_inert(at, f"playground, question {qid}")
     assert [t.label for t in at.tabs] == ["BM25", "LSA", "weighted", "RRF"]  # no vectors for an upload
     assert any("dense once its vectors are there" in shown(c.value) for c in at.caption)
+
+
+def test_marks_beyond_the_bound_are_refused_with_a_message(monkeypatch):
+    from ui import playground
+
+    monkeypatch.setattr(playground, "MAX_MARKS", 1)
+    at = open_app(PAGE)
+    typed(at, "support order days")
+    for attempt in range(2):
+        editor = at.data_editor[0]
+        rows = list(editor.value["document"])
+        at.session_state[editor.key] = {"edited_rows": {attempt: {"relevant": True}}, "added_rows": [], "deleted_rows": []}
+        at.run()
+        assert not at.exception
+    assert at.session_state[state.PG_JUDGED] == {rows[0]: 1}  # the second mark is refused, the first kept
+    assert any("At most 1 documents can be judged here" in w.value for w in at.warning)

@@ -159,3 +159,12 @@ def test_the_bm25_table_adds_up_to_the_scores(eng, invented):
     assert list(frame.columns) == ["document", *scores.terms, "BM25 score"]
     np.testing.assert_allclose(frame["BM25 score"], scores.rows["BM25"][docs], rtol=0, atol=1e-12)
     np.testing.assert_allclose(frame[list(scores.terms)].sum(axis=1), frame["BM25 score"], rtol=0, atol=1e-12)
+
+
+def test_the_marks_counted_against_the_bound_are_the_changes_from_the_original_judgements():
+    original = {"a": 2, "b": 0}
+    assert pg.changes(original, original) == 0
+    assert pg.changes({"a": 2, "b": 0, "c": 1}, original) == 1  # added
+    assert pg.changes({"a": 0, "b": 0}, original) == 1  # unmarked
+    assert pg.changes({"b": 0}, original) == 1  # taken away
+    assert pg.changes({"x": 1, "y": 1}, {}) == 2

@@ -31,6 +31,7 @@ TEXT_CHARS = 160  # a document's text in a table
 CLOSE_CHARS = 600  # a document's text up close
 SHARED_COLOR = "orange"  # a word the document shares with the typed question
 MARKED_GRADE = 1  # the grade a document gets when it is marked relevant here (unless its dataset grade is higher)
+MAX_MARKS = 200  # documents whose judgement a person changes here, at most (the session's judgements stay bounded)
 TYPED, ORIGINAL = "typed", "original"
 METRIC_WIDTH = 150  # one system's card (they wrap: three to a row at 1024 pixels, five at 1400)
 
@@ -113,12 +114,20 @@ def apply_edits(ds: Dataset) -> str | None:
     shown = s.get(state.PG_ROWS)
     if not pending or not shown or shown[0] != s[state.PG_VERSION] or not pending.get("edited_rows"):
         return None
-    new = edited(s[state.PG_JUDGED], original_grades(ds), shown[1], pending["edited_rows"])
+    original = original_grades(ds)
+    new = edited(s[state.PG_JUDGED], original, shown[1], pending["edited_rows"])
     s[state.PG_VERSION] += 1
-    if len(new) > adhoc.MAX_JUDGEMENTS:
-        return f"At most {adhoc.MAX_JUDGEMENTS} judgements for one typed question: this edit would make {len(new)}."
+    n = changes(new, original)
+    if n > MAX_MARKS:
+        return (f"At most {MAX_MARKS} documents can be judged here beyond the original judgements: this edit would "
+                f"make {n}. Reset the judgements to start again.")
     s[state.PG_JUDGED] = new
     return None
+
+
+def changes(grades: Mapping[str, int], original: Mapping[str, int]) -> int:
+    """How many documents' judgements differ from the original ones (added, changed or taken away)."""
+    return sum(grades.get(d) != original.get(d) for d in set(grades) | set(original))
 
 
 def original_grades(ds: Dataset) -> dict[str, int]:
@@ -427,8 +436,8 @@ def judge(ds: Dataset, one: Dataset, ranks: Mapping[str, Ranking], grades: Mappi
         } | {name: st.column_config.TextColumn(name, width=70) for name in ranks},
     )
     st.caption(f"Every system's top {TOP}, then the other judged documents. A judged document's rank is exact however deep; "
-               f"another's is within the {depth} documents each list keeps ('> {depth}': further down). Judgements stay in this session, at most "
-               f"{adhoc.MAX_JUDGEMENTS}.")
+               f"another's is within the {depth} documents each list keeps ('> {depth}': further down). Judgements stay in this session; "
+               f"at most {MAX_MARKS} documents can be marked or unmarked.")
 
 
 def up_close(eng, one: Dataset, scores: adhoc.Scores, ranks: Mapping[str, Ranking], grades: Mapping[str, int], p: Params) -> None:
