@@ -195,3 +195,15 @@ def test_marks_beyond_the_bound_are_refused_with_a_message(monkeypatch):
         assert not at.exception
     assert at.session_state[state.PG_JUDGED] == {rows[0]: 1}  # the second mark is refused, the first kept
     assert any("At most 1 documents can be judged here" in w.value for w in at.warning)
+
+
+def test_the_typed_question_and_its_judgements_are_there_after_another_page(q02):
+    at = q02
+    typed(at, "can I get my money back refund")
+    judged = dict(at.session_state[state.PG_JUDGED])
+    at.switch_page("pages/overview.py").run()
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    assert at.text_input(key=state.PG_TEXT).value == "can I get my money back refund"
+    assert at.selectbox(key=state.PG_FROM).value == "q02" and dict(at.session_state[state.PG_JUDGED]) == judged
+    assert cards(at)["BM25"][0] != "0.0000"  # ranked again, with q02's judgements

@@ -330,6 +330,7 @@ def start_from(ds: Dataset) -> str | None:
         s[state.PG_FROM] = None
     st.selectbox("start from a dataset question (its text and its judgements)", list(ds.query_ids), index=None,
                    key=state.PG_FROM, placeholder="none: type your own below", on_change=on_start_from, args=(ds,),
+                   persist_state="session",
                    format_func=lambda qid: question_label(ds, qid),
                    help="Fills the box with the question's text and takes its judgements, so an edit of the text shows what it changes.")
     origin = s.get(state.PG_ORIGIN)
@@ -339,6 +340,7 @@ def start_from(ds: Dataset) -> str | None:
 def question_input() -> str:
     """The text box (Enter submits); the text typed."""
     st.text_input("question", key=state.PG_TEXT, max_chars=adhoc.MAX_CHARS, placeholder="e.g. can I get a refund?",
+                  persist_state="session",
                   help=f"Any text up to {adhoc.MAX_CHARS:,} characters; press Enter to rank.")
     text = str(st.session_state.get(state.PG_TEXT) or "")
     if len(text) >= adhoc.MAX_CHARS:
