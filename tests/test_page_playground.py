@@ -207,3 +207,21 @@ def test_the_typed_question_and_its_judgements_are_there_after_another_page(q02)
     assert at.text_input(key=state.PG_TEXT).value == "can I get my money back refund"
     assert at.selectbox(key=state.PG_FROM).value == "q02" and dict(at.session_state[state.PG_JUDGED]) == judged
     assert cards(at)["BM25"][0] != "0.0000"  # ranked again, with q02's judgements
+
+
+def test_long_documents_are_shown_cut(monkeypatch):
+    """2 MB documents: the Playground's texts are cut (tables at TEXT_CHARS, up close at CLOSE_CHARS) and the page stays small."""
+    from test_page_bounded import DOCS, PAGE_BYTES, QRELS, QUERIES, beir_zip, page_bytes
+    from ui import playground
+
+    monkeypatch.setattr(dense, "estimate_seconds", lambda ds, sample=8: 3600.0)
+    at = open_app("pages/data.py")
+    upload(at, "data_zip", ("long.zip", beir_zip(DOCS, QUERIES, QRELS), "application/zip"))
+    at.switch_page(PAGE).run()
+    at.selectbox(key=state.PG_FROM).set_value("q3").run()
+    assert not at.exception
+    cells = [str(v) for df in at.dataframe for col in df.value.columns for v in df.value[col]]
+    assert max(map(len, cells)) <= playground.TEXT_CHARS
+    bodies = [m.value for m in at.markdown]
+    assert any("cherry" in b for b in bodies) and max(map(len, bodies)) < 4 * playground.CLOSE_CHARS
+    assert page_bytes(at) < PAGE_BYTES

@@ -455,11 +455,11 @@ def up_close(eng, one: Dataset, scores: adhoc.Scores, ranks: Mapping[str, Rankin
                 st.info(f"{plain(s)} returns nothing for this question.", icon=":material/block:")
                 continue
             for i, d in enumerate(docs.tolist(), 1):
-                body = one.doc_texts[d]
+                body = clip(one.doc_texts[d], CLOSE_CHARS)  # what is shown, and searched for shared words (a 2 MB text is not)
                 shared = diagnosis.shared_words(text, body)
                 with st.container(border=True):
                     st.markdown(doc_line(one, scores, ranks, s, i, d, grades))
-                    st.markdown(highlight_markdown(clip(body, CLOSE_CHARS), {w: SHARED_COLOR for w in shared}))
+                    st.markdown(highlight_markdown(body, {w: SHARED_COLOR for w in shared}))
             if known:
                 st.markdown(f"**BM25's per-term contributions** (k1 = {p.k1:g}, b = {p.b:g}) to these documents")
                 st.dataframe(bm25_frame(eng, known, docs, one, p), hide_index=True, width="stretch", key=f"pg_bm25_{s}",
