@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from . import bm25, fusion, lsa, metrics
+from . import adhoc, bm25, fusion, lsa, metrics
 from .dataset import Dataset, TrecRun
 from .errors import InputError
 from .experiment import Evaluation, score
@@ -46,6 +46,8 @@ CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is s
     "weighted": 16,
     "rrf": 16,
     "tuning": 24,  # the Tuning page's landscapes (settings x questions), fixed BM25 + LSA parts and fusion explanations
+    "adhoc": 8,  # a typed question's scores of every document by each system (3 x 8 bytes a document: 2.4 MB at 100k)
+    "adhoc ranks": 16,  # ... and its rankings under given judgements (each system's top lists: a few KB)
 }
 
 
@@ -296,6 +298,21 @@ class Engine:
         ranks = self.rankings(params, extra)
         notes = tuple(w for r in ranks.values() for w in r.warnings)
         return score(self.dataset, ranks, metric_list, notes)
+
+    # --------------------------------------------------------------------------------------- a typed question
+
+    def adhoc(self, text: str, params: Params = Params(), extra: tuple = (), judgements: tuple = (),
+              qid: str = adhoc.QUESTION_ID) -> tuple[Dataset, dict[str, Ranking], adhoc.Scores]:
+        """A typed question scored by every system that can (adhoc.py): its one-question dataset (judged by
+        `judgements`, (document id, grade) pairs), every system's ranking and the scores of every document.
+        The scores are cached per (text, parameters, dense vectors), the rankings per judgements too."""
+        vectors = tuple(x.fingerprint for x in extra if not isinstance(x, TrecRun))
+        key = (text, params, vectors)
+        scores = self.memo.get("adhoc", key, lambda: adhoc.score_text(self, text, params, extra))
+        judged = tuple((str(d), g) for d, g in judgements)
+        one, ranks = self.memo.get("adhoc ranks", (key, judged, qid),
+                                   lambda: adhoc.rankings(self.dataset, scores, judged, qid))
+        return one, ranks, scores
 
 
 _ENGINES = Memo({"engine": ENGINES})

@@ -87,12 +87,16 @@ def max_dims(ds: Dataset) -> int:
     return max(1, min(int(state.SLIDERS[state.DIMS].hi), engine(ds).max_dims()))
 
 
+def ranking_params(ds: Dataset, params: Params | None = None) -> Params:
+    """The current (or given) parameters as the systems rank with them: d no higher than the dataset allows."""
+    p = params or current_params(ds)
+    return replace(p, dims=min(p.dims, max_dims(ds)))
+
+
 def rankings(ds: Dataset | None = None, params: Params | None = None) -> dict[str, Ranking]:
     """Every system's ranking at the current (or given) parameters: BM25, LSA, weighted, RRF, then the runs."""
     ds = ds or current_dataset()
-    p = params or current_params(ds)
-    p = replace(p, dims=min(p.dims, max_dims(ds)))
-    return engine(ds).rankings(p, current_extra(ds))
+    return engine(ds).rankings(ranking_params(ds, params), current_extra(ds))
 
 
 def evaluation(metric_names: list[str] | tuple[str, ...], ds: Dataset | None = None, params: Params | None = None) -> Evaluation:

@@ -10,6 +10,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGES = (  # file, title, icon; the first is the landing page
     ("pages/overview.py", "Overview", ":material/leaderboard:"),
     ("pages/per_question.py", "Per question", ":material/grid_on:"),
+    ("pages/playground.py", "Playground", ":material/edit_note:"),
     ("pages/diagnosis.py", "Diagnosis", ":material/troubleshoot:"),
     ("pages/compare.py", "Compare", ":material/compare_arrows:"),
     ("pages/tuning.py", "Tuning", ":material/tune:"),

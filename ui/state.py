@@ -24,6 +24,14 @@ DATASET = "dataset"  # an uploaded retrieval.dataset.Dataset, or None for the in
 RUNS = "runs"  # uploaded retrieval.dataset.TrecRun objects, by name
 UPLOAD_MESSAGES = "upload_messages"
 DENSE = "dense_source"  # the session's dense vectors (retrieval.embeddings.Aligned), or None: see ui/dense.py
+# the Playground's (ui/playground.py): the typed question, the dataset question it started from, its judgements
+PG_TEXT = "pg_text"  # the text input's value
+PG_FROM = "pg_from"  # the "start from a dataset question" selector's value: a question id, or None
+PG_ORIGIN = "pg_origin"  # the question id whose text and judgements the typed one started from, or None
+PG_JUDGED = "pg_judged"  # the typed question's judgements, document id -> grade (session-local, bounded)
+PG_VERSION = "pg_version"  # the judging table's generation: a new table (key) after each applied edit
+PG_ROWS = "pg_rows"  # (generation, the document ids of the judging table's rows, in order)
+PG_DATASET = "pg_dataset"  # the fingerprint of the dataset the Playground's state belongs to
 
 METRIC_KINDS = {  # label shown -> metric kind in retrieval.metrics
     "nDCG (linear gain)": "ndcg",
