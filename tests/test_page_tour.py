@@ -25,6 +25,10 @@ def metrics(at) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
+def deltas(at) -> dict[str, str]:
+    return {m.label: m.delta for m in at.metric}
+
+
 def bodies(at) -> str:
     """Everything the page says in Markdown, as read."""
     return "\n".join(shown(m.value) for m in at.markdown)
@@ -46,7 +50,7 @@ def test_the_tour_steps_from_1_to_10_with_next_each_figure_computed(invented):
 
     at_step(at, 1)  # the corpus: sizes and judgements
     m = metrics(at)
-    assert m == {"documents": "28", "questions": "14", "with a relevant document": "14", "judgements": str(len(invented.qrels))}
+    assert m == {"documents": "28", "questions": "14", "evaluated": "14", "judgements": str(len(invented.qrels))}
     assert list(at.dataframe[0].value["question"]) == qids[:5]
     assert at.button(key="tour_prev").disabled
 
@@ -67,7 +71,8 @@ def test_the_tour_steps_from_1_to_10_with_next_each_figure_computed(invented):
     assert m["BM25, nDCG@5"] == f"{ev.mean('BM25', 'ndcg@5'):.6f}" == "0.691171"
     assert m["LSA, nDCG@5"] == f"{ev.mean('LSA', 'ndcg@5'):.6f}" == "0.679138"
     boot = stats.paired_bootstrap(ev.values["BM25"]["ndcg@5"], ev.values["LSA"]["ndcg@5"])
-    assert m["95% interval of the difference"] == interval_text(boot.low, boot.high) == "[\u22120.081, +0.107]"
+    assert deltas(at)["BM25 \u2212 LSA"] == "95%: " + interval_text(boot.low, boot.high) == "95%: [\u22120.081, +0.107]"
+    assert m["BM25 \u2212 LSA"] == signed(boot.mean) == "+0.012"
     assert "they **tie**" in bodies(at)
     table = at.dataframe[0].value
     assert list(table.index) == ["BM25", "LSA"] and table.loc["LSA", "recall@5"] == pytest.approx(ev.mean("LSA", "recall@5"))
@@ -101,8 +106,9 @@ def test_the_tour_steps_from_1_to_10_with_next_each_figure_computed(invented):
     at_step(at, 7)  # the best fusion (RRF) against the best member (BM25): the paired bootstrap
     boot = stats.paired_bootstrap(ev.values["RRF"]["ndcg@5"], ev.values["BM25"]["ndcg@5"])
     m = metrics(at)
-    assert m["mean difference, RRF \u2212 BM25"] == signed(ev.mean("RRF", "ndcg@5") - ev.mean("BM25", "ndcg@5"))
-    assert m["95% interval"] == interval_text(boot.low, boot.high)
+    assert m["RRF \u2212 BM25"] == signed(ev.mean("RRF", "ndcg@5") - ev.mean("BM25", "ndcg@5"))
+    assert deltas(at)["RRF \u2212 BM25"] == "95%: " + interval_text(boot.low, boot.high)
+    assert m["RRF, nDCG@5"] == "0.737367"
     assert boot.holds_zero and "can't be told apart" in bodies(at) + "\n".join(i.value for i in at.info)
 
     at.button(key="tour_next").click().run()
@@ -111,8 +117,8 @@ def test_the_tour_steps_from_1_to_10_with_next_each_figure_computed(invented):
     whole = ndcg_score([[rel.get(d, 0) for d in universe]], [[5 - ranking.index(d) if d in ranking else 0 for d in universe]], k=5)
     only = ndcg_score([[rel.get(d, 0) for d in ranking]], [[5, 4, 3, 2, 1]], k=5)
     m = metrics(at)
-    assert m["scikit-learn, whole universe"] == f"{whole:.6f}" == m["ours, nDCG@5"] == "0.456949"
-    assert m["scikit-learn, only the retrieved"] == f"{only:.6f}" == "0.543791"
+    assert m["scikit-learn: all"] == f"{whole:.6f}" == m["ours, nDCG@5"] == "0.456949"
+    assert m["scikit-learn: retrieved"] == f"{only:.6f}" == "0.543791"
 
     at.button(key="tour_next").click().run()
     at_step(at, 9)  # dense: on, q02 and q10 fixed, computed

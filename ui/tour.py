@@ -50,6 +50,7 @@ SPLIT_K_MAX = overview.K_MAX  # the smallest cutoff at which two systems part is
 SAMPLE_QUESTIONS = 5
 TRAP_K = 5  # the article's worked example is scored at 5
 THRESHOLD = diagnosis.THRESHOLD_DEFAULT  # the article diagnoses a question whose first right document is not in the top 3
+SHOWN_RELEVANT = 2  # relevant documents shown in full under a failing question
 EXAMPLE_CLASSES = ("vocabulary gap", "surface homonymy")  # the article's two failures, in its order
 
 
@@ -91,17 +92,18 @@ def navigation() -> int:
         st.session_state[state.STEP] = clamp_step(st.query_params.get(state.STEP, 1))
     step = int(st.session_state[state.STEP])
     st.title("Tour")
-    st.caption("The article *The retriever must be measured on its own*, step by step, on the data and the sidebar's "
-               "values in force: every number below is computed now, so move a slider and the story follows.")
-    left, middle, right = st.columns([1, 4, 1], vertical_alignment="bottom")
+    if step == 1:
+        st.caption("The article *The retriever must be measured on its own*, step by step, on the data and the sidebar's "
+                   "values in force: every number below is computed now, so move a slider and the story follows.")
+    st.segmented_control("Step", list(range(1, N_STEPS + 1)), key=state.STEP, required=True, bind="query-params",
+                         persist_state="session", label_visibility="collapsed", width="stretch",
+                         help="Jump to a step; the address bar keeps it (?step=4), so a link reopens this step.")
+    left, middle, right = st.columns([1, 3, 1], vertical_alignment="center")
     left.button("Previous", key=KEY_PREV, on_click=go, args=(step - 1,), disabled=step <= 1,
                 icon=":material/arrow_back:", width="stretch")
-    middle.segmented_control("Step", list(range(1, N_STEPS + 1)), key=state.STEP, required=True, bind="query-params",
-                             persist_state="session", label_visibility="collapsed", width="stretch",
-                             help="Jump to a step; the address bar keeps it (?step=4), so a link reopens this step.")
+    middle.progress(step / N_STEPS, text=progress_text(step))
     right.button("Next", key=KEY_NEXT, on_click=go, args=(step + 1,), disabled=step >= N_STEPS,
                  icon=":material/arrow_forward:", width="stretch")
-    st.progress(step / N_STEPS, text=progress_text(step))
     return step
 
 
@@ -222,10 +224,12 @@ def step_corpus(v: View) -> None:
     cols = st.columns(4)
     cols[0].metric("documents", f"{f.documents:,}", border=True)
     cols[1].metric("questions", f"{f.questions:,}", border=True)
-    cols[2].metric("with a relevant document", f"{f.evaluated:,}", border=True)
+    cols[2].metric("evaluated", f"{f.evaluated:,}", border=True, help="Questions with at least one relevant document.")
     cols[3].metric("judgements", f"{f.judgements:,}", border=True)
     st.dataframe(sample_questions(v.ds), hide_index=True, width="stretch",
-                 column_config={"text": st.column_config.TextColumn(width="large")})
+                 column_config={"question": st.column_config.TextColumn(width=70),
+                                "text": st.column_config.TextColumn(width="medium"),
+                                "relevant documents (grade)": st.column_config.TextColumn(width="medium")})
     st.caption(f"The first {min(SAMPLE_QUESTIONS, f.evaluated)} of the {f.evaluated:,} questions; the Data page shows them all.")
 
 
@@ -261,7 +265,9 @@ def metrics_sentence(system: str, qid: str, k: int, rank: int, found: int, relev
     where = f"inside the top {k}" if rank <= k else f"beyond the top {k}"
     return (f"{s} puts the first relevant document of {q} at rank {rank}, {where}. "
             f"**hit@{k} = {hit:.0f}**: {'a' if hit else 'no'} relevant document in the top {k}. "
-            f"**recall@{k} = {rec:.3f}**: {found} of its {plural(relevant, 'relevant document')} {'is' if found == 1 else 'are'} there. "
+            f"**recall@{k} = {rec:.3f}**: "
+            + (f"its only relevant document is {'' if found else 'not '}there. " if relevant == 1 else
+               f"{found} of its {relevant:,} relevant documents {'is' if found == 1 else 'are'} there. ") +
             f"**RR = 1/{rank} = {rr:.3f}**: the reciprocal of that rank (its mean over the questions is the MRR; it has no cutoff). "
             f"**nDCG@{k} = {nd:.3f}**: the grades found, each discounted by 1/log2(rank + 1), over the same sum in the best order possible.")
 
@@ -286,7 +292,8 @@ def step_metrics(v: View) -> None:
     values = {m: float(v.ev.values[BASE][m][i]) for m in v.table}
     found, relevant = found_in_top(v.ds, r, q, v.k)
     rank = int(v.ev.first_rank[BASE][i])
-    st.markdown(f"**{plain(v.ds.query_ids[q])}** · {plain(clip(v.ds.query_texts[q]))}")
+    if len(v.ds.query_texts[q]) > 90:  # the selector cuts it there
+        st.markdown(f"**{plain(v.ds.query_ids[q])}** · {plain(clip(v.ds.query_texts[q]))}")
     st.markdown(metrics_sentence(BASE, v.ds.query_ids[q], v.k, rank, found, relevant, values))
     cols = st.columns(4)
     for col, (label, name) in zip(cols, ((f"hit@{v.k}", f"hit@{v.k}"), (f"recall@{v.k}", f"recall@{v.k}"),
@@ -331,12 +338,19 @@ def step_means(v: View) -> None:
     cols = st.columns(3)
     cols[0].metric(f"{BASE}, {v.label}", fmt6(v.ev.mean(BASE, v.metric)), border=True)
     cols[1].metric(f"{OTHER}, {v.label}", fmt6(v.ev.mean(OTHER, v.metric)), border=True)
-    cols[2].metric("95% interval of the difference", interval_text(iv.low, iv.high), border=True,
-                   help=f"Paired bootstrap over the questions, {stats.RESAMPLES:,} resamples, seed {stats.SEED}.")
+    difference(cols[2], BASE, OTHER, iv)
     st.dataframe(means_table(v.ev, (BASE, OTHER), v.table), width="stretch")
     some_bars(v.ev, (BASE, OTHER), v.table)
     st.caption("Means over the questions with a relevant document, with 95% bootstrap intervals. Step 7 asks the same "
                "question of the fusion; the Compare page of any two systems.")
+
+
+def difference(col, a: str, b: str, iv: stats.Interval) -> None:
+    """The mean difference a - b as a metric, its 95% interval underneath."""
+    col.metric(f"{plain(a)} {MINUS} {plain(b)}", signed(iv.mean), delta=f"95%: {interval_text(iv.low, iv.high)}",
+               delta_color="gray", delta_arrow="off", border=True,
+               help=f"Mean per-question difference; its interval from the paired bootstrap over the questions, "
+                    f"{stats.RESAMPLES:,} resamples, seed {stats.SEED}.")
 
 
 # ------------------------------------------------------------------------------------------ 4. where they fail
@@ -380,6 +394,9 @@ def rank_text(r: int) -> str:
     return str(int(r)) if r > 0 else charts.NOT_FOUND
 
 
+RANK_COLUMNS = {"question": st.column_config.TextColumn(width=70), "text": st.column_config.TextColumn(width="medium")}
+
+
 def first_rank_rows(v: View, systems: Sequence[str], rows: np.ndarray, k: int) -> pd.DataFrame:
     """The chosen questions (positions in the evaluated ones) with each system's first relevant rank and who
     finds it in the top k."""
@@ -409,8 +426,7 @@ def step_disagree(v: View) -> None:
         rows = np.flatnonzero(fa != fb)
         what = "No question splits them at this k; these are the questions whose first relevant rank differs"
     if rows.size:
-        st.dataframe(first_rank_rows(v, (BASE, OTHER), rows, v.k), hide_index=True, width="stretch",
-                     column_config={"text": st.column_config.TextColumn(width="large")})
+        st.dataframe(first_rank_rows(v, (BASE, OTHER), rows, v.k), hide_index=True, width="stretch", column_config=RANK_COLUMNS)
         st.caption(f"{what}: the rank of the first relevant document. The Per question page has the heatmap of every question.")
 
 
@@ -464,10 +480,10 @@ def example_box(ds: Dataset, c: diagnosis.Case) -> None:
         st.markdown("**Question:** " + highlight_markdown(clip(ds.query_texts[q]), colors))
         if c.first_result is not None:
             diag.doc_box(ds, c.question, c.first_result, f"{c.system}'s first result", diag.WRONG_COLOR)
-        for d, g, _ in c.relevant[:3]:
+        for d, g, _ in c.relevant[:SHOWN_RELEVANT]:
             diag.doc_box(ds, c.question, d, f"relevant, grade {g}", diag.RELEVANT_COLOR)
-        if len(c.relevant) > 3:
-            st.caption(f"and {len(c.relevant) - 3:,} more relevant documents (the Diagnosis page lists them).")
+        if len(c.relevant) > SHOWN_RELEVANT:
+            st.caption(f"and {plural(len(c.relevant) - SHOWN_RELEVANT, 'more relevant document')} (the Diagnosis page shows them all).")
 
 
 def base_cases(v: View) -> list[diagnosis.Case]:
@@ -531,12 +547,11 @@ def step_fusion(v: View) -> None:
         st.markdown("- " + fusion_sentence(f, v.ev.mean(f, v.metric), member_means, v.label) + " "
                     + ranks_sentence(f, v.ev.first_rank[f], [v.ev.first_rank[m] for m in members]))
     st.dataframe(means_table(v.ev, shown, v.table), width="stretch")
-    some_bars(v.ev, shown, v.table)
     m = np.stack([v.ev.first_rank[s] for s in members])
     rows = np.flatnonzero((m != m[0]).any(axis=0))
     if rows.size:
-        st.dataframe(first_rank_rows(v, shown, rows, v.k).drop(columns=[f"in the top {v.k}"]), hide_index=True, width="stretch",
-                     column_config={"text": st.column_config.TextColumn(width="large")})
+        st.dataframe(first_rank_rows(v, shown, rows, v.k).drop(columns=["text", f"in the top {v.k}"]), hide_index=True,
+                     width="stretch", column_config=RANK_COLUMNS)
         st.caption("The questions where the members' first relevant ranks differ, and where each fusion puts it: the gain of a "
                    "fusion comes from members that err at different points.")
 
@@ -573,9 +588,10 @@ def step_noise(v: View) -> None:
     kind, text = compare.verdict(iv, fusion, member, v.label)
     getattr(st, kind)(text, icon=":material/balance:" if kind == "info" else ":material/trending_up:")
     st.markdown(noise_sentence(fusion, member, iv, v.label, int(diff.size)))
-    cols = st.columns(2)
-    cols[0].metric(f"mean difference, {plain(fusion)} {MINUS} {plain(member)}", signed(iv.mean), border=True)
-    cols[1].metric("95% interval", interval_text(iv.low, iv.high), border=True)
+    cols = st.columns(3)
+    cols[0].metric(f"{plain(fusion)}, {v.label}", fmt6(v.ev.mean(fusion, v.metric)), border=True)
+    cols[1].metric(f"{plain(member)}, {v.label}", fmt6(v.ev.mean(member, v.metric)), border=True)
+    difference(cols[2], fusion, member, iv)
     st.altair_chart(charts.histogram_with_interval(bins, iv.low, iv.high, iv.mean), width="stretch")
     st.caption("The shaded band is the 95% interval, the dashed line zero, the red line the observed mean difference. "
                "The Compare page pairs any two systems.")
@@ -607,10 +623,11 @@ def step_trap(v: View) -> None:
                 f"the universe {' '.join(plain(d) for d in toy.universe)}. A check of our nDCG against scikit-learn hides a trap.")
     st.markdown(trap_sentence(ours, trap.whole, trap.retrieved_only, missing, TRAP_K))
     cols = st.columns(3)
-    cols[0].metric(f"ours, nDCG@{TRAP_K}", fmt6(ours), border=True)
-    cols[1].metric("scikit-learn, whole universe", fmt6(trap.whole), border=True)
-    cols[2].metric("scikit-learn, only the retrieved", fmt6(trap.retrieved_only), border=True)
-    st.code(f"ndcg_score([{list(trap.y_true_whole)}], [{list(trap.y_score_whole)}], k={TRAP_K})  # whole universe\n"
+    cols[0].metric(f"ours, nDCG@{TRAP_K}", fmt6(ours), border=True, help="The ideal DCG from every judged document.")
+    cols[1].metric("scikit-learn: all", fmt6(trap.whole), border=True, help="ndcg_score given every document of the universe.")
+    cols[2].metric("scikit-learn: retrieved", fmt6(trap.retrieved_only), border=True,
+                   help="ndcg_score given only the retrieved documents.")
+    st.expander("what was passed to ndcg_score").code(f"ndcg_score([{list(trap.y_true_whole)}], [{list(trap.y_score_whole)}], k={TRAP_K})  # whole universe\n"
             f"ndcg_score([{list(trap.y_true_retrieved)}], [{list(trap.y_score_retrieved)}], k={TRAP_K})  # only the retrieved",
             language="python")
     st.caption("The Metrics lab lets you edit this ranking and watch every DCG term, and the trap, move.")
