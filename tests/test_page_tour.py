@@ -90,8 +90,8 @@ def test_the_tour_steps_from_1_to_10_with_next_each_figure_computed(invented):
     at.button(key="tour_next").click().run()
     at_step(at, 5)  # why: the article's two failures, picked by the diagnosis
     said = bodies(at)
-    assert "q02 “can I get my money back”" in said and "**vocabulary gap**" in said
-    assert "q10 “I want my data from yesterday back”: BM25 puts export1 first on “data”" in said and "**surface homonymy**" in said
+    assert "Question q02, “can I get my money back”" in said and "**vocabulary gap**" in said
+    assert "Question q10, “I want my data from yesterday back”: BM25 puts export1 first on “data”" in said and "**surface homonymy**" in said
 
     at.button(key="tour_next").click().run()
     at_step(at, 6)  # the fusions against their members: the article's table
@@ -117,8 +117,8 @@ def test_the_tour_steps_from_1_to_10_with_next_each_figure_computed(invented):
     whole = ndcg_score([[rel.get(d, 0) for d in universe]], [[5 - ranking.index(d) if d in ranking else 0 for d in universe]], k=5)
     only = ndcg_score([[rel.get(d, 0) for d in ranking]], [[5, 4, 3, 2, 1]], k=5)
     m = metrics(at)
-    assert m["scikit-learn: all"] == f"{whole:.6f}" == m["ours, nDCG@5"] == "0.456949"
-    assert m["scikit-learn: retrieved"] == f"{only:.6f}" == "0.543791"
+    assert m["sklearn, universe"] == f"{whole:.6f}" == m["ours, nDCG@5"] == "0.456949"
+    assert m["sklearn, retrieved"] == f"{only:.6f}" == "0.543791"
 
     at.button(key="tour_next").click().run()
     at_step(at, 9)  # dense: on, q02 and q10 fixed, computed
@@ -126,8 +126,8 @@ def test_the_tour_steps_from_1_to_10_with_next_each_figure_computed(invented):
     m = metrics(at)
     assert m["dense, nDCG@5"] == f"{float(full.loc['dense', 'nDCG@5']):.6f}" and m["BM25, nDCG@5"] == "0.691171"
     said = bodies(at)
-    assert "q02 (BM25: not found, a vocabulary gap): dense puts its first relevant document at rank 1" in said
-    assert "q10 (BM25: not found, a surface homonymy)" in said and said.count("**fixed**") == 2
+    assert "Question q02 (BM25: not found, a vocabulary gap): dense puts its first relevant document at rank 1" in said
+    assert "Question q10 (BM25: not found, a surface homonymy)" in said and said.count("**fixed**") == 2
 
     at.button(key="tour_next").click().run()
     at_step(at, 10)  # the pages to go on to
@@ -192,7 +192,7 @@ def test_the_tour_on_a_small_uploaded_dataset_adapts_and_escapes_every_name():
         if n == 3:
             assert metrics(at)["BM25, nDCG@5"] == f"{ev.mean('BM25', 'ndcg@5'):.6f}"
         if n == 5:  # the examples adapt: q*2* is BM25's vocabulary gap, and no question is a surface homonymy
-            assert "q*2* “" in said and "**vocabulary gap**" in said
+            assert "Question q*2*, “" in said and "**vocabulary gap**" in said
             assert any("fails no question on a **surface homonymy**" in shown(i.value) for i in at.info)
         if n == 9:  # no vectors for this corpus: how to turn dense on, and the link to the Data page
             assert any("Data page" in i.value for i in at.info)

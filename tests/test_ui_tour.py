@@ -90,7 +90,7 @@ def test_the_four_metrics_read_aloud():
     late = tour.metrics_sentence("LSA", "q10", 5, 13, 0, 2, {"hit@5": 0.0, "recall@5": 0.0, "mrr": 1 / 13, "ndcg@5": 0.0})
     assert "beyond the top 5" in late and "**hit@5 = 0**: no relevant document" in late and f"RR = 1/13 = {1 / 13:.3f}" in late
     none = tour.metrics_sentence("BM25", "q02", 5, 0, 0, 3, {"hit@5": 0.0, "recall@5": 0.0, "mrr": 0.0, "ndcg@5": 0.0})
-    assert "finds no relevant document for q02" in none
+    assert "finds no relevant document for question q02" in none
 
 
 def test_found_in_top_counts_the_relevant_documents_within_k(invented):
@@ -210,3 +210,8 @@ def test_the_last_step_links_the_pages_the_router_has(monkeypatch):
     monkeypatch.setattr(tour.router, "PAGES", (*tour.router.PAGES, ("pages/playground.py", "Playground", ":material/edit:")))
     with_playground = tour.next_pages([p for p, _, _ in tour.router.PAGES])
     assert ("pages/playground.py", "Playground", ":material/edit:") == with_playground[1][:3]
+
+
+def test_a_fusion_behind_its_member_is_a_difference_not_a_gain():
+    text = tour.noise_sentence("RRF", "BM25", iv(-0.02, -0.05, 0.01), "nDCG@5", 14)
+    assert "the difference of RRF over BM25 (\u22120.020)" in text and "gain" not in text

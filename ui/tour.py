@@ -90,20 +90,20 @@ def navigation() -> int:
     on the session's first run (Streamlit drops such a value from the URL, the clamped one stays shown)."""
     if state.STEP not in st.session_state or st.session_state[state.STEP] not in range(1, N_STEPS + 1):
         st.session_state[state.STEP] = clamp_step(st.query_params.get(state.STEP, 1))
-    step = int(st.session_state[state.STEP])
     st.title("Tour")
-    if step == 1:
-        st.caption("The article *The retriever must be measured on its own*, step by step, on the data and the sidebar's "
-                   "values in force: every number below is computed now, so move a slider and the story follows.")
-    st.segmented_control("Step", list(range(1, N_STEPS + 1)), key=state.STEP, required=True, bind="query-params",
-                         persist_state="session", label_visibility="collapsed", width="stretch",
-                         help="Jump to a step; the address bar keeps it (?step=4), so a link reopens this step.")
+    step = st.segmented_control("Step", list(range(1, N_STEPS + 1)), key=state.STEP, required=True, bind="query-params",
+                                persist_state="session", label_visibility="collapsed", width="stretch",
+                                help="Jump to a step; the address bar keeps it (?step=4), so a link reopens this step.")
+    step = clamp_step(step)  # the widget's value, not the one read before it: the browser's Back button sets it from the URL
     left, middle, right = st.columns([1, 3, 1], vertical_alignment="center")
     left.button("Previous", key=KEY_PREV, on_click=go, args=(step - 1,), disabled=step <= 1,
                 icon=":material/arrow_back:", width="stretch")
     middle.progress(step / N_STEPS, text=progress_text(step))
     right.button("Next", key=KEY_NEXT, on_click=go, args=(step + 1,), disabled=step >= N_STEPS,
                  icon=":material/arrow_forward:", width="stretch")
+    if step == 1:
+        st.caption("The article *The retriever must be measured on its own*, step by step, on the data and the sidebar's "
+                   "values in force: every number below is computed now, so move a slider and the story follows.")
     return step
 
 
@@ -257,7 +257,7 @@ def found_in_top(ds: Dataset, ranking, q: int, k: int) -> tuple[int, int]:
 def metrics_sentence(system: str, qid: str, k: int, rank: int, found: int, relevant: int, values: Mapping[str, float]) -> str:
     """The four metrics of one question read aloud, from its first relevant rank, the relevant documents found in
     the top k and the metric values (keys hit@k, recall@k, mrr, ndcg@k)."""
-    s, q = plain(system), plain(qid)
+    s, q = plain(system), "question " + plain(qid)
     hit, rec, rr, nd = values[f"hit@{k}"], values[f"recall@{k}"], values["mrr"], values[f"ndcg@{k}"]
     if rank == 0:
         return (f"{s} finds no relevant document for {q} anywhere in its list: hit@{k} = {hit:.0f}, recall@{k} = {rec:.3f}, "
@@ -379,7 +379,7 @@ def disagreement_sentence(a: str, b: str, k: int, only_a: Sequence[str], only_b:
     if only_a or only_b:
         return (f"At k = {k}, {sa} alone finds {plural(len(only_a), 'question')} in its top {k}"
                 f"{' (' + id_list(only_a) + ')' if only_a else ''} and {sb} alone {len(only_b):,}"
-                f"{' (' + id_list(only_b) + ')' if only_b else ''}: similar means, different failures, which is what a "
+                f"{' (' + id_list(only_b) + ')' if only_b else ''}: they fail on different questions, which is what a "
                 f"fusion can use. {fail}")
     if parts_at is not None:
         return (f"At k = {k} they fail on the same questions: no question is in one's top {k} and not in the other's. "
@@ -440,7 +440,7 @@ def examples(cases: Sequence[diagnosis.Case], classes: Sequence[str] = EXAMPLE_C
 
 def case_sentence(c: diagnosis.Case) -> str:
     """Why one question fails, from its diagnosis (every id, word and text escaped)."""
-    q = f"{plain(c.qid)} “{plain(clip(c.question.strip(), 200))}”"
+    q = f"Question {plain(c.qid)}, “{plain(clip(c.question.strip(), 200))}”"
     rel = len(c.relevant)
     sharing = [d for d, _, w in c.relevant if w]
     rel_text = (f"none of its {plural(rel, 'relevant document')} shares a word with it (after the stop words)" if not sharing
@@ -568,7 +568,8 @@ def noise_sentence(fusion: str, member: str, iv: stats.Interval, label: str, n: 
     """The plain reading of the best fusion against its best member: noise or not, and what that means."""
     f, m = plain(fusion), plain(member)
     if iv.holds_zero:
-        return (f"With {plural(n, 'question')}, the gain of {f} over {m} ({signed(iv.mean)}) can't be told apart from noise: "
+        what = "gain" if iv.mean > 0 else "difference"
+        return (f"With {plural(n, 'question')}, the {what} of {f} over {m} ({signed(iv.mean)}) can't be told apart from noise: "
                 "the bootstrap reshuffles the questions, the independent unit, and zero stays inside the 95% interval. "
                 "Don't read it as an established difference.")
     better = f if iv.mean > 0 else m
@@ -624,8 +625,8 @@ def step_trap(v: View) -> None:
     st.markdown(trap_sentence(ours, trap.whole, trap.retrieved_only, missing, TRAP_K))
     cols = st.columns(3)
     cols[0].metric(f"ours, nDCG@{TRAP_K}", fmt6(ours), border=True, help="The ideal DCG from every judged document.")
-    cols[1].metric("scikit-learn: all", fmt6(trap.whole), border=True, help="ndcg_score given every document of the universe.")
-    cols[2].metric("scikit-learn: retrieved", fmt6(trap.retrieved_only), border=True,
+    cols[1].metric("sklearn, universe", fmt6(trap.whole), border=True, help="ndcg_score given every document of the universe.")
+    cols[2].metric("sklearn, retrieved", fmt6(trap.retrieved_only), border=True,
                    help="ndcg_score given only the retrieved documents.")
     st.expander("what was passed to ndcg_score").code(f"ndcg_score([{list(trap.y_true_whole)}], [{list(trap.y_score_whole)}], k={TRAP_K})  # whole universe\n"
             f"ndcg_score([{list(trap.y_true_retrieved)}], [{list(trap.y_score_retrieved)}], k={TRAP_K})  # only the retrieved",
@@ -638,7 +639,7 @@ def step_trap(v: View) -> None:
 
 def dense_example_sentence(c: diagnosis.Case, dense_rank: int, threshold: int) -> str:
     """What dense does with one of BM25's failing questions: fixed (a relevant document in its top t) or not."""
-    q = plain(c.qid)
+    q = "Question " + plain(c.qid)
     base = diagnosis.rank_label(c.rank)
     if 0 < dense_rank <= threshold:
         return (f"{q} ({BASE}: {base}, a {c.kind}): {DENSE} puts its first relevant document at rank {dense_rank}, "
