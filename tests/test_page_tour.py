@@ -161,6 +161,21 @@ def test_the_step_picker_jumps_and_the_sidebar_moves_the_figures(invented):
     at_step(at, 8)  # (the browser writes a picked value into the URL itself; AppTest has no browser)
 
 
+def test_at_k_1_bm25_and_lsa_part_on_q01_and_q12(invented):
+    """The article: BM25 puts q12 second, LSA puts q01 second; at k = 1 each finds one question the other misses."""
+    at = open_app(query={"step": "4"})
+    move(at, "k", 1)
+    at_step(at, 4)
+    ranks = evaluate(invented, Params(), ["hit@1"]).first_rank
+    qids = np.array([invented.query_ids[q] for q in invented.evaluated])
+    only_bm25, only_lsa = qids[(ranks["BM25"] == 1) & (ranks["LSA"] != 1)], qids[(ranks["LSA"] == 1) & (ranks["BM25"] != 1)]
+    assert list(only_bm25) == ["q01"] and list(only_lsa) == ["q12"]
+    m = metrics(at)
+    assert (m["BM25 alone, top 1"], m["LSA alone, top 1"]) == ("1", "1")
+    assert list(at.dataframe[0].value["question"]) == ["q01", "q12"]
+    assert "BM25 alone finds 1 question in its top 1 (q01) and LSA alone 1 (q12)" in bodies(at)
+
+
 @pytest.mark.parametrize("raw, step", [("99", 10), ("abc", 1), ("0", 1), ("-2", 1), ("6.9", 6)])
 def test_a_bad_step_in_the_link_is_clamped_without_an_exception(raw, step):
     at = open_app(query={"step": raw})

@@ -164,6 +164,7 @@ def test_a_fusion_is_placed_against_its_members():
     assert "between its members" in tour.fusion_sentence("weighted", 0.68, members, "nDCG@5")
     assert "below both its members" in tour.fusion_sentence("weighted", 0.5, members, "nDCG@5")
     assert "above every member" in tour.fusion_sentence("RRF", 0.9, {**members, "dense": 0.8}, "nDCG@5")
+    assert "below its only member (BM25 0.691)" in tour.fusion_sentence("RRF", 0.6, {"BM25": 0.691171}, "nDCG@5")
 
 
 def test_the_ranks_sentence_counts_where_the_fusion_takes_the_better_member():

@@ -510,7 +510,9 @@ def fusion_sentence(fusion: str, value: float, members: Mapping[str, float], lab
     """Where a fusion's mean stands against its members' (above both, level with the better, between, below)."""
     names = " and ".join(f"{plain(m)} {x:.3f}" for m, x in members.items())
     best, worst = max(members.values()), min(members.values())
-    if value > best:
+    if len(members) == 1:
+        where = "above its only member" if value > best else "level with its only member" if value == best else "below its only member"
+    elif value > best:
         where = "above every member" if len(members) > 2 else "above both its members"
     elif value == best:
         where = "level with its better member"
