@@ -37,7 +37,7 @@ def bodies(at) -> str:
 def at_step(at, n: int) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert at.session_state["step"] == n
-    assert at.subheader[0].value == f"{n}. {tour.STEPS[n - 1][1]}"
+    assert at.subheader[0].value == f"{n}. {tour.STEPS[n - 1]}"
     assert any(p.proto.text == tour.progress_text(n) for p in at.get("progress"))
 
 

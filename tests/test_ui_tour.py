@@ -28,7 +28,7 @@ def test_a_step_from_the_url_is_clamped_never_an_error(raw, step):
 
 def test_there_are_ten_steps_and_the_indicator_names_the_step():
     assert tour.N_STEPS == len(tour.STEPS) == len(tour.VIEWS) == 10
-    assert tour.progress_text(4) == f"Step 4 of 10: {tour.STEPS[3][1]}"
+    assert tour.progress_text(4) == f"Step 4 of 10: {tour.STEPS[3]}"
 
 
 # ------------------------------------------------------------------------------------------ the tie
@@ -43,7 +43,7 @@ def test_the_articles_bm25_and_lsa_tie_because_the_interval_holds_zero():
 
 def test_no_tie_is_said_when_the_interval_leaves_zero_out():
     text = tour.tie_sentence("BM25", "LSA", 0.50, 0.80, iv(-0.30, -0.41, -0.19), "MRR", 30)
-    assert text.startswith("LSA is better than BM25") and "do **not** tie" in text
+    assert text.startswith("LSA is better than BM25 on mean MRR (0.800 against 0.500)") and "do **not** tie" in text
     assert "they **tie**" not in text and "leaves zero out" in text
 
 
@@ -216,3 +216,10 @@ def test_the_last_step_links_the_pages_the_router_has(monkeypatch):
 def test_a_fusion_behind_its_member_is_a_difference_not_a_gain():
     text = tour.noise_sentence("RRF", "BM25", iv(-0.02, -0.05, 0.01), "nDCG@5", 14)
     assert "the difference of RRF over BM25 (\u22120.020)" in text and "gain" not in text
+
+
+def test_the_fusion_intro_names_the_members_and_their_weights():
+    two = tour.fusion_intro(["BM25", "LSA"], tour.Params())
+    assert "alpha = 0.5 on BM25, 1 \u2212 alpha on LSA" in two and "1/(60 + rank) over each member's top 10" in two
+    three = tour.fusion_intro(["BM25", "LSA", "<b>run</b>"], tour.Params(members=("BM25", "LSA", "x"), weights=(0.5, 0.3, 0.2)))
+    assert "one weight per member" in three and "<b>" not in three

@@ -29,17 +29,17 @@ from .format import MINUS, clip, interval_text, signed
 from .markdown import escape_markdown as plain
 from .markdown import highlight_markdown
 
-STEPS = (  # the article's argument, in order: (short name, title)
-    ("corpus", "The corpus and the questions"),
-    ("metrics", "One question, four metrics"),
-    ("means", "BM25 against LSA, on average"),
-    ("disagree", "Where each one fails"),
-    ("why", "Why a question fails: the words it shares"),
-    ("fusion", "Fusing the two"),
-    ("noise", "Is the difference noise?"),
-    ("trap", "The scikit-learn ndcg_score trap"),
-    ("dense", "What a dense retriever changes"),
-    ("yours", "Now try your own data"),
+STEPS = (  # the article's argument, in order: each step's title
+    "The corpus and the questions",
+    "One question, four metrics",
+    "BM25 against LSA, on average",
+    "Where each one fails",
+    "Why a question fails: the words it shares",
+    "Fusing the two",
+    "Is the difference noise?",
+    "The scikit-learn ndcg_score trap",
+    "What a dense retriever changes",
+    "Now try your own data",
 )
 N_STEPS = len(STEPS)
 KEY_PREV, KEY_NEXT = "tour_prev", "tour_next"
@@ -80,7 +80,7 @@ def go(step: int) -> None:
 
 def progress_text(step: int, n: int = N_STEPS) -> str:
     """'Step 4 of 10: Where each one fails'."""
-    return f"Step {step} of {n}: {STEPS[step - 1][1]}"
+    return f"Step {step} of {n}: {STEPS[step - 1]}"
 
 
 def navigation() -> int:
@@ -321,13 +321,12 @@ def tie_sentence(a: str, b: str, mean_a: float, mean_b: float, iv: stats.Interva
     span = interval_text(iv.low, iv.high)
     if mean_a == mean_b:
         return f"{sa} and {sb} have the same mean {label}, {mean_a:.3f}, on the {plural(n, 'question')}: a tie."
-    lead, behind = (sa, sb) if mean_a > mean_b else (sb, sa)
-    gap = abs(mean_a - mean_b)
+    (lead, hi), (behind, lo) = sorted(((sa, mean_a), (sb, mean_b)), key=lambda x: -x[1])
     if iv.holds_zero:
-        return (f"{lead} is ahead of {behind} by {gap:.3f} on mean {label} ({mean_a:.3f} against {mean_b:.3f}), but the 95% "
+        return (f"{lead} is ahead of {behind} by {hi - lo:.3f} on mean {label} ({hi:.3f} against {lo:.3f}), but the 95% "
                 f"bootstrap interval of {sa} {MINUS} {sb}, {span}, holds zero: on these {plural(n, 'question')} they **tie**, "
                 "and ranking them on their means would be a mistake.")
-    return (f"{lead} is better than {behind} on mean {label} ({mean_a:.3f} against {mean_b:.3f}), and the 95% bootstrap "
+    return (f"{lead} is better than {behind} on mean {label} ({hi:.3f} against {lo:.3f}), and the 95% bootstrap "
             f"interval of {sa} {MINUS} {sb}, {span}, leaves zero out: on this data they do **not** tie.")
 
 
@@ -397,16 +396,19 @@ def rank_text(r: int) -> str:
 RANK_COLUMNS = {"question": st.column_config.TextColumn(width=70), "text": st.column_config.TextColumn(width="medium")}
 
 
-def first_rank_rows(v: View, systems: Sequence[str], rows: np.ndarray, k: int) -> pd.DataFrame:
-    """The chosen questions (positions in the evaluated ones) with each system's first relevant rank and who
-    finds it in the top k."""
-    a, b = systems[0], systems[1]
-    fa, fb = found(v.ev.first_rank[a], k), found(v.ev.first_rank[b], k)
-    who = np.where(fa & fb, "both", np.where(fa, f"{a} only", np.where(fb, f"{b} only", "neither")))
-    frame = pd.DataFrame({"question": [v.qids[i] for i in rows],
-                          "text": [pq.cut(v.ds.query_texts[v.ds.evaluated[i]], 120) for i in rows]}
-                         | {s: [rank_text(v.ev.first_rank[s][i]) for i in rows] for s in systems}
-                         | {f"in the top {k}": [who[i] for i in rows]})
+def first_rank_rows(v: View, systems: Sequence[str], rows: np.ndarray, pair_k: int | None = None, text: bool = True) -> pd.DataFrame:
+    """The chosen questions (positions in the evaluated ones) with each system's first relevant rank; with
+    `pair_k`, which of the first two systems finds it in its top k."""
+    frame = pd.DataFrame({"question": [v.qids[i] for i in rows]})
+    if text:
+        frame["text"] = [pq.cut(v.ds.query_texts[v.ds.evaluated[i]], 120) for i in rows]
+    for s in systems:
+        frame[s] = [rank_text(v.ev.first_rank[s][i]) for i in rows]
+    if pair_k is not None:
+        a, b = systems[0], systems[1]
+        fa, fb = found(v.ev.first_rank[a], pair_k), found(v.ev.first_rank[b], pair_k)
+        who = np.where(fa & fb, "both", np.where(fa, f"{a} only", np.where(fb, f"{b} only", "neither")))
+        frame[f"in the top {pair_k}"] = [who[i] for i in rows]
     return frame
 
 
@@ -537,14 +539,25 @@ def ranks_sentence(fusion: str, fusion_ranks: np.ndarray, member_ranks: Sequence
             f"{int((f == best).sum()):,}, beats both on {int((f < best).sum()):,} and falls behind the better on {int((f > best).sum()):,}.")
 
 
+def fusion_intro(members: Sequence[str], p: Params) -> str:
+    """What the two fusions compute, with the sidebar's members and values."""
+    names = [plain(m) for m in members]
+    if len(names) == 2:
+        weights = f"alpha = {p.alpha:g} on {names[0]}, 1 {MINUS} alpha on {names[1]}"
+    elif len(names) > 2:
+        weights = "one weight per member, from the sidebar"
+    else:
+        weights = "a single member"
+    return (f"The weighted fusion adds the members' min-max normalised scores ({weights}); RRF adds 1/({p.rrf_k:g} + rank) "
+            f"over each member's top {p.fusion_depth}. Members: {', '.join(names)} (the sidebar's *fused systems*).")
+
+
 def step_fusion(v: View) -> None:
     members = [m for m in v.params.members if m in v.ev.values]
     fusions = [f for f in FUSIONS if f in v.ev.values]
     shown = [*members, *fusions]
     member_means = {m: v.ev.mean(m, v.metric) for m in members}
-    st.markdown(f"The weighted fusion adds the members' min-max normalised scores (alpha = {v.params.alpha:g} with two members), "
-                f"RRF adds 1/({v.params.rrf_k:g} + rank) over each member's top {v.params.fusion_depth}. Members: "
-                f"{', '.join(plain(m) for m in members)} (the sidebar's *fused systems*).")
+    st.markdown(fusion_intro(members, v.params))
     for f in fusions:
         st.markdown("- " + fusion_sentence(f, v.ev.mean(f, v.metric), member_means, v.label) + " "
                     + ranks_sentence(f, v.ev.first_rank[f], [v.ev.first_rank[m] for m in members]))
@@ -552,10 +565,9 @@ def step_fusion(v: View) -> None:
     m = np.stack([v.ev.first_rank[s] for s in members])
     rows = np.flatnonzero((m != m[0]).any(axis=0))
     if rows.size:
-        st.dataframe(first_rank_rows(v, shown, rows, v.k).drop(columns=["text", f"in the top {v.k}"]), hide_index=True,
-                     width="stretch", column_config=RANK_COLUMNS)
-        st.caption("The questions where the members' first relevant ranks differ, and where each fusion puts it: the gain of a "
-                   "fusion comes from members that err at different points.")
+        st.dataframe(first_rank_rows(v, shown, rows, text=False), hide_index=True, width="stretch", column_config=RANK_COLUMNS)
+        st.caption("The questions where the members' first relevant ranks differ, and where each fusion puts the first relevant "
+                   "document: a fusion can only gain where its members err at different points.")
 
 
 # ------------------------------------------------------------------------------------------ 7. noise
@@ -717,5 +729,5 @@ VIEWS = (step_corpus, step_metrics, step_means, step_disagree, step_why, step_fu
 
 def show(step: int, v: View) -> None:
     """The step's heading and its view."""
-    st.subheader(f"{step}. {STEPS[step - 1][1]}")
+    st.subheader(f"{step}. {STEPS[step - 1]}")
     VIEWS[step - 1](v)
