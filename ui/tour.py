@@ -642,9 +642,9 @@ def step_trap(v: View) -> None:
     cols[1].metric("sklearn, universe", fmt6(trap.whole), border=True, help="ndcg_score given every document of the universe.")
     cols[2].metric("sklearn, retrieved", fmt6(trap.retrieved_only), border=True,
                    help="ndcg_score given only the retrieved documents.")
-    st.expander("what was passed to ndcg_score").code(f"ndcg_score([{list(trap.y_true_whole)}], [{list(trap.y_score_whole)}], k={TRAP_K})  # whole universe\n"
-            f"ndcg_score([{list(trap.y_true_retrieved)}], [{list(trap.y_score_retrieved)}], k={TRAP_K})  # only the retrieved",
-            language="python")
+    calls = (f"ndcg_score([{list(trap.y_true_whole)}], [{list(trap.y_score_whole)}], k={TRAP_K})  # whole universe\n"
+             f"ndcg_score([{list(trap.y_true_retrieved)}], [{list(trap.y_score_retrieved)}], k={TRAP_K})  # only the retrieved")
+    st.expander("what was passed to ndcg_score").code(calls, language="python")
     st.caption("The Metrics lab lets you edit this ranking and watch every DCG term, and the trap, move.")
 
 
