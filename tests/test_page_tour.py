@@ -119,6 +119,7 @@ def test_the_tour_steps_from_1_to_10_with_next_each_figure_computed(invented):
     m = metrics(at)
     assert m["sklearn, universe"] == f"{whole:.6f}" == m["ours, nDCG@5"] == "0.456949"
     assert m["sklearn, retrieved"] == f"{only:.6f}" == "0.543791"
+    assert "no question has a relevant document in BM25's top 5 and another outside it" in bodies(at)  # at k = 5, none
 
     at.button(key="tour_next").click().run()
     at_step(at, 9)  # dense: on, q02 and q10 fixed, computed
@@ -159,6 +160,23 @@ def test_the_step_picker_jumps_and_the_sidebar_moves_the_figures(invented):
     assert float(at.dataframe[0].value.loc["BM25", "hit@3"]) == pytest.approx(ev.mean("BM25", "hit@3"))
     at.segmented_control(key="step").set_value(8).run()
     at_step(at, 8)  # (the browser writes a picked value into the URL itself; AppTest has no browser)
+
+
+def test_the_trap_on_the_data_agrees_with_scikit_learn_given_every_document(invented):
+    """At k = 2, q01 (pricing1 2, pricing2 1): BM25's top 2 holds pricing1 and not pricing2, so the trap shows."""
+    at = open_app(query={"step": "8", "k": "2"})
+    at_step(at, 8)
+    ev = evaluate(invented, Params(), ["ndcg@2"])
+    q = invented.query_index["q01"]
+    top = ev.rankings["BM25"].top_ids(invented, q, 2)
+    rel = invented.relevant_of(q)
+    assert top[0] == "pricing1" and "pricing2" not in top
+    truth = [[rel.get(d, 0) for d in invented.doc_ids]]  # the whole corpus, as the article says to pass it
+    scores = [[2 - top.index(d) if d in top else 0 for d in invented.doc_ids]]
+    whole, only = ndcg_score(truth, scores, k=2), ndcg_score([[rel.get(d, 0) for d in top]], [[2, 1]], k=2)
+    ours = ev.values["BM25"]["ndcg@2"][list(invented.evaluated).index(q)]
+    assert [m.value for m in at.metric[3:6]] == [f"{ours:.6f}", f"{whole:.6f}", f"{only:.6f}"] == ["0.760188", "0.760188", "1.000000"]
+    assert "question q01 and BM25's top 2" in bodies(at) and "never sees pricing2" in bodies(at)
 
 
 def test_at_k_1_bm25_and_lsa_part_on_q01_and_q12(invented):

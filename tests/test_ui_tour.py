@@ -223,3 +223,15 @@ def test_the_fusion_intro_names_the_members_and_their_weights():
     assert "alpha = 0.5 on BM25, 1 \u2212 alpha on LSA" in two and "1/(60 + rank) over each member's top 10" in two
     three = tour.fusion_intro(["BM25", "LSA", "<b>run</b>"], tour.Params(members=("BM25", "LSA", "x"), weights=(0.5, 0.3, 0.2)))
     assert "one weight per member" in three and "<b>" not in three
+
+
+def test_the_trap_question_is_the_first_with_a_relevant_document_in_and_one_out(invented):
+    ev = evaluate(invented, metric_names=["ndcg@2"])
+    r = ev.rankings["BM25"]
+    q = tour.trap_question(invented, r, 2)
+    assert invented.query_ids[q] == "q01"  # pricing1 in BM25's top 2, pricing2 third
+    toy = tour.data_toy(invented, r, q, 2)
+    assert toy.ranking == ("pricing1", "sso1") and toy.judged == {"pricing1": 2, "pricing2": 1}
+    assert set(toy.universe) == {"pricing1", "sso1", "pricing2"}
+    assert tour.found_in_top(invented, r, q, 3) == (2, 2)  # at k = 3 both are in: q01 no longer shows the trap
+    assert tour.trap_question(invented, r, 3) != q

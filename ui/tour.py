@@ -646,6 +646,46 @@ def step_trap(v: View) -> None:
              f"ndcg_score([{list(trap.y_true_retrieved)}], [{list(trap.y_score_retrieved)}], k={TRAP_K})  # only the retrieved")
     st.expander("what was passed to ndcg_score").code(calls, language="python")
     st.caption("The Metrics lab lets you edit this ranking and watch every DCG term, and the trap, move.")
+    trap_on_the_data(v)
+
+
+def trap_question(ds: Dataset, ranking, k: int) -> int | None:
+    """The first evaluated question (an index) whose top k is full and holds a relevant document but misses
+    another, where the trap shows on real data; None when there is none."""
+    for q in ds.evaluated:
+        found, relevant = found_in_top(ds, ranking, int(q), k)
+        if 0 < found < relevant and int(ranking.n_results[q]) >= k:
+            return int(q)
+    return None
+
+
+def data_toy(ds: Dataset, ranking, q: int, k: int) -> teaching.Toy:
+    """A question's top k as the trap's ranking, with its judgements; the universe is the ranking and every judged
+    document (the corpus's other documents score 0 and have no grade: with k documents listed they change neither call)."""
+    ids = tuple(ranking.top_ids(ds, q, k))
+    judged = {str(ds.qrels.doc_id[j]): int(ds.qrels.grade[j]) for j in np.flatnonzero(ds.qrels.query == q)}
+    return teaching.Toy(ids, judged, tuple(dict.fromkeys([*ids, *judged])))
+
+
+def trap_on_the_data(v: View) -> None:
+    """The same check on one question of the dataset in use, against the engine's own nDCG."""
+    r = v.ev.rankings[BASE]
+    q = trap_question(v.ds, r, v.k)
+    if q is None:
+        st.markdown(f"**On {plain(v.ds.name)}** no question has a relevant document in {BASE}'s top {v.k} and another "
+                    "outside it, so the trap does not show here at this k (try a smaller k in the sidebar).")
+        return
+    toy = data_toy(v.ds, r, q, v.k)
+    trap = teaching.sklearn_trap(toy, v.k)
+    i = int(np.flatnonzero(v.ds.evaluated == q)[0])
+    ours = float(v.ev.values[BASE][f"ndcg@{v.k}"][i])
+    missing = [d for d in toy.relevant if d not in toy.ranking]
+    st.markdown(f"**On {plain(v.ds.name)}**, question {plain(v.ds.query_ids[q])} and {BASE}'s top {v.k}, the same check: "
+                + trap_sentence(ours, trap.whole, trap.retrieved_only, missing, v.k))
+    cols = st.columns(3)
+    cols[0].metric(f"ours, nDCG@{v.k}", fmt6(ours), border=True, help="The engine's nDCG of this question.")
+    cols[1].metric("sklearn, universe", fmt6(trap.whole), border=True, help="ndcg_score given the ranking and every judged document.")
+    cols[2].metric("sklearn, retrieved", fmt6(trap.retrieved_only), border=True, help=f"ndcg_score given only the top {v.k}.")
 
 
 # ------------------------------------------------------------------------------------------ 9. dense
