@@ -624,7 +624,7 @@ def trap_sentence(ours: float, whole: float, only: float, missing: Sequence[str]
     inflated = "inflated" if only > whole else "changed"
     return (f"Our nDCG@{k} is {ours:.6f}. scikit-learn's `ndcg_score` given every document of the universe gives "
             f"{whole:.6f} and {agree}; given only the retrieved documents it gives **{only:.6f}**, {inflated}, because it "
-            f"derives the ideal DCG from the documents it is passed and never sees {', '.join(plain(d) for d in missing)} "
+            f"derives the ideal DCG from the documents it is passed and never sees {id_list(missing)} "
             "(relevant, not retrieved). Always pass the whole universe, with score 0 for what was not retrieved.")
 
 
