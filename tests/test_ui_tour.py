@@ -191,7 +191,8 @@ def test_the_trap_sentence_says_inflated_from_the_numbers():
     text = tour.trap_sentence(0.456949, 0.456949, 0.543791, ["c"], 5)
     assert "**0.543791**, inflated" in text and "agrees with ours" in text and "never sees c" in text
     many = tour.trap_sentence(0.49, 0.49, 0.92, [str(i) for i in range(25)], 5)
-    assert "never sees 0, 1, 2, 3, 4, 5 and 19 more (relevant, not retrieved)" in many
+    assert "never sees 0, 1, 2, 3, 4, 5 and 19 more (relevant, not retrieved)" in many and "Always pass" in many
+    assert "Always pass" not in tour.trap_sentence(0.49, 0.49, 0.92, ["c"], 5, advice=False)
     same = tour.trap_sentence(0.5, 0.5, 0.5, [], 5)
     assert "the same here" in same
 

@@ -615,8 +615,9 @@ def step_noise(v: View) -> None:
 # ------------------------------------------------------------------------------------------ 8. the trap
 
 
-def trap_sentence(ours: float, whole: float, only: float, missing: Sequence[str], k: int) -> str:
-    """The scikit-learn trap read aloud from the three numbers and the relevant documents not retrieved."""
+def trap_sentence(ours: float, whole: float, only: float, missing: Sequence[str], k: int, advice: bool = True) -> str:
+    """The scikit-learn trap read aloud from the three numbers and the relevant documents not retrieved (with the
+    advice to pass the whole universe, unless `advice` is False: it was given once already)."""
     agree = "agrees with ours" if math.isclose(whole, ours, abs_tol=1e-9) else "differs from ours"
     if math.isclose(only, whole, abs_tol=1e-9):
         return (f"Given the whole universe scikit-learn gives {whole:.6f} and {agree} ({ours:.6f}); given only the retrieved "
@@ -624,8 +625,8 @@ def trap_sentence(ours: float, whole: float, only: float, missing: Sequence[str]
     inflated = "inflated" if only > whole else "changed"
     return (f"Our nDCG@{k} is {ours:.6f}. scikit-learn's `ndcg_score` given every document of the universe gives "
             f"{whole:.6f} and {agree}; given only the retrieved documents it gives **{only:.6f}**, {inflated}, because it "
-            f"derives the ideal DCG from the documents it is passed and never sees {id_list(missing)} "
-            "(relevant, not retrieved). Always pass the whole universe, with score 0 for what was not retrieved.")
+            f"derives the ideal DCG from the documents it is passed and never sees {id_list(missing)} (relevant, not retrieved)."
+            + (" Always pass the whole universe, with score 0 for what was not retrieved." if advice else ""))
 
 
 def step_trap(v: View) -> None:
@@ -681,7 +682,7 @@ def trap_on_the_data(v: View) -> None:
     ours = float(v.ev.values[BASE][f"ndcg@{v.k}"][i])
     missing = [d for d in toy.relevant if d not in toy.ranking]
     st.markdown(f"**On {plain(v.ds.name)}**, question {plain(v.ds.query_ids[q])} and {BASE}'s top {v.k}, the same check: "
-                + trap_sentence(ours, trap.whole, trap.retrieved_only, missing, v.k))
+                + trap_sentence(ours, trap.whole, trap.retrieved_only, missing, v.k, advice=False))
     cols = st.columns(3)
     cols[0].metric(f"ours, nDCG@{v.k}", fmt6(ours), border=True, help="The engine's nDCG of this question.")
     cols[1].metric("sklearn, universe", fmt6(trap.whole), border=True, help="ndcg_score given the ranking and every judged document.")
