@@ -386,6 +386,7 @@ def run(args) -> int:
                 page = browser.new_page(viewport=VIEWPORT)
                 page.add_init_script(INIT_JS)
                 page.goto(server.url)
+                page.get_by_role("link", name="Overview").click()  # the landing page is the Tour
                 wait_overview(page)
                 dataset = "invented"
                 if zip_path is not None:

@@ -12,7 +12,8 @@ APP = str(ROOT / "app.py")
 
 
 def open_app(page: str | None = None, query: dict[str, str] | None = None, before=None) -> AppTest:
-    """Run app.py (optionally with URL query parameters and `before(at)` on the first page), then switch to `page`."""
+    """Run app.py, which opens on the landing page (the Tour; optionally with URL query parameters, and `before(at)`
+    called there), then switch to `page` (e.g. "pages/overview.py"); without `page` the landing page stays."""
     at = AppTest.from_file(APP, default_timeout=120)
     for key, value in (query or {}).items():
         at.query_params[key] = value

@@ -1,4 +1,5 @@
-"""The frame every page shares (app.py + ui/sidebar.py) and the Overview page, used as a person would."""
+"""The frame every page shares (app.py + ui/sidebar.py), the landing page (the Tour) and the Overview page, used as a
+person would."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import pytest
 
 from apptest import move, open_app
 
+OVERVIEW = "pages/overview.py"
 ARTICLE = {"k": 5, "k1": 1.2, "b": 0.75, "dims": 6, "rrf_k": 60, "alpha": 0.5}
 
 
@@ -17,10 +19,20 @@ def _means(at) -> dict[str, dict[str, float]]:
 
 @pytest.fixture(scope="module")
 def at():
-    return open_app()
+    return open_app(OVERVIEW)
 
 
-def test_opens_on_the_overview_without_exception(at):
+def test_opens_on_the_tour_first_in_the_navigation_with_the_overview_second():
+    from ui import router
+
+    landing = open_app()
+    assert not landing.exception
+    assert landing.title[0].value == "Tour" and landing.session_state["step"] == 1
+    assert "invented" in landing.sidebar.markdown[0].value and "28 documents" in landing.sidebar.markdown[0].value
+    assert [title for _, title, _ in router.PAGES[:2]] == ["Tour", "Overview"]
+
+
+def test_the_overview_opens_without_exception(at):
     assert not at.exception
     assert at.title[0].value == "Overview"
     assert "invented" in at.sidebar.markdown[0].value and "28 documents" in at.sidebar.markdown[0].value
@@ -43,7 +55,7 @@ def test_overview_shows_the_article_means(at):
 
 
 def test_moving_b_changes_the_bm25_figure_and_alpha_only_the_weighted():
-    at = open_app()
+    at = open_app(OVERVIEW)
     before = _means(at)
     move(at, "b", 0.0)
     after_b = _means(at)
@@ -56,13 +68,13 @@ def test_moving_b_changes_the_bm25_figure_and_alpha_only_the_weighted():
 
 
 def test_moving_k_changes_the_columns_and_the_article_button_puts_defaults_back():
-    at = open_app()
+    at = open_app(OVERVIEW)
     move(at, "k", 3)
     assert "hit@3" in at.dataframe[0].value.columns
     assert round(_means(at)["BM25"]["hit@3"], 6) == 0.857143
     move(at, "k1", 2.5)
     assert at.session_state["k1"] == 2.5
-    at = open_app(query={"k1": "2.5", "k": "3"})
+    at = open_app(OVERVIEW, query={"k1": "2.5", "k": "3"})
     at.sidebar.button[-1].click().run()
     assert {key: at.session_state[key] for key in ARTICLE} == ARTICLE
     assert "k1 = 1.2, b = 0.75" in at.caption[0].value
@@ -70,7 +82,7 @@ def test_moving_k_changes_the_columns_and_the_article_button_puts_defaults_back(
 
 
 def test_a_url_with_query_parameters_opens_with_those_values():
-    at = open_app(query={"k1": "2.0", "b": "0.5", "dims": "4", "rrf_k": "10", "alpha": "0.25", "k": "10", "metric": "MRR"})
+    at = open_app(OVERVIEW, query={"k1": "2.0", "b": "0.5", "dims": "4", "rrf_k": "10", "alpha": "0.25", "k": "10", "metric": "MRR"})
     assert not at.exception
     got = {key: at.sidebar.slider(key=key).value for key in ARTICLE}
     assert got == {"k": 10, "k1": 2.0, "b": 0.5, "dims": 4, "rrf_k": 10, "alpha": 0.25}
@@ -85,7 +97,7 @@ def test_an_absurd_url_value_is_ignored_not_a_crash():
 
 
 @pytest.mark.parametrize(
-    "page", ["pages/per_question.py", "pages/diagnosis.py", "pages/compare.py", "pages/tuning.py", "pages/metrics_lab.py", "pages/data.py"]
+    "page", ["pages/overview.py", "pages/per_question.py", "pages/diagnosis.py", "pages/compare.py", "pages/tuning.py", "pages/metrics_lab.py", "pages/data.py"]
 )
 def test_every_page_opens_through_app_without_exception(page):
     at = open_app(page)
@@ -99,6 +111,7 @@ def test_a_page_run_alone_is_rerun_through_the_frame():
     at = open_app("pages/compare.py")
     at.run()
     assert not at.exception and at.sidebar.slider, "the sidebar is missing: the page ran without app.py"
+    assert at.title[0].value == "Compare", "the rerun through app.py went to the landing page, not the page being run"
 
 
 def test_streamlit_still_runs_a_page_alone(monkeypatch):
@@ -115,7 +128,7 @@ def test_streamlit_still_runs_a_page_alone(monkeypatch):
 def test_dense_is_a_system_and_the_fusion_members_follow_the_sidebar():
     """The invented corpus ships its vectors: dense is there at once; choosing BM25 + dense in the sidebar fuses
     those two (their values change, BM25, LSA and dense stay), and the choice is in the URL."""
-    at = open_app()
+    at = open_app(OVERVIEW)
     before = _means(at)
     assert "dense" in before
     members = at.sidebar.multiselect(key="fuse")

@@ -1,7 +1,8 @@
 """One real browser: Debian's Chromium (headless, driven by Playwright) against `streamlit run` on 127.0.0.1.
 
-It loads the app, moves the fusion-alpha slider with the keyboard, waits for the rerun to end, checks that the
-Overview's bar chart changed and that no exception is shown, and saves a screenshot.
+It loads the app on its landing page (the Tour), goes to the Overview by the navigation, moves the fusion-alpha
+slider with the keyboard, waits for the rerun to end, checks that the Overview's bar chart changed and that no
+exception is shown, and saves a screenshot.
 """
 
 from __future__ import annotations
@@ -68,6 +69,11 @@ def test_moving_a_slider_redraws_the_chart(server, tmp_path):
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         page = browser.new_page(viewport={"width": 1500, "height": 1100})
         page.goto(server)
+        page.wait_for_selector(IDLE, timeout=60_000)
+        page.wait_for_selector("[data-testid=stMain] h1:has-text('Tour')", timeout=30_000)  # the landing page
+        assert page.locator("[data-testid=stException]").count() == 0
+        page.get_by_role("link", name="Overview").click()
+        page.wait_for_selector("[data-testid=stMain] h1:has-text('Overview')", timeout=60_000)
         page.wait_for_selector(IDLE, timeout=60_000)
         charts = page.locator("[data-testid=stVegaLiteChart]")
         charts.nth(1).wait_for(timeout=30_000)

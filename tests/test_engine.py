@@ -204,6 +204,6 @@ def test_a_registered_retriever_is_a_system_everywhere_and_a_fusion_member(inven
 def test_a_registered_retriever_appears_on_the_overview_with_no_page_changed(overlap):
     from apptest import open_app
 
-    at = open_app()
+    at = open_app("pages/overview.py")
     assert not at.exception
     assert "overlap" in at.dataframe[0].value.index

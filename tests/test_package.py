@@ -124,7 +124,7 @@ def test_installed_library_is_the_target_copy_and_imports_no_streamlit(installed
     assert streamlit_loaded is False
 
 
-def test_installed_app_opens_on_the_overview_with_the_invented_corpus(installed):
+def test_installed_app_opens_on_the_tour_with_the_invented_corpus(installed):
     target, elsewhere, env = installed
     script = ("import json, sys; from streamlit.testing.v1 import AppTest; from retrieval import lab; "
               "app = lab.app_path(); sys.path.insert(0, str(app.parent)); "  # as `streamlit run` does
@@ -134,7 +134,7 @@ def test_installed_app_opens_on_the_overview_with_the_invented_corpus(installed)
     assert out.returncode == 0, out.stderr
     ui_file, exceptions, title, sidebar = json.loads(out.stdout.splitlines()[-1])
     assert Path(ui_file) == target / "retrieval" / "_app" / "ui" / "__init__.py"
-    assert exceptions == [] and title == "Overview"
+    assert exceptions == [] and title == "Tour"  # the landing page
     assert "invented" in sidebar and "28 documents" in sidebar
 
 

@@ -106,7 +106,7 @@ def test_the_page_shows_the_invented_corpus():
 
 def test_a_beir_zip_upload_replaces_the_dataset_everywhere():
     at = open_data()
-    before = means(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run())
+    before = means(to_overview(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()))
     upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
     assert "Loaded fruit: 6 documents, 3 questions, 5 judgements" in shown(at.success[0].value)
     assert any("1 documents that are not in" in shown(w.value) and "ghost" in shown(w.value) for w in at.warning)

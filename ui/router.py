@@ -8,6 +8,7 @@ import streamlit as st
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = (  # file, title, icon; the first is the landing page
+    ("pages/tour.py", "Tour", ":material/route:"),
     ("pages/overview.py", "Overview", ":material/leaderboard:"),
     ("pages/per_question.py", "Per question", ":material/grid_on:"),
     ("pages/playground.py", "Playground", ":material/edit_note:"),

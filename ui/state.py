@@ -19,6 +19,7 @@ METRIC = "metric"
 MEMBERS = "fuse"  # the systems both fusions combine
 FUSION_DEPTH = "fusion_depth"
 WEIGHT = "w_"  # + a member's name: its weight when more than two are fused
+STEP = "step"  # the Tour's step (1 to ui.tour.N_STEPS), bound to the URL: ?step=4
 # plain session keys
 DATASET = "dataset"  # an uploaded retrieval.dataset.Dataset, or None for the invented corpus
 RUNS = "runs"  # uploaded retrieval.dataset.TrecRun objects, by name

@@ -1,0 +1,12 @@
+"""Tour: the article's argument in ten steps, each a live view of the data and the sidebar's values with its
+sentences computed from them; Previous / Next and a step picker, the step in the URL (?step=4). The parts are
+in ui/tour.py."""
+
+from ui import cache, state
+from ui import tour as page
+
+state.init_state()
+
+ds = cache.current_dataset()
+step = page.navigation()
+page.show(step, page.view(ds))

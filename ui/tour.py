@@ -1,0 +1,774 @@
+"""The Tour's parts: the article's argument in ten steps, each a live view of the data and the sidebar's values
+with a sentence or two computed from it, and the navigation between the steps (the step lives in the URL: ?step=4).
+
+The sentences are pure functions of numbers (tests/test_ui_tour.py feeds them numbers and checks the wording: a
+"tie" is said only when the paired bootstrap's interval holds zero). The views reuse the other pages' parts
+(ui.overview, ui.per_question, ui.diagnosis, ui.compare, ui.charts) and read every figure through ui.cache.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from retrieval import diagnosis, stats, teaching
+from retrieval.dataset import Dataset
+from retrieval.experiment import Evaluation
+from retrieval.params import Params
+
+from . import cache, charts, compare, overview, router, state
+from . import diagnosis as diag
+from . import per_question as pq
+from .format import MINUS, clip, interval_text, signed
+from .markdown import escape_markdown as plain
+from .markdown import highlight_markdown
+
+STEPS = (  # the article's argument, in order: each step's title
+    "The corpus and the questions",
+    "One question, four metrics",
+    "BM25 against LSA, on average",
+    "Where each one fails",
+    "Why a question fails: the words it shares",
+    "Fusing the two",
+    "Is the difference noise?",
+    "The scikit-learn ndcg_score trap",
+    "What a dense retriever changes",
+    "Now try your own data",
+)
+N_STEPS = len(STEPS)
+KEY_PREV, KEY_NEXT = "tour_prev", "tour_next"
+KEY_QUESTION = "tour_question"
+BASE, OTHER, DENSE = "BM25", "LSA", "dense"  # the article's two retrievers, and the dense one of its hypothesis
+FUSIONS = ("weighted", "RRF")
+SPLIT_K_MAX = overview.K_MAX  # the smallest cutoff at which two systems part is looked for up to here
+SAMPLE_QUESTIONS = 5
+TRAP_K = 5  # the article's worked example is scored at 5
+THRESHOLD = diagnosis.THRESHOLD_DEFAULT  # the article diagnoses a question whose first right document is not in the top 3
+SHOWN_RELEVANT = 2  # relevant documents shown in full under a failing question
+EXAMPLE_CLASSES = ("vocabulary gap", "surface homonymy")  # the article's two failures, in its order
+
+
+# ------------------------------------------------------------------------------------------ the step and its URL
+
+
+def clamp_step(raw, n: int = N_STEPS) -> int:
+    """A step number from the URL or a button, kept within 1..n: a number is truncated and clamped (0 -> 1,
+    99 -> n, 4.7 -> 4), anything else (empty, 'abc', NaN) is step 1; a repeated parameter takes its last value."""
+    if isinstance(raw, (list, tuple)):
+        raw = raw[-1] if raw else None
+    try:
+        value = float(str(raw).strip())
+    except (TypeError, ValueError):
+        return 1
+    if math.isnan(value):
+        return 1
+    if math.isinf(value):
+        return n if value > 0 else 1
+    return min(n, max(1, int(value)))
+
+
+def go(step: int) -> None:
+    """Move to a step (the Previous and Next buttons' callback): the bound widget carries it into the URL."""
+    st.session_state[state.STEP] = clamp_step(step)
+
+
+def progress_text(step: int, n: int = N_STEPS) -> str:
+    """'Step 4 of 10: Where each one fails'."""
+    return f"Step {step} of {n}: {STEPS[step - 1]}"
+
+
+def navigation() -> int:
+    """The title, Previous / the step picker / Next, and the progress; returns the current step (1..N_STEPS).
+
+    The picker is bound to the URL (?step=4); a step the URL gives out of range or not as a number is clamped
+    on the session's first run (Streamlit drops such a value from the URL, the clamped one stays shown)."""
+    if state.STEP not in st.session_state or st.session_state[state.STEP] not in range(1, N_STEPS + 1):
+        st.session_state[state.STEP] = clamp_step(st.query_params.get(state.STEP, 1))
+    st.title("Tour")
+    step = st.segmented_control("Step", list(range(1, N_STEPS + 1)), key=state.STEP, required=True, bind="query-params",
+                                persist_state="session", label_visibility="collapsed", width="stretch",
+                                help="Jump to a step; the address bar keeps it (?step=4), so a link reopens this step.")
+    step = clamp_step(step)  # the widget's value, not the one read before it: the browser's Back button sets it from the URL
+    left, middle, right = st.columns([1, 3, 1], vertical_alignment="center")
+    left.button("Previous", key=KEY_PREV, on_click=go, args=(step - 1,), disabled=step <= 1,
+                icon=":material/arrow_back:", width="stretch")
+    middle.progress(step / N_STEPS, text=progress_text(step))
+    right.button("Next", key=KEY_NEXT, on_click=go, args=(step + 1,), disabled=step >= N_STEPS,
+                 icon=":material/arrow_forward:", width="stretch")
+    if step == 1:
+        st.caption("The article *The retriever must be measured on its own*, step by step, on the data and the sidebar's "
+                   "values in force: every number below is computed now, so move a slider and the story follows.")
+    return step
+
+
+# ------------------------------------------------------------------------------------------ what every step reads
+
+
+@dataclass(frozen=True)
+class View:
+    """What the steps read: the dataset, its evaluation at the sidebar's values, the cutoff and the chosen metric."""
+
+    ds: Dataset
+    ev: Evaluation
+    k: int
+    metric: str  # the sidebar's metric at k, e.g. ndcg@5
+    params: Params
+
+    @property
+    def label(self) -> str:
+        return state.metric_label(self.metric)
+
+    @property
+    def table(self) -> list[str]:
+        """The four metrics at k (then the sidebar's, when it is another)."""
+        return overview.table_metrics(self.k, self.metric)
+
+    @property
+    def qids(self) -> list[str]:
+        """The evaluated questions' ids, in the order of the evaluation's values."""
+        return [self.ds.query_ids[q] for q in self.ds.evaluated]
+
+
+def view(ds: Dataset) -> View:
+    """The evaluation of every system at the sidebar's values, on the four metrics and the sidebar's metric."""
+    k, metric = state.cutoff(), state.metric_name()
+    return View(ds, cache.evaluation(overview.table_metrics(k, metric), ds), k, metric, cache.current_params(ds))
+
+
+def fmt6(x: float) -> str:
+    """A mean as the article's tables print it."""
+    return f"{x:.6f}"
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """'1 question', '3 questions'."""
+    return f"{n:,} {word if n == 1 else many or word + 's'}"
+
+
+def id_list(ids: Sequence[str], limit: int = 6) -> str:
+    """'q01, q12' (escaped), the first `limit` and how many more."""
+    shown = ", ".join(plain(i) for i in ids[:limit])
+    return shown + (f" and {len(ids) - limit:,} more" if len(ids) > limit else "")
+
+
+def means_table(ev: Evaluation, systems: Sequence[str], metrics: list[str]):
+    """The Overview's means (6 decimals, each column's best in bold) for some systems only."""
+    frame = overview.summary(ev, metrics).loc[list(systems)]
+    return frame.style.format("{:.6f}").highlight_max(axis=0, props="font-weight: bold")
+
+
+def some_bars(ev: Evaluation, systems: Sequence[str], metrics: list[str]) -> None:
+    """The Overview's bars with 95% bootstrap intervals, for some systems only (their colours as everywhere)."""
+    frame = overview.bars(ev, metrics)
+    st.altair_chart(charts.bars_with_intervals(frame[frame["system"].isin(list(systems))].reset_index(drop=True)), width="stretch")
+
+
+# ------------------------------------------------------------------------------------------ 1. the corpus
+
+
+@dataclass(frozen=True)
+class CorpusFacts:
+    """Sizes and judgements of a dataset."""
+
+    documents: int
+    questions: int
+    evaluated: int  # questions with at least one relevant document
+    judgements: int
+    grades: dict[int, int]  # positive grade -> judgements with it, highest first
+    not_relevant: int  # judgements with a grade of 0 or less
+
+
+def corpus_facts(ds: Dataset) -> CorpusFacts:
+    """The dataset's sizes and its judgements by grade."""
+    g = ds.qrels.grade
+    counts = Counter(int(x) for x in g[g > 0])
+    return CorpusFacts(ds.n_docs, ds.n_queries, int(ds.evaluated.size), int(g.size),
+                       dict(sorted(counts.items(), reverse=True)), int((g <= 0).sum()))
+
+
+def corpus_sentence(name: str, f: CorpusFacts) -> str:
+    """What the dataset holds, in words (the name escaped)."""
+    relevant = sum(f.grades.values())
+    by_grade = ", ".join(f"{n:,} with grade {g}" for g, n in list(f.grades.items())[:4])
+    if len(f.grades) > 4:
+        by_grade += f", {sum(list(f.grades.values())[4:]):,} with lower grades"
+    rest = f.questions - f.evaluated
+    left_out = (f" The other {plural(rest, 'question')} {'has' if rest == 1 else 'have'} no relevant document and "
+                f"{'is' if rest == 1 else 'are'} left out of every mean." if rest else "")
+    zero = f" {plural(f.not_relevant, 'judgement')} say{'s' if f.not_relevant == 1 else ''} *not relevant*." if f.not_relevant else ""
+    return (f"**{plain(name)}** holds {plural(f.documents, 'document')} and {plural(f.questions, 'question')}; "
+            f"{f.evaluated:,} of the questions have at least one relevant document, and every mean in this tour is over them."
+            f"{left_out} The {plural(relevant, 'relevant judgement')} ({by_grade}) are all a retriever is measured "
+            f"against: for each question, the documents a person said are right, and how right.{zero}")
+
+
+def sample_questions(ds: Dataset, n: int = SAMPLE_QUESTIONS) -> pd.DataFrame:
+    """The first n evaluated questions: id, text and their relevant documents with grades."""
+    rows = []
+    for q in ds.evaluated[:n]:
+        rel = ds.relevant_of(int(q))
+        rows.append({"question": ds.query_ids[q], "text": clip(ds.query_texts[q]),
+                     "relevant documents (grade)": ", ".join(f"{d} ({g})" for d, g in sorted(rel.items(), key=lambda x: (-x[1], x[0])))})
+    return pd.DataFrame(rows)
+
+
+def step_corpus(v: View) -> None:
+    f = corpus_facts(v.ds)
+    st.markdown(corpus_sentence(v.ds.name, f))
+    cols = st.columns(4)
+    cols[0].metric("documents", f"{f.documents:,}", border=True)
+    cols[1].metric("questions", f"{f.questions:,}", border=True)
+    cols[2].metric("evaluated", f"{f.evaluated:,}", border=True, help="Questions with at least one relevant document.")
+    cols[3].metric("judgements", f"{f.judgements:,}", border=True)
+    st.dataframe(sample_questions(v.ds), hide_index=True, width="stretch",
+                 column_config={"question": st.column_config.TextColumn(width=70),
+                                "text": st.column_config.TextColumn(width="medium"),
+                                "relevant documents (grade)": st.column_config.TextColumn(width="medium")})
+    st.caption(f"The first {min(SAMPLE_QUESTIONS, f.evaluated)} of the {f.evaluated:,} questions; the Data page shows them all.")
+
+
+# ------------------------------------------------------------------------------------------ 2. one question
+
+
+def default_question(first_rank: np.ndarray, k: int) -> int:
+    """The question the step opens on (a position in the evaluated questions): the first whose first relevant
+    document is found but not first, inside the top k (every metric then says something different), else the
+    first found at rank 1, else the first."""
+    fr = np.asarray(first_rank)
+    for hit in (np.flatnonzero((fr > 1) & (fr <= k)), np.flatnonzero(fr == 1)):
+        if hit.size:
+            return int(hit[0])
+    return 0
+
+
+def found_in_top(ds: Dataset, ranking, q: int, k: int) -> tuple[int, int]:
+    """(relevant documents of question q in the system's top k, relevant documents of q)."""
+    sel = (ds.qrels.query == q) & ds.qrels.relevant
+    ranks = ranking.judged_rank[sel]
+    return int(((ranks > 0) & (ranks <= k)).sum()), int(sel.sum())
+
+
+def metrics_sentence(system: str, qid: str, k: int, rank: int, found: int, relevant: int, values: Mapping[str, float]) -> str:
+    """The four metrics of one question read aloud, from its first relevant rank, the relevant documents found in
+    the top k and the metric values (keys hit@k, recall@k, mrr, ndcg@k)."""
+    s, q = plain(system), "question " + plain(qid)
+    hit, rec, rr, nd = values[f"hit@{k}"], values[f"recall@{k}"], values["mrr"], values[f"ndcg@{k}"]
+    if rank == 0:
+        return (f"{s} finds no relevant document for {q} anywhere in its list: hit@{k} = {hit:.0f}, recall@{k} = {rec:.3f}, "
+                f"RR = {rr:.3f} and nDCG@{k} = {nd:.3f}. Every metric agrees when nothing is found.")
+    where = f"inside the top {k}" if rank <= k else f"beyond the top {k}"
+    return (f"{s} puts the first relevant document of {q} at rank {rank}, {where}. "
+            f"**hit@{k} = {hit:.0f}**: {'a' if hit else 'no'} relevant document in the top {k}. "
+            f"**recall@{k} = {rec:.3f}**: "
+            + (f"its only relevant document is {'' if found else 'not '}there. " if relevant == 1 else
+               f"{found} of its {relevant:,} relevant documents {'is' if found == 1 else 'are'} there. ") +
+            f"**RR = 1/{rank} = {rr:.3f}**: the reciprocal of that rank (its mean over the questions is the MRR; it has no cutoff). "
+            f"**nDCG@{k} = {nd:.3f}**: the grades found, each discounted by 1/log2(rank + 1), over the same sum in the best order possible.")
+
+
+def choose_question(v: View, system: str = BASE) -> int:
+    """The question selector (a position in the evaluated questions), opened on `default_question`."""
+    qids = v.qids
+    if st.session_state.get(KEY_QUESTION) not in qids:
+        st.session_state.pop(KEY_QUESTION, None)
+    start = default_question(v.ev.first_rank[system], v.k)
+    texts = {qid: v.ds.query_texts[q] for qid, q in zip(qids, v.ds.evaluated)}
+    qid = st.selectbox("question", qids, index=start, key=KEY_QUESTION, persist_state="session",
+                       format_func=lambda x: f"{x} · {pq.cut(texts[x], 90)}",
+                       help="Opened on a question whose first relevant document is found but not first; any can be chosen.")
+    return qids.index(qid)
+
+
+def step_metrics(v: View) -> None:
+    i = choose_question(v)
+    q = int(v.ds.evaluated[i])
+    r = v.ev.rankings[BASE]
+    values = {m: float(v.ev.values[BASE][m][i]) for m in v.table}
+    found, relevant = found_in_top(v.ds, r, q, v.k)
+    rank = int(v.ev.first_rank[BASE][i])
+    if len(v.ds.query_texts[q]) > 90:  # the selector cuts it there
+        st.markdown(f"**{plain(v.ds.query_ids[q])}** · {plain(clip(v.ds.query_texts[q]))}")
+    st.markdown(metrics_sentence(BASE, v.ds.query_ids[q], v.k, rank, found, relevant, values))
+    cols = st.columns(4)
+    for col, (label, name) in zip(cols, ((f"hit@{v.k}", f"hit@{v.k}"), (f"recall@{v.k}", f"recall@{v.k}"),
+                                         ("RR", "mrr"), (f"nDCG@{v.k}", f"ndcg@{v.k}"))):
+        col.metric(label, f"{values[name]:.3f}", border=True)
+    table = pq.Question(v.ds, v.ev, q).ranking_table(BASE, v.k)
+    if table.empty:
+        st.info(f"{BASE} returns nothing for this question: no word of it is in the corpus after the stop words.",
+                icon=":material/block:")
+    else:
+        st.dataframe(pq.styled(table), hide_index=True, width="stretch",
+                     column_config={"rank": st.column_config.NumberColumn("#", width=36),
+                                    "text": st.column_config.TextColumn("text", width="large")})
+        st.caption(f"{BASE}'s top {v.k} (the sidebar's k): relevant documents in green with their grade (✓). "
+                   "The Per question page shows every system's list.")
+
+
+# ------------------------------------------------------------------------------------------ 3. means side by side
+
+
+def tie_sentence(a: str, b: str, mean_a: float, mean_b: float, iv: stats.Interval, label: str, n: int) -> str:
+    """Whether two systems tie on average, from their means and the paired bootstrap of a - b: "tie" only when
+    the means are equal or the 95% interval holds zero; otherwise which is better, beyond noise."""
+    sa, sb = plain(a), plain(b)
+    span = interval_text(iv.low, iv.high)
+    if mean_a == mean_b:
+        return f"{sa} and {sb} have the same mean {label}, {mean_a:.3f}, on the {plural(n, 'question')}: a tie."
+    (lead, hi), (behind, lo) = sorted(((sa, mean_a), (sb, mean_b)), key=lambda x: -x[1])
+    if iv.holds_zero:
+        return (f"{lead} is ahead of {behind} by {hi - lo:.3f} on mean {label} ({hi:.3f} against {lo:.3f}), but the 95% "
+                f"bootstrap interval of {sa} {MINUS} {sb}, {span}, holds zero: on these {plural(n, 'question')} they **tie**, "
+                "and ranking them on their means would be a mistake.")
+    return (f"{lead} is better than {behind} on mean {label} ({hi:.3f} against {lo:.3f}), and the 95% bootstrap "
+            f"interval of {sa} {MINUS} {sb}, {span}, leaves zero out: on this data they do **not** tie.")
+
+
+def step_means(v: View) -> None:
+    diff = v.ev.values[BASE][v.metric] - v.ev.values[OTHER][v.metric]
+    iv, _ = compare.bootstrap(diff)
+    st.markdown(tie_sentence(BASE, OTHER, v.ev.mean(BASE, v.metric), v.ev.mean(OTHER, v.metric), iv, v.label, int(diff.size)))
+    cols = st.columns(3)
+    cols[0].metric(f"{BASE}, {v.label}", fmt6(v.ev.mean(BASE, v.metric)), border=True)
+    cols[1].metric(f"{OTHER}, {v.label}", fmt6(v.ev.mean(OTHER, v.metric)), border=True)
+    difference(cols[2], BASE, OTHER, iv)
+    st.dataframe(means_table(v.ev, (BASE, OTHER), v.table), width="stretch")
+    some_bars(v.ev, (BASE, OTHER), v.table)
+    st.caption("Means over the questions with a relevant document, with 95% bootstrap intervals. Step 7 asks the same "
+               "question of the fusion; the Compare page of any two systems.")
+
+
+def difference(col, a: str, b: str, iv: stats.Interval) -> None:
+    """The mean difference a - b as a metric, its 95% interval underneath."""
+    col.metric(f"{plain(a)} {MINUS} {plain(b)}", signed(iv.mean), delta=f"95%: {interval_text(iv.low, iv.high)}",
+               delta_color="gray", delta_arrow="off", border=True,
+               help=f"Mean per-question difference; its interval from the paired bootstrap over the questions, "
+                    f"{stats.RESAMPLES:,} resamples, seed {stats.SEED}.")
+
+
+# ------------------------------------------------------------------------------------------ 4. where they fail
+
+
+def found(first_rank: np.ndarray, k: int) -> np.ndarray:
+    """Whether each question's first relevant document is in the top k."""
+    fr = np.asarray(first_rank)
+    return (fr > 0) & (fr <= k)
+
+
+def split_k(first_a: np.ndarray, first_b: np.ndarray, k_max: int = SPLIT_K_MAX) -> int | None:
+    """The smallest cutoff 1..k_max at which one system finds a question in its top k and the other does not."""
+    for k in range(1, k_max + 1):
+        if (found(first_a, k) != found(first_b, k)).any():
+            return k
+    return None
+
+
+def disagreement_sentence(a: str, b: str, k: int, only_a: Sequence[str], only_b: Sequence[str], neither: Sequence[str],
+                          parts_at: int | None) -> str:
+    """Where two systems fail, from the questions only one finds in the top k, those neither finds, and the
+    smallest cutoff at which they part (None: they never do up to SPLIT_K_MAX)."""
+    sa, sb = plain(a), plain(b)
+    fail = (f"Neither finds {id_list(neither)} in its top {k}." if neither else f"Every question is found by at least one of them in the top {k}.")
+    if only_a or only_b:
+        return (f"At k = {k}, {sa} alone finds {plural(len(only_a), 'question')} in its top {k}"
+                f"{' (' + id_list(only_a) + ')' if only_a else ''} and {sb} alone {len(only_b):,}"
+                f"{' (' + id_list(only_b) + ')' if only_b else ''}: they fail on different questions, which is what a "
+                f"fusion can use. {fail}")
+    if parts_at is not None:
+        return (f"At k = {k} they fail on the same questions: no question is in one's top {k} and not in the other's. "
+                f"{fail} They part lower down: at **k = {parts_at}** one finds a question the other misses "
+                f"(set k = {parts_at} in the sidebar); the table lists every question whose first relevant rank differs.")
+    return (f"{sa} and {sb} find the same questions at every cutoff from 1 to {SPLIT_K_MAX}: a fusion of the two has "
+            f"little to gain here. {fail}")
+
+
+def rank_text(r: int) -> str:
+    """A first relevant rank for a table: the rank, or 'not found'."""
+    return str(int(r)) if r > 0 else charts.NOT_FOUND
+
+
+RANK_COLUMNS = {"question": st.column_config.TextColumn(width=70), "text": st.column_config.TextColumn(width="medium")}
+
+
+def first_rank_rows(v: View, systems: Sequence[str], rows: np.ndarray, pair_k: int | None = None, text: bool = True) -> pd.DataFrame:
+    """The chosen questions (positions in the evaluated ones) with each system's first relevant rank; with
+    `pair_k`, which of the first two systems finds it in its top k."""
+    frame = pd.DataFrame({"question": [v.qids[i] for i in rows]})
+    if text:
+        frame["text"] = [pq.cut(v.ds.query_texts[v.ds.evaluated[i]], 120) for i in rows]
+    for s in systems:
+        frame[s] = [rank_text(v.ev.first_rank[s][i]) for i in rows]
+    if pair_k is not None:
+        a, b = systems[0], systems[1]
+        fa, fb = found(v.ev.first_rank[a], pair_k), found(v.ev.first_rank[b], pair_k)
+        who = np.where(fa & fb, "both", np.where(fa, f"{a} only", np.where(fb, f"{b} only", "neither")))
+        frame[f"in the top {pair_k}"] = [who[i] for i in rows]
+    return frame
+
+
+def step_disagree(v: View) -> None:
+    fa, fb = v.ev.first_rank[BASE], v.ev.first_rank[OTHER]
+    in_a, in_b = found(fa, v.k), found(fb, v.k)
+    qids = np.array(v.qids, dtype=object)
+    only_a, only_b, neither = list(qids[in_a & ~in_b]), list(qids[in_b & ~in_a]), list(qids[~in_a & ~in_b])
+    st.markdown(disagreement_sentence(BASE, OTHER, v.k, only_a, only_b, neither, split_k(fa, fb)))
+    cols = st.columns(3)
+    cols[0].metric(f"{BASE} alone, top {v.k}", f"{len(only_a):,}", border=True)
+    cols[1].metric(f"{OTHER} alone, top {v.k}", f"{len(only_b):,}", border=True)
+    cols[2].metric(f"neither, top {v.k}", f"{len(neither):,}", border=True)
+    rows = np.flatnonzero(in_a != in_b)
+    what = f"Only the questions one finds in its top {v.k} and the other does not"
+    if not rows.size:
+        rows = np.flatnonzero(fa != fb)
+        what = "No question splits them at this k; these are the questions whose first relevant rank differs"
+    if rows.size:
+        st.dataframe(first_rank_rows(v, (BASE, OTHER), rows, v.k), hide_index=True, width="stretch", column_config=RANK_COLUMNS)
+        st.caption(f"{what}: the rank of the first relevant document. The Per question page has the heatmap of every question.")
+
+
+# ------------------------------------------------------------------------------------------ 5. why
+
+
+def examples(cases: Sequence[diagnosis.Case], classes: Sequence[str] = EXAMPLE_CLASSES) -> dict[str, diagnosis.Case | None]:
+    """The first failing question of each class (None when the class has none): the tour's examples."""
+    return {kind: next((c for c in cases if c.kind == kind), None) for kind in classes}
+
+
+def case_sentence(c: diagnosis.Case) -> str:
+    """Why one question fails, from its diagnosis (every id, word and text escaped)."""
+    q = f"Question {plain(c.qid)}, “{plain(clip(c.question.strip(), 200))}”"
+    rel = len(c.relevant)
+    sharing = [d for d, _, w in c.relevant if w]
+    rel_text = (f"none of its {plural(rel, 'relevant document')} shares a word with it (after the stop words)" if not sharing
+                else f"{len(sharing)} of its {plural(rel, 'relevant document')} share{'s' if len(sharing) == 1 else ''} a word with it")
+    if c.kind == "vocabulary gap":
+        first = "its list is empty" if c.first_result is None else f"its first result is {plain(c.first_result)}, on no shared word"
+        return (f"{q}: {plain(c.system)} finds nothing relevant, {first}, and {rel_text}. A **vocabulary gap**: no retriever "
+                "that matches words can find these documents; the cure is one that does not depend on the same words.")
+    if c.kind == "surface homonymy":
+        words = ", ".join(f"“{plain(w)}”" for w in c.first_result_words)
+        return (f"{q}: {plain(c.system)} puts {plain(c.first_result or '')} first on {words}, which it shares with the question, "
+                f"while {rel_text}. A **surface homonymy**: worse than no answer, a convincing and wrong context.")
+    where = f"at rank {c.rank}" if c.rank > 0 else "further down than its list goes"
+    return f"{q}: the relevant document is there, {where}, beyond the top {THRESHOLD}. A **late rank**."
+
+
+def missing_sentence(system: str, kind: str, threshold: int) -> str:
+    """What the tour says when a class has no example on this data."""
+    return f"On this data {plain(system)} fails no question on a **{kind}** at t = {threshold}: this class has no example here."
+
+
+def counts_sentence(system: str, cases: Sequence[diagnosis.Case], n: int, threshold: int) -> str:
+    """How many questions a system fails at t, by class."""
+    by = Counter(c.kind for c in cases)
+    parts = ", ".join(f"{by.get(kind, 0):,} {kind}" for kind in diagnosis.CLASSES)
+    return (f"{plain(system)} misses the top {threshold} on {plural(len(cases), 'question')} out of {n:,} ({parts}). "
+            "The first check is the cheapest: which words does the question share with the documents it should have found?")
+
+
+def example_box(ds: Dataset, c: diagnosis.Case) -> None:
+    """One failing question: its sentence, the question with its shared words coloured, and the documents."""
+    with st.container(border=True):
+        st.markdown(case_sentence(c))
+        q = ds.query_index[c.qid]
+        relevant_words = {w for _, _, ws in c.relevant for w in ws}
+        colors = diag.question_colors(relevant_words, set(c.first_result_words))
+        st.markdown("**Question:** " + highlight_markdown(clip(ds.query_texts[q]), colors))
+        if c.first_result is not None:
+            diag.doc_box(ds, c.question, c.first_result, f"{c.system}'s first result", diag.WRONG_COLOR)
+        for d, g, _ in c.relevant[:SHOWN_RELEVANT]:
+            diag.doc_box(ds, c.question, d, f"relevant, grade {g}", diag.RELEVANT_COLOR)
+        if len(c.relevant) > SHOWN_RELEVANT:
+            st.caption(f"and {plural(len(c.relevant) - SHOWN_RELEVANT, 'more relevant document')} (the Diagnosis page shows them all).")
+
+
+def base_cases(v: View) -> list[diagnosis.Case]:
+    """BM25's failing questions at the article's threshold (cached with the Diagnosis page's)."""
+    return diag.diagnose_all(v.ds, {BASE: v.ev.rankings[BASE]}, THRESHOLD)[BASE]
+
+
+def step_why(v: View) -> None:
+    cases = base_cases(v)
+    st.markdown(counts_sentence(BASE, cases, int(v.ds.evaluated.size), THRESHOLD))
+    for kind, c in examples(cases).items():
+        if c is None:
+            st.info(missing_sentence(BASE, kind, THRESHOLD), icon=":material/info:")
+        else:
+            example_box(v.ds, c)
+    st.caption(f"The examples are {BASE}'s first failing question of each class, chosen from the diagnosis of this data. "
+               "The Diagnosis page has every failing question of every system, and BM25's score term by term.")
+
+
+# ------------------------------------------------------------------------------------------ 6. fusion
+
+
+def fusion_sentence(fusion: str, value: float, members: Mapping[str, float], label: str) -> str:
+    """Where a fusion's mean stands against its members' (above both, level with the better, between, below)."""
+    names = " and ".join(f"{plain(m)} {x:.3f}" for m, x in members.items())
+    best, worst = max(members.values()), min(members.values())
+    if len(members) == 1:
+        where = "above its only member" if value > best else "level with its only member" if value == best else "below its only member"
+    elif value > best:
+        where = "above every member" if len(members) > 2 else "above both its members"
+    elif value == best:
+        where = "level with its better member"
+    elif value >= worst:
+        where = "between its members"
+    else:
+        where = "below every member" if len(members) > 2 else "below both its members"
+    return f"**{plain(fusion)}** scores {value:.3f} on mean {label}, {where} ({names})."
+
+
+def ranks_sentence(fusion: str, fusion_ranks: np.ndarray, member_ranks: Sequence[np.ndarray]) -> str:
+    """On the questions where the members' first relevant ranks differ: how often the fusion takes the better
+    member's rank, beats both, or falls behind the better one."""
+    m = np.stack([np.where(np.asarray(r) > 0, np.asarray(r), np.iinfo(np.int64).max) for r in member_ranks])
+    differ = (m != m[0]).any(axis=0)
+    f = np.where(np.asarray(fusion_ranks) > 0, np.asarray(fusion_ranks), np.iinfo(np.int64).max)[differ]
+    best = m.min(axis=0)[differ]
+    n = int(differ.sum())
+    if not n:
+        return f"Its members put the first relevant document at the same rank on every question, so {plain(fusion)} has nothing to pick between."
+    return (f"On the {plural(n, 'question')} where the members disagree, {plain(fusion)} matches the better member on "
+            f"{int((f == best).sum()):,}, beats both on {int((f < best).sum()):,} and falls behind the better on {int((f > best).sum()):,}.")
+
+
+def fusion_intro(members: Sequence[str], p: Params) -> str:
+    """What the two fusions compute, with the sidebar's members and values."""
+    names = [plain(m) for m in members]
+    if len(names) == 2:
+        weights = f"alpha = {p.alpha:g} on {names[0]}, 1 {MINUS} alpha on {names[1]}"
+    elif len(names) > 2:
+        weights = "one weight per member, from the sidebar"
+    else:
+        weights = "a single member"
+    return (f"The weighted fusion adds the members' min-max normalised scores ({weights}); RRF adds 1/({p.rrf_k:g} + rank) "
+            f"over each member's top {p.fusion_depth}. Members: {', '.join(names)} (the sidebar's *fused systems*).")
+
+
+def step_fusion(v: View) -> None:
+    members = [m for m in v.params.members if m in v.ev.values]
+    fusions = [f for f in FUSIONS if f in v.ev.values]
+    shown = [*members, *fusions]
+    member_means = {m: v.ev.mean(m, v.metric) for m in members}
+    st.markdown(fusion_intro(members, v.params))
+    for f in fusions:
+        st.markdown("- " + fusion_sentence(f, v.ev.mean(f, v.metric), member_means, v.label) + " "
+                    + ranks_sentence(f, v.ev.first_rank[f], [v.ev.first_rank[m] for m in members]))
+    st.dataframe(means_table(v.ev, shown, v.table), width="stretch")
+    m = np.stack([v.ev.first_rank[s] for s in members])
+    rows = np.flatnonzero((m != m[0]).any(axis=0))
+    if rows.size:
+        st.dataframe(first_rank_rows(v, shown, rows, text=False), hide_index=True, width="stretch", column_config=RANK_COLUMNS)
+        st.caption("The questions where the members' first relevant ranks differ, and where each fusion puts the first relevant "
+                   "document: a fusion can only gain where its members err at different points.")
+
+
+# ------------------------------------------------------------------------------------------ 7. noise
+
+
+def best_of(ev: Evaluation, systems: Sequence[str], metric: str) -> str:
+    """The system with the highest mean (the first listed on a tie)."""
+    return max(systems, key=lambda s: (ev.mean(s, metric), -list(systems).index(s)))
+
+
+def noise_sentence(fusion: str, member: str, iv: stats.Interval, label: str, n: int) -> str:
+    """The plain reading of the best fusion against its best member: noise or not, and what that means."""
+    f, m = plain(fusion), plain(member)
+    if iv.holds_zero:
+        what = "gain" if iv.mean > 0 else "difference"
+        return (f"With {plural(n, 'question')}, the {what} of {f} over {m} ({signed(iv.mean)}) can't be told apart from noise: "
+                "the bootstrap reshuffles the questions, the independent unit, and zero stays inside the 95% interval. "
+                "Don't read it as an established difference.")
+    better = f if iv.mean > 0 else m
+    return (f"With {plural(n, 'question')}, the difference ({signed(iv.mean)}) is more than noise: the 95% interval leaves "
+            f"zero out, so {better} is better here on {label}.")
+
+
+def step_noise(v: View) -> None:
+    members = [m for m in v.params.members if m in v.ev.values]
+    fusions = [f for f in FUSIONS if f in v.ev.values]
+    fusion, member = best_of(v.ev, fusions, v.metric), best_of(v.ev, members, v.metric)
+    diff = v.ev.values[fusion][v.metric] - v.ev.values[member][v.metric]
+    iv, bins = compare.bootstrap(diff)
+    st.markdown(f"The better fusion, **{plain(fusion)}** ({v.ev.mean(fusion, v.metric):.3f}), against the better of its "
+                f"members, **{plain(member)}** ({v.ev.mean(member, v.metric):.3f}), on {v.label}: the paired bootstrap of "
+                f"their per-question differences, {stats.RESAMPLES:,} resamples, seed {stats.SEED}.")
+    kind, text = compare.verdict(iv, fusion, member, v.label)
+    getattr(st, kind)(text, icon=":material/balance:" if kind == "info" else ":material/trending_up:")
+    st.markdown(noise_sentence(fusion, member, iv, v.label, int(diff.size)))
+    cols = st.columns(3)
+    cols[0].metric(f"{plain(fusion)}, {v.label}", fmt6(v.ev.mean(fusion, v.metric)), border=True)
+    cols[1].metric(f"{plain(member)}, {v.label}", fmt6(v.ev.mean(member, v.metric)), border=True)
+    difference(cols[2], fusion, member, iv)
+    st.altair_chart(charts.histogram_with_interval(bins, iv.low, iv.high, iv.mean), width="stretch")
+    st.caption("The shaded band is the 95% interval, the dashed line zero, the red line the observed mean difference. "
+               "The Compare page pairs any two systems.")
+
+
+# ------------------------------------------------------------------------------------------ 8. the trap
+
+
+def trap_sentence(ours: float, whole: float, only: float, missing: Sequence[str], k: int, advice: bool = True) -> str:
+    """The scikit-learn trap read aloud from the three numbers and the relevant documents not retrieved (with the
+    advice to pass the whole universe, unless `advice` is False: it was given once already)."""
+    agree = "agrees with ours" if math.isclose(whole, ours, abs_tol=1e-9) else "differs from ours"
+    if math.isclose(only, whole, abs_tol=1e-9):
+        return (f"Given the whole universe scikit-learn gives {whole:.6f} and {agree} ({ours:.6f}); given only the retrieved "
+                f"documents it gives the same here, since every relevant document was retrieved.")
+    inflated = "inflated" if only > whole else "changed"
+    return (f"Our nDCG@{k} is {ours:.6f}. scikit-learn's `ndcg_score` given every document of the universe gives "
+            f"{whole:.6f} and {agree}; given only the retrieved documents it gives **{only:.6f}**, {inflated}, because it "
+            f"derives the ideal DCG from the documents it is passed and never sees {id_list(missing)} (relevant, not retrieved)."
+            + (" Always pass the whole universe, with score 0 for what was not retrieved." if advice else ""))
+
+
+def step_trap(v: View) -> None:
+    toy = teaching.article_toy("a third")
+    trap = teaching.sklearn_trap(toy, TRAP_K)
+    ours = teaching.rank_metrics(toy, TRAP_K)[f"nDCG@{TRAP_K} (linear gain)"]
+    missing = [d for d in toy.relevant if d not in toy.ranking]
+    grades = ", ".join(f"{plain(d)} = {g}" for d, g in toy.judged.items())
+    st.markdown(f"The article's worked example: relevant {grades}; the ranking {' '.join(plain(d) for d in toy.ranking)}; "
+                f"the universe {' '.join(plain(d) for d in toy.universe)}. A check of our nDCG against scikit-learn hides a trap.")
+    st.markdown(trap_sentence(ours, trap.whole, trap.retrieved_only, missing, TRAP_K))
+    cols = st.columns(3)
+    cols[0].metric(f"ours, nDCG@{TRAP_K}", fmt6(ours), border=True, help="The ideal DCG from every judged document.")
+    cols[1].metric("sklearn, universe", fmt6(trap.whole), border=True, help="ndcg_score given every document of the universe.")
+    cols[2].metric("sklearn, retrieved", fmt6(trap.retrieved_only), border=True,
+                   help="ndcg_score given only the retrieved documents.")
+    calls = (f"ndcg_score([{list(trap.y_true_whole)}], [{list(trap.y_score_whole)}], k={TRAP_K})  # whole universe\n"
+             f"ndcg_score([{list(trap.y_true_retrieved)}], [{list(trap.y_score_retrieved)}], k={TRAP_K})  # only the retrieved")
+    st.expander("what was passed to ndcg_score").code(calls, language="python")
+    st.caption("The Metrics lab lets you edit this ranking and watch every DCG term, and the trap, move.")
+    trap_on_the_data(v)
+
+
+def trap_question(ds: Dataset, ranking, k: int) -> int | None:
+    """The first evaluated question (an index) whose top k is full and holds a relevant document but misses
+    another, where the trap shows on real data; None when there is none."""
+    for q in ds.evaluated:
+        found, relevant = found_in_top(ds, ranking, int(q), k)
+        if 0 < found < relevant and int(ranking.n_results[q]) >= k:
+            return int(q)
+    return None
+
+
+def data_toy(ds: Dataset, ranking, q: int, k: int) -> teaching.Toy:
+    """A question's top k as the trap's ranking, with its judgements; the universe is the ranking and every judged
+    document (the corpus's other documents score 0 and have no grade: with k documents listed they change neither call)."""
+    ids = tuple(ranking.top_ids(ds, q, k))
+    judged = {str(ds.qrels.doc_id[j]): int(ds.qrels.grade[j]) for j in np.flatnonzero(ds.qrels.query == q)}
+    return teaching.Toy(ids, judged, tuple(dict.fromkeys([*ids, *judged])))
+
+
+def trap_on_the_data(v: View) -> None:
+    """The same check on one question of the dataset in use, against the engine's own nDCG."""
+    r = v.ev.rankings[BASE]
+    q = trap_question(v.ds, r, v.k)
+    if q is None:
+        st.markdown(f"**On {plain(v.ds.name)}** no question has a relevant document in {BASE}'s top {v.k} and another "
+                    "outside it, so the trap does not show here at this k (try a smaller k in the sidebar).")
+        return
+    toy = data_toy(v.ds, r, q, v.k)
+    trap = teaching.sklearn_trap(toy, v.k)
+    i = int(np.flatnonzero(v.ds.evaluated == q)[0])
+    ours = float(v.ev.values[BASE][f"ndcg@{v.k}"][i])
+    missing = [d for d in toy.relevant if d not in toy.ranking]
+    st.markdown(f"**On {plain(v.ds.name)}**, question {plain(v.ds.query_ids[q])} and {BASE}'s top {v.k}, the same check: "
+                + trap_sentence(ours, trap.whole, trap.retrieved_only, missing, v.k, advice=False))
+    cols = st.columns(3)
+    cols[0].metric(f"ours, nDCG@{v.k}", fmt6(ours), border=True, help="The engine's nDCG of this question.")
+    cols[1].metric("sklearn, universe", fmt6(trap.whole), border=True, help="ndcg_score given the ranking and every judged document.")
+    cols[2].metric("sklearn, retrieved", fmt6(trap.retrieved_only), border=True, help=f"ndcg_score given only the top {v.k}.")
+
+
+# ------------------------------------------------------------------------------------------ 9. dense
+
+
+def dense_example_sentence(c: diagnosis.Case, dense_rank: int, threshold: int) -> str:
+    """What dense does with one of BM25's failing questions: fixed (a relevant document in its top t) or not."""
+    q = "Question " + plain(c.qid)
+    base = diagnosis.rank_label(c.rank)
+    if 0 < dense_rank <= threshold:
+        return (f"{q} ({BASE}: {base}, a {c.kind}): {DENSE} puts its first relevant document at rank {dense_rank}, "
+                f"inside the top {threshold}: **fixed**.")
+    now = f"at rank {dense_rank}, still beyond the top {threshold}" if dense_rank else "nowhere in its list"
+    return f"{q} ({BASE}: {base}, a {c.kind}): {DENSE} puts its first relevant document {now}: **not fixed**."
+
+
+def dense_hint() -> str:
+    """How to turn the dense retriever on when the dataset has no vectors yet."""
+    return ("The dense retriever is not on for this dataset: its documents have no vectors yet. On the Data page, encode them "
+            "once with the bundled model (multilingual-e5-small; an estimate is shown first), or upload embeddings computed "
+            "elsewhere; on the command line, `python -m retrieval evaluate --data PATH --embeddings e5-small`.")
+
+
+def step_dense(v: View) -> None:
+    ranks = v.ev.rankings
+    st.markdown(f"The article ends on a hypothesis it never runs: {BASE} misses a vocabulary gap, and a retriever that does "
+                "not depend on the same words (an embedding model) would close it. The lab runs it.")
+    if DENSE not in ranks:
+        st.info(dense_hint(), icon=":material/memory:")
+        st.page_link("pages/data.py", label="Data: turn the dense retriever on", icon=":material/database:")
+        return
+    cases = base_cases(v)
+    summary = diag.dense_summary(v.ds, ranks, {BASE: cases}, THRESHOLD)
+    said, _ = summary
+    st.markdown(said)
+    i_of = {qid: i for i, qid in enumerate(v.qids)}
+    for kind, c in examples(cases).items():
+        if c is None:
+            st.markdown("- " + missing_sentence(BASE, kind, THRESHOLD))
+        else:
+            st.markdown("- " + dense_example_sentence(c, int(v.ev.first_rank[DENSE][i_of[c.qid]]), THRESHOLD))
+    cols = st.columns(2)
+    cols[0].metric(f"{BASE}, {v.label}", fmt6(v.ev.mean(BASE, v.metric)), border=True)
+    cols[1].metric(f"{DENSE}, {v.label}", fmt6(v.ev.mean(DENSE, v.metric)), border=True)
+    st.dataframe(means_table(v.ev, (BASE, DENSE), v.table), width="stretch")
+    st.caption(f"Add {DENSE} to the sidebar's *fused systems* for a hybrid; the Diagnosis page lists every question "
+               f"{DENSE} fixes or breaks.")
+
+
+# ------------------------------------------------------------------------------------------ 10. your data
+
+
+NEXT_PAGES = (  # (page file, what to do there), shown when the router has the page
+    ("pages/data.py", "Upload your own corpus, questions and judgements (a BEIR zip, CSV, JSONL) or a TREC run from your system: this tour then tells its story."),
+    ("pages/playground.py", "Type your own question and watch each retriever answer it."),
+    ("pages/tuning.py", "Are the sidebar's values the best for this data? The metric over a grid, with the settings that can't be told apart from the best."),
+    ("pages/per_question.py", "Every question's rank for every system, as a heatmap, and any question's lists side by side."),
+    ("pages/diagnosis.py", "Every failing question, classed, with the shared words highlighted."),
+    ("pages/compare.py", "Any two systems, paired question by question."),
+)
+
+
+def next_pages(available: Sequence[str]) -> list[tuple[str, str, str, str]]:
+    """The pages to go on to that the router has: (file, title, icon, what to do there)."""
+    known = {path: (title, icon) for path, title, icon in router.PAGES}
+    return [(path, *known[path], text) for path, text in NEXT_PAGES if path in known and path in available]
+
+
+def step_yours(v: View) -> None:
+    st.markdown(f"That was **{plain(v.ds.name)}** at k1 = {v.params.k1:g}, b = {v.params.b:g}, d = {v.params.dims}, "
+                f"RRF k = {v.params.rrf_k:g}, alpha = {v.params.alpha:g}, k = {v.k}. Every step follows the sidebar and the "
+                "dataset: load yours and walk it again.")
+    for path, title, icon, text in next_pages([p for p, _, _ in router.PAGES]):
+        with st.container(border=True):
+            st.page_link(path, label=title, icon=icon)
+            st.caption(text)
+
+
+VIEWS = (step_corpus, step_metrics, step_means, step_disagree, step_why, step_fusion, step_noise, step_trap, step_dense, step_yours)
+
+
+def show(step: int, v: View) -> None:
+    """The step's heading and its view."""
+    st.subheader(f"{step}. {STEPS[step - 1]}")
+    VIEWS[step - 1](v)
