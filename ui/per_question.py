@@ -206,7 +206,7 @@ def heatmap(ds: Dataset, rows: pd.DataFrame, k: int, depths: dict[str, int] | No
     cells = heatmap_cells(ds, page_rows(rows, page), depths)
     event = st.altair_chart(charts.rank_heatmap(cells, MAX_RANK, k, select="pick"), width="stretch",
                             on_select="rerun", selection_mode="pick", key=heatmap_key())
-    picked = (event.selection.get("pick") or [{}])[0].get("qid")
+    picked = ((event.get("selection") or {}).get("pick") or [{}])[0].get("qid")  # the event is a dict (attribute access too)
     if picked == st.session_state.get(KEY_PICKED):
         return None
     st.session_state[KEY_PICKED] = picked  # a new click: that question, in a dialog and below
