@@ -141,11 +141,11 @@ def failing_questions(ds: Dataset, cases: dict[str, list[diagnosis.Case]], thres
     counts = pd.DataFrame(teaching.class_counts(cases))
     shown_counts = counts.assign(**{"class": counts["class"].map(labels)})
     colors = {labels[kind]: color for kind, color in CLASS_COLORS.items()}
-    left, right = st.columns([1, 1], gap="large")
-    left.altair_chart(charts.failure_classes(shown_counts, systems, list(labels.values()), colors), width="stretch")
-    with right:
-        st.dataframe(class_table(counts, systems, depth), width="stretch")
-        st.caption(f"Out of {ds.evaluated.size:,} questions with a relevant document.")
+    st.altair_chart(charts.failure_classes(shown_counts, systems, list(labels.values()), colors), width="stretch")
+    cut = labels[diagnosis.FUSION_CUT]
+    st.dataframe(class_table(counts, systems, depth), width="stretch",
+                 column_config={cut: st.column_config.NumberColumn(f"> {depth} (fusions)", help=cut)})
+    st.caption(f"Out of {ds.evaluated.size:,} questions with a relevant document; “> {depth} (fusions)”: {cut}.")
     present = [kind for kind in diagnosis.CLASSES if any(c.kind == kind for c in all_cases)]
     chosen = st.segmented_control("class", [ALL_CLASSES, *present], default=ALL_CLASSES, key=CASE_CLASS_KEY, required=True,
                                   format_func=lambda kind: labels.get(kind, kind), on_change=first_page)

@@ -220,7 +220,7 @@ def counts(first: pd.DataFrame, k: int, depths: dict[str, int]) -> None:
     """Questions by where each system's first relevant document lands, and how to read the heatmap."""
     labels = {fusion_cut_label(d): st.column_config.NumberColumn(f"> {d} (fusions)", help=f"{fusion_cut_label(d)}: its list is its top {d}")
               for d in dict.fromkeys(depths.values())}
-    st.dataframe(counts_frame(first, k, depths), width="stretch", column_config=labels)
+    st.dataframe(counts_frame(first, k, depths).style.format(na_rep=""), width="stretch", column_config=labels)  # empty: not this kind of system
     fused = ""
     if depths:
         depth = next(iter(depths.values()))
