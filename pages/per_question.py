@@ -25,5 +25,5 @@ if picked is not None:
 
 one = page.choose_question(ds, ev, depths)
 page.side_by_side(one, k, p)
-page.judged_documents(one, k)
+page.judged_documents(one, k, p.fusion_depth)
 page.full_text(one, k)

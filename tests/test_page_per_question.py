@@ -96,6 +96,8 @@ def test_selecting_q10_shows_lsa_at_13_and_bm25_not_found():
     assert judged.loc["backup3", "grade"] == 2 and judged.loc["backup2", "grade"] == 1
     assert judged.loc["backup2", "LSA"] == 13 and pd.isna(judged.loc["backup2", "BM25"])
     assert side_by_side(at)["BM25"]["document"].tolist() == ["export1"]
+    assert any(c.endswith("'not retrieved' = not in the system's list (a fusion's list is its top 10: beyond the fusion's top 10).") for c in [
+        c.value for c in at.caption])
     heads = [m.value for m in at.markdown if m.value.startswith("**RRF**")]
     assert heads == ["**RRF** · no relevant document in its top 10: beyond the fusion's top 10"]
 

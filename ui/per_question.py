@@ -247,7 +247,7 @@ def question_dialog(ds: Dataset, ev: Evaluation, q: int, k: int, p: Params) -> N
     one = Question(ds, ev, q)
     summary(one, fusion_depths(one.systems, p))
     side_by_side(one, k, p, key="pq_dialog_top_")
-    judged_documents(one, k)
+    judged_documents(one, k, p.fusion_depth)
     st.caption("Close this (Esc, or click outside) to go back to the heatmap; the question stays open below it.")
 
 
@@ -365,7 +365,7 @@ def side_by_side(one: Question, k: int, p: Params, key: str = "pq_top_") -> None
                     st.caption(f"{plain(s)} returns only {total} document{'s' if total != 1 else ''}: {short_list_reason(s, p.fusion_depth)}.")
 
 
-def judged_documents(one: Question, k: int) -> None:
+def judged_documents(one: Question, k: int, fusion_depth: int | None = None) -> None:
     """The judged documents and where each system put them (green inside the top k)."""
     st.subheader("Judged documents")
     if not one.judged.size:
@@ -382,7 +382,10 @@ def judged_documents(one: Question, k: int) -> None:
                        "text": st.column_config.TextColumn("text", width="large")}
         | {s: st.column_config.NumberColumn(s, format="%d") for s in systems},
     )
-    st.caption(f"Each system's rank for each judged document (green: inside the top {k}); 'not retrieved' = not in the system's list.")
+    cut = (f" (a fusion's list is its top {fusion_depth}: {fusion_cut_label(fusion_depth)})"
+           if fusion_depth is not None and any(s in FUSIONS for s in systems) else "")
+    st.caption(f"Each system's rank for each judged document (green: inside the top {k}); 'not retrieved' = not in the "
+               f"system's list{cut}.")
 
 
 def full_text(one: Question, k: int) -> None:
