@@ -220,7 +220,7 @@ def counts(first: pd.DataFrame, k: int, depths: dict[str, int]) -> None:
     """Questions by where each system's first relevant document lands, and how to read the heatmap."""
     labels = {fusion_cut_label(d): st.column_config.NumberColumn(f"> {d} (fusions)", help=f"{fusion_cut_label(d)}: its list is its top {d}")
               for d in dict.fromkeys(depths.values())}
-    st.dataframe(counts_frame(first, k, depths).style.format(na_rep=""), width="stretch", column_config=labels)  # empty: not this kind of system
+    st.dataframe(counts_frame(first, k, depths), width="stretch", column_config=labels)  # None: not this kind of system
     fused = ""
     if depths:
         depth = next(iter(depths.values()))
@@ -230,7 +230,8 @@ def counts(first: pd.DataFrame, k: int, depths: dict[str, int]) -> None:
         f"Questions by where the first relevant document lands, over all {len(first):,} questions. "
         f"Colour: the rank of the first relevant document (dark = near the top, pale = rank {MAX_RANK} or deeper); "
         f"an orange “{charts.NOT_FOUND_MARK}” means *not found*: no relevant document in the system's list. {fused}"
-        "BM25 and LSA rank every document they score, uploaded runs what the file lists. "
+        "BM25 and LSA rank every document they score, uploaded runs what the file lists; “None”: the column does not "
+        "apply to that system. "
         "Hover a cell for the question's text; click it to open the question."
     )
 
