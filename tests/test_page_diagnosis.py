@@ -302,3 +302,15 @@ def test_a_questions_documents_are_cut_and_come_three_at_a_time(many):
     pager.set_value(3).run()
     boxes = [m.value for m in many.markdown if re.match(r"\*\*r\d\*\* · relevant", m.value)]
     assert [b.split("**")[1] for b in boxes] == ["r6"]
+
+
+def test_a_class_filter_whose_class_disappears_falls_back_to_all_classes():
+    at = open_diagnosis()
+    move(at, "k", 1)  # q01 (LSA at 2) and q12 (BM25 at 2) now fail, late
+    at.segmented_control(key="diag_case_class").set_value("late rank").run()
+    assert set(case_table(at)["class"]) == {"late rank"}
+    move(at, "k", 20)  # no late rank within 20 on the invented corpus (LSA's 13 passes)
+    assert not at.exception
+    control = at.segmented_control(key="diag_case_class")
+    assert "late rank" not in control.options and control.value == "all classes"
+    assert {q for _, q in overlap(at)} == {"q02", "q10"}
