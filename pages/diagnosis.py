@@ -1,7 +1,7 @@
-"""Diagnosis: the failing questions of every system with the words they share and their class, what the dense
-retriever fixes and breaks relative to BM25 (or how to add it), the texts with the shared words highlighted, and
-BM25's per-term contributions for a chosen question and documents at the current k1/b. The parts are in
-ui/diagnosis.py."""
+"""Diagnosis: the failing questions of every system (first relevant document not in the sidebar's top k) with the
+words they share and their class, what the dense retriever fixes and breaks relative to BM25 (or how to add it),
+the texts with the shared words highlighted, and BM25's per-term contributions for a chosen question and documents
+at the current k1/b. The parts are in ui/diagnosis.py."""
 
 from __future__ import annotations
 
@@ -11,11 +11,13 @@ from ui import diagnosis as page
 state.init_state()
 
 ds = cache.current_dataset()
+p = cache.current_params(ds)
 ranks = cache.rankings(ds)
-threshold = page.header(ds)
-cases = page.diagnose_all(ds, ranks, threshold)
-page.failing_questions(ds, cases, threshold)
-page.dense_changes(ds, ranks, cases, threshold)
+k = state.cutoff()
+page.header(ds, k, p.fusion_depth)
+cases = page.diagnose_all(ds, ranks, k, p)
+page.failing_questions(ds, cases, k, p.fusion_depth)
+page.dense_changes(ds, ranks, cases, k)
 q = page.choose_question(ds, cases)
-answers = page.question_up_close(ds, ranks, q)
-page.bm25_terms(ds, ranks, q, answers, cache.current_params())
+answers = page.question_up_close(ds, ranks, q, page.fusion_depths(ranks, p))
+page.bm25_terms(ds, ranks, q, answers, p)

@@ -1,9 +1,8 @@
-"""Per question: the rank heatmap (question x system, first relevant document), then one question's rankings side by side.
+"""Per question: the rank heatmap (question x system, first relevant document) across the page, its counts, then
+one question's rankings side by side; a click on a cell opens that question in a dialog over the heatmap.
 The parts are in ui/per_question.py."""
 
 from __future__ import annotations
-
-import streamlit as st
 
 from ui import cache, state
 from ui import per_question as page
@@ -17,14 +16,14 @@ ev = cache.evaluation([state.metric_name()])
 page.header(ds, k)
 
 first = page.first_ranks(ev)
+depths = page.fusion_depths(first.columns, p)
 rows = page.chosen_rows(first, k)
-left, right = st.columns([3, 2], gap="large")
-with left:
-    page.heatmap(ds, rows, k)
-with right:
-    page.counts(first, k, p.fusion_depth)
+picked = page.heatmap(ds, rows, k, depths)
+page.counts(first, k, depths)
+if picked is not None:
+    page.question_dialog(ds, ev, picked, k, p)
 
-one = page.choose_question(ds, ev)
+one = page.choose_question(ds, ev, depths)
 page.side_by_side(one, k, p)
-page.judged_documents(one, k)
+page.judged_documents(one, k, p.fusion_depth)
 page.full_text(one, k)

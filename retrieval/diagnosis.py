@@ -4,6 +4,8 @@ A question is diagnosed when its first relevant document is not in the top `thre
 Classes, in the order they are tested:
 
 * **late rank** - the relevant document is found, beyond the threshold;
+* **beyond the fusion's top N** - a fusion (its list cut at its depth N) finds nothing relevant while one of its
+  members ranks a relevant document: the fusion lost it to its cut, not to the words (N = `Params.fusion_depth`);
 * **surface homonymy** - nothing relevant is found and a non-relevant document comes first on a word it shares
   with the question (an incidental match that makes a convincing, wrong context);
 * **vocabulary gap** - nothing relevant is found and no relevant document shares a word with the question;
@@ -15,6 +17,7 @@ to the other, each with the failure class of the side that fails (`describe` giv
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .dataset import Dataset
@@ -22,7 +25,8 @@ from .ranking import Ranking
 from .metrics import first_relevant_rank
 from .text import tokenize
 
-CLASSES = ("vocabulary gap", "surface homonymy", "late rank")
+FUSION_CUT = "beyond the fusion's top N"  # N: the fusion's depth (class_label writes it out)
+CLASSES = ("vocabulary gap", "surface homonymy", "late rank", FUSION_CUT)
 THRESHOLD_DEFAULT = 3
 OUTCOMES = ("fixed", "broken")
 
@@ -39,6 +43,25 @@ class Case:
     first_result_words: tuple[str, ...]  # words the first result shares with the question
     relevant: tuple[tuple[str, int, tuple[str, ...]], ...]  # (doc id, grade, shared words) per relevant document
     kind: str
+    depth: int | None = None  # a fusion's depth N (its list is its top N); None for any other system
+    members: tuple[tuple[str, int], ...] = ()  # a fusion's members with their first relevant rank (0 = not found)
+
+
+def fusion_cut_label(depth: int) -> str:
+    """What a fusion's "not found" means: "beyond the fusion's top 10"."""
+    return FUSION_CUT.replace(" N", f" {int(depth)}")
+
+
+def class_label(kind: str, depth: int | None) -> str:
+    """A class as shown: FUSION_CUT with the fusion depth written out (when given), every other class as it is."""
+    return fusion_cut_label(depth) if kind == FUSION_CUT and depth is not None else kind
+
+
+def rank_text(rank: int, depth: int | None = None) -> str:
+    """A first relevant rank for a table: "4", "not found", or for a fusion (depth given) "beyond the fusion's top N"."""
+    if rank > 0:
+        return str(rank)
+    return fusion_cut_label(depth) if depth is not None else "not found"
 
 
 def shared_words(question: str, text: str) -> tuple[str, ...]:
@@ -46,10 +69,13 @@ def shared_words(question: str, text: str) -> tuple[str, ...]:
     return tuple(sorted(set(tokenize(question)) & set(tokenize(text))))
 
 
-def classify(rank: int, threshold: int, first_shares: bool, relevant_shares: bool) -> str:
-    """The failure class of a question (see the module docstring for the rules)."""
+def classify(rank: int, threshold: int, first_shares: bool, relevant_shares: bool, member_found: bool = False) -> str:
+    """The failure class of a question (see the module docstring for the rules). `member_found`: the system is a
+    fusion and one of its members ranks a relevant document."""
     if rank > threshold:
         return "late rank"
+    if member_found:
+        return FUSION_CUT
     if first_shares:
         return "surface homonymy"
     if not relevant_shares:
@@ -57,9 +83,14 @@ def classify(rank: int, threshold: int, first_shares: bool, relevant_shares: boo
     return "late rank"
 
 
-def diagnose(dataset: Dataset, ranking: Ranking, threshold: int = THRESHOLD_DEFAULT) -> list[Case]:
-    """Every question whose first relevant document is not in the top `threshold`, with its words and class."""
+def diagnose(dataset: Dataset, ranking: Ranking, threshold: int = THRESHOLD_DEFAULT,
+             members: Sequence[Ranking] = (), depth: int | None = None) -> list[Case]:
+    """Every question whose first relevant document is not in the top `threshold`, with its words and class.
+
+    For a fusion, give its `depth` N and its `members`' rankings: a question it finds nothing relevant for while a
+    member ranks a relevant document is then "beyond the fusion's top N" (see the module docstring)."""
     first = first_relevant_rank(dataset.qrels, dataset.n_queries, ranking.judged_rank)
+    member_first = [(m.name, first_relevant_rank(dataset.qrels, dataset.n_queries, m.judged_rank)) for m in members] if depth is not None else []
     cases = []
     for q in dataset.evaluated:
         rank = int(first[q])
@@ -74,8 +105,9 @@ def diagnose(dataset: Dataset, ranking: Ranking, threshold: int = THRESHOLD_DEFA
         for did, grade in dataset.relevant_of(q).items():
             j = dataset.doc_index.get(did)
             rel.append((did, grade, shared_words(text, dataset.doc_texts[j]) if j is not None else ()))
-        kind = classify(rank, threshold, bool(first_words), any(w for _, _, w in rel))
-        cases.append(Case(ranking.name, dataset.query_ids[q], text, rank, first_id, first_words, tuple(rel), kind))
+        found_by = tuple((name, int(f[q])) for name, f in member_first)
+        kind = classify(rank, threshold, bool(first_words), any(w for _, _, w in rel), any(r > 0 for _, r in found_by))
+        cases.append(Case(ranking.name, dataset.query_ids[q], text, rank, first_id, first_words, tuple(rel), kind, depth, found_by))
     return cases
 
 

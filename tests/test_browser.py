@@ -104,3 +104,91 @@ def test_moving_a_slider_redraws_the_chart(server, tmp_path):
         assert shot.stat().st_size > 10_000
         print(f"slider to redrawn chart: {elapsed:.2f} s; screenshot {shot}")
         browser.close()
+
+
+def _run_file(path: Path) -> Path:
+    """A TREC run over the invented corpus (LSA's top 12 of each question, reversed), tag elastic_bm25_run."""
+    from retrieval import dataset
+    from retrieval.engine import Engine
+    from retrieval.params import Params
+
+    ds = dataset.load("invented")
+    lsa = Engine(ds).rankings(Params())["LSA"]
+    lines = [f"{ds.query_ids[q]} Q0 {d} {i + 1} {i + 1}.0 elastic_bm25_run"
+             for q in range(ds.n_queries) for i, d in enumerate(lsa.top_ids(ds, q, 12))]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _idle(page) -> None:
+    page.wait_for_selector(IDLE, timeout=60_000)
+    time.sleep(1.0)
+    page.wait_for_selector(IDLE, timeout=60_000)
+
+
+def _drawn_heatmap(page) -> dict:
+    """The heatmap as the browser drew it: the svg's size, the plot's size, the column headers and legend labels."""
+    chart = page.locator("[data-testid=stVegaLiteChart]").first
+    svg = chart.locator("svg").first
+    svg.wait_for(timeout=30_000)
+    time.sleep(1.0)  # let vega finish its paint
+    box = svg.bounding_box()
+    plot = svg.locator("path.background").first.get_attribute("d")  # "M0,0h<width>v<height>h-<width>Z"
+    width, height = (float(v) for v in plot[len("M0,0h"):-1].split("h")[0].split("v"))
+    return {
+        "svg": (box["width"], box["height"]),
+        "container": chart.bounding_box()["width"],
+        "plot": (width, height),
+        "headers": [t.text_content() for t in svg.locator("g.role-axis-label text").all()],
+        "legend": [t.text_content() for t in svg.locator("g.role-legend-label text").all()],
+        "cells": svg.locator("path[aria-roledescription='rect mark']").count(),
+    }
+
+
+def test_the_heatmap_is_drawn_with_six_systems_at_1024_and_1400_and_a_click_opens_the_question(server, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    systems = ["BM25", "LSA", "dense", "weighted", "RRF", "elastic_bm25_run"]
+    run = _run_file(tmp_path / "es.trec")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        page = browser.new_page(viewport={"width": 1024, "height": 768})  # the sidebar open, as a person has it
+        page.goto(f"{server}/data")
+        _idle(page)
+        page.get_by_role("tab", name="Run files (extra systems)").click()
+        _idle(page)
+        uploader = page.locator("[data-testid=stFileUploader]").filter(has_text="TREC run files")
+        uploader.locator("input[type=file]").set_input_files(str(run))
+        _idle(page)
+        page.get_by_text("Uploaded runs").wait_for(timeout=30_000)
+        page.get_by_role("link", name="Per question").first.click()  # inside the app: the session keeps the run
+        _idle(page)
+
+        shots = {}
+        for width, height in ((1024, 768), (1400, 900)):
+            page.set_viewport_size({"width": width, "height": height})
+            time.sleep(1.5)
+            drawn = _drawn_heatmap(page)
+            shots[width] = drawn
+            page.screenshot(path=str(tmp_path / f"per-question-{width}.png"))
+            assert drawn["svg"][0] > 0.9 * drawn["container"] and drawn["svg"][1] > 300, drawn
+            assert drawn["plot"][0] >= 6 * 40 and drawn["plot"][1] == 14 * 26, drawn  # six columns of 40 px or more
+            header_text = [h for h in drawn["headers"] if h in systems]
+            assert header_text == systems, drawn["headers"]  # every column header, whole, in order
+            assert {"not found", "beyond the fusion's top 10"} <= set(drawn["legend"]), drawn["legend"]  # the legend whole
+            assert drawn["cells"] >= 14 * 6
+            assert page.locator("[data-testid=stException]").count() == 0
+        assert shots[1400]["plot"][0] > shots[1024]["plot"][0]  # the chart follows the page's width
+
+        chart = page.locator("[data-testid=stVegaLiteChart]").first
+        cell = chart.locator("path[aria-label^='system: LSA; row: q10']").first  # LSA's cell of q10 (rank 13)
+        cell.click(force=True)
+        _idle(page)
+        dialog = page.locator("[role=dialog]")
+        dialog.wait_for(timeout=30_000)
+        assert "q10" in dialog.inner_text() and "One question" in dialog.inner_text()
+        box = dialog.bounding_box()
+        assert box["y"] < 900 and box["y"] + 100 > 0  # in view, where the click was
+        page.screenshot(path=str(tmp_path / "per-question-dialog.png"))
+        assert page.locator("[data-testid=stException]").count() == 0
+        browser.close()

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from retrieval.dataset import assemble
-from retrieval.diagnosis import CLASSES, OUTCOMES, Change, changes, classify, describe, diagnose, shared_words
+from retrieval.diagnosis import (CLASSES, FUSION_CUT, OUTCOMES, Change, changes, class_label, classify, describe, diagnose,
+                                 rank_text, shared_words)
 from retrieval.ranking import from_lists
 
 DOCS = {
@@ -127,6 +128,79 @@ def test_threshold_parameter(case):
 def test_classify_rules(rank, threshold, first_shares, relevant_shares, want):
     assert classify(rank, threshold, first_shares, relevant_shares) == want
     assert want in CLASSES
+
+
+@pytest.mark.parametrize(
+    "rank, first_shares, relevant_shares, want",
+    [
+        (0, True, False, FUSION_CUT),  # a member has it: the fusion's cut, whatever the words
+        (0, False, False, FUSION_CUT),
+        (0, False, True, FUSION_CUT),
+        (12, True, False, "late rank"),  # found beyond the threshold: late rank first
+    ],
+)
+def test_a_fusion_that_loses_what_a_member_ranks_is_beyond_its_top_n(rank, first_shares, relevant_shares, want):
+    assert classify(rank, 3, first_shares, relevant_shares, member_found=True) == want
+
+
+def test_the_fusion_class_and_ranks_as_shown():
+    assert FUSION_CUT in CLASSES and CLASSES[:3] == ("vocabulary gap", "surface homonymy", "late rank")
+    assert class_label(FUSION_CUT, 10) == "beyond the fusion's top 10" and class_label(FUSION_CUT, None) == FUSION_CUT
+    assert class_label("late rank", 100) == "late rank"
+    assert [rank_text(4), rank_text(0), rank_text(0, 1000), rank_text(7, 10)] == ["4", "not found", "beyond the fusion's top 1000", "7"]
+
+
+# A fusion of two members at depth 10: BM25 ranks the relevant document "branch" 13th, LSA not at all; both put
+# documents sharing "bank" with the question first. RRF fuses each member's top 10 only.
+BANK_DOCS = {**{f"n{i:02d}": f"bank statement number {i}" for i in range(15)}, "branch": "Our branch offices welcome customers.",
+             "other": "Printers need toner."}
+BANK_QUESTIONS = {"q_cut": "bank opening hours", "q_nobody": "bank holidays"}
+BANK_JUDGED = [("q_cut", "branch", 1), ("q_nobody", "other", 1)]
+BANK_LISTS = {  # question: (BM25's list, LSA's list)
+    "q_cut": ([f"n{i:02d}" for i in range(12)] + ["branch"], [f"n{i:02d}" for i in range(14, 2, -1)]),
+    "q_nobody": ([f"n{i:02d}" for i in range(5)], [f"n{i:02d}" for i in range(5, 10)]),  # neither member finds "other"
+}
+
+
+@pytest.fixture(scope="module")
+def bank():
+    ds = assemble("bank", list(BANK_DOCS.items()), list(BANK_QUESTIONS.items()), BANK_JUDGED)
+
+    def member(name, side):
+        docs = [np.array([ds.doc_index[d] for d in BANK_LISTS[q][side]], dtype=np.int64) for q in ds.query_ids]
+        return from_lists(name, ds, docs, [np.arange(len(x), 0, -1, dtype=np.float64) for x in docs])
+
+    return ds, member("BM25", 0), member("LSA", 1)
+
+
+def test_a_fusion_cut_above_the_relevant_document_is_its_own_class(bank):
+    from retrieval.fusion import rrf
+
+    ds, bm25, lsa = bank
+    fused = rrf(ds, [bm25, lsa], depth=10)
+    got = by_qid(diagnose(ds, fused, 3, members=(bm25, lsa), depth=10))
+    c = got["q_cut"]
+    # the rule: the fusion finds nothing relevant (rank 0) and a member (BM25, rank 13) ranks a relevant document
+    assert (c.rank, c.first_result_words, c.members, c.depth) == (0, ("bank",), (("BM25", 13), ("LSA", 0)), 10)
+    assert c.kind == FUSION_CUT and class_label(c.kind, c.depth) == "beyond the fusion's top 10"
+    # without its members the same case reads as before: nothing found, a wrong first result sharing "bank"
+    assert by_qid(diagnose(ds, fused, 3))["q_cut"].kind == "surface homonymy"
+    # no member finds "other": the words' classes still apply (n00 first, sharing "bank")
+    assert (got["q_nobody"].kind, got["q_nobody"].members) == ("surface homonymy", (("BM25", 0), ("LSA", 0)))
+    # BM25 alone, given no depth: late rank at 13
+    alone = by_qid(diagnose(ds, bm25, 3, members=(lsa,)))["q_cut"]
+    assert (alone.rank, alone.kind, alone.members, alone.depth) == (13, "late rank", (), None)
+
+
+def test_a_deeper_fusion_finds_it_and_the_question_is_a_late_rank(bank):
+    from retrieval.fusion import rrf
+
+    ds, bm25, lsa = bank
+    fused = rrf(ds, [bm25, lsa], depth=100)
+    c = by_qid(diagnose(ds, fused, 3, members=(bm25, lsa), depth=100))["q_cut"]
+    # "branch" gets 1/(60 + 13) from BM25 alone; n00..n11 get at least 1/(60 + 12) from BM25 (n03..n11 from LSA
+    # too), n14, n13, n12 at least 1/(60 + 3) from LSA: fifteen documents score more, so it is 16th
+    assert (c.rank, c.kind) == (16, "late rank")
 
 
 def test_shared_words_use_the_tokeniser():

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from apptest import open_app, shown
+from apptest import move, open_app, shown
 from conftest import ROOT
 from retrieval.dataset import assemble
 
@@ -50,9 +50,10 @@ def at():
     return open_diagnosis()
 
 
-def test_opens_with_the_threshold_3_and_the_article_failures(at):
+def test_opens_at_the_sidebars_k_with_the_article_failures(at):
     assert at.title[0].value == "Diagnosis"
-    assert at.number_input(key="diag_threshold").value == 3
+    assert not at.number_input  # no threshold of its own: the sidebar's k (5) is the threshold
+    assert "top k, the sidebar's cutoff: k = 5" in shown(at.caption[0].value)
     rows = overlap(at)
     assert rows[("BM25", "q02")]["class"] == "vocabulary gap"
     assert rows[("BM25", "q02")]["first result"] == "none"
@@ -63,6 +64,39 @@ def test_opens_with_the_threshold_3_and_the_article_failures(at):
     assert rows[("LSA", "q10")]["class"] == "late rank" and rows[("LSA", "q10")]["first relevant at"] == "13"
     assert {q for _, q in rows} == {"q02", "q10"}
     assert {s for s, _ in rows} == {"BM25", "LSA", "weighted", "RRF"}  # dense fails no question
+
+
+def test_a_fusion_losing_what_lsa_ranks_13th_is_beyond_its_top_10(at):
+    rows = overlap(at)
+    for fusion in ("weighted", "RRF"):  # LSA has q10's backup2 at 13, the fusions keep their top 10
+        row = rows[(fusion, "q10")]
+        assert row["class"] == row["first relevant at"] == "beyond the fusion's top 10"
+        assert row["members: first relevant at"] == "BM25 not found, LSA 13"
+        # q02: no member finds a refund document, so the words' class stands; the fusion's miss is still its cut
+        assert rows[(fusion, "q02")]["class"] in ("vocabulary gap", "surface homonymy")
+        assert rows[(fusion, "q02")]["first relevant at"] == "beyond the fusion's top 10"
+    assert rows[("BM25", "q10")]["members: first relevant at"] == ""
+    counts = table(at, "vocabulary gap")
+    assert counts["beyond the fusion's top 10"].tolist() == [0, 0, 0, 1, 1]
+
+
+def test_the_fusion_depth_follows_the_sidebar():
+    at = open_app(PAGE, query={"fusion_depth": "100"})
+    assert not at.exception
+    rows = overlap(at)
+    assert "beyond the fusion's top 100" in shown(at.caption[0].value)
+    for fusion in ("weighted", "RRF"):  # at depth 100 both fusions reach LSA's 13th: found, late
+        assert (rows[(fusion, "q10")]["class"], rows[(fusion, "q10")]["first relevant at"]) == ("late rank", "13")
+    assert rows[("RRF", "q02")]["first relevant at"] == "beyond the fusion's top 100"
+
+
+def test_an_old_link_with_t_opens_at_the_sidebars_k():
+    at = open_app(PAGE, query={"t": "7"})
+    assert not at.exception
+    assert not at.number_input
+    assert {q for _, q in overlap(at)} == {"q02", "q10"}
+    bad = open_app(PAGE, query={"t": "not a number"})
+    assert not bad.exception and {q for _, q in overlap(bad)} == {"q02", "q10"}
 
 
 def test_counts_per_class_and_system(at):
@@ -166,12 +200,15 @@ def test_moving_k1_changes_the_bm25_contributions_shown():
     assert contributions(default)[("export1", "data")]["contribution"] == pytest.approx(idf * 1.5 / (1 + contributions(default)[("export1", "data")]["length norm K"]))
 
 
-def test_a_larger_threshold_turns_late_ranks_into_passes(at):
-    at.number_input(key="diag_threshold").set_value(20).run()
+def test_a_larger_k_turns_late_ranks_into_passes():
+    at = open_diagnosis()
+    move(at, "k", 20)
     assert not at.exception
     rows = overlap(at)
     assert ("LSA", "q10") not in rows and ("BM25", "q10") in rows
-    at.number_input(key="diag_threshold").set_value(3).run()
+    move(at, "k", 1)  # q01 (LSA at 2) and q12 (BM25 at 2) now fail, late
+    rows = overlap(at)
+    assert rows[("LSA", "q01")]["class"] == rows[("BM25", "q12")]["class"] == "late rank"
 
 
 def test_corpus_text_is_never_live_markup():
@@ -197,3 +234,83 @@ def test_corpus_text_is_never_live_markup():
     for b in bodies:
         for live in ("<b>", "<script>", "<img", "](http", "](javascript", ":streamlit:", "**stars**", "**now**", "$x$"):
             assert not re.search(r"(?<!\\)" + re.escape(live), b), (live, b)
+
+
+def many_failures():
+    """40 questions whose one relevant document shares no word with them (every system fails), and q00 with seven
+    relevant documents of 600 characters each."""
+    filler = " ".join(f"filler{i}" for i in range(70))  # 600+ characters, no question word
+    docs = [(f"r{i}", f"relevant{i} {filler}") for i in range(7)] + [(f"d{i:02d}", f"about topic{i:02d} and more") for i in range(40)]
+    queries = [(f"q{i:02d}", f"where is topic{i:02d}") for i in range(40)]
+    qrels = [("q00", f"r{i}", 1) for i in range(7)] + [(f"q{i:02d}", f"r{i % 7}", 1) for i in range(1, 40)]
+    return assemble("many", docs, queries, qrels)
+
+
+@pytest.fixture(scope="module")
+def many():
+    at = open_diagnosis()
+    at.session_state["dataset"] = many_failures()
+    return at.run()
+
+
+def case_table(at: AppTest) -> pd.DataFrame:
+    return table(at, "shared with the first result")
+
+
+def test_the_failing_questions_come_a_page_at_a_time(many):
+    assert not many.exception
+    pager = next(p for p in many.get("pagination") if p.key == "diag_case_page")
+    counts = table(many, "vocabulary gap")
+    total = int(counts["all"].sum())
+    assert total >= 40 and pager.num_pages == -(-total // 15)
+    seen = []
+    for page in range(1, pager.num_pages + 1):
+        next(p for p in many.get("pagination") if p.key == "diag_case_page").set_value(page).run()
+        rows = case_table(many)
+        assert len(rows) == (15 if page < pager.num_pages else total - 15 * (pager.num_pages - 1))
+        seen += list(zip(rows["system"], rows["question"]))
+    assert len(seen) == len(set(seen)) == total  # every failing question once
+    assert [s for s, _ in seen[:40]] == ["BM25"] * 40  # in the systems' order, then the questions'
+
+
+def test_the_class_filter_keeps_one_class_and_goes_back_to_page_one(many):
+    gaps = int(table(many, "vocabulary gap")["vocabulary gap"].sum())
+    many.segmented_control(key="diag_case_class").set_value("vocabulary gap").run()
+    assert not many.exception
+    pagers = [p for p in many.get("pagination") if p.key == "diag_case_page"]
+    assert (pagers[0].value if pagers else 1) == 1
+    rows = case_table(many)
+    assert set(rows["class"]) == {"vocabulary gap"} and len(rows) == min(15, gaps)
+    assert f"{gaps:,} failing questions" in " ".join(c.value for c in many.caption)
+    many.segmented_control(key="diag_case_class").set_value("all classes").run()
+
+
+def test_a_questions_documents_are_cut_and_come_three_at_a_time(many):
+    many.selectbox(key="diag_question").set_value("q00").run()
+    assert not many.exception
+    assert any(m.value == "**Relevant documents** (7)" for m in many.markdown)
+    boxes = [m.value for m in many.markdown if re.match(r"\*\*r\d\*\* · relevant", m.value)]
+    assert [b.split("**")[1] for b in boxes] == ["r0", "r1", "r2"]
+    pager = next(p for p in many.get("pagination") if p.key == "diag_docs_page_relevant")
+    assert pager.num_pages == 3  # 7 documents, 3 to a page
+    heads = [shown(m.value) for m in many.markdown if shown(m.value).startswith("relevant0 ")]
+    assert len(heads) == 1 and heads[0].endswith(" …") and len(heads[0]) <= 200 + 2
+    rest = [e for e in many.expander if e.label.startswith("the rest (")]
+    text = many.session_state["dataset"].doc_texts[0]
+    assert rest and rest[0].label == f"the rest ({len(text):,} characters in all)"
+    assert (heads[0][:-2] + " " + shown(rest[0].markdown[0].value)).split() == text.split()  # head + rest = the text
+    pager.set_value(3).run()
+    boxes = [m.value for m in many.markdown if re.match(r"\*\*r\d\*\* · relevant", m.value)]
+    assert [b.split("**")[1] for b in boxes] == ["r6"]
+
+
+def test_a_class_filter_whose_class_disappears_falls_back_to_all_classes():
+    at = open_diagnosis()
+    move(at, "k", 1)  # q01 (LSA at 2) and q12 (BM25 at 2) now fail, late
+    at.segmented_control(key="diag_case_class").set_value("late rank").run()
+    assert set(case_table(at)["class"]) == {"late rank"}
+    move(at, "k", 20)  # no late rank within 20 on the invented corpus (LSA's 13 passes)
+    assert not at.exception
+    control = at.segmented_control(key="diag_case_class")
+    assert "late rank" not in control.options and control.value == "all classes"
+    assert {q for _, q in overlap(at)} == {"q02", "q10"}

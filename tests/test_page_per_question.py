@@ -56,17 +56,24 @@ def test_heatmap_has_every_question_and_system_with_not_found_labelled(at):
     cells = heatmap(at)
     assert len(cells) == 14 * 5 and list(dict.fromkeys(cells["system"])) == SYSTEMS
     by = cells.set_index(["qid", "system"])
-    assert by.loc[("q10", "LSA"), "label"] == "13" and by.loc[("q10", "BM25"), "label"] == "not found"
+    assert by.loc[("q10", "LSA"), "label"] == "13" and by.loc[("q10", "BM25"), "label"] == "—"
     assert by.loc[("q10", "BM25"), "status"] == "not found" and by.loc[("q10", "LSA"), "status"] == "beyond the top 5"
     assert by.loc[("q01", "LSA"), "label"] == "2" and by.loc[("q12", "BM25"), "label"] == "2"
-    assert (cells["label"] == "not found").sum() == 7  # q02 for all four, q10 for all but LSA
+    assert (cells["label"] == "—").sum() == 3  # q02 for BM25 and LSA, q10 for BM25
+    # a fusion's miss is its cut: the fusions keep their top 10 (the sidebar's fusion depth)
+    for fusion in ("weighted", "RRF"):
+        for q in ("q02", "q10"):
+            assert (by.loc[(q, fusion), "label"], by.loc[(q, fusion), "status"]) == ("> 10", "beyond the fusion's top 10")
     assert "I want my data from yesterday back" in by.loc[("q10", "LSA"), "question"]  # the hover text
 
 
 def test_counts_per_system(at):
     counts = at.dataframe[0].value
     assert list(counts.index) == SYSTEMS
-    assert counts.loc["BM25"].tolist() == [12, 0, 2] and counts.loc["LSA"].tolist() == [12, 1, 1]
+    assert list(counts.columns) == ["in the top 5", "beyond 5", "not found", "beyond the fusion's top 10"]
+    assert counts.loc["BM25"].tolist()[:3] == [12, 0, 2] and pd.isna(counts.loc["BM25", "beyond the fusion's top 10"])
+    assert counts.loc["LSA"].tolist()[:3] == [12, 1, 1]
+    assert counts.loc["RRF", "beyond the fusion's top 10"] == 2 and pd.isna(counts.loc["RRF", "not found"])
 
 
 def test_the_default_question_side_by_side(at):
@@ -84,11 +91,58 @@ def test_selecting_q10_shows_lsa_at_13_and_bm25_not_found():
     at = open_app(PAGE)
     at.selectbox(key="pq_question").set_value(9).run()
     assert not at.exception
-    assert first_relevant(at) == {"BM25": "not found", "LSA": "13", "dense": "1", "weighted": "not found", "RRF": "not found"}
+    assert first_relevant(at) == {"BM25": "not found", "LSA": "13", "dense": "1", "weighted": "> 10", "RRF": "> 10"}
     judged = at.dataframe[-1].value.set_index("document")
     assert judged.loc["backup3", "grade"] == 2 and judged.loc["backup2", "grade"] == 1
     assert judged.loc["backup2", "LSA"] == 13 and pd.isna(judged.loc["backup2", "BM25"])
     assert side_by_side(at)["BM25"]["document"].tolist() == ["export1"]
+    assert any(c.endswith("'not retrieved' = not in the system's list (a fusion's list is its top 10: beyond the fusion's top 10).") for c in [
+        c.value for c in at.caption])
+    heads = [m.value for m in at.markdown if m.value.startswith("**RRF**")]
+    assert heads == ["**RRF** · no relevant document in its top 10: beyond the fusion's top 10"]
+
+
+def dialogs(node) -> list:
+    """The dialog blocks under an AppTest node."""
+    found = [node] if getattr(node, "type", None) == "dialog" else []
+    for child in getattr(node, "children", {}).values():
+        found += dialogs(child)
+    return found
+
+
+def click(at, qid: str, round_: int = 0):
+    """A click on one of the heatmap's cells, as the chart reports it (its selection, in the chart's key)."""
+    at.session_state[f"pq_heatmap_{round_}"] = {"selection": {"pick": [{"qid": qid}]}}
+    return at.run()
+
+
+def test_a_click_on_a_cell_opens_its_question_in_a_dialog_and_below():
+    at = open_app(PAGE)
+    assert not dialogs(at._tree)
+    click(at, "q10")
+    assert not at.exception, [e.value for e in at.exception]
+    (box,) = dialogs(at._tree)
+    assert box.proto.dialog.title == "One question"
+    inside = [m.value for m in box.markdown]
+    assert inside[0].startswith("**q10** — I want my data from yesterday back")
+    assert {m.label: m.value for m in box.metric} == {"BM25": "not found", "LSA": "13", "dense": "1", "weighted": "> 10", "RRF": "> 10"}
+    assert any(t.value["document"].tolist() == ["export1"] for t in box.dataframe if "score" in t.value.columns)  # BM25's list
+    assert at.selectbox(key="pq_question").value == 9  # and the question below follows
+    at.run()  # another rerun, no new click: the dialog is not opened again
+    assert not dialogs(at._tree)
+
+
+def test_a_closed_dialog_gives_a_fresh_chart_so_the_same_cell_opens_it_again():
+    from ui import per_question as ui
+
+    at = open_app(PAGE)
+    click(at, "q02")
+    assert dialogs(at._tree)
+    at.session_state[ui.KEY_HEAT_ROUND] = 1  # what closing the dialog does (ui.dialog_closed, its on_dismiss)
+    at.run()
+    assert not dialogs(at._tree) and not at.exception
+    click(at, "q02", round_=1)
+    assert [m.value for m in dialogs(at._tree)[0].markdown][0].startswith("**q02**")
 
 
 def test_the_missed_filter_keeps_the_questions_some_system_misses():
@@ -157,6 +211,7 @@ def test_many_questions_are_paginated_and_runs_are_a_column(big):
     assert list(dict.fromkeys(cells["system"])) == [*UPLOADED, "mine"]
     assert cells["qid"].nunique() == 30 and cells["qid"].iloc[0] == "q00"
     assert set(cells.loc[cells["system"] == "mine", "label"]) == {"2"}  # the run puts the relevant document second
+    assert cells["row"].str.len().max() <= len("q00 · ") + 40  # the row labels are cut (the tooltip has the text)
 
 
 def test_the_second_page_holds_the_rest(big):

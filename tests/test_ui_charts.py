@@ -74,3 +74,33 @@ def test_the_curves_y_axis_is_fitted_to_the_values_within_zero_and_one():
     assert y["domain"] == [0.59, 0.72] and y["zero"] is False
     edges = pd.DataFrame({"k": [1, 2], "system": ["BM25", "BM25"], "value": [0.0, 1.0]})
     assert charts.curves(edges, "hit@k", 1).to_dict()["layer"][0]["encoding"]["y"]["scale"]["domain"] == [0.0, 1.0]
+
+
+def _heatmap_cells(systems, misses):
+    """Two questions x the systems; `misses`: system -> (label, what a miss means) of q2's cell (q1 is found at 1)."""
+    rows = []
+    for q in ("q1", "q2"):
+        for s in systems:
+            rank = 0 if q == "q2" and s in misses else 3
+            label, missing = misses.get(s, ("3", charts.NOT_FOUND)) if rank == 0 else ("3", charts.NOT_FOUND)
+            rows.append({"qid": q, "question": q, "row": q, "system": s, "rank": rank, "label": label, "missing": missing})
+    return pd.DataFrame(rows)
+
+
+def test_the_heatmap_names_every_system_and_each_kind_of_miss():
+    systems = ["BM25", "LSA", "dense", "weighted", "RRF", "elastic_bm25_run"]
+    misses = {"BM25": ("—", charts.NOT_FOUND), "RRF": ("> 10", "beyond the fusion's top 10")}
+    spec = charts.rank_heatmap(_heatmap_cells(systems, misses), 20, 5, select="pick").to_dict()
+    x = spec["layer"][0]["encoding"]["x"]
+    assert x["sort"] == systems and x["axis"]["labelOverlap"] is False  # no header dropped to make room
+    assert x["axis"]["labelAngle"] == -40 and x["axis"]["labelLimit"] == 130  # six systems: tilted, cut at 130 px
+    gaps = spec["layer"][1]["encoding"]["color"]
+    assert gaps["scale"] == {"domain": [charts.NOT_FOUND, "beyond the fusion's top 10"], "range": list(charts.MISSING_COLORS)}
+    assert gaps["legend"]["labelLimit"] >= 300 and gaps["legend"]["orient"] == "none"  # placed whole, never cut by the width
+    assert spec["padding"]["top"] == charts.LEGEND_ROOM and spec["autosize"]["type"] == "fit-x"
+    assert spec["height"] == 26 * 2
+    few = charts.rank_heatmap(_heatmap_cells(["BM25", "LSA"], {}), 20, 5).to_dict()
+    assert few["layer"][0]["encoding"]["x"]["axis"]["labelAngle"] == 0  # two short names stay level
+    assert few["layer"][1]["encoding"]["color"]["scale"]["domain"] == [charts.NOT_FOUND]
+    only_cut = charts.rank_heatmap(_heatmap_cells(["RRF"], {"RRF": ("> 10", "beyond the fusion's top 10")}), 20, 5).to_dict()
+    assert only_cut["layer"][1]["encoding"]["color"]["scale"] == {"domain": ["beyond the fusion's top 10"], "range": [charts.MISSING_COLORS[1]]}

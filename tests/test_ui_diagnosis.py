@@ -34,7 +34,34 @@ def test_class_table_is_systems_by_classes_with_their_sum():
     assert table.columns.tolist() == [*diagnosis.CLASSES, "all"]
     assert table["all"].tolist() == [2, 2, 0]
     assert table.loc["LSA", "surface homonymy"] == 1 and table.loc["BM25", "vocabulary gap"] == 1
-    assert table.loc["RRF"].tolist() == [0, 0, 0, 0]
+    assert table.loc["RRF"].tolist() == [0, 0, 0, 0, 0]
+    named = ui.class_table(pd.DataFrame(teaching.class_counts(CASES)), list(CASES), 100)
+    assert named.columns.tolist() == ["vocabulary gap", "surface homonymy", "late rank", "beyond the fusion's top 100", "all"]
+    assert named.to_numpy().tolist() == table.to_numpy().tolist()
+
+
+def test_a_fusions_rows_name_its_depth_and_its_members_ranks():
+    cut = diagnosis.Case("RRF", "q7", "bank hours", 0, "n00", ("bank",), (("branch", 1, ()),), diagnosis.FUSION_CUT, 10,
+                         (("BM25", 13), ("LSA", 0)))
+    late = diagnosis.Case("BM25", "q7", "bank hours", 13, "n00", ("bank",), (("branch", 1, ()),), "late rank")
+    rows = ui.case_rows([cut, late])
+    assert [r["class"] for r in rows] == ["beyond the fusion's top 10", "late rank"]
+    assert [r["first relevant at"] for r in rows] == ["beyond the fusion's top 10", "13"]
+    assert [r["members: first relevant at"] for r in rows] == ["BM25 13, LSA not found", ""]
+    assert rows[0]["shared with the first result"] == "bank" and rows[0]["system"] == "RRF"
+
+
+def test_fusion_depths_name_the_fusions_only():
+    assert ui.fusion_depths({"BM25": None, "weighted": None, "RRF": None, "mine": None}, Params(fusion_depth=100)) == {
+        "weighted": 100, "RRF": 100}
+
+
+def test_a_documents_head_ends_at_a_space_within_its_first_200_characters():
+    words = " ".join(f"w{i:03d}" for i in range(100))  # 5 characters a word, 499 in all
+    cut = ui.head_cut(words)
+    assert cut == 199 and words[cut] == " " and len(words[:cut]) <= ui.HEAD_CHARS  # 40 words end at 199
+    assert ui.head_cut("x" * 250) == len("x" * 250)  # at most 1.25 x 200: shown whole
+    assert ui.head_cut("y" * 400) == ui.HEAD_CHARS  # no space to cut at: cut at 200
 
 
 def test_failing_systems_keep_the_order_of_the_systems_and_their_cases():
@@ -61,6 +88,9 @@ def test_first_results_frame_reads_each_systems_answer():
         {"system": "LSA", "first relevant at": "not found", "first result": "none (empty list)", "first result is relevant": "—", "results": 0},
         {"system": "RRF", "first relevant at": "1", "first result": "d1", "first result is relevant": "yes", "results": 10},
     ]
+    missed = [FirstResult("RRF", 0, "d9", 10), FirstResult("BM25", 0, "d9", 10)]
+    fused = ui.first_results_frame(missed, {"d1": 2}, {"RRF": 100})["first relevant at"].tolist()
+    assert fused == ["beyond the fusion's top 100", "not found"]  # a fusion's not-found is its cut
 
 
 def test_doc_label_and_rank_text():
@@ -109,7 +139,7 @@ def test_the_ranking_key_follows_the_content():
 
 @pytest.fixture(scope="module")
 def with_dense(invented):
-    """The invented corpus evaluated with the dense retriever (the bundled model), its failing questions at t = 3."""
+    """The invented corpus evaluated with the dense retriever (the bundled model), its failing questions at k = 3."""
     from retrieval import dense, embeddings
 
     aligned = embeddings.align(dense.embeddings_of(invented), invented)
@@ -124,9 +154,9 @@ def test_dense_summary_on_the_invented_corpus(invented, with_dense):
     answered = int(((ev.first_rank["BM25"] > 0) & (ev.first_rank["BM25"] <= 3)).sum())
     assert answered == 12
     assert said == ("The article's hypothesis (a dense retriever closes BM25's vocabulary gap) holds on this data: dense fixes "
-                    "1 of the 1 vocabulary-gap question BM25 fails at t = 3, and it breaks 0 of the 12 questions BM25 answers "
+                    "1 of the 1 vocabulary-gap question BM25 fails at k = 3, and it breaks 0 of the 12 questions BM25 answers "
                     "in its top 3.")
-    assert [c.kind for c in classes] == list(diagnosis.CLASSES)
+    assert [c.kind for c in classes] == list(diagnosis.CLASSES[:3])  # neither BM25 nor dense is a fusion: no class of the cut
     got = {c.kind: c for c in classes}
     assert [shown(x) for x in got["vocabulary gap"].fixed] == ["fixed: q02, vocabulary gap; dense rank 1, BM25 not found · “can I get my money back”"]
     assert [shown(x) for x in got["surface homonymy"].fixed] == [
@@ -162,15 +192,15 @@ def test_verdict_says_holds_in_part_does_not_hold_or_nothing_to_answer():
     gaps = [_case("BM25", "q1", "vocabulary gap"), _case("BM25", "q2", "vocabulary gap"), _case("BM25", "q3", "late rank")]
     part = ui.verdict([_change("fixed", "vocabulary gap", "q1"), _change("broken", "late rank", "q4", 1, 5)], gaps, 10, 3)
     assert part == ("The article's hypothesis (a dense retriever closes BM25's vocabulary gap) holds in part on this data: dense "
-                    "fixes 1 of the 2 vocabulary-gap questions BM25 fails at t = 3, and it breaks 1 of the 7 questions BM25 "
+                    "fixes 1 of the 2 vocabulary-gap questions BM25 fails at k = 3, and it breaks 1 of the 7 questions BM25 "
                     "answers in its top 3.")
     # a fixed late-rank question does not count for the hypothesis
     none = ui.verdict([_change("fixed", "late rank", "q3")], gaps, 3, 5)
     assert none.startswith("The article's hypothesis (a dense retriever closes BM25's vocabulary gap) does not hold on this data: "
-                           "dense fixes 0 of the 2 vocabulary-gap questions BM25 fails at t = 5")
+                           "dense fixes 0 of the 2 vocabulary-gap questions BM25 fails at k = 5")
     assert none.endswith("it breaks 0 of the 0 questions BM25 answers in its top 5.")
     nothing = ui.verdict([], [_case("BM25", "q3", "late rank")], 4, 3)
-    assert nothing == ("Nothing to answer here: BM25 fails no question on a vocabulary gap at t = 3, so the hypothesis is not "
+    assert nothing == ("Nothing to answer here: BM25 fails no question on a vocabulary gap at k = 3, so the hypothesis is not "
                        "tested on this data; dense breaks 0 of the 3 questions BM25 answers in its top 3.")
 
 

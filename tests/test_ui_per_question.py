@@ -22,6 +22,13 @@ def test_cut_keeps_one_line_and_n_characters():
 
 def test_rank_label():
     assert ui.rank_label(0) == charts.NOT_FOUND and ui.rank_label(3) == "3"
+    assert ui.rank_label(0, 100) == "> 100" and ui.rank_label(7, 100) == "7"  # a fusion's miss: beyond its top N
+
+
+def test_a_cells_text_and_what_its_miss_means():
+    assert [ui.cell_label(0), ui.cell_label(0, 10), ui.cell_label(4), ui.cell_label(4, 10)] == ["—", "> 10", "4", "4"]
+    assert ui.missing_text() == charts.NOT_FOUND and ui.missing_text(1000) == "beyond the fusion's top 1000"
+    assert ui.fusion_depths(["BM25", "weighted", "mine", "RRF"], Params(fusion_depth=100)) == {"weighted": 100, "RRF": 100}
 
 
 def test_missed_in_the_top_k_by_some_system():
@@ -51,6 +58,13 @@ def test_counts_frame_splits_every_question_three_ways():
     assert list(counts.columns) == ["in the top 5", "beyond 5", charts.NOT_FOUND]
 
 
+def test_a_fusions_misses_are_counted_beyond_its_top_n():
+    counts = ui.counts_frame(FIRST, 5, {"LSA": 10})  # LSA standing for a fusion of depth 10
+    assert list(counts.columns) == ["in the top 5", "beyond 5", charts.NOT_FOUND, "beyond the fusion's top 10"]
+    assert counts.loc["BM25", charts.NOT_FOUND] == 1 and pd.isna(counts.loc["BM25", "beyond the fusion's top 10"])
+    assert counts.loc["LSA", "beyond the fusion's top 10"] == 1 and pd.isna(counts.loc["LSA", charts.NOT_FOUND])
+
+
 def test_grade_text_and_short_list_reason():
     grades = {"d1": 2, "d2": 0}
     assert [ui.grade_text(d, grades) for d in ("d1", "d2", "d3")] == ["✓ 2", "0", ""]
@@ -74,8 +88,32 @@ DS = assemble("t", [("d1", "apple pie"), ("d2", "pear tart"), ("d3", "apple jam"
 def test_heatmap_cells_one_per_question_and_system():
     shown = pd.DataFrame({"BM25": [1, 0]}, index=[0, 1])
     cells = ui.heatmap_cells(DS, shown)
-    assert cells[["qid", "row", "system", "rank", "label"]].values.tolist() == [
-        ["q1", "q1 · apple", "BM25", 1, "1"], ["q2", "q2 · pear", "BM25", 0, charts.NOT_FOUND]]
+    assert cells[["qid", "row", "system", "rank", "label", "missing"]].values.tolist() == [
+        ["q1", "q1 · apple", "BM25", 1, "1", charts.NOT_FOUND], ["q2", "q2 · pear", "BM25", 0, "—", charts.NOT_FOUND]]
+    fused = ui.heatmap_cells(DS, shown.rename(columns={"BM25": "RRF"}), {"RRF": 10})
+    assert fused[["label", "missing"]].values.tolist() == [["1", "beyond the fusion's top 10"], ["> 10", "beyond the fusion's top 10"]]
+    long = assemble("t", [("d1", "x")], [("q1", "word " * 30)], [("q1", "d1", 1)])
+    assert ui.heatmap_cells(long, pd.DataFrame({"BM25": [1]}, index=[0]))["row"][0] == "q1 · " + ui.cut("word " * 30, ui.ROW_CHARS)
+
+
+def _closing():
+    import streamlit as st
+
+    from ui import per_question as page
+
+    st.session_state.setdefault("calls", 0)
+    st.session_state["calls"] += 1
+    if st.session_state["calls"] > 1:
+        page.dialog_closed()
+    st.text(page.heatmap_key())
+
+
+def test_closing_the_dialog_names_a_new_chart():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_closing).run()
+    assert at.text[0].value == "pq_heatmap_0"
+    assert at.run().text[0].value == "pq_heatmap_1" and at.run().text[0].value == "pq_heatmap_2"
 
 
 def test_one_question_reads_its_judgements_and_the_systems_lists():

@@ -74,23 +74,38 @@ def curves(df: pd.DataFrame, metric_label: str, current_k: int) -> alt.Chart:
     return (lines + rule).properties(height=320)
 
 
-def rank_heatmap(df: pd.DataFrame, max_rank: int = 20, k: int | None = None, select: str | None = None) -> alt.LayerChart:
-    """Question x system, coloured by the rank of the first relevant document; 'not found' in its own colour.
+NOT_FOUND_MARK = "—"  # a heatmap cell with nothing relevant in the system's list ("not found" in the legend and tooltip)
+MISSING_COLORS = ("#e8590c", "#f59f00")  # not found; any other miss (a fusion's "beyond the fusion's top N")
+LEGEND_ROOM = 110  # px above the column headers for the two legends
+WIDE_NAMES = 8  # system names longer than this, or more than five systems, tilt the column headers
 
-    `df` columns: qid, question, row (the y label), system, rank (int, 0 = not found), label (the cell text).
-    Ranks are coloured on a log scale from 1 (dark) to `max_rank` (pale; deeper ranks share its colour),
-    so 1, 2 and 3 stay distinct; with `k`, the tooltip says whether the rank is inside the top k. With `select`,
-    a click on a cell selects its question in a point selection of that name (field qid).
+
+def rank_heatmap(df: pd.DataFrame, max_rank: int = 20, k: int | None = None, select: str | None = None) -> alt.LayerChart:
+    """Question x system, coloured by the rank of the first relevant document; a miss in its own colour.
+
+    `df` columns: qid, question, row (the y label), system, rank (int, 0 = not found), label (the cell text), and
+    optionally missing (what a miss means, per cell: NOT_FOUND, or a fusion's "beyond the fusion's top N"; default
+    NOT_FOUND). Ranks are coloured on a log scale from 1 (dark) to `max_rank` (pale; deeper ranks share its
+    colour), so 1, 2 and 3 stay distinct; NOT_FOUND has the first colour of MISSING_COLORS, a fusion's miss the
+    second; with `k`, the tooltip says whether the rank is inside the top k. With `select`, a click on a cell
+    selects its question in a point selection of that name (field qid). Column headers (the systems) tilt when
+    there are many or long ones, cut at 130 px with an ellipsis (the tooltip names the system in full).
     """
+    missing = df["missing"] if "missing" in df else pd.Series(NOT_FOUND, index=df.index)
     df = df.assign(
         shown=df["rank"].clip(lower=1, upper=max_rank),
-        status=[NOT_FOUND if r == 0 else ("in the top k" if k is None or r <= k else f"beyond the top {k}") for r in df["rank"]],
+        status=[m if r == 0 else ("in the top k" if k is None or r <= k else f"beyond the top {k}") for r, m in zip(df["rank"], missing)],
     )
-    found, missing = df[df["rank"] > 0], df[df["rank"] == 0]
+    found, gaps_df = df[df["rank"] > 0], df[df["rank"] == 0]
     rows = list(dict.fromkeys(df["row"]))
     systems = list(dict.fromkeys(df["system"]))
-    y = alt.Y("row:N", title=None, sort=rows, axis=alt.Axis(labelLimit=360, labelFontSize=12))
-    x = alt.X("system:N", title=None, sort=systems, axis=alt.Axis(orient="top", labelAngle=0, labelFontSize=13, labelLimit=140))
+    kinds = sorted(dict.fromkeys(gaps_df["status"]), key=lambda m: m != NOT_FOUND) or [NOT_FOUND]  # not found first
+    tilt = len(systems) > 5 or any(len(s) > WIDE_NAMES for s in systems)
+    head = 92 if tilt else 24  # the column headers' height above the plot: the legends stand above them
+    y = alt.Y("row:N", title=None, sort=rows, axis=alt.Axis(labelLimit=220, labelFontSize=12))
+    x = alt.X("system:N", title=None, sort=systems,
+              axis=alt.Axis(orient="top", labelAngle=-40 if tilt else 0, labelAlign="left" if tilt else "center",
+                            labelOverlap=False, labelFontSize=13, labelLimit=130, labelPadding=4))
     tooltip = [alt.Tooltip("qid:N", title="question"), alt.Tooltip("question:N", title="text"),
                alt.Tooltip("system:N"), alt.Tooltip("label:N", title="first relevant at"), alt.Tooltip("status:N", title=" ")]
     ticks = [v for v in (1, 2, 3, 5, 10, 20, 50, 100) if v <= max_rank]
@@ -99,27 +114,32 @@ def rank_heatmap(df: pd.DataFrame, max_rank: int = 20, k: int | None = None, sel
         color=alt.Color(
             "shown:Q", title="first relevant at",
             scale=alt.Scale(type="log", scheme="blues", reverse=True, domain=[1, max_rank]),
-            legend=alt.Legend(orient="top", values=ticks, gradientLength=150, titleLimit=200,
-                              labelExpr=f"datum.value >= {max_rank} ? '{max_rank}+' : datum.label"),
+            legend=alt.Legend(orient="none", legendX=0, legendY=-(head + 96), direction="horizontal", values=ticks,
+                              gradientLength=150, titleLimit=200, labelExpr=f"datum.value >= {max_rank} ? '{max_rank}+' : datum.label"),
         ),
     )
-    gaps = alt.Chart(missing).mark_rect(stroke="white", strokeWidth=1.5).encode(
+    gaps = alt.Chart(gaps_df).mark_rect(stroke="white", strokeWidth=1.5).encode(
         x=x, y=y, tooltip=tooltip,
-        color=alt.Color("status:N", title=None, scale=alt.Scale(domain=[NOT_FOUND], range=["#e8590c"]),
-                        legend=alt.Legend(orient="top", symbolType="square", symbolSize=200, labelFontSize=12)),
+        color=alt.Color("status:N", title=None, scale=alt.Scale(domain=kinds, range=[MISSING_COLORS[m != NOT_FOUND] for m in kinds]),
+                        legend=alt.Legend(orient="none", legendX=0, legendY=-(head + 36), direction="horizontal",
+                                          symbolType="square", symbolSize=200, labelFontSize=12, labelLimit=300)),
     )
+    white = f"(datum.rank == 0 && datum.status == '{NOT_FOUND}') || (datum.rank > 0 && datum.rank <= 4)"
     text = alt.Chart(df).mark_text(fontSize=12, fontWeight="bold").encode(
         x=x, y=y, text="label:N", tooltip=tooltip,
-        color=alt.condition("datum.rank == 0 || datum.rank <= 4", alt.value("white"), alt.value("#1a1a1a")),
+        color=alt.condition(white, alt.value("white"), alt.value("#1a1a1a")),
     )
-    height = 26 * len(rows) + 120  # the plot plus the legends and the top axis (the chart is fitted to this height)
     layers = [cells, gaps, text]
     if select:  # an invisible cell on top of everything catches the click, whether on the colour or on the label
         layers.append(
             alt.Chart(df).mark_rect(opacity=0.001, color="white", cursor="pointer").encode(x=x, y=y, tooltip=tooltip)
             .add_params(alt.selection_point(name=select, fields=["qid"], on="click", clear="dblclick"))
         )
-    return alt.layer(*layers).resolve_scale(color="independent").properties(height=height)
+    # the height is the plot's, 26 px a row (fit-x: only the width is fitted to the page; the headers and the
+    # padding come on top). The legends are placed by hand above the headers, left-aligned, one under the other, so
+    # neither is cut however narrow the page: the layout does not count them, the top padding makes their room.
+    return alt.layer(*layers).resolve_scale(color="independent").properties(
+        height=26 * len(rows), padding={"top": LEGEND_ROOM, "left": 5, "bottom": 5, "right": 5}, autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
 
 
 def histogram_with_interval(bins: pd.DataFrame, low: float, high: float, observed: float) -> alt.Chart:
@@ -351,7 +371,7 @@ def failure_classes(counts: pd.DataFrame, systems: list[str], classes: list[str]
         x=alt.X("system:N", sort=systems, title=None, axis=alt.Axis(labelAngle=0)),
         xOffset=alt.XOffset("class:N", sort=classes),
         y=alt.Y("questions:Q", title="failing questions", axis=alt.Axis(tickMinStep=1)),
-        color=alt.Color("class:N", sort=classes, legend=alt.Legend(orient="top", title=None),
+        color=alt.Color("class:N", sort=classes, legend=alt.Legend(orient="top", title=None, labelLimit=260),
                         scale=alt.Scale(domain=list(colors), range=list(colors.values()))),
         tooltip=["system:N", "class:N", "questions:Q"],
     ).properties(height=230)

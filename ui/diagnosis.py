@@ -16,22 +16,31 @@ from retrieval import diagnosis, teaching
 from retrieval.dataset import Dataset
 from retrieval.params import Params
 from retrieval.ranking import Ranking
+from retrieval.systems import FUSIONS
 from retrieval.text import tokenize
 
 from . import cache, charts
 from .format import clip
 from .markdown import escape_markdown, highlight_markdown
+from .per_question import page_count, page_rows
 
-THRESHOLD_KEY = "diag_threshold"
 QUESTION_KEY = "diag_question"
-CLASS_COLORS = {"vocabulary gap": "#d62728", "surface homonymy": "#ff7f0e", "late rank": "#1f77b4"}
+CASE_CLASS_KEY, CASE_PAGE_KEY = "diag_case_class", "diag_case_page"  # the failing questions' class filter and page
+DOC_PAGE_KEY = "diag_docs_page_"  # + "relevant" / "wrong": one question's documents, a few to a page
+ALL_CLASSES = "all classes"
+CLASS_COLORS = {"vocabulary gap": "#d62728", "surface homonymy": "#ff7f0e", "late rank": "#1f77b4", diagnosis.FUSION_CUT: "#9467bd"}
+CASES_PER_PAGE = 15  # failing questions (rows: system x question) per page
+DOCS_PER_PAGE = 3  # relevant documents, and wrong first results, shown at a time for one question
+HEAD_CHARS = 200  # a document box shows this much of its text; the rest (up to REST_CHARS) is one click away
+REST_CHARS = 2_000
+LINES_SHOWN = 5  # a class's lines in the dense comparison shown at once; the rest in an expander
 RELEVANT_COLOR, WRONG_COLOR = "green", "orange"
 BM25_TOP = 10  # BM25's top documents offered for the term-by-term view
 BASE, DENSE = "BM25", "dense"  # the hypothesis's two systems: dense against BM25
 HYPOTHESIS_CLASS = "vocabulary gap"  # the article: BM25 misses q02 on a vocabulary gap, a dense retriever would close it
 DENSE_HINT = ("The dense retriever (the system *dense*) is not among the systems evaluated: add it on the Data page, "
               "or with `--embeddings e5-small` on the command line, to see what it changes relative to BM25.")
-SCROLL_LINES = 12  # more lines than this in one class scroll in a box of their own
+SCROLL_LINES = 12  # more hidden lines than this in one class scroll in a box of their own
 
 
 # ------------------------------------------------------------------------------------------ the failing questions
@@ -50,61 +59,120 @@ def ranking_key(r: Ranking) -> str:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _diagnose(_ds: Dataset, fingerprint: str, _ranking: Ranking, key: str, threshold: int) -> list[diagnosis.Case]:
-    """The failing questions of one system (cached on the dataset's and the ranking's content and the threshold)."""
-    return diagnosis.diagnose(_ds, _ranking, threshold)
+def _diagnose(_ds: Dataset, fingerprint: str, _ranking: Ranking, key: str, threshold: int,
+              _members: tuple[Ranking, ...], member_keys: tuple[str, ...], depth: int | None) -> list[diagnosis.Case]:
+    """The failing questions of one system (cached on the dataset's, the ranking's and a fusion's members' content,
+    the threshold and a fusion's depth)."""
+    return diagnosis.diagnose(_ds, _ranking, threshold, _members, depth)
 
 
-def diagnose_all(ds: Dataset, ranks: dict[str, Ranking], threshold: int) -> dict[str, list[diagnosis.Case]]:
-    """Every system's failing questions, by system."""
-    return {name: _diagnose(ds, ds.fingerprint, r, ranking_key(r), threshold) for name, r in ranks.items()}
+def fusion_depths(ranks: Mapping[str, Ranking], p: Params) -> dict[str, int]:
+    """The fusions among the systems, each with its depth N (its list is its top N)."""
+    return {name: p.fusion_depth for name in ranks if name in FUSIONS}
 
 
-def class_table(counts: pd.DataFrame, systems: list[str]) -> pd.DataFrame:
-    """Failing questions as system x class, in the systems' and the classes' order, with their sum per system."""
+def diagnose_all(ds: Dataset, ranks: dict[str, Ranking], threshold: int, p: Params) -> dict[str, list[diagnosis.Case]]:
+    """Every system's failing questions, by system; a fusion's with its members (the sidebar's) and its depth."""
+    depths = fusion_depths(ranks, p)
+    out = {}
+    for name, r in ranks.items():
+        members = tuple(ranks[m] for m in p.members if m in ranks) if name in depths else ()
+        out[name] = _diagnose(ds, ds.fingerprint, r, ranking_key(r), threshold, members,
+                              tuple(ranking_key(m) for m in members), depths.get(name))
+    return out
+
+
+def class_labels(depth: int) -> dict[str, str]:
+    """Each class as shown, the fusions' with their depth written out (diagnosis.class_label)."""
+    return {kind: diagnosis.class_label(kind, depth) for kind in diagnosis.CLASSES}
+
+
+def class_table(counts: pd.DataFrame, systems: list[str], depth: int | None = None) -> pd.DataFrame:
+    """Failing questions as system x class, in the systems' and the classes' order, with their sum per system
+    (with `depth`, the fusions' class named with it)."""
     table = counts.pivot(index="system", columns="class", values="questions").reindex(index=systems, columns=list(diagnosis.CLASSES))
     table["all"] = table.sum(axis=1)
-    return table
+    return table.rename(columns=class_labels(depth)) if depth is not None else table
 
 
-def header(ds: Dataset) -> int:
-    """The title, the classes defined, and the threshold t chosen (returned)."""
+def case_rows(cases: list[diagnosis.Case]) -> list[dict]:
+    """The failing questions' table (teaching.overlap_rows), a fusion's class and not-found named with its depth,
+    and, for a fusion, where each member puts the first relevant document."""
+    rows = []
+    for c, row in zip(cases, teaching.overlap_rows(cases)):
+        row = {**row, "class": diagnosis.class_label(c.kind, c.depth), "first relevant at": diagnosis.rank_text(c.rank, c.depth),
+               "text": clip(row["text"])}
+        row["members: first relevant at"] = ", ".join(f"{m} {diagnosis.rank_text(r)}" for m, r in c.members)
+        rows.append(row)
+    return rows
+
+
+def header(ds: Dataset, k: int, depth: int) -> None:
+    """The title and the classes defined, at the sidebar's cutoff k and fusion depth."""
     st.title("Diagnosis")
     st.caption(
-        f"**{escape_markdown(ds.name)}**. A question is diagnosed when its first relevant document is not in a system's top *t*. "
+        f"**{escape_markdown(ds.name)}**. A question is diagnosed when its first relevant document is not in a system's "
+        f"top k, the sidebar's cutoff: k = {k} (the article diagnoses at 3). "
         "Its class: **vocabulary gap** (nothing relevant found and no relevant document shares a word with the question), "
         "**surface homonymy** (nothing relevant found and a wrong document comes first on a word it shares with the question), "
-        "**late rank** (the relevant document is there, beyond *t*, or further down than the list goes). "
+        "**late rank** (the relevant document is there, beyond k, or further down than the list goes), "
+        f"**{diagnosis.fusion_cut_label(depth)}** (a fusion finds nothing relevant in its list, its top {depth}, the sidebar's "
+        "fusion depth, while one of its members ranks a relevant document). "
         "Words are the tokeniser's: lower case, stop words removed."
     )
-    return int(st.number_input("first relevant document not in the top t", min_value=1, max_value=1000, value=diagnosis.THRESHOLD_DEFAULT,
-                               step=1, key=THRESHOLD_KEY, persist_state="session",
-                               help="The article uses 3: a question whose first right document is at rank 4 or beyond is diagnosed."))
 
 
-def failing_questions(ds: Dataset, cases: dict[str, list[diagnosis.Case]], threshold: int) -> None:
-    """The classes' counts per system as bars and a table, and every failing question with the words it shares."""
+def first_page() -> None:
+    """Back to the failing questions' first page (a new class filter starts at its top)."""
+    if CASE_PAGE_KEY in st.session_state:
+        st.session_state[CASE_PAGE_KEY] = 1
+
+
+def failing_questions(ds: Dataset, cases: dict[str, list[diagnosis.Case]], threshold: int, depth: int) -> None:
+    """The classes' counts per system as bars and a table, and the failing questions with the words they share,
+    filtered by class, a page at a time."""
     st.subheader("Failing questions")
     systems = list(cases)
     all_cases = [c for name in systems for c in cases[name]]
     if not all_cases:
         st.success(f"Every question has a relevant document in the top {threshold} of every system: nothing to diagnose.")
         return
+    labels = class_labels(depth)
     counts = pd.DataFrame(teaching.class_counts(cases))
-    left, right = st.columns([1, 1], gap="large")
-    left.altair_chart(charts.failure_classes(counts, systems, list(diagnosis.CLASSES), CLASS_COLORS), width="stretch")
-    with right:
-        st.dataframe(class_table(counts, systems), width="stretch")
-        st.caption(f"Out of {ds.evaluated.size:,} questions with a relevant document.")
+    shown_counts = counts.assign(**{"class": counts["class"].map(labels)})
+    colors = {labels[kind]: color for kind, color in CLASS_COLORS.items()}
+    st.altair_chart(charts.failure_classes(shown_counts, systems, list(labels.values()), colors), width="stretch")
+    cut = labels[diagnosis.FUSION_CUT]
+    st.dataframe(class_table(counts, systems, depth), width="stretch",
+                 column_config={cut: st.column_config.NumberColumn(f"> {depth} (fusions)", help=cut)})
+    st.caption(f"Out of {ds.evaluated.size:,} questions with a relevant document; “> {depth} (fusions)”: {cut}.")
+    present = [kind for kind in diagnosis.CLASSES if any(c.kind == kind for c in all_cases)]
+    chosen = st.segmented_control("class", [ALL_CLASSES, *present], default=ALL_CLASSES, key=CASE_CLASS_KEY, required=True,
+                                  format_func=lambda kind: labels.get(kind, kind), on_change=first_page)
+    if chosen not in (ALL_CLASSES, *present):  # a class no longer present (the data or the sliders changed)
+        chosen = ALL_CLASSES
+    picked = [c for c in all_cases if chosen == ALL_CLASSES or c.kind == chosen]
+    rows = pd.DataFrame(case_rows(picked))
+    n_pages = page_count(len(rows), CASES_PER_PAGE)
+    page = 1
+    if n_pages > 1:
+        if int(st.session_state.get(CASE_PAGE_KEY) or 1) > n_pages:
+            st.session_state[CASE_PAGE_KEY] = 1
+        page = st.pagination(n_pages, key=CASE_PAGE_KEY, max_visible_pages=9)
+    if not any(c.members for c in picked):
+        rows = rows.drop(columns="members: first relevant at")
     st.dataframe(
-        pd.DataFrame([{**row, "text": clip(row["text"])} for row in teaching.overlap_rows(all_cases)]),
+        page_rows(rows, page, CASES_PER_PAGE),
         hide_index=True,
         width="stretch",
+        height="content",
         column_config={
             "text": st.column_config.TextColumn("question text", width="large"),
             "relevant documents (grade): shared words": st.column_config.TextColumn(width="large"),
         },
     )
+    st.caption(f"{len(rows):,} failing question{'s' if len(rows) != 1 else ''} (system × question)"
+               + (f", {CASES_PER_PAGE} per page: page {page} of {n_pages}." if n_pages > 1 else "."))
 
 
 # ------------------------------------------------------------------------------------------ what dense changes
@@ -144,35 +212,37 @@ def change_line(change: diagnosis.Change) -> str:
 
 
 def by_class(found: list[diagnosis.Change], base_cases: list[diagnosis.Case]) -> list[ClassChanges]:
-    """The changes grouped by failure class, in diagnosis.CLASSES order, each class with BM25's failures of it."""
+    """The changes grouped by failure class, in diagnosis.CLASSES order, each class with BM25's failures of it
+    (the fusions' own class only when a change has it: neither BM25 nor dense is a fusion)."""
+    kinds = [k for k in diagnosis.CLASSES if k != diagnosis.FUSION_CUT or any(c.kind == k for c in (*found, *base_cases))]
     return [ClassChanges(
         kind,
         sum(c.kind == kind for c in base_cases),
         tuple(change_line(c) for c in found if c.kind == kind and c.outcome == "fixed"),
         tuple(change_line(c) for c in found if c.kind == kind and c.outcome == "broken"),
-    ) for kind in diagnosis.CLASSES]
+    ) for kind in kinds]
 
 
 def verdict(found: list[diagnosis.Change], base_cases: list[diagnosis.Case], n_evaluated: int, threshold: int) -> str:
     """One sentence answering the article's hypothesis from the data: how many of BM25's vocabulary-gap failures
-    dense fixes, and how many of the questions BM25 answers in the top t it breaks."""
+    dense fixes, and how many of the questions BM25 answers in the top k it breaks."""
     failing = sum(c.kind == HYPOTHESIS_CLASS for c in base_cases)
     fixed = sum(c.outcome == "fixed" and c.kind == HYPOTHESIS_CLASS for c in found)
     broken = sum(c.outcome == "broken" for c in found)
     answered = n_evaluated - len(base_cases)
     tail = f"breaks {broken} of the {plural(answered, 'question')} {BASE} answers in its top {threshold}."
     if not failing:
-        return (f"Nothing to answer here: {BASE} fails no question on a {HYPOTHESIS_CLASS} at t = {threshold}, "
+        return (f"Nothing to answer here: {BASE} fails no question on a {HYPOTHESIS_CLASS} at k = {threshold}, "
                 f"so the hypothesis is not tested on this data; {DENSE} {tail}")
     said = "holds" if fixed == failing else "holds in part" if fixed else "does not hold"
     return (f"The article's hypothesis (a dense retriever closes {BASE}'s {HYPOTHESIS_CLASS}) {said} on this data: "
             f"{DENSE} fixes {fixed} of the {plural(failing, HYPOTHESIS_CLASS.replace(' ', '-') + ' question')} {BASE} fails "
-            f"at t = {threshold}, and it {tail}")
+            f"at k = {threshold}, and it {tail}")
 
 
 def dense_summary(ds: Dataset, ranks: Mapping[str, Ranking], cases: Mapping[str, list[diagnosis.Case]],
                   threshold: int) -> tuple[str, list[ClassChanges]] | None:
-    """The verdict and the per-class changes of dense relative to BM25 at threshold t, from the rankings given
+    """The verdict and the per-class changes of dense relative to BM25 at threshold k, from the rankings given
     and BM25's failing questions (diagnose_all); None when the rankings have no dense system."""
     if DENSE not in ranks or BASE not in ranks:
         return None
@@ -192,7 +262,7 @@ def dense_changes(ds: Dataset, ranks: Mapping[str, Ranking], cases: Mapping[str,
         return
     said, classes = summary
     st.caption(
-        f"Relative to {BASE}, at t = {threshold}: a question is *fixed* when {BASE} fails it and {DENSE} has a relevant "
+        f"Relative to {BASE}, at k = {threshold}: a question is *fixed* when {BASE} fails it and {DENSE} has a relevant "
         f"document in its top {threshold}, *broken* when {BASE} has one and {DENSE} does not; its class is the failing "
         "side's. Ranks are those of the first relevant document."
     )
@@ -202,8 +272,12 @@ def dense_changes(ds: Dataset, ranks: Mapping[str, Ranking], cases: Mapping[str,
         lines = [*part.fixed, *part.broken]
         if not lines:
             continue
-        box = st.container(height=320) if len(lines) > SCROLL_LINES else st.container()
-        box.markdown("\n".join(f"- {line}" for line in lines))
+        st.markdown("\n".join(f"- {line}" for line in lines[:LINES_SHOWN]))
+        rest = lines[LINES_SHOWN:]
+        if rest:
+            with st.expander(f"{plural(len(rest), 'more question')} of this class"):
+                box = st.container(height=320) if len(rest) > SCROLL_LINES else st.container()
+                box.markdown("\n".join(f"- {line}" for line in rest))
 
 
 # ------------------------------------------------------------------------------------------ one question up close
@@ -235,11 +309,13 @@ def question_colors(relevant_words: set[str], wrong_words: set[str]) -> dict[str
     return {**{w: WRONG_COLOR for w in wrong_words}, **{w: RELEVANT_COLOR for w in relevant_words}}
 
 
-def first_results_frame(answers: list, relevant: dict[str, int]) -> pd.DataFrame:
-    """One row per system: where its first relevant document is, its first result and whether that is relevant."""
+def first_results_frame(answers: list, relevant: dict[str, int], depths: Mapping[str, int] | None = None) -> pd.DataFrame:
+    """One row per system: where its first relevant document is (a fusion's not-found: beyond its top N, N from
+    `depths`), its first result and whether that is relevant."""
+    depths = depths or {}
     return pd.DataFrame([{
         "system": a.system,
-        "first relevant at": str(a.rank) if a.rank else "not found",
+        "first relevant at": diagnosis.rank_text(a.rank, depths.get(a.system)),
         "first result": a.first or "none (empty list)",
         "first result is relevant": ("yes" if a.first in relevant else "no") if a.first else "—",
         "results": a.n_results,
@@ -251,16 +327,44 @@ def shared_with(ds: Dataset, qtext: str, doc_ids: list[str]) -> set[str]:
     return {w for d in doc_ids if (t := doc_text(ds, d)) is not None for w in diagnosis.shared_words(qtext, t)}
 
 
+def head_cut(text: str, n: int = HEAD_CHARS) -> int:
+    """Where a document's shown head ends: at the last space within its first n characters (the whole text when
+    it is at most 1.25 n long, so a box never hides a few words)."""
+    if len(text) <= n * 1.25:
+        return len(text)
+    space = text.rfind(" ", 0, n + 1)
+    return space if space > n // 2 else n
+
+
 def doc_box(ds: Dataset, qtext: str, doc_id: str, what: str, color: str) -> None:
-    """A document's text with the words it shares with the question highlighted."""
+    """A document's first HEAD_CHARS characters with the words it shares with the question highlighted, the rest
+    (up to REST_CHARS, then its length) in an expander."""
     text = doc_text(ds, doc_id)
     with st.container(border=True):
         if text is None:
             st.markdown(f"**{escape_markdown(doc_id)}** · {escape_markdown(what)} · not in the corpus, no text to show")
             return
         words = diagnosis.shared_words(qtext, text)
+        marks = {w: color for w in words}
         st.markdown(f"**{escape_markdown(doc_id)}** · {escape_markdown(what)} · shares: {escape_markdown(teaching.words_label(words))}")
-        st.markdown(highlight_markdown(clip(text), {w: color for w in words}))
+        cut = head_cut(text)
+        st.markdown(highlight_markdown(text[:cut], marks) + (" …" if cut < len(text) else ""))
+        if cut < len(text):
+            with st.expander(f"the rest ({len(text):,} characters in all)"):
+                st.markdown(highlight_markdown(clip(text, REST_CHARS)[cut:], marks))
+
+
+def doc_page(kind: str, n: int) -> tuple[int, int]:
+    """The slice of one question's `kind` documents ("relevant" / "wrong") shown, DOCS_PER_PAGE at a time, with a
+    pagination when there are more."""
+    pages = page_count(n, DOCS_PER_PAGE)
+    if pages <= 1:
+        return 0, n
+    key = DOC_PAGE_KEY + kind
+    if int(st.session_state.get(key) or 1) > pages:
+        st.session_state[key] = 1
+    page = st.pagination(pages, key=key, max_visible_pages=5)
+    return (page - 1) * DOCS_PER_PAGE, min(page * DOCS_PER_PAGE, n)
 
 
 def choose_question(ds: Dataset, cases: dict[str, list[diagnosis.Case]]) -> int:
@@ -280,9 +384,9 @@ def choose_question(ds: Dataset, cases: dict[str, list[diagnosis.Case]]) -> int:
     return ds.query_index[qid]
 
 
-def question_up_close(ds: Dataset, ranks: dict[str, Ranking], q: int) -> list:
+def question_up_close(ds: Dataset, ranks: dict[str, Ranking], q: int, depths: Mapping[str, int] | None = None) -> list:
     """The question with its shared words coloured, each system's first result, and the relevant and wrong
-    documents' texts; returns each system's first results (teaching.first_results)."""
+    documents' texts, a few at a time; returns each system's first results (teaching.first_results)."""
     qtext = ds.query_texts[q]
     relevant = ds.relevant_of(q)
     answers = teaching.first_results(ds, ranks, q)
@@ -293,17 +397,20 @@ def question_up_close(ds: Dataset, ranks: dict[str, Ranking], q: int) -> list:
         f":{RELEVANT_COLOR}-background[shared with a relevant document] · :{WRONG_COLOR}-background[shared only with a wrong first result] · "
         f"question words after the stop words: {escape_markdown(clip(', '.join(tokenize(qtext)))) or 'none'}"
     )
-    st.dataframe(first_results_frame(answers, relevant), hide_index=True, width="stretch")
+    st.dataframe(first_results_frame(answers, relevant, depths), hide_index=True, width="stretch")
     left, right = st.columns(2, gap="large")
     with left:
-        st.markdown("**Relevant documents**")
-        for d, g in relevant.items():
+        st.markdown(f"**Relevant documents** ({len(relevant):,})")
+        items = list(relevant.items())
+        lo, hi = doc_page("relevant", len(items))
+        for d, g in items[lo:hi]:
             doc_box(ds, qtext, d, f"relevant, grade {g}", RELEVANT_COLOR)
     with right:
-        st.markdown("**Wrong first results**")
+        st.markdown(f"**Wrong first results** ({len(shown_wrong):,})")
         if not shown_wrong:
             st.caption("No system puts a wrong document first for this question" + (" (some return nothing)." if any(a.first is None for a in answers) else "."))
-        for d in shown_wrong:
+        lo, hi = doc_page("wrong", len(shown_wrong))
+        for d in shown_wrong[lo:hi]:
             doc_box(ds, qtext, d, "first result of " + ", ".join(a.system for a in answers if a.first == d), WRONG_COLOR)
     return answers
 

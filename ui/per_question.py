@@ -8,8 +8,10 @@ import pandas as pd
 import streamlit as st
 
 from retrieval.dataset import Dataset
+from retrieval.diagnosis import fusion_cut_label
 from retrieval.experiment import Evaluation
 from retrieval.params import Params
+from retrieval.systems import FUSIONS
 
 from . import charts
 from .format import FULL_CHARS, clip, full_text_note
@@ -25,6 +27,8 @@ SORT_ID = "question order"
 SORT_HARD = "hardest first"
 KEY_SHOW, KEY_SORT, KEY_PAGE, KEY_Q, KEY_DOC = "pq_show", "pq_sort", "pq_page", "pq_question", "pq_doc"
 KEY_HEAT, KEY_PICKED = "pq_heatmap", "pq_heatmap_picked"  # the chart's selection, and the last click acted on
+KEY_HEAT_ROUND = "pq_heatmap_round"  # bumped when the question's dialog is closed: a fresh chart, so the same cell opens it again
+ROW_CHARS = 40  # a heatmap row's label: the question's id and its text cut here (the tooltip has the text in full)
 RELEVANT_CSS = "background-color: rgba(47, 158, 68, 0.22); font-weight: bold"
 
 
@@ -37,9 +41,26 @@ def cut(text: str, n: int) -> str:
     return t if len(t) <= n else t[: n - 1] + "…"
 
 
-def rank_label(r: int) -> str:
-    """A rank for display, 0 meaning not found."""
-    return charts.NOT_FOUND if r == 0 else str(int(r))
+def fusion_depths(systems, p: Params) -> dict[str, int]:
+    """The fusions among the systems, each with its depth N: its list is its top N."""
+    return {s: p.fusion_depth for s in systems if s in FUSIONS}
+
+
+def rank_label(r: int, depth: int | None = None) -> str:
+    """A rank for display, 0 meaning not found; for a fusion (its depth given), "> N": beyond its top N."""
+    if r:
+        return str(int(r))
+    return f"> {depth}" if depth is not None else charts.NOT_FOUND
+
+
+def cell_label(r: int, depth: int | None = None) -> str:
+    """A heatmap cell's text: the rank, "> N" for a fusion's miss, "—" for not found (the legend names both)."""
+    return rank_label(r, depth) if r or depth is not None else charts.NOT_FOUND_MARK
+
+
+def missing_text(depth: int | None = None) -> str:
+    """What a miss means: not found, or for a fusion "beyond the fusion's top N"."""
+    return fusion_cut_label(depth) if depth is not None else charts.NOT_FOUND
 
 
 def first_ranks(ev: Evaluation) -> pd.DataFrame:
@@ -73,33 +94,39 @@ def page_rows(rows: pd.DataFrame, page: int, size: int = PAGE_SIZE) -> pd.DataFr
     return rows.iloc[(page - 1) * size: page * size]
 
 
-def heatmap_cells(ds: Dataset, shown: pd.DataFrame) -> pd.DataFrame:
-    """One cell per question and system: the question's id and text (for the tooltip), its row label and the rank."""
+def heatmap_cells(ds: Dataset, shown: pd.DataFrame, depths: dict[str, int] | None = None) -> pd.DataFrame:
+    """One cell per question and system: the question's id and text (for the tooltip), its row label, the rank,
+    the cell's text and what a miss means (a fusion's, among `depths`, is beyond its top N)."""
+    depths = depths or {}
     return pd.DataFrame([
         {
             "qid": ds.query_ids[q],
             "question": cut(ds.query_texts[q], 300),
-            "row": f"{ds.query_ids[q]} · {cut(ds.query_texts[q], 48)}",
+            "row": f"{ds.query_ids[q]} · {cut(ds.query_texts[q], ROW_CHARS)}",
             "system": s,
             "rank": int(shown.at[q, s]),
-            "label": rank_label(shown.at[q, s]),
+            "label": cell_label(shown.at[q, s], depths.get(s)),
+            "missing": missing_text(depths.get(s)),
         }
         for q in shown.index
         for s in shown.columns
     ])
 
 
-def counts_frame(first: pd.DataFrame, k: int) -> pd.DataFrame:
-    """Per system: questions whose first relevant document is in the top k, beyond it, or not found."""
+def counts_frame(first: pd.DataFrame, k: int, depths: dict[str, int] | None = None) -> pd.DataFrame:
+    """Per system: questions whose first relevant document is in the top k, beyond it, or not found; a fusion's
+    misses (among `depths`) are counted as beyond its top N, in a column of their own (empty for the others)."""
+    depths = depths or {}
     systems = list(first.columns)
-    return pd.DataFrame(
-        {
-            f"in the top {k}": [int(((first[s] > 0) & (first[s] <= k)).sum()) for s in systems],
-            f"beyond {k}": [int((first[s] > k).sum()) for s in systems],
-            charts.NOT_FOUND: [int((first[s] == 0).sum()) for s in systems],
-        },
-        index=pd.Index(systems, name="system"),
-    )
+    misses = {s: int((first[s] == 0).sum()) for s in systems}
+    out = {
+        f"in the top {k}": [int(((first[s] > 0) & (first[s] <= k)).sum()) for s in systems],
+        f"beyond {k}": [int((first[s] > k).sum()) for s in systems],
+        charts.NOT_FOUND: pd.array([None if s in depths else misses[s] for s in systems], dtype="Int64"),
+    }
+    for depth in dict.fromkeys(depths.values()):
+        out[fusion_cut_label(depth)] = pd.array([misses[s] if depths.get(s) == depth else None for s in systems], dtype="Int64")
+    return pd.DataFrame(out, index=pd.Index(systems, name="system"))
 
 
 def grade_text(doc_id: str, grades: dict[str, int]) -> str:
@@ -160,38 +187,69 @@ def chosen_rows(first: pd.DataFrame, k: int) -> pd.DataFrame:
     return rows
 
 
-def heatmap(ds: Dataset, rows: pd.DataFrame, k: int) -> None:
-    """One page of the heatmap; a click on a cell opens its question below."""
+def heatmap_key() -> str:
+    """The chart's key: a new one after the question's dialog is closed, so its selection starts empty."""
+    return f"{KEY_HEAT}_{st.session_state.get(KEY_HEAT_ROUND, 0)}"
+
+
+def heatmap(ds: Dataset, rows: pd.DataFrame, k: int, depths: dict[str, int] | None = None) -> int | None:
+    """One page of the heatmap, the full width of the page; returns the question a new click picked (its index),
+    which the page opens in a dialog (and below), else None."""
     if rows.empty:
         st.success(f"Every system has a relevant document in its top {k} for every question.", icon=":material/check_circle:")
-        return
+        return None
     n_pages = page_count(len(rows))
     page = 1
     if n_pages > 1:
         page = st.pagination(n_pages, key=KEY_PAGE, max_visible_pages=9)
         st.caption(f"{len(rows):,} questions, {PAGE_SIZE} per page: page {page} of {n_pages}.")
-    cells = heatmap_cells(ds, page_rows(rows, page))
+    cells = heatmap_cells(ds, page_rows(rows, page), depths)
     event = st.altair_chart(charts.rank_heatmap(cells, MAX_RANK, k, select="pick"), width="stretch",
-                            on_select="rerun", selection_mode="pick", key=KEY_HEAT)
-    picked = (event.selection.get("pick") or [{}])[0].get("qid")
-    if picked != st.session_state.get(KEY_PICKED):  # a new click opens that question below
-        st.session_state[KEY_PICKED] = picked
-        if picked in ds.query_index:
-            st.session_state[KEY_Q] = ds.query_index[picked]
+                            on_select="rerun", selection_mode="pick", key=heatmap_key())
+    picked = ((event.get("selection") or {}).get("pick") or [{}])[0].get("qid")  # the event is a dict (attribute access too)
+    if picked == st.session_state.get(KEY_PICKED):
+        return None
+    st.session_state[KEY_PICKED] = picked  # a new click: that question, in a dialog and below
+    if picked not in ds.query_index:
+        return None
+    st.session_state[KEY_Q] = ds.query_index[picked]
+    return ds.query_index[picked]
 
 
-def counts(first: pd.DataFrame, k: int, fusion_depth: int) -> None:
+def counts(first: pd.DataFrame, k: int, depths: dict[str, int]) -> None:
     """Questions by where each system's first relevant document lands, and how to read the heatmap."""
-    st.subheader("Counts")
-    st.dataframe(counts_frame(first, k), width="stretch")
+    labels = {fusion_cut_label(d): st.column_config.NumberColumn(f"> {d} (fusions)", help=f"{fusion_cut_label(d)}: its list is its top {d}")
+              for d in dict.fromkeys(depths.values())}
+    st.dataframe(counts_frame(first, k, depths), width="stretch", column_config=labels)  # None: not this kind of system
+    fused = ""
+    if depths:
+        depth = next(iter(depths.values()))
+        fused = (f"A fusion keeps its top {depth} (the sidebar's fusion depth): its miss, amber, reads “> {depth}”, "
+                 f"{fusion_cut_label(depth)}. ")
     st.caption(
         f"Questions by where the first relevant document lands, over all {len(first):,} questions. "
         f"Colour: the rank of the first relevant document (dark = near the top, pale = rank {MAX_RANK} or deeper); "
-        f"orange cells mean *not found*: no relevant document in the system's list. "
-        f"BM25 and LSA rank every document they score; the fusions keep their top {fusion_depth}, "
-        "uploaded runs what the file lists. "
-        "Hover a cell for the question's text; click it to open the question below."
+        f"an orange “{charts.NOT_FOUND_MARK}” means *not found*: no relevant document in the system's list. {fused}"
+        "BM25 and LSA rank every document they score, uploaded runs what the file lists; “None”: the column does not "
+        "apply to that system. "
+        "Hover a cell for the question's text; click it to open the question."
     )
+
+
+def dialog_closed() -> None:
+    """The question's dialog was closed: the next chart is a new one, so a click on the same cell opens it again."""
+    st.session_state[KEY_HEAT_ROUND] = st.session_state.get(KEY_HEAT_ROUND, 0) + 1
+
+
+@st.dialog("One question", width="large", on_dismiss=dialog_closed)
+def question_dialog(ds: Dataset, ev: Evaluation, q: int, k: int, p: Params) -> None:
+    """The clicked question over the page, where the click was: its first relevant ranks, each system's top list
+    and its judged documents (the same question stays open below the heatmap)."""
+    one = Question(ds, ev, q)
+    summary(one, fusion_depths(one.systems, p))
+    side_by_side(one, k, p, key="pq_dialog_top_")
+    judged_documents(one, k, p.fusion_depth)
+    st.caption("Close this (Esc, or click outside) to go back to the heatmap; the question stays open below it.")
 
 
 # ------------------------------------------------------------------------------------------ one question
@@ -242,7 +300,7 @@ class Question:
         return list(dict.fromkeys(list(self.grades) + [d for s in self.systems for d in self.ranks[s].top_ids(self.ds, self.q, n)]))
 
 
-def choose_question(ds: Dataset, ev: Evaluation) -> Question:
+def choose_question(ds: Dataset, ev: Evaluation, depths: dict[str, int] | None = None) -> Question:
     """The question selector, the question and its relevant documents, and each system's first relevant rank."""
     st.divider()
     st.header("One question")
@@ -254,20 +312,31 @@ def choose_question(ds: Dataset, ev: Evaluation) -> Question:
         persist_state="session",
         help="Type to search by id or words.",
     )
-    st.markdown(f"**{plain(ds.query_ids[q])}** — {plain(clip(ds.query_texts[q]))}")
     one = Question(ds, ev, q)
+    summary(one, depths or {})
+    return one
+
+
+def summary(one: Question, depths: dict[str, int]) -> None:
+    """The question, its relevant documents, and each system's first relevant rank (a fusion's miss: "> N")."""
+    ds, q = one.ds, one.q
+    st.markdown(f"**{plain(ds.query_ids[q])}** — {plain(clip(ds.query_texts[q]))}")
     if one.relevant:
         st.caption(
             "Relevant: " + ", ".join(f"{plain(d)} (grade {g})" for d, g in sorted(one.relevant.items(), key=lambda x: (-x[1], x[0])))
         )
     else:
         st.warning("This question has no relevant document in the judgements: it is left out of every mean.", icon=":material/info:")
-    for col, s in zip(st.columns(len(one.systems)), one.systems):
-        col.metric(plain(s), rank_label(one.firsts[s]), help="Rank of the first relevant document in this system's list.", border=True)
-    return one
+    per_row = 3 if len(one.systems) > 4 else len(one.systems)  # names stay readable: at most three cards a row beyond four
+    cols = [c for start in range(0, len(one.systems), per_row) for c in st.columns(per_row)][:len(one.systems)]
+    for col, s in zip(cols, one.systems):
+        d = depths.get(s)
+        col.metric(plain(s), rank_label(one.firsts[s], d), border=True,
+                   help="Rank of the first relevant document in this system's list"
+                        + (f"; “> {d}”: {fusion_cut_label(d)}, its list." if d is not None and not one.firsts[s] else "."))
 
 
-def side_by_side(one: Question, k: int, p: Params) -> None:
+def side_by_side(one: Question, k: int, p: Params, key: str = "pq_top_") -> None:
     """Each system's top max(k, 10) for the question, two systems to a row when there are more than three."""
     n_show = max(k, MIN_SHOWN)
     st.subheader(f"Top {n_show} of each system")
@@ -286,16 +355,18 @@ def side_by_side(one: Question, k: int, p: Params) -> None:
             with col:
                 total = int(one.ranks[s].n_results[one.q])
                 first = one.firsts[s]
-                st.markdown(f"**{plain(s)}** · " + (f"first relevant at rank {first}" if first else "no relevant document in its list"))
+                missed = (f"no relevant document in its top {p.fusion_depth}: {fusion_cut_label(p.fusion_depth)}" if s in FUSIONS
+                          else "no relevant document in its list")
+                st.markdown(f"**{plain(s)}** · " + (f"first relevant at rank {first}" if first else missed))
                 if df.empty:
                     st.info(f"{plain(s)} returns nothing for this question.", icon=":material/block:")
                     continue
-                st.dataframe(styled(df), hide_index=True, column_config=columns, width="stretch", key=f"pq_top_{s}")
+                st.dataframe(styled(df), hide_index=True, column_config=columns, width="stretch", key=f"{key}{s}")
                 if total < n_show:
                     st.caption(f"{plain(s)} returns only {total} document{'s' if total != 1 else ''}: {short_list_reason(s, p.fusion_depth)}.")
 
 
-def judged_documents(one: Question, k: int) -> None:
+def judged_documents(one: Question, k: int, fusion_depth: int | None = None) -> None:
     """The judged documents and where each system put them (green inside the top k)."""
     st.subheader("Judged documents")
     if not one.judged.size:
@@ -312,7 +383,10 @@ def judged_documents(one: Question, k: int) -> None:
                        "text": st.column_config.TextColumn("text", width="large")}
         | {s: st.column_config.NumberColumn(s, format="%d") for s in systems},
     )
-    st.caption(f"Each system's rank for each judged document (green: inside the top {k}); 'not retrieved' = not in the system's list.")
+    cut = (f" (a fusion's list is its top {fusion_depth}: {fusion_cut_label(fusion_depth)})"
+           if fusion_depth is not None and any(s in FUSIONS for s in systems) else "")
+    st.caption(f"Each system's rank for each judged document (green: inside the top {k}); 'not retrieved' = not in the "
+               f"system's list{cut}.")
 
 
 def full_text(one: Question, k: int) -> None:
