@@ -136,20 +136,20 @@ def test_the_examples_are_the_first_case_of_each_class_and_none_when_missing(inv
     cases = diagnosis.diagnose(invented, ev.rankings["BM25"], 3)
     found = tour.examples(cases)
     assert found["vocabulary gap"].qid == "q02" and found["surface homonymy"].qid == "q10"
-    gap = tour.case_sentence(found["vocabulary gap"])
+    gap = tour.case_sentence(found["vocabulary gap"], 3)
     assert "its list is empty" in gap and "none of its 3 relevant documents shares a word" in gap and "**vocabulary gap**" in gap
-    homonymy = tour.case_sentence(found["surface homonymy"])
+    homonymy = tour.case_sentence(found["surface homonymy"], 3)
     assert "puts export1 first on “data”" in homonymy and "**surface homonymy**" in homonymy
     only_gap = tour.examples([c for c in cases if c.kind == "vocabulary gap"])
     assert only_gap["surface homonymy"] is None
-    assert "fails no question on a **surface homonymy** at t = 3" in tour.missing_sentence("BM25", "surface homonymy", 3)
+    assert "fails no question on a **surface homonymy** in the top 3" in tour.missing_sentence("BM25", "surface homonymy", 3)
     counts = tour.counts_sentence("BM25", cases, 14, 3)
     assert "2 questions out of 14 (1 vocabulary gap, 1 surface homonymy, 0 late rank)" in counts
 
 
 def test_a_case_sentence_escapes_what_the_dataset_wrote():
     c = diagnosis.Case("BM25", "q<1>", "**now** [x](javascript:alert(1))", 0, "d*2*", ("now",), (("d3", 1, ()),), "surface homonymy")
-    text = tour.case_sentence(c)
+    text = tour.case_sentence(c, 3)
     for live in ("<1>", "**now**", "](javascript", "d*2*"):
         assert not re.search(r"(?<!\\)" + re.escape(live), text), live
 

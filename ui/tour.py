@@ -49,7 +49,6 @@ FUSIONS = ("weighted", "RRF")
 SPLIT_K_MAX = overview.K_MAX  # the smallest cutoff at which two systems part is looked for up to here
 SAMPLE_QUESTIONS = 5
 TRAP_K = 5  # the article's worked example is scored at 5
-THRESHOLD = diagnosis.THRESHOLD_DEFAULT  # the article diagnoses a question whose first right document is not in the top 3
 SHOWN_RELEVANT = 2  # relevant documents shown in full under a failing question
 EXAMPLE_CLASSES = ("vocabulary gap", "surface homonymy")  # the article's two failures, in its order
 
@@ -440,8 +439,8 @@ def examples(cases: Sequence[diagnosis.Case], classes: Sequence[str] = EXAMPLE_C
     return {kind: next((c for c in cases if c.kind == kind), None) for kind in classes}
 
 
-def case_sentence(c: diagnosis.Case) -> str:
-    """Why one question fails, from its diagnosis (every id, word and text escaped)."""
+def case_sentence(c: diagnosis.Case, k: int) -> str:
+    """Why one question fails at cutoff k, from its diagnosis (every id, word and text escaped)."""
     q = f"Question {plain(c.qid)}, “{plain(clip(c.question.strip(), 200))}”"
     rel = len(c.relevant)
     sharing = [d for d, _, w in c.relevant if w]
@@ -456,26 +455,27 @@ def case_sentence(c: diagnosis.Case) -> str:
         return (f"{q}: {plain(c.system)} puts {plain(c.first_result or '')} first on {words}, which it shares with the question, "
                 f"while {rel_text}. A **surface homonymy**: worse than no answer, a convincing and wrong context.")
     where = f"at rank {c.rank}" if c.rank > 0 else "further down than its list goes"
-    return f"{q}: the relevant document is there, {where}, beyond the top {THRESHOLD}. A **late rank**."
+    return f"{q}: the relevant document is there, {where}, beyond the top {k}. A **late rank**."
 
 
 def missing_sentence(system: str, kind: str, threshold: int) -> str:
     """What the tour says when a class has no example on this data."""
-    return f"On this data {plain(system)} fails no question on a **{kind}** at t = {threshold}: this class has no example here."
+    return f"On this data {plain(system)} fails no question on a **{kind}** in the top {threshold}: this class has no example here."
 
 
 def counts_sentence(system: str, cases: Sequence[diagnosis.Case], n: int, threshold: int) -> str:
-    """How many questions a system fails at t, by class."""
+    """How many questions a system fails at cutoff k (`threshold`), by class."""
     by = Counter(c.kind for c in cases)
-    parts = ", ".join(f"{by.get(kind, 0):,} {kind}" for kind in diagnosis.CLASSES)
+    kinds = [kind for kind in diagnosis.CLASSES if kind != diagnosis.FUSION_CUT or by.get(kind)]  # a fusion's class only for a fusion
+    parts = ", ".join(f"{by.get(kind, 0):,} {kind}" for kind in kinds)
     return (f"{plain(system)} misses the top {threshold} on {plural(len(cases), 'question')} out of {n:,} ({parts}). "
             "The first check is the cheapest: which words does the question share with the documents it should have found?")
 
 
-def example_box(ds: Dataset, c: diagnosis.Case) -> None:
+def example_box(ds: Dataset, c: diagnosis.Case, k: int) -> None:
     """One failing question: its sentence, the question with its shared words coloured, and the documents."""
     with st.container(border=True):
-        st.markdown(case_sentence(c))
+        st.markdown(case_sentence(c, k))
         q = ds.query_index[c.qid]
         relevant_words = {w for _, _, ws in c.relevant for w in ws}
         colors = diag.question_colors(relevant_words, set(c.first_result_words))
@@ -489,18 +489,18 @@ def example_box(ds: Dataset, c: diagnosis.Case) -> None:
 
 
 def base_cases(v: View) -> list[diagnosis.Case]:
-    """BM25's failing questions at the article's threshold (cached with the Diagnosis page's)."""
-    return diag.diagnose_all(v.ds, {BASE: v.ev.rankings[BASE]}, THRESHOLD)[BASE]
+    """BM25's failing questions at the sidebar's k, as the Diagnosis page files them (cached with its own)."""
+    return diag.diagnose_all(v.ds, {BASE: v.ev.rankings[BASE]}, v.k, v.params)[BASE]
 
 
 def step_why(v: View) -> None:
     cases = base_cases(v)
-    st.markdown(counts_sentence(BASE, cases, int(v.ds.evaluated.size), THRESHOLD))
+    st.markdown(counts_sentence(BASE, cases, int(v.ds.evaluated.size), v.k))
     for kind, c in examples(cases).items():
         if c is None:
-            st.info(missing_sentence(BASE, kind, THRESHOLD), icon=":material/info:")
+            st.info(missing_sentence(BASE, kind, v.k), icon=":material/info:")
         else:
-            example_box(v.ds, c)
+            example_box(v.ds, c, v.k)
     st.caption(f"The examples are {BASE}'s first failing question of each class, chosen from the diagnosis of this data. "
                "The Diagnosis page has every failing question of every system, and BM25's score term by term.")
 
@@ -719,15 +719,15 @@ def step_dense(v: View) -> None:
         st.page_link("pages/data.py", label="Data: turn the dense retriever on", icon=":material/database:")
         return
     cases = base_cases(v)
-    summary = diag.dense_summary(v.ds, ranks, {BASE: cases}, THRESHOLD)
+    summary = diag.dense_summary(v.ds, ranks, {BASE: cases}, v.k)
     said, _ = summary
     st.markdown(said)
     i_of = {qid: i for i, qid in enumerate(v.qids)}
     for kind, c in examples(cases).items():
         if c is None:
-            st.markdown("- " + missing_sentence(BASE, kind, THRESHOLD))
+            st.markdown("- " + missing_sentence(BASE, kind, v.k))
         else:
-            st.markdown("- " + dense_example_sentence(c, int(v.ev.first_rank[DENSE][i_of[c.qid]]), THRESHOLD))
+            st.markdown("- " + dense_example_sentence(c, int(v.ev.first_rank[DENSE][i_of[c.qid]]), v.k))
     cols = st.columns(2)
     cols[0].metric(f"{BASE}, {v.label}", fmt6(v.ev.mean(BASE, v.metric)), border=True)
     cols[1].metric(f"{DENSE}, {v.label}", fmt6(v.ev.mean(DENSE, v.metric)), border=True)
