@@ -21,6 +21,11 @@ The four sweeps, each reusing what the others keep fixed:
 - ``alpha``: the weighted fusion's weight 0..1 over the fixed scores of exactly two members (alpha weighs the
   first); more members each have their own weight, which is set, not swept.
 
+Three joint sweeps vary a fusion's own parameter and LSA's d together (``alpha,dims``, ``rrf_k,dims``, ``k1,dims``,
+see JOINT): each axis is the parameter's tuning grid (params.grid_for) thinned to at most JOINT_POINTS values, d
+at geometric positions; each d is one LSA fit and run from the engine, the fusion goes through the one-parameter
+sweeps' fast paths, so every cell is exact.
+
 Every sweep gives exactly what ``experiment.evaluate`` gives at the same setting (ties by document id
 included); the tests check it point by point. The only exception, stated in the sweep's notes: a dims curve
 of more than ``REFIT_UP_TO`` points truncates one SVD instead of fitting one per d, which is the same
@@ -593,7 +598,8 @@ def sweep_joint(
     fa = default_first if firsts is None else _axis(firsts, first, *spec_lo)
     limit = lsa.max_dims(engine.index)
     if limit < 1:
-        raise InputError(f"LSA needs at least 2 documents and 2 terms; {dataset.name} has {engine.index.n_docs} and {len(engine.index.vocabulary)}")
+        raise InputError(f"LSA needs at least 2 documents and 2 terms; {dataset.name} has {engine.index.n_docs} and "
+                         f"{len(engine.index.vocabulary)}")
     da = default_dims if dims is None else _axis(dims, "dims", 1.0, float(limit), integer=True)
     members = tuple(base.members)
     parts: dict[tuple, tuple] = {}  # (member, the value it reads) -> its part, each computed once
@@ -739,6 +745,14 @@ def tie_region(
     tied = (ends[:, 0] <= 0) & (ends[:, 1] >= 0)
     tied[best] = True
     return TieRegion(best, ends, tied, resamples, seed, confidence)
+
+
+def sign_vectors_for(n_settings: int, level: float = 0.05) -> int:
+    """How many random sign vectors to draw for the comparisons of a grid's settings with its best: enough that
+    Holm's smallest possible adjusted p over the family (at most n_settings comparisons, each p at least
+    2 / (R + 1)) is at most half the level, so the corrected test can reject at all: R + 1 >= 4 m / level (80 m
+    at 0.05); at least significance.RESAMPLES."""
+    return max(significance.RESAMPLES, math.ceil(4 * n_settings / level) - 1)
 
 
 def versus_best(
@@ -1076,6 +1090,6 @@ __all__ = [
     "CrossValidation", "Fixed", "JOINT", "JOINT_POINTS", "Oracle", "Sweep", "TieRegion", "Tuning",
     "best_setting", "check_alpha_members", "cross_validate", "current_values", "dims_axis", "explain_fusion", "fixed_parts",
     "fold_assignment", "judged_ranks", "member_ranks", "oracle", "oracle_of", "sweep", "sweep_alpha", "sweep_bm25",
-    "check_joint_members", "joint_axes", "rescuer", "sweep_dims", "sweep_joint", "sweep_rrf_k", "thin", "tie_region", "to_json",
-    "tune", "versus_best",
+    "check_joint_members", "joint_axes", "sign_vectors_for", "rescuer", "sweep_dims", "sweep_joint", "sweep_rrf_k", "thin",
+    "tie_region", "to_json", "tune", "versus_best",
 ]

@@ -10,7 +10,7 @@ import pytest
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
 from apptest import open_app
-from retrieval import fusion, stats, tuning
+from retrieval import fusion, tuning
 from retrieval.engine import Engine
 from retrieval.params import Params
 from ui import tuning as ui
@@ -124,7 +124,7 @@ def test_in_sample_beside_cross_validated(at, bm25_sweep):
 
 def test_significance_and_method_are_stated(at, bm25_sweep):
     sw, best, _ = bm25_sweep
-    p, p_holm = tuning.versus_best(sw.values, best, ui.sign_vectors_for(176))
+    p, p_holm = tuning.versus_best(sw.values, best, tuning.sign_vectors_for(176))
     text = " ".join(m.value for m in at.markdown)
     # 175 grid settings + the current one, between grid points
     assert "the 175 comparisons of every other grid setting with the best, plus the current setting" in text
@@ -213,7 +213,7 @@ def _signals(invented, prep, key, base=Params()):
     sw = tuning.sweep(invented, key, METRIC, base, prep)
     best = tuning.best_setting(sw.values)
     ties = tuning.tie_region(sw.values, best)
-    p, p_holm = tuning.versus_best(sw.values, best, ui.sign_vectors_for(sw.means.size))
+    p, p_holm = tuning.versus_best(sw.values, best, tuning.sign_vectors_for(sw.means.size))
     near = sw.nearest(**{n: getattr(base, n) for n in sw.names})
     assert all(abs(sw.setting(near)[n] - getattr(base, n)) < 1e-12 for n in sw.names)  # on the grid
     current = tuning.current_values(invented, key, METRIC, base, prep)

@@ -189,9 +189,9 @@ def test_the_verdict_texts_carry_their_numbers():
 def test_enough_sign_vectors_for_holm_to_reject():
     from retrieval import significance
 
-    assert ui.sign_vectors_for(21) == significance.RESAMPLES  # 4 x 21 / 0.05 = 1,680: the library's 10,000
+    assert tuning.sign_vectors_for(21) == significance.RESAMPLES  # 4 x 21 / 0.05 = 1,680: the library's 10,000
     for m in (176, 200, 399, 5000):
-        r = ui.sign_vectors_for(m)
+        r = tuning.sign_vectors_for(m)
         assert r + 1 >= 4 * m / 0.05 and r == max(significance.RESAMPLES, math.ceil(80 * m) - 1)
         assert (m - 1) * 2 / (r + 1) <= 0.025  # Holm's floor over the m - 1 comparisons with the best: half the level
 
@@ -406,3 +406,26 @@ def test_a_fusion_landscape_is_keyed_by_its_members_and_their_content(invented):
     rows = ui.explain(invented, "q01", "rrf", p, (run,))
     assert rows and all(list(r["ranks"]) == ["BM25", "mine"] for r in rows)
     assert ui.explain(invented, "q01", "rrf", p, (run,)) is rows
+
+
+def test_a_joint_landscape_is_kept_in_the_engine_and_drawn_as_cells(invented):
+    held = ui.held_fixed("rrf_k,dims", Params())
+    first = ui.landscape(invented, "rrf_k,dims", "ndcg@5", held)
+    assert ui.landscape(invented, "rrf_k,dims", "ndcg@5", ui.held_fixed("rrf_k,dims", Params(dims=14, rrf_k=5))) is first
+    want = tuning.sweep_joint(invented, "rrf_k,dims", "ndcg@5", engine=cache.engine(invented))
+    assert np.array_equal(first.sweep.values, want.values) and first.resamples == tuning.sign_vectors_for(want.means.size)
+    assert first.best == tuning.best_setting(want.values)
+    points = ui.points_frame(first)
+    best, near = first.sweep.setting(first.best), first.sweep.setting(first.sweep.nearest(rrf_k=60, dims=6))
+    marks = ui.marks_frame(best, first.sweep.means[first.best], near, 0.5)
+    spec = ui.joint_heatmap(points, marks, "rrf_k", "RRF constant k", "nDCG@5", select="pick").to_dict()
+    layers = spec["layer"]
+    assert layers[0]["mark"]["type"] == "rect" and layers[0]["encoding"]["x"]["field"] == "dims"
+    assert layers[0]["encoding"]["y"]["field"] == "rrf_k" and layers[0]["encoding"]["x"]["type"] == "ordinal"
+    # d's columns in ascending order, k's rows from the largest down; the click selects both fields
+    assert layers[0]["encoding"]["x"]["sort"] == sorted(points["dims"].unique().tolist())
+    assert layers[0]["encoding"]["y"]["sort"] == sorted(points["rrf_k"].unique().tolist(), reverse=True)
+    (pick,) = spec["params"]  # the selection, on the top (invisible) layer of cells
+    assert pick["name"] == "pick" and pick["select"]["fields"] == ["rrf_k", "dims"] and pick["views"] == [layers[-1]["name"]]
+    assert ui.joint_heatmap(points, marks, "rrf_k", "k", "nDCG@5", domain=(0.0, 1.0)).to_dict()["layer"][0]["encoding"]["color"]["scale"]["domain"] == [0.0, 1.0]
+    assert ui.axis_title("rrf_k,dims", ("BM25", "LSA")) == "RRF constant k" and ui.axis_title("alpha,dims", ("BM25", "LSA")) == "alpha (weight of BM25)"

@@ -65,13 +65,6 @@ class Landscape(NamedTuple):
     resamples: int = significance.RESAMPLES  # the permutation test's random sign vectors (when not exact)
 
 
-def sign_vectors_for(n_settings: int, level: float = ALPHA_LEVEL) -> int:
-    """How many random sign vectors the permutation test draws for a grid: enough that Holm's smallest possible
-    adjusted p over the family (at most n_settings comparisons, each p at least 2 / (R + 1)) is at most half the
-    level, so the corrected test can reject at all: R + 1 >= 4 m / level (80 m at 0.05); at least the library's."""
-    return max(significance.RESAMPLES, math.ceil(4 * n_settings / level) - 1)
-
-
 def held_fixed(what: str, params: Params, extra: tuple = ()) -> tuple:
     """What a sweep of `what` holds at the sidebar's values, as a cache key: for the fusions the (name, value)
     pairs of `HOLDS[what]` (and the members' weights when the k1 x d sweep fuses more than two), the fusion depth,
@@ -118,7 +111,7 @@ def landscape(ds: Dataset, what: str, metric: str, held: tuple, extra: tuple = (
         sw = tuning.sweep(ds, what, metric, base, cache.engine(ds), parts, extra)
         best = tuning.best_setting(sw.values)
         ties = tuning.tie_region(sw.values, best)
-        resamples = sign_vectors_for(sw.means.size)
+        resamples = tuning.sign_vectors_for(sw.means.size, ALPHA_LEVEL)
         p, p_holm = tuning.versus_best(sw.values, best, resamples)
         return Landscape(sw, best, ties, p, p_holm, resamples)
 
