@@ -226,6 +226,10 @@ def test_edge_warnings_of_a_sweep():
                             setting=lambda i: {"alpha": float(a[i // 4]), "dims": int(dd[i % 4])})
     (only,) = ui.edge_warnings(joint, 20 * 4 + 3, 1399)  # alpha = 1 (its bound), d = 200 (open)
     assert "(dims = 200;" in only
+    k = np.arange(1.0, 201.0)
+    rrf = SimpleNamespace(names=("rrf_k",), axes=(k,), shape=(200,), setting=lambda i: {"rrf_k": float(k[i])})
+    assert ui.edge_warnings(rrf, 0, 1399) == ["**The best is at the edge of the range searched** (rrf_k = 1; the range searched "
+                                              "starts at 1): the optimum may lie below it."]
     assert ui.bounds("b", 1399) == (0.0, 1.0) and ui.bounds("dims", 27) == (1.0, 27.0) and ui.bounds("k1", 9)[1] == math.inf
 
 

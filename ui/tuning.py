@@ -310,8 +310,8 @@ def edge_text(name: str, axis: np.ndarray, value: float, side: str) -> str:
     spec = SPECS[name]
     past = (f" The sidebar's slider stops at {spec.hi:g}; the command line scores larger values "
             f"(`python -m retrieval evaluate --{name.replace('_', '-')} …`)." if side == "high" and end >= spec.hi else "")
-    return (f"**The best is at the edge of the range searched** ({name} = {value:g}; the range searched ends at {end:g}): "
-            f"the optimum may lie {'beyond' if side == 'high' else 'below'} it.{past}")
+    return (f"**The best is at the edge of the range searched** ({name} = {value:g}; the range searched "
+            f"{'ends' if side == 'high' else 'starts'} at {end:g}): the optimum may lie {'beyond' if side == 'high' else 'below'} it.{past}")
 
 
 def edge_warnings(sw: tuning.Sweep, best: int, dims_limit: int) -> list[str]:
@@ -746,7 +746,8 @@ def landscape_chart(v: View) -> None:
     for n in sw.notes:
         st.caption(f"Note: {escape_markdown(n)}")
     if offers_best(v.kind):
-        st.button(f"Move the sliders to the best setting ({fmt_setting(v.best_setting)})", key=KEY_BEST, icon=":material/star:",
+        verb = "Move the sliders to" if v.kind == "tune" else "Try"  # the verdict found no finding: the best is a hint
+        st.button(f"{verb} the best setting ({fmt_setting(v.best_setting)})", key=KEY_BEST, icon=":material/star:",
                   on_click=move_sliders, args=(v.best_setting, "Moved to the best setting"))
     elif v.kind != "best":
         st.caption(f"No move to the best is offered: every setting scores the same here ({land.ties.size} of {v.n_settings} "
