@@ -326,3 +326,17 @@ def test_with_three_members_the_alpha_sweep_is_not_offered(invented, prep, dense
     current = prep.evaluate(three, [METRIC], (dense_source,)).values["RRF"][METRIC]
     assert figures(at)["current (sidebar)"] == f"{current.mean():.6f}"
     assert {"from BM25", "from LSA", "from dense"} <= set(table_with(at, TOP).columns)
+
+
+def test_the_button_of_a_joint_sweep_moves_both_sliders(invented, prep):
+    sw = tuning.sweep(invented, "rrf_k,dims", METRIC, Params(), prep)
+    best = tuning.best_setting(sw.values)
+    want = sw.setting(best)
+    at = open_app(PAGE)
+    at.segmented_control(key="tune_what").set_value(WHAT["rrf_k,dims"]).run()
+    (button,) = [b for b in at.button if b.key == "tune_to_best"]
+    assert button.label.endswith(f"the best setting ({setting_text(want)})")
+    button.click().run()
+    assert not at.exception
+    assert at.sidebar.slider(key="rrf_k").value == want["rrf_k"] and at.sidebar.slider(key="dims").value == want["dims"]
+    assert figures(at)["current (sidebar)"] == f"{sw.means[best]:.6f}"  # the engine at the moved sliders: the cell's value
