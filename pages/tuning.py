@@ -1,6 +1,7 @@
-"""Tuning: the sidebar's metric over a grid of one retriever's parameters, the settings that can't be told apart
-from the best, held-out validation of the choice, the permutation test with Holm's correction, the per-question
-oracle and one question's fusion explained. The parts are in ui/tuning.py."""
+"""Tuning: the sidebar's metric over a grid of one parameter or of two together (a fusion with LSA's d), one
+verdict weighing the corrected test against cross-validation, the settings that can't be told apart from the best,
+held-out validation, the permutation test with Holm's correction, the per-question oracle and one question's fusion
+explained. The parts are in ui/tuning.py."""
 
 from __future__ import annotations
 

@@ -21,6 +21,11 @@ The four sweeps, each reusing what the others keep fixed:
 - ``alpha``: the weighted fusion's weight 0..1 over the fixed scores of exactly two members (alpha weighs the
   first); more members each have their own weight, which is set, not swept.
 
+Three joint sweeps vary a fusion's own parameter and LSA's d together (``alpha,dims``, ``rrf_k,dims``, ``k1,dims``,
+see JOINT): each axis is the parameter's tuning grid (params.grid_for) thinned to at most JOINT_POINTS values, d
+at geometric positions; each d is one LSA fit and run from the engine, the fusion goes through the one-parameter
+sweeps' fast paths, so every cell is exact.
+
 Every sweep gives exactly what ``experiment.evaluate`` gives at the same setting (ties by document id
 included); the tests check it point by point. The only exception, stated in the sweep's notes: a dims curve
 of more than ``REFIT_UP_TO`` points truncates one SVD instead of fitting one per d, which is the same
@@ -34,7 +39,7 @@ last bit), and a metric cut at k only needs each row's top k (a partition, not a
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -54,8 +59,9 @@ REFIT_UP_TO = 40  # dims curves up to this many points fit one SVD per d; longer
 DIRECT_UP_TO = 32  # a truncated curve's cosines are normalised-then-multiplied up to this d, updated beyond it
 FOLDS = 5
 SEED = 0
-PARAMS = ("k1,b", "dims", "rrf_k", "alpha")
-SYSTEM_OF = {"k1,b": "BM25", "dims": "LSA", "rrf_k": "RRF", "alpha": "weighted"}
+PARAMS = ("k1,b", "dims", "rrf_k", "alpha", "alpha,dims", "rrf_k,dims", "k1,dims")
+SYSTEM_OF = {"k1,b": "BM25", "dims": "LSA", "rrf_k": "RRF", "alpha": "weighted", "alpha,dims": "weighted", "rrf_k,dims": "RRF",
+             "k1,dims": "weighted"}
 _DECIMALS = 12  # means are compared at this many decimals, so exact ties never depend on summation order
 _BOOT_CELLS = 8_000_000  # settings x resamples x questions bootstrapped at once
 _NEAR_ZERO = 1e-9  # interval ends this close to zero are recomputed exactly
@@ -379,18 +385,27 @@ class Fixed:
         return self.members.index(name)
 
 
+def _member_part(dataset: Dataset, name: str, params: Params, engine: Engine, extra: tuple) -> tuple[Ranking, np.ndarray, np.ndarray]:
+    """One member at `params`: its ranking, its score of every document (questions x documents) and whether it
+    answers each question, from the engine's own run."""
+    run = engine.run(name, params, extra)
+    member = engine.system(name, extra).member(run, engine)
+    rows = np.array([member.row(q) for q in range(dataset.n_queries)], dtype=np.float64).reshape(dataset.n_queries, dataset.n_docs)
+    return run.ranking, rows, np.asarray(member.answers, dtype=bool)
+
+
+def _combine(members: tuple[str, ...], parts: list[tuple[Ranking, np.ndarray, np.ndarray]], n_queries: int) -> Fixed:
+    """A Fixed from each member's part (`_member_part`), in member order."""
+    return Fixed(tuple(members), tuple(p[0] for p in parts), tuple(p[1] for p in parts),
+                 np.array([p[2] for p in parts], dtype=bool).reshape(len(parts), n_queries))
+
+
 def fixed_parts(dataset: Dataset, params: Params, engine: Engine | None = None, extra: tuple = ()) -> Fixed:
     """The members of `params.members` at `params` (their runs the engine's own, `extra` holding the sources
     that are not registered retrievers: TREC runs, dense vectors), for the fusion sweeps and explanations."""
     engine = engine or for_dataset(dataset)
-    rankings, rows, answers = [], [], []
-    for name in params.members:
-        run = engine.run(name, params, extra)
-        member = engine.system(name, extra).member(run, engine)
-        rankings.append(run.ranking)
-        rows.append(np.array([member.row(q) for q in range(dataset.n_queries)], dtype=np.float64).reshape(dataset.n_queries, dataset.n_docs))
-        answers.append(np.asarray(member.answers, dtype=bool))
-    return Fixed(tuple(params.members), tuple(rankings), tuple(rows), np.array(answers, dtype=bool).reshape(len(rows), dataset.n_queries))
+    parts = [_member_part(dataset, name, params, engine, extra) for name in params.members]
+    return _combine(tuple(params.members), parts, dataset.n_queries)
 
 
 def _fixed_for(dataset: Dataset, base: Params, engine: Engine, fixed: Fixed | None, extra: tuple) -> Fixed:
@@ -515,6 +530,110 @@ def sweep_alpha(
     return Sweep("weighted", m.name, ("alpha",), (alphas,), _values(dataset, ranks, m), qids, base)
 
 
+# ------------------------------------------------------------------------------------------- joint sweeps
+
+JOINT = {  # a joint sweep: (its first parameter, the fusion it scores); the second parameter is always LSA's d
+    "alpha,dims": ("alpha", "weighted"),
+    "rrf_k,dims": ("rrf_k", "RRF"),
+    "k1,dims": ("k1", "weighted"),
+}
+JOINT_POINTS = 21  # at most this many values per axis of a joint sweep (each d is one LSA fit): alpha's and k1's grids whole
+_NEEDS = {"alpha": None, "rrf_k": None, "k1": "BM25"}  # the member a joint sweep's first parameter is read by
+
+
+def thin(axis: np.ndarray, points: int = JOINT_POINTS) -> np.ndarray:
+    """At most `points` values of a tuning grid, both ends kept: the whole grid when it is short enough, else
+    values at geometrically spaced positions (dense at the start, where d and RRF's k change the most)."""
+    a = np.asarray(axis, dtype=np.float64)
+    if a.size <= points:
+        return a
+    at = np.unique(np.round(np.geomspace(1, a.size, points)).astype(np.int64) - 1)
+    return a[at]
+
+
+def joint_axes(key: str, engine: Engine) -> tuple[np.ndarray, np.ndarray]:
+    """The default axes of a joint sweep: its first parameter's grid (params.grid_for) and d's up to what the
+    corpus allows, each thinned to at most JOINT_POINTS values."""
+    first, _ = JOINT[key]
+    return thin(grid_for(first)), thin(dims_axis(engine))
+
+
+def check_joint_members(key: str, members: tuple[str, ...]) -> None:
+    """A joint sweep varies LSA's d inside a fusion: LSA must be fused; k1 needs BM25 fused; alpha two members."""
+    first, _ = JOINT[key]
+    if "LSA" not in members:
+        raise InputError(f"the {first} x d sweep varies LSA's dimensions inside the fusion, and LSA is not fused "
+                         f"(the fused systems are {', '.join(members)})")
+    if _NEEDS[first] and _NEEDS[first] not in members:
+        raise InputError(f"the k1 x d sweep varies BM25's k1 inside the fusion, and BM25 is not fused "
+                         f"(the fused systems are {', '.join(members)})")
+    if first == "alpha":
+        check_alpha_members(members)
+
+
+def sweep_joint(
+    dataset: Dataset,
+    key: str,
+    metric: str | metrics.Metric,
+    firsts=None,
+    dims=None,
+    engine: Engine | None = None,
+    base: Params = Params(),
+    extra: tuple = (),
+) -> Sweep:
+    """A fusion's per-question metric over (its first parameter x LSA's d), the other parameters at `base`.
+
+    Settings are in row-major order (first parameter, then d). Each d is one LSA fit and its run from the engine
+    (so every cell is what `Engine.rankings` gives at that setting, exactly); the BM25 member of the k1 x d
+    sweep is the engine's run at each k1. The fusion itself goes through the one-parameter sweeps' exact fast
+    paths: `sweep_alpha` and `sweep_rrf_k` over the members fixed at each d (and k1).
+    """
+    if key not in JOINT:
+        raise InputError(f"unknown joint sweep {key!r}: valid are {' | '.join(JOINT)}")
+    m, engine, qids = _start(dataset, metric, engine)
+    first, system = JOINT[key]
+    check_joint_members(key, base.members)
+    default_first, default_dims = joint_axes(key, engine)
+    spec_lo = {"alpha": (0.0, 1.0), "rrf_k": (0.0, None), "k1": (0.0, None)}[first]
+    fa = default_first if firsts is None else _axis(firsts, first, *spec_lo)
+    limit = lsa.max_dims(engine.index)
+    if limit < 1:
+        raise InputError(f"LSA needs at least 2 documents and 2 terms; {dataset.name} has {engine.index.n_docs} and "
+                         f"{len(engine.index.vocabulary)}")
+    da = default_dims if dims is None else _axis(dims, "dims", 1.0, float(limit), integer=True)
+    members = tuple(base.members)
+    parts: dict[tuple, tuple] = {}  # (member, the value it reads) -> its part, each computed once
+
+    def part(name: str, p: Params) -> tuple:
+        k = (name, p.dims if name == "LSA" else p.k1 if name == "BM25" else None)
+        if k not in parts:
+            parts[k] = _member_part(dataset, name, p, engine, extra)
+        return parts[k]
+
+    values = np.zeros((fa.size, da.size, len(qids)))
+    for j, d in enumerate(da):
+        if first == "k1":
+            for i, k1 in enumerate(fa):
+                p = replace(base, k1=float(k1), dims=int(d))
+                fixed = _combine(members, [part(n, p) for n in members], dataset.n_queries)
+                values[i, j] = _weighted_values(dataset, m, p, fixed)
+            continue
+        p = replace(base, dims=int(d))
+        fixed = _combine(members, [part(n, p) for n in members], dataset.n_queries)
+        one = (sweep_alpha(dataset, m, fa, engine, p, fixed, extra) if first == "alpha"
+               else sweep_rrf_k(dataset, m, fa, engine, p, fixed, extra))
+        values[:, j] = one.values
+    return Sweep(system, m.name, (first, "dims"), (fa, da), values.reshape(fa.size * da.size, len(qids)), qids, base)
+
+
+def _weighted_values(dataset: Dataset, m: metrics.Metric, p: Params, fixed: Fixed) -> np.ndarray:
+    """The weighted fusion's per-question metric at `p` over fixed members: fusion.fuse_rows with the fusion's
+    weights (alpha and 1 - alpha, or each member's), what the engine's weighted ranking gives, to the last bit."""
+    fused = np.array(fusion.fuse_rows(p.fusion_weights(), list(fixed.rows)), dtype=np.float64)
+    fused[~fixed.answers.any(axis=0)] = -np.inf
+    return _values(dataset, _ranks(dataset, fused, m, threshold=-1.0, depth=p.fusion_depth), m)[0]
+
+
 def sweep(
     dataset: Dataset,
     params: str,
@@ -524,8 +643,9 @@ def sweep(
     fixed: Fixed | None = None,
     extra: tuple = (),
 ) -> Sweep:
-    """The default sweep of `params` ('k1,b', 'dims', 'rrf_k' or 'alpha'), the other parameters at `base`; the
-    fusion sweeps fuse `base.members` (`extra`: the sources among them that are not registered retrievers)."""
+    """The default sweep of `params` ('k1,b', 'dims', 'rrf_k', 'alpha' or a joint one of JOINT: 'alpha,dims',
+    'rrf_k,dims', 'k1,dims'), the other parameters at `base`; the fusion sweeps fuse `base.members` (`extra`: the
+    sources among them that are not registered retrievers)."""
     key = _params_key(params)
     engine = engine or for_dataset(dataset)
     if key == "k1,b":
@@ -534,14 +654,15 @@ def sweep(
         return sweep_dims(dataset, metric, engine=engine, base=base)
     if key == "rrf_k":
         return sweep_rrf_k(dataset, metric, engine=engine, base=base, fixed=fixed, extra=extra)
+    if key in JOINT:
+        return sweep_joint(dataset, key, metric, engine=engine, base=base, extra=extra)
     return sweep_alpha(dataset, metric, engine=engine, base=base, fixed=fixed, extra=extra)
 
 
 def _params_key(params: str) -> str:
     """Normalise a --params value, or an error listing the valid ones."""
     key = ",".join(p.strip().lower().replace("-", "_") for p in params.split(","))
-    if key == "b,k1":
-        key = "k1,b"
+    key = {"b,k1": "k1,b", "dims,alpha": "alpha,dims", "dims,rrf_k": "rrf_k,dims", "dims,k1": "k1,dims"}.get(key, key)
     if key not in PARAMS:
         raise InputError(f"unknown parameters {params!r}: valid are {' | '.join(PARAMS)}")
     return key
@@ -560,6 +681,8 @@ def current_values(
         s = sweep_dims(dataset, metric, [base.dims], engine, base, refit=True)
     elif key == "rrf_k":
         s = sweep_rrf_k(dataset, metric, [base.rrf_k], engine, base, fixed, extra)
+    elif key in JOINT:
+        s = sweep_joint(dataset, key, metric, [getattr(base, JOINT[key][0])], [base.dims], engine, base, extra)
     else:
         s = sweep_alpha(dataset, metric, [base.alpha], engine, base, fixed, extra)
     return s.values[0]
@@ -622,6 +745,14 @@ def tie_region(
     tied = (ends[:, 0] <= 0) & (ends[:, 1] >= 0)
     tied[best] = True
     return TieRegion(best, ends, tied, resamples, seed, confidence)
+
+
+def sign_vectors_for(n_settings: int, level: float = 0.05) -> int:
+    """How many random sign vectors to draw for the comparisons of a grid's settings with its best: enough that
+    Holm's smallest possible adjusted p over the family (at most n_settings comparisons, each p at least
+    2 / (R + 1)) is at most half the level, so the corrected test can reject at all: R + 1 >= 4 m / level (80 m
+    at 0.05); at least significance.RESAMPLES."""
+    return max(significance.RESAMPLES, math.ceil(4 * n_settings / level) - 1)
 
 
 def versus_best(
@@ -788,10 +919,11 @@ def _question(dataset: Dataset, question: int | str) -> int:
     return int(question)
 
 
-def rescuer(holders: tuple[str, ...], n_members: int) -> str | None:
-    """Who put a fused document in the fused list from their own top fusion_depth: the one member that alone had
-    it there, "both" (two of them), "all" (every one of more than two), "several" (some), None (none)."""
-    if not holders:
+def rescuer(holders: tuple[str, ...], n_members: int, relevant: bool = True) -> str | None:
+    """Who brought a relevant document of the fused list in from their own top fusion_depth: the one member that
+    alone had it there, "both" (two of them), "all" (every one of more than two), "several" (some), None (none).
+    Only a relevant document is rescued: for any other (`relevant` False) the answer is None."""
+    if not relevant or not holders:
         return None
     if len(holders) == 1:
         return holders[0]
@@ -817,8 +949,8 @@ def explain_fusion(
     ({member: value}: w x min-max score in the weighted fusion, w its weight (alpha and 1 - alpha for two);
     1 / (k + rank) for a document in the member's top fusion_depth in RRF, else 0), ``total`` (their sum, in
     member order, as the fusion adds), ``fused_rank`` (None = not in the fused list), ``in_top`` (the members
-    whose top fusion_depth holds the document) and ``rescued_by`` (only for a document of the fused list, of any
-    grade; see `rescuer`: the member that alone had it in its top fusion_depth, "both", "all", or None).
+    whose top fusion_depth holds the document) and ``rescued_by`` (only for a relevant document of the fused list;
+    see `rescuer`: the member that alone had it in its top fusion_depth, "both", "all", or None).
     """
     if kind not in ("weighted", "rrf", "RRF"):
         raise InputError(f"fusion kind must be 'weighted' or 'rrf', got {kind!r}")
@@ -859,12 +991,13 @@ def explain_fusion(
     out = []
     for d in docs:
         holders = tuple(m for i, m in enumerate(names) if in_top[i, d])
+        grade = int(relevant.get(dataset.doc_ids[d], 0))
         out.append({
-            "doc_id": dataset.doc_ids[d], "grade": int(relevant.get(dataset.doc_ids[d], 0)),
+            "doc_id": dataset.doc_ids[d], "grade": grade,
             "ranks": {m: int(ranks[i][d]) or None for i, m in enumerate(names)},
             "contributions": {m: float(parts[i][d]) for i, m in enumerate(names)},
             "total": float(total[d]), "fused_rank": int(fused[d]) or None, "in_top": holders,
-            "rescued_by": rescuer(holders, len(names)) if fused[d] > 0 else None,
+            "rescued_by": rescuer(holders, len(names), grade > 0) if fused[d] > 0 else None,
         })
     big = np.iinfo(np.int64).max
     out.sort(key=lambda r: (r["fused_rank"] or big, -r["total"], key[dataset.doc_index[r["doc_id"]]]))
@@ -954,8 +1087,9 @@ def to_json(t: Tuning) -> dict:
 
 __all__ = [
     "ALPHA_GRID", "B_GRID", "K1_GRID", "MAX_DIMS", "PARAMS", "RRF_K_GRID", "SYSTEM_OF",
-    "CrossValidation", "Fixed", "Oracle", "Sweep", "TieRegion", "Tuning",
+    "CrossValidation", "Fixed", "JOINT", "JOINT_POINTS", "Oracle", "Sweep", "TieRegion", "Tuning",
     "best_setting", "check_alpha_members", "cross_validate", "current_values", "dims_axis", "explain_fusion", "fixed_parts",
     "fold_assignment", "judged_ranks", "member_ranks", "oracle", "oracle_of", "sweep", "sweep_alpha", "sweep_bm25",
-    "rescuer", "sweep_dims", "sweep_rrf_k", "tie_region", "to_json", "tune", "versus_best",
+    "check_joint_members", "joint_axes", "sign_vectors_for", "rescuer", "sweep_dims", "sweep_joint", "sweep_rrf_k", "thin",
+    "tie_region", "to_json", "tune", "versus_best",
 ]

@@ -13,10 +13,12 @@ from apptest import open_app
 from retrieval import fusion, tuning
 from retrieval.engine import Engine
 from retrieval.params import Params
+from ui import tuning as ui
 
 PAGE = "pages/tuning.py"
 METRIC = "ndcg@5"  # the sidebar's default: nDCG (linear gain) at k = 5
-WHAT = {"k1,b": "k1 × b (BM25)", "dims": "LSA dimensions", "rrf_k": "RRF constant", "alpha": "alpha (weighted fusion)"}
+WHAT = {"k1,b": "k1 × b (BM25)", "dims": "LSA dimensions", "rrf_k": "RRF constant", "alpha": "alpha (weighted fusion)",
+        "alpha,dims": "alpha × d", "rrf_k,dims": "RRF k × d", "k1,dims": "k1 × d"}
 TIED = "can't be told apart from the best"
 TOP = "in the top 10 of"  # the fusion table's column: whose own top 10 holds each fused document
 
@@ -86,13 +88,25 @@ def test_the_heatmap_marks_the_best_the_ties_and_the_current_setting(at, bm25_sw
     assert (marks.loc["best", "k1"], marks.loc["best", "b"]) == (0.0, 0.0)
     assert (marks.loc["current (sidebar)", "k1"], marks.loc["current (sidebar)", "b"]) == (1.2, 0.75)
     shown = figures(at)
-    assert shown[f"best: {setting_text(sw.setting(best))}"] == f"{sw.means[best]:.6f}"
-    assert shown[TIED] == f"{ties.size} of 176 settings"
+    assert shown["best of the grid"] == f"{sw.means[best]:.6f}"
+    assert shown["tied with the best"] == f"{ties.size} / 176"
+    assert any(f"best: {setting_text(sw.setting(best))} · {ties.size} of 176 settings" in c.value for c in at.caption)
+
+
+def test_everything_ties_on_the_invented_corpus_so_no_move_is_offered(at, bm25_sweep):
+    sw, best, ties = bm25_sweep
+    assert ties.size == sw.means.size  # computed here: all 176 settings can't be told apart from the best
+    assert len(set(np.round(sw.means, 12))) > 1  # ... though their means differ: the same within noise, not exactly
+    text = " ".join(m.value for m in at.markdown)
+    assert "**Every setting scores the same here, within noise**: all 176 settings can't be told apart from the best (k1 = 0, b = 0)" in text
+    assert not [b for b in at.button if b.key == "tune_to_best"]
+    assert any("No move to the best is offered: every setting scores the same here (176 of 176" in c.value for c in at.caption)
 
 
 def test_the_current_setting_is_scored_as_the_library_scores_it(at, invented, prep):
     current = tuning.current_values(invented, "k1,b", METRIC, Params(), prep)
-    assert figures(at)["current: k1 = 1.2, b = 0.75"] == f"{current.mean():.6f}"
+    assert figures(at)["current (sidebar)"] == f"{current.mean():.6f}"
+    assert any("Current: k1 = 1.2, b = 0.75 (between grid points)" in c.value for c in at.caption)
 
 
 def test_in_sample_beside_cross_validated(at, bm25_sweep):
@@ -100,8 +114,8 @@ def test_in_sample_beside_cross_validated(at, bm25_sweep):
     cv = tuning.cross_validate(sw.values, 5, 0)
     shown = figures(at)
     assert at.slider(key="tune_folds").value == 5
-    assert shown["tuned, in-sample (nDCG@5)"] == f"{cv.in_sample:.6f}" == "0.691738"
-    assert shown["tuned, cross-validated (nDCG@5)"] == f"{cv.cross_validated:.6f}" == "0.688184"
+    assert shown["tuned, in-sample"] == f"{cv.in_sample:.6f}" == "0.691738"
+    assert shown["cross-validated"] == f"{cv.cross_validated:.6f}" == "0.688184"
     folds = table_with(at, "test mean (held out)")
     assert len(folds) == 5 and folds["chosen on the other folds"].tolist() == [setting_text(sw.setting(c)) for c in cv.chosen]
     assert folds["test mean (held out)"].tolist() == pytest.approx(list(cv.test_means))
@@ -110,9 +124,10 @@ def test_in_sample_beside_cross_validated(at, bm25_sweep):
 
 def test_significance_and_method_are_stated(at, bm25_sweep):
     sw, best, _ = bm25_sweep
-    p, p_holm = tuning.versus_best(sw.values, best)
-    assert "Holm-adjusted p (176 comparisons)" in figures(at)  # 175 grid settings + the current one, between grid points
+    p, p_holm = tuning.versus_best(sw.values, best, tuning.sign_vectors_for(176))
     text = " ".join(m.value for m in at.markdown)
+    # 175 grid settings + the current one, between grid points
+    assert "the 175 comparisons of every other grid setting with the best, plus the current setting" in text
     assert "Holm" in text and f"{int((p_holm <= 0.05).sum())} after it" in text
     captions = " ".join(c.value for c in at.caption)
     assert "5,000 resamples, seed 0, 95%" in captions and "permutation" in captions and "Holm" in captions
@@ -122,12 +137,13 @@ def test_significance_and_method_are_stated(at, bm25_sweep):
 
 def test_the_oracle_is_an_upper_bound(at):
     shown = figures(at)
-    oracle_mean = float(shown["oracle mean nDCG@5"])
+    oracle_mean = float(shown["oracle"])
     systems = table_with(at, "below the oracle")
     assert list(systems.index) == ["BM25", "LSA", "dense", "weighted", "RRF"]
     assert (oracle_mean >= systems["mean"].round(4)).all()
     assert (systems["below the oracle"] >= 0).all()
-    assert shown["best single system: dense"] == f"{systems.loc['dense', 'mean']:.4f}"
+    assert shown["best single system"] == f"{systems.loc['dense', 'mean']:.4f}"
+    assert any(f"the best single system, dense, {systems.loc['dense', 'mean']:.4f}" in c.value for c in at.caption)
 
 
 def test_fusion_explained_for_q01(at):
@@ -162,27 +178,101 @@ def test_switching_to_the_curves(invented, prep):
         best = tuning.best_setting(sw.values)
         ties = tuning.tie_region(sw.values, best)
         shown = figures(at)
-        assert shown[f"best: {setting_text(sw.setting(best))}"] == f"{sw.means[best]:.6f}", key
-        assert shown[TIED] == f"{ties.size} of {sw.means.size} settings", key
+        assert shown["best of the grid"] == f"{sw.means[best]:.6f}", key
+        assert shown["tied with the best"] == f"{ties.size} / {sw.means.size}", key
         points = max(chart_frames(at), key=len)
         assert len(points) == sw.means.size and (points["status"] == TIED).sum() == ties.size
-        assert at.button(key="tune_to_best").label.endswith(f"({setting_text(sw.setting(best))})")
+        buttons = [b for b in at.button if b.key == "tune_to_best"]
+        current = tuning.current_values(invented, key, METRIC, Params(), prep)
+        if ties.size == sw.means.size or np.array_equal(current, sw.values[best]):
+            # rrf_k on the invented corpus: every setting ties with the best; alpha: the sidebar's 0.5 scores what the best scores
+            assert not buttons, key
+        else:
+            assert buttons[0].label.endswith(f"({setting_text(sw.setting(best))})"), key
 
 
 def test_the_button_moves_the_sidebar_to_the_best(invented, prep):
+    sw = tuning.sweep_dims(invented, METRIC, engine=prep)
+    best = tuning.best_setting(sw.values)
+    assert tuning.tie_region(sw.values, best).size < sw.means.size  # some settings are worse: a best worth moving to
+    best_dims = sw.setting(best)["dims"]
     at = open_app(PAGE)
-    assert at.sidebar.slider(key="k1").value == 1.2 and at.sidebar.slider(key="b").value == 0.75
+    at.segmented_control(key="tune_what").set_value(WHAT["dims"]).run()
+    assert at.sidebar.slider(key="dims").value == 6
     at.button(key="tune_to_best").click().run()
     assert not at.exception
-    assert at.sidebar.slider(key="k1").value == 0.0 and at.sidebar.slider(key="b").value == 0.0
-    assert "current: k1 = 0, b = 0" in figures(at)
-    assert any("k1 = 0, b = 0" in s.value for s in at.success)
-    assert at.button(key="tune_to_best").disabled  # already there
-    at.segmented_control(key="tune_what").set_value(WHAT["dims"]).run()
-    at.button(key="tune_to_best").click().run()
-    sw = tuning.sweep_dims(invented, METRIC, engine=prep)
-    best_dims = sw.setting(tuning.best_setting(sw.values))["dims"]
     assert at.sidebar.slider(key="dims").value == best_dims and isinstance(at.sidebar.slider(key="dims").value, int)
+    assert any(f"dims = {best_dims}" in s.value for s in at.success)
+    assert "**The current setting is the best of the 27 settings.**" in " ".join(m.value for m in at.markdown)
+    assert not [b for b in at.button if b.key == "tune_to_best"]  # already there
+
+
+def _signals(invented, prep, key, base=Params()):
+    """The verdict's inputs, from the library: the sweep, its best, the tie region, Holm's p of the current
+    setting (a grid setting here) and the cross-validated gain over it."""
+    sw = tuning.sweep(invented, key, METRIC, base, prep)
+    best = tuning.best_setting(sw.values)
+    ties = tuning.tie_region(sw.values, best)
+    p, p_holm = tuning.versus_best(sw.values, best, tuning.sign_vectors_for(sw.means.size))
+    near = sw.nearest(**{n: getattr(base, n) for n in sw.names})
+    assert all(abs(sw.setting(near)[n] - getattr(base, n)) < 1e-12 for n in sw.names)  # on the grid
+    current = tuning.current_values(invented, key, METRIC, base, prep)
+    cv = tuning.cross_validate(sw.values, 5, 0)
+    same = bool(np.array_equal(current, sw.values[best]))
+    tied = bool(ties.tied[near])
+    signals = ui.Signals(sw.means.size, ties.size, len(set(np.round(sw.means, 12))) == 1, near == best or same, tied,
+                         float(current.mean() - sw.means[best]), float(p[near]), float(p_holm[near]), sw.means.size - 1,
+                         float(cv.cross_validated - current.mean()))
+    return sw, best, signals
+
+
+def test_the_verdict_of_the_dims_sweep(invented, prep):
+    sw, best, signals = _signals(invented, prep, "dims")
+    at = open_app(PAGE)
+    at.segmented_control(key="tune_what").set_value(WHAT["dims"]).run()
+    assert not at.exception
+    said = ui.verdict_text(signals, "d", setting_text(sw.setting(best)), "nDCG@5")
+    assert said in [m.value for m in at.markdown]
+    assert ui.verdict_kind(signals) not in ("same", "flat", "best")
+
+
+def test_the_joint_sweep_draws_its_heatmap(invented, prep):
+    sw, best, signals = _signals(invented, prep, "alpha,dims")
+    at = open_app(PAGE)
+    at.segmented_control(key="tune_what").set_value(WHAT["alpha,dims"]).run()
+    assert not at.exception
+    d = tuning.thin(tuning.dims_axis(prep))
+    assert sw.shape == (21, d.size)
+    cells = max(chart_frames(at), key=len)
+    assert len(cells) == 21 * d.size and {"alpha", "dims", "mean", "status"} <= set(cells.columns)
+    by = cells.set_index(["alpha", "dims"])
+    for i in range(0, sw.means.size, 17):
+        s = sw.setting(i)
+        assert by.loc[(s["alpha"], s["dims"]), "mean"] == pytest.approx(sw.means[i], abs=1e-12)
+    shown = figures(at)
+    assert shown["best of the grid"] == f"{sw.means[best]:.6f}"
+    assert shown["tied with the best"] == f"{signals.n_tied} / {sw.means.size}"
+    # the sidebar's setting (alpha 0.5, d 6: a grid cell) scores what the engine scores there
+    current = prep.evaluate(Params(), [METRIC]).values["weighted"][METRIC]
+    assert shown["current (sidebar)"] == f"{current.mean():.6f}"
+    captions = " ".join(c.value for c in at.caption)
+    assert f"21 alpha × {d.size} d = {21 * d.size} settings" in captions and f"d takes {d.size} values from 1 to {d[-1]:g}" in captions
+    text = [m.value for m in at.markdown]
+    assert ui.verdict_text(signals, "alpha and d", setting_text(sw.setting(best)), "nDCG@5") in text
+    assert any(t.startswith("Swept: alpha and d; held at the sidebar's values: k1 = 1.2 (BM25), b = 0.75 (BM25)") for t in text)
+    assert bool([b for b in at.button if b.key == "tune_to_best"]) == ui.offers_best(ui.verdict_kind(signals))
+    # moving d re-uses the landscape: it is not among what the joint sweep holds
+    at.sidebar.slider(key="dims").set_value(14).run()
+    assert not at.exception and figures(at)["best of the grid"] == f"{sw.means[best]:.6f}"
+
+
+def test_the_alpha_sweep_says_what_it_holds():
+    at = open_app(PAGE)
+    at.segmented_control(key="tune_what").set_value(WHAT["alpha"]).run()
+    text = " ".join(m.value for m in at.markdown)
+    assert ("Swept: alpha; held at the sidebar's values: k1 = 1.2 (BM25), b = 0.75 (BM25), d = 6 (LSA), each member's top 10. "
+            "So the best alpha is the best *at d = 6*, not overall") in text
+    assert "Sweep **alpha × d** to vary both." in text
 
 
 @pytest.fixture(scope="module")
@@ -206,9 +296,9 @@ def test_the_alpha_sweep_of_bm25_and_dense(invented, prep, dense_source):
     current = prep.evaluate(base, [METRIC], (dense_source,)).values["weighted"][METRIC]
     assert np.array_equal(sw.values[sw.nearest(alpha=0.5)], current)
     shown = figures(at)
-    assert shown[f"best: {setting_text(sw.setting(best))}"] == f"{sw.means[best]:.6f}"
-    assert shown["current: alpha = 0.5"] == f"{current.mean():.6f}"
-    assert shown[TIED] == f"{ties.size} of 21 settings"
+    assert shown["best of the grid"] == f"{sw.means[best]:.6f}"
+    assert shown["current (sidebar)"] == f"{current.mean():.6f}"
+    assert shown["tied with the best"] == f"{ties.size} / 21"
     points = max(chart_frames(at), key=len)
     assert points["mean"].tolist() == pytest.approx(sw.means.tolist(), abs=1e-12)
     assert any("System: weighted of BM25 + dense" in c.value for c in at.caption)
@@ -232,7 +322,21 @@ def test_with_three_members_the_alpha_sweep_is_not_offered(invented, prep, dense
     three = Params(members=("BM25", "LSA", "dense"), weights=(0.5, 0.5, 0.5))
     sw = tuning.sweep_rrf_k(invented, METRIC, engine=prep, base=three, extra=(dense_source,))
     best = tuning.best_setting(sw.values)
-    assert figures(at)[f"best: {setting_text(sw.setting(best))}"] == f"{sw.means[best]:.6f}"
+    assert figures(at)["best of the grid"] == f"{sw.means[best]:.6f}"
     current = prep.evaluate(three, [METRIC], (dense_source,)).values["RRF"][METRIC]
-    assert figures(at)["current: rrf_k = 60"] == f"{current.mean():.6f}"
+    assert figures(at)["current (sidebar)"] == f"{current.mean():.6f}"
     assert {"from BM25", "from LSA", "from dense"} <= set(table_with(at, TOP).columns)
+
+
+def test_the_button_of_a_joint_sweep_moves_both_sliders(invented, prep):
+    sw = tuning.sweep(invented, "rrf_k,dims", METRIC, Params(), prep)
+    best = tuning.best_setting(sw.values)
+    want = sw.setting(best)
+    at = open_app(PAGE)
+    at.segmented_control(key="tune_what").set_value(WHAT["rrf_k,dims"]).run()
+    (button,) = [b for b in at.button if b.key == "tune_to_best"]
+    assert button.label.endswith(f"the best setting ({setting_text(want)})")
+    button.click().run()
+    assert not at.exception
+    assert at.sidebar.slider(key="rrf_k").value == want["rrf_k"] and at.sidebar.slider(key="dims").value == want["dims"]
+    assert figures(at)["current (sidebar)"] == f"{sw.means[best]:.6f}"  # the engine at the moved sliders: the cell's value

@@ -299,8 +299,8 @@ def test_fusion_explanation_adds_up_and_follows_the_fused_list(invented, prep, k
                 assert 0 <= c["BM25"] <= params.alpha and 0 <= c["LSA"] <= 1 - params.alpha
             holders = tuple(m for m in ("BM25", "LSA") if rank[m] is not None and rank[m] <= params.fusion_depth)
             assert row["in_top"] == holders
-            if row["fused_rank"] is None:
-                assert row["rescued_by"] is None  # a relevant document left out is rescued by nobody
+            if row["fused_rank"] is None or row["grade"] == 0:
+                assert row["rescued_by"] is None  # a relevant document left out, or one not relevant: rescued by nobody
             else:
                 assert row["rescued_by"] == {("BM25", "LSA"): "both", ("BM25",): "BM25", ("LSA",): "LSA", (): None}[holders]
 
@@ -342,6 +342,23 @@ def test_rescuer_names_the_one_member_or_says_how_many():
     assert tuning.rescuer(("BM25", "dense"), 3) == "both"
     assert tuning.rescuer(("a", "b", "c"), 4) == "several"
     assert tuning.rescuer((), 2) is None
+    # only a relevant document is rescued: one that is not relevant is brought in, never rescued
+    assert tuning.rescuer(("dense",), 2, relevant=False) is None
+    assert tuning.rescuer(("BM25", "dense"), 2, relevant=False) is None
+
+
+def test_only_relevant_documents_are_rescued(invented, prep):
+    seen_irrelevant = seen_rescue = 0
+    for q in range(invented.n_queries):
+        for kind in ("weighted", "rrf"):
+            for row in tuning.explain_fusion(invented, q, kind, Params(), prep):
+                if row["grade"] == 0 and row["fused_rank"] is not None and len(row["in_top"]) == 1:
+                    seen_irrelevant += 1
+                    assert row["rescued_by"] is None, row
+                if row["grade"] > 0 and row["fused_rank"] is not None and len(row["in_top"]) == 1:
+                    seen_rescue += 1
+                    assert row["rescued_by"] == row["in_top"][0], row
+    assert seen_irrelevant and seen_rescue  # both cases occur on the invented corpus
 
 
 # ------------------------------------------------------------------------------------------- any members
@@ -448,7 +465,7 @@ def test_fusion_explanation_of_any_members_follows_the_engine(invented, prep, de
                     for m in params.members:
                         rank = r["ranks"][m]
                         assert c[m] == (1 / (params.rrf_k + rank) if rank is not None and rank <= params.fusion_depth else 0.0)
-                if r["fused_rank"] is None:
+                if r["fused_rank"] is None or r["grade"] == 0:
                     assert r["rescued_by"] is None
                 elif len(r["in_top"]) == 1:
                     assert r["rescued_by"] == r["in_top"][0]
@@ -547,3 +564,70 @@ def test_versus_best_is_the_permutation_test_with_holm():
         assert p[i] == significance.paired_permutation(v[i], v[1]).p_value
     assert adjusted[[0, 2, 3]] == pytest.approx(significance.holm(p[[0, 2, 3]]))
     assert p[0] == pytest.approx(2 / 2**12)  # worse by 0.1 on every question
+
+
+# ------------------------------------------------------------------------------------------- joint sweeps
+
+
+def test_thin_keeps_short_grids_and_both_ends():
+    assert tuning.thin(np.arange(1.0, 22.0)).tolist() == list(range(1, 22))  # 21 values: kept whole
+    d = tuning.thin(np.arange(1.0, 201.0))
+    assert d.size <= tuning.JOINT_POINTS and d[0] == 1 and d[-1] == 200 and np.all(np.diff(d) > 0)
+    # geometric positions: the gaps never shrink (dense at the start)
+    assert np.all(np.diff(np.diff(d)) >= 0)
+    assert tuning.thin(np.arange(1.0, 201.0), 3).tolist() == [1.0, 14.0, 200.0]  # positions 1, sqrt(200) = 14.1, 200
+
+
+def _engine_values(ds, engine, system, params, metric, extra=()):
+    ranking = engine.rankings(params, extra)[system]
+    return metrics.per_query(ds.qrels, ds.n_queries, ranking.judged_rank, metrics.parse(metric))[ds.evaluated]
+
+
+@pytest.mark.parametrize("key", list(tuning.JOINT))
+def test_a_joint_sweep_equals_the_engine_at_every_cell(invented, prep, key):
+    sw = tuning.sweep(invented, key, "ndcg@5", Params(), prep)
+    first, system = tuning.JOINT[key]
+    assert sw.system == system == tuning.SYSTEM_OF[key] and sw.names == (first, "dims")
+    want_first, want_dims = tuning.thin(tuning.grid_for(first)), tuning.thin(tuning.dims_axis(prep))
+    assert [a.tolist() for a in sw.axes] == [want_first.tolist(), want_dims.tolist()]
+    assert sw.values.shape == (want_first.size * want_dims.size, invented.evaluated.size)
+    for i in range(sw.values.shape[0]):
+        setting = sw.setting(i)
+        assert setting == {first: float(want_first[i // want_dims.size]), "dims": int(want_dims[i % want_dims.size])}
+        want = _engine_values(invented, prep, system, replace(Params(), **setting), "ndcg@5")
+        assert np.array_equal(sw.values[i], want), setting
+
+
+def test_joint_sweeps_of_other_members_equal_the_engine(invented, prep, dense_source, run_source):
+    extra = (dense_source, run_source)
+    cases = [
+        ("alpha,dims", Params(members=("dense", "LSA"), fusion_depth=20)),
+        ("rrf_k,dims", Params(members=("my *run*", "LSA", "BM25"), weights=(1.0, 1.0, 1.0), rrf_k=5.0)),
+        ("k1,dims", Params(members=("LSA", "dense", "BM25"), weights=(0.5, 0.25, 1.0), b=0.4)),
+        ("k1,dims", Params(alpha=0.3)),
+    ]
+    for key, base in cases:
+        first, system = tuning.JOINT[key]
+        sw = tuning.sweep_joint(invented, key, "recall@10", [0.0, 0.6, 1.0] if first != "rrf_k" else [1.0, 60.0], [1, 5, 27],
+                                prep, base, extra)
+        for i in range(sw.values.shape[0]):
+            p = replace(base, **sw.setting(i))
+            assert np.array_equal(sw.values[i], _engine_values(invented, prep, system, p, "recall@10", extra)), (key, p)
+        # the current setting of a joint sweep is the engine's value at the base parameters
+        assert np.array_equal(tuning.current_values(invented, key, "recall@10", base, prep, extra=extra),
+                              _engine_values(invented, prep, system, base, "recall@10", extra))
+
+
+def test_joint_sweeps_need_their_members(invented, prep, dense_source):
+    with pytest.raises(InputError, match="LSA is not fused"):
+        tuning.sweep_joint(invented, "alpha,dims", "ndcg@5", engine=prep, base=Params(members=("BM25", "dense")), extra=(dense_source,))
+    with pytest.raises(InputError, match="BM25 is not fused"):
+        tuning.sweep_joint(invented, "k1,dims", "ndcg@5", engine=prep, base=Params(members=("dense", "LSA")), extra=(dense_source,))
+    with pytest.raises(InputError, match="3 are fused"):
+        tuning.sweep_joint(invented, "alpha,dims", "ndcg@5", engine=prep,
+                           base=Params(members=("BM25", "LSA", "dense"), weights=(1.0, 1.0, 1.0)), extra=(dense_source,))
+    with pytest.raises(InputError, match="dims"):
+        tuning.sweep_joint(invented, "alpha,dims", "ndcg@5", dims=[1, 500], engine=prep)
+    with pytest.raises(InputError, match="unknown joint sweep"):
+        tuning.sweep_joint(invented, "b,dims", "ndcg@5", engine=prep)
+    assert tuning._params_key("dims,alpha") == "alpha,dims"

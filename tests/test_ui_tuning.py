@@ -3,6 +3,8 @@ the dataset's engine."""
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -59,13 +61,23 @@ def test_scale_and_steps_texts():
 
 def test_held_fixed_and_current_setting():
     p = Params(k1=0.9, b=0.4, dims=3, rrf_k=20, alpha=0.3)
-    assert ui.held_fixed("alpha", p) == (0.9, 0.4, 3, 10, ("BM25", "LSA"), (None, None)) == ui.held_fixed("rrf_k", p)
+    held = ((("k1", 0.9), ("b", 0.4), ("dims", 3)), 10, ("BM25", "LSA"), (None, None))
+    assert ui.held_fixed("alpha", p) == held == ui.held_fixed("rrf_k", p)
     assert ui.held_fixed("k1,b", p) == () and ui.held_fixed("dims", p) == ()
+    # a joint sweep holds what it does not sweep: never d, so a move of the d slider reuses it
+    assert ui.held_fixed("alpha,dims", p) == ((("k1", 0.9), ("b", 0.4)), 10, ("BM25", "LSA"), (None, None))
+    assert ui.held_fixed("alpha,dims", p) == ui.held_fixed("alpha,dims", replace(p, dims=50, alpha=0.9))
+    assert ui.held_fixed("k1,dims", p)[0] == (("b", 0.4), ("alpha", 0.3))
+    assert ui.held_params(ui.held_fixed("k1,dims", p)) == Params(b=0.4, alpha=0.3)
+    three = Params(members=("BM25", "LSA", "dense"), weights=(1.0, 2.0, 0.5))
+    assert ui.held_fixed("k1,dims", three)[0] == (("b", 0.75), ("alpha", 0.5), ("weights", (1.0, 2.0, 0.5)))
+    assert ui.held_params(ui.held_fixed("k1,dims", three)).weights == (1.0, 2.0, 0.5)
     # an extra source among the members is held by its content's fingerprint, never by the object
     dense = SimpleNamespace(name="dense", fingerprint="f1")
     run = SimpleNamespace(name="r *1*", fingerprint="f2")
     q = Params(members=("dense", "BM25", "r *1*"), weights=(1.0, 2.0, 0.5), fusion_depth=100)
-    assert ui.held_fixed("rrf_k", q, (dense, run)) == (1.2, 0.75, 6, 100, ("dense", "BM25", "r *1*"), ("f1", None, "f2"))
+    assert ui.held_fixed("rrf_k", q, (dense, run)) == ((("k1", 1.2), ("b", 0.75), ("dims", 6)), 100, ("dense", "BM25", "r *1*"),
+                                                       ("f1", None, "f2"))
     held = ui.held_params(ui.held_fixed("rrf_k", q, (dense, run)))
     assert held.members == q.members and held.fusion_depth == 100 and held.weights == (1.0, 1.0, 1.0)
     assert ui.held_params(ui.held_fixed("alpha", p)) == Params(k1=0.9, b=0.4, dims=3)
@@ -110,20 +122,139 @@ def test_versus_best_between_grid_points_adds_the_current_setting_to_the_family(
     assert vs.family_text.endswith("plus the current setting, which lies between grid points")
 
 
-@pytest.mark.parametrize("args, start", [
-    ((True, True, 0.0, (1.0, 1.0)), "**The current setting is the best.**"),
-    ((False, True, 0.0, (1.0, 1.0)), "**The current setting scores exactly what the best scores**"),
-    ((False, False, 0.0, (1.0, 1.0)), "**The current setting ties with the best**"),
-    ((False, False, -0.1, (0.001, 0.04)), "**The current setting is worse than the best beyond chance**"),
-    ((False, False, -0.1, (0.01, 0.2)), "**Alone, the current setting looks worse than the best** (p = 0.010)"),
-    ((False, False, -0.1, (0.3, 0.9)), "**The current setting can't be told apart from the best** (p = 0.300, Holm-adjusted 0.900)"),
+def signals(**changes) -> ui.Signals:
+    """Constructed signals: by default a current setting worse than the best alone (p 0.004) but not after Holm
+    (0.132), which cross-validation says tuning would beat by 0.041."""
+    base = dict(n_settings=176, n_tied=40, all_same=False, at_best=False, current_tied=False, diff=-0.05, p=0.004,
+                p_holm=0.132, family=176, gain=0.041)
+    return ui.Signals(**{**base, **changes})
+
+
+# the rules as a truth table: (every mean equal, all tied, at the best, Holm p, cross-validated gain) -> the verdict
+@pytest.mark.parametrize("changes, kind", [
+    (dict(all_same=True, n_tied=176), "same"),
+    (dict(n_tied=176), "flat"),
+    (dict(n_tied=176, at_best=True), "flat"),  # everything ties: being "the best" means nothing
+    (dict(at_best=True, p=1.0, p_holm=1.0, diff=0.0), "best"),
+    (dict(p_holm=0.05), "tune"),  # the level itself rejects (p <= 0.05)
+    (dict(p_holm=0.01, gain=0.0), "unstable"),
+    (dict(p_holm=0.01, gain=-0.02), "unstable"),
+    (dict(p_holm=0.01, gain=None), "unstable"),  # no cross-validation: no gain shown
+    (dict(), "hint"),
+    (dict(p_holm=0.0500001), "hint"),
+    (dict(gain=1e-13), "keep"),  # a gain within rounding is no gain
+    (dict(gain=-0.01, p=0.3, p_holm=1.0), "keep"),
 ])
-def test_verdict_follows_the_definitions_in_order(args, start):
-    is_best, identical, diff, (p, p_holm) = args
-    said = ui.verdict(is_best, identical, diff, ui.Versus(p, p_holm, 12, ""), 13)
-    assert said.startswith(start)
-    if start.startswith("**Alone"):
-        assert "Holm-adjusted p = 0.200" in said and "picking the best of 13 settings" in said
+def test_verdict_rules(changes, kind):
+    s = signals(**changes)
+    assert ui.verdict_kind(s) == kind
+    assert ui.offers_best(kind) == (kind not in ("same", "flat", "best"))
+
+
+def test_the_verdict_reconciles_the_three_signals():
+    text = ui.verdict_text(signals(), "k1 and b", "k1 = 2.2, b = 0.7", "nDCG@10")
+    assert text == (
+        "**Tuning k1 and b may gain about +0.041 nDCG@10 on unseen questions** (cross-validated), **but no single "
+        "setting beats the current one once 176 comparisons are corrected for** (Holm-adjusted p = 0.132): treat the "
+        "best (k1 = 2.2, b = 0.7) as a hint, not a finding. Alone, the current setting looks worse than the best "
+        "(p = 0.004, outside the tie region on the chart), but picking the best of 176 settings makes gaps like this "
+        "one expected by chance.")
+    # in the tie region, and not even worse alone: only the hint
+    quiet = ui.verdict_text(signals(p=0.3, current_tied=True), "d", "dims = 12", "nDCG@5")
+    assert quiet.endswith("treat the best (dims = 12) as a hint, not a finding.")
+
+
+def test_the_verdict_texts_carry_their_numbers():
+    tune = ui.verdict_text(signals(p=0.0001, p_holm=0.0004, diff=-0.06), "d", "dims = 185", "nDCG@10")
+    assert tune.startswith("**Tuning d pays**: about +0.041 nDCG@10 on questions the choice never saw (cross-validated)")
+    assert "even after Holm's correction for 176 comparisons (adjusted p < 0.001)" in tune
+    assert tune.endswith("Expect about +0.041, not the +0.06 measured on these very questions.")
+    unstable = ui.verdict_text(signals(p_holm=0.01, gain=-0.0059), "alpha", "alpha = 0.7", "MRR")
+    assert "**but the gain does not carry over to new ones** (cross-validated, −0.0059 MRR on questions the choice never saw)" in unstable
+    keep = ui.verdict_text(signals(gain=-0.002, p=0.2), "RRF k", "rrf_k = 4", "nDCG@5")
+    assert keep.startswith("**Keep the current setting**: no setting beats it once 176 comparisons are corrected for "
+                           "(Holm-adjusted p = 0.132), and tuning shows no gain on unseen questions (cross-validated, −0.002")
+    assert ui.verdict_text(signals(all_same=True, n_tied=176), "k1 and b", "k1 = 0, b = 0", "nDCG@5") == (
+        "**Every setting scores the same here**: all 176 have the same mean nDCG@5, so there is nothing to tune.")
+    flat = ui.verdict_text(signals(n_tied=176), "k1 and b", "k1 = 0, b = 0", "nDCG@5")
+    assert flat.startswith("**Every setting scores the same here, within noise**: all 176 settings can't be told apart "
+                           "from the best (k1 = 0, b = 0)")
+    best = ui.verdict_text(signals(at_best=True, gain=-0.004), "d", "dims = 12", "nDCG@5")
+    assert best.startswith("**The current setting is the best of the 176 settings.** Expect less on new questions")
+    assert "−0.004" in best
+    assert ui.about(0.04123) == "+0.041" and ui.about(-0.00591) == "−0.0059" and ui.about(0.23) == "+0.23"
+    assert ui.p_is(0.0004) == "p < 0.001" and ui.p_is(0.132) == "p = 0.132" and ui.p_is(1.0) == "p = 1"
+
+
+def test_enough_sign_vectors_for_holm_to_reject():
+    from retrieval import significance
+
+    assert tuning.sign_vectors_for(21) == significance.RESAMPLES  # 4 x 21 / 0.05 = 1,680: the library's 10,000
+    for m in (176, 200, 399, 5000):
+        r = tuning.sign_vectors_for(m)
+        assert r + 1 >= 4 * m / 0.05 and r == max(significance.RESAMPLES, math.ceil(80 * m) - 1)
+        assert (m - 1) * 2 / (r + 1) <= 0.025  # Holm's floor over the m - 1 comparisons with the best: half the level
+
+
+# the edge rule: (axis, position of the best, lower and upper bound) -> the open ends it lies at
+@pytest.mark.parametrize("axis, pos, lo, hi, sides", [
+    (np.arange(1.0, 201.0), 195, 1, 1399, ["high"]),  # d = 196 of 1..200, the corpus allows 1,399: may lie beyond
+    (np.arange(1.0, 201.0), 180, 1, 1399, ["high"]),  # the outer tenth: positions 180..199
+    (np.arange(1.0, 201.0), 179, 1, 1399, []),
+    (np.arange(1.0, 201.0), 199, 1, 200, []),  # the corpus allows no more than 200: nothing lies beyond
+    (np.arange(1.0, 201.0), 0, 1, 1399, []),  # d = 1 is d's own bound
+    (np.linspace(0, 1, 11), 10, 0, 1, []),  # b = 1: b can't pass 1
+    (np.linspace(0, 1, 11), 0, 0, 1, []),
+    (np.linspace(0, 3, 16), 15, 0, math.inf, ["high"]),  # k1 = 3: the grid stops, k1 does not
+    (np.linspace(0, 3, 16), 14, 0, math.inf, []),  # 16 settings: the outer tenth is the end one alone
+    (np.arange(1.0, 201.0), 0, 0, math.inf, ["low"]),  # RRF k = 1: k may be below 1
+    (np.array([5.0]), 0, 0, math.inf, ["low", "high"]),
+])
+def test_edge_rule(axis, pos, lo, hi, sides):
+    assert ui.edge_sides(axis, pos, lo, hi) == sides
+
+
+def test_edge_warnings_of_a_sweep():
+    d = np.arange(1.0, 201.0)
+    sw = SimpleNamespace(names=("dims",), axes=(d,), shape=(200,), setting=lambda i: {"dims": int(d[i])})
+    (text,) = ui.edge_warnings(sw, 195, 1399)
+    assert text.startswith("**The best is at the edge of the range searched** (dims = 196; the range searched ends at 200): "
+                           "the optimum may lie beyond it. The sidebar's slider stops at 200;")
+    assert ui.edge_warnings(sw, 195, 200) == []  # the corpus allows no more
+    a, dd = np.linspace(0, 1, 21), np.array([1.0, 2.0, 5.0, 200.0])
+    joint = SimpleNamespace(names=("alpha", "dims"), axes=(a, dd), shape=(21, 4),
+                            setting=lambda i: {"alpha": float(a[i // 4]), "dims": int(dd[i % 4])})
+    (only,) = ui.edge_warnings(joint, 20 * 4 + 3, 1399)  # alpha = 1 (its bound), d = 200 (open)
+    assert "(dims = 200;" in only
+    k = np.arange(1.0, 201.0)
+    rrf = SimpleNamespace(names=("rrf_k",), axes=(k,), shape=(200,), setting=lambda i: {"rrf_k": float(k[i])})
+    assert ui.edge_warnings(rrf, 0, 1399) == ["**The best is at the edge of the range searched** (rrf_k = 1; the range searched "
+                                              "starts at 1): the optimum may lie below it."]
+    assert ui.bounds("b", 1399) == (0.0, 1.0) and ui.bounds("dims", 27) == (1.0, 27.0) and ui.bounds("k1", 9)[1] == math.inf
+
+
+def test_chart_rows_are_bounded():
+    rows = [{"doc_id": f"d{i}"} for i in range(56)]
+    drawn, more = ui.chart_rows(rows)
+    assert [r["doc_id"] for r in drawn] == [f"d{i}" for i in range(ui.CHART_ROWS)] and more == 56 - ui.CHART_ROWS
+    assert ui.chart_rows(rows[:3]) == (rows[:3], 0)
+    assert ui.more_text(15, 41) == "The chart shows the first 15 documents; 41 more are in the table below."
+    assert ui.more_text(3, 0) == ""
+
+
+def test_grid_and_held_texts():
+    a, d = np.linspace(0, 1, 21), tuning.thin(np.arange(1.0, 201.0))
+    sw = SimpleNamespace(names=("alpha", "dims"), axes=(a, d), means=np.zeros(21 * d.size))
+    assert ui.grid_text(sw) == f"21 alpha × {d.size} d = {21 * d.size} settings"
+    assert ui.grid_text(SimpleNamespace(names=("dims",), axes=(d,), means=np.zeros(7))) == "7 settings"
+    p = Params(k1=0.9, dims=3, fusion_depth=100)
+    assert ui.held_values("alpha", p) == "k1 = 0.9 (BM25), b = 0.75 (BM25), d = 3 (LSA), each member's top 100"
+    assert ui.held_values("alpha,dims", p) == "k1 = 0.9 (BM25), b = 0.75 (BM25), each member's top 100"
+    assert ui.held_values("k1,dims", p) == "b = 0.75 (BM25), alpha = 0.5, each member's top 100"
+    assert ui.held_values("dims", p) == ""
+    dense = Params(members=("dense", "LSA"), dims=4)
+    assert ui.held_values("rrf_k", dense) == "d = 4 (LSA), each member's top 10"  # BM25 is not fused: its k1, b are not held
+    assert ui.names_text(("rrf_k", "dims")) == "RRF k and d" and ui.names_text(("k1", "b")) == "k1 and b"
 
 
 def test_significant_counts_leave_the_best_out():
@@ -173,26 +304,29 @@ ROWS = [
     {"doc_id": "d1", "grade": 2, "fused_rank": 1, "ranks": {"BM25": 1, "my *run*": 3}, "contributions": {"BM25": 0.5, "my *run*": 0.25},
      "total": 0.75, "in_top": MEMBERS, "rescued_by": "both"},
     {"doc_id": "d2", "grade": 0, "fused_rank": 2, "ranks": {"BM25": None, "my *run*": 1}, "contributions": {"BM25": 0.0, "my *run*": 0.5},
-     "total": 0.5, "in_top": ("my *run*",), "rescued_by": "my *run*"},
+     "total": 0.5, "in_top": ("my *run*",), "rescued_by": None},  # not relevant: brought in, not rescued
     {"doc_id": "d3", "grade": 1, "fused_rank": None, "ranks": {"BM25": None, "my *run*": None}, "contributions": {"BM25": 0.0, "my *run*": 0.0},
      "total": 0.0, "in_top": (), "rescued_by": None},
     {"doc_id": "d4", "grade": 0, "fused_rank": 3, "ranks": {"BM25": 40, "my *run*": None}, "contributions": {"BM25": 0.2, "my *run*": 0.2},
      "total": 0.4, "in_top": (), "rescued_by": None},
+    {"doc_id": "d5", "grade": 1, "fused_rank": 4, "ranks": {"BM25": 2, "my *run*": 80}, "contributions": {"BM25": 0.3, "my *run*": 0.05},
+     "total": 0.35, "in_top": ("BM25",), "rescued_by": "BM25"},
 ]
 
 
 def test_fusion_rows_labels_and_notes():
-    assert [ui.row_label(r) for r in ROWS] == ["#1 · d1 ✓2", "#2 · d2", "not fused · d3 ✓1", "#3 · d4"]
+    assert [ui.row_label(r) for r in ROWS] == ["#1 · d1 ✓2", "#2 · d2", "not fused · d3 ✓1", "#3 · d4", "#4 · d5 ✓1"]
     assert [ui.contribution_note(r, 10, 2) for r in ROWS] == [
-        "in both top 10s", "only in my *run*'s top 10", "relevant, left out of the fused list", "in neither top 10: the sum put it here"]
+        "in both top 10s", "only in my *run*'s top 10", "relevant, left out of the fused list", "in neither top 10: the sum put it here",
+        "relevant, rescued by BM25"]  # only the relevant document one member alone brought in is rescued
     parts = ui.contribution_parts(ROWS, 10, MEMBERS)
-    assert len(parts) == 8 and parts["retriever"].tolist()[:2] == ["BM25", "my *run*"]
+    assert len(parts) == 10 and parts["retriever"].tolist()[:2] == ["BM25", "my *run*"]
     assert parts["contribution"].tolist()[:2] == [0.5, 0.25] and parts["rank"].tolist()[:4] == ["1", "3", "—", "1"]
     table = ui.contribution_table(ROWS, MEMBERS, 10).set_index("document")
     assert list(table.columns) == ["grade", "fused rank", "BM25 rank", "my *run* rank", "from BM25", "from my *run*", "total",
                                    "in the top 10 of"]
     # only documents of the fused list, of any grade, say whose top list holds them; the left-out relevant one: nothing
-    assert table["in the top 10 of"].tolist() == ["both", "my *run* only", "", "neither"]
+    assert table["in the top 10 of"].tolist() == ["both", "my *run* only", "", "neither", "BM25 only"]
     assert table.loc["d2", "BM25 rank"] == "—" and table.loc["d1", "my *run* rank"] == "3" and table.loc["d4", "BM25 rank"] == "40"
     assert table.loc["d2", "from my *run*"] == 0.5
 
@@ -229,10 +363,16 @@ def test_fusion_formula_at_the_sidebars_values():
     assert ui.fusion_formula("RRF", three, 10)[1] == "1/(k + BM25 rank) + 1/(k + dense rank) + 1/(k + LSA rank)"
 
 
-def test_the_alpha_sweep_is_offered_for_exactly_two_members():
-    assert ui.offered(("BM25", "dense")) == list(ui.WHAT)
-    assert ui.offered(("BM25", "LSA", "dense")) == ["k1 × b (BM25)", "LSA dimensions", "RRF constant"]
-    assert ui.offered(("BM25",)) == ["k1 × b (BM25)", "LSA dimensions", "RRF constant"]
+def test_the_alpha_sweeps_are_offered_for_exactly_two_members_and_d_with_lsa_fused():
+    one = ["k1 × b (BM25)", "LSA dimensions", "RRF constant"]
+    assert ui.offered(("BM25", "LSA")) == list(ui.WHAT)
+    assert ui.offered(("BM25", "dense")) == [*one, "alpha (weighted fusion)"]  # LSA not fused: no sweep with d
+    assert ui.offered(("BM25", "LSA", "dense")) == [*one, "RRF k × d", "k1 × d"]
+    assert ui.offered(("dense", "LSA")) == [*one, "alpha (weighted fusion)", "alpha × d", "RRF k × d"]  # no BM25: no k1 × d
+    assert ui.offered(("BM25",)) == one
+    assert ui.no_joint_text(("BM25", "dense")).startswith("No joint sweep with d: it varies LSA's dimensions inside the fusion")
+    assert ui.no_joint_text(("dense", "LSA")) == "No k1 × d sweep: the sidebar fuses dense + LSA, without BM25."
+    assert ui.no_joint_text(("BM25", "LSA")) == ""
     text = ui.no_alpha_text(("BM25", "LSA", "a_b"))
     assert "fuses BM25 + LSA + a\\_b" in text and "with 3 each has its own weight, set in the sidebar" in text
     assert ui.axis_title("alpha", ("dense", "BM25")) == "alpha (weight of dense)" and ui.axis_title("rrf_k", ()) == "RRF constant k"
@@ -270,3 +410,26 @@ def test_a_fusion_landscape_is_keyed_by_its_members_and_their_content(invented):
     rows = ui.explain(invented, "q01", "rrf", p, (run,))
     assert rows and all(list(r["ranks"]) == ["BM25", "mine"] for r in rows)
     assert ui.explain(invented, "q01", "rrf", p, (run,)) is rows
+
+
+def test_a_joint_landscape_is_kept_in_the_engine_and_drawn_as_cells(invented):
+    held = ui.held_fixed("rrf_k,dims", Params())
+    first = ui.landscape(invented, "rrf_k,dims", "ndcg@5", held)
+    assert ui.landscape(invented, "rrf_k,dims", "ndcg@5", ui.held_fixed("rrf_k,dims", Params(dims=14, rrf_k=5))) is first
+    want = tuning.sweep_joint(invented, "rrf_k,dims", "ndcg@5", engine=cache.engine(invented))
+    assert np.array_equal(first.sweep.values, want.values) and first.resamples == tuning.sign_vectors_for(want.means.size)
+    assert first.best == tuning.best_setting(want.values)
+    points = ui.points_frame(first)
+    best, near = first.sweep.setting(first.best), first.sweep.setting(first.sweep.nearest(rrf_k=60, dims=6))
+    marks = ui.marks_frame(best, first.sweep.means[first.best], near, 0.5)
+    spec = ui.joint_heatmap(points, marks, "rrf_k", "RRF constant k", "nDCG@5", select="pick").to_dict()
+    layers = spec["layer"]
+    assert layers[0]["mark"]["type"] == "rect" and layers[0]["encoding"]["x"]["field"] == "dims"
+    assert layers[0]["encoding"]["y"]["field"] == "rrf_k" and layers[0]["encoding"]["x"]["type"] == "ordinal"
+    # d's columns in ascending order, k's rows from the largest down; the click selects both fields
+    assert layers[0]["encoding"]["x"]["sort"] == sorted(points["dims"].unique().tolist())
+    assert layers[0]["encoding"]["y"]["sort"] == sorted(points["rrf_k"].unique().tolist(), reverse=True)
+    (pick,) = spec["params"]  # the selection, on the top (invisible) layer of cells
+    assert pick["name"] == "pick" and pick["select"]["fields"] == ["rrf_k", "dims"] and pick["views"] == [layers[-1]["name"]]
+    assert ui.joint_heatmap(points, marks, "rrf_k", "k", "nDCG@5", domain=(0.0, 1.0)).to_dict()["layer"][0]["encoding"]["color"]["scale"]["domain"] == [0.0, 1.0]
+    assert ui.axis_title("rrf_k,dims", ("BM25", "LSA")) == "RRF constant k" and ui.axis_title("alpha,dims", ("BM25", "LSA")) == "alpha (weight of BM25)"

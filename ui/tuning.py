@@ -4,9 +4,11 @@ validation, the per-question oracle and one question's fusion explained."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
+import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -15,7 +17,7 @@ from retrieval import significance, stats, tuning
 from retrieval.dataset import Dataset
 from retrieval.errors import InputError
 from retrieval.experiment import Evaluation
-from retrieval.params import Params
+from retrieval.params import SPECS, Params
 
 from . import cache, charts, state
 from .format import MINUS, clip, fmt_setting, p_text, signed
@@ -26,8 +28,11 @@ WHAT = {  # selector label -> the library's parameter key
     "LSA dimensions": "dims",
     "RRF constant": "rrf_k",
     "alpha (weighted fusion)": "alpha",
+    "alpha × d": "alpha,dims",
+    "RRF k × d": "rrf_k,dims",
+    "k1 × d": "k1,dims",
 }
-AXIS_TITLE = {"dims": "LSA dimensions d", "rrf_k": "RRF constant k"}
+AXIS_TITLE = {"dims": "LSA dimensions d", "rrf_k": "RRF constant k", "k1": "BM25 k1"}
 KEY_WHAT, KEY_FOLDS, KEY_BEST, KEY_KIND, KEY_QUESTION = "tune_what", "tune_folds", "tune_to_best", "tune_fusion", "tune_question"
 KEY_ABSOLUTE = "tune_absolute"
 KEY_FLASH = "tune_flash"  # the message of the last slider move, shown once
@@ -35,7 +40,14 @@ PICK = "pick"  # the charts' point selection
 FEW = 50  # below this many questions the page warns that the landscape is mostly noise
 ALPHA_LEVEL = 0.05
 STEPS = {state.K1: "0.05", state.B: "0.05", state.ALPHA: "0.05", state.DIMS: "1", state.RRF_K: "1"}  # the sliders' steps, written
-FUSED = ("rrf_k", "alpha")  # the sweeps that hold the fused members fixed at the sidebar's values
+FUSED = ("rrf_k", "alpha", *tuning.JOINT)  # the sweeps of a fusion: they hold the fused members' other parameters
+HOLDS = {  # what a fusion sweep holds at the sidebar's values (besides the members and the fusion depth)
+    "rrf_k": ("k1", "b", "dims"), "alpha": ("k1", "b", "dims"),
+    "alpha,dims": ("k1", "b"), "rrf_k,dims": ("k1", "b"), "k1,dims": ("b", "alpha"),
+}
+EDGE_ZONE = 0.1  # the best is "at the edge" when it lies in the outer tenth of an axis's settings (at least the end one)
+GAIN_EPS = 1e-12  # a cross-validated gain at or below this is no gain
+CHART_ROWS = 15  # the fusion chart draws at most this many documents (the table holds them all)
 MEMO = "tuning"  # the engine cache's kind (retrieval.engine.CACHE_SIZES) of everything computed here
 
 
@@ -50,25 +62,31 @@ class Landscape(NamedTuple):
     ties: tuning.TieRegion
     p: np.ndarray
     p_holm: np.ndarray
+    resamples: int = significance.RESAMPLES  # the permutation test's random sign vectors (when not exact)
 
 
 def held_fixed(what: str, params: Params, extra: tuple = ()) -> tuple:
-    """What a sweep of `what` holds at the sidebar's values, as a cache key: for the fusions the members, what
-    they read (k1, b, d), the fusion depth and the content fingerprint of each member that is an extra source
-    (None for a registered retriever); nothing for BM25 and LSA."""
+    """What a sweep of `what` holds at the sidebar's values, as a cache key: for the fusions the (name, value)
+    pairs of `HOLDS[what]` (and the members' weights when the k1 x d sweep fuses more than two), the fusion depth,
+    the members and the content fingerprint of each member that is an extra source (None for a registered
+    retriever); nothing for BM25 and LSA."""
     if what not in FUSED:
         return ()
     prints = {x.name: x.fingerprint for x in extra}
-    return (float(params.k1), float(params.b), int(params.dims), int(params.fusion_depth), tuple(params.members),
-            tuple(prints.get(m) for m in params.members))
+    pairs = tuple((n, SPECS[n].cast(getattr(params, n))) for n in HOLDS[what])
+    if what == "k1,dims" and len(params.members) > 2:
+        pairs += (("weights", params.fusion_weights()),)
+    return (pairs, int(params.fusion_depth), tuple(params.members), tuple(prints.get(m) for m in params.members))
 
 
 def held_params(held: tuple) -> Params:
     """The parameters a fusion sweep holds (`held_fixed`'s), the others the article's; more than two members get
-    weight 1 each, which neither RRF nor these parts read."""
-    k1, b, dims, depth, members, _ = held
-    return Params(k1=k1, b=b, dims=dims, fusion_depth=depth, members=members,
-                  weights=(1.0,) * len(members) if len(members) > 2 else None)
+    weight 1 each unless held, which neither RRF nor the alpha and d sweeps read."""
+    pairs, depth, members, _ = held
+    values = dict(pairs)
+    if len(members) > 2:
+        values.setdefault("weights", (1.0,) * len(members))
+    return Params(fusion_depth=depth, members=members, **values)
 
 
 def fixed(ds: Dataset, held: tuple, extra: tuple = ()) -> tuning.Fixed:
@@ -88,12 +106,14 @@ def landscape(ds: Dataset, what: str, metric: str, held: tuple, extra: tuple = (
     def make() -> Landscape:
         base, parts = Params(), None
         if what in FUSED:
-            base, parts = held_params(held), fixed(ds, held, extra)
+            base = held_params(held)
+            parts = fixed(ds, held, extra) if what in ("rrf_k", "alpha") else None
         sw = tuning.sweep(ds, what, metric, base, cache.engine(ds), parts, extra)
         best = tuning.best_setting(sw.values)
         ties = tuning.tie_region(sw.values, best)
-        p, p_holm = tuning.versus_best(sw.values, best)
-        return Landscape(sw, best, ties, p, p_holm)
+        resamples = tuning.sign_vectors_for(sw.means.size, ALPHA_LEVEL)
+        p, p_holm = tuning.versus_best(sw.values, best, resamples)
+        return Landscape(sw, best, ties, p, p_holm, resamples)
 
     return cache.engine(ds).memo.get(MEMO, ("landscape", what, metric, tuple(held)), make)
 
@@ -145,6 +165,163 @@ def on_pick(chart_key: str, names: tuple[str, ...]) -> None:
         move_sliders(setting, "Moved to the clicked setting")
 
 
+# ------------------------------------------------------------------------------------------- the verdict
+
+
+class Versus(NamedTuple):
+    """The current setting against the best: its p-values and the family Holm's correction ran over."""
+
+    p: float
+    p_holm: float
+    family: int
+    family_text: str
+
+
+def versus_best(land: Landscape, v_current: np.ndarray, on_grid: bool, near: int) -> Versus:
+    """On the grid, the sweep's own p-values of the current setting; between grid points, its permutation p
+    against the best, Holm-corrected together with the other settings' (a family one larger)."""
+    n = land.p.size
+    if on_grid:
+        return Versus(float(land.p[near]), float(land.p_holm[near]), n - 1,
+                      f"the {n - 1} comparisons of every other grid setting with the best")
+    others = np.arange(n) != land.best
+    p = float(significance.permutation_pvalues(v_current - land.sweep.values[land.best], land.resamples)[0])
+    p_holm = float(significance.holm(np.append(land.p[others], p))[-1])
+    return Versus(p, p_holm, n, f"the {n - 1} comparisons of every other grid setting with the best, plus the current "
+                                "setting, which lies between grid points")
+
+
+class Signals(NamedTuple):
+    """What the verdict weighs, each number computed from the sweep and the sidebar's setting."""
+
+    n_settings: int
+    n_tied: int  # settings whose bootstrap interval against the best holds zero, each alone (uncorrected), the best included
+    all_same: bool  # every setting has the same mean
+    at_best: bool  # the current setting is the best grid setting, or scores exactly what it scores on every question
+    current_tied: bool  # the current setting is in the (uncorrected) tie region
+    diff: float  # current − best, in-sample
+    p: float  # permutation p, current against the best, alone
+    p_holm: float  # the same, Holm-adjusted over the family
+    family: int
+    gain: float | None  # cross-validated mean − the current setting's mean (None: too few questions to cross-validate)
+
+
+def verdict_kind(s: Signals) -> str:
+    """The verdict's rule, the first that applies:
+
+    - ``same``: every setting has the same mean: nothing to tune;
+    - ``flat``: every setting can't be told apart from the best (bootstrap, each alone): the best is a draw among equals;
+    - ``best``: the current setting is the best (or scores exactly what it scores);
+    - ``tune``: the best beats the current setting after Holm's correction, and tuning gains on held-out questions;
+    - ``unstable``: the best beats it after Holm, but the gain does not carry over to held-out questions;
+    - ``hint``: tuning gains on held-out questions, but no setting beats the current one after Holm;
+    - ``keep``: neither: no gain on held-out questions, no setting beating the current one after Holm.
+    """
+    if s.all_same:
+        return "same"
+    if s.n_tied == s.n_settings:
+        return "flat"
+    if s.at_best:
+        return "best"
+    corrected = s.p_holm <= ALPHA_LEVEL
+    gains = s.gain is not None and s.gain > GAIN_EPS
+    if corrected:
+        return "tune" if gains else "unstable"
+    return "hint" if gains else "keep"
+
+
+def offers_best(kind: str) -> bool:
+    """Whether the page offers to move to the best: not when everything ties with it, nor when the sidebar is there."""
+    return kind not in ("same", "flat", "best")
+
+
+def p_is(p: float) -> str:
+    """'p = 0.006', 'p < 0.001', 'p = 1'."""
+    text = p_text(p)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+
+def about(x: float) -> str:
+    """A gain to two significant digits with its sign and a true minus: +0.041, −0.0059."""
+    return f"{x:+.2g}".replace("-", MINUS)
+
+
+def verdict_text(s: Signals, what: str, best: str, label: str) -> str:
+    """The one plain verdict (Markdown): what `verdict_kind` decided, with the numbers it decided on."""
+    kind = verdict_kind(s)
+    holm = f"Holm's correction for {s.family} comparisons (adjusted {p_is(s.p_holm)})"
+    cv = ("cross-validation needs at least 2 questions" if s.gain is None else
+          f"cross-validated, {about(s.gain)} {label} on questions the choice never saw")
+    alone = (f" Alone, the current setting looks worse than the best ({p_is(s.p)}"
+             + ("" if s.current_tied else ", outside the tie region on the chart")
+             + f"), but picking the best of {s.n_settings} settings makes gaps like this one expected by chance."
+             if s.p <= ALPHA_LEVEL else "")
+    if kind == "same":
+        return f"**Every setting scores the same here**: all {s.n_settings} have the same mean {label}, so there is nothing to tune."
+    if kind == "flat":
+        return (f"**Every setting scores the same here, within noise**: all {s.n_settings} settings can't be told apart "
+                f"from the best ({best}), so the best is one draw among equals, not a value to move to.")
+    if kind == "best":
+        return (f"**The current setting is the best of the {s.n_settings} settings.** "
+                + ("" if s.gain is None else f"Expect less on new questions: tuning this way scores {about(s.gain)} {label} "
+                                             "against it on questions the choice never saw (cross-validated)."))
+    if kind == "tune":
+        return (f"**Tuning {what} pays**: about {about(s.gain)} {label} on questions the choice never saw (cross-validated), "
+                f"and the best ({best}) beats the current setting even after {holm}. Expect about {about(s.gain)}, "
+                f"not the {about(-s.diff)} measured on these very questions.")
+    if kind == "unstable":
+        return (f"**The best ({best}) beats the current setting on these questions**, even after {holm}, **but the gain "
+                f"does not carry over to new ones** ({cv}): the folds choose different settings. Treat the best as a hint, "
+                "not a finding.")
+    if kind == "hint":
+        return (f"**Tuning {what} may gain about {about(s.gain)} {label} on unseen questions** (cross-validated), **but no "
+                f"single setting beats the current one once {s.family} comparisons are corrected for** (Holm-adjusted "
+                f"{p_is(s.p_holm)}): treat the best ({best}) as a hint, not a finding.{alone}")
+    return (f"**Keep the current setting**: no setting beats it once {s.family} comparisons are corrected for "
+            f"(Holm-adjusted {p_is(s.p_holm)}), and tuning shows no gain on unseen questions ({cv}).{alone}")
+
+
+def edge_sides(axis: np.ndarray, pos: int, lo: float, hi: float, zone: float = EDGE_ZONE) -> list[str]:
+    """The ends of a searched axis ("low", "high") the best lies at, where the parameter could go further.
+
+    The best (at position `pos` of the sorted `axis`) is at an end when it lies among that end's outer `zone`
+    of the settings (at least the end setting itself), and the end is not the parameter's own bound (`lo`,
+    `hi`: b can't pass 1, alpha 0 or 1, d the corpus's limit).
+    """
+    n = int(np.asarray(axis).size)
+    width = max(1, math.floor(n * zone))
+    out = []
+    if pos < width and float(axis[0]) > lo:
+        out.append("low")
+    if pos >= n - width and float(axis[-1]) < hi:
+        out.append("high")
+    return out
+
+
+def bounds(name: str, dims_limit: int) -> tuple[float, float]:
+    """How far a parameter could go: its valid range (params.SPECS), d up to what the corpus allows."""
+    lo, hi = SPECS[name].valid
+    return (float(lo), float(dims_limit) if name == "dims" else float(hi))
+
+
+def edge_text(name: str, axis: np.ndarray, value: float, side: str) -> str:
+    """The warning for a best at the edge of the range searched (Markdown); past the sidebar's slider, where to go."""
+    end = axis[-1] if side == "high" else axis[0]
+    spec = SPECS[name]
+    past = (f" The sidebar's slider stops at {spec.hi:g}; the command line scores larger values "
+            f"(`python -m retrieval evaluate --{name.replace('_', '-')} …`)." if side == "high" and end >= spec.hi else "")
+    return (f"**The best is at the edge of the range searched** ({name} = {value:g}; the range searched "
+            f"{'ends' if side == 'high' else 'starts'} at {end:g}): the optimum may lie {'beyond' if side == 'high' else 'below'} it.{past}")
+
+
+def edge_warnings(sw: tuning.Sweep, best: int, dims_limit: int) -> list[str]:
+    """One warning per swept parameter whose best lies at an open edge of its axis."""
+    pos = np.unravel_index(int(best), sw.shape)
+    setting = sw.setting(best)
+    return [edge_text(n, a, setting[n], side)
+            for n, a, i in zip(sw.names, sw.axes, pos) for side in edge_sides(a, int(i), *bounds(n, dims_limit))]
+
+
 # ------------------------------------------------------------------------------------------- the view
 
 
@@ -164,6 +341,10 @@ class View:
     current_vals: np.ndarray  # the sidebar's setting, per question, exactly as every other page scores it
     near: int  # the grid setting nearest to it
     on_grid: bool
+    vs: Versus
+    folds: int  # cross-validation's folds (the slider's, 0 when there are too few questions)
+    cv: tuning.CrossValidation | None
+    current_tied: bool  # the sidebar's setting can't be told apart from the best (paired bootstrap, alone)
 
     @property
     def n_q(self) -> int:
@@ -192,6 +373,26 @@ class View:
         """The best grid setting."""
         return self.land.sweep.setting(self.land.best)
 
+    @property
+    def is_best(self) -> bool:
+        """The sidebar's setting is the best grid setting, or scores exactly what it scores on every question."""
+        best_vals = self.land.sweep.values[self.land.best]
+        return (self.on_grid and self.near == self.land.best) or bool(np.array_equal(self.current_vals, best_vals))
+
+    @property
+    def signals(self) -> Signals:
+        """What the verdict weighs."""
+        means, land = self.land.sweep.means, self.land
+        return Signals(
+            self.n_settings, land.ties.size, bool(np.all(np.round(means, 12) == np.round(means[0], 12))), self.is_best,
+            self.current_tied, float(self.current_vals.mean() - means[land.best]), self.vs.p, self.vs.p_holm, self.vs.family,
+            None if self.cv is None else float(self.cv.cross_validated - self.current_vals.mean()))
+
+    @property
+    def kind(self) -> str:
+        """The verdict's rule (`verdict_kind`)."""
+        return verdict_kind(self.signals)
+
 
 def members_text(members: tuple[str, ...]) -> str:
     """The fused members as Markdown: 'BM25 + dense', each name escaped."""
@@ -200,12 +401,23 @@ def members_text(members: tuple[str, ...]) -> str:
 
 def axis_title(what: str, members: tuple[str, ...]) -> str:
     """A curve's x-axis title (plain text, not Markdown): alpha names the member it weighs."""
-    return f"alpha (weight of {members[0]})" if what == "alpha" else AXIS_TITLE[what]
+    return f"alpha (weight of {members[0]})" if what.split(",")[0] == "alpha" else AXIS_TITLE[what.split(",")[0]]
 
 
 def offered(members: tuple[str, ...]) -> list[str]:
-    """The sweeps the page offers: the alpha sweep only for exactly two fused systems (alpha weighs the first)."""
-    return [c for c, w in WHAT.items() if w != "alpha" or len(members) == 2]
+    """The sweeps the page offers: the alpha sweeps only for exactly two fused systems (alpha weighs the first), the
+    joint sweeps with d only when LSA is fused (and k1 × d when BM25 is too)."""
+    out = []
+    for label, w in WHAT.items():
+        if w in tuning.JOINT:
+            try:
+                tuning.check_joint_members(w, members)
+            except InputError:
+                continue
+        elif w == "alpha" and len(members) != 2:
+            continue
+        out.append(label)
+    return out
 
 
 def no_alpha_text(members: tuple[str, ...]) -> str:
@@ -215,6 +427,16 @@ def no_alpha_text(members: tuple[str, ...]) -> str:
            f"with {n} each has its own weight, set in the sidebar, and alpha is not used")
     return (f"No alpha sweep: alpha weighs the first of exactly two fused systems (1 {MINUS} alpha the second); "
             f"the sidebar fuses {members_text(members)}: {why}. Choose two fused systems in the sidebar to sweep alpha.")
+
+
+def no_joint_text(members: tuple[str, ...]) -> str:
+    """Why joint sweeps with d are missing (Markdown), '' when none is."""
+    if "LSA" not in members:
+        return (f"No joint sweep with d: it varies LSA's dimensions inside the fusion, and the sidebar fuses "
+                f"{members_text(members)}. Add LSA to the fused systems to sweep it together with the fusion.")
+    if "BM25" not in members:
+        return f"No k1 × d sweep: the sidebar fuses {members_text(members)}, without BM25."
+    return ""
 
 
 def current_setting(names: tuple[str, ...], params: Params) -> dict:
@@ -227,16 +449,60 @@ def on_the_grid(sw: tuning.Sweep, near: int, current: dict) -> bool:
     return all(abs(float(sw.setting(near)[n]) - float(current[n])) < 1e-9 for n in sw.names)
 
 
+def held_values(what: str, p: Params) -> str:
+    """What a sweep holds at the sidebar's values, plainly (Markdown): 'k1 = 1.2, b = 0.75 (BM25), d = 6 (LSA), each
+    member's top 10'; '' for BM25's and LSA's own sweeps, which read nothing else."""
+    if what not in FUSED:
+        return ""
+    reader = {"k1": "BM25", "b": "BM25", "dims": "LSA"}
+    parts = [f"{'d' if n == 'dims' else n} = {getattr(p, n):g}" + (f" ({reader[n]})" if n in reader else "")
+             for n in HOLDS[what] if reader.get(n) in (None, *p.members) and not (n == "alpha" and len(p.members) != 2)]
+    if what == "k1,dims" and len(p.members) != 2:
+        parts.append("the weights " + ", ".join(f"{escape_markdown(m)} {w:g}" for m, w in zip(p.members, p.fusion_weights())))
+    return ", ".join([*parts, f"each member's top {p.fusion_depth}"])
+
+
+def names_text(names: tuple[str, ...]) -> str:
+    """Swept parameters for reading: 'k1 and b', 'd', 'RRF k and d'."""
+    return " and ".join({"dims": "d", "rrf_k": "RRF k"}.get(n, n) for n in names)
+
+
+def held_text_of(v: View) -> str:
+    """What the page says about the parameters a sweep does not vary (Markdown)."""
+    names = names_text(v.land.sweep.names)
+    if v.what not in FUSED:
+        return f"{v.system} reads only {names}: nothing else is held."
+    held = held_values(v.what, v.params)
+    text = f"Swept: {names}; held at the sidebar's values: {held}."
+    if v.what in ("alpha", "rrf_k") and "LSA" in v.params.members:
+        joint = "alpha × d" if v.what == "alpha" else "RRF k × d"
+        text += (f" So the best {names} is the best *at d = {v.params.dims}*, not overall: another d changes what LSA "
+                 f"brings to the fusion. Sweep **{joint}** to vary both.")
+    return text
+
+
+def alpha_note(v: View) -> str:
+    """When the best alpha leaves one member almost alone (at most 0.1 of the weight on the other), say so."""
+    if "alpha" not in v.land.sweep.names or len(v.params.members) != 2:
+        return ""
+    a = float(v.best_setting["alpha"])
+    if 0.1 < a < 0.9:
+        return ""
+    lead = v.params.members[0] if a >= 0.9 else v.params.members[1]
+    return (f"At the best alpha ({a:g}) the fusion is nearly {escape_markdown(lead)} alone: "
+            f"{1 - a if a >= 0.9 else a:.2g} of the weight goes to the other member.")
+
+
 def header(ds: Dataset, label: str) -> None:
     """The title, what the page computes, and the notices for too few questions; stops when there are none."""
     n_q = int(ds.evaluated.size)
     st.title("Tuning")
     st.caption(
-        f"**{escape_markdown(ds.name)}**: {label} (the sidebar's metric) over a grid of one retriever's settings, the others "
+        f"**{escape_markdown(ds.name)}**: {label} (the sidebar's metric) over a grid of one or two parameters, the others "
         f"held at the sidebar's values. **Tie region**: a setting can't be told apart from the best when the paired "
         f"bootstrap interval of (setting {MINUS} best) over the {n_q:,} questions holds zero ({stats.RESAMPLES:,} resamples, "
-        f"seed {stats.SEED}, {stats.CONFIDENCE:.0%} percentile interval). **Significance**: the paired permutation "
-        f"(sign-flip) test against the best, with Holm's correction for comparing many settings at once."
+        f"seed {stats.SEED}, {stats.CONFIDENCE:.0%} percentile interval), each setting alone. **Significance**: the paired "
+        f"permutation (sign-flip) test against the best, with Holm's correction for comparing many settings at once."
     )
     if n_q == 0:
         st.info("No question has a relevant document, so there is nothing to tune.", icon=":material/info:")
@@ -252,6 +518,22 @@ def header(ds: Dataset, label: str) -> None:
         st.success(flash, icon=":material/tune:")
 
 
+def max_folds(n_q: int) -> int:
+    """The most folds cross-validation offers: 10, or one question per fold."""
+    return min(10, n_q)
+
+
+def chosen_folds(n_q: int) -> int:
+    """The folds slider's value (before it is drawn: the verdict reads it), within what the questions allow; 0 when
+    there are too few questions to cross-validate."""
+    top = max_folds(n_q)
+    if top < 2:
+        return 0
+    if st.session_state.get(KEY_FOLDS, 0) > top:  # a smaller dataset than the one the slider was set on
+        st.session_state[KEY_FOLDS] = top
+    return int(st.session_state.get(KEY_FOLDS) or min(tuning.FOLDS, top)) if top > 2 else 2
+
+
 def choose_view(ds: Dataset) -> View:
     """The sweep selector, then the sweep (stops with an error when the dataset can't be swept)."""
     metric = state.metric_name()
@@ -259,12 +541,15 @@ def choose_view(ds: Dataset) -> View:
     p = cache.current_params()
     p = replace(p, dims=min(p.dims, cache.max_dims(ds)))
     options = offered(p.members)
-    if st.session_state.get(KEY_WHAT) not in (None, *options):  # the alpha sweep, no longer offered
+    if st.session_state.get(KEY_WHAT) not in (None, *options):  # a sweep no longer offered
         st.session_state[KEY_WHAT] = options[0]
     choice = st.segmented_control("Tune", options, default=options[0], key=KEY_WHAT, required=True, persist_state="session",
-                                  help="Which parameters to sweep; the others stay at the sidebar's values.")
-    if len(options) < len(WHAT):
-        st.caption(no_alpha_text(p.members))
+                                  help="Which parameters to sweep: one alone, or two of different systems together "
+                                       "(the fusion with LSA's d); the others stay at the sidebar's values.")
+    notes = [t for t in ((no_alpha_text(p.members) if "alpha" not in (WHAT[o] for o in options) else ""),
+                         no_joint_text(p.members)) if t]
+    for note in notes:
+        st.caption(note)
     what = WHAT[choice]
     extra = cache.current_extra(ds)
     try:
@@ -277,20 +562,33 @@ def choose_view(ds: Dataset) -> View:
     sw = land.sweep
     current = current_setting(sw.names, p)
     near = sw.nearest(**current)
-    return View(ds, metric, label, p, what, choice, land, ev, current, ev.values[tuning.SYSTEM_OF[what]][metric], near,
-                on_the_grid(sw, near, current))
+    on_grid = on_the_grid(sw, near, current)
+    current_vals = ev.values[tuning.SYSTEM_OF[what]][metric]
+    folds = chosen_folds(int(ds.evaluated.size))
+    cv = tuning.cross_validate(sw.values, folds, tuning.SEED) if folds else None
+    tied = (bool(land.ties.tied[near]) if on_grid else
+            bool(stats.paired_bootstrap(current_vals, sw.values[land.best]).holds_zero))
+    return View(ds, metric, label, p, what, choice, land, ev, current, current_vals, near, on_grid,
+                versus_best(land, current_vals, on_grid, near), folds, cv, tied)
 
 
 def headline(v: View) -> None:
-    """The current setting's mean, the best's and how many settings can't be told apart from it."""
+    """The current setting's mean, the best's, how many settings tie with it; the verdict and the edge warnings."""
     means = v.land.sweep.means
     c1, c2, c3 = st.columns(3)
-    c1.metric(f"current: {fmt_setting(v.current)}", f"{v.current_vals.mean():.6f}", border=True,
-              help=f"{v.system}'s mean {v.label} at the sidebar's setting" + ("" if v.on_grid else " (between grid points)."))
-    c2.metric(f"best: {fmt_setting(v.best_setting)}", f"{means[v.land.best]:.6f}", border=True,
-              help=f"The grid setting with the highest mean {v.label} (exact ties: the first in grid order).")
-    c3.metric("can't be told apart from the best", f"{v.land.ties.size} of {v.n_settings} settings", border=True,
-              help="Settings whose paired bootstrap interval of (setting − best) holds zero, the best included.")
+    c1.metric("current (sidebar)", f"{v.current_vals.mean():.6f}", border=True,
+              help=f"{v.system}'s mean {v.label} at the sidebar's setting, {fmt_setting(v.current)}"
+                   + ("." if v.on_grid else " (between grid points)."))
+    c2.metric("best of the grid", f"{means[v.land.best]:.6f}", border=True,
+              help=f"The grid setting with the highest mean {v.label}, {fmt_setting(v.best_setting)} (exact ties: the first in grid order).")
+    c3.metric("tied with the best", f"{v.land.ties.size} / {v.n_settings}", border=True,
+              help="Settings whose paired bootstrap interval of (setting − best) holds zero, each compared alone "
+                   "(uncorrected), the best included; out of every setting of the grid.")
+    st.caption(f"Current: {fmt_setting(v.current)}{'' if v.on_grid else ' (between grid points)'} · best: "
+               f"{fmt_setting(v.best_setting)} · {v.land.ties.size} of {v.n_settings} settings can't be told apart from the best.")
+    st.markdown(verdict_text(v.signals, names_text(v.land.sweep.names), fmt_setting(v.best_setting), v.label))
+    for warning in edge_warnings(v.land.sweep, v.land.best, cache.engine(v.ds).max_dims()):
+        st.warning(warning, icon=":material/open_in_full:")
 
 
 # ------------------------------------------------------------------------------------------- the landscape
@@ -336,6 +634,39 @@ def heatmap_cells(points: pd.DataFrame, k1_axis: np.ndarray, b_axis: np.ndarray)
     return points.assign(k1_lo=points["k1"] - dk1, k1_hi=points["k1"] + dk1, b_lo=points["b"] - db, b_hi=points["b"] + db)
 
 
+def joint_heatmap(points: pd.DataFrame, marks: pd.DataFrame, first: str, first_title: str, label: str,
+                  select: str | None = None, domain: tuple[float, float] | None = None) -> alt.LayerChart:
+    """A joint sweep as a heatmap: d across (one column per value, evenly spaced: the values are not), the first
+    parameter up; settings tied with the best (each alone) at full colour, the others faded and marked ×; the
+    best cell's star, the sidebar's diamond (on the nearest cell when it lies between). With `select`, a click
+    selects the cell's (first, dims) in a point selection of that name; with `domain`, the colours span it."""
+    dims = sorted(points["dims"].unique().tolist())
+    firsts = sorted(points[first].unique().tolist(), reverse=True)
+    x = alt.X("dims:O", title="LSA dimensions d", sort=dims, axis=alt.Axis(labelAngle=0, labelOverlap=True))
+    y = alt.Y(f"{first}:O", title=first_title, sort=firsts, axis=alt.Axis(labelExpr="format(datum.value, '~g')"))
+    tooltip = charts._landscape_tooltip([first, "dims"], label)
+    color = alt.Color("mean:Q", title=label, scale=alt.Scale(scheme="viridis", **({"domain": list(domain)} if domain else {})),
+                      legend=alt.Legend(orient="right", format=".4f", gradientLength=260, tickCount=5))
+    rect = alt.Chart(points).mark_rect(stroke="white", strokeWidth=0.6).encode(
+        x=x, y=y, color=color, tooltip=tooltip,
+        opacity=alt.Opacity("status:N", title=None, scale=alt.Scale(domain=[charts.TIED, charts.NOT_TIED], range=[1.0, 0.22]),
+                            legend=alt.Legend(orient="top", direction="vertical", symbolType="square", symbolSize=180, labelLimit=400)))
+    crosses = alt.Chart(points[points["status"] == charts.NOT_TIED]).mark_text(text="×", fontSize=12, color="#495057").encode(x=x, y=y)
+    shapes = alt.Scale(domain=[charts.BEST, charts.CURRENT], range=[charts._STAR, "diamond"])
+    fills = alt.Scale(domain=list(charts._MARK_COLORS), range=list(charts._MARK_COLORS.values()))
+    marked = alt.Chart(marks).mark_point(filled=True, size=300, stroke="black", strokeWidth=1.3, opacity=1).encode(
+        x=x, y=y, shape=alt.Shape("what:N", scale=shapes, legend=None),
+        color=alt.Color("what:N", title=None, scale=fills,
+                        legend=alt.Legend(orient="top", symbolStrokeColor="black", symbolStrokeWidth=1, symbolSize=160)),
+        tooltip=[alt.Tooltip("what:N", title=" "), alt.Tooltip(f"{first}:Q"), alt.Tooltip("dims:Q"),
+                 alt.Tooltip("mean:Q", format=".4f", title=label)])
+    layers = [rect, crosses, marked]
+    if select:  # an invisible cell on top catches the click, on the colour or on a mark
+        layers.append(alt.Chart(points).mark_rect(opacity=0.001, color="white", cursor="pointer").encode(x=x, y=y, tooltip=tooltip)
+                      .add_params(alt.selection_point(name=select, fields=[first, "dims"], on="click", clear="dblclick")))
+    return alt.layer(*layers).resolve_scale(color="independent", shape="independent").properties(height=max(300, 22 * len(firsts) + 80))
+
+
 def chart_key(what: str, current: dict) -> str:
     """The chart's widget key: a new chart (no stale selection) after every move of the sliders."""
     return "tune_chart_" + what.replace(",", "_") + "_" + "_".join(f"{v:g}" for v in current.values())
@@ -351,11 +682,15 @@ def scale_text(heatmap: bool, means: np.ndarray, all_tied: bool) -> str:
 
 def how_to_read(what: str, names: tuple[str, ...]) -> str:
     """How to read and click the chart."""
-    if what == "k1,b":
-        return ("Click a cell to move the sidebar's k1 and b there. The star is the best setting, the diamond the "
-                "sidebar's; faded cells marked × are worse than the best beyond noise, full-colour ones can't be told apart from it.")
+    if len(names) == 2:
+        cell = ("the diamond the sidebar's" if what == "k1,b" else
+                "the diamond the sidebar's (on the nearest cell when it lies between grid values)")
+        return (f"Click a cell to move the sidebar's {names[0]} and {'d' if names[1] == 'dims' else names[1]} there. The star "
+                f"is the best setting, {cell}; faded cells marked × are worse than the best by their own bootstrap "
+                "interval, full-colour ones can't be told apart from it (each compared alone, uncorrected).")
     return (f"Click near a point to move the sidebar's {names[0]} there. The star is the best setting, the dashed line "
-            "the sidebar's; green points (on the shaded band) can't be told apart from the best, grey ones are worse beyond noise.")
+            "the sidebar's; green points (on the shaded band) can't be told apart from the best, grey ones are worse "
+            "by their own bootstrap interval (each compared alone, uncorrected).")
 
 
 def steps_text(names: tuple[str, ...]) -> str:
@@ -363,75 +698,63 @@ def steps_text(names: tuple[str, ...]) -> str:
     return ", ".join(f"{n}: {STEPS[n]}" for n in names)
 
 
+def grid_text(sw: tuning.Sweep) -> str:
+    """The grid's size: '21 alpha × 19 d = 399 settings'; '200 settings' for one parameter."""
+    if len(sw.names) == 1:
+        return f"{sw.means.size} settings"
+    sizes = " × ".join(f"{a.size} {'d' if n == 'dims' else n}" for n, a in zip(sw.names, sw.axes))
+    return f"{sizes} = {sw.means.size} settings"
+
+
+def joint_cost_text(sw: tuning.Sweep) -> str:
+    """What a joint sweep computed, and that it is kept (Markdown)."""
+    d = sw.axes[1]
+    return (f"d takes {d.size} values from 1 to {d[-1]:g} (denser where d is small: {', '.join(f'{x:g}' for x in d[:6])}, …); "
+            f"each is one LSA fit, computed once for this dataset, metric and held values and kept.")
+
+
 def landscape_chart(v: View) -> None:
-    """The heatmap (k1 x b) or the curve (one parameter), clickable, with how to read it and the move-to-best button."""
+    """The heatmap (k1 x b, or a joint sweep) or the curve (one parameter), clickable, with how to read it and the
+    move-to-best button (not when every setting ties with the best, nor when the sidebar is there)."""
     sw, land = v.land.sweep, v.land
     names, means = sw.names, sw.means
     points = points_frame(land)
-    marks = marks_frame(v.best_setting, means[land.best], v.current, v.current_vals.mean())
+    current = sw.setting(v.near) if len(names) == 2 and v.what != "k1,b" else v.current
+    marks = marks_frame(v.best_setting, means[land.best], current, v.current_vals.mean())
     key = chart_key(v.what, v.current)
+    st.markdown(held_text_of(v))
+    note = alpha_note(v)
+    if note:
+        st.caption(note)
     absolute = st.toggle("Scale from 0 to 1", key=KEY_ABSOLUTE, persist_state="session",
                          help="Off: the colours (heatmap) or the y axis (curves) stretch over the grid's own range, "
                               "which makes tiny differences look large.")
     domain = (0.0, 1.0) if absolute else None
     if v.what == "k1,b":
         chart = charts.tuning_heatmap(heatmap_cells(points, *sw.axes), marks, v.label, select=PICK, domain=domain)
+    elif len(names) == 2:
+        chart = joint_heatmap(points, marks, names[0], axis_title(v.what, v.params.members), v.label, select=PICK, domain=domain)
     else:
         chart = charts.tuning_curve(points, tied_runs(sw.axes[0], land.ties.tied), marks, names[0], axis_title(v.what, v.params.members), v.label,
                                     select=PICK, domain=domain)
     st.altair_chart(chart, width="stretch", on_select=lambda: on_pick(key, names), selection_mode=PICK, key=key)
-    scale = "" if absolute else scale_text(v.what == "k1,b", means, land.ties.size == v.n_settings)
+    scale = "" if absolute else scale_text(len(names) == 2, means, land.ties.size == v.n_settings)
     st.caption(f"{how_to_read(v.what, names)} Values snap to the sliders' steps ({steps_text(names)}).{scale} "
-               f"System: {v.system_text}, the other parameters at the sidebar's values; {v.n_settings} settings, {v.n_q:,} questions.")
-    for note in sw.notes:
-        st.caption(f"Note: {escape_markdown(note)}")
-    st.button(f"Move the sliders to the best setting ({fmt_setting(v.best_setting)})", key=KEY_BEST, icon=":material/star:",
-              on_click=move_sliders, args=(v.best_setting, "Moved to the best setting"), disabled=v.on_grid and v.near == land.best)
+               f"System: {v.system_text}; {grid_text(sw)}, {v.n_q:,} questions.")
+    if v.what in tuning.JOINT:
+        st.caption(joint_cost_text(sw))
+    for n in sw.notes:
+        st.caption(f"Note: {escape_markdown(n)}")
+    if offers_best(v.kind):
+        verb = "Move the sliders to" if v.kind == "tune" else "Try"  # the verdict found no finding: the best is a hint
+        st.button(f"{verb} the best setting ({fmt_setting(v.best_setting)})", key=KEY_BEST, icon=":material/star:",
+                  on_click=move_sliders, args=(v.best_setting, "Moved to the best setting"))
+    elif v.kind != "best":
+        st.caption(f"No move to the best is offered: every setting scores the same here ({land.ties.size} of {v.n_settings} "
+                   "can't be told apart from the best).")
 
 
 # ------------------------------------------------------------------------------------------- significance
-
-
-class Versus(NamedTuple):
-    """The current setting against the best: its p-values and the family Holm's correction ran over."""
-
-    p: float
-    p_holm: float
-    family: int
-    family_text: str
-
-
-def versus_best(land: Landscape, v_current: np.ndarray, on_grid: bool, near: int) -> Versus:
-    """On the grid, the sweep's own p-values of the current setting; between grid points, its permutation p
-    against the best, Holm-corrected together with the other settings' (a family one larger)."""
-    n = land.p.size
-    if on_grid:
-        return Versus(float(land.p[near]), float(land.p_holm[near]), n - 1,
-                      f"the {n - 1} comparisons of every other grid setting with the best")
-    others = np.arange(n) != land.best
-    p = float(significance.permutation_pvalues(v_current - land.sweep.values[land.best])[0])
-    p_holm = float(significance.holm(np.append(land.p[others], p))[-1])
-    return Versus(p, p_holm, n, f"the {n - 1} comparisons of every other grid setting with the best, plus the current "
-                                "setting, which lies between grid points")
-
-
-def verdict(is_best: bool, identical: bool, diff: float, vs: Versus, n_settings: int) -> str:
-    """The plain verdict on the current setting against the best, in bold."""
-    if is_best:
-        return "**The current setting is the best.**"
-    if identical:
-        return "**The current setting scores exactly what the best scores**, question by question."
-    if abs(diff) < 1e-12:
-        return "**The current setting ties with the best**: the same mean, on different questions."
-    if vs.p_holm <= ALPHA_LEVEL:
-        return (f"**The current setting is worse than the best beyond chance**, even after Holm's correction for "
-                f"{vs.family} comparisons (adjusted p = {p_text(vs.p_holm)}).")
-    if vs.p <= ALPHA_LEVEL:
-        return (f"**Alone, the current setting looks worse than the best** (p = {p_text(vs.p)}), **but not once the "
-                f"{vs.family} comparisons are accounted for** (Holm-adjusted p = {p_text(vs.p_holm)}): picking the best of "
-                f"{n_settings} settings makes gaps like this one expected by chance.")
-    return (f"**The current setting can't be told apart from the best** (p = {p_text(vs.p)}, "
-            f"Holm-adjusted {p_text(vs.p_holm)}).")
 
 
 def significant_counts(land: Landscape) -> tuple[int, int]:
@@ -440,11 +763,11 @@ def significant_counts(land: Landscape) -> tuple[int, int]:
     return int((land.p[others] <= ALPHA_LEVEL).sum()), int((land.p_holm[others] <= ALPHA_LEVEL).sum())
 
 
-def method_text(n_q: int) -> str:
+def method_text(n_q: int, resamples: int = significance.RESAMPLES) -> str:
     """How the permutation test drew its sign vectors."""
-    if significance.is_exact(n_q):
+    if significance.is_exact(n_q, resamples):
         return f"exact: all 2^{n_q} = {2 ** n_q:,} sign vectors"
-    return f"{significance.RESAMPLES:,} random sign vectors, seed {significance.SEED}"
+    return f"{resamples:,} random sign vectors, seed {significance.SEED}"
 
 
 def floor_text(family: int, resamples: int = significance.RESAMPLES) -> str:
@@ -455,30 +778,32 @@ def floor_text(family: int, resamples: int = significance.RESAMPLES) -> str:
 
 
 def significance_section(v: View) -> None:
-    """The current setting against the best: the difference, both p-values, the verdict and the method."""
+    """The current setting against the best: the difference, both p-values, how many settings differ, the method."""
     st.subheader("The current setting against the best")
-    best_vals = v.land.sweep.values[v.land.best]
-    vs = versus_best(v.land, v.current_vals, v.on_grid, v.near)
-    diff = float(v.current_vals.mean() - best_vals.mean())
+    vs = v.vs
+    diff = float(v.current_vals.mean() - v.land.sweep.means[v.land.best])
     s1, s2, s3 = st.columns(3)
-    s1.metric(f"mean difference, current {MINUS} best", signed(diff, 4), border=True)
-    s2.metric("permutation p", p_text(vs.p), border=True, help="Two-sided paired randomisation test of the mean difference.")
-    s3.metric(f"Holm-adjusted p ({vs.family} comparisons)", p_text(vs.p_holm), border=True,
-              help="Holm's step-down correction over the whole family of comparisons with the best.")
+    s1.metric(f"current {MINUS} best", signed(diff, 4), border=True, help=f"Mean difference in {v.label}, in-sample.")
+    s2.metric("p, alone", p_text(vs.p), border=True,
+              help="Two-sided paired randomisation test of the mean difference, this comparison alone (uncorrected).")
+    s3.metric("p, Holm", p_text(vs.p_holm), border=True,
+              help=f"Holm's step-down correction over the whole family of comparisons with the best ({vs.family}).")
     raw_sig, holm_sig = significant_counts(v.land)
-    said = verdict(v.on_grid and v.near == v.land.best, bool(np.array_equal(v.current_vals, best_vals)), diff, vs, v.n_settings)
     st.markdown(
-        f"{said} Compared with the best at once, some settings would look significant by chance alone; Holm's "
-        f"correction holds the family-wise error at 0.05 over the family: {vs.family_text}. Of the {v.n_settings - 1} other "
-        f"grid settings, {raw_sig} differ from the best at p ≤ 0.05 before the correction and {holm_sig} after it."
+        f"Compared with the best at once, some settings would look significant by chance alone; Holm's correction "
+        f"holds the family-wise error at 0.05 over the family: {vs.family_text}. Of the {v.n_settings - 1} other grid "
+        f"settings, {raw_sig} differ from the best at p ≤ 0.05 before the correction and {holm_sig} after it. "
+        "The verdict at the top reads the corrected p."
     )
     st.caption(
         f"Paired randomisation test: each question's difference keeps or flips its sign with equal chance under the "
-        f"null hypothesis; two-sided p ({method_text(v.n_q)}), as scipy.stats.permutation_test computes it. "
+        f"null hypothesis; two-sided p ({method_text(v.n_q, v.land.resamples)}), as scipy.stats.permutation_test computes it. "
         "Holm (1979): the sorted p-values are multiplied by m, m − 1, …, 1, kept monotone and capped at 1. "
         "The tie region on the chart compares each setting alone (no correction), so it is stricter: a setting outside "
         "it may still not differ from the best once the whole family is accounted for."
-        + ("" if significance.is_exact(v.n_q) else floor_text(vs.family))
+        + ("" if significance.is_exact(v.n_q, v.land.resamples) else
+           floor_text(vs.family, v.land.resamples) + f" ({v.land.resamples:,} = enough sign vectors for that floor to be at "
+           f"most half of {ALPHA_LEVEL:g}, so the corrected test can reject.)")
     )
 
 
@@ -508,40 +833,34 @@ def validation_text(in_sample: float, cross_validated: float, n_settings: int, n
                 f"({in_sample:.4f}): every fold chose a setting that did as well on its held-out questions.")
     gain = cross_validated - current_mean
     return text + (f" The sidebar's setting scores {current_mean:.4f}: " +
-                   (f"tuning gains {gain:.4f} on unseen questions." if gain > 1e-12
+                   (f"tuning gains {gain:.4f} on unseen questions." if gain > GAIN_EPS
                     else "tuning shows no gain that carries over to unseen questions."))
 
 
 def validation_section(v: View) -> None:
     """k-fold cross-validation of the tuning: the folds slider, in-sample beside held-out, the folds' table."""
     st.subheader("Held-out validation: how much of the tuned score is over-fitting?")
-    max_folds = min(10, v.n_q)
-    if max_folds < 2:
+    if v.cv is None:
         st.info("Cross-validation needs at least 2 questions.", icon=":material/info:")
         return
-    if st.session_state.get(KEY_FOLDS, 0) > max_folds:  # a smaller dataset than the one the slider was set on
-        st.session_state[KEY_FOLDS] = max_folds
-    sw = v.land.sweep
-    left, right = st.columns([1, 2], gap="large")
-    with left:
-        if max_folds > 2:
-            folds = st.slider("folds", 2, max_folds, None if KEY_FOLDS in st.session_state else min(tuning.FOLDS, max_folds),
-                              key=KEY_FOLDS, persist_state="session",
-                              help=f"The questions are shuffled (numpy default_rng, seed {tuning.SEED}) and cut into this many folds.")
-        else:
-            folds = 2
-            st.caption("2 folds: the most these questions allow.")
-        cv = tuning.cross_validate(sw.values, folds, tuning.SEED)
-        st.metric(f"tuned, in-sample ({v.label})", f"{cv.in_sample:.6f}", border=True,
-                  help="The best setting's mean over the very questions it was chosen on.")
-        st.metric(f"tuned, cross-validated ({v.label})", f"{cv.cross_validated:.6f}", border=True,
-                  help="Each question scored by the setting chosen on the other folds, without it.")
-        st.metric("optimism (in-sample − cross-validated)", signed(cv.optimism, 6), border=True)
-    with right:
-        st.dataframe(folds_table(cv, sw).style.format({"train mean": "{:.4f}", "test mean (held out)": "{:.4f}"}), width="stretch")
-        st.markdown(validation_text(cv.in_sample, cv.cross_validated, v.n_settings, v.n_q, float(v.current_vals.mean())))
-        st.caption(f"{folds}-fold cross-validation, seed {tuning.SEED}: for each fold the best setting on the other folds is "
-                   "measured on the held-out fold; the cross-validated score is the mean over all questions, each measured once.")
+    sw, cv, top = v.land.sweep, v.cv, max_folds(v.n_q)
+    left, _ = st.columns([1, 2])
+    if top > 2:
+        left.slider("folds", 2, top, None if KEY_FOLDS in st.session_state else v.folds, key=KEY_FOLDS, persist_state="session",
+                    help=f"The questions are shuffled (numpy default_rng, seed {tuning.SEED}) and cut into this many folds.")
+    else:
+        left.caption("2 folds: the most these questions allow.")
+    m1, m2, m3 = st.columns(3)
+    m1.metric("tuned, in-sample", f"{cv.in_sample:.6f}", border=True,
+              help=f"The best setting's mean {v.label} over the very questions it was chosen on.")
+    m2.metric("cross-validated", f"{cv.cross_validated:.6f}", border=True,
+              help=f"Tuned, then measured on held-out questions: each question's {v.label} at the setting chosen on the "
+                   "other folds, without it.")
+    m3.metric("optimism", signed(cv.optimism, 4), border=True, help="In-sample minus cross-validated: the over-fitting.")
+    st.markdown(validation_text(cv.in_sample, cv.cross_validated, v.n_settings, v.n_q, float(v.current_vals.mean())))
+    st.dataframe(folds_table(cv, sw).style.format({"train mean": "{:.4f}", "test mean (held out)": "{:.4f}"}), width="stretch")
+    st.caption(f"{v.folds}-fold cross-validation, seed {tuning.SEED}: for each fold the best setting on the other folds is "
+               "measured on the held-out fold; the cross-validated score is the mean over all questions, each measured once.")
 
 
 # ------------------------------------------------------------------------------------------- the oracle
@@ -569,10 +888,14 @@ def oracle_section(v: View) -> None:
     oracle = tuning.oracle_of(v.ev, v.metric)
     best_system = max(oracle.system_means, key=oracle.system_means.get)
     o1, o2, o3 = st.columns(3)
-    o1.metric(f"oracle mean {v.label}", f"{oracle.mean:.4f}", border=True,
-              help="The best system's value on each question, averaged: what a perfect router between the systems would reach.")
-    o2.metric(f"best single system: {escape_markdown(best_system)}", f"{oracle.system_means[best_system]:.4f}", border=True)
-    o3.metric("headroom for a router", signed(oracle.mean - oracle.system_means[best_system], 4), border=True)
+    o1.metric("oracle", f"{oracle.mean:.4f}", border=True,
+              help=f"The best system's {v.label} on each question, averaged: what a perfect router between the systems would reach.")
+    o2.metric("best single system", f"{oracle.system_means[best_system]:.4f}", border=True,
+              help=f"The system with the highest mean {v.label}, named below.")
+    o3.metric("headroom", signed(oracle.mean - oracle.system_means[best_system], 4), border=True,
+              help="Oracle minus the best single system: what a router could add at most.")
+    st.caption(f"Mean {v.label}: the oracle {oracle.mean:.4f}; the best single system, {escape_markdown(best_system)}, "
+               f"{oracle.system_means[best_system]:.4f}.")
     table, wins = oracle_tables(oracle)
     left, right = st.columns([1, 1], gap="large")
     left.dataframe(table.style.format({"mean": "{:.4f}", "below the oracle": "{:.4f}"}), width="stretch")
@@ -621,8 +944,12 @@ def holders_text(r: dict, n_members: int) -> str:
 
 
 def contribution_note(r: dict, depth: int, n_members: int) -> str:
-    """Why the document is in the fused list (or that it is a relevant one left out): the chart's text."""
+    """Why the document is in the fused list (or that it is a relevant one left out): the chart's text. Only a
+    relevant document is rescued: one member alone brought it in (`rescued_by`)."""
     held, two = ", ".join(r["in_top"]), n_members == 2
+    rescued = r.get("rescued_by")
+    if holding(r, n_members) == "one" and rescued in r["in_top"]:
+        return f"relevant, rescued by {rescued}"
     return {"out": "relevant, left out of the fused list", "one": f"only in {held}'s top {depth}",
             "every": f"in both top {depth}s" if two else f"in all {n_members} top {depth}s",
             "some": f"in the top {depth}s of {held}",
@@ -683,12 +1010,23 @@ def fusion_formula(kind: str, p: Params, depth: int) -> tuple[str, str]:
             f"top {depth} holds it{f' ({held[2:]})' if held else ''}.", " + ".join(f"1/(k + {m} rank)" for m in members))
 
 
+def chart_rows(rows: list[dict], limit: int = CHART_ROWS) -> tuple[list[dict], int]:
+    """The rows the chart draws (the first `limit`, in the table's order: the fused list, then the relevant
+    documents left out of it) and how many more the table holds."""
+    return rows[:limit], max(0, len(rows) - limit)
+
+
+def more_text(shown: int, more: int) -> str:
+    """The line under a bounded chart."""
+    return f"The chart shows the first {shown} documents; {more} more are in the table below." if more else ""
+
+
 def fusion_section(v: View) -> None:
     """One question's fused list: who put each document there, as a chart and a table."""
     st.subheader("Fusion explained: who put each document there?")
     ds, p = v.ds, v.params
     members, depth = p.members, p.fusion_depth
-    f1, f2 = st.columns([1, 3])
+    f1, f2 = st.columns([1, 2])
     kind = f1.segmented_control("fusion", ["weighted", "RRF"], default="weighted", key=KEY_KIND, required=True, persist_state="session")
     qids = [ds.query_ids[q] for q in ds.evaluated]
     texts = {ds.query_ids[q]: " ".join(ds.query_texts[q].split()) for q in ds.evaluated}
@@ -701,7 +1039,10 @@ def fusion_section(v: View) -> None:
     if not rows:
         st.info(f"No fused system ({members_text(members)}) returns a document for this question.", icon=":material/info:")
         return
-    st.altair_chart(charts.fusion_contributions(contribution_parts(rows, depth, members), x_title, members, cache.systems(ds)), width="stretch")
+    drawn, more = chart_rows(rows)
+    st.altair_chart(charts.fusion_contributions(contribution_parts(drawn, depth, members), x_title, members, cache.systems(ds)), width="stretch")
+    if more:
+        st.caption(more_text(len(drawn), more))
     contributions = {f"from {m}": "{:.4f}" for m in members}
     st.dataframe(contribution_table(rows, members, depth).style.format({**contributions, "total": "{:.4f}"}),
                  width="stretch", hide_index=True,
@@ -710,7 +1051,8 @@ def fusion_section(v: View) -> None:
     st.caption(
         f"Rows: the fused top {depth} and every relevant document (✓ and its grade). '{top_column(depth)}' names, for "
         f"every document of the fused list, relevant or not, the fused systems ({members_text(members)}) whose own top "
-        f"{depth} holds it; one alone ('… only') is the one that brought it in"
+        f"{depth} holds it; one alone ('… only') is the one that brought it in, and a relevant document it brought in "
+        "is one it rescued"
         + (": RRF fuses only those lists, so without that system the document would not be in the fused list."
            if kind == "RRF" else
            ". The weighted fusion scores every document, so one in no member's top list can still enter the fused "
