@@ -19,7 +19,7 @@ PAGE = "pages/tuning.py"
 METRIC = "ndcg@5"  # the sidebar's default: nDCG (linear gain) at k = 5
 WHAT = {"k1,b": "k1 × b (BM25)", "dims": "LSA dimensions", "rrf_k": "RRF constant", "alpha": "alpha (weighted fusion)",
         "alpha,dims": "alpha × d", "rrf_k,dims": "RRF k × d", "k1,dims": "k1 × d"}
-TIED = "can't be told apart from the best"
+from ui.charts import TIED  # the bootstrap's own (uncorrected) tie, as the legend says
 TOP = "in the top 10 of"  # the fusion table's column: whose own top 10 holds each fused document
 
 
