@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ctypes
 import threading
+import weakref
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -35,6 +36,7 @@ from .systems import FUSIONS, REGISTRY, Retriever, system_of
 from .text import TermIndex, build_index, query_counts
 
 ENGINES = 4  # engines kept per process (one per dataset fingerprint), most recently used
+DERIVED = 4  # engines derived from another of the same documents and questions (other judgements), kept besides
 CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is said beside it
     "run": 12,  # a retriever's run (questions x up to 1,000 scores: ~16 MB at 1,000 questions)
     "fit": 4,  # an LSA fit (documents x d float64)
@@ -47,6 +49,10 @@ CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is s
     "rrf": 16,
     "tuning": 24,  # the Tuning page's landscapes (settings x questions), fixed BM25 + LSA parts and fusion explanations
 }
+# The kinds whose values depend on the documents and questions only, never on the judgements: an engine derived
+# for other judgements (`Engine.derived`) shares them with the engine it came from. A run's judged ranks, the
+# fusions, probes and landscapes do depend on the judgements (or on runs that do): each engine keeps its own.
+CORPUS_KINDS = ("fit", "dense", "vectors", "run file")
 
 
 # What indexing costs, measured (bench/speed.py's synthetic corpus, 107,000 documents, 39.8 million
@@ -101,6 +107,33 @@ def release_free_memory() -> None:
         trim(0)
 
 
+class SharedMemo:
+    """An engine's cache when it shares the corpus-side kinds (`kinds`) with other engines: those go to `corpus`,
+    the store of the engine it was derived from, every other kind to its own `own` (the same interface as Memo)."""
+
+    def __init__(self, own: Memo, corpus: Memo, kinds: tuple[str, ...]):
+        self.own, self.corpus, self.kinds = own, corpus, frozenset(kinds)
+
+    def _of(self, kind: str) -> Memo:
+        return self.corpus if kind in self.kinds else self.own
+
+    def get(self, kind, key, make):
+        """The value under (kind, key), from the shared store for a corpus-side kind."""
+        return self._of(kind).get(kind, key, make)
+
+    def latest(self, kind: str):
+        """The most recently used value of a kind, or None."""
+        return self._of(kind).latest(kind)
+
+    def size(self, kind: str) -> int:
+        """How many values of a kind are held."""
+        return self._of(kind).size(kind)
+
+    def clear(self) -> None:
+        """Drop this engine's own values (the shared ones belong to the engines of the same corpus)."""
+        self.own.clear()
+
+
 class Engine:
     """Everything about one dataset: the term index, BM25's columns and question plan (built once), and one
     bounded cache of the runs, fits and fusions the parameters select.
@@ -134,6 +167,30 @@ class Engine:
         self._judged: np.ndarray | None = None
         self._latest: dict[str, BestLists] = {}  # each retriever's most recently used run: a hint for its next
         self._lock = threading.Lock()
+
+    # what depends on the judgements: everything else an engine holds is built from the texts (shared by `derived`)
+    _PER_JUDGEMENTS = ("dataset", "fingerprint", "memo", "_judged", "_latest", "_lock")
+
+    @classmethod
+    def derived(cls, base: "Engine", dataset: Dataset) -> "Engine":
+        """The engine of `dataset`, which holds the same documents and questions as `base.dataset` with other
+        judgements (e.g. `Dataset.with_judgements`), built from `base`'s parts without tokenising anything: the
+        term index, BM25's columns, the questions' counts and plan are shared, and so are the cached values
+        that depend on the texts only (`CORPUS_KINDS`: LSA fits, dense vectors, run files' systems). Runs,
+        fusions and the judged documents' positions are its own, computed for its judgements. Its results equal
+        those of `Engine(dataset)` (tests/test_engine.py)."""
+        if dataset.corpus_fingerprint != base.dataset.corpus_fingerprint:
+            raise ValueError(f"{dataset.name}: not the documents and questions of {base.dataset.name}; build its own engine")
+        engine = cls.__new__(cls)
+        engine.__dict__.update({k: v for k, v in base.__dict__.items() if k not in cls._PER_JUDGEMENTS})
+        engine.dataset, engine.fingerprint = dataset, dataset.fingerprint
+        corpus = base.memo.corpus if isinstance(base.memo, SharedMemo) else base.memo
+        engine.memo = SharedMemo(Memo(CACHE_SIZES), corpus, CORPUS_KINDS)
+        engine._judged = None
+        with base._lock:
+            engine._latest = dict(base._latest)  # hints for the next run's cut: lists of the same texts
+        engine._lock = threading.Lock()
+        return engine
 
     def __repr__(self) -> str:
         return f"Engine({self.dataset.name!r}, {self.dataset.n_docs} documents, {self.dataset.n_queries} questions)"
@@ -298,10 +355,21 @@ class Engine:
         return score(self.dataset, ranks, metric_list, notes)
 
 
-_ENGINES = Memo({"engine": ENGINES})
+_ENGINES = Memo({"engine": ENGINES, "derived": DERIVED})
+_ROOTS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # corpus fingerprint -> a built engine alive
 
 
 def for_dataset(dataset: Dataset, progress: Callable[[str, float], None] | None = None, limit: int | None = None) -> Engine:
     """The engine of a dataset's content, built once per fingerprint (at most ENGINES kept); `limit`: the most
-    characters a dataset may hold to be built (checked only when it is)."""
-    return _ENGINES.get("engine", dataset.fingerprint, lambda: Engine(dataset, progress, limit))
+    characters a dataset may hold to be built (checked only when it is).
+
+    A dataset whose documents and questions an engine alive already holds, with other judgements (a person
+    grading documents), gets an engine derived from that one (`Engine.derived`: nothing re-tokenised), kept
+    apart (at most DERIVED), so grading never pushes other datasets' engines out."""
+    corpus = dataset.corpus_fingerprint
+    root = _ROOTS.get(corpus)
+    if root is not None and root.fingerprint != dataset.fingerprint:
+        return _ENGINES.get("derived", dataset.fingerprint, lambda: Engine.derived(root, dataset))
+    engine = _ENGINES.get("engine", dataset.fingerprint, lambda: root or Engine(dataset, progress, limit))
+    _ROOTS[corpus] = engine
+    return engine

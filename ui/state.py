@@ -23,6 +23,8 @@ DATASET = "dataset"  # an uploaded retrieval.dataset.Dataset, or None for the in
 RUNS = "runs"  # uploaded retrieval.dataset.TrecRun objects, by name
 UPLOAD_MESSAGES = "upload_messages"
 DENSE = "dense_source"  # the session's dense vectors (retrieval.embeddings.Aligned), or None: see ui/dense.py
+JUDGEMENTS = "judgements"  # the Judge page's new grades: {dataset fingerprint: {(question id, document id): grade}}
+JUDGED_DATASET = "judged_dataset"  # (dataset fingerprint, the grades, the dataset with them): ui.cache.current_dataset
 
 METRIC_KINDS = {  # label shown -> metric kind in retrieval.metrics
     "nDCG (linear gain)": "ndcg",
@@ -80,6 +82,7 @@ def init_state() -> None:
     st.session_state.setdefault(RUNS, {})
     st.session_state.setdefault(UPLOAD_MESSAGES, [])
     st.session_state.setdefault(DENSE, None)
+    st.session_state.setdefault(JUDGEMENTS, {})
 
 
 def reset_to_article() -> None:
