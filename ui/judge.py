@@ -25,7 +25,7 @@ from . import cache, state
 from .data import download_stem
 from .format import FULL_CHARS, clip, full_text_note, signed
 from .markdown import escape_markdown as plain
-from .per_question import cut
+from .per_question import cut, page_count
 
 MAX_NEW = 10_000  # new judgements a session may hold (all datasets together): a bound on its memory
 PER_PAGE = 10  # documents graded per page of a question
@@ -99,15 +99,10 @@ def ranked_by_text(hole: Hole) -> str:
     return " · ".join(f"{s} #{r}" for s, r in hole.ranked_by)
 
 
-def n_pages(n: int, per_page: int = PER_PAGE) -> int:
-    """How many pages n items take (at least one)."""
-    return max(1, math.ceil(n / per_page))
-
-
-def page_of(items: list, page: int, per_page: int = PER_PAGE) -> list:
-    """The items of a page, from 1 (a page beyond the last gives the last)."""
-    page = min(max(1, page), n_pages(len(items), per_page))
-    return items[(page - 1) * per_page: page * per_page]
+def page_of(items: list, page: int, per_page: int = PER_PAGE) -> tuple[int, list]:
+    """The page shown (from 1; one beyond the last gives the last) and its items."""
+    page = min(max(1, int(page)), max(1, page_count(len(items), per_page)))
+    return page, items[(page - 1) * per_page: page * per_page]
 
 
 def total_new(store: dict) -> int:
@@ -230,18 +225,17 @@ def _on_grade(fingerprint: str, qid: str, did: str, key: str) -> None:
 def grade_documents(base: Dataset, holes: pd.DataFrame, q: int, grades: dict) -> None:
     """The question's unjudged documents, a page at a time: who ranks each where, its text, a 0/1/2 control."""
     docs = holes_of(base, holes, q)
-    pages = n_pages(len(docs))
+    pages = max(1, page_count(len(docs), PER_PAGE))
     if pages > 1:
         st.number_input(f"Page (of {pages}, {PER_PAGE} documents each)", min_value=1, max_value=pages, step=1,
                         key=KEY_PAGE, width=220)
-    page = int(st.session_state.get(KEY_PAGE) or 1)
+    page, shown = page_of(docs, st.session_state.get(KEY_PAGE) or 1)
     full = total_new(st.session_state.get(state.JUDGEMENTS, {})) >= MAX_NEW
     if full:
         st.warning(f"This session holds {MAX_NEW:,} new judgements, the most it keeps: download them, then take some "
                    "back to grade more.", icon=":material/block:")
     qid = base.query_ids[q]
-    first = (min(page, pages) - 1) * PER_PAGE
-    for n, hole in enumerate(page_of(docs, page), first + 1):
+    for n, hole in enumerate(shown, (page - 1) * PER_PAGE + 1):
         did, text = base.doc_ids[hole.doc], base.doc_texts[hole.doc]
         key = grade_key(base.fingerprint, qid, did)
         given = grades.get((qid, did))
