@@ -32,7 +32,8 @@ PER_PAGE = 10  # documents graded per page of a question
 SNIPPET_CHARS = 300  # a document's text shown before its expander
 GRADES = (0, 1, 2)
 GRADE_LABELS = {0: "0 · not relevant", 1: "1 · relevant", 2: "2 · highly relevant"}
-KEY_Q, KEY_PAGE, KEY_GRADE = "judge_question", "judge_page", "judge_grade:"  # + fingerprint:question:document
+KEY_Q, KEY_PAGE = "judge_question", "judge_page"
+KEY_GRADE, KEY_FULL = "judge_grade:", "judge_full:"  # + dataset fingerprint:question:document
 
 
 # ------------------------------------------------------------------------------------------ pure helpers
@@ -230,8 +231,8 @@ def grade_documents(base: Dataset, holes: pd.DataFrame, q: int, grades: dict) ->
         st.number_input(f"Page (of {pages}, {PER_PAGE} documents each)", min_value=1, max_value=pages, step=1,
                         key=KEY_PAGE, width=220)
     page, shown = page_of(docs, st.session_state.get(KEY_PAGE) or 1)
-    full = total_new(st.session_state.get(state.JUDGEMENTS, {})) >= MAX_NEW
-    if full:
+    at_bound = total_new(st.session_state.get(state.JUDGEMENTS, {})) >= MAX_NEW
+    if at_bound:
         st.warning(f"This session holds {MAX_NEW:,} new judgements, the most it keeps: download them, then take some "
                    "back to grade more.", icon=":material/block:")
     qid = base.query_ids[q]
@@ -244,15 +245,17 @@ def grade_documents(base: Dataset, holes: pd.DataFrame, q: int, grades: dict) ->
             top.markdown(f"**{n}. {plain(did)}** · ranked by {plain(ranked_by_text(hole))}")
             top.markdown(plain(clip(text, SNIPPET_CHARS)))
             control.segmented_control(
-                f"Grade of {did}", GRADES, format_func=GRADE_LABELS.get, key=key, default=given,
+                f"Grade of {plain(did)}", GRADES, format_func=GRADE_LABELS.get, key=key, default=given,
                 on_change=_on_grade, args=(base.fingerprint, qid, did, key), label_visibility="collapsed",
-                disabled=full and given is None, width="stretch")
+                disabled=at_bound and given is None, width="stretch")
             if given is not None:
                 control.caption(f"Graded {given} here (not in the loaded judgements); click it again to take it back.")
-            if len(text) > SNIPPET_CHARS:
-                with st.expander("Full text"):
-                    st.text(clip(text, FULL_CHARS))
-                    st.caption(full_text_note(text))
+            if len(text) > SNIPPET_CHARS:  # sent only while open: ten long documents stay off the page
+                full = st.expander("Full text", key=f"{KEY_FULL}{base.fingerprint}:{qid}:{did}", on_change="rerun")
+                if full.open:
+                    with full:
+                        st.text(clip(text, FULL_CHARS))
+                        st.caption(full_text_note(text))
 
 
 def means(base: Dataset, ds: Dataset, metric: str) -> None:
