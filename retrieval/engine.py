@@ -50,9 +50,10 @@ CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is s
     "tuning": 24,  # the Tuning page's landscapes (settings x questions), fixed BM25 + LSA parts and fusion explanations
 }
 # The kinds whose values depend on the documents and questions only, never on the judgements: an engine derived
-# for other judgements (`Engine.derived`) shares them with the engine it came from. A run's judged ranks, the
-# fusions, probes and landscapes do depend on the judgements (or on runs that do): each engine keeps its own.
-CORPUS_KINDS = ("fit", "dense", "vectors", "run file")
+# for other judgements (`Engine.derived`) shares them with the engine it came from (a probe locates a registered
+# retriever's lists, which the texts alone decide, in BM25's layout). A run's judged ranks, the fusions and the
+# landscapes do depend on the judgements: each engine keeps its own.
+CORPUS_KINDS = ("fit", "probe", "dense", "vectors", "run file")
 
 
 # What indexing costs, measured (bench/speed.py's synthetic corpus, 107,000 documents, 39.8 million
