@@ -31,7 +31,7 @@ MAX_NEW = 10_000  # new judgements a session may hold (all datasets together): a
 PER_PAGE = 10  # documents graded per page of a question
 SNIPPET_CHARS = 300  # a document's text shown before its expander
 GRADES = (0, 1, 2)
-GRADE_LABELS = {0: "0 · not relevant", 1: "1 · relevant", 2: "2 · highly relevant"}
+GRADE_LABELS = {0: "0 not relevant", 1: "1 relevant", 2: "2 highly relevant"}
 KEY_Q, KEY_PAGE = "judge_question", "judge_page"
 KEY_GRADE, KEY_FULL = "judge_grade:", "judge_full:"  # + dataset fingerprint:question:document
 
@@ -198,15 +198,16 @@ def choose_question(base: Dataset, holes: pd.DataFrame, order: list[int]) -> int
     counts = holes.groupby("q")["doc"].nunique()
     if st.session_state.get(KEY_Q) not in order:
         st.session_state[KEY_Q] = order[0]
-    left, prev, nxt = st.columns([8, 1, 1], vertical_alignment="bottom")
-    q = left.selectbox(
+    q = st.selectbox(
         f"Question ({len(order):,} with unjudged documents, the most first)", order, key=KEY_Q,
         format_func=lambda i: f"{base.query_ids[i]} — {int(counts[i])} unjudged — {cut(base.query_texts[i], 90)}",
         on_change=_to_first_page, help="Type to search by id or words.")
-    prev.button("Previous", key="judge_prev", on_click=_move, args=(order, -1), width="stretch",
-                disabled=order.index(q) == 0, icon=":material/arrow_back:")
-    nxt.button("Next", key="judge_next", on_click=_move, args=(order, 1), width="stretch",
-               disabled=order.index(q) == len(order) - 1, icon=":material/arrow_forward:")
+    at = order.index(q)
+    with st.container(horizontal=True):
+        st.button("Previous question", key="judge_prev", on_click=_move, args=(order, -1), disabled=at == 0,
+                  icon=":material/arrow_back:")
+        st.button("Next question", key="judge_next", on_click=_move, args=(order, 1), disabled=at == len(order) - 1,
+                  icon=":material/arrow_forward:")
     st.markdown(f"**{plain(base.query_ids[q])}** — {plain(clip(base.query_texts[q]))}")
     relevant = base.relevant_of(q)
     if relevant:
@@ -241,15 +242,14 @@ def grade_documents(base: Dataset, holes: pd.DataFrame, q: int, grades: dict) ->
         key = grade_key(base.fingerprint, qid, did)
         given = grades.get((qid, did))
         with st.container(border=True):
-            top, control = st.columns([3, 2], vertical_alignment="top")
-            top.markdown(f"**{n}. {plain(did)}** · ranked by {plain(ranked_by_text(hole))}")
-            top.markdown(plain(clip(text, SNIPPET_CHARS)))
-            control.segmented_control(
+            st.markdown(f"**{n}. {plain(did)}** · ranked by {plain(ranked_by_text(hole))}")
+            st.markdown(plain(clip(text, SNIPPET_CHARS)))
+            st.segmented_control(
                 f"Grade of {plain(did)}", GRADES, format_func=GRADE_LABELS.get, key=key, default=given,
                 on_change=_on_grade, args=(base.fingerprint, qid, did, key), label_visibility="collapsed",
-                disabled=at_bound and given is None, width="stretch")
+                disabled=at_bound and given is None)
             if given is not None:
-                control.caption(f"Graded {given} here (not in the loaded judgements); click it again to take it back.")
+                st.caption(f"Graded {given} here (not in the loaded judgements); click it again to take it back.")
             if len(text) > SNIPPET_CHARS:  # sent only while open: ten long documents stay off the page
                 full = st.expander("Full text", key=f"{KEY_FULL}{base.fingerprint}:{qid}:{did}", on_change="rerun")
                 if full.open:
