@@ -20,6 +20,7 @@ import ctypes
 import threading
 import weakref
 from collections.abc import Callable
+from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
@@ -31,8 +32,8 @@ from .errors import InputError
 from .experiment import Evaluation, score
 from .memo import Memo
 from .params import Params
-from .ranking import BestLists, Ranking, judged_layout
-from .systems import FUSIONS, REGISTRY, Retriever, system_of
+from .ranking import THRESHOLD, BestLists, Ranking, judged_layout, ranks_before
+from .systems import FUSIONS, REGISTRY, Retriever, Run, system_of
 from .text import TermIndex, build_index, query_counts
 
 ENGINES = 4  # engines kept per process (one per dataset fingerprint), most recently used
@@ -108,6 +109,49 @@ def release_free_memory() -> None:
         trim(0)
 
 
+def rejudged(run: BestLists, row: Callable[[int], np.ndarray], old: Dataset, new: Dataset) -> BestLists:
+    """`run`, computed for `old`'s judgements, with the judged ranks of `new`'s (the same documents and
+    questions, other judgements), without running the retriever again.
+
+    A judgement both hold keeps its rank. Another one's document takes its place in the question's best list
+    (its rank when it scores above the result threshold, else 0); beyond a list that holds every result it was
+    not retrieved (0); beyond a list that does not, its rank is 1 + the documents that rank before it
+    (`ranks_before`) in `row(q)`, the question's scores of every document (bit-identical to the run's).
+    """
+    n = max(new.n_docs, 1)
+    od, nd = old.qrels.doc, new.qrels.doc
+    old_keys = np.where(od >= 0, old.qrels.query * n + od, -1)
+    new_keys = np.where(nd >= 0, new.qrels.query * n + nd, -2)
+    order = np.argsort(old_keys, kind="stable")
+    sorted_keys = old_keys[order]
+    at = np.minimum(np.searchsorted(sorted_keys, new_keys), max(sorted_keys.size - 1, 0))
+    both = sorted_keys[at] == new_keys if sorted_keys.size else np.zeros(new_keys.size, dtype=bool)
+    ranks = np.zeros(new_keys.size, dtype=np.int64)  # a document outside the corpus is never retrieved
+    ranks[both] = run.ranking.judged_rank[order[at[both]]]
+    todo = np.flatnonzero(~both & (nd >= 0))
+    questions = new.qrels.query[todo]
+    for q in np.unique(questions).tolist():
+        mine = todo[questions == q]
+        n_top = int(run.n_top[q])
+        listed, scores = run.top_d[q, :n_top], run.top_s[q, :n_top]
+        place = {int(d): i for i, d in enumerate(listed.tolist())}
+        beyond = []
+        for j in mine.tolist():
+            i = place.get(int(nd[j]))
+            if i is None:
+                beyond.append(j)
+            else:
+                ranks[j] = i + 1 if scores[i] > THRESHOLD else 0
+        if beyond and int(np.count_nonzero(scores > THRESHOLD)) < int(run.n_res[q]):  # some result lies beyond
+            every = row(q)
+            key = new.tie_key
+            for j in beyond:
+                d = int(nd[j])
+                s = every[d]
+                ranks[j] = 1 + int(np.count_nonzero(ranks_before(every, key, s, key[d]))) if s > THRESHOLD else 0
+    return replace(run, ranking=replace(run.ranking, judged_rank=ranks))
+
+
 class SharedMemo:
     """An engine's cache when it shares the corpus-side kinds (`kinds`) with other engines: those go to `corpus`,
     the store of the engine it was derived from, every other kind to its own `own` (the same interface as Memo)."""
@@ -170,7 +214,8 @@ class Engine:
         self._lock = threading.Lock()
 
     # what depends on the judgements: everything else an engine holds is built from the texts (shared by `derived`)
-    _PER_JUDGEMENTS = ("dataset", "fingerprint", "memo", "_judged", "_latest", "_lock")
+    _PER_JUDGEMENTS = ("dataset", "fingerprint", "memo", "_judged", "_latest", "_lock", "_root")
+    _root: "Engine | None" = None  # a derived engine's first engine of the same texts (whose runs it re-judges)
 
     @classmethod
     def derived(cls, base: "Engine", dataset: Dataset) -> "Engine":
@@ -179,7 +224,9 @@ class Engine:
         term index, BM25's columns, the questions' counts and plan are shared, and so are the cached values
         that depend on the texts only (`CORPUS_KINDS`: LSA fits, dense vectors, run files' systems). Runs,
         fusions and the judged documents' positions are its own, computed for its judgements. Its results equal
-        those of `Engine(dataset)` (tests/test_engine.py)."""
+        those of `Engine(dataset)` (tests/test_engine.py). A retriever's run is its root engine's (the first
+        engine of these texts, kept alive by it) with the judged ranks re-read (`rejudged`): no retriever runs
+        again for a new judgement; a TREC run, cheap to align, is aligned again."""
         if dataset.corpus_fingerprint != base.dataset.corpus_fingerprint:
             raise ValueError(f"{dataset.name}: not the documents and questions of {base.dataset.name}; build its own engine")
         engine = cls.__new__(cls)
@@ -191,6 +238,7 @@ class Engine:
         with base._lock:
             engine._latest = dict(base._latest)  # hints for the next run's cut: lists of the same texts
         engine._lock = threading.Lock()
+        engine._root = base._root or base
         return engine
 
     def __repr__(self) -> str:
@@ -277,8 +325,16 @@ class Engine:
         return (name, *content, params.of(system.params), self.depth(params))
 
     def run(self, name: str, params: Params, extra: tuple = ()) -> BestLists:
-        """One system's run at the given parameters (cached on what it reads)."""
+        """One system's run at the given parameters (cached on what it reads); in a derived engine, a retriever's
+        is its root's run under the same key, re-judged."""
         system = self.system(name, extra)
+        root = self._root
+        if root is not None and not isinstance(system, Run):
+            def make() -> BestLists:
+                base = root.run(name, params, extra)
+                return rejudged(base, system.member(base, root).row, root.dataset, self.dataset)
+
+            return self.memo.get("run", self.key(name, params, extra), make)
         return self.memo.get("run", self.key(name, params, extra), lambda: system.run(self, params, self.depth(params)))
 
     def latest_run(self, name: str) -> BestLists | None:

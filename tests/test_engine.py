@@ -249,9 +249,35 @@ def test_a_derived_engine_ranks_and_evaluates_as_one_built_from_scratch(seed):
                 np.testing.assert_array_equal(a.values[s][m], b.values[s][m])
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_re_judged_runs_equal_runs_made_for_the_judgements_when_lists_are_short(monkeypatch, seed):
+    """With lists of 3 raw scores, most new judgements lie beyond every list: their ranks come from the
+    question's scores of every document, ties by id (random_dataset duplicates texts), and equal a full run's."""
+    from retrieval import dense as dense_mod
+    from retrieval.embeddings import align, from_arrays
+
+    monkeypatch.setattr(engine_mod.bm25, "KEEP_DEFAULT", 3)
+    monkeypatch.setattr(lsa, "KEEP_DEFAULT", 3)
+    monkeypatch.setattr(dense_mod, "KEEP", 3)
+    base_ds = random_dataset(seed, n_docs=90, n_q=10)
+    amended = _amended(base_ds, n=40, seed=seed)
+    rng = np.random.default_rng(seed)
+    vecs = np.round(rng.normal(size=(90, 4)), 1)  # rounded: equal cosines, ties by id
+    emb = from_arrays("random", base_ds.doc_ids, vecs, base_ds.query_ids, np.round(rng.normal(size=(10, 4)), 1))
+    p = Params(fusion_depth=3, depth=3, k1=0.9)
+    base = Engine(base_ds)
+    derived, scratch = Engine.derived(base, amended), Engine(amended)
+    a = derived.rankings(p, (align(emb, base_ds),))
+    b = scratch.rankings(p, (align(emb, amended),))
+    _same_rankings(a, b)
+    beyond = sum(int(((b[s].judged_rank > 3)).sum()) for s in ("BM25", "LSA", "dense"))
+    assert beyond > 10  # the scores-of-every-document path was taken
+
+
 def test_a_derived_engine_shares_the_corpus_side_and_tokenises_nothing(monkeypatch, invented):
     base = Engine(invented)
     fit = base.lsa_fit(6)
+    base.rankings(Params())
     amended = _amended(invented)
     monkeypatch.setattr(engine_mod, "build_index", lambda *a, **k: pytest.fail("the corpus was tokenised again"))
     monkeypatch.setattr(engine_mod, "query_counts", lambda *a, **k: pytest.fail("the questions were tokenised again"))
@@ -262,9 +288,12 @@ def test_a_derived_engine_shares_the_corpus_side_and_tokenises_nothing(monkeypat
     assert derived.lsa_fit(6) is fit  # an LSA fit does not depend on the judgements
     again = Engine.derived(derived, invented)  # and back, from a derived one: the same shared store
     assert again.lsa_fit(6) is fit
-    # runs depend on the judgements: each engine has its own
-    r_base, r_derived = base.run("BM25", Params()), derived.run("BM25", Params())
+    # a run's judged ranks depend on the judgements: each engine has its own, the lists are the root's
+    monkeypatch.setattr(systems.Bm25, "run", lambda *a, **k: pytest.fail("BM25 ran again for a new judgement"))
+    r_base = base.memo.get("run", base.key("BM25", Params()), lambda: pytest.fail("the base's run is cached"))
+    r_derived = derived.run("BM25", Params())
     assert r_base is not r_derived and r_base.ranking.judged_rank.size + 12 == r_derived.ranking.judged_rank.size
+    assert r_derived.top_d is r_base.top_d
 
 
 def test_an_engine_is_derived_only_for_the_same_documents_and_questions(invented):
