@@ -160,3 +160,21 @@ def test_the_judge_page_stays_bounded_with_long_documents(long_docs):  # noqa: F
     assert f"{len(ds.doc_texts[ds.doc_index[did]]):,} characters; only the first {FULL_CHARS:,} are shown." in [
         shown(c.value) for c in at.caption]
     assert page_bytes(at) < PAGE_BYTES
+
+
+def test_the_data_page_counts_the_new_grade_and_says_its_command_line_leaves_it_out(invented_rankings):
+    ds, ranks = invented_rankings
+    at = open_app("pages/data.py")
+    before = at.dataframe[3].value.set_index("system")["unjudged"]
+    at.switch_page("pages/judge.py").run()
+    widget = grade_widgets(at)[0]
+    qid, did = ds.query_ids[at.selectbox(key=ui.KEY_Q).value], widget.key.rsplit(":", 1)[1]
+    widget.set_value(1).run()
+    at.switch_page("pages/data.py").run()
+    assert not at.exception
+    after = at.dataframe[3].value.set_index("system")["unjudged"]
+    by = expected_holes(ds, ranks)[(qid, did)]
+    assert (before - after).to_dict() == {s: int(s in by) for s in ranks}  # one unjudged fewer where it was
+    captions = [shown(c.value) for c in at.caption]
+    assert "It measures the loaded judgements: the 1 grades given on the Judge page are not in its files " \
+           "(download them there, as qrels)." in captions
