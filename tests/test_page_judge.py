@@ -178,3 +178,36 @@ def test_the_data_page_counts_the_new_grade_and_says_its_command_line_leaves_it_
     captions = [shown(c.value) for c in at.caption]
     assert "It measures the loaded judgements: the 1 grades given on the Judge page are not in its files " \
            "(download them there, as qrels)." in captions
+
+
+def test_every_page_opens_with_new_grades():
+    from ui.router import PAGES
+
+    at = open_app("pages/judge.py")
+    for w, g in zip(grade_widgets(at)[:2], (2, 1)):
+        key = w.key
+        next(x for x in grade_widgets(at) if x.key == key).set_value(g).run()
+    n = len(load("invented").qrels) + 2
+    for path, _, _ in PAGES:
+        at.switch_page(path).run()
+        assert not at.exception, (path, [e.value for e in at.exception])
+        assert len(at.session_state[state.JUDGED_DATASET][2].qrels) == n
+
+
+def test_pages_of_a_question_s_documents_and_taking_every_grade_back():
+    """At k = 20 the question with the most holes has more than a page of them: the second page lists the rest;
+    at k = 5 one page is left, listed from its first document. Taking every grade back empties the store and
+    the controls."""
+    ds = load("invented")
+    at = open_app("pages/judge.py", query={"k": "20"})
+    first = {w.key for w in grade_widgets(at)}
+    assert len(first) == ui.PER_PAGE
+    at.number_input(key=ui.KEY_PAGE).set_value(2).run()
+    second = {w.key for w in grade_widgets(at)}
+    assert second and not second & first
+    grade_widgets(at)[0].set_value(0).run()
+    move(at, state.K, 5)  # one page now: its documents from the first
+    assert not at.exception and any(shown(m.value).startswith("**1. ") for m in at.markdown)
+    at.button(key="judge_forget").click().run()
+    assert at.session_state[state.JUDGEMENTS].get(ds.fingerprint) is None
+    assert grade_widgets(at) and all(w.value is None for w in grade_widgets(at))

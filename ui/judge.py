@@ -228,6 +228,8 @@ def grade_documents(base: Dataset, holes: pd.DataFrame, q: int, grades: dict) ->
     """The question's unjudged documents, a page at a time: who ranks each where, its text, a 0/1/2 control."""
     docs = holes_of(base, holes, q)
     pages = max(1, page_count(len(docs), PER_PAGE))
+    if int(st.session_state.get(KEY_PAGE) or 1) > pages:  # fewer pages since (another k): the last one
+        st.session_state[KEY_PAGE] = pages
     if pages > 1:
         st.number_input(f"Page (of {pages}, {PER_PAGE} documents each)", min_value=1, max_value=pages, step=1,
                         key=KEY_PAGE, width=220)
