@@ -14,8 +14,8 @@ import os
 import re
 import zipfile
 import zlib
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 
@@ -140,14 +140,71 @@ class Dataset:
         return np.flatnonzero(self.n_relevant > 0)
 
     @cached_property
-    def fingerprint(self) -> str:
-        """A hash of the whole content, the key the app caches indexes and results on."""
+    def _corpus_hash(self):
+        """The hash of the documents and questions (ids and texts), before the judgements are added to it."""
         h = hashlib.sha256()
         for part in (self.doc_ids, self.doc_texts, self.query_ids, self.query_texts):
             h.update("\x1f".join(part).encode())
             h.update(b"\x1e")
+        return h
+
+    @cached_property
+    def corpus_fingerprint(self) -> str:
+        """A hash of the documents and questions (ids and texts), not the judgements: what an index, BM25's
+        columns, an LSA fit and dense vectors depend on (datasets differing only in judgements share it)."""
+        return self._corpus_hash.copy().hexdigest()[:16]
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A hash of the whole content, the key the app caches indexes and results on."""
+        h = self._corpus_hash.copy()
         h.update(self.qrels.query.tobytes() + self.qrels.doc_id.astype(str).tobytes() + self.qrels.grade.tobytes())
         return h.hexdigest()[:16]
+
+    def with_judgements(self, judgements: Iterable[tuple[str, str, int]]) -> "Dataset":
+        """The same documents and questions with `judgements` (question id, document id, grade) added after
+        each question's own; nothing else changes (name, warnings).
+
+        A judgement may not overwrite one the dataset holds: grading a pair already judged, naming an unknown
+        question or document, judging a pair twice or a grade that is not an integer within +-MAX_GRADE is an
+        InputError naming it. What depends on the texts only (the hash of the texts, the id indexes, the tie
+        key) is carried over, not recomputed: `corpus_fingerprint` is the same, `fingerprint` differs.
+        """
+        qr = self.qrels
+        judged = set(zip(qr.query.tolist(), qr.doc_id.tolist()))
+        rows: list[tuple[int, int, str, int]] = []
+        for qid, did, grade in judgements:
+            q, d = self.query_index.get(qid), self.doc_index.get(did)
+            what = f"{self.name}: the judgement of document {_short(str(did))} for question {_short(str(qid))}"
+            if q is None:
+                raise InputError(f"{what}: no such question")
+            if d is None:
+                raise InputError(f"{what}: no such document")
+            if isinstance(grade, bool) or not isinstance(grade, (int, np.integer)) or abs(grade) > MAX_GRADE:
+                raise InputError(f"{what}: the grade {grade!r} is not an integer within +-{MAX_GRADE}")
+            if (q, did) in judged:
+                raise InputError(f"{what}: the pair is judged already (judgements are added, never overwritten)")
+            judged.add((q, did))
+            rows.append((q, d, did, int(grade)))
+        if not rows:
+            return self
+        query = np.concatenate((qr.query, np.array([r[0] for r in rows], dtype=np.int64)))
+        order = np.argsort(query, kind="stable")  # each question's own judgements first, the new ones after
+        new = Qrels(
+            query=query[order],
+            doc=np.concatenate((qr.doc, np.array([r[1] for r in rows], dtype=np.int64)))[order],
+            doc_id=np.concatenate((qr.doc_id, np.array([r[2] for r in rows], dtype=object)))[order],
+            grade=np.concatenate((qr.grade, np.array([r[3] for r in rows], dtype=np.int64)))[order],
+        )
+        out = replace(self, qrels=new)
+        for name in ("_corpus_hash", "corpus_fingerprint", "doc_index", "query_index", "tie_key"):
+            out.__dict__[name] = getattr(self, name)  # the texts' own values: the same texts, not recomputed
+        return out
+
+    def judgements(self) -> list[tuple[str, str, int]]:
+        """Every judgement as (question id, document id, grade), in the qrels' order."""
+        qr = self.qrels
+        return [(self.query_ids[q], d, g) for q, d, g in zip(qr.query.tolist(), qr.doc_id.tolist(), qr.grade.tolist())]
 
     def relevant_of(self, q: int) -> dict[str, int]:
         """The judged documents of question `q` with a positive grade, id -> grade."""
@@ -362,6 +419,13 @@ def parse_qrels(data: bytes, source: str) -> list[tuple[str, str, int]]:
             raise InputError(f"{source}:{n}: the grade {_short(grade)} is beyond the limit of +-{MAX_GRADE}")
         out.append((qid, did, g))
     return out
+
+
+def format_qrels(judgements: Iterable[tuple[str, str, int]]) -> str:
+    """Judgements (question id, document id, grade) as TREC qrels, ``qid 0 docid grade`` per line: what
+    `parse_qrels` reads back to the same triples (ids are single words, so each line splits into four fields)."""
+    lines = [f"{q} 0 {d} {int(g)}" for q, d, g in judgements]
+    return "\n".join(lines) + ("\n" if lines else "")
 
 
 @dataclass(frozen=True, eq=False)

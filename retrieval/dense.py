@@ -276,7 +276,7 @@ class Dense:
     def run(self, engine: "Engine", params: Params, depth: int) -> lsa.LsaRun:
         """Every question's best max(depth, KEEP) cosines, counts, lowest and highest, and exact judged ranks."""
         dataset = engine.dataset
-        if dataset.fingerprint != self.aligned.dataset_fingerprint:
+        if dataset.corpus_fingerprint != self.aligned.corpus_fingerprint:  # other judgements align the same
             raise InputError(f"the {self.aligned.model} vectors were aligned with another dataset than {dataset.name!r}")
         out = lsa.run(dataset, self.model, self.qvec, depth, name=self.name, keep=max(int(depth), KEEP))
         if not self.aligned.warnings:

@@ -334,6 +334,7 @@ class Aligned:
     dataset_fingerprint: str
     fingerprint: str  # the embeddings' content fingerprint
     warnings: tuple[str, ...] = ()
+    corpus_fingerprint: str = ""  # the dataset's documents and questions (any judgements): what the rows align with
 
     name = "dense"  # the system these vectors stand for, everywhere (JSON, charts, heatmap, diagnosis)
 
@@ -384,4 +385,4 @@ def align(embeddings: Embeddings, dataset: Dataset) -> Aligned:
         q_notes.append(f"{q_src}: {len(lacking)} of the dataset's {dataset.n_queries} questions have no vector "
                        f"({_first_ids(lacking)}); they score nothing")
     return Aligned(embeddings.model, docs, queries, has, dataset.fingerprint, embeddings.fingerprint,
-                   (*embeddings.warnings, *notes, *q_notes))
+                   (*embeddings.warnings, *notes, *q_notes), dataset.corpus_fingerprint)

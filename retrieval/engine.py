@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import ctypes
 import threading
+import weakref
 from collections.abc import Callable
+from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
@@ -30,11 +32,12 @@ from .errors import InputError
 from .experiment import Evaluation, score
 from .memo import Memo
 from .params import Params
-from .ranking import BestLists, Ranking, judged_layout
-from .systems import FUSIONS, REGISTRY, Retriever, system_of
+from .ranking import THRESHOLD, BestLists, Ranking, judged_layout, ranks_before
+from .systems import FUSIONS, REGISTRY, Retriever, Run, system_of
 from .text import TermIndex, build_index, query_counts
 
 ENGINES = 4  # engines kept per process (one per dataset fingerprint), most recently used
+DERIVED = 4  # engines derived from another of the same documents and questions (other judgements), kept besides
 CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is said beside it
     "run": 12,  # a retriever's run (questions x up to 1,000 scores: ~16 MB at 1,000 questions)
     "fit": 4,  # an LSA fit (documents x d float64)
@@ -49,6 +52,11 @@ CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is s
     "adhoc": 8,  # a typed question's scores of every document by each system (3 x 8 bytes a document: 2.4 MB at 100k)
     "adhoc ranks": 16,  # ... and its rankings under given judgements (each system's top lists: a few KB)
 }
+# The kinds whose values depend on the documents and questions only, never on the judgements: an engine derived
+# for other judgements (`Engine.derived`) shares them with the engine it came from (a probe locates a registered
+# retriever's lists, which the texts alone decide, in BM25's layout). A run's judged ranks, the fusions and the
+# landscapes do depend on the judgements: each engine keeps its own.
+CORPUS_KINDS = ("fit", "probe", "dense", "vectors", "run file")
 
 
 # What indexing costs, measured (bench/speed.py's synthetic corpus, 107,000 documents, 39.8 million
@@ -103,6 +111,76 @@ def release_free_memory() -> None:
         trim(0)
 
 
+def rejudged(run: BestLists, row: Callable[[int], np.ndarray], old: Dataset, new: Dataset) -> BestLists:
+    """`run`, computed for `old`'s judgements, with the judged ranks of `new`'s (the same documents and
+    questions, other judgements), without running the retriever again.
+
+    A judgement both hold keeps its rank. Another one's document takes its place in the question's best list
+    (its rank when it scores above the result threshold, else 0); beyond a list that holds every result it was
+    not retrieved (0); beyond a list that does not, its rank is 1 + the documents that rank before it
+    (`ranks_before`) in `row(q)`, the question's scores of every document (bit-identical to the run's).
+    """
+    n = max(new.n_docs, 1)
+    od, nd = old.qrels.doc, new.qrels.doc
+    old_keys = np.where(od >= 0, old.qrels.query * n + od, -1)
+    new_keys = np.where(nd >= 0, new.qrels.query * n + nd, -2)
+    order = np.argsort(old_keys, kind="stable")
+    sorted_keys = old_keys[order]
+    at = np.minimum(np.searchsorted(sorted_keys, new_keys), max(sorted_keys.size - 1, 0))
+    both = sorted_keys[at] == new_keys if sorted_keys.size else np.zeros(new_keys.size, dtype=bool)
+    ranks = np.zeros(new_keys.size, dtype=np.int64)  # a document outside the corpus is never retrieved
+    ranks[both] = run.ranking.judged_rank[order[at[both]]]
+    todo = np.flatnonzero(~both & (nd >= 0))
+    questions = new.qrels.query[todo]
+    for q in np.unique(questions).tolist():
+        mine = todo[questions == q]
+        n_top = int(run.n_top[q])
+        listed, scores = run.top_d[q, :n_top], run.top_s[q, :n_top]
+        place = {int(d): i for i, d in enumerate(listed.tolist())}
+        beyond = []
+        for j in mine.tolist():
+            i = place.get(int(nd[j]))
+            if i is None:
+                beyond.append(j)
+            else:
+                ranks[j] = i + 1 if scores[i] > THRESHOLD else 0
+        if beyond and int(np.count_nonzero(scores > THRESHOLD)) < int(run.n_res[q]):  # some result lies beyond
+            every = row(q)
+            key = new.tie_key
+            for j in beyond:
+                d = int(nd[j])
+                s = every[d]
+                ranks[j] = 1 + int(np.count_nonzero(ranks_before(every, key, s, key[d]))) if s > THRESHOLD else 0
+    return replace(run, ranking=replace(run.ranking, judged_rank=ranks))
+
+
+class SharedMemo:
+    """An engine's cache when it shares the corpus-side kinds (`kinds`) with other engines: those go to `corpus`,
+    the store of the engine it was derived from, every other kind to its own `own` (the same interface as Memo)."""
+
+    def __init__(self, own: Memo, corpus: Memo, kinds: tuple[str, ...]):
+        self.own, self.corpus, self.kinds = own, corpus, frozenset(kinds)
+
+    def _of(self, kind: str) -> Memo:
+        return self.corpus if kind in self.kinds else self.own
+
+    def get(self, kind, key, make):
+        """The value under (kind, key), from the shared store for a corpus-side kind."""
+        return self._of(kind).get(kind, key, make)
+
+    def latest(self, kind: str):
+        """The most recently used value of a kind, or None."""
+        return self._of(kind).latest(kind)
+
+    def size(self, kind: str) -> int:
+        """How many values of a kind are held."""
+        return self._of(kind).size(kind)
+
+    def clear(self) -> None:
+        """Drop this engine's own values (the shared ones belong to the engines of the same corpus)."""
+        self.own.clear()
+
+
 class Engine:
     """Everything about one dataset: the term index, BM25's columns and question plan (built once), and one
     bounded cache of the runs, fits and fusions the parameters select.
@@ -136,6 +214,34 @@ class Engine:
         self._judged: np.ndarray | None = None
         self._latest: dict[str, BestLists] = {}  # each retriever's most recently used run: a hint for its next
         self._lock = threading.Lock()
+
+    # what depends on the judgements: everything else an engine holds is built from the texts (shared by `derived`)
+    _PER_JUDGEMENTS = ("dataset", "fingerprint", "memo", "_judged", "_latest", "_lock", "_root")
+    _root: "Engine | None" = None  # a derived engine's first engine of the same texts (whose runs it re-judges)
+
+    @classmethod
+    def derived(cls, base: "Engine", dataset: Dataset) -> "Engine":
+        """The engine of `dataset`, which holds the same documents and questions as `base.dataset` with other
+        judgements (e.g. `Dataset.with_judgements`), built from `base`'s parts without tokenising anything: the
+        term index, BM25's columns, the questions' counts and plan are shared, and so are the cached values
+        that depend on the texts only (`CORPUS_KINDS`: LSA fits, dense vectors, run files' systems). Runs,
+        fusions and the judged documents' positions are its own, computed for its judgements. Its results equal
+        those of `Engine(dataset)` (tests/test_engine.py). A retriever's run is its root engine's (the first
+        engine of these texts, kept alive by it) with the judged ranks re-read (`rejudged`): no retriever runs
+        again for a new judgement; a TREC run, cheap to align, is aligned again."""
+        if dataset.corpus_fingerprint != base.dataset.corpus_fingerprint:
+            raise ValueError(f"{dataset.name}: not the documents and questions of {base.dataset.name}; build its own engine")
+        engine = cls.__new__(cls)
+        engine.__dict__.update({k: v for k, v in base.__dict__.items() if k not in cls._PER_JUDGEMENTS})
+        engine.dataset, engine.fingerprint = dataset, dataset.fingerprint
+        corpus = base.memo.corpus if isinstance(base.memo, SharedMemo) else base.memo
+        engine.memo = SharedMemo(Memo(CACHE_SIZES), corpus, CORPUS_KINDS)
+        engine._judged = None
+        with base._lock:
+            engine._latest = dict(base._latest)  # hints for the next run's cut: lists of the same texts
+        engine._lock = threading.Lock()
+        engine._root = base._root or base
+        return engine
 
     def __repr__(self) -> str:
         return f"Engine({self.dataset.name!r}, {self.dataset.n_docs} documents, {self.dataset.n_queries} questions)"
@@ -221,8 +327,16 @@ class Engine:
         return (name, *content, params.of(system.params), self.depth(params))
 
     def run(self, name: str, params: Params, extra: tuple = ()) -> BestLists:
-        """One system's run at the given parameters (cached on what it reads)."""
+        """One system's run at the given parameters (cached on what it reads); in a derived engine, a retriever's
+        is its root's run under the same key, re-judged."""
         system = self.system(name, extra)
+        root = self._root
+        if root is not None and not isinstance(system, Run):
+            def make() -> BestLists:
+                base = root.run(name, params, extra)
+                return rejudged(base, system.member(base, root).row, root.dataset, self.dataset)
+
+            return self.memo.get("run", self.key(name, params, extra), make)
         return self.memo.get("run", self.key(name, params, extra), lambda: system.run(self, params, self.depth(params)))
 
     def latest_run(self, name: str) -> BestLists | None:
@@ -315,10 +429,21 @@ class Engine:
         return one, ranks, scores
 
 
-_ENGINES = Memo({"engine": ENGINES})
+_ENGINES = Memo({"engine": ENGINES, "derived": DERIVED})
+_ROOTS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # corpus fingerprint -> a built engine alive
 
 
 def for_dataset(dataset: Dataset, progress: Callable[[str, float], None] | None = None, limit: int | None = None) -> Engine:
     """The engine of a dataset's content, built once per fingerprint (at most ENGINES kept); `limit`: the most
-    characters a dataset may hold to be built (checked only when it is)."""
-    return _ENGINES.get("engine", dataset.fingerprint, lambda: Engine(dataset, progress, limit))
+    characters a dataset may hold to be built (checked only when it is).
+
+    A dataset whose documents and questions an engine alive already holds, with other judgements (a person
+    grading documents), gets an engine derived from that one (`Engine.derived`: nothing re-tokenised), kept
+    apart (at most DERIVED), so grading never pushes other datasets' engines out."""
+    corpus = dataset.corpus_fingerprint
+    root = _ROOTS.get(corpus)
+    if root is not None and root.fingerprint != dataset.fingerprint:
+        return _ENGINES.get("derived", dataset.fingerprint, lambda: Engine.derived(root, dataset))
+    engine = _ENGINES.get("engine", dataset.fingerprint, lambda: root or Engine(dataset, progress, limit))
+    _ROOTS[corpus] = engine
+    return engine

@@ -400,3 +400,59 @@ def test_tie_key_is_the_ascending_id_order():
     ds = assemble("x", [("b", "1"), ("c", "2"), ("a", "3")], [("q1", "a")], [("q1", "a", 1)])
     assert ds.tie_key.tolist() == [1, 2, 0]
     assert np.array_equal(np.argsort(ds.tie_key), [2, 0, 1])
+
+
+# --------------------------------------------------------------------------------------------- new judgements
+
+DOCS3 = [("b", "beta text"), ("a", "alpha text"), ("c", "gamma text")]
+QUERIES2 = [("q2", "beta"), ("q1", "alpha")]
+QRELS3 = [("q1", "a", 2), ("q2", "b", 1), ("q1", "ghost", 1)]
+
+
+def test_with_judgements_is_the_dataset_assembled_with_them():
+    """Adding judgements gives the dataset `assemble` makes from the old ones followed by the new: the same
+    qrels arrays and fingerprint; the texts' hash, ids and tie key carried over, not recomputed."""
+    ds = assemble("x", DOCS3, QUERIES2, QRELS3)
+    new = [("q2", "c", 2), ("q1", "b", 0), ("q2", "a", 1)]
+    out = ds.with_judgements(new)
+    expected = assemble("x", DOCS3, QUERIES2, QRELS3 + new)
+    for f in ("query", "doc", "doc_id", "grade"):
+        np.testing.assert_array_equal(getattr(out.qrels, f), getattr(expected.qrels, f))
+    assert out.fingerprint == expected.fingerprint != ds.fingerprint
+    assert out.corpus_fingerprint == ds.corpus_fingerprint == expected.corpus_fingerprint
+    assert out.doc_texts is ds.doc_texts and out.tie_key is ds.tie_key and out.doc_index is ds.doc_index
+    assert out.relevant_of(0) == {"b": 1, "c": 2, "a": 1}  # q2's own, then the new ones
+    assert len(ds.qrels) == 3 and ds.relevant_of(0) == {"b": 1}  # the base dataset is unchanged
+    assert ds.with_judgements([]) is ds
+
+
+def test_a_question_without_a_relevant_document_is_evaluated_once_one_is_added():
+    ds = assemble("x", DOCS3, [*QUERIES2, ("q3", "gamma")], QRELS3)
+    assert ds.evaluated.tolist() == [0, 1]
+    assert ds.with_judgements([("q3", "c", 1)]).evaluated.tolist() == [0, 1, 2]
+    assert ds.with_judgements([("q3", "c", 0)]).evaluated.tolist() == [0, 1]
+
+
+@pytest.mark.parametrize("new, message", [
+    ([("q1", "a", 1)], "'q1'.*judged already.*never overwritten"),
+    ([("q1", "c", 1), ("q1", "c", 2)], "judged already"),
+    ([("q9", "a", 1)], "'q9'.*no such question"),
+    ([("q1", "zz", 1)], "'zz'.*no such document"),
+    ([("q1", "c", 101)], "grade 101 is not an integer within"),
+    ([("q1", "c", "2")], "grade '2' is not an integer"),
+    ([("q1", "c", True)], "grade True"),
+])
+def test_with_judgements_refuses_overwriting_unknown_ids_and_bad_grades(new, message):
+    ds = assemble("x", DOCS3, QUERIES2, QRELS3)
+    with pytest.raises(InputError, match=message):
+        ds.with_judgements(new)
+
+
+def test_qrels_written_are_read_back_to_the_same_judgements():
+    ds = assemble("x", DOCS3, QUERIES2, QRELS3).with_judgements([("q2", "c", 2), ("q1", "b", -1)])
+    text = dataset.format_qrels(ds.judgements())
+    assert text.splitlines()[0] == "q2 0 b 1" and text.endswith("\n")
+    assert parse_qrels(text.encode(), "qrels.txt") == ds.judgements()
+    again = assemble("x", DOCS3, QUERIES2, parse_qrels(text.encode(), "qrels.txt"))
+    assert again.fingerprint == ds.fingerprint
+    assert dataset.format_qrels([]) == ""

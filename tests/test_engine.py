@@ -207,3 +207,137 @@ def test_a_registered_retriever_appears_on_the_overview_with_no_page_changed(ove
     at = open_app("pages/overview.py")
     assert not at.exception
     assert "overlap" in at.dataframe[0].value.index
+
+
+# ------------------------------------------------------------------ an engine for other judgements
+
+
+def _amended(ds, n=12, seed=3):
+    """The dataset with n new judgements of unjudged (question, document) pairs, graded 0 to 2."""
+    rng = np.random.default_rng(seed)
+    judged = {(ds.query_ids[q], d) for q, d in zip(ds.qrels.query.tolist(), ds.qrels.doc_id.tolist())}
+    pairs = [(q, d) for q in ds.query_ids for d in ds.doc_ids if (q, d) not in judged]
+    picked = [pairs[i] for i in rng.choice(len(pairs), size=n, replace=False)]
+    return ds.with_judgements((q, d, int(rng.integers(0, 3))) for q, d in picked)
+
+
+def _same_rankings(a: dict, b: dict) -> None:
+    assert list(a) == list(b)
+    for name in a:
+        for field in ("indptr", "docs", "scores", "judged_rank", "n_results"):
+            np.testing.assert_array_equal(getattr(a[name], field), getattr(b[name], field), err_msg=f"{name}.{field}")
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_derived_engine_ranks_and_evaluates_as_one_built_from_scratch(seed):
+    """Same documents and questions, more judgements: the engine derived from the base one gives every system's
+    lists, judged ranks and metrics exactly as an engine built on the amended dataset, at several settings,
+    with a run and the fusions over BM25 and the run."""
+    base_ds = random_dataset(seed, n_docs=80, n_q=10)
+    amended = _amended(base_ds, n=15, seed=seed)
+    run = _run("ext", {q: [(d, float(len(base_ds.doc_ids) - i)) for i, d in enumerate(base_ds.doc_ids[:25])]
+                       for q in base_ds.query_ids[:6]})
+    base = Engine(base_ds)
+    for p in (Params(), Params(k1=0.4, b=0.2, dims=3, alpha=0.3), Params(members=("BM25", "ext"))):
+        base.rankings(p, (run,))  # the base's caches filled first: none of its judged ranks may leak
+        derived, scratch = Engine.derived(base, amended), Engine(amended)
+        _same_rankings(derived.rankings(p, (run,)), scratch.rankings(p, (run,)))
+        names = ["ndcg@5", "recall@10", "mrr", "hit@3", "ndcg_exp@10"]
+        a, b = derived.evaluate(p, names, (run,)), scratch.evaluate(p, names, (run,))
+        for s in b.systems:
+            for m in names:
+                np.testing.assert_array_equal(a.values[s][m], b.values[s][m])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_re_judged_runs_equal_runs_made_for_the_judgements_when_lists_are_short(monkeypatch, seed):
+    """With lists of 3 raw scores, most new judgements lie beyond every list: their ranks come from the
+    question's scores of every document, ties by id (random_dataset duplicates texts), and equal a full run's."""
+    from retrieval import dense as dense_mod
+    from retrieval.embeddings import align, from_arrays
+
+    monkeypatch.setattr(engine_mod.bm25, "KEEP_DEFAULT", 3)
+    monkeypatch.setattr(lsa, "KEEP_DEFAULT", 3)
+    monkeypatch.setattr(dense_mod, "KEEP", 3)
+    base_ds = random_dataset(seed, n_docs=90, n_q=10)
+    amended = _amended(base_ds, n=40, seed=seed)
+    rng = np.random.default_rng(seed)
+    vecs = np.round(rng.normal(size=(90, 4)), 1)  # rounded: equal cosines, ties by id
+    emb = from_arrays("random", base_ds.doc_ids, vecs, base_ds.query_ids, np.round(rng.normal(size=(10, 4)), 1))
+    p = Params(fusion_depth=3, depth=3, k1=0.9)
+    base = Engine(base_ds)
+    derived, scratch = Engine.derived(base, amended), Engine(amended)
+    a = derived.rankings(p, (align(emb, base_ds),))
+    b = scratch.rankings(p, (align(emb, amended),))
+    _same_rankings(a, b)
+    beyond = sum(int(((b[s].judged_rank > 3)).sum()) for s in ("BM25", "LSA", "dense"))
+    assert beyond > 10  # the scores-of-every-document path was taken
+
+
+def test_a_derived_engine_shares_the_corpus_side_and_tokenises_nothing(monkeypatch, invented):
+    base = Engine(invented)
+    fit = base.lsa_fit(6)
+    base.rankings(Params())
+    amended = _amended(invented)
+    monkeypatch.setattr(engine_mod, "build_index", lambda *a, **k: pytest.fail("the corpus was tokenised again"))
+    monkeypatch.setattr(engine_mod, "query_counts", lambda *a, **k: pytest.fail("the questions were tokenised again"))
+    derived = Engine.derived(base, amended)
+    assert derived.dataset is amended and derived.fingerprint == amended.fingerprint != base.fingerprint
+    for part in ("index", "bm25", "qcounts", "plan"):
+        assert getattr(derived, part) is getattr(base, part)
+    assert derived.lsa_fit(6) is fit  # an LSA fit does not depend on the judgements
+    again = Engine.derived(derived, invented)  # and back, from a derived one: the same shared store
+    assert again.lsa_fit(6) is fit
+    # a run's judged ranks depend on the judgements: each engine has its own, the lists are the root's
+    monkeypatch.setattr(systems.Bm25, "run", lambda *a, **k: pytest.fail("BM25 ran again for a new judgement"))
+    r_base = base.memo.get("run", base.key("BM25", Params()), lambda: pytest.fail("the base's run is cached"))
+    r_derived = derived.run("BM25", Params())
+    assert r_base is not r_derived and r_base.ranking.judged_rank.size + 12 == r_derived.ranking.judged_rank.size
+    assert r_derived.top_d is r_base.top_d
+
+
+def test_an_engine_is_derived_only_for_the_same_documents_and_questions(invented):
+    other = replace(invented, query_texts=invented.query_texts[:-1] + ("another question",))
+    with pytest.raises(ValueError, match="not the documents and questions"):
+        Engine.derived(Engine(invented), other)
+
+
+def test_for_dataset_derives_the_engine_of_new_judgements_from_the_one_alive(monkeypatch):
+    base_ds = random_dataset(5)
+    base = for_dataset(base_ds)
+    built = []
+    real = engine_mod.build_index
+    monkeypatch.setattr(engine_mod, "build_index", lambda *a, **k: built.append(1) or real(*a, **k))
+    amended = _amended(base_ds, n=4)
+    derived = for_dataset(amended)
+    assert derived.index is base.index and not built
+    assert for_dataset(amended) is derived and for_dataset(base_ds) is base  # each kept by its whole content
+    # another grade: derived again, still nothing tokenised; and the base keeps its place among the full engines
+    more = amended.with_judgements([(q, d, 1) for q, d in [_unjudged_pair(amended)]])
+    assert for_dataset(more).index is base.index and not built
+
+
+def _unjudged_pair(ds):
+    judged = set(zip(ds.qrels.query.tolist(), ds.qrels.doc_id.tolist()))
+    return next((ds.query_ids[q], d) for q in range(ds.n_queries) for d in ds.doc_ids if (q, d) not in judged)
+
+
+def test_dense_vectors_serve_the_same_corpus_under_other_judgements():
+    """Vectors aligned with the base dataset rank the amended one (its documents and questions are the same),
+    exactly as vectors aligned with the amended one; the system is shared, not copied."""
+    from retrieval.embeddings import align, from_arrays
+
+    base_ds = random_dataset(2, n_docs=50, n_q=8)
+    rng = np.random.default_rng(0)
+    emb = from_arrays("random", base_ds.doc_ids, rng.normal(size=(50, 8)), base_ds.query_ids, rng.normal(size=(8, 8)))
+    amended = _amended(base_ds, n=10)
+    base = Engine(base_ds)
+    on_base, on_amended = align(emb, base_ds), align(emb, amended)
+    assert on_base.corpus_fingerprint == on_amended.corpus_fingerprint
+    derived = Engine.derived(base, amended)
+    base.rankings(Params(), (on_base,))
+    _same_rankings(derived.rankings(Params(), (on_base,)), Engine(amended).rankings(Params(), (on_amended,)))
+    assert derived.system("dense", (on_base,)) is base.system("dense", (on_base,))
+    other = random_dataset(9, n_docs=50, n_q=8)
+    with pytest.raises(InputError, match="another dataset"):
+        Engine(other).rankings(Params(), (align(emb, replace(base_ds, query_texts=other.query_texts)),))

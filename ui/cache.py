@@ -28,9 +28,31 @@ def invented() -> Dataset:
     return datasets.load("invented")
 
 
-def current_dataset() -> Dataset:
-    """The dataset in use: the uploaded one, else the invented corpus."""
+def base_dataset() -> Dataset:
+    """The dataset loaded: the uploaded one, else the invented corpus, without the session's new judgements."""
     return st.session_state.get(state.DATASET) or invented()
+
+
+def new_judgements(base: Dataset | None = None) -> dict[tuple[str, str], int]:
+    """The grades given on the Judge page to the loaded dataset: (question id, document id) -> grade (a copy)."""
+    base = base or base_dataset()
+    return dict(st.session_state.get(state.JUDGEMENTS, {}).get(base.fingerprint, {}))
+
+
+def current_dataset() -> Dataset:
+    """The dataset in use: the uploaded one, else the invented corpus, with the session's new judgements added
+    (Dataset.with_judgements: the same texts, so its engine is derived from the loaded one's, nothing
+    re-tokenised). Made once per set of grades and kept in the session."""
+    base = base_dataset()
+    grades = st.session_state.get(state.JUDGEMENTS, {}).get(base.fingerprint)
+    if not grades:
+        return base
+    held = st.session_state.get(state.JUDGED_DATASET)
+    if held is not None and held[0] == base.fingerprint and held[1] == grades:
+        return held[2]
+    ds = base.with_judgements((q, d, g) for (q, d), g in sorted(grades.items()))  # one order: one fingerprint
+    st.session_state[state.JUDGED_DATASET] = (base.fingerprint, dict(grades), ds)
+    return ds
 
 
 def current_runs() -> tuple[TrecRun, ...]:

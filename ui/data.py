@@ -136,7 +136,7 @@ def post(messages: list[tuple[str, str]], ds: Dataset) -> None:
 
 def show_messages(ds: Dataset) -> None:
     """The last upload's messages, unless the dataset changed since (the sidebar went back to the invented corpus)."""
-    if st.session_state.get(MESSAGES_FOR) == ds.fingerprint:
+    if st.session_state.get(MESSAGES_FOR) in (ds.fingerprint, cache.base_dataset().fingerprint):  # or graded since
         for kind, text in st.session_state[state.UPLOAD_MESSAGES]:
             say(kind, text)
 
@@ -472,8 +472,13 @@ def downloads(ds: Dataset) -> None:
             plain(name), functools.partial(report.trec_run, ranking, ds, name), file_name=f"{stem}_{report.run_tag(name)}.run",
             mime="text/plain", key=f"data_dl_run:{name}", on_click="ignore", icon=":material/download:", width="stretch",
         )
-    data_arg = cli_data_arg(st.session_state.get(state.DATASET) is not None, st.session_state.get(SOURCE), ds.fingerprint)
+    base = cache.base_dataset()  # the dataset as loaded: the command line reads its files, not the Judge page's grades
+    data_arg = cli_data_arg(st.session_state.get(state.DATASET) is not None, st.session_state.get(SOURCE), base.fingerprint)
     with st.expander("The same JSON report from the command line"):
+        graded = len(cache.new_judgements(base))
+        if graded:
+            st.caption(f"It measures the loaded judgements: the {graded:,} grades given on the Judge page are not in "
+                       "its files (download them there, as qrels).")
         if data_arg is None:
             st.caption("The command line reads a BEIR folder or zip; this dataset came as three files.")
         else:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import streamlit as st
 
@@ -110,9 +110,17 @@ def duration(seconds: float) -> str:
 
 def source(ds: Dataset) -> Aligned | None:
     """The session's dense source for the dataset in use: chosen here (encoded or uploaded), else the bundled
-    model's when its vectors are there at once, else None."""
+    model's when its vectors are there at once, else None. Vectors aligned with the same documents and
+    questions under other judgements (the Judge page's) serve as they are, stamped with this dataset."""
+    found = _found(ds)
+    if found is None or found.dataset_fingerprint == ds.fingerprint:
+        return found
+    return replace(found, dataset_fingerprint=ds.fingerprint)
+
+
+def _found(ds: Dataset) -> Aligned | None:
     chosen = st.session_state.get(state.DENSE)
-    if chosen is not None and chosen.dataset_fingerprint == ds.fingerprint:
+    if chosen is not None and chosen.corpus_fingerprint == ds.corpus_fingerprint:
         return chosen
     job = job_of(ds)
     if job is not None and job.result is not None:

@@ -16,6 +16,7 @@ PAGES = (  # file, title, icon; the first is the landing page
     ("pages/compare.py", "Compare", ":material/compare_arrows:"),
     ("pages/tuning.py", "Tuning", ":material/tune:"),
     ("pages/metrics_lab.py", "Metrics lab", ":material/school:"),
+    ("pages/judge.py", "Judge", ":material/rule:"),
     ("pages/data.py", "Data", ":material/database:"),
 )
 

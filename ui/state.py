@@ -33,6 +33,8 @@ PG_JUDGED = "pg_judged"  # the typed question's judgements, document id -> grade
 PG_VERSION = "pg_version"  # the judging table's generation: a new table (key) after each applied edit
 PG_ROWS = "pg_rows"  # (generation, the document ids of the judging table's rows, in order)
 PG_DATASET = "pg_dataset"  # the fingerprint of the dataset the Playground's state belongs to
+JUDGEMENTS = "judgements"  # the Judge page's new grades: {dataset fingerprint: {(question id, document id): grade}}
+JUDGED_DATASET = "judged_dataset"  # (dataset fingerprint, the grades, the dataset with them): ui.cache.current_dataset
 
 METRIC_KINDS = {  # label shown -> metric kind in retrieval.metrics
     "nDCG (linear gain)": "ndcg",
@@ -94,6 +96,7 @@ def init_state() -> None:
     st.session_state.setdefault(RUNS, {})
     st.session_state.setdefault(UPLOAD_MESSAGES, [])
     st.session_state.setdefault(DENSE, None)
+    st.session_state.setdefault(JUDGEMENTS, {})
 
 
 def reset_to_article() -> None:

@@ -1,0 +1,140 @@
+"""ui/judge.py: the Judge page's builders, checked against the definitions written out here."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from retrieval.dataset import assemble, parse_qrels
+from retrieval.engine import Engine
+from retrieval.experiment import score
+from retrieval import metrics
+from retrieval.params import Params
+from ui import judge as ui
+from test_perf_equivalence import random_dataset
+
+
+@pytest.fixture(scope="module")
+def case():
+    ds = random_dataset(4, n_docs=40, n_q=8)
+    ranks = Engine(ds).rankings(Params())
+    return ds, ranks
+
+
+def _expected_holes(ds, ranks, k):
+    """(question id, document id) -> {system: rank}: the documents of the corpus in a top k that no judgement
+    of the question names, from the ids, plainly."""
+    judged = {(q, d) for q, d, _ in ds.judgements()}
+    out: dict = {}
+    for name, r in ranks.items():
+        for q, qid in enumerate(ds.query_ids):
+            for rank, did in enumerate(r.top_ids(ds, q, k), 1):
+                if did in ds.doc_index and (qid, did) not in judged:
+                    out.setdefault((qid, did), {})[name] = rank
+    return out
+
+
+@pytest.mark.parametrize("k", [1, 5, 10])
+def test_the_holes_are_the_unjudged_documents_of_every_top_k(case, k):
+    ds, ranks = case
+    holes = ui.find_holes(ds, ranks, k)
+    found: dict = {}
+    for q, d, s, r in holes.itertuples(index=False):
+        found.setdefault((ds.query_ids[q], ds.doc_ids[d]), {})[s] = r
+    expected = _expected_holes(ds, ranks, k)
+    assert found == expected and expected  # there are holes to find
+    per_system = ui.holes_per_system(holes, list(ranks), set())
+    for s in ranks:
+        row = per_system[per_system["system"] == s].iloc[0]
+        n = sum(s in systems for systems in expected.values())
+        assert row["unjudged in the top k"] == n == row["still unjudged"]
+
+
+def test_graded_holes_are_counted_as_judged_in_the_summary(case):
+    ds, ranks = case
+    holes = ui.find_holes(ds, ranks, 5)
+    pair = (int(holes["q"].iloc[0]), int(holes["doc"].iloc[0]))
+    ranked_it = set(holes[(holes["q"] == pair[0]) & (holes["doc"] == pair[1])]["system"])
+    table = ui.holes_per_system(holes, list(ranks), {pair}).set_index("system")
+    diff = table["unjudged in the top k"] - table["still unjudged"]
+    assert diff.to_dict() == {s: int(s in ranked_it) for s in ranks}
+
+
+def test_questions_go_by_number_of_holes_then_question_order(case):
+    ds, ranks = case
+    holes = ui.find_holes(ds, ranks, 5)
+    expected = _expected_holes(ds, ranks, 5)
+    n = {q: sum(qid == ds.query_ids[q] for qid, _ in expected) for q in range(ds.n_queries)}
+    order = ui.question_order(holes)
+    assert order == sorted((q for q in n if n[q]), key=lambda q: (-n[q], q))
+
+
+def test_a_question_s_holes_most_systems_first_then_best_rank_then_id(case):
+    ds, ranks = case
+    holes = ui.find_holes(ds, ranks, 5)
+    q = ui.question_order(holes)[0]
+    listed = ui.holes_of(ds, holes, q)
+    expected = {d: s for (qid, d), s in _expected_holes(ds, ranks, 5).items() if qid == ds.query_ids[q]}
+    assert {ds.doc_ids[h.doc]: dict(h.ranked_by) for h in listed} == expected
+    keys = [(-len(h.ranked_by), h.best, ds.doc_ids[h.doc]) for h in listed]
+    assert keys == sorted(keys)
+    h = listed[0]
+    assert [r for _, r in h.ranked_by] == sorted(r for _, r in h.ranked_by)
+    assert ui.ranked_by_text(ui.Hole(3, (("BM25", 1), ("dense", 4)))) == "BM25 #1 · dense #4"
+
+
+def test_pages_of_documents():
+    items = list(range(23))
+    assert ui.page_of(items, 1, 10) == (1, list(range(10)))
+    assert ui.page_of(items, 3, 10) == (3, [20, 21, 22])
+    assert ui.page_of(items, 9, 10) == (3, [20, 21, 22])  # beyond the last: the last
+    assert ui.page_of([], 1, 10) == (1, [])
+
+
+def test_grades_are_kept_per_dataset_taken_back_and_bounded():
+    store: dict = {}
+    assert ui.set_grade(store, "fp1", "q1", "d1", 2, limit=3)
+    assert ui.set_grade(store, "fp1", "q1", "d2", 0, limit=3)
+    assert ui.set_grade(store, "fp2", "q1", "d1", 1, limit=3)
+    assert store == {"fp1": {("q1", "d1"): 2, ("q1", "d2"): 0}, "fp2": {("q1", "d1"): 1}}
+    assert not ui.set_grade(store, "fp1", "q2", "d1", 1, limit=3)  # a fourth: refused
+    assert ui.set_grade(store, "fp1", "q1", "d1", 1, limit=3)  # a regrade of one held: no new one
+    assert ui.set_grade(store, "fp1", "q1", "d2", None, limit=3)  # taken back
+    assert store["fp1"] == {("q1", "d1"): 1} and ui.total_new(store) == 2
+    assert ui.set_grade(store, "fp1", "q2", "d1", 1, limit=3)  # room again
+
+
+def test_before_and_after_is_each_system_s_mean_with_and_without_the_new_grades(case):
+    ds, ranks = case
+    holes = ui.find_holes(ds, ranks, 5)
+    new = [(ds.query_ids[q], ds.doc_ids[d], 2) for q, d in holes[["q", "doc"]].drop_duplicates().head(5).itertuples(index=False)]
+    amended = ds.with_judgements(new)
+    m = metrics.parse_list(["recall@5"])
+    before = score(ds, ranks, m)
+    after = score(amended, Engine(amended).rankings(Params()), m)
+    table = ui.before_after(before, after, "recall@5").set_index("system")
+    for s in ranks:
+        # recall@5 per question: relevant documents in the top 5 over the relevant documents, plainly
+        def recall(data, qid):
+            rel = {d for q, d, g in data.judgements() if q == qid and g > 0}
+            top = set(ranks[s].top_ids(ds, data.query_index[qid], 5))
+            return len(rel & top) / len(rel)
+
+        def mean(data):
+            qs = [qid for qid in data.query_ids if any(q == qid and g > 0 for q, _, g in data.judgements())]
+            return float(np.mean([recall(data, qid) for qid in qs]))
+
+        assert table.loc[s, "before"] == pytest.approx(mean(ds), abs=1e-12)
+        assert table.loc[s, "after"] == pytest.approx(mean(amended), abs=1e-12)
+    assert any(table["before"] != table["after"])
+
+
+def test_the_downloads_read_back_with_the_project_s_qrels_parser():
+    ds = assemble("my data/set: *x*", [("d1", "a"), ("d2", "b")], [("q1", "a"), ("q2", "b")], [("q1", "d1", 1)])
+    grades = {("q2", "d2"): 2, ("q1", "d2"): 0}
+    amended = ds.with_judgements((q, d, g) for (q, d), g in grades.items())
+    assert parse_qrels(ui.all_qrels(amended).encode(), "all.txt") == [("q1", "d1", 1), ("q1", "d2", 0), ("q2", "d2", 2)]
+    assert parse_qrels(ui.new_qrels(grades).encode(), "new.txt") == [("q1", "d2", 0), ("q2", "d2", 2)]
+    assert ui.file_names(ds.name) == ("my_data_set_x__qrels.txt", "my_data_set_x__new_qrels.txt")  # [^A-Za-z0-9._-]+ as _
+    assert ui.file_names("../../etc/passwd")[0] == ".._.._etc_passwd_qrels.txt"  # no folder in a name
+    assert ui.graded_pairs(ds, grades) == {(1, 1), (0, 1)}

@@ -1,0 +1,301 @@
+"""The Judge page's parts: the holes in the judgements (unjudged documents in any system's top k), grading them
+0, 1 or 2, the chosen metric's means before and after, and the judgements as TREC qrels.
+
+A hole is a document of the corpus that some system ranks in a question's top k and that the loaded dataset's
+judgements do not grade for that question. The holes are found against the loaded judgements, so a document
+graded here stays listed (with its new grade, which can be changed or taken back); every page measures with the
+new grades through `ui.cache.current_dataset`. A run's document outside the corpus has no text to read and is
+not listed.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from retrieval.dataset import Dataset, format_qrels
+from retrieval.experiment import Evaluation
+from retrieval.ranking import Ranking
+
+from . import cache, state
+from .data import download_stem
+from .format import FULL_CHARS, clip, full_text_note, signed
+from .markdown import escape_markdown as plain
+from .per_question import cut, page_count
+
+MAX_NEW = 10_000  # new judgements a session may hold (all datasets together): a bound on its memory
+PER_PAGE = 10  # documents graded per page of a question
+SNIPPET_CHARS = 300  # a document's text shown before its expander
+GRADES = (0, 1, 2)
+GRADE_LABELS = {0: "0 not relevant", 1: "1 relevant", 2: "2 highly relevant"}
+KEY_Q, KEY_PAGE = "judge_question", "judge_page"
+KEY_GRADE, KEY_FULL = "judge_grade:", "judge_full:"  # + dataset fingerprint:question:document
+
+
+# ------------------------------------------------------------------------------------------ pure helpers
+
+
+def find_holes(ds: Dataset, ranks: dict[str, Ranking], k: int) -> pd.DataFrame:
+    """Every (question, document, system, rank) with the document in the system's top k and not judged for the
+    question in `ds`: columns q, doc (indices), system, rank (from 1). A document outside the corpus is left out."""
+    qr = ds.qrels
+    judged = set(zip(qr.query.tolist(), qr.doc.tolist()))
+    rows = []
+    for name, r in ranks.items():
+        for q in range(ds.n_queries):
+            docs, _ = r.top(q, k)
+            rows.extend((q, d, name, i) for i, d in enumerate(docs.tolist(), 1) if d >= 0 and (q, d) not in judged)
+    return pd.DataFrame(rows, columns=["q", "doc", "system", "rank"]).astype(
+        {"q": "int64", "doc": "int64", "system": "object", "rank": "int64"})
+
+
+def holes_per_system(holes: pd.DataFrame, systems: list[str], graded: set[tuple[int, int]]) -> pd.DataFrame:
+    """Per system: the unjudged documents in its top k (summed over the questions), and how many of them are
+    still unjudged once the new grades (`graded`: (question, document) indices) count."""
+    pairs = list(zip(holes["q"].tolist(), holes["doc"].tolist()))
+    left = holes.assign(left=[p not in graded for p in pairs])
+    counts = left.groupby("system")["left"].agg(["size", "sum"])
+    return pd.DataFrame({
+        "system": systems,
+        "unjudged in the top k": [int(counts["size"].get(s, 0)) for s in systems],
+        "still unjudged": [int(counts["sum"].get(s, 0)) for s in systems],
+    })
+
+
+def question_order(holes: pd.DataFrame) -> list[int]:
+    """The questions with a hole, the most holes first (distinct documents), ties in question order."""
+    n = holes.groupby("q")["doc"].nunique()
+    return sorted(n.index.tolist(), key=lambda q: (-int(n[q]), q))
+
+
+@dataclass(frozen=True)
+class Hole:
+    """One unjudged document of a question: which systems rank it in their top k, and where."""
+
+    doc: int
+    ranked_by: tuple[tuple[str, int], ...]  # (system, rank), best rank first
+
+    @property
+    def best(self) -> int:
+        """Its best rank among the systems."""
+        return self.ranked_by[0][1]
+
+
+def holes_of(ds: Dataset, holes: pd.DataFrame, q: int) -> list[Hole]:
+    """A question's unjudged documents: those ranked by the most systems first, then the best rank, then id."""
+    mine = holes[holes["q"] == q]
+    out = []
+    for d, group in mine.groupby("doc"):
+        pairs = sorted(zip(group["system"].tolist(), group["rank"].tolist()), key=lambda p: (p[1], p[0]))
+        out.append(Hole(int(d), tuple(pairs)))
+    return sorted(out, key=lambda h: (-len(h.ranked_by), h.best, ds.doc_ids[h.doc]))
+
+
+def ranked_by_text(hole: Hole) -> str:
+    """'BM25 #1 · dense #3' (names as given: escape before Markdown)."""
+    return " · ".join(f"{s} #{r}" for s, r in hole.ranked_by)
+
+
+def page_of(items: list, page: int, per_page: int = PER_PAGE) -> tuple[int, list]:
+    """The page shown (from 1; one beyond the last gives the last) and its items."""
+    page = min(max(1, int(page)), max(1, page_count(len(items), per_page)))
+    return page, items[(page - 1) * per_page: page * per_page]
+
+
+def total_new(store: dict) -> int:
+    """New judgements held for every dataset together."""
+    return sum(len(g) for g in store.values())
+
+
+def set_grade(store: dict, fingerprint: str, qid: str, did: str, grade: int | None, limit: int = MAX_NEW) -> bool:
+    """Record a new grade of (qid, did) for the dataset `fingerprint` (None takes it back); False when the
+    session holds `limit` new judgements already and this one would be another."""
+    grades = store.setdefault(fingerprint, {})
+    if grade is None:
+        grades.pop((qid, did), None)
+        return True
+    if (qid, did) not in grades and total_new(store) >= limit:
+        return False
+    grades[(qid, did)] = int(grade)
+    return True
+
+
+def graded_pairs(ds: Dataset, grades: dict[tuple[str, str], int]) -> set[tuple[int, int]]:
+    """The new grades as (question, document) indices."""
+    return {(ds.query_index[q], ds.doc_index[d]) for q, d in grades if q in ds.query_index and d in ds.doc_index}
+
+
+def before_after(before: Evaluation, after: Evaluation, metric: str) -> pd.DataFrame:
+    """Per system: the metric's mean with the loaded judgements, with the new ones, and the change."""
+    rows = [(s, before.mean(s, metric), after.mean(s, metric)) for s in after.systems if s in before.systems]
+    return pd.DataFrame({
+        "system": [r[0] for r in rows],
+        "before": [r[1] for r in rows],
+        "after": [r[2] for r in rows],
+        "change": [signed(r[2] - r[1], 6) if not (math.isnan(r[1]) or math.isnan(r[2])) else "" for r in rows],
+    })
+
+
+def new_qrels(grades: dict[tuple[str, str], int]) -> str:
+    """The new judgements alone as TREC qrels, in question then document order."""
+    return format_qrels((q, d, g) for (q, d), g in sorted(grades.items()))
+
+
+def all_qrels(ds: Dataset) -> str:
+    """Every judgement of the dataset in use (the loaded ones and the new ones) as TREC qrels."""
+    return format_qrels(ds.judgements())
+
+
+def file_names(dataset_name: str) -> tuple[str, str]:
+    """The download names: every judgement, and the new ones only (the dataset's name made safe for a file)."""
+    stem = download_stem(dataset_name)
+    return f"{stem}_qrels.txt", f"{stem}_new_qrels.txt"
+
+
+def grade_key(fingerprint: str, qid: str, did: str) -> str:
+    """The widget key of one document's grade."""
+    return f"{KEY_GRADE}{fingerprint}:{qid}:{did}"
+
+
+# ------------------------------------------------------------------------------------------ the page's parts
+
+
+def header(base: Dataset, k: int, holes: pd.DataFrame, grades: dict) -> None:
+    """Title and what the page counts."""
+    st.title("Judge")
+    pairs = holes[["q", "doc"]].drop_duplicates().shape[0]
+    questions = holes["q"].nunique()
+    st.caption(f"{plain(base.name)}: {pairs:,} unjudged documents in some system's top {k}, over {questions:,} of "
+               f"{base.n_queries:,} questions (the cutoff k is the sidebar's). Grade them: every page then measures with "
+               f"your grades. {len(grades):,} graded here so far. An unjudged document counts as not relevant.")
+
+
+def summary(holes: pd.DataFrame, systems: list[str], graded: set, k: int) -> None:
+    """Per system: the unjudged documents in its top k, and those still unjudged."""
+    st.subheader(f"Unjudged documents in each system's top {k}")
+    st.dataframe(holes_per_system(holes, systems, graded), hide_index=True, width="stretch")
+    st.caption("Summed over every question: a document ranked by two systems counts once for each.")
+
+
+def _move(order: list[int], step: int) -> None:
+    at = st.session_state.get(KEY_Q)
+    i = order.index(at) if at in order else 0
+    st.session_state[KEY_Q] = order[min(max(i + step, 0), len(order) - 1)]
+    st.session_state[KEY_PAGE] = 1
+
+
+def _to_first_page() -> None:
+    st.session_state[KEY_PAGE] = 1
+
+
+def choose_question(base: Dataset, holes: pd.DataFrame, order: list[int]) -> int:
+    """The question selector (the most holes first) with previous and next buttons."""
+    st.subheader("Grade one question's documents")
+    counts = holes.groupby("q")["doc"].nunique()
+    if st.session_state.get(KEY_Q) not in order:
+        st.session_state[KEY_Q] = order[0]
+    q = st.selectbox(
+        f"Question ({len(order):,} with unjudged documents, the most first)", order, key=KEY_Q,
+        format_func=lambda i: f"{base.query_ids[i]} — {int(counts[i])} unjudged — {cut(base.query_texts[i], 90)}",
+        on_change=_to_first_page, help="Type to search by id or words.")
+    at = order.index(q)
+    with st.container(horizontal=True):
+        st.button("Previous question", key="judge_prev", on_click=_move, args=(order, -1), disabled=at == 0,
+                  icon=":material/arrow_back:")
+        st.button("Next question", key="judge_next", on_click=_move, args=(order, 1), disabled=at == len(order) - 1,
+                  icon=":material/arrow_forward:")
+    st.markdown(f"**{plain(base.query_ids[q])}** — {plain(clip(base.query_texts[q]))}")
+    relevant = base.relevant_of(q)
+    if relevant:
+        st.caption("Judged relevant already: " + ", ".join(
+            f"{plain(d)} (grade {g})" for d, g in sorted(relevant.items(), key=lambda x: (-x[1], x[0]))))
+    else:
+        st.caption("No document is judged relevant for this question yet: it is left out of every mean until one is.")
+    return q
+
+
+def _on_grade(fingerprint: str, qid: str, did: str, key: str) -> None:
+    """A grade widget's callback: the new grade (or none) goes into the session's store."""
+    store = st.session_state.setdefault(state.JUDGEMENTS, {})
+    set_grade(store, fingerprint, qid, did, st.session_state.get(key))
+
+
+def grade_documents(base: Dataset, holes: pd.DataFrame, q: int, grades: dict) -> None:
+    """The question's unjudged documents, a page at a time: who ranks each where, its text, a 0/1/2 control."""
+    docs = holes_of(base, holes, q)
+    pages = max(1, page_count(len(docs), PER_PAGE))
+    if int(st.session_state.get(KEY_PAGE) or 1) > pages:  # fewer pages since (another k): the last one
+        st.session_state[KEY_PAGE] = pages
+    if pages > 1:
+        st.number_input(f"Page (of {pages}, {PER_PAGE} documents each)", min_value=1, max_value=pages, step=1,
+                        key=KEY_PAGE, width=220)
+    page, shown = page_of(docs, st.session_state.get(KEY_PAGE) or 1)
+    at_bound = total_new(st.session_state.get(state.JUDGEMENTS, {})) >= MAX_NEW
+    if at_bound:
+        st.warning(f"This session holds {MAX_NEW:,} new judgements, the most it keeps: download them, then take some "
+                   "back to grade more.", icon=":material/block:")
+    qid = base.query_ids[q]
+    for n, hole in enumerate(shown, (page - 1) * PER_PAGE + 1):
+        did, text = base.doc_ids[hole.doc], base.doc_texts[hole.doc]
+        key = grade_key(base.fingerprint, qid, did)
+        given = grades.get((qid, did))
+        with st.container(border=True):
+            st.markdown(f"**{n}. {plain(did)}** · ranked by {plain(ranked_by_text(hole))}")
+            st.markdown(plain(clip(text, SNIPPET_CHARS)))
+            st.segmented_control(
+                f"Grade of {plain(did)}", GRADES, format_func=GRADE_LABELS.get, key=key, default=given,
+                on_change=_on_grade, args=(base.fingerprint, qid, did, key), label_visibility="collapsed",
+                disabled=at_bound and given is None)
+            if given is not None:
+                st.caption(f"Graded {given} here (not in the loaded judgements); click it again to take it back.")
+            if len(text) > SNIPPET_CHARS:  # sent only while open: ten long documents stay off the page
+                full = st.expander("Full text", key=f"{KEY_FULL}{base.fingerprint}:{qid}:{did}", on_change="rerun")
+                if full.open:
+                    with full:
+                        st.text(clip(text, FULL_CHARS))
+                        st.caption(full_text_note(text))
+
+
+def means(base: Dataset, ds: Dataset, metric: str) -> None:
+    """The chosen metric's mean per system with the loaded judgements and with the new ones."""
+    st.subheader(f"{state.metric_label(metric)} before and after your grades")
+    before, after = cache.evaluation([metric], ds=base), cache.evaluation([metric], ds=ds)
+    st.dataframe(before_after(before, after, metric), hide_index=True, width="stretch",
+                 column_config={"before": st.column_config.NumberColumn(format="%.6f"),
+                                "after": st.column_config.NumberColumn(format="%.6f")})
+    nb, na = base.evaluated.size, ds.evaluated.size
+    st.caption(f"Means over the questions with a relevant document: {nb:,} before, {na:,} after. Every page measures "
+               "with the new grades.")
+
+
+def downloads(ds: Dataset, grades: dict) -> None:
+    """Every judgement (loaded and new) as TREC qrels, or the new ones only; and taking every new one back."""
+    st.subheader("Download the judgements")
+    every, only_new = file_names(ds.name)
+    a, b, c = st.columns(3)
+    a.download_button(f"All judgements ({len(ds.qrels):,})", functools.partial(all_qrels, ds), file_name=every,
+                      mime="text/plain", key="judge_dl_all", on_click="ignore", icon=":material/download:",
+                      width="stretch", help="TREC qrels, `qid 0 docid grade` a line: the loaded judgements and yours.")
+    b.download_button(f"Only the new ones ({len(grades):,})", functools.partial(new_qrels, grades), file_name=only_new,
+                      mime="text/plain", key="judge_dl_new", on_click="ignore", icon=":material/download:",
+                      width="stretch", disabled=not grades, help="TREC qrels of the grades given on this page.")
+    c.button("Take every new grade back", key="judge_forget", on_click=_forget, disabled=not grades,
+             icon=":material/undo:", width="stretch")
+
+
+def _forget() -> None:
+    """Take back every new grade of the loaded dataset (and the widgets' values with them)."""
+    base = cache.base_dataset()
+    st.session_state.setdefault(state.JUDGEMENTS, {}).pop(base.fingerprint, None)
+    for key in [k for k in st.session_state if isinstance(k, str) and k.startswith(f"{KEY_GRADE}{base.fingerprint}:")]:
+        del st.session_state[key]
+
+
+def nothing_to_judge(base: Dataset, k: int) -> None:
+    """What the page says when every document in every top k is judged."""
+    st.success(f"Every document in every system's top {k} is judged for {plain(base.name)}: nothing to grade at "
+               "this cutoff (a larger k may show some).", icon=":material/check_circle:")
