@@ -13,8 +13,8 @@ from retrieval.engine import Engine
 from retrieval.params import Params
 from ui import state
 
-PAGES = ["pages/overview.py", "pages/per_question.py", "pages/diagnosis.py", "pages/compare.py", "pages/tuning.py",
-         "pages/metrics_lab.py", "pages/data.py"]
+PAGES = ["pages/tour.py", "pages/overview.py", "pages/per_question.py", "pages/playground.py", "pages/diagnosis.py",
+         "pages/compare.py", "pages/tuning.py", "pages/metrics_lab.py", "pages/judge.py", "pages/data.py"]
 NEW = {  # sidebar label -> (the metric's name at the sidebar's k = 5, the label the pages show)
     "MAP (mean average precision)": ("map@5", "MAP@5"),
     "R-precision": ("rprec", "R-prec"),
@@ -37,7 +37,7 @@ def _texts(at) -> str:
 @pytest.mark.parametrize("label", list(NEW))
 def test_every_page_works_with_the_metric_chosen_in_the_url(label):
     name, pretty = NEW[label]
-    at = open_app(query={"metric": label})
+    at = open_app("pages/overview.py", query={"metric": label})
     assert at.sidebar.selectbox(key=state.METRIC).value == label
     table = at.dataframe[0].value
     assert pretty in table.columns, list(table.columns)
@@ -57,7 +57,7 @@ def test_every_page_works_with_the_metric_chosen_in_the_url(label):
 
 
 def test_the_means_table_shows_the_chosen_new_metric_as_computed(invented):
-    at = open_app(query={"metric": "MAP (mean average precision)", "k": "10"})
+    at = open_app("pages/overview.py", query={"metric": "MAP (mean average precision)", "k": "10"})
     table = at.dataframe[0].value
     ev = Engine(invented).evaluate(Params(), ["map@10"])
     for system in ev.systems:
@@ -78,29 +78,34 @@ def _named(note: str) -> set[str]:
     return set(re.findall(r"(\w+) \d\.\d{3}", note))
 
 
-def test_the_overview_warns_about_judged_at_k_on_the_invented_corpus_at_its_defaults(invented):
-    """The invented judgements list only relevant documents (about two per question), so no system can have
-    more than a few judged documents in its top 5: every system is named, with its share counted here."""
-    at = open_app(query={"metric": "judged@k (coverage)"})
-    notes = [shown(w.value) for w in at.warning if "judged@5" in w.value]
-    assert len(notes) == 1, [w.value for w in at.warning]
-    note, table = notes[0], at.dataframe[0].value
-    ev = Engine(invented).evaluate(Params(), ["ndcg@5"])
-    for system, ranking in ev.rankings.items():  # BM25, LSA and the fusions: counted by id, independently
-        share = _judged_at(invented, ranking, 5)
-        assert share < 0.8 and f"{system} {share:.3f}" in note, (system, share, note)
-    for system in table.index:  # dense too: the warning's figures are the table's judged@5 column
-        assert f"{system} {table.loc[system, 'judged@5']:.3f}" in note, system
-    assert _named(note) == set(table.index) and "understate" in note
-
-    # at k = 1 the top result is often relevant, hence judged: only the systems below 0.8 are named
-    move(at, state.K, 1)
-    ones = {s: _judged_at(invented, r, 1) for s, r in ev.rankings.items()}
+def test_on_judgements_of_relevant_documents_only_judged_at_k_is_precision_and_no_warning(invented):
+    """The invented judgements name relevant documents only (about two per question): a document they leave out
+    is not relevant, so judged@5 is precision@5 (counted here by id) and the Overview says so, with no warning."""
+    at = open_app("pages/overview.py", query={"metric": "judged@k (coverage)"})
+    assert not [w.value for w in at.warning if "judged@5" in w.value]
+    assert any("equals `precision@5`" in c.value for c in at.caption), [c.value for c in at.caption]
     table = at.dataframe[0].value
-    assert table.loc["dense", "MRR"] == 1.0 and table.loc["dense", "judged@1"] == 1.0  # dense: a relevant document first, always
-    notes = [shown(w.value) for w in at.warning if "judged@1" in w.value]
-    below = {s for s, v in ones.items() if v < 0.8}
-    assert below == {"BM25", "LSA"}, ones  # 11 of 14 top results judged: 0.786; the fusions 12 of 14: 0.857
-    assert len(notes) == 1 and _named(notes[0]) == below
+    ev = Engine(invented).evaluate(Params(), ["precision@5"])
+    for system, ranking in ev.rankings.items():
+        assert table.loc[system, "judged@5"] == pytest.approx(_judged_at(invented, ranking, 5), abs=5e-7)
+        assert table.loc[system, "judged@5"] == pytest.approx(ev.mean(system, "precision@5"), abs=5e-7)
+
+
+def test_once_non_relevant_documents_are_judged_the_overview_warns_below_the_floor(invented):
+    """Grade 0 for every document of BM25's top 2 that the judgements leave out: judged@5 is then a coverage, and
+    every system below 0.8 (counted here by id) is named with its share, the others not."""
+    bm25 = Engine(invented).evaluate(Params(), ["ndcg@5"]).rankings["BM25"]
+    judged = {(int(q), d) for q, d in zip(invented.qrels.query, invented.qrels.doc_id)}
+    zeros = [(invented.query_ids[int(q)], d, 0) for q in invented.evaluated
+             for d in bm25.top_ids(invented, int(q), 2) if (int(q), d) not in judged]
+    graded = invented.with_judgements(zeros)
+    at = open_app("pages/overview.py", query={"metric": "judged@k (coverage)"},
+                  before=lambda a: (a.session_state.__setitem__(state.DATASET, graded), a.run()))
+    ev = Engine(graded).evaluate(Params(), ["ndcg@5"])
+    shares = {s: _judged_at(graded, r, 5) for s, r in ev.rankings.items()}
+    below = {s for s, v in shares.items() if v < 0.8}
+    notes = [shown(w.value) for w in at.warning if "judged@5" in w.value]
+    assert below and len(notes) == 1 and "understate" in notes[0], (shares, [w.value for w in at.warning])
+    assert _named(notes[0]) - {"dense"} == below - {"dense"}
     for s in below:
-        assert f"{s} {ones[s]:.3f}" in notes[0]
+        assert f"{s} {shares[s]:.3f}" in notes[0]

@@ -74,9 +74,18 @@ def judged_shares(ev: Evaluation, k: int) -> dict[str, float]:
     return {s: judged.mean(s, name) for s in ev.systems}
 
 
+def records_non_relevant(ds: Dataset) -> bool:
+    """Whether the judgements name any document judged not relevant (a grade of 0 or less). When they name
+    relevant documents only, judged@k is precision@k and cannot tell a hole from a non-relevant document."""
+    return bool((ds.qrels.grade <= 0).any())
+
+
 def judged_warning(ev: Evaluation, k: int) -> str | None:
     """One warning naming (escaped) every system whose mean judged@k is below JUDGED_FLOOR, with its value; None
-    when every system's top k is judged enough."""
+    when every system's top k is judged enough, or when the judgements name relevant documents only (then
+    `relevant_only_note` says what judged@k means there)."""
+    if not records_non_relevant(ev.dataset):
+        return None
     low = {s: v for s, v in judged_shares(ev, k).items() if v < JUDGED_FLOOR}
     if not low:
         return None
@@ -85,17 +94,28 @@ def judged_warning(ev: Evaluation, k: int) -> str | None:
     return (f"Few of the top {k} places hold a judged document (`judged@{k}`, the judged documents of the top {k} "
             f"over {k}, any grade, is below {JUDGED_FLOOR:g}): {listed}. An unjudged document counts as not relevant, "
             f"so the metrics understate {'these systems' if many else 'this system'} if some of "
-            f"{'their' if many else 'its'} unjudged results are relevant; the Data page counts those results.")
+            f"{'their' if many else 'its'} unjudged results are relevant; the Judge page lists them, to grade.")
+
+
+def relevant_only_note(k: int) -> str:
+    """What judged@k means for judgements that name relevant documents only (the invented corpus's, BEIR's)."""
+    return (f"These judgements name relevant documents only (no grade 0), so every document they leave out counts as "
+            f"not relevant and `judged@{k}` equals `precision@{k}`: it cannot show holes here. The Judge page lists "
+            f"the unjudged documents of every system's top {k}, to grade.")
 
 
 def warnings(ds: Dataset, ev: Evaluation, k: int | None = None) -> None:
     """The dataset's and the systems' warnings (they quote ids and run names: escaped), then, with the cutoff `k`,
-    the judged@k warning."""
+    the judged@k warning (or, for judgements of relevant documents only and judged@k shown, what it means there)."""
     for note in list(ds.warnings) + list(ev.notes):
         st.warning(escape_markdown(note), icon=":material/warning:")
-    note = judged_warning(ev, k) if k is not None else None
+    if k is None:
+        return
+    note = judged_warning(ev, k)
     if note:
         st.warning(note, icon=":material/rule:")
+    elif not records_non_relevant(ds) and any(m.kind == "judged" for m in ev.metrics):
+        st.caption(relevant_only_note(k))
 
 
 def means_table(ev: Evaluation, metrics: list[str]):
