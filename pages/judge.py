@@ -22,5 +22,5 @@ if order:
     page.grade_documents(base, holes, q, grades)
 else:
     page.nothing_to_judge(base, k)
-page.means(base, ds, state.metric_name())
+page.means(base, ds, state.metric_name(), k)
 page.downloads(ds, grades)

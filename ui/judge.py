@@ -25,6 +25,7 @@ from . import cache, state
 from .data import download_stem
 from .format import FULL_CHARS, clip, full_text_note, signed
 from .markdown import escape_markdown as plain
+from .overview import JUDGED_FLOOR
 from .per_question import cut, page_count
 
 MAX_NEW = 10_000  # new judgements a session may hold (all datasets together): a bound on its memory
@@ -260,16 +261,21 @@ def grade_documents(base: Dataset, holes: pd.DataFrame, q: int, grades: dict) ->
                         st.caption(full_text_note(text))
 
 
-def means(base: Dataset, ds: Dataset, metric: str) -> None:
-    """The chosen metric's mean per system with the loaded judgements and with the new ones."""
+def means(base: Dataset, ds: Dataset, metric: str, k: int) -> None:
+    """The chosen metric's mean per system with the loaded judgements and with the new ones, then judged@k (the
+    share of each system's top k that carries a judgement) the same way: grading fills it in."""
+    judged = f"judged@{k}"
+    names = list(dict.fromkeys([metric, judged]))
+    before, after = cache.evaluation(names, ds=base), cache.evaluation(names, ds=ds)
+    numbers = {"before": st.column_config.NumberColumn(format="%.6f"), "after": st.column_config.NumberColumn(format="%.6f")}
     st.subheader(f"{state.metric_label(metric)} before and after your grades")
-    before, after = cache.evaluation([metric], ds=base), cache.evaluation([metric], ds=ds)
-    st.dataframe(before_after(before, after, metric), hide_index=True, width="stretch",
-                 column_config={"before": st.column_config.NumberColumn(format="%.6f"),
-                                "after": st.column_config.NumberColumn(format="%.6f")})
+    st.dataframe(before_after(before, after, metric), hide_index=True, width="stretch", column_config=numbers)
+    if metric != judged:
+        st.subheader(f"judged@{k} before and after")
+        st.dataframe(before_after(before, after, judged), hide_index=True, width="stretch", column_config=numbers)
     nb, na = base.evaluated.size, ds.evaluated.size
     st.caption(f"Means over the questions with a relevant document: {nb:,} before, {na:,} after. Every page measures "
-               "with the new grades.")
+               f"with the new grades. `judged@{k}` below {JUDGED_FLOOR:g} means the metrics may understate a system.")
 
 
 def downloads(ds: Dataset, grades: dict) -> None:
