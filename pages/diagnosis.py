@@ -19,5 +19,6 @@ cases = page.diagnose_all(ds, ranks, k, p)
 page.failing_questions(ds, cases, k, p.fusion_depth)
 page.dense_changes(ds, ranks, cases, k)
 q = page.choose_question(ds, cases)
-answers = page.question_up_close(ds, ranks, q, page.fusion_depths(ranks, p))
-page.bm25_terms(ds, ranks, q, answers, p)
+if q is not None:
+    answers = page.question_up_close(ds, ranks, q, page.fusion_depths(ranks, p))
+    page.bm25_terms(ds, ranks, q, answers, p)

@@ -11,11 +11,11 @@ from ui import tuning as page
 state.init_state()
 
 ds = cache.current_dataset()
-page.header(ds, state.metric_label(state.metric_name()))
-view = page.choose_view(ds)
-page.headline(view)
-page.landscape_chart(view)
-page.significance_section(view)
-page.validation_section(view)
-page.oracle_section(view)
-page.fusion_section(view)
+view = page.choose_view(ds) if page.header(ds, state.metric_label(state.metric_name())) else None
+if view is not None:
+    page.headline(view)
+    page.landscape_chart(view)
+    page.significance_section(view)
+    page.validation_section(view)
+    page.oracle_section(view)
+    page.fusion_section(view)

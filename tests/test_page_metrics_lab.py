@@ -136,6 +136,8 @@ def test_bad_edits_show_a_clear_message_not_an_exception(state, message):
     assert not at.exception
     assert any(message in e.value for e in at.error), [e.value for e in at.error]
     assert not at.metric  # nothing is scored from a broken table
+    at.run()  # the next run still goes through app.py: the sidebar is there (a stopped run kept app.py's frame flag set)
+    assert not at.exception and at.sidebar.slider
 
 
 def test_start_over_undoes_the_edits():

@@ -367,14 +367,15 @@ def doc_page(kind: str, n: int) -> tuple[int, int]:
     return (page - 1) * DOCS_PER_PAGE, min(page * DOCS_PER_PAGE, n)
 
 
-def choose_question(ds: Dataset, cases: dict[str, list[diagnosis.Case]]) -> int:
-    """The question selector (the first failing question by default); stops when no question has a relevant document."""
+def choose_question(ds: Dataset, cases: dict[str, list[diagnosis.Case]]) -> int | None:
+    """The question selector (the first failing question by default); None, said, when no question has a relevant
+    document (no st.stop: a stopped run keeps none of its last session-state writes, app.py's frame flag among them)."""
     st.subheader("One question up close")
     qids = [ds.query_ids[q] for q in ds.evaluated]
     failing_by = failing_systems(cases)
     if not qids:
         st.info("This dataset has no question with a relevant document.")
-        st.stop()
+        return None
     if st.session_state.get(QUESTION_KEY) not in qids:
         st.session_state.pop(QUESTION_KEY, None)
     default_q = qids.index(next(iter(failing_by))) if failing_by else 0

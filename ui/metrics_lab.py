@@ -167,9 +167,9 @@ def _editor(rows: list[dict], key: str, grade_required: bool) -> pd.DataFrame:
     )
 
 
-def edit_toy() -> teaching.Toy:
-    """The two editable tables and the rest of the collection, parsed into the toy question (stops with an
-    error while they can't be scored)."""
+def edit_toy() -> teaching.Toy | None:
+    """The two editable tables and the rest of the collection, parsed into the toy question (None, with an
+    error, while they can't be scored)."""
     v = st.session_state[VERSION]
     left, right = st.columns([1, 1], gap="large")
     with left:
@@ -186,7 +186,7 @@ def edit_toy() -> teaching.Toy:
         return teaching.parse_toy(ranking_rows, unretrieved_rows, others or "")
     except InputError as e:
         st.error(f"The tables cannot be scored yet: {e}.", icon=":material/edit_note:")
-        st.stop()
+        return None
 
 
 class Figures:

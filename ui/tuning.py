@@ -493,8 +493,8 @@ def alpha_note(v: View) -> str:
             f"{1 - a if a >= 0.9 else a:.2g} of the weight goes to the other member.")
 
 
-def header(ds: Dataset, label: str) -> None:
-    """The title, what the page computes, and the notices for too few questions; stops when there are none."""
+def header(ds: Dataset, label: str) -> bool:
+    """The title, what the page computes, and the notices for too few questions; False when there are none."""
     n_q = int(ds.evaluated.size)
     st.title("Tuning")
     st.caption(
@@ -506,7 +506,7 @@ def header(ds: Dataset, label: str) -> None:
     )
     if n_q == 0:
         st.info("No question has a relevant document, so there is nothing to tune.", icon=":material/info:")
-        st.stop()
+        return False
     if n_q < FEW:
         st.warning(
             f"Only {n_q} questions: the landscape is mostly noise. One or two questions changing rank move the mean, "
@@ -516,6 +516,7 @@ def header(ds: Dataset, label: str) -> None:
     flash = st.session_state.pop(KEY_FLASH, None)
     if flash:
         st.success(flash, icon=":material/tune:")
+    return True
 
 
 def max_folds(n_q: int) -> int:
@@ -534,8 +535,8 @@ def chosen_folds(n_q: int) -> int:
     return int(st.session_state.get(KEY_FOLDS) or min(tuning.FOLDS, top)) if top > 2 else 2
 
 
-def choose_view(ds: Dataset) -> View:
-    """The sweep selector, then the sweep (stops with an error when the dataset can't be swept)."""
+def choose_view(ds: Dataset) -> View | None:
+    """The sweep selector, then the sweep (None, with an error, when the dataset can't be swept)."""
     metric = state.metric_name()
     label = state.metric_label(metric)
     p = cache.current_params()
@@ -557,7 +558,7 @@ def choose_view(ds: Dataset) -> View:
             land = landscape(ds, what, metric, held_fixed(what, p, extra), extra)
     except InputError as err:
         st.error(f"Can't sweep {choice} on this dataset: {escape_markdown(str(err))}", icon=":material/error:")
-        st.stop()
+        return None
     ev = cache.evaluation([metric])
     sw = land.sweep
     current = current_setting(sw.names, p)
