@@ -53,16 +53,16 @@ def test_pages():
 def test_counts_frame_splits_every_question_three_ways():
     counts = ui.counts_frame(FIRST, 5)
     assert counts.index.tolist() == ["BM25", "LSA"]
-    assert counts.loc["BM25"].tolist() == [2, 1, 1]  # ranks 1 and 2 inside; 7 beyond; one not found
-    assert counts.loc["LSA"].tolist() == [2, 1, 1]
-    assert list(counts.columns) == ["in the top 5", "beyond 5", charts.NOT_FOUND]
+    assert counts.loc["BM25"].tolist() == [2, 1, 1, charts.NOT_FOUND]  # ranks 1 and 2 inside; 7 beyond; one not found
+    assert counts.loc["LSA"].tolist() == [2, 1, 1, charts.NOT_FOUND]
+    assert list(counts.columns) == ["in the top 5", "beyond 5", "missed", "a miss is"]
 
 
 def test_a_fusions_misses_are_counted_beyond_its_top_n():
     counts = ui.counts_frame(FIRST, 5, {"LSA": 10})  # LSA standing for a fusion of depth 10
-    assert list(counts.columns) == ["in the top 5", "beyond 5", charts.NOT_FOUND, "beyond the fusion's top 10"]
-    assert counts.loc["BM25", charts.NOT_FOUND] == 1 and pd.isna(counts.loc["BM25", "beyond the fusion's top 10"])
-    assert counts.loc["LSA", "beyond the fusion's top 10"] == 1 and pd.isna(counts.loc["LSA", charts.NOT_FOUND])
+    assert counts.loc["BM25", "missed"] == 1 and counts.loc["BM25", "a miss is"] == charts.NOT_FOUND
+    assert counts.loc["LSA", "missed"] == 1 and counts.loc["LSA", "a miss is"] == "beyond the fusion's top 10"
+    assert not counts.isna().any().any()  # every cell says something
 
 
 def test_grade_text_and_short_list_reason():

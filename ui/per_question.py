@@ -113,19 +113,20 @@ def heatmap_cells(ds: Dataset, shown: pd.DataFrame, depths: dict[str, int] | Non
     ])
 
 
+MISSED, MISSED_AS = "missed", "a miss is"  # the counts' last two columns
+
+
 def counts_frame(first: pd.DataFrame, k: int, depths: dict[str, int] | None = None) -> pd.DataFrame:
-    """Per system: questions whose first relevant document is in the top k, beyond it, or not found; a fusion's
-    misses (among `depths`) are counted as beyond its top N, in a column of their own (empty for the others)."""
+    """Per system: questions whose first relevant document is in the top k, beyond it, or missed, and what a miss
+    is for that system: not found in its list, or for a fusion (among `depths`) beyond its top N."""
     depths = depths or {}
     systems = list(first.columns)
-    misses = {s: int((first[s] == 0).sum()) for s in systems}
     out = {
         f"in the top {k}": [int(((first[s] > 0) & (first[s] <= k)).sum()) for s in systems],
         f"beyond {k}": [int((first[s] > k).sum()) for s in systems],
-        charts.NOT_FOUND: pd.array([None if s in depths else misses[s] for s in systems], dtype="Int64"),
+        MISSED: [int((first[s] == 0).sum()) for s in systems],
+        MISSED_AS: [fusion_cut_label(depths[s]) if s in depths else charts.NOT_FOUND for s in systems],
     }
-    for depth in dict.fromkeys(depths.values()):
-        out[fusion_cut_label(depth)] = pd.array([misses[s] if depths.get(s) == depth else None for s in systems], dtype="Int64")
     return pd.DataFrame(out, index=pd.Index(systems, name="system"))
 
 
@@ -218,9 +219,9 @@ def heatmap(ds: Dataset, rows: pd.DataFrame, k: int, depths: dict[str, int] | No
 
 def counts(first: pd.DataFrame, k: int, depths: dict[str, int]) -> None:
     """Questions by where each system's first relevant document lands, and how to read the heatmap."""
-    labels = {fusion_cut_label(d): st.column_config.NumberColumn(f"> {d} (fusions)", help=f"{fusion_cut_label(d)}: its list is its top {d}")
-              for d in dict.fromkeys(depths.values())}
-    st.dataframe(counts_frame(first, k, depths), width="stretch", column_config=labels)  # None: not this kind of system
+    st.dataframe(counts_frame(first, k, depths), width="stretch", column_config={
+        MISSED_AS: st.column_config.TextColumn(help="not found: no relevant document in the system's list; beyond the "
+                                                    "fusion's top N: a fusion keeps its top N (the fusion depth)")})
     fused = ""
     if depths:
         depth = next(iter(depths.values()))
@@ -230,8 +231,7 @@ def counts(first: pd.DataFrame, k: int, depths: dict[str, int]) -> None:
         f"Questions by where the first relevant document lands, over all {len(first):,} questions. "
         f"Colour: the rank of the first relevant document (dark = near the top, pale = rank {MAX_RANK} or deeper); "
         f"an orange “{charts.NOT_FOUND_MARK}” means *not found*: no relevant document in the system's list. {fused}"
-        "BM25 and LSA rank every document they score, uploaded runs what the file lists; “None”: the column does not "
-        "apply to that system. "
+        "BM25 and LSA rank every document they score, uploaded runs what the file lists. "
         "Hover a cell for the question's text; click it to open the question."
     )
 
