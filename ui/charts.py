@@ -209,8 +209,8 @@ def difference_bars(df: pd.DataFrame, label: str, a: str = "A", b: str = "B", sy
 
 # ------------------------------------------------------------------------------------------- tuning page
 
-TIED = "can't be told apart from the best (uncorrected)"
-NOT_TIED = "worse than the best (its own interval, uncorrected)"
+TIED = "can't be told apart (uncorrected)"  # each setting's own bootstrap against the best, no correction
+NOT_TIED = "worse than the best (uncorrected)"
 BEST, CURRENT = "best", "current (sidebar)"
 _STAR = "M0,-1L0.29,-0.4L0.95,-0.31L0.48,0.15L0.59,0.81L0,0.5L-0.59,0.81L-0.48,0.15L-0.95,-0.31L-0.29,-0.4Z"
 _MARK_COLORS = {BEST: "#ffffff", CURRENT: "#e03131"}
