@@ -162,15 +162,17 @@ BANK_LISTS = {  # question: (BM25's list, LSA's list)
 }
 
 
+def _side(ds, lists, name, side):
+    """A ranking of one side of a {question: (list, list)} table, scores falling with the rank."""
+    docs = [np.array([ds.doc_index[d] for d in lists[q][side]], dtype=np.int64) for q in ds.query_ids]
+    return from_lists(name, ds, docs, [np.arange(len(x), 0, -1, dtype=np.float64) for x in docs])
+
+
 @pytest.fixture(scope="module")
 def bank():
     ds = assemble("bank", list(BANK_DOCS.items()), list(BANK_QUESTIONS.items()), BANK_JUDGED)
 
-    def member(name, side):
-        docs = [np.array([ds.doc_index[d] for d in BANK_LISTS[q][side]], dtype=np.int64) for q in ds.query_ids]
-        return from_lists(name, ds, docs, [np.arange(len(x), 0, -1, dtype=np.float64) for x in docs])
-
-    return ds, member("BM25", 0), member("LSA", 1)
+    return ds, _side(ds, BANK_LISTS, "BM25", 0), _side(ds, BANK_LISTS, "LSA", 1)
 
 
 def test_a_fusion_cut_above_the_relevant_document_is_its_own_class(bank):
@@ -239,11 +241,7 @@ PAIR_LISTS = {  # question: (BASE's list, OTHER's list)
 def pair():
     ds = assemble("pair", list(DOCS.items()), list(QUESTIONS.items()), JUDGED)
 
-    def ranking(name, side):
-        docs = [np.array([ds.doc_index[d] for d in PAIR_LISTS[q][side]], dtype=np.int64) for q in ds.query_ids]
-        return from_lists(name, ds, docs, [np.arange(len(x), 0, -1, dtype=np.float64) for x in docs])
-
-    return ds, ranking("BASE", 0), ranking("OTHER", 1)
+    return ds, _side(ds, PAIR_LISTS, "BASE", 0), _side(ds, PAIR_LISTS, "OTHER", 1)
 
 
 def test_changes_fixed_and_broken_with_the_failing_sides_class_and_both_ranks(pair):

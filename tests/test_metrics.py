@@ -192,12 +192,17 @@ TREC = {  # trec_eval measure -> our metric
 }
 
 
+def _texts(rng, n_docs: int, n_q: int) -> tuple[list, list]:
+    """Documents (ids not in index order) and questions of a random collection."""
+    docs = [(f"d{i:03d}", f"text {i}") for i in rng.permutation(n_docs)]
+    return docs, [(f"q{i:02d}", f"question {i}") for i in range(n_q)]
+
+
 def _random_collection(seed: int):
     """Documents, questions, graded judgements and a TREC run with distinct scores, as bytes."""
     rng = np.random.default_rng(seed)
     n_docs, n_q = 60, 12
-    docs = [(f"d{i:03d}", f"text {i}") for i in rng.permutation(n_docs)]  # ids not in index order
-    queries = [(f"q{i:02d}", f"question {i}") for i in range(n_q)]
+    docs, queries = _texts(rng, n_docs, n_q)
     judgements = []
     for qi, (qid, _) in enumerate(queries):
         judged = rng.choice(n_docs, size=int(rng.integers(1, 12)), replace=False)
@@ -224,6 +229,23 @@ def _random_collection(seed: int):
     return docs, queries, judgements, run_bytes
 
 
+def _agree(ds, ranking, our_name: str, theirs: dict, trec_name: str, tol: float, seed: int) -> int:
+    """Our per-question values of one metric against trec_eval's, question by question; how many were compared.
+    A question without a relevant document has no value (NaN) here; one the run does not answer trec_eval
+    skips, and it scores zero here."""
+    ours = metrics.per_query(ds.qrels, ds.n_queries, ranking.judged_rank, our_name)
+    checked = 0
+    for qi, qid in enumerate(ds.query_ids):
+        if ds.n_relevant[qi] == 0:
+            assert math.isnan(ours[qi]), (qid, our_name)
+        elif qid not in theirs:
+            assert ours[qi] == 0.0, (qid, our_name)
+        else:
+            assert ours[qi] == pytest.approx(theirs[qid][trec_name], abs=tol), (seed, qid, our_name)
+            checked += 1
+    return checked
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_agrees_with_trec_eval_on_random_graded_runs(seed):
     pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -246,16 +268,7 @@ def test_agrees_with_trec_eval_on_random_graded_runs(seed):
     for k in ks:
         pairs = [(t.format(k=k), o.format(k=k)) for t, o in TREC.items()] + [("recip_rank", "mrr")]
         for trec_name, our_name in pairs:
-            ours = metrics.per_query(ds.qrels, ds.n_queries, ranking.judged_rank, our_name)
-            for qi, qid in enumerate(ds.query_ids):
-                if ds.n_relevant[qi] == 0:
-                    assert math.isnan(ours[qi]), (qid, our_name)
-                    continue
-                if qid not in theirs:  # a question the run does not answer: trec_eval skips it, we count zero
-                    assert ours[qi] == 0.0, (qid, our_name)
-                    continue
-                assert ours[qi] == pytest.approx(theirs[qid][trec_name], abs=1e-9), (seed, qid, our_name)
-                checked += 1
+            checked += _agree(ds, ranking, our_name, theirs, trec_name, 1e-9, seed)
     assert checked > 100
     # the collection covers the awkward cases
     assert ds.n_relevant[3] == 0 and "q07" not in theirs
@@ -389,8 +402,7 @@ def _tied_collection(seed: int):
     that the run retrieves."""
     rng = np.random.default_rng(seed)
     n_docs, n_q = 50, 14
-    docs = [(f"d{i:03d}", f"text {i}") for i in rng.permutation(n_docs)]
-    queries = [(f"q{i:02d}", f"question {i}") for i in range(n_q)]
+    docs, queries = _texts(rng, n_docs, n_q)
     judgements = []
     for qi, (qid, _) in enumerate(queries):
         judged = rng.choice(n_docs, size=int(rng.integers(2, 16)), replace=False)
@@ -451,18 +463,7 @@ def test_map_rprec_bpref_and_judged_agree_with_trec_eval_on_tied_runs(seed):
 
     pairs = [("map", "map", theirs), ("Rprec", "rprec", theirs), ("bpref", "bpref", theirs)]
     pairs += [(f"map_cut_{k}", f"map@{k}", theirs) for k in ks] + [(f"P_{k}", f"judged@{k}", judged_oracle) for k in ks]
-    checked = 0
-    for trec_name, our_name, oracle in pairs:
-        ours = metrics.per_query(ds.qrels, ds.n_queries, ranking.judged_rank, our_name)
-        for qi, qid in enumerate(ds.query_ids):
-            if ds.n_relevant[qi] == 0:
-                assert math.isnan(ours[qi]), (qid, our_name)
-                continue
-            if qid not in oracle:  # not answered: trec_eval skips it, we count zero
-                assert ours[qi] == 0.0, (qid, our_name)
-                continue
-            assert ours[qi] == pytest.approx(oracle[qid][trec_name], abs=1e-12), (seed, qid, our_name)
-            checked += 1
+    checked = sum(_agree(ds, ranking, our_name, oracle, trec_name, 1e-12, seed) for trec_name, our_name, oracle in pairs)
     assert checked > 150
     # the collection holds the awkward cases, and they are not trivially zero
     assert ds.n_relevant[3] == 0 and "q07" not in theirs
