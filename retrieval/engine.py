@@ -38,7 +38,7 @@ ENGINES = 4  # engines kept per process (one per dataset fingerprint), most rece
 CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is said beside it
     "run": 12,  # a retriever's run (questions x up to 1,000 scores: ~16 MB at 1,000 questions)
     "fit": 4,  # an LSA fit (documents x d float64, twice)
-    "block": 2,  # a large corpus's SVD at a block's dimensions, which every smaller d truncates (documents x D float64)
+    "block": 3,  # a large corpus's SVD at a block's dimensions, which every smaller d truncates (documents x D float64)
     "probe": 4,  # a member's lists located in BM25's question layout (questions x 1,000 int64)
     "run file": 16,  # the system of an uploaded TREC run (its lists as read)
     "dense": 4,  # the app's bundled-model vectors of the dataset (per cache-file state) and its encoding estimate

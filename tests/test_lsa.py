@@ -174,29 +174,30 @@ def mid_corpus():
 
 
 def test_a_large_corpus_serves_every_d_as_a_prefix_of_one_fit(mid_corpus, monkeypatch):
-    """With the prefix path on (PREFIX_ABOVE lowered to this corpus), d = 1, 6, 16 all come from one arpack fit
-    at 16 dimensions, and each agrees with a direct fit at d: every component to a cosine above 0.99999 (the
-    module's stated tolerance), every document's unit vector too; d = 17 opens the next block."""
+    """With the prefix path on (PREFIX_ABOVE lowered to this corpus), d = 6, 1, 8 all come from one arpack fit
+    at 8 dimensions, and each agrees with a direct fit at d: every component to a cosine above 0.99999 (the
+    module's stated tolerance), every document's unit vector too; d = 9 and 16 from the next block's fit."""
     from retrieval.engine import Engine
 
     monkeypatch.setattr(lsa, "PREFIX_ABOVE", 0)
     e = Engine(mid_corpus)
     fits = []
     monkeypatch.setattr(lsa, "fit", _recording(lsa.fit, fits))
-    for d in (6, 1, 16):
-        assert lsa.block_for(e.index, d) == 16
+    for d in (6, 1, 8, 9, 16):
+        block_dims = 8 if d <= 8 else 16
+        assert lsa.block_for(e.index, d) == block_dims
         got = e.lsa_fit(d).model
         direct = lsa.TruncatedSVD(n_components=d, algorithm="arpack", random_state=0).fit(
             lsa.TfidfTransformer().fit_transform(e.index.counts))
-        block = e.memo.get("block", 16, lambda: None)
+        block = e.memo.get("block", block_dims, lambda: None)
         assert got.dims == d and got.doc_vectors.shape == (mid_corpus.n_docs, d)
         assert np.abs((block.svd.components_[:d] * direct.components_).sum(axis=1)).min() > 0.99999
         z = direct.transform(lsa.TfidfTransformer().fit_transform(e.index.counts))
         want = z / np.maximum(np.linalg.norm(z, axis=1, keepdims=True), 1e-12)
         assert np.abs((got.doc_vectors * want).sum(axis=1)).min() > 0.99999
-        assert "first %d components of one 16-dimension SVD" % d in got.note
-    assert fits == [16]  # one SVD for the three
-    assert lsa.block_for(e.index, 17) == 64
+        assert f"first {d} components of one {block_dims}-dimension SVD" in got.note
+    assert fits == [8, 16]  # one SVD for each block
+    assert lsa.block_for(e.index, 17) == 32 and lsa.block_for(e.index, 200) == 200
 
 
 def _recording(fit, seen):
