@@ -37,6 +37,13 @@ The kernels take the plan's and the pass's arrays grouped in named tuples (bm25.
 ranking.Judged, ranking.Selection, ranking.PassOutputs, ...), which numba passes as structs of arrays. With
 NUMBA_DISABLE_JIT=1 every kernel runs as the plain Python it is written in (slowly): a debugger can step
 through it, and .ci/run runs a part of the tests that way.
+
+Each public kernel is a `Kernel`: the compiled dispatcher (cache=True: compiled once, then loaded from numba's
+cache on disk) and its plain-Python twin, the same function bodies rebuilt over Python callees (`_python_twin`).
+The app and the command line call `serve_small_from_python`: until the compiled kernels are loaded
+(`engine.warm_up`, then `mark_ready`), a call of at most PYTHON_MAX_WORK steps runs the twin, so the invented
+corpus answers at once on a fresh clone instead of after ~25 s of compiling; the numbers are the same to the
+last bit (tests/test_kernels.py compares every system's lists both ways).
 """
 
 from __future__ import annotations

@@ -334,3 +334,15 @@ def test_after_the_warm_up_the_app_s_paths_compile_nothing(tmp_path):
     out = json.loads(used.stdout.splitlines()[-1])
     assert out["rescans"] > 0  # the rare second try was exercised
     assert out["hits"] >= 10 and not any(out["misses"].values()), out
+
+
+def test_the_background_warm_up_starts_once_and_ends_ready():
+    """engine.start_warm_up (what the app calls first): one thread per process, after which the compiled kernels
+    serve every call (here without the child process: the kernels load from, or compile into, numba's cache)."""
+    from retrieval import engine
+
+    t = engine.start_warm_up(background_process=False)
+    assert engine.start_warm_up() is t  # once per process
+    t.join(600)
+    assert not t.is_alive() and _kernels.ready()
+    assert _kernels.lsa_rank.pick(1) is _kernels.lsa_rank.compiled
