@@ -196,8 +196,25 @@ def build_parser() -> argparse.ArgumentParser:
                     "numba's cache (beside the package, or $NUMBA_CACHE_DIR). Run it once after installing: the first "
                     "evaluation of a corpus beyond the small ones then starts at once instead of after ~25 s.")
     w.add_argument("--quiet", action="store_true", help="print nothing")
+    w.add_argument("--with-parent", action="store_true", help=argparse.SUPPRESS)  # the app's child: ends with it
     w.set_defaults(func=cmd_warmup)
     return p
+
+
+def _exit_with_parent() -> None:
+    """End this process when the one that started it ends (a server stopped mid warm-up leaves nothing behind)."""
+    import os
+    import threading
+    import time
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 def cmd_warmup(args: argparse.Namespace) -> int:
@@ -206,6 +223,8 @@ def cmd_warmup(args: argparse.Namespace) -> int:
 
     from .engine import warm_up
 
+    if args.with_parent:
+        _exit_with_parent()
     t = time.perf_counter()
     sigs = warm_up()
     if not args.quiet:

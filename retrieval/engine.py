@@ -398,7 +398,7 @@ def _warm_up_in_child(timeout: float = 900.0) -> bool:
     root = str(Path(__file__).resolve().parent.parent)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)}
     try:
-        done = subprocess.run([sys.executable, "-m", "retrieval", "warmup", "--quiet"], env=env, timeout=timeout,
+        done = subprocess.run([sys.executable, "-m", "retrieval", "warmup", "--quiet", "--with-parent"], env=env, timeout=timeout,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):
         return False
