@@ -202,12 +202,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _exit_with_parent() -> None:
-    """End this process when the one that started it ends (a server stopped mid warm-up leaves nothing behind)."""
+    """End this process when the one that started it ends (a server stopped mid warm-up leaves nothing behind), and
+    yield the processor to it meanwhile."""
     import os
     import threading
     import time
 
     parent = os.getppid()
+    if hasattr(os, "nice"):  # behind the server it warms up for: its first pages come first on a busy machine
+        os.nice(10)
 
     def watch() -> None:
         while os.getppid() == parent:
