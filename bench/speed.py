@@ -488,6 +488,7 @@ def round2(args) -> str:
             add(kind, json.loads(lines[-1]) if proc.returncode == 0 and lines else {})
             if proc.returncode:
                 print(proc.stderr[-2000:], file=sys.stderr)
+    (OUT / "round2.json").write_text(json.dumps(rows, indent=1))  # every run's figures, not only the medians
     med = {kind: {k: _median(v) for k, v in r.items()} for kind, r in rows.items()}
     b, o, w = med["before"], med["ours"], med["ours + warmup"]
     lines = [f"round 2 (issue 15): medians of {args.repeats} alternated runs, before = {args.round2_before}; "
