@@ -177,15 +177,16 @@ def _free_port() -> int:
 class Server:
     """`streamlit run app.py` on 127.0.0.1 and a free port, in its own process group; stopped on exit."""
 
-    def __init__(self) -> None:
+    def __init__(self, root: Path = ROOT, env: dict | None = None) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         TMP.mkdir(parents=True, exist_ok=True)
         self.log_path = TMP / f"streamlit-{self.port}.log"
         self.log = open(self.log_path, "wb")
-        cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(self.port),
+        cmd = [sys.executable, "-m", "streamlit", "run", str(root / "app.py"), "--server.port", str(self.port),
                "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.proc = subprocess.Popen(cmd, cwd=root, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+                                     env=env)
         atexit.register(self.stop)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -456,8 +457,37 @@ def run(args) -> int:
     return 0
 
 
+def first_visit(root: Path, timeout_s: float = 600) -> dict:
+    """A fresh clone's first visit: a server started from `root` with an empty numba cache (a new NUMBA_CACHE_DIR),
+    one page load: seconds until the page shows its first text (the Overview's title), and until its charts are
+    drawn and the script is idle. The screenshot goes to TMP."""
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
+        server = Server(root, {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(root)})
+        try:
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+                page = browser.new_page(viewport={"width": 1400, "height": 900})
+                t = time.perf_counter()
+                page.goto(server.url)
+                page.wait_for_selector("h1", timeout=timeout_s * 1000)
+                text_s = time.perf_counter() - t
+                page.wait_for_selector("[data-testid=stVegaLiteChart]", timeout=timeout_s * 1000)
+                page.wait_for_selector(IDLE, timeout=timeout_s * 1000)
+                chart_s = time.perf_counter() - t
+                page.screenshot(path=str(TMP / f"first-visit-{root.name}.png"), full_page=True)
+                browser.close()
+        finally:
+            server.stop()
+    return {"root": str(root), "first_text_s": round(text_s, 2), "charts_s": round(chart_s, 2)}
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--first-visit", nargs="*", metavar="TREE",
+                   help="only the first visit of a fresh clone (empty numba cache), for this repository and any other "
+                        "trees given (e.g. bench/out/tree-7a04e34 from speed.py --round2), alternated --n times")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--zip", help="a BEIR .zip (or a BEIR folder, zipped under /tmp first) to upload through the Data page")
     src.add_argument("--synthetic", type=int, metavar="N_DOCS",
@@ -483,6 +513,12 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"unknown pattern {pt!r}: alternate or walk")
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
+    if args.first_visit is not None:
+        trees = [Path(t).resolve() for t in args.first_visit] + [ROOT]
+        for _ in range(args.n):
+            for tree in trees:
+                print(json.dumps(first_visit(tree, args.upload_timeout)), flush=True)
+        return 0
     return run(args)
 
 

@@ -23,6 +23,12 @@ reference product measured afterwards is reported apart: `peak_rss_with_referenc
 * **rank_bm25** (0.2.2): BM25Okapi built once, then `get_scores` + top 100 for a sample of questions (all of
   them up to 10k documents), the time for all 1,000 questions extrapolated from the sample.
 
+`--round2` (issue 15) measures, alternating the code before (`--round2-before`, default 7a04e34, a `git archive`
+of that commit under bench/out/) and ours, each in fresh processes: the first `python -m retrieval evaluate` after
+a fresh clone (numba's cache empty: a new NUMBA_CACHE_DIR) against the second one, and ours after `python -m
+retrieval warmup`; and on a synthetic corpus given as a BEIR zip, the upload's stages (parse, engine build, first
+evaluation with its LSA fit), d slider ticks (the LSA fit alone and the whole evaluation) and k1 ticks. Medians.
+
 Peers are benchmark-only dependencies: `pip install -r bench/requirements.txt`. Machine: 2 cores; set
 RETRIEVAL_THREADS to change the threads our kernels use.
 """
@@ -382,6 +388,134 @@ def child_rank_bm25(target: str, ticks: int, sample: int) -> dict:
     return out
 
 
+# ------------------------------------------------------------------------------------------- issue 15: round 2
+
+ROUND2_BEFORE = "7a04e34"
+D_TICKS = (7, 8, 5, 4, 3, 2)  # after the first fit at d = 6: within its block on a large corpus
+D_NEW_BLOCK = 12  # the next block's first fit
+
+
+def _tree(commit: str) -> Path:
+    """The whole repository at `commit` (git archive) under bench/out/, for running its own command line."""
+    dest = OUT / f"tree-{commit}"
+    if not (dest / "retrieval" / "__main__.py").exists():
+        dest.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "archive", commit], cwd=ROOT, capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    return dest
+
+
+def _zip_of(n_docs: int) -> Path:
+    """bench/synthetic.py's corpus as a BEIR zip under bench/out/ (what the Data page receives)."""
+    sys.path.insert(0, str(BENCH))
+    import browser_latency
+
+    return browser_latency.synthetic_zip(n_docs, OUT)
+
+
+def first_run(tree: Path, warm_up: bool = False) -> dict:
+    """`python -m retrieval evaluate` in `tree` with an empty numba cache, then again (the cache written by the
+    first); with `warm_up`, `python -m retrieval warmup` first (what an install step would run)."""
+    import tempfile
+
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(tree)}
+        if warm_up:
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "retrieval", "warmup", "--quiet"], cwd=tree, env=env, check=True,
+                           capture_output=True)
+            out["warmup_s"] = time.perf_counter() - t
+        for key in ("cold_s", "warm_s"):
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "retrieval", "evaluate"], cwd=tree, env=env, check=True,
+                           capture_output=True)
+            out[key] = time.perf_counter() - t
+    return out
+
+
+def child_stages(target: str, ticks: int) -> dict:
+    """The upload's stages and the slider ticks of the package first on sys.path (ours or a tree's)."""
+    from retrieval import dataset as datasets
+    from retrieval.engine import Engine
+    from retrieval.params import Params
+
+    data = _zip_of(int(target)).read_bytes()
+    out = {"package": str(Path(datasets.__file__).parent)}
+    out["parse_s"], ds = _timed(datasets.load_beir_zip, data, "synthetic.zip")
+    out["engine_s"], e = _timed(Engine, ds)
+    out["first_evaluation_s"], _ = _timed(e.evaluate, Params(), METRICS)
+    out["upload_total_s"] = out["parse_s"] + out["engine_s"] + out["first_evaluation_s"]
+    fits, d_ticks = [], []
+    for d in D_TICKS[:ticks]:
+        fits.append(_timed(e.lsa_fit, d)[0])
+        d_ticks.append(_timed(e.evaluate, Params(dims=d), METRICS)[0])
+    totals = [f + t for f, t in zip(fits, d_ticks)]
+    out.update(d_fit_s=_median(fits), d_fit_all=[round(x, 4) for x in fits], d_tick_s=_median(d_ticks),
+               d_tick_all=[round(x, 4) for x in d_ticks], d_total_s=_median(totals))
+    out["d_new_block_fit_s"] = _timed(e.lsa_fit, D_NEW_BLOCK)[0]
+    out["d_new_block_note"] = e.lsa_fit(D_NEW_BLOCK).model.note
+    k1 = [_timed(e.evaluate, Params(k1=round(1.25 + 0.05 * i, 2)), METRICS)[0] for i in range(ticks)]
+    out.update(k1_tick_s=_median(k1), k1_tick_all=[round(x, 4) for x in k1])
+    return out
+
+
+def round2(args) -> str:
+    """Before and ours alternated, `args.repeats` times each; the medians as a table."""
+    before = _tree(args.round2_before)
+    size = int(args.round2_size)
+    _zip_of(size)  # written once, outside the measurements
+    for tree in (before, ROOT):  # each tree's own numba cache written once, so that the stages measure no compiling
+        subprocess.run([sys.executable, "-m", "retrieval", "evaluate"], cwd=tree, capture_output=True,
+                       env={k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"} | {"PYTHONPATH": str(tree)})
+    rows: dict[str, dict[str, list]] = {"before": {}, "ours": {}, "ours + warmup": {}}
+
+    def add(kind: str, res: dict) -> None:
+        for k, v in res.items():
+            if isinstance(v, (int, float)):
+                rows[kind].setdefault(k, []).append(v)
+        print(f"[round2] {kind}: {json.dumps(res)[:600]}", file=sys.stderr, flush=True)
+
+    for _ in range(args.repeats):
+        add("before", first_run(before))
+        add("ours", first_run(ROOT))
+        add("ours + warmup", first_run(ROOT, warm_up=True))
+        for kind, tree in (("before", before), ("ours", ROOT)):
+            cmd = [sys.executable, __file__, "--child", "stages", "--target", str(size), "--ticks", str(args.ticks)]
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout,
+                                  env={**os.environ, "BENCH_PACKAGE": str(tree)})
+            lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+            add(kind, json.loads(lines[-1]) if proc.returncode == 0 and lines else {})
+            if proc.returncode:
+                print(proc.stderr[-2000:], file=sys.stderr)
+    (OUT / "round2.json").write_text(json.dumps(rows, indent=1))  # every run's figures, not only the medians
+    med = {kind: {k: _median(v) for k, v in r.items()} for kind, r in rows.items()}
+    b, o, w = med["before"], med["ours"], med["ours + warmup"]
+    lines = [f"round 2 (issue 15): medians of {args.repeats} alternated runs, before = {args.round2_before}; "
+             f"synthetic {size:,} documents as a BEIR zip; load average at the end "
+             + " / ".join(f"{x:.1f}" for x in os.getloadavg()), "",
+             "| what a person waits for | before | ours |", "|---|---|---|"]
+
+    def row(label, key, fmt=_fmt_s):
+        lines.append(f"| {label} | {fmt(b.get(key))} | {fmt(o.get(key))} |")
+
+    row("first `python -m retrieval evaluate` after a fresh clone (empty numba cache)", "cold_s")
+    row("the second run (cache written)", "warm_s")
+    lines.append(f"| ours after `python -m retrieval warmup` ({_fmt_s(w.get('warmup_s'))}): first run, second | - | "
+                 f"{_fmt_s(w.get('cold_s'))}, {_fmt_s(w.get('warm_s'))} |")
+    lines.append(f"| first run / second run | {_ratio(b.get('cold_s'), b.get('warm_s'))} | {_ratio(o.get('cold_s'), o.get('warm_s'))} |")
+    row("upload: parse the zip", "parse_s")
+    row("upload: engine build (tokenise, index, BM25 plan)", "engine_s")
+    row("upload: first evaluation (with the LSA fit at d = 6)", "first_evaluation_s")
+    row("upload to first evaluation, total", "upload_total_s")
+    row("d tick: the LSA fit alone (d = 7, 8, 5, 4, 3, 2 after 6)", "d_fit_s")
+    row("d tick: the evaluation with that fit (LSA ranked, both fusions, the metrics)", "d_tick_s")
+    row("d tick: fit + evaluation, what a person waits for", "d_total_s")
+    row(f"d = {D_NEW_BLOCK}: the LSA fit (ours: a new block)", "d_new_block_fit_s")
+    row("k1 tick", "k1_tick_s")
+    return "\n".join(lines)
+
+
 # ------------------------------------------------------------------------------------------- parent
 
 
@@ -517,12 +651,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", default=str(OUT / "speed.json"), help="where to keep the raw results")
     ap.add_argument("--reuse", default="", metavar="JSON",
                     help="take bm25s, rank_bm25 and 'before' from an earlier run's raw results instead of running them")
+    ap.add_argument("--round2", action="store_true", help="issue 15's rows only: first runs, upload stages, d ticks, "
+                    "before and ours alternated")
+    ap.add_argument("--round2-before", default=ROUND2_BEFORE, help=f"round 2's 'before' commit (default {ROUND2_BEFORE})")
+    ap.add_argument("--round2-size", default="100000", help="round 2's synthetic corpus size (default 100000)")
+    ap.add_argument("--repeats", type=int, default=3, help="round 2: alternated runs of each (default 3)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--target", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     BEFORE_COMMIT = os.environ["BENCH_BEFORE_COMMIT"] = a.before_commit  # the children read it from the environment
 
     if a.child:
+        if os.environ.get("BENCH_PACKAGE"):  # round 2: the package of another tree first
+            sys.path.insert(0, os.environ["BENCH_PACKAGE"])
+        if a.child == "stages":
+            print(json.dumps(child_stages(a.target, a.ticks)))
+            return 0
         if a.child == "ours":
             res = child_ours(a.target, a.ticks)
             from retrieval import _kernels
@@ -542,6 +686,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(res))
         return 0
 
+    if a.round2:
+        print(round2(a))
+        return 0
     targets = []
     if a.cranfield:
         targets.append(("Cranfield", f"cranfield:{a.cranfield}"))

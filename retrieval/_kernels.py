@@ -37,11 +37,20 @@ The kernels take the plan's and the pass's arrays grouped in named tuples (bm25.
 ranking.Judged, ranking.Selection, ranking.PassOutputs, ...), which numba passes as structs of arrays. With
 NUMBA_DISABLE_JIT=1 every kernel runs as the plain Python it is written in (slowly): a debugger can step
 through it, and .ci/run runs a part of the tests that way.
+
+Each public kernel is a `Kernel`: the compiled dispatcher (cache=True: compiled once, then loaded from numba's
+cache on disk) and its plain-Python twin, the same function bodies rebuilt over Python callees (`_python_twin`).
+The app and the command line call `serve_small_from_python`: until the compiled kernels are loaded
+(`engine.warm_up`, then `mark_ready`), a call of at most PYTHON_MAX_WORK steps runs the twin, so the invented
+corpus answers at once on a fresh clone instead of after ~25 s of compiling; the numbers are the same to the
+last bit (tests/test_kernels.py compares every system's lists both ways).
 """
 
 from __future__ import annotations
 
 import os
+import threading
+import types
 from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
@@ -94,6 +103,8 @@ def parallel(kernel, n_items: int, work: int, *args) -> None:
     `work` estimates the total cost in elementary steps; below PARALLEL_MIN_WORK one thread is faster.
     """
     global _POOL
+    if isinstance(kernel, Kernel):
+        kernel = kernel.pick(work)
     nt = min(threads(), n_items)
     if nt <= 1 or work < PARALLEL_MIN_WORK:
         kernel(np.arange(n_items, dtype=np.int64), *args)
@@ -1155,3 +1166,115 @@ def rrf_fuse(items, r_ptr, r_docs, depth, k, key, out_d, out_s, out_n):
             out_d[q, i] = cd[order[i]]
             out_s[q, i] = tot[order[i]]
         out_n[q] = nc
+
+
+# ------------------------------------------------------------------------------------------- compiled, or plain Python
+
+KERNELS = ("layout", "bm25_locate", "bm25_weights", "bm25_rank", "bm25_at", "lsa_rank", "lsa_at", "lsa_rows",
+           "rank_sparse", "rank_dense", "list_ranks", "weighted_topk", "weighted_scan", "rrf_fuse")
+PYTHON_MAX_WORK = 200_000  # elementary steps (as `parallel` counts them) the plain-Python twin takes on while the
+# compiled kernels are not loaded yet: the invented corpus's largest call is about 3,000, Cranfield's 2.5 million
+# (the twin runs ~1 us a step: 0.2 s at most, against ~25 s for numba to compile every kernel on a fresh clone)
+
+_MODE = {"auto": False}  # True: small calls run the twin until `mark_ready` (the app and the command line set it)
+_READY = threading.Event()  # the compiled kernels are loaded in this process (warmed up: engine.warm_up)
+_LOCAL = threading.local()  # .compiled: this thread always runs the compiled kernels (the warm-up's thread)
+
+
+def _python_twin(module_globals: dict) -> dict:
+    """The module's kernels as the plain Python they are written in (what NUMBA_DISABLE_JIT=1 runs): every
+    compiled function of this module rebuilt over a copy of its globals in which each compiled callee is its own
+    Python function too (the inlined BM25 weight and order are their modules' plain functions)."""
+    from numba.core.dispatcher import Dispatcher
+
+    g = dict(module_globals)
+    g["trailing_zeros"] = lowest_bit
+    for name, value in module_globals.items():
+        if isinstance(value, Dispatcher):
+            f = value.py_func
+            if f.__module__ == __name__:
+                g[name] = types.FunctionType(f.__code__, g, f.__name__, f.__defaults__, f.__closure__)
+            else:
+                g[name] = f
+    return g
+
+
+def _size_of(args) -> int:
+    """A call's work in elementary steps when its caller gives none: the elements of its arrays (one level into
+    the named tuples)."""
+    n = 0
+    for a in args:
+        if isinstance(a, np.ndarray):
+            n += a.size
+        elif isinstance(a, tuple):
+            n += sum(x.size for x in a if isinstance(x, np.ndarray))
+    return n
+
+
+def _serve_python(work: int) -> bool:
+    return (_MODE["auto"] and not _READY.is_set() and not getattr(_LOCAL, "compiled", False)
+            and work <= PYTHON_MAX_WORK)
+
+
+class Kernel:
+    """One kernel, compiled (numba, cached on disk: cache=True) and as plain Python; a call runs the compiled
+    one, except in `serve_small_from_python` mode, before the compiled kernels are loaded, for a small call:
+    the twin then gives the same numbers to the last bit (tests/test_kernels.py) without waiting for numba."""
+
+    def __init__(self, compiled, python):
+        self.compiled = compiled
+        self.python = python
+        self.__name__ = self.__qualname__ = python.__name__
+        self.__doc__ = python.__doc__
+
+    def pick(self, work: int):
+        """The function that runs a call of `work` elementary steps."""
+        return self.python if _serve_python(work) else self.compiled
+
+    def __call__(self, *args):
+        return self.pick(_size_of(args))(*args)
+
+    def __repr__(self) -> str:
+        return f"Kernel({self.__name__})"
+
+
+def serve_small_from_python(on: bool = True) -> None:
+    """Until `mark_ready`, run calls of at most PYTHON_MAX_WORK steps as plain Python (the app, the command line):
+    a small corpus is then served at once on a fresh clone, while numba has not compiled (or loaded) anything."""
+    _MODE["auto"] = bool(on)
+
+
+def mark_ready() -> None:
+    """The compiled kernels are loaded in this process: every call runs them from now on."""
+    _READY.set()
+
+
+def ready() -> bool:
+    """Whether `mark_ready` was called (the compiled kernels are loaded)."""
+    return _READY.is_set()
+
+
+class compiled_here:
+    """Within it, this thread runs only the compiled kernels (a warm-up compiles what it calls)."""
+
+    def __enter__(self):
+        self._was = getattr(_LOCAL, "compiled", False)
+        _LOCAL.compiled = True
+        return self
+
+    def __exit__(self, *exc):
+        _LOCAL.compiled = self._was
+        return False
+
+
+def dispatchers() -> dict:
+    """Each kernel's numba dispatcher (empty with NUMBA_DISABLE_JIT=1): its signatures and cache statistics."""
+    from numba.core.dispatcher import Dispatcher
+
+    return {n: k.compiled for n, k in ((n, globals()[n]) for n in KERNELS) if isinstance(k.compiled, Dispatcher)}
+
+
+_TWIN = _python_twin(globals())
+for _name in KERNELS:
+    globals()[_name] = Kernel(globals()[_name], _TWIN[_name])
+del _name

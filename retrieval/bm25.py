@@ -340,9 +340,9 @@ def _hint_rows(hint: "Bm25Run | None", qplan: QuestionPlan, m: int) -> Hint:
     nq = qplan.q_ptr.size - 1
     if hint is None or hint.plan is not qplan or hint.top_p.shape[1] < m:
         return Hint(np.full((nq, 0), -1, dtype=np.int64), np.full((nq, 0), -1, dtype=np.int64))
-    kept = np.arange(m)[None, :] < hint.n_top[:, None]
-    return Hint(np.where(kept, hint.top_p[:, :m], -1).astype(np.int64, copy=False),
-                np.where(kept, hint.top_d[:, :m], -1).astype(np.int64, copy=False))
+    if hint.top_p.shape[1] == m:  # positions are -1 beyond each question's n_top (run fills them so)
+        return Hint(hint.top_p, hint.top_d)  # the documents are read only where every position is set
+    return Hint(np.ascontiguousarray(hint.top_p[:, :m]), np.ascontiguousarray(hint.top_d[:, :m]))
 
 
 def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEFAULT, b: float = B_DEFAULT,
@@ -379,7 +379,7 @@ def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEF
         probe_p = locate_lists(p, probe, probe_n) if probe_at is None else probe_at
     probes = Probe(probe_p, np.zeros(probe_p.shape))
     j_pos = locate(p, o.judged.doc, o.judged.ptr) if judged_at is None else judged_at
-    top_p = np.zeros(o.top_d.shape, dtype=np.int64)
+    top_p = np.full(o.top_d.shape, -1, dtype=np.int64)  # -1 beyond n_top: a later run's hint as it is (_hint_rows)
     k.parallel(k.bm25_rank, nq, p.entries, p.by_doc, w, Selection(dataset.tie_key, THRESHOLD, m), j_pos, o, top_p,
                probes, _hint_rows(hint, p, m), SORT_BUDGET)
     return Bm25Run(**o.lists(name, int(depth)), k1=k1, b=b, depth=int(depth), plan=p, norm=norm, top_p=top_p,

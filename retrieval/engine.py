@@ -40,7 +40,8 @@ ENGINES = 4  # engines kept per process (one per dataset fingerprint), most rece
 DERIVED = 4  # engines derived from another of the same documents and questions (other judgements), kept besides
 CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is said beside it
     "run": 12,  # a retriever's run (questions x up to 1,000 scores: ~16 MB at 1,000 questions)
-    "fit": 4,  # an LSA fit (documents x d float64)
+    "fit": 4,  # an LSA fit (documents x d float64, twice)
+    "block": 3,  # a large corpus's SVD at a block's dimensions, which every smaller d truncates (documents x D float64)
     "probe": 4,  # a member's lists located in BM25's question layout (questions x 1,000 int64)
     "run file": 16,  # the system of an uploaded TREC run (its lists as read)
     "dense": 4,  # the app's bundled-model vectors of the dataset (per cache-file state) and its encoding estimate
@@ -56,7 +57,7 @@ CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is s
 # for other judgements (`Engine.derived`) shares them with the engine it came from (a probe locates a registered
 # retriever's lists, which the texts alone decide, in BM25's layout). A run's judged ranks, the fusions and the
 # landscapes do depend on the judgements: each engine keeps its own.
-CORPUS_KINDS = ("fit", "probe", "dense", "vectors", "run file")
+CORPUS_KINDS = ("fit", "block", "probe", "dense", "vectors", "run file")
 
 
 # What indexing costs, measured (bench/speed.py's synthetic corpus, 107,000 documents, 39.8 million
@@ -263,9 +264,15 @@ class Engine:
     # --------------------------------------------------------------------------------------- per parameter
 
     def lsa_fit(self, dims: int) -> LsaFit:
-        """LSA with d dimensions and the questions projected into it (cached per d)."""
+        """LSA with d dimensions and the questions projected into it (cached per d). On a large corpus every d is the
+        prefix of its block's fit (lsa.block_for), so a d slider step after the first costs no SVD."""
+        block = lsa.block_for(self.index, dims)
+
         def make() -> LsaFit:
-            model = lsa.fit(self.index, dims)
+            if block is None:
+                model = lsa.fit(self.index, dims)
+            else:
+                model = lsa.truncate(self.memo.get("block", block, lambda: lsa.fit(self.index, block, block=True)), dims)
             return LsaFit(model, lsa.query_vectors(model, self.qcounts))
 
         return self.memo.get("fit", int(dims), make)
@@ -447,3 +454,94 @@ def for_dataset(dataset: Dataset, progress: Callable[[str, float], None] | None 
     engine = _ENGINES.get("engine", dataset.fingerprint, lambda: root or Engine(dataset, progress, limit))
     _ROOTS[corpus] = engine
     return engine
+
+
+# --------------------------------------------------------------------------------------- compiled kernels, warmed
+
+def warm_up() -> dict[str, int]:
+    """Compile every kernel with the argument types the app and the command line pass, or load it from numba's
+    cache on disk (`cache=True`: `__pycache__` beside the module, or $NUMBA_CACHE_DIR): an engine on the invented
+    corpus evaluated as the sliders do (a first run, a run with the previous one as a hint, both fusions over BM25 +
+    LSA and over BM25 + dense vectors, a TREC run, the reference rankings). Returns each kernel's number of
+    signatures. `python -m retrieval warmup` runs it, once after installing, so no first visit waits for numba."""
+    from . import _kernels
+    from . import dataset as datasets
+    from .embeddings import align, from_arrays
+
+    with _kernels.compiled_here():
+        ds = datasets.load("invented")
+        e = Engine(ds)
+        e.evaluate(Params())
+        e.evaluate(Params(k1=1.3, b=0.5, alpha=0.3, rrf_k=20.0))  # BM25 with the previous run as its hint
+        rng = np.random.default_rng(0)
+        vectors = align(from_arrays("warm-up", ds.doc_ids, rng.normal(size=(ds.n_docs, 8)), ds.query_ids,
+                                    rng.normal(size=(ds.n_queries, 8))), ds)
+        e.evaluate(Params(members=("BM25", vectors.name)), extra=(vectors,))
+        e.evaluate(Params(members=(vectors.name, "LSA", "BM25"), weights=(0.5, 0.3, 0.2)), extra=(vectors,))
+        top = e.run("BM25", Params())
+        lines = [f"{ds.query_ids[q]} Q0 {ds.doc_ids[d]} {r + 1} {float(s)!r} warm" for q in range(ds.n_queries)
+                 for r, (d, s) in enumerate(zip(top.top_d[q, : top.n_top[q]], top.top_s[q, : top.n_top[q]]))]
+        run = datasets.parse_run("\n".join(lines).encode(), "warm-up.trec", "warm")
+        e.evaluate(Params(members=("BM25", "warm")), extra=(run,))
+        bm25.search(ds, e.bm25_scores(1.2, 0.75))
+        f = e.lsa_fit(6)
+        lsa.search(ds, f.model, f.qvec)
+        p = Params()
+        bm, ls = e.run("BM25", p), e.run("LSA", p)
+        none = np.zeros(0, dtype=np.int64)
+        ls.at(none, none)
+        nq, depth = ds.n_queries, p.fusion_depth  # the weighted fusion's second try (rare: ties at its bound)
+        top = fusion.FusedTop(np.zeros((nq, depth), dtype=np.int64), np.zeros((nq, depth)), np.zeros(nq, dtype=np.int64),
+                              np.zeros(nq, dtype=np.bool_))
+        _kernels.weighted_scan(none, False, ds.n_docs, ds.tie_key, 0.5, 0.5, depth,
+                               fusion.PostingsSide(bm.plan.by_term, bm.norm, bm.k1 + 1.0, bm.lo, bm.hi),
+                               fusion.VectorSide(ls.qvec, ls.vecs, ls.top_d, ls.top_s, ls.n_top, ls.lo, ls.hi), top)
+    _kernels.mark_ready()
+    return {name: len(d.signatures) for name, d in _kernels.dispatchers().items()}
+
+
+_WARMING: list[threading.Thread] = []
+_WARMING_LOCK = threading.Lock()
+
+
+def start_warm_up(background_process: bool = True) -> threading.Thread:
+    """Serve small corpora from the kernels' plain-Python twin (the same numbers) while a thread warms the compiled
+    kernels up, once per process: first `python -m retrieval warmup` in a child process (numba compiles there, on
+    another core, without holding this process's lock, and writes its cache), then `warm_up` here, which loads
+    what the child wrote (or compiles, if it could not). Returns the thread (started at the first call only)."""
+    from . import _kernels
+
+    with _WARMING_LOCK:
+        if _WARMING:
+            return _WARMING[0]
+        _kernels.serve_small_from_python()
+
+        def work() -> None:
+            if background_process:
+                _warm_up_in_child()
+            try:
+                warm_up()
+            finally:
+                _kernels.mark_ready()  # whatever happened, the compiled kernels now compile on demand
+
+        t = threading.Thread(target=work, name="retrieval-warm-up", daemon=True)
+        _WARMING.append(t)
+        t.start()
+        return t
+
+
+def _warm_up_in_child(timeout: float = 900.0) -> bool:
+    """`python -m retrieval warmup` in a child process with this package importable; False if it failed."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parent.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)}
+    try:
+        done = subprocess.run([sys.executable, "-m", "retrieval", "warmup", "--quiet", "--with-parent"], env=env, timeout=timeout,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0

@@ -3,6 +3,12 @@
 A deterministic stand-in for a dense retriever (the article's): same words in, a low-dimensional space out.
 `arpack` with `random_state=0` reproduces the article; above `RANDOMIZED_ABOVE` stored values the randomized
 solver (fixed seed) is used instead, and the model says so.
+
+On a large corpus (a TF-IDF matrix of more than `PREFIX_ABOVE` stored values) a d slider step must not cost an SVD:
+there LSA at d is the first d components of one fit at the smallest of `PREFIX_BLOCKS` that holds d (`block_for`,
+`truncate`): the top singular vectors of a fit at D are, up to the solver's tolerance, those of a fit at d
+(arpack: each component agrees with a direct fit to a cosine above 0.99999, tests/test_lsa.py), so one fit serves
+every d up to D. Small corpora (the article's) keep one direct fit per d, bit for bit as before.
 """
 
 from __future__ import annotations
@@ -25,6 +31,10 @@ DIMS_DEFAULT = params.default("dims")
 RANDOMIZED_ABOVE = 5_000_000  # non-zeros of the TF-IDF matrix beyond which arpack is too slow for a slider
 ALGORITHMS = ("auto", "arpack", "randomized")
 KEEP_DEFAULT = 1000  # raw cosines a run keeps per question for the weighted fusion (see run)
+PREFIX_ABOVE = 1_000_000  # TF-IDF non-zeros beyond which every d is a prefix of a block's fit (a direct fit: ~0.3 s)
+PREFIX_BLOCKS = (8, 16, 32, 64, 128, params.MAX_DIMS)  # on a large corpus, each fitted once for every d up to it: the
+# first (d = 6, the default, costs about as much as a fit at 6: 18 columns for the randomized solver instead of 16)
+# and then at most one SVD per doubling of d, however the slider moves
 
 
 @dataclass(frozen=True, eq=False)
@@ -39,6 +49,7 @@ class LsaModel:
     requested_dims: int
     algorithm: str
     note: str  # empty, or why the dimensions or the solver differ from what was asked
+    raw: np.ndarray | None = None  # a block's fit only: the projected documents (U x Sigma), documents x its dims
 
 
 def max_dims(index: TermIndex) -> int:
@@ -51,8 +62,10 @@ def _unit_rows(z: np.ndarray) -> np.ndarray:
     return z / np.maximum(np.linalg.norm(z, axis=1, keepdims=True), 1e-12)
 
 
-def fit(index: TermIndex, dims: int = DIMS_DEFAULT, algorithm: str = "auto", seed: int = 0) -> LsaModel:
-    """Fit TF-IDF and a d-dimensional truncated SVD; a d beyond what the corpus allows is lowered, and `note` says so."""
+def fit(index: TermIndex, dims: int = DIMS_DEFAULT, algorithm: str = "auto", seed: int = 0, block: bool = False) -> LsaModel:
+    """Fit TF-IDF and a d-dimensional truncated SVD; a d beyond what the corpus allows is lowered, and `note` says so.
+
+    With `block`, the fit is kept raw for `truncate` (its projected documents, not yet unit rows)."""
     if algorithm not in ALGORITHMS:
         raise InputError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
     dims = params.check("dims", dims)
@@ -73,15 +86,41 @@ def fit(index: TermIndex, dims: int = DIMS_DEFAULT, algorithm: str = "auto", see
         if solver == "randomized":
             notes.append(f"randomized SVD (seed {seed}): the TF-IDF matrix has {x.nnz:,} non-zeros, above {RANDOMIZED_ABOVE:,}")
     svd = TruncatedSVD(n_components=used, algorithm=solver, random_state=seed)
-    vecs = np.ascontiguousarray(_unit_rows(svd.fit_transform(x)), dtype=np.float64)
+    z = svd.fit_transform(x)
+    if block:
+        empty = np.zeros((0, 0))
+        return LsaModel(tfidf, svd, empty, empty, used, dims, solver, "; ".join(notes), np.asarray(z, dtype=np.float64))
+    vecs = np.ascontiguousarray(_unit_rows(z), dtype=np.float64)
     return LsaModel(tfidf, svd, vecs, np.ascontiguousarray(vecs.T), used, dims, solver, "; ".join(notes))
+
+
+def block_for(index: TermIndex, dims: int) -> int | None:
+    """The block whose fit serves d on this corpus (the smallest of PREFIX_BLOCKS holding d, at most what the corpus
+    allows), or None: a small corpus (at most PREFIX_ABOVE stored values), fitted directly at every d."""
+    if index.counts.nnz <= PREFIX_ABOVE or max_dims(index) < 1:
+        return None
+    dims = params.check("dims", dims)
+    return min(next((b for b in PREFIX_BLOCKS if b >= dims), dims), max_dims(index))
+
+
+def truncate(base: LsaModel, dims: int) -> LsaModel:
+    """LSA at d from a block's fit (`fit(..., block=True)`): its first d components, the documents' rows made unit
+    again. A d beyond the block is lowered to it, and `note` says so."""
+    used = min(int(dims), base.dims)
+    notes = [n for n in (base.note,) if n]
+    if used < int(dims):
+        notes.append(f"{dims} dimensions asked, {used} used: the most this corpus allows (min(documents, terms) - 1)")
+    notes.append(f"the first {used} components of one {base.dims}-dimension SVD (every d up to {base.dims} from it)")
+    vecs = np.ascontiguousarray(_unit_rows(base.raw[:, :used]), dtype=np.float64)
+    return LsaModel(base.tfidf, base.svd, vecs, np.ascontiguousarray(vecs.T), used, int(dims), base.algorithm,
+                    "; ".join(notes))
 
 
 def query_vectors(model: LsaModel, qcounts: sp.csr_matrix) -> np.ndarray:
     """Questions projected and scaled to unit length; a question with no known term stays zero (scores zero everywhere)."""
     if model.svd is None:
         return np.zeros((qcounts.shape[0], 0))
-    q = model.svd.transform(model.tfidf.transform(qcounts))
+    q = model.svd.transform(model.tfidf.transform(qcounts))[:, : model.dims]  # a truncated model: its first d
     n = np.linalg.norm(q, axis=1, keepdims=True)
     return np.where(n > 1e-12, q / np.where(n > 1e-12, n, 1.0), 0.0)
 

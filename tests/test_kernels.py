@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -15,10 +16,18 @@ import scipy.sparse as sp
 
 from retrieval import _kernels, bm25, lsa, tuning
 from retrieval.engine import Engine
+from retrieval.params import Params
 from retrieval.bm25 import bm25_weight
 from retrieval.ranking import Csr, PassOutputs, Selection, from_csr, order_by_score, ranks_before
 from conftest import ROOT
 from test_perf_equivalence import random_dataset
+
+
+@pytest.fixture(autouse=True)
+def compiled():
+    """These tests are about the compiled kernels: never the plain-Python twin, whatever ran before them."""
+    with _kernels.compiled_here():
+        yield
 
 
 @pytest.fixture(scope="module", params=[0, 1])
@@ -233,3 +242,107 @@ def test_the_kernels_as_plain_python_give_the_same_evaluation():
         out[jit] = json.loads(stdout)
     assert out[False] == out[True]
     assert set(out[True]["systems"]) >= {"BM25", "LSA", "weighted", "RRF"}
+
+
+# ------------------------------------------------------------------------------------------- compiled or plain Python
+
+
+def _all_lists(ds, prep, params, extra=()):
+    """Every system's best lists, rankings and judged ranks at `params`, as plain lists (for exact comparison)."""
+    ranks = prep.rankings(params, extra)
+    return {n: (r.indptr.tolist(), r.docs.tolist(), r.scores.tolist(), r.judged_rank.tolist(), r.n_results.tolist())
+            for n, r in ranks.items()}
+
+
+def test_the_python_twin_and_the_compiled_kernels_give_the_same_rankings(monkeypatch):
+    """The switch serving small calls as plain Python before the compiled kernels are loaded: every system's
+    lists, scores (to the last bit) and judged ranks equal the compiled ones, first runs and hinted runs alike."""
+    ds = random_dataset(5, n_docs=150, n_q=12, dup=0.3, vocab=8)
+    settings = (Params(), Params(k1=0.7, b=0.3), Params(alpha=0.2, rrf_k=5.0, dims=3, fusion_depth=100))
+    monkeypatch.setattr(_kernels._LOCAL, "compiled", False)  # this test is about the switch itself
+    monkeypatch.setattr(_kernels, "_READY", threading.Event())
+    calls = {"python": 0}
+    for name in _kernels.KERNELS:  # count the calls the twin serves
+        monkeypatch.setattr(getattr(_kernels, name), "python", _counting(getattr(_kernels, name).python, calls))
+    got = {}
+    for python in (False, True):
+        monkeypatch.setattr(_kernels, "_MODE", {"auto": python})
+        before = calls["python"]
+        prep = Engine(ds)
+        got[python] = [_all_lists(ds, prep, p) for p in settings]
+        assert (calls["python"] > before) is python, calls
+    assert got[True] == got[False]
+
+
+def _counting(fn, calls):
+    def wrapped(*args):
+        calls["python"] += 1
+        return fn(*args)
+    wrapped.__name__ = fn.__name__
+    return wrapped
+
+
+def test_the_switch_takes_small_calls_only_and_only_until_ready(monkeypatch):
+    monkeypatch.setattr(_kernels._LOCAL, "compiled", False)
+    monkeypatch.setattr(_kernels, "_READY", threading.Event())
+    monkeypatch.setattr(_kernels, "_MODE", {"auto": False})
+    k = _kernels.lsa_rank
+    assert k.pick(10) is k.compiled  # the library's default: always compiled
+    _kernels.serve_small_from_python()
+    assert k.pick(10) is k.python and k.pick(_kernels.PYTHON_MAX_WORK) is k.python
+    assert k.pick(_kernels.PYTHON_MAX_WORK + 1) is k.compiled  # a large call is worth the compiler
+    with _kernels.compiled_here():
+        assert k.pick(10) is k.compiled  # the warm-up's thread
+    assert k.pick(10) is k.python
+    _kernels.mark_ready()
+    assert _kernels.ready() and k.pick(10) is k.compiled
+    # a direct call's work is its arrays' elements, one level into named tuples
+    assert _kernels._size_of((np.zeros(3), 4, Csr(np.zeros(2), np.zeros(5), np.zeros(5)))) == 15
+
+
+@pytest.mark.skipif(not _kernels.dispatchers(), reason="numba is disabled: nothing to compile")
+def test_after_the_warm_up_the_app_s_paths_compile_nothing(tmp_path):
+    """`python -m retrieval warmup` into an empty numba cache; then a new process's evaluations (the invented
+    corpus, a tie-heavy corpus forcing the weighted fusion's second tries, a k1 move, dense vectors, a run file)
+    load every kernel from that cache: no cache miss, so nothing is compiled at a first visit."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    warm = subprocess.run([sys.executable, "-m", "retrieval", "warmup"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=900)
+    assert warm.returncode == 0, warm.stderr
+    assert "kernels ready: 14 kernels" in warm.stdout
+    script = (
+        "import json, sys; sys.path.insert(0, 'tests')\n"
+        "from retrieval import _kernels, dataset, lsa\n"
+        "from retrieval.engine import Engine\n"
+        "from retrieval.params import Params\n"
+        "from test_perf_equivalence import random_dataset\n"
+        "e = Engine(dataset.load('invented'))\n"
+        "e.evaluate(Params()); e.evaluate(Params(k1=2.0)); e.evaluate(Params(dims=3, alpha=0.9))\n"
+        "lsa.KEEP_DEFAULT = 0\n"
+        "rescans = 0\n"
+        "for seed in range(8):\n"
+        "    ds = random_dataset(200 + seed, n_docs=120, n_q=10, dup=0.3, vocab=6)\n"
+        "    e = Engine(ds)\n"
+        "    for p in (Params(alpha=1.0, depth=3, fusion_depth=3), Params(alpha=0.5, dims=1, depth=2, fusion_depth=4),\n"
+        "              Params(alpha=0.0, dims=1, depth=2, fusion_depth=5)):\n"
+        "        e.evaluate(p); rescans += e.weighted(p).rescans\n"
+        "misses = {n: sum(d.stats.cache_misses.values()) for n, d in _kernels.dispatchers().items()}\n"
+        "hits = sum(sum(d.stats.cache_hits.values()) for d in _kernels.dispatchers().values())\n"
+        "print(json.dumps({'misses': misses, 'hits': hits, 'rescans': rescans}))\n")
+    used = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    assert used.returncode == 0, used.stderr
+    out = json.loads(used.stdout.splitlines()[-1])
+    assert out["rescans"] > 0  # the rare second try was exercised
+    assert out["hits"] >= 10 and not any(out["misses"].values()), out
+
+
+def test_the_background_warm_up_starts_once_and_ends_ready():
+    """engine.start_warm_up (what the app calls first): one thread per process, after which the compiled kernels
+    serve every call (here without the child process: the kernels load from, or compile into, numba's cache)."""
+    from retrieval import engine
+
+    t = engine.start_warm_up(background_process=False)
+    assert engine.start_warm_up() is t  # once per process
+    t.join(600)
+    assert not t.is_alive() and _kernels.ready()
+    assert _kernels.lsa_rank.pick(1) is _kernels.lsa_rank.compiled

@@ -133,3 +133,75 @@ def test_search_ties_by_doc_id_and_positive_only():
     assert ids[:2] == ["aa", "zz"]
     cos = dict(zip(ds.doc_ids, (qv @ model.doc_vectors.T)[0]))
     assert ids == sorted((d for d in cos if cos[d] > 1e-9), key=lambda d: (-cos[d], d))
+
+
+# ------------------------------------------------------------------------------------------- d as a prefix
+
+
+def test_small_corpora_keep_one_direct_fit_per_d_bit_for_bit(invented):
+    """Below PREFIX_ABOVE (the article's corpus, Cranfield) the engine fits each d directly: the document vectors
+    and question vectors are, to the last bit, scikit-learn's TF-IDF + arpack SVD (seed 0) made unit rows."""
+    from sklearn.feature_extraction.text import TfidfTransformer
+
+    from retrieval.engine import Engine
+
+    e = Engine(invented)
+    assert e.index.counts.nnz <= lsa.PREFIX_ABOVE
+    for d in (1, 6, 12):
+        assert lsa.block_for(e.index, d) is None
+        f = e.lsa_fit(d)
+        tf = TfidfTransformer()
+        svd = TruncatedSVD(n_components=d, algorithm="arpack", random_state=0)
+        z = svd.fit_transform(tf.fit_transform(e.index.counts))
+        want = z / np.maximum(np.linalg.norm(z, axis=1, keepdims=True), 1e-12)
+        assert np.array_equal(f.model.doc_vectors, want) and f.model.note == ""
+        q = svd.transform(tf.transform(e.qcounts))
+        n = np.linalg.norm(q, axis=1, keepdims=True)
+        assert np.array_equal(f.qvec, np.where(n > 1e-12, q / np.where(n > 1e-12, n, 1.0), 0.0))
+
+
+@pytest.fixture(scope="module")
+def mid_corpus():
+    """A mid-size synthetic corpus (bench/synthetic.py: Zipfian words, 1,500 documents, 40 questions)."""
+    import sys
+
+    from conftest import ROOT
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import synthetic
+
+    return synthetic.generate(1500, n_queries=40)
+
+
+def test_a_large_corpus_serves_every_d_as_a_prefix_of_one_fit(mid_corpus, monkeypatch):
+    """With the prefix path on (PREFIX_ABOVE lowered to this corpus), d = 6, 1, 8 all come from one arpack fit
+    at 8 dimensions, and each agrees with a direct fit at d: every component to a cosine above 0.99999 (the
+    module's stated tolerance), every document's unit vector too; d = 9 and 16 from the next block's fit."""
+    from retrieval.engine import Engine
+
+    monkeypatch.setattr(lsa, "PREFIX_ABOVE", 0)
+    e = Engine(mid_corpus)
+    fits = []
+    monkeypatch.setattr(lsa, "fit", _recording(lsa.fit, fits))
+    for d in (6, 1, 8, 9, 16):
+        block_dims = 8 if d <= 8 else 16
+        assert lsa.block_for(e.index, d) == block_dims
+        got = e.lsa_fit(d).model
+        direct = lsa.TruncatedSVD(n_components=d, algorithm="arpack", random_state=0).fit(
+            lsa.TfidfTransformer().fit_transform(e.index.counts))
+        block = e.memo.get("block", block_dims, lambda: None)
+        assert got.dims == d and got.doc_vectors.shape == (mid_corpus.n_docs, d)
+        assert np.abs((block.svd.components_[:d] * direct.components_).sum(axis=1)).min() > 0.99999
+        z = direct.transform(lsa.TfidfTransformer().fit_transform(e.index.counts))
+        want = z / np.maximum(np.linalg.norm(z, axis=1, keepdims=True), 1e-12)
+        assert np.abs((got.doc_vectors * want).sum(axis=1)).min() > 0.99999
+        assert f"first {d} components of one {block_dims}-dimension SVD" in got.note
+    assert fits == [8, 16]  # one SVD for each block
+    assert lsa.block_for(e.index, 17) == 32 and lsa.block_for(e.index, 200) == 200
+
+
+def _recording(fit, seen):
+    def wrapped(index, dims, *args, **kw):
+        seen.append(dims)
+        return fit(index, dims, *args, **kw)
+    return wrapped

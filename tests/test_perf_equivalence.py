@@ -24,6 +24,13 @@ from retrieval.params import Params
 WORDS = "apple pear tea cream lemon tart pie green data back money export plan cost the of".split()
 
 
+@pytest.fixture(autouse=True)
+def compiled():
+    """The fast paths measured here are the compiled kernels: never their plain-Python twin."""
+    with _kernels.compiled_here():
+        yield
+
+
 def random_dataset(seed: int, n_docs: int = 60, n_q: int = 12, dup: float = 0.25, vocab: int = 14):
     """Documents of 0 to 8 words from a small vocabulary (some duplicated), ids not in corpus order."""
     rng = np.random.default_rng(seed)

@@ -13,7 +13,7 @@ import streamlit as st
 from retrieval import dataset as datasets
 from retrieval import metrics
 from retrieval.dataset import Dataset, TrecRun
-from retrieval.engine import APP_MAX_CHARS, Engine, for_dataset, max_chars
+from retrieval.engine import APP_MAX_CHARS, Engine, for_dataset, max_chars, start_warm_up
 from retrieval.experiment import Evaluation, score
 from retrieval.params import Params
 from retrieval.ranking import Ranking
@@ -100,7 +100,10 @@ def parse_run(data: bytes, source: str, name: str | None) -> TrecRun:
 def engine(ds: Dataset, _progress=None) -> Engine:
     """The dataset's engine, built once per content and shared by every session (retrieval.engine keeps at most
     ENGINES). It holds the index and every bounded cache of runs and fusions, so a slider change recomputes only
-    what depends on it. `_progress(stage, fraction)` is called while it is built (the Data page's progress bar)."""
+    what depends on it. `_progress(stage, fraction)` is called while it is built (the Data page's progress bar).
+    The first call of the process starts the compiled kernels' warm-up in the background; until it is done a small
+    corpus is served by their plain-Python twin (same numbers), so a first visit never waits for numba."""
+    start_warm_up()
     return for_dataset(ds, _progress, max_chars(APP_MAX_CHARS))  # a dataset above the limit is refused, not built
 
 
