@@ -34,6 +34,9 @@ Examples (2-core machine: run nothing else heavy meanwhile):
     python bench/browser_latency.py --synthetic 100000 --pattern alternate,walk
         # bench/synthetic.py's corpus (its cached pickle), written as a BEIR folder + zip under
         # /tmp/browser-latency, then uploaded through the Data page like any zip
+    python bench/browser_latency.py --zip /tmp/browser-latency/cranfield.zip --messages
+        # also stamps every WebSocket message the browser receives: a second table splits each redraw at the last
+        # message before it (the server's part up to it, the browser's after it: Vega's update and paint)
 """
 
 from __future__ import annotations
