@@ -192,7 +192,8 @@ INIT_JS = r"""
     const before = done === null ? [] : got.filter(([ts]) => ts <= done);
     return {recv_n: got.length, recv_bytes: got.reduce((a, [, n]) => a + n, 0),
             recv_first: got.length ? got[0][0] - t.key : null,
-            recv_last_before_redraw: before.length ? before[before.length - 1][0] - t.key : null};
+            recv_last_before_redraw: before.length ? before[before.length - 1][0] - t.key : null,
+            recv_times: got.map(([ts, n]) => [Math.round(ts - t.key), n])};
   };
 })();
 """

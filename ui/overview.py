@@ -143,4 +143,4 @@ def curves(ev: Evaluation, metrics: list[str], chosen: str, k: int) -> None:
                    "curve over k.")
         return
     st.subheader(f"{name} versus the cutoff k")
-    st.vega_lite_chart(spec=charts.curves_spec(curve(ev, metrics), name + "@k", k), width="stretch")  # charts.curves's
+    st.vega_lite_chart(spec=charts.curves_spec(curve(ev, metrics), name + "@k", k), width="stretch")  # the chart of charts.curves
