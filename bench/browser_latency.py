@@ -34,6 +34,9 @@ Examples (2-core machine: run nothing else heavy meanwhile):
     python bench/browser_latency.py --synthetic 100000 --pattern alternate,walk
         # bench/synthetic.py's corpus (its cached pickle), written as a BEIR folder + zip under
         # /tmp/browser-latency, then uploaded through the Data page like any zip
+    python bench/browser_latency.py --zip /tmp/browser-latency/cranfield.zip --messages
+        # also stamps every WebSocket message the browser receives: a second table splits each redraw at the last
+        # message before it (the server's part up to it, the browser's after it: Vega's update and paint)
 """
 
 from __future__ import annotations
@@ -67,6 +70,24 @@ SLIDERS = {  # name on the command line -> the slider's label in the sidebar
 }
 SETTLE_MS = 700  # a tick is over when the rerun has ended and the chart has not changed for this long
 TMP = Path(tempfile.gettempdir()) / "browser-latency"
+
+# With --messages, installed first: a stamp (page clock) and the size of every WebSocket message the browser
+# receives (Streamlit's deltas), so a tick can say when the last message before the chart's final picture came.
+MESSAGES_JS = r"""
+(() => {
+  const recvs = window.__lat_recvs = [];
+  const WS = window.WebSocket;
+  window.WebSocket = class extends WS {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (e) => {
+        const d = e.data;
+        recvs.push([performance.now(), d.byteLength !== undefined ? d.byteLength : (d.size !== undefined ? d.size : d.length)]);
+      });
+    }
+  };
+})();
+"""
 
 # Installed before any page script runs: stamps of WebSocket sends and of the script state, and `__lat.arm()`.
 INIT_JS = r"""
@@ -109,7 +130,8 @@ INIT_JS = r"""
   // Arm one tick: the next keydown starts a requestAnimationFrame loop that logs fingerprint changes.
   L.arm = () => {
     const t = {baseline: L.fingerprint(), caption0: L.caption(), key: null, frames: 0, changes: [],
-               captionAt: null, done: false, sends0: L.sends.length, states0: L.states.length};
+               captionAt: null, done: false, sends0: L.sends.length, states0: L.states.length,
+               recvs0: (window.__lat_recvs || []).length};
     L.ticks.push(t);
     const onKey = (e) => {
       document.removeEventListener('keydown', onKey, true);
@@ -158,8 +180,20 @@ INIT_JS = r"""
       first_change: t.changes.length ? rel(t.changes[0][0]) : null,
       redraw: final !== t.baseline ? rel(t.changes[t.changes.length - 1][0]) : null,
       n_changes: t.changes.length, frames: t.frames, caption: rel(t.captionAt),
-      baseline: t.baseline, final: final,
+      baseline: t.baseline, final: final, ...L.messages(t),
     };
+  };
+
+  // With --messages: the messages received after the key; the last one before the chart's final change.
+  L.messages = (t) => {
+    if (!window.__lat_recvs) return {};
+    const got = window.__lat_recvs.slice(t.recvs0).filter(([ts]) => ts >= t.key);
+    const done = t.changes.length ? t.changes[t.changes.length - 1][0] : null;
+    const before = done === null ? [] : got.filter(([ts]) => ts <= done);
+    return {recv_n: got.length, recv_bytes: got.reduce((a, [, n]) => a + n, 0),
+            recv_first: got.length ? got[0][0] - t.key : null,
+            recv_last_before_redraw: before.length ? before[before.length - 1][0] - t.key : null,
+            recv_times: got.map(([ts, n]) => [Math.round(ts - t.key), n])};
   };
 })();
 """
@@ -385,6 +419,8 @@ def run(args) -> int:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
             try:
                 page = browser.new_page(viewport=VIEWPORT)
+                if args.messages:
+                    page.add_init_script(MESSAGES_JS)
                 page.add_init_script(INIT_JS)
                 page.goto(server.url)
                 page.get_by_role("link", name="Overview").click()  # the landing page is the Tour
@@ -428,7 +464,10 @@ def run(args) -> int:
                         print(f"  {pattern:9s} {name:5s} {r['key']:10s} {r['from']:>5s} -> {r['to']:>5s}: request sent {_ms(r['send'])} ms, "
                               f"rerun {_ms(r['running'])}..{_ms(r['rerun_end'])} ms, caption {_ms(r['caption'])} ms, "
                               f"chart {'unchanged' if r['redraw'] is None else _ms(r['redraw']) + ' ms'} "
-                              f"({r['n_changes']} changes, {r['frames']} frames)", flush=True)
+                              f"({r['n_changes']} changes, {r['frames']} frames)"
+                              + (f"; {r['recv_n']} messages ({r['recv_bytes']:,} B) from {_ms(r['recv_first'])} ms, the last "
+                                 f"before the redraw at {_ms(r['recv_last_before_redraw'])} ms" if args.messages else ""),
+                              flush=True)
                     redraws = [r["redraw"] for r in res if r["redraw"] is not None]
                     ends = [r["rerun_end"] for r in res if r["rerun_end"] is not None]
                     sends = [r["send"] for r in res if r["send"] is not None]
@@ -452,6 +491,19 @@ def run(args) -> int:
     print("|" + "|".join("---" for _ in head) + "|")
     for ds, pattern, label, n, nr, med, mx, end, snd, cap in rows:
         print(f"| {ds} | {pattern} | {label} | {n} | {nr} | {_ms(med)} | {_ms(mx)} | {_ms(end)} | {_ms(snd)} | {_ms(cap)} |")
+    if args.messages:
+        print()
+        print("With --messages: the redraw split at the last WebSocket message received before it (medians, ms from the key)")
+        print("| dataset | ticks | slider | last message before the redraw | redraw - that message (the browser's part) | messages | bytes |")
+        print("|---|---|---|---|---|---|---|")
+        for ds, pattern, label, *_ in rows:
+            mine = [t for t in ticks_out if (t["dataset"], t["pattern"], SLIDERS[t["slider"]]) == (ds, pattern, label)]
+            drawn = [t for t in mine if t["redraw"] is not None and t.get("recv_last_before_redraw") is not None]
+            last = [t["recv_last_before_redraw"] for t in drawn]
+            part = [t["redraw"] - t["recv_last_before_redraw"] for t in drawn]
+            med = lambda xs: statistics.median(xs) if xs else None  # noqa: E731
+            print(f"| {ds} | {pattern} | {label} | {_ms(med(last))} | {_ms(med(part))} | {_ms(med([t['recv_n'] for t in mine]))} "
+                  f"| {_ms(med([t['recv_bytes'] for t in mine]))} |")
     if args.json:
         Path(args.json).write_text(json.dumps({"rows": rows, "ticks": ticks_out}, indent=1))
     return 0
@@ -502,6 +554,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--upload-timeout", type=float, default=900, help="seconds allowed for the upload and the first Overview")
     p.add_argument("--tick-timeout", type=float, default=120, help="seconds allowed for one tick")
     p.add_argument("--json", help="also write every tick's timings to this file")
+    p.add_argument("--messages", action="store_true",
+                   help="also log every WebSocket message the browser receives (time, size): per tick, when the last one "
+                        "before the redraw came, so the redraw splits into the server's part and the browser's")
     args = p.parse_args(argv)
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"{CHROMIUM} is missing (apt-get install -y chromium)")

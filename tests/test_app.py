@@ -161,6 +161,16 @@ def test_the_server_listens_on_this_machine_only_by_default():
     assert config["client"]["showErrorDetails"] == "none"
 
 
+def test_no_full_garbage_collection_holds_up_the_end_of_every_run():
+    """Streamlit's post-run gc.collect(2) took 250-320 ms with Cranfield loaded (bench/browser_latency.py): off."""
+    import tomllib
+
+    from conftest import ROOT
+
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["runner"]["postScriptGC"] is False
+
+
 @pytest.mark.parametrize("query", [{"fusion_depth": "7"}, {"k1": "abc"}, {"alpha": "5"}, {"fuse": ["<b>x</b>", "nope"]}])
 def test_an_absurd_link_opens_on_the_defaults_without_an_exception(query):
     at = open_app(query=query)

@@ -104,3 +104,98 @@ def test_the_heatmap_names_every_system_and_each_kind_of_miss():
     assert few["layer"][1]["encoding"]["color"]["scale"]["domain"] == [charts.NOT_FOUND]
     only_cut = charts.rank_heatmap(_heatmap_cells(["RRF"], {"RRF": ("> 10", "beyond the fusion's top 10")}), 20, 5).to_dict()
     assert only_cut["layer"][1]["encoding"]["color"]["scale"] == {"domain": ["beyond the fusion's top 10"], "range": [charts.MISSING_COLORS[1]]}
+
+
+# ------------------------------------------------------------------ the Overview's specs for st.vega_lite_chart
+
+
+def _resolved(spec: dict) -> dict:
+    """A spec with every named dataset put in place as inline rows (records), the datasets table dropped: what
+    Vega-Lite draws, whatever the data are named."""
+    import json
+
+    spec = json.loads(json.dumps(spec, default=lambda df: df.to_dict("records")))
+    tables = spec.pop("datasets", {})
+
+    def put(node):
+        if isinstance(node, dict):
+            data = node.get("data")
+            if isinstance(data, dict) and set(data) == {"name"}:
+                node["data"] = {"values": tables[data["name"]]}
+            for v in node.values():
+                put(v)
+        elif isinstance(node, list):
+            for v in node:
+                put(v)
+
+    put(spec)
+    return spec
+
+
+def _altair_reference(chart) -> dict:
+    """What st.altair_chart would send for `chart`: its validated JSON without Altair's theme (Streamlit converts
+    with the theme "none"), its data inline."""
+    import altair as alt
+
+    with alt.theme.enable("none"):
+        return _resolved(chart.to_dict(validate=True))
+
+
+def _validates(spec: dict) -> None:
+    """The spec, its rows as the JSON Vega-Lite reads, is valid against the Vega-Lite schema altair bundles."""
+    import json
+
+    import altair as alt
+    import jsonschema
+
+    as_json = json.loads(json.dumps(spec, default=lambda df: df.to_dict("records")))
+    jsonschema.validate(as_json, alt.vegalite.v6.schema.load_schema())
+
+
+def _frames(invented, params):
+    from retrieval.engine import Engine
+    from ui import overview
+
+    ks = [f"ndcg@{i}" for i in range(1, 21)]
+    ev = Engine(invented).evaluate(params, ["hit@5", "mrr", *ks])
+    return overview.bars(ev, ["hit@5", "mrr"]), overview.curve(ev, ks)
+
+
+def test_the_overview_specs_validate_and_draw_what_the_altair_charts_draw(invented):
+    from retrieval.params import Params
+
+    bars, curve = _frames(invented, Params())
+    for spec, chart in [(charts.bars_spec(bars), charts.bars_with_intervals(bars)),
+                        (charts.curves_spec(curve, "nDCG@k", 5), charts.curves(curve, "nDCG@k", 5))]:
+        _validates(spec)
+        assert spec["datasets"][charts.DATA] is not None  # the rows travel as the named dataset
+        assert _resolved(spec) == _altair_reference(chart)
+
+
+def test_a_cached_structure_never_carries_another_datasets_or_settings_rows_or_scales(invented):
+    """Specs asked in turn for two parameter settings, for runs named otherwise (other colours) and for another
+    k each equal the Altair chart of their own data: the cache serves a structure only to the same structure."""
+    from retrieval.params import Params
+
+    base_bars, base_curve = _frames(invented, Params())
+    other_bars, other_curve = _frames(invented, Params(k1=2.0, b=0.3, alpha=0.9))
+    renamed = base_bars.assign(system=base_bars["system"].map({"BM25": "run*1", "LSA": "LSA", "weighted": "w", "RRF": "RRF"}))
+    renamed_curve = base_curve.assign(system=base_curve["system"].map({"BM25": "run*1", "LSA": "LSA", "weighted": "w", "RRF": "RRF"}))
+    charts._structure.cache_clear()
+    for bars, curve, k in [(base_bars, base_curve, 5), (other_bars, other_curve, 5), (renamed, renamed_curve, 5),
+                           (base_bars, base_curve, 3), (other_bars, other_curve, 5)]:
+        assert _resolved(charts.bars_spec(bars)) == _altair_reference(charts.bars_with_intervals(bars))
+        assert _resolved(charts.curves_spec(curve, "nDCG@k", k)) == _altair_reference(charts.curves(curve, "nDCG@k", k))
+    assert not base_bars["mean"].equals(other_bars["mean"])  # the two settings do differ
+    info = charts._structure.cache_info()
+    assert info.hits >= 3 and info.maxsize == charts.SPEC_CACHE  # same systems, new rows: the structure was reused
+
+
+def test_a_spec_handed_out_is_a_copy_changing_it_changes_no_later_spec(invented):
+    from retrieval.params import Params
+
+    bars, _ = _frames(invented, Params())
+    first = charts.bars_spec(bars)
+    first["layer"][0]["encoding"]["color"]["scale"]["range"][0] = "#000000"
+    first["datasets"].clear()
+    assert _resolved(charts.bars_spec(bars)) == _altair_reference(charts.bars_with_intervals(bars))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Sequence
 
 import altair as alt
@@ -34,13 +36,18 @@ def bars_with_intervals(df: pd.DataFrame) -> alt.Chart:
 
     `df` columns: metric, system, mean, low, high.
     """
-    base = alt.Chart(df).encode(
+    return _bars(df, list(df["system"]))
+
+
+def _bars(data, systems: Sequence[str]) -> alt.Chart:
+    """`bars_with_intervals` over `data` (a frame, or the named data of a cached spec), coloured for `systems`."""
+    base = alt.Chart(data).encode(
         x=alt.X("metric:N", title=None, sort=None, axis=alt.Axis(labelAngle=0, labelFontSize=13)),
         xOffset=alt.XOffset("system:N", sort=None),
     )
     bars = base.mark_bar().encode(
         y=alt.Y("mean:Q", title="mean over the questions", scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("system:N", sort=None, scale=system_scale(list(df["system"])), legend=alt.Legend(orient="top", title=None)),
+        color=alt.Color("system:N", sort=None, scale=system_scale(systems), legend=alt.Legend(orient="top", title=None)),
         tooltip=[
             alt.Tooltip("system:N"),
             alt.Tooltip("metric:N"),
@@ -53,25 +60,93 @@ def bars_with_intervals(df: pd.DataFrame) -> alt.Chart:
     return (bars + rules).properties(height=340)
 
 
+def curve_domain(values: pd.Series) -> tuple[float, float]:
+    """The y range of `curves`: the values' 0.02 either side, rounded to 0.01, within [0, 1]."""
+    return max(0.0, round(float(values.min()) - 0.02, 2)), min(1.0, round(float(values.max()) + 0.02, 2))
+
+
 def curves(df: pd.DataFrame, metric_label: str, current_k: int) -> alt.Chart:
     """Metric versus cutoff k, one line per system, with a rule at the current k. `df`: k, system, value.
 
     The y axis is fitted to the values (0.02 either side, within [0, 1]), so lines close together stay apart.
     """
-    lo = max(0.0, round(float(df["value"].min()) - 0.02, 2))
-    hi = min(1.0, round(float(df["value"].max()) + 0.02, 2))
+    return _curves(df, list(df["system"]), curve_domain(df["value"]), int(df["k"].max()), metric_label, current_k)
+
+
+def _curves(data, systems: Sequence[str], domain: tuple[float, float], k_max: int, metric_label: str, current_k: int) -> alt.LayerChart:
+    """`curves` over `data` (a frame, or the named data of a cached spec): its lines, y range, k range and rule."""
+    lo, hi = domain
     lines = (
-        alt.Chart(df)
+        alt.Chart(data)
         .mark_line(point=True)
         .encode(
-            x=alt.X("k:Q", title="cutoff k", scale=alt.Scale(domain=[1, int(df["k"].max())], nice=False), axis=alt.Axis(tickMinStep=1)),
+            x=alt.X("k:Q", title="cutoff k", scale=alt.Scale(domain=[1, k_max], nice=False), axis=alt.Axis(tickMinStep=1)),
             y=alt.Y("value:Q", title=metric_label, scale=alt.Scale(domain=[lo, hi], nice=False, zero=False)),
-            color=alt.Color("system:N", sort=None, scale=system_scale(list(df["system"])), legend=alt.Legend(orient="top", title=None)),
+            color=alt.Color("system:N", sort=None, scale=system_scale(systems), legend=alt.Legend(orient="top", title=None)),
             tooltip=["system:N", "k:Q", alt.Tooltip("value:Q", format=".4f")],
         )
     )
     rule = alt.Chart(pd.DataFrame({"k": [current_k]})).mark_rule(strokeDash=[4, 4], color="gray").encode(x="k:Q")
     return (lines + rule).properties(height=320)
+
+
+# ------------------------------------------------------------------------- specs for st.vega_lite_chart
+# Building an Altair chart and validating its JSON against the Vega-Lite schema costs tens of ms per chart and
+# rerun. The Overview's two charts change their data with every slider, their structure (the systems and their
+# colours, the curve's ranges, the rule at k) rarely: so the structure is built and validated once per value of
+# what it depends on (a bounded cache), and each call puts the current rows in as the named dataset DATA. The
+# spec the browser gets is then the same from rerun to rerun unless the structure changed: only the data moves.
+
+DATA = "table"  # the named dataset every cached spec reads; the rows come with each call
+SPEC_CACHE = 64  # structures kept (a few hundred bytes to a few kB of JSON each)
+
+
+def _without_theme(spec: dict) -> dict:
+    """`spec` without what Altair's active theme merged into its config (st.altair_chart converts with the theme
+    "none": the Streamlit theme styles the chart in the browser). The charts here set no config of their own."""
+    theme = alt.theme.get()
+    extra = theme() if theme is not None else {}
+
+    def strip(d: dict, t: dict) -> None:
+        for key, value in t.items():
+            if isinstance(value, dict) and isinstance(d.get(key), dict):
+                strip(d[key], value)
+                if not d[key]:
+                    del d[key]
+            elif key in d and d[key] == value:
+                del d[key]
+
+    strip(spec, extra)
+    return spec
+
+
+@functools.lru_cache(maxsize=SPEC_CACHE)
+def _structure(kind: str, key: tuple) -> str:
+    """The validated Vega-Lite JSON of one chart structure, reading its rows from the named dataset DATA."""
+    source = alt.NamedData(name=DATA)
+    chart = _bars(source, list(key[0])) if kind == "bars" else _curves(source, *key)
+    return json.dumps(_without_theme(chart.to_dict(validate=True)))
+
+
+def _with_rows(structure: str, rows: pd.DataFrame) -> dict:
+    """A fresh spec of `structure` (never the cached object) with `rows` as its dataset DATA, beside the small
+    datasets the structure carries itself (the curve's rule at k)."""
+    spec = json.loads(structure)
+    spec.setdefault("datasets", {})[DATA] = rows
+    return spec
+
+
+def bars_spec(df: pd.DataFrame) -> dict:
+    """The Vega-Lite spec of `bars_with_intervals(df)` for st.vega_lite_chart: the structure (cached, keyed by
+    the systems in their order: all the chart reads of `df` besides its rows) with `df`'s rows as DATA."""
+    return _with_rows(_structure("bars", (tuple(dict.fromkeys(df["system"])),)), df[["metric", "system", "mean", "low", "high"]])
+
+
+def curves_spec(df: pd.DataFrame, metric_label: str, current_k: int) -> dict:
+    """The Vega-Lite spec of `curves(df, metric_label, current_k)` for st.vega_lite_chart: the structure (cached,
+    keyed by the systems, the y and k ranges, the label and the current k) with `df`'s rows as DATA."""
+    key = (tuple(dict.fromkeys(df["system"])), curve_domain(df["value"]), int(df["k"].max()), metric_label, int(current_k))
+    return _with_rows(_structure("curves", key), df[["k", "system", "value"]])
 
 
 NOT_FOUND_MARK = "—"  # a heatmap cell with nothing relevant in the system's list ("not found" in the legend and tooltip)

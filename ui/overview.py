@@ -130,7 +130,7 @@ def means_and_intervals(ev: Evaluation, metrics: list[str]) -> None:
     st.dataframe(means_table(ev, metrics), width="stretch")
     st.caption("Means over the questions that have at least one relevant document; a question a system does not answer scores 0.")
     st.subheader("With 95% bootstrap intervals")
-    st.altair_chart(charts.bars_with_intervals(bars(ev, metrics)), width="stretch")
+    st.vega_lite_chart(spec=charts.bars_spec(bars(ev, metrics)), width="stretch")  # the chart of bars_with_intervals
     st.caption(f"Percentile bootstrap over the questions, {stats.RESAMPLES} resamples, seed {stats.SEED}: overlapping "
                "intervals are a warning, not a verdict; the Compare page pairs the questions.")
 
@@ -143,4 +143,4 @@ def curves(ev: Evaluation, metrics: list[str], chosen: str, k: int) -> None:
                    "curve over k.")
         return
     st.subheader(f"{name} versus the cutoff k")
-    st.altair_chart(charts.curves(curve(ev, metrics), name + "@k", k), width="stretch")
+    st.vega_lite_chart(spec=charts.curves_spec(curve(ev, metrics), name + "@k", k), width="stretch")  # the chart of charts.curves

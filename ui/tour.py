@@ -165,7 +165,7 @@ def means_table(ev: Evaluation, systems: Sequence[str], metrics: list[str]):
 def some_bars(ev: Evaluation, systems: Sequence[str], metrics: list[str]) -> None:
     """The Overview's bars with 95% bootstrap intervals, for some systems only (their colours as everywhere)."""
     frame = overview.bars(ev, metrics)
-    st.altair_chart(charts.bars_with_intervals(frame[frame["system"].isin(list(systems))].reset_index(drop=True)), width="stretch")
+    st.vega_lite_chart(spec=charts.bars_spec(frame[frame["system"].isin(list(systems))].reset_index(drop=True)), width="stretch")
 
 
 # ------------------------------------------------------------------------------------------ 1. the corpus
