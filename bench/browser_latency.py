@@ -511,8 +511,8 @@ def run(args) -> int:
 
 def first_visit(root: Path, timeout_s: float = 600) -> dict:
     """A fresh clone's first visit: a server started from `root` with an empty numba cache (a new NUMBA_CACHE_DIR),
-    one page load: seconds until the page shows its first text (the Overview's title), and until its charts are
-    drawn and the script is idle. The screenshot goes to TMP."""
+    one page load: seconds until the page shows its first text (its landing page's title), and until the
+    Overview's charts are drawn (one click on where the Tour is the landing page) and the script is idle. The screenshot goes to TMP."""
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
@@ -524,7 +524,9 @@ def first_visit(root: Path, timeout_s: float = 600) -> dict:
                 t = time.perf_counter()
                 page.goto(server.url)
                 page.wait_for_selector("h1", timeout=timeout_s * 1000)
-                text_s = time.perf_counter() - t
+                text_s = time.perf_counter() - t  # the landing page's title (the Tour's, or an older tree's Overview)
+                if not page.locator("[data-testid=stMain] h1:has-text('Overview')").count():
+                    page.get_by_role("link", name="Overview").click()  # the Tour lands first: the Overview is one click on
                 page.wait_for_selector("[data-testid=stVegaLiteChart]", timeout=timeout_s * 1000)
                 page.wait_for_selector(IDLE, timeout=timeout_s * 1000)
                 chart_s = time.perf_counter() - t
