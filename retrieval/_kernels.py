@@ -75,6 +75,11 @@ else:
 
 _weight = njit(inline="always")(bm25_weight)
 _before = njit(inline="always")(ranks_before)
+# numba's disk cache (cache=True) is keyed on this file's size and mtime only, never on the functions it inlines from
+# other modules: this digest of their source (sha256 of inspect.getsource of bm25_weight then ranks_before, first 16
+# hex digits) makes any edit of them an edit of this file, so no stale compiled kernel outlives it.
+# tests/test_kernels.py checks it and prints the new value.
+INLINED_SOURCE_DIGEST = "005705b5cabecb38"
 
 _POOL: ThreadPoolExecutor | None = None
 PARALLEL_MIN_WORK = 1_000_000  # below this many elementary steps one thread is faster than two

@@ -346,3 +346,15 @@ def test_the_background_warm_up_starts_once_and_ends_ready():
     t.join(600)
     assert not t.is_alive() and _kernels.ready()
     assert _kernels.lsa_rank.pick(1) is _kernels.lsa_rank.compiled
+
+
+def test_the_kernels_cache_key_covers_the_functions_they_inline():
+    """Numba keys its disk cache on _kernels.py alone: the digest written there must be that of the inlined
+    functions' source, so editing bm25_weight or ranks_before forces an edit of _kernels.py (a fresh compile)."""
+    import hashlib
+    import inspect
+
+    from retrieval import _kernels, bm25, ranking
+
+    digest = hashlib.sha256((inspect.getsource(bm25.bm25_weight) + inspect.getsource(ranking.ranks_before)).encode()).hexdigest()[:16]
+    assert _kernels.INLINED_SOURCE_DIGEST == digest, f"set _kernels.INLINED_SOURCE_DIGEST = {digest!r}"
