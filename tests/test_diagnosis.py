@@ -162,17 +162,20 @@ BANK_LISTS = {  # question: (BM25's list, LSA's list)
 }
 
 
-def _side(ds, lists, name, side):
-    """A ranking of one side of a {question: (list, list)} table, scores falling with the rank."""
-    docs = [np.array([ds.doc_index[d] for d in lists[q][side]], dtype=np.int64) for q in ds.query_ids]
-    return from_lists(name, ds, docs, [np.arange(len(x), 0, -1, dtype=np.float64) for x in docs])
+def _two_systems(name, docs, questions, judged, lists, systems):
+    """A dataset and the rankings of both sides of its {question: (list, list)} table, scores falling with the rank."""
+    ds = assemble(name, list(docs.items()), list(questions.items()), judged)
+
+    def side(i):
+        ids = [np.array([ds.doc_index[d] for d in lists[q][i]], dtype=np.int64) for q in ds.query_ids]
+        return from_lists(systems[i], ds, ids, [np.arange(len(x), 0, -1, dtype=np.float64) for x in ids])
+
+    return ds, side(0), side(1)
 
 
 @pytest.fixture(scope="module")
 def bank():
-    ds = assemble("bank", list(BANK_DOCS.items()), list(BANK_QUESTIONS.items()), BANK_JUDGED)
-
-    return ds, _side(ds, BANK_LISTS, "BM25", 0), _side(ds, BANK_LISTS, "LSA", 1)
+    return _two_systems("bank", BANK_DOCS, BANK_QUESTIONS, BANK_JUDGED, BANK_LISTS, ("BM25", "LSA"))
 
 
 def test_a_fusion_cut_above_the_relevant_document_is_its_own_class(bank):
@@ -239,9 +242,7 @@ PAIR_LISTS = {  # question: (BASE's list, OTHER's list)
 
 @pytest.fixture(scope="module")
 def pair():
-    ds = assemble("pair", list(DOCS.items()), list(QUESTIONS.items()), JUDGED)
-
-    return ds, _side(ds, PAIR_LISTS, "BASE", 0), _side(ds, PAIR_LISTS, "OTHER", 1)
+    return _two_systems("pair", DOCS, QUESTIONS, JUDGED, PAIR_LISTS, ("BASE", "OTHER"))
 
 
 def test_changes_fixed_and_broken_with_the_failing_sides_class_and_both_ranks(pair):

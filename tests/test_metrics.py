@@ -198,20 +198,30 @@ def _texts(rng, n_docs: int, n_q: int) -> tuple[list, list]:
     return docs, [(f"q{i:02d}", f"question {i}") for i in range(n_q)]
 
 
+def _judgements(rng, queries, n_docs: int, sizes: tuple[int, int], fix) -> list[tuple[str, str, int]]:
+    """Random graded judgements (0 to 3) of a random number of documents per question (`sizes`: the range of that
+    number), each question's grades then shaped by `fix(question index, grades)`."""
+    out = []
+    for qi, (qid, _) in enumerate(queries):
+        judged = rng.choice(n_docs, size=int(rng.integers(*sizes)), replace=False)
+        grades = rng.integers(0, 4, size=judged.size)
+        fix(qi, grades)
+        out += [(qid, f"d{d:03d}", int(g)) for d, g in zip(judged, grades)]
+    return out
+
+
 def _random_collection(seed: int):
     """Documents, questions, graded judgements and a TREC run with distinct scores, as bytes."""
     rng = np.random.default_rng(seed)
     n_docs, n_q = 60, 12
     docs, queries = _texts(rng, n_docs, n_q)
-    judgements = []
-    for qi, (qid, _) in enumerate(queries):
-        judged = rng.choice(n_docs, size=int(rng.integers(1, 12)), replace=False)
-        grades = rng.integers(0, 4, size=judged.size)
+    def fix(qi, grades):
         if qi == 3:
             grades[:] = 0  # q03: only non-relevant judgements
         if qi == 5:
             grades[0] = 3  # q05 surely has a relevant document (and none of them will be retrieved)
-        judgements += [(qid, f"d{d:03d}", int(g)) for d, g in zip(judged, grades)]
+
+    judgements = _judgements(rng, queries, n_docs, (1, 12), fix)
     lines = []
     for qi, (qid, _) in enumerate(queries):
         if qi == 7:
@@ -403,17 +413,15 @@ def _tied_collection(seed: int):
     rng = np.random.default_rng(seed)
     n_docs, n_q = 50, 14
     docs, queries = _texts(rng, n_docs, n_q)
-    judgements = []
-    for qi, (qid, _) in enumerate(queries):
-        judged = rng.choice(n_docs, size=int(rng.integers(2, 16)), replace=False)
-        grades = rng.integers(0, 4, size=judged.size)
+    def fix(qi, grades):
         if qi == 3:
             grades[:] = 0
         if qi in (5, 9):
             grades[0] = 2
         if qi == 9:
             grades[:] = np.maximum(grades, 1)  # no judged non-relevant document: N = 0
-        judgements += [(qid, f"d{d:03d}", int(g)) for d, g in zip(judged, grades)]
+
+    judgements = _judgements(rng, queries, n_docs, (2, 16), fix)
     judgements += [("q01", "x900", 1), ("q02", "x901", 0)]  # judged, outside the corpus, retrieved below
     lines = []
     for qi, (qid, _) in enumerate(queries):
