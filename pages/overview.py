@@ -16,7 +16,7 @@ curve = page.curve_metrics(state.metric_kind())
 p = cache.current_params()
 
 st.title("Overview")
-st.caption(page.caption(ds, p, min(p.dims, cache.max_dims(ds))))
+st.caption(page.caption(ds, p, cache.ranking_params(ds, p).dims))
 ev = cache.evaluation(list(dict.fromkeys(table + curve)))
 page.warnings(ds, ev, k)
 page.means_and_intervals(ev, table)

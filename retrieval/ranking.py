@@ -43,6 +43,15 @@ class Ranking:
             hi = min(hi, lo + k)
         return self.docs[lo:hi], self.scores[lo:hi]
 
+    def top_entries(self, qs: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every result in the first `k` of the questions `qs`, question by question: its question, its position
+        in the list (from 0) and its document (-1 outside the corpus). `top`, for many questions at once."""
+        qs = np.asarray(qs, dtype=np.int64)
+        starts = self.indptr[qs]
+        lens = np.minimum(self.indptr[qs + 1] - starts, k)
+        position = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
+        return np.repeat(qs, lens), position, self.docs[np.repeat(starts, lens) + position]
+
     def top_ids(self, dataset: Dataset, q: int, k: int | None = None) -> list[str]:
         """Document ids of question `q`'s first `k` results."""
         docs, _ = self.top(q, k)

@@ -97,16 +97,11 @@ def unjudged_at_k(dataset: Dataset, ranking: Ranking, k: int, system: str | None
     since an unjudged document counts as not relevant.
     """
     qs = dataset.evaluated
-    starts = ranking.indptr[qs]
-    lens = np.minimum(ranking.indptr[qs + 1] - starts, k)
-    total = int(lens.sum())
+    q_of, position, docs = ranking.top_entries(qs, k)
+    total = int(docs.size)
     name = system or ranking.name
     if total == 0:
         return Unjudged(name, int(qs.size), 0, 0)
-    # positions of every top-k result, question by question
-    pos = np.repeat(starts - np.cumsum(np.concatenate(([0], lens[:-1]))), lens) + np.arange(total)
-    q_of = np.repeat(qs, lens).astype(np.int64)
-    docs = ranking.docs[pos]
     n = max(dataset.n_docs, 1)
     qrels = dataset.qrels
     in_corpus = qrels.doc >= 0
@@ -119,8 +114,7 @@ def unjudged_at_k(dataset: Dataset, ranking: Ranking, k: int, system: str | None
         names = ranking.doc_names or ()
         by_id = {(int(q), d) for q, d in zip(qrels.query[~in_corpus], qrels.doc_id[~in_corpus])}
         for i in outside:
-            q = int(q_of[i])
-            rank = int(pos[i] - ranking.indptr[q])
+            q, rank = int(q_of[i]), int(position[i])
             did = names[q][rank] if q < len(names) and rank < len(names[q]) else None
             judged[i] = (q, did) in by_id
     return Unjudged(name, int(qs.size), total, int(total - judged.sum()))

@@ -114,3 +114,15 @@ def test_from_run_ranks_by_score_and_id_and_matches_judgements():
     assert r.judged_rank.tolist() == [2, 3, 0]
     assert r.warnings == ()
     assert from_run(run, ds, name="other").name == "other"
+
+
+def test_top_entries_are_every_question_s_top_k_one_question_at_a_time():
+    ds = assemble("t", [(f"d{i}", f"text {i}") for i in range(6)], [("q1", "a"), ("q2", "b"), ("q3", "c")],
+                  [("q1", "d0", 1)])
+    lists = [np.array([5, 0, 3, 1]), np.array([], dtype=np.int64), np.array([2, 4])]
+    r = from_lists("L", ds, lists, [np.arange(len(x), 0, -1, dtype=np.float64) for x in lists])
+    for qs in (np.arange(3), np.array([2, 0])):
+        for k in (1, 3, 10):
+            q, position, doc = r.top_entries(qs, k)
+            expected = [(int(x), i, int(d)) for x in qs for i, d in enumerate(r.top(int(x), k)[0])]
+            assert list(zip(q.tolist(), position.tolist(), doc.tolist())) == expected

@@ -447,7 +447,7 @@ def downloads(ds: Dataset) -> None:
     st.subheader("Downloads")
     chosen = state.metric_name()
     names = report.report_metrics(state.cutoff(), chosen)
-    params = dataclasses.replace(cache.current_params(), dims=min(cache.current_params().dims, cache.max_dims(ds)))
+    params = cache.ranking_params(ds)
     ev = cache.evaluation(names)
     stem = download_stem(ds.name)
     st.caption(f"At the current sliders ({', '.join(state.metric_label(m) for m in names)}; "

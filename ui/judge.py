@@ -14,6 +14,7 @@ import functools
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -43,15 +44,17 @@ KEY_GRADE, KEY_FULL = "judge_grade:", "judge_full:"  # + dataset fingerprint:que
 def find_holes(ds: Dataset, ranks: dict[str, Ranking], k: int) -> pd.DataFrame:
     """Every (question, document, system, rank) with the document in the system's top k and not judged for the
     question in `ds`: columns q, doc (indices), system, rank (from 1). A document outside the corpus is left out."""
-    qr = ds.qrels
-    judged = set(zip(qr.query.tolist(), qr.doc.tolist()))
-    rows = []
+    qr, n = ds.qrels, max(ds.n_docs, 1)
+    judged = np.unique(qr.query[qr.doc >= 0] * n + qr.doc[qr.doc >= 0])
+    frames = []
     for name, r in ranks.items():
-        for q in range(ds.n_queries):
-            docs, _ = r.top(q, k)
-            rows.extend((q, d, name, i) for i, d in enumerate(docs.tolist(), 1) if d >= 0 and (q, d) not in judged)
-    return pd.DataFrame(rows, columns=["q", "doc", "system", "rank"]).astype(
-        {"q": "int64", "doc": "int64", "system": "object", "rank": "int64"})
+        q, position, doc = r.top_entries(np.arange(ds.n_queries), k)
+        keep = (doc >= 0) & ~np.isin(q * n + doc, judged)
+        frames.append(pd.DataFrame({"q": q[keep], "doc": doc[keep], "system": name, "rank": position[keep] + 1}))
+    columns = {"q": "int64", "doc": "int64", "system": "object", "rank": "int64"}
+    if not frames:
+        return pd.DataFrame({c: pd.Series(dtype=t) for c, t in columns.items()})
+    return pd.concat(frames, ignore_index=True).astype(columns)
 
 
 def holes_per_system(holes: pd.DataFrame, systems: list[str], graded: set[tuple[int, int]]) -> pd.DataFrame:

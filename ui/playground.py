@@ -41,10 +41,11 @@ METRIC_WIDTH = 150  # one system's card (they wrap: three to a row at 1024 pixel
 
 def init(ds: Dataset) -> None:
     """The Playground's keys, once per session and again when the dataset in use changes (its judgements and
-    its question belong to the dataset they were made on)."""
+    its question belong to the dataset they were made on; a grade given on the Judge page keeps them: the same
+    documents and questions, corpus_fingerprint unchanged)."""
     s = st.session_state
-    if s.get(state.PG_DATASET) != ds.fingerprint:
-        s[state.PG_DATASET] = ds.fingerprint
+    if s.get(state.PG_DATASET) != ds.corpus_fingerprint:
+        s[state.PG_DATASET] = ds.corpus_fingerprint
         s[state.PG_ORIGIN] = None
         s[state.PG_JUDGED] = {}
         s[state.PG_FROM] = None

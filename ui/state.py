@@ -32,7 +32,7 @@ PG_ORIGIN = "pg_origin"  # the question id whose text and judgements the typed o
 PG_JUDGED = "pg_judged"  # the typed question's judgements, document id -> grade (session-local, bounded)
 PG_VERSION = "pg_version"  # the judging table's generation: a new table (key) after each applied edit
 PG_ROWS = "pg_rows"  # (generation, the document ids of the judging table's rows, in order)
-PG_DATASET = "pg_dataset"  # the fingerprint of the dataset the Playground's state belongs to
+PG_DATASET = "pg_dataset"  # the corpus fingerprint of the dataset the Playground's state belongs to
 JUDGEMENTS = "judgements"  # the Judge page's new grades: {dataset fingerprint: {(question id, document id): grade}}
 JUDGED_DATASET = "judged_dataset"  # (dataset fingerprint, the grades, the dataset with them): ui.cache.current_dataset
 

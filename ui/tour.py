@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from retrieval import diagnosis, stats, teaching
+from retrieval import adhoc, diagnosis, stats, teaching
 from retrieval.dataset import Dataset
 from retrieval.experiment import Evaluation
 from retrieval.params import Params
@@ -137,7 +137,7 @@ class View:
 def view(ds: Dataset) -> View:
     """The evaluation of every system at the sidebar's values, on the four metrics and the sidebar's metric."""
     k, metric = state.cutoff(), state.metric_name()
-    return View(ds, cache.evaluation(overview.table_metrics(k, metric), ds), k, metric, cache.current_params(ds))
+    return View(ds, cache.evaluation(overview.table_metrics(k, metric), ds), k, metric, cache.ranking_params(ds))
 
 
 def fmt6(x: float) -> str:
@@ -664,7 +664,7 @@ def data_toy(ds: Dataset, ranking, q: int, k: int) -> teaching.Toy:
     """A question's top k as the trap's ranking, with its judgements; the universe is the ranking and every judged
     document (the corpus's other documents score 0 and have no grade: with k documents listed they change neither call)."""
     ids = tuple(ranking.top_ids(ds, q, k))
-    judged = {str(ds.qrels.doc_id[j]): int(ds.qrels.grade[j]) for j in np.flatnonzero(ds.qrels.query == q)}
+    judged = dict(adhoc.judgements_of(ds, q))
     return teaching.Toy(ids, judged, tuple(dict.fromkeys([*ids, *judged])))
 
 

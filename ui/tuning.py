@@ -539,8 +539,7 @@ def choose_view(ds: Dataset) -> View | None:
     """The sweep selector, then the sweep (None, with an error, when the dataset can't be swept)."""
     metric = state.metric_name()
     label = state.metric_label(metric)
-    p = cache.current_params()
-    p = replace(p, dims=min(p.dims, cache.max_dims(ds)))
+    p = cache.ranking_params(ds)
     options = offered(p.members)
     if st.session_state.get(KEY_WHAT) not in (None, *options):  # a sweep no longer offered
         st.session_state[KEY_WHAT] = options[0]
