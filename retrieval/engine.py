@@ -216,8 +216,9 @@ class Engine:
         self._latest: dict[str, BestLists] = {}  # each retriever's most recently used run: a hint for its next
         self._lock = threading.Lock()
 
-    # what depends on the judgements: everything else an engine holds is built from the texts (shared by `derived`)
-    _PER_JUDGEMENTS = ("dataset", "fingerprint", "memo", "_judged", "_latest", "_lock", "_root")
+    # what a derived engine shares with its base, all built from the texts alone; everything else is its own (an
+    # attribute added to __init__ is then never shared by mistake)
+    _SHARED = ("index", "bm25", "qcounts", "plan")
     _root: "Engine | None" = None  # a derived engine's first engine of the same texts (whose runs it re-judges)
 
     @classmethod
@@ -233,7 +234,7 @@ class Engine:
         if dataset.corpus_fingerprint != base.dataset.corpus_fingerprint:
             raise ValueError(f"{dataset.name}: not the documents and questions of {base.dataset.name}; build its own engine")
         engine = cls.__new__(cls)
-        engine.__dict__.update({k: v for k, v in base.__dict__.items() if k not in cls._PER_JUDGEMENTS})
+        engine.__dict__.update({k: base.__dict__[k] for k in cls._SHARED})
         engine.dataset, engine.fingerprint = dataset, dataset.fingerprint
         corpus = base.memo.corpus if isinstance(base.memo, SharedMemo) else base.memo
         engine.memo = SharedMemo(Memo(CACHE_SIZES), corpus, CORPUS_KINDS)
@@ -450,6 +451,8 @@ def for_dataset(dataset: Dataset, progress: Callable[[str, float], None] | None 
     corpus = dataset.corpus_fingerprint
     root = _ROOTS.get(corpus)
     if root is not None and root.fingerprint != dataset.fingerprint:
+        # the root counts among the ENGINES kept while a derived engine of it is in use (it shares its index)
+        _ENGINES.get("engine", root.fingerprint, lambda: root)
         return _ENGINES.get("derived", dataset.fingerprint, lambda: Engine.derived(root, dataset))
     engine = _ENGINES.get("engine", dataset.fingerprint, lambda: root or Engine(dataset, progress, limit))
     _ROOTS[corpus] = engine

@@ -341,3 +341,23 @@ def test_dense_vectors_serve_the_same_corpus_under_other_judgements():
     other = random_dataset(9, n_docs=50, n_q=8)
     with pytest.raises(InputError, match="another dataset"):
         Engine(other).rankings(Params(), (align(emb, replace(base_ds, query_texts=other.query_texts)),))
+
+
+def test_an_engine_whose_judgements_are_being_graded_stays_among_the_engines_kept(monkeypatch):
+    """A derived engine shares its root's index: while it is in use the root counts among the ENGINES kept, so a
+    server never holds more indexes than that (here 2: grading A, then B and C loaded, drops B, not A)."""
+    monkeypatch.setattr(engine_mod, "_ENGINES", Memo({"engine": 2, "derived": 4}))
+    a, b, c = (random_dataset(seed) for seed in (41, 42, 43))
+    graded = _amended(a, n=3)
+    root = for_dataset(a)
+    assert for_dataset(graded)._root is root
+    for_dataset(b)
+    for_dataset(graded)  # a person grades A again
+    for_dataset(c)
+
+    def rebuilt():
+        raise AssertionError("dropped")
+
+    assert engine_mod._ENGINES.get("engine", a.fingerprint, rebuilt) is root
+    with pytest.raises(AssertionError, match="dropped"):
+        engine_mod._ENGINES.get("engine", b.fingerprint, rebuilt)
