@@ -50,6 +50,7 @@ CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is s
     "weighted": 16,
     "rrf": 16,
     "tuning": 24,  # the Tuning page's landscapes (settings x questions), fixed BM25 + LSA parts and fusion explanations
+    "tuning verdicts": 32,  # the Tuning page's current setting against the best: two numbers and a flag each
     "adhoc": 8,  # a typed question's scores of every document by each system (3 x 8 bytes a document: 2.4 MB at 100k)
     "adhoc ranks": 16,  # ... and its rankings under given judgements (each system's top lists: a few KB)
 }

@@ -5,7 +5,7 @@ validation, the per-question oracle and one question's fusion explained."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import altair as alt
@@ -49,6 +49,7 @@ EDGE_ZONE = 0.1  # the best is "at the edge" when it lies in the outer tenth of 
 GAIN_EPS = 1e-12  # a cross-validated gain at or below this is no gain
 CHART_ROWS = 15  # the fusion chart draws at most this many documents (the table holds them all)
 MEMO = "tuning"  # the engine cache's kind (retrieval.engine.CACHE_SIZES) of everything computed here
+VERSUS = "tuning verdicts"  # its kind of the current setting's tests against the best (small: many, one per slider value)
 
 
 # ------------------------------------------------------------------------------------------- computed once, in the engine
@@ -552,9 +553,10 @@ def choose_view(ds: Dataset) -> View | None:
         st.caption(note)
     what = WHAT[choice]
     extra = cache.current_extra(ds)
+    held = held_fixed(what, p, extra)
     try:
         with st.spinner(f"Sweeping {choice} on {label}…"):
-            land = landscape(ds, what, metric, held_fixed(what, p, extra), extra)
+            land = landscape(ds, what, metric, held, extra)
     except InputError as err:
         st.error(f"Can't sweep {choice} on this dataset: {escape_markdown(str(err))}", icon=":material/error:")
         return None
@@ -566,10 +568,16 @@ def choose_view(ds: Dataset) -> View | None:
     current_vals = ev.values[tuning.SYSTEM_OF[what]][metric]
     folds = chosen_folds(int(ds.evaluated.size))
     cv = tuning.cross_validate(sw.values, folds, tuning.SEED) if folds else None
-    tied = (bool(land.ties.tied[near]) if on_grid else
-            bool(stats.paired_bootstrap(current_vals, sw.values[land.best]).holds_zero))
-    return View(ds, metric, label, p, what, choice, land, ev, current, current_vals, near, on_grid,
-                versus_best(land, current_vals, on_grid, near), folds, cv, tied)
+
+    def compare() -> tuple[Versus, bool]:  # between grid points a permutation test and a bootstrap: kept, not redone per rerun
+        tied = (bool(land.ties.tied[near]) if on_grid else
+                bool(stats.paired_bootstrap(current_vals, sw.values[land.best]).holds_zero))
+        return versus_best(land, current_vals, on_grid, near), tied
+
+    # the current setting's values are fixed by the sweep's held values and the swept ones (seeded tests: exact)
+    key = ("versus", what, metric, tuple(held), tuple(sorted(current.items())))
+    versus, tied = cache.engine(ds).memo.get(VERSUS, key, compare)
+    return View(ds, metric, label, p, what, choice, land, ev, current, current_vals, near, on_grid, versus, folds, cv, tied)
 
 
 def headline(v: View) -> None:
