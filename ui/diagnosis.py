@@ -16,13 +16,12 @@ from retrieval import diagnosis, teaching
 from retrieval.dataset import Dataset
 from retrieval.params import Params
 from retrieval.ranking import Ranking
-from retrieval.systems import FUSIONS
 from retrieval.text import tokenize
 
 from . import cache, charts
-from .format import clip
+from .format import clip, plural
 from .markdown import escape_markdown, highlight_markdown
-from .per_question import page_count, page_rows
+from .per_question import fusion_depths, page_count, page_rows
 
 QUESTION_KEY = "diag_question"
 CASE_CLASS_KEY, CASE_PAGE_KEY = "diag_case_class", "diag_case_page"  # the failing questions' class filter and page
@@ -64,11 +63,6 @@ def _diagnose(_ds: Dataset, fingerprint: str, _ranking: Ranking, key: str, thres
     """The failing questions of one system (cached on the dataset's, the ranking's and a fusion's members' content,
     the threshold and a fusion's depth)."""
     return diagnosis.diagnose(_ds, _ranking, threshold, _members, depth)
-
-
-def fusion_depths(ranks: Mapping[str, Ranking], p: Params) -> dict[str, int]:
-    """The fusions among the systems, each with its depth N (its list is its top N)."""
-    return {name: p.fusion_depth for name in ranks if name in FUSIONS}
 
 
 def diagnose_all(ds: Dataset, ranks: dict[str, Ranking], threshold: int, p: Params) -> dict[str, list[diagnosis.Case]]:
@@ -199,11 +193,6 @@ class ClassChanges:
     def heading(self) -> str:
         """The class with its counts."""
         return f"**{self.kind}** · fixed {len(self.fixed)} of {BASE}'s {self.base_fails} · broken {len(self.broken)}"
-
-
-def plural(n: int, word: str) -> str:
-    """"1 question", "2 questions"."""
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def change_line(change: diagnosis.Change) -> str:

@@ -41,3 +41,8 @@ def full_text_note(text: str, limit: int = FULL_CHARS) -> str:
     """What a person reads under a document shown in full: its length, and where it is cut when it is."""
     n = len(str(text))
     return f"{n:,} characters" + (f"; only the first {limit:,} are shown." if n > limit else ".")
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """'1 question', '1,400 questions' (`many`: the plural when it is not word + s)."""
+    return f"{n:,} {word if n == 1 else many or word + 's'}"

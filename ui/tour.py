@@ -25,7 +25,7 @@ from retrieval.params import Params
 from . import cache, charts, compare, overview, router, state
 from . import diagnosis as diag
 from . import per_question as pq
-from .format import MINUS, clip, interval_text, signed
+from .format import MINUS, clip, interval_text, plural, signed
 from .markdown import escape_markdown as plain
 from .markdown import highlight_markdown
 
@@ -143,11 +143,6 @@ def view(ds: Dataset) -> View:
 def fmt6(x: float) -> str:
     """A mean as the article's tables print it."""
     return f"{x:.6f}"
-
-
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """'1 question', '3 questions'."""
-    return f"{n:,} {word if n == 1 else many or word + 's'}"
 
 
 def id_list(ids: Sequence[str], limit: int = 6) -> str:
