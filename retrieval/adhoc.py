@@ -20,7 +20,7 @@ relevant (a vocabulary gap: none of its words is in a relevant document), the sa
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -31,6 +31,7 @@ from .errors import InputError
 from .experiment import Evaluation, score
 from .params import Params
 from .ranking import Ranking, rank_rows
+from .systems import FUSIONS
 from .text import query_counts, tokenize
 
 MAX_CHARS = 1_000  # a typed question is at most this long (a question, not a document)
@@ -90,12 +91,19 @@ def score_text(engine, text: str, params: Params, extra: tuple = ()) -> Scores:
         else:
             skipped["dense"] = (f"its vectors ({source.model}) were uploaded: a typed question can't be encoded with "
                                 f"that model here, only with the bundled one ({dense.MODEL})")
-    missing = [m for m in params.members if m not in rows]
+    return for_params(Scores(text, terms, unknown, rows, params, skipped), params)
+
+
+def for_params(scores: Scores, params: Params) -> Scores:
+    """The same rows read at `params`, which may differ from the scores' in what no row depends on (the fusions'
+    members, weights, alpha, RRF k and depths): whether the fusions can be made, and if not why."""
+    skipped = {k: v for k, v in scores.skipped.items() if k not in FUSIONS}
+    missing = [m for m in params.members if m not in scores.rows]
     if missing:
         why = ", ".join(f"{m} ({skipped.get(m, 'an uploaded run: it has no answer for a new question')})" for m in missing)
-        for name in ("weighted", "RRF"):
+        for name in FUSIONS:
             skipped[name] = f"the fusion's members {why} can't score a typed question"
-    return Scores(text, terms, unknown, rows, params, skipped)
+    return replace(scores, params=params, skipped=skipped)
 
 
 def judgements_of(dataset: Dataset, q: int) -> tuple[tuple[str, int], ...]:

@@ -51,14 +51,15 @@ CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is s
     "rrf": 16,
     "tuning": 24,  # the Tuning page's landscapes (settings x questions), fixed BM25 + LSA parts and fusion explanations
     "tuning verdicts": 32,  # the Tuning page's current setting against the best: two numbers and a flag each
-    "adhoc": 8,  # a typed question's scores of every document by each system (3 x 8 bytes a document: 2.4 MB at 100k)
+    "adhoc rows": 8,  # a typed question's scores of every document by each system (3 x 8 bytes a document: 2.4 MB at 100k)
+    "adhoc": 8,  # ... read at the full parameters (the same rows: no copy)
     "adhoc ranks": 16,  # ... and its rankings under given judgements (each system's top lists: a few KB)
 }
 # The kinds whose values depend on the documents and questions only, never on the judgements: an engine derived
 # for other judgements (`Engine.derived`) shares them with the engine it came from (a probe locates a registered
 # retriever's lists, which the texts alone decide, in BM25's layout). A run's judged ranks, the fusions and the
 # landscapes do depend on the judgements: each engine keeps its own.
-CORPUS_KINDS = ("fit", "block", "probe", "dense", "vectors", "run file")
+CORPUS_KINDS = ("fit", "block", "probe", "dense", "vectors", "run file", "adhoc rows", "adhoc")
 
 
 # What indexing costs, measured (bench/speed.py's synthetic corpus, 107,000 documents, 39.8 million
@@ -428,10 +429,13 @@ class Engine:
               qid: str = adhoc.QUESTION_ID) -> tuple[Dataset, dict[str, Ranking], adhoc.Scores]:
         """A typed question scored by every system that can (adhoc.py): its one-question dataset (judged by
         `judgements`, (document id, grade) pairs), every system's ranking and the scores of every document.
-        The scores are cached per (text, parameters, dense vectors), the rankings per judgements too."""
+        The rows of scores are cached per (text, what they read: k1, b, d, dense vectors), so a fusion slider
+        re-fuses without re-scoring; the scores as read at the full parameters, and the rankings per judgements too."""
         vectors = tuple(x.fingerprint for x in extra if not isinstance(x, TrecRun))
+        rows = self.memo.get("adhoc rows", (text, params.k1, params.b, params.dims, vectors),
+                             lambda: adhoc.score_text(self, text, params, extra))
         key = (text, params, vectors)
-        scores = self.memo.get("adhoc", key, lambda: adhoc.score_text(self, text, params, extra))
+        scores = self.memo.get("adhoc", key, lambda: adhoc.for_params(rows, params))
         judged = tuple((str(d), g) for d, g in judgements)
         one, ranks = self.memo.get("adhoc ranks", (key, judged, qid),
                                    lambda: adhoc.rankings(self.dataset, scores, judged, qid))

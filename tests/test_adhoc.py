@@ -193,3 +193,15 @@ def test_the_metrics_are_the_library_s(eng, invented):
     one, ranks, _ = eng.adhoc("password reset", judgements=(("pwd1", 2),))
     ms = metrics.parse_list(["ndcg@5", "mrr"])
     assert adhoc.evaluate(one, ranks, ["ndcg@5", "mrr"]).values == score(one, ranks, ms).values
+
+
+def test_a_fusion_parameter_re_fuses_the_typed_question_without_re_scoring_it(eng):
+    """alpha, RRF k and the members change the fusions only: the rows of scores are the same arrays (the fusions
+    are checked against the engine's runs in the tests above); k1 scores again."""
+    a = eng.adhoc("refund within days support", Params(alpha=0.3))[2]
+    b = eng.adhoc("refund within days support", Params(alpha=0.8, rrf_k=5.0))[2]
+    assert a.rows is b.rows and a.params.alpha == 0.3 and b.params.alpha == 0.8
+    c = eng.adhoc("refund within days support", Params(k1=0.7))[2]
+    assert c.rows is not a.rows and not np.array_equal(c.rows["BM25"], a.rows["BM25"])  # k1 re-scores BM25
+    only_bm25 = eng.adhoc("refund within days support", Params(members=("BM25", "es")))[2]
+    assert only_bm25.rows is a.rows and "uploaded run" in only_bm25.skipped["weighted"] and "weighted" not in a.skipped
