@@ -137,7 +137,7 @@ def rankings(dataset: Dataset, scores: Scores, judgements=(), qid: str = QUESTIO
     of them could score it: the weighted one cut at the fusion depth, RRF over each member's top fusion depth."""
     p = scores.params
     one = one_question(dataset, scores.text, judgements, qid)
-    depth = max(p.depth, p.fusion_depth)  # Engine.depth: how deep the engine's lists go
+    depth = p.list_depth  # how deep the engine's lists go
     out = {name: rank_rows(name, one, [(0, row[None, :])], depth) for name, row in scores.rows.items()}
     if scores.fused:
         rows = [scores.rows[m][None, :] for m in p.members]

@@ -307,11 +307,6 @@ class Engine:
 
         return dataset_stats(self.dataset, self.index)
 
-    @staticmethod
-    def depth(params: Params) -> int:
-        """How deep every system's lists go: the display depth or the fusion depth, whichever is larger."""
-        return max(params.depth, params.fusion_depth)
-
     def system(self, name: str, extra: tuple = ()) -> Retriever:
         """A system by name: a registered retriever, or the system of one of the `extra` sources (a TREC run,
         embeddings), made once per source content; an error lists the known ones."""
@@ -334,7 +329,7 @@ class Engine:
         and for a source (a run, embeddings) the fingerprint of its whole content."""
         system = self.system(name, extra)
         content = () if name in REGISTRY else (self._source(name, extra).fingerprint,)
-        return (name, *content, params.of(system.params), self.depth(params))
+        return (name, *content, params.of(system.params), params.list_depth)
 
     def run(self, name: str, params: Params, extra: tuple = ()) -> BestLists:
         """One system's run at the given parameters (cached on what it reads); in a derived engine, a retriever's
@@ -347,7 +342,7 @@ class Engine:
                 return rejudged(base, system.member(base, root).row, root.dataset, self.dataset)
 
             return self.memo.get("run", self.key(name, params, extra), make)
-        return self.memo.get("run", self.key(name, params, extra), lambda: system.run(self, params, self.depth(params)))
+        return self.memo.get("run", self.key(name, params, extra), lambda: system.run(self, params, params.list_depth))
 
     def latest_run(self, name: str) -> BestLists | None:
         """The most recently used run of a retriever (a hint for its next run), if any."""

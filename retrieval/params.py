@@ -163,6 +163,11 @@ class Params:
         """Self: a Params is validated when it is made (kept for callers that check explicitly)."""
         return self
 
+    @property
+    def list_depth(self) -> int:
+        """How deep every system's lists go: the display depth or the fusion depth, whichever is larger."""
+        return max(self.depth, self.fusion_depth)
+
     def fusion_weights(self) -> tuple[float, ...]:
         """The weighted fusion's weight per member: `weights`, or (alpha, 1 - alpha), or (1,) for a single member."""
         if self.weights is not None:

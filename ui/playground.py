@@ -425,7 +425,7 @@ def judge(ds: Dataset, one: Dataset, ranks: Mapping[str, Ranking], grades: Mappi
     rows = judging_rows(one, ranks, grades)
     s = st.session_state
     s[state.PG_ROWS] = (s[state.PG_VERSION], rows)
-    depth = max(p.depth, p.fusion_depth)
+    depth = p.list_depth
     st.data_editor(
         judging_frame(one, ranks, grades, rows, depth), key=editor_key(), hide_index=True, width="stretch",
         placeholder="—", height="content" if len(rows) <= 30 else "auto",
