@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from . import bm25, fusion, lsa, metrics
-from .dataset import MAX_GRADE, Dataset, Qrels
+from .dataset import MAX_GRADE, Dataset, Qrels, valid_grade
 from .embeddings import Aligned, unit_rows
 from .errors import InputError
 from .experiment import Evaluation, score
@@ -123,7 +123,7 @@ def one_question(dataset: Dataset, text: str, judgements, qid: str = QUESTION_ID
         raise InputError("judgements: a document is judged twice")
     grades = []
     for d, g in pairs:
-        if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or abs(int(g)) > MAX_GRADE:
+        if not valid_grade(g):
             raise InputError(f"judgements: document {d!r}: the grade must be a whole number within ±{MAX_GRADE}, got {g!r}")
         grades.append(int(g))
     qrels = Qrels(np.zeros(len(ids), dtype=np.int64), np.array([dataset.doc_index.get(d, -1) for d in ids], dtype=np.int64),

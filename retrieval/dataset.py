@@ -30,6 +30,13 @@ BUILTIN = {"invented": DATA_DIR / "invented"}
 # overflows float64 past g = 1023 and turns every mean it reaches into NaN; 100 keeps any sum of gains finite
 # and is far above any real grading scale (TREC and BEIR grade 0-4).
 MAX_GRADE = 100
+
+
+def valid_grade(grade) -> bool:
+    """The one rule of a judgement's grade: a whole number (not a bool) within +-MAX_GRADE."""
+    return not isinstance(grade, bool) and isinstance(grade, (int, np.integer)) and abs(int(grade)) <= MAX_GRADE
+
+
 # The longest document or question text, in characters, in every format (JSONL and CSV/TSV alike); the csv
 # module's own field limit is raised to it.
 MAX_TEXT_CHARS = 8 * 2**20
@@ -180,7 +187,7 @@ class Dataset:
                 raise InputError(f"{what}: no such question")
             if d is None:
                 raise InputError(f"{what}: no such document")
-            if isinstance(grade, bool) or not isinstance(grade, (int, np.integer)) or abs(grade) > MAX_GRADE:
+            if not valid_grade(grade):
                 raise InputError(f"{what}: the grade {grade!r} is not an integer within +-{MAX_GRADE}")
             if (q, did) in judged:
                 raise InputError(f"{what}: the pair is judged already (judgements are added, never overwritten)")
@@ -532,7 +539,7 @@ def assemble(
         if (qid, did) in seen:
             raise InputError(f"{qrels_src}: question {qid!r} judges document {did!r} twice")
         seen.add((qid, did))
-        if isinstance(grade, bool) or not isinstance(grade, (int, np.integer)) or abs(grade) > MAX_GRADE:
+        if not valid_grade(grade):
             raise InputError(f"{qrels_src}: question {qid!r} grades document {did!r} {grade!r}: "
                              f"expected an integer within +-{MAX_GRADE}")
         if qid not in query_index:
