@@ -33,8 +33,14 @@ CUTOFF_OPTIONAL = ("mrr", "map")  # without a cutoff: the whole list
 NO_CUTOFF = ("rprec", "bpref")  # their depth is set by the question's judgements, never by k
 DEFAULT_METRICS = ("hit@3", "recall@5", "mrr", "ndcg@5")
 _NAME = re.compile(r"^(" + "|".join(KINDS) + r")(?:@(\d+))?$")
-VALID_FORMS = ("hit@k, recall@k, precision@k, mrr, mrr@k, ndcg@k, ndcg_exp@k, map, map@k, rprec, bpref, judged@k "
-               "(k >= 1)")
+
+
+def _forms(kind: str) -> tuple[str, ...]:
+    """How a kind may be named: rprec; mrr and mrr@k; hit@k."""
+    return (kind,) if kind in NO_CUTOFF else (kind, f"{kind}@k") if kind in CUTOFF_OPTIONAL else (f"{kind}@k",)
+
+
+VALID_FORMS = ", ".join(form for kind in KINDS for form in _forms(kind)) + " (k >= 1)"  # for the error messages and help
 
 
 @dataclass(frozen=True)
@@ -226,7 +232,7 @@ def per_query(qrels: Qrels, n_queries: int, judged_rank: np.ndarray, metric: Met
     if m.kind == "judged":
         return judged_at(qrels, n_queries, judged_rank, m.k)
     rel = qrels.relevant
-    n_rel = np.bincount(qrels.query[rel], minlength=n_queries).astype(np.float64)
+    n_rel = _relevant_count(qrels, n_queries)
     k = m.k if m.k is not None else np.iinfo(np.int64).max
     within = rel & (judged_rank > 0) & (judged_rank <= k)
     if m.kind in ("hit", "recall", "precision"):
