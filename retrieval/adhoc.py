@@ -128,7 +128,7 @@ def one_question(dataset: Dataset, text: str, judgements, qid: str = QUESTION_ID
         grades.append(int(g))
     qrels = Qrels(np.zeros(len(ids), dtype=np.int64), np.array([dataset.doc_index.get(d, -1) for d in ids], dtype=np.int64),
                   np.array(ids, dtype=object), np.array(grades, dtype=np.int64))
-    return Dataset(dataset.name, dataset.doc_ids, dataset.doc_texts, (qid,), (text,), qrels)
+    return dataset.lend(Dataset(dataset.name, dataset.doc_ids, dataset.doc_texts, (qid,), (text,), qrels))
 
 
 def rankings(dataset: Dataset, scores: Scores, judgements=(), qid: str = QUESTION_ID) -> tuple[Dataset, dict[str, Ranking]]:

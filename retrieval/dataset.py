@@ -32,6 +32,9 @@ BUILTIN = {"invented": DATA_DIR / "invented"}
 MAX_GRADE = 100
 
 
+DOCUMENT_VALUES = ("doc_index", "tie_key")  # what a dataset's document ids alone decide (Dataset.lend)
+
+
 def valid_grade(grade) -> bool:
     """The one rule of a judgement's grade: a whole number (not a bool) within +-MAX_GRADE."""
     return not isinstance(grade, bool) and isinstance(grade, (int, np.integer)) and abs(int(grade)) <= MAX_GRADE
@@ -203,9 +206,13 @@ class Dataset:
             doc_id=np.concatenate((qr.doc_id, np.array([r[2] for r in rows], dtype=object)))[order],
             grade=np.concatenate((qr.grade, np.array([r[3] for r in rows], dtype=np.int64)))[order],
         )
-        out = replace(self, qrels=new)
-        for name in ("_corpus_hash", "corpus_fingerprint", "doc_index", "query_index", "tie_key"):
-            out.__dict__[name] = getattr(self, name)  # the texts' own values: the same texts, not recomputed
+        return self.lend(replace(self, qrels=new), (*DOCUMENT_VALUES, "_corpus_hash", "corpus_fingerprint", "query_index"))
+
+    def lend(self, out: "Dataset", names: tuple[str, ...] = ()) -> "Dataset":
+        """`out`, a dataset of the same documents (or texts, for the question-side names), with this one's cached
+        values `names` (default DOCUMENT_VALUES) given instead of recomputed: 40 ms of id sorting at 100k documents."""
+        for name in names or DOCUMENT_VALUES:
+            out.__dict__[name] = getattr(self, name)
         return out
 
     def judgements(self) -> list[tuple[str, str, int]]:

@@ -205,3 +205,12 @@ def test_a_fusion_parameter_re_fuses_the_typed_question_without_re_scoring_it(en
     assert c.rows is not a.rows and not np.array_equal(c.rows["BM25"], a.rows["BM25"])  # k1 re-scores BM25
     only_bm25 = eng.adhoc("refund within days support", Params(members=("BM25", "es")))[2]
     assert only_bm25.rows is a.rows and "uploaded run" in only_bm25.skipped["weighted"] and "weighted" not in a.skipped
+
+
+def test_the_one_question_dataset_borrows_the_corpus_s_id_values(invented):
+    """The typed question's dataset holds the corpus's documents: their id order and index are the corpus's own
+    (not sorted again per text and per judgement), and equal what the dataset would compute."""
+    one = adhoc.one_question(invented, "refund", (("refund1", 2),))
+    assert one.tie_key is invented.tie_key and one.doc_index is invented.doc_index
+    order = sorted(range(invented.n_docs), key=lambda i: invented.doc_ids[i])
+    assert [int(one.tie_key[i]) for i in order] == list(range(invented.n_docs))
