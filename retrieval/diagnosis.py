@@ -155,8 +155,8 @@ def changes(dataset: Dataset, base: Ranking, other: Ranking, threshold: int = TH
 
 
 def rank_label(rank: int) -> str:
-    """A first relevant rank in words: "rank 4", or "not found" for 0."""
-    return f"rank {rank}" if rank > 0 else "not found"
+    """A first relevant rank in words: "rank 4", or "not found" for 0 (rank_text's)."""
+    return f"rank {rank}" if rank > 0 else rank_text(rank)
 
 
 def describe(change: Change) -> str:
