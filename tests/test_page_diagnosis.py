@@ -273,6 +273,18 @@ def test_the_failing_questions_come_a_page_at_a_time(many):
     assert [s for s, _ in seen[:40]] == ["BM25"] * 40  # in the systems' order, then the questions'
 
 
+def test_a_page_left_beyond_the_last_shows_the_first(many):
+    """Fewer failing questions than before (the sliders moved): a page number beyond the last opens page 1."""
+    next(p for p in many.get("pagination") if p.key == "diag_case_page").set_value(1).run()
+    first = case_table(many)
+    next(p for p in many.get("pagination") if p.key == "diag_case_page").set_value(2).run()
+    assert not case_table(many).equals(first)
+    many.session_state["diag_case_page"] = 99
+    many.run()
+    assert not many.exception
+    assert case_table(many).equals(first)
+
+
 def test_the_class_filter_keeps_one_class_and_goes_back_to_page_one(many):
     gaps = int(table(many, "vocabulary gap")["vocabulary gap"].sum())
     many.segmented_control(key="diag_case_class").set_value("vocabulary gap").run()

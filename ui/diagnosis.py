@@ -21,7 +21,7 @@ from retrieval.text import tokenize
 from . import cache, charts
 from .format import clip, plural
 from .markdown import escape_markdown, highlight_markdown
-from .per_question import fusion_depths, page_count, page_rows
+from .per_question import fusion_depths, page_count, page_rows, paged
 
 QUESTION_KEY = "diag_question"
 CASE_CLASS_KEY, CASE_PAGE_KEY = "diag_case_class", "diag_case_page"  # the failing questions' class filter and page
@@ -148,11 +148,7 @@ def failing_questions(ds: Dataset, cases: dict[str, list[diagnosis.Case]], thres
     picked = [c for c in all_cases if chosen == ALL_CLASSES or c.kind == chosen]
     rows = pd.DataFrame(case_rows(picked))
     n_pages = page_count(len(rows), CASES_PER_PAGE)
-    page = 1
-    if n_pages > 1:
-        if int(st.session_state.get(CASE_PAGE_KEY) or 1) > n_pages:
-            st.session_state[CASE_PAGE_KEY] = 1
-        page = st.pagination(n_pages, key=CASE_PAGE_KEY, max_visible_pages=9)
+    page = paged(n_pages, CASE_PAGE_KEY)
     if not any(c.members for c in picked):
         rows = rows.drop(columns="members: first relevant at")
     st.dataframe(
@@ -346,13 +342,7 @@ def doc_box(ds: Dataset, qtext: str, doc_id: str, what: str, color: str) -> None
 def doc_page(kind: str, n: int) -> tuple[int, int]:
     """The slice of one question's `kind` documents ("relevant" / "wrong") shown, DOCS_PER_PAGE at a time, with a
     pagination when there are more."""
-    pages = page_count(n, DOCS_PER_PAGE)
-    if pages <= 1:
-        return 0, n
-    key = DOC_PAGE_KEY + kind
-    if int(st.session_state.get(key) or 1) > pages:
-        st.session_state[key] = 1
-    page = st.pagination(pages, key=key, max_visible_pages=5)
+    page = paged(page_count(n, DOCS_PER_PAGE), DOC_PAGE_KEY + kind, visible=5)
     return (page - 1) * DOCS_PER_PAGE, min(page * DOCS_PER_PAGE, n)
 
 

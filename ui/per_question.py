@@ -84,6 +84,12 @@ def hardest_first(rows: pd.DataFrame, k: int, worst: int) -> pd.DataFrame:
     return rows.loc[hardness.sort_values(["not_found", "beyond_k", "mean_rank"], ascending=False, kind="stable").index]
 
 
+def paged(n_pages: int, key: str, visible: int = 9) -> int:
+    """The page shown (from 1): a pagination when there is more than one (st.pagination brings a page number left
+    beyond the last, after the rows changed, back to the first itself)."""
+    return st.pagination(n_pages, key=key, max_visible_pages=visible) if n_pages > 1 else 1
+
+
 def page_count(n_rows: int, size: int = PAGE_SIZE) -> int:
     """Pages of `size` rows needed for n_rows."""
     return -(-n_rows // size)
@@ -200,9 +206,8 @@ def heatmap(ds: Dataset, rows: pd.DataFrame, k: int, depths: dict[str, int] | No
         st.success(f"Every system has a relevant document in its top {k} for every question.", icon=":material/check_circle:")
         return None
     n_pages = page_count(len(rows))
-    page = 1
+    page = paged(n_pages, KEY_PAGE)
     if n_pages > 1:
-        page = st.pagination(n_pages, key=KEY_PAGE, max_visible_pages=9)
         st.caption(f"{len(rows):,} questions, {PAGE_SIZE} per page: page {page} of {n_pages}.")
     cells = heatmap_cells(ds, page_rows(rows, page), depths)
     event = st.altair_chart(charts.rank_heatmap(cells, MAX_RANK, k, select="pick"), width="stretch",
