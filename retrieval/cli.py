@@ -136,16 +136,11 @@ def _embeddings(value: str, ds: datasets.Dataset):
                   f"the vectors are cached in {dense.cache_dir()}", file=sys.stderr)
         return embeddings.align(dense.embeddings_of(ds, _progress), ds)
     paths = [x.strip() for x in value.split(",")]
-    if len(paths) == 1 and paths[0].endswith(".npz"):
-        return embeddings.align(embeddings.load_npz(datasets._read(Path(paths[0])), paths[0]), ds)
-    if len(paths) == 2 and all(x.endswith(".jsonl") for x in paths):
-        load = embeddings.load_jsonl
-    elif len(paths) == 2 and all(x.endswith(".parquet") for x in paths):
-        load = embeddings.load_parquet
-    else:
-        raise InputError(f"--embeddings {value!r}: give e5-small, an .npz file, or DOCS,QUESTIONS as two .jsonl or "
-                         "two .parquet files")
-    return embeddings.align(load(datasets._read(Path(paths[0])), paths[0], datasets._read(Path(paths[1])), paths[1]), ds)
+    try:
+        embeddings.loader_for(paths)  # the files' kinds, before reading any
+    except InputError:
+        raise InputError(f"--embeddings {value!r}: give e5-small, or {embeddings.FORMS} as DOCS,QUESTIONS") from None
+    return embeddings.align(embeddings.load_files([(p, datasets._read(Path(p))) for p in paths]), ds)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -345,6 +345,26 @@ class Aligned:
         return Dense(self)
 
 
+FORMS = "one .npz file, or two .jsonl (or two .parquet) files: the documents' then the questions'"
+
+
+def loader_for(names: Sequence[str]) -> Callable:
+    """The loader of files so named (load_npz for one .npz; load_jsonl or load_parquet for two of that kind), or an
+    InputError naming the files and the forms accepted, before anything is read."""
+    if len(names) == 1 and names[0].endswith(".npz"):
+        return load_npz
+    for ext, load in ((".jsonl", load_jsonl), (".parquet", load_parquet)):
+        if len(names) == 2 and all(n.endswith(ext) for n in names):
+            return load
+    raise InputError(f"{', '.join(names) or 'no file'}: give {FORMS}")
+
+
+def load_files(files: Sequence[tuple[str, bytes]]) -> Embeddings:
+    """Embeddings from (file name, bytes): one .npz, or the documents' and the questions' files, in that order."""
+    load = loader_for([name for name, _ in files])
+    return load(*(part for name, data in files for part in (data, name)))
+
+
 def _first_ids(ids: Sequence[str], k: int = 3) -> str:
     return ", ".join(repr(i) for i in ids[:k]) + (", ..." if len(ids) > k else "")
 

@@ -181,17 +181,13 @@ def load_upload(files: list) -> Aligned:
     from . import cache
 
     ds = cache.current_dataset()
-    names = [f.name for f in files]
-    if len(files) == 1 and names[0].endswith(".npz"):
-        emb = embeddings.load_npz(files[0].getvalue(), names[0])
-    elif len(files) == 2 and (all(n.endswith(".jsonl") for n in names) or all(n.endswith(".parquet") for n in names)):
-        docs, questions = sorted(files, key=lambda f: ("quer" in f.name.lower() or "question" in f.name.lower(), f.name))
-        load = embeddings.load_jsonl if names[0].endswith(".jsonl") else embeddings.load_parquet
-        emb = load(docs.getvalue(), docs.name, questions.getvalue(), questions.name)
-    else:
-        raise InputError(f"{', '.join(names)}: give one .npz file, or two .jsonl (or two .parquet) files: the documents' "
-                         "and the questions' (the one whose name holds 'quer' or 'question' is the questions')")
-    return embeddings.align(emb, ds)
+    # two files come in no order: the one whose name holds 'quer' or 'question' is the questions'
+    ordered = sorted(files, key=lambda f: ("quer" in f.name.lower() or "question" in f.name.lower(), f.name))
+    try:
+        embeddings.loader_for([f.name for f in ordered])
+    except InputError as e:
+        raise InputError(f"{e} (the one whose name holds 'quer' or 'question' is the questions')") from None
+    return embeddings.align(embeddings.load_files([(f.name, f.getvalue()) for f in ordered]), ds)
 
 
 @st.fragment(run_every=1.0)
