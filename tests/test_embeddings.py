@@ -246,3 +246,15 @@ def test_bad_parquet_is_one_message_naming_the_file():
             assert str(err.value).startswith("d.parquet: not a readable Parquet file")
         else:
             assert str(err.value) == message
+
+
+def test_the_files_kinds_pick_their_loader_and_anything_else_is_refused_by_name():
+    from retrieval import embeddings as emb
+
+    assert emb.loader_for(["v.npz"]) is emb.load_npz
+    assert emb.loader_for(["d.jsonl", "q.jsonl"]) is emb.load_jsonl
+    assert emb.loader_for(["d.parquet", "q.parquet"]) is emb.load_parquet
+    for names in (["d.jsonl", "q.parquet"], ["a.npz", "b.npz"], ["d.jsonl"], [], ["v.csv"]):
+        with pytest.raises(InputError, match="give one .npz file") as e:
+            emb.loader_for(names)
+        assert all(n in str(e.value) for n in names)
