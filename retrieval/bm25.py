@@ -323,6 +323,16 @@ class Bm25Run(BestLists):
         k.parallel(k.bm25_at, qs.size, qs.size * 64, qs, ds, self.plan.by_term, self.norm, self.k1 + 1.0, out)
         return out
 
+    def at_rows(self, top_d: np.ndarray, n_top: np.ndarray) -> np.ndarray:
+        """Scores of each question's first n_top[q] documents of top_d[q] (questions x depth, 0 beyond them),
+        bit-identical to the ranking's: another member's lists, for the weighted fusion."""
+        from . import _kernels as k
+
+        out = np.zeros(top_d.shape)
+        k.parallel(k.bm25_rows, top_d.shape[0], top_d.size * 16, np.ascontiguousarray(top_d, dtype=np.int64),
+                   np.asarray(n_top, dtype=np.int64), self.plan.by_term, self.norm, self.k1 + 1.0, out)
+        return out
+
     def row(self, q: int) -> np.ndarray:
         """Scores of one question over every document (dense), bit-identical to the ranking's."""
         p = self.plan

@@ -476,6 +476,7 @@ def warm_up() -> dict[str, int]:
         e = Engine(ds)
         e.evaluate(Params())
         e.evaluate(Params(k1=1.3, b=0.5, alpha=0.3, rrf_k=20.0))  # BM25 with the previous run as its hint
+        e.evaluate(Params(k1=1.3, b=0.5, dims=5))  # a d move: BM25's scores of LSA's new lists looked up
         rng = np.random.default_rng(0)
         vectors = align(from_arrays("warm-up", ds.doc_ids, rng.normal(size=(ds.n_docs, 8)), ds.query_ids,
                                     rng.normal(size=(ds.n_queries, 8))), ds)

@@ -74,7 +74,7 @@ class Bm25:
         def at_rows(top_d: np.ndarray, n_top: np.ndarray) -> np.ndarray:
             if run.probe is top_d:  # scored in the run's own pass, up to each list's length (0 beyond)
                 return run.probe_scores
-            return _rows_at(run.at, top_d, n_top)
+            return run.at_rows(top_d, n_top)
 
         return Member(self.name, run, _outside(run, 0.0), run.hi > 0, at_rows, run.row)
 

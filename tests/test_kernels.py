@@ -18,7 +18,7 @@ from retrieval import _kernels, bm25, lsa, tuning
 from retrieval.engine import Engine
 from retrieval.params import Params
 from retrieval.bm25 import bm25_weight
-from retrieval.ranking import Csr, PassOutputs, Selection, from_csr, order_by_score, ranks_before
+from retrieval.ranking import Csr, Judged, PassOutputs, Selection, from_csr, order_by_score, ranks_before
 from conftest import ROOT
 from test_perf_equivalence import random_dataset
 
@@ -127,7 +127,7 @@ def test_bm25_weights_equal_term_weights(rand, k1, b):
 
 
 @pytest.mark.parametrize("k1, b", [(1.2, 0.75), (0.5, 0.0)])
-def test_bm25_at_and_row_equal_score(rand, k1, b):
+def test_bm25_at_rows_and_row_equal_score(rand, k1, b):
     ds, prep, plan = rand
     want = bm25.score(prep.bm25, prep.qcounts, k1, b).toarray()
     r = bm25.run(prep.bm25, plan, ds, k1, b, depth=5)
@@ -135,7 +135,35 @@ def test_bm25_at_and_row_equal_score(rand, k1, b):
     assert np.array_equal(r.at(qs, dd).reshape(want.shape), want)
     for q in range(ds.n_queries):
         assert np.array_equal(r.row(q), want[q])
+    # another member's lists (any order, shorter than the width: 0 beyond, as LSA's best for the weighted fusion)
+    rng = np.random.default_rng(5)
+    lists = np.stack([rng.permutation(ds.n_docs) for _ in range(ds.n_queries)])
+    n_top = rng.integers(0, ds.n_docs + 1, size=ds.n_queries)
+    got = r.at_rows(lists, n_top)
+    for q in range(ds.n_queries):
+        assert np.array_equal(got[q, : n_top[q]], want[q, lists[q, : n_top[q]]])
+        assert not got[q, n_top[q] :].any()
 
+
+
+@pytest.mark.parametrize("keep", [3, 40])
+def test_bm25_first_pass_from_a_sampled_cut_equals_the_reference(keep):
+    """BM25's pass without a hint on questions touching thousands of documents (8 x keep and more: the cut
+    comes from a sample): the raw best lists, counts, range and judged ranks equal the score matrix's."""
+    ds = random_dataset(11, n_docs=3000, n_q=8, dup=0.3, vocab=8)
+    prep = Engine(ds)
+    plan = bm25.plan(prep.bm25, prep.qcounts)
+    want = bm25.score(prep.bm25, prep.qcounts, 1.2, 0.75).toarray()
+    r = bm25.run(prep.bm25, plan, ds, 1.2, 0.75, depth=keep, keep=keep)
+    assert (plan.n_touched() > 8 * keep).sum() >= 4  # most questions are sampled
+    ref = bm25.search(ds, bm25.score(prep.bm25, prep.qcounts, 1.2, 0.75), depth=keep)
+    for q in range(ds.n_queries):
+        best = order_by_score(want[q], ds.tie_key)
+        assert r.top_d[q, : r.n_top[q]].tolist() == best[: r.n_top[q]].tolist()
+        assert r.n_top[q] == min(keep, (want[q] > 0).sum()) or r.n_top[q] == keep
+        assert r.top_s[q, : r.n_top[q]].tolist() == want[q, best[: r.n_top[q]]].tolist()
+        assert r.n_res[q] == (want[q] > 1e-9).sum()
+    assert r.ranking.judged_rank.tolist() == ref.judged_rank.tolist()
 
 def test_layout_lists_each_questions_documents_and_locate_undoes_it(rand):
     ds, prep, plan = rand
@@ -198,6 +226,63 @@ def test_rank_rows_kernels_keep_the_raw_best_in_ranking_order(rand, sparse):
         for d, rank in zip(o.judged.doc[j0:j1], o.judged.rank[j0:j1]):
             assert rank == (results.index(d) + 1 if d in results else 0)
 
+
+
+def _long_rows(kind: str, n: int, m: int) -> np.ndarray:
+    """Rows long enough for the dense selection's sample (n >= 8 m), each built to test one of its paths."""
+    rng = np.random.default_rng(7)
+    if kind == "ties":  # a handful of values, zeros of both signs: ties everywhere, at the cut too
+        return rng.choice(np.array([-1.0, -0.0, 0.0, 0.25, 0.5, 0.5000000000000001, 2.0]), size=(6, n))
+    if kind == "zeros":  # nothing but zeros of both signs: the range must be the first zero met, as a plain loop's
+        rows = np.zeros((4, n))
+        rows[1] = -0.0
+        rows[2, ::3] = -0.0
+        rows[3, 1::2] = -0.0
+        return rows
+    if kind == "sample misses":  # only the sampled entries score high: fewer than m reach the sample's cut
+        rows = rng.random((4, n)) * 0.01
+        stride = min(64, n // (_kernels.SAMPLE_SHARE * m))
+        run = _kernels.SAMPLE_RUN
+        for start in range(0, n, run * stride):
+            rows[:, start : start + run] = 10.0 + rng.random((4, min(run, n - start)))
+        return rows
+    return np.round(rng.standard_normal((6, n)), 3)  # "spread": distinct-ish values, some ties from rounding
+
+
+@pytest.mark.parametrize("kind", ["ties", "zeros", "sample misses", "spread"])
+@pytest.mark.parametrize("m", [1, 20, 250])
+@pytest.mark.parametrize("thr", [0.1, -5.0])
+def test_dense_rows_select_as_the_definition_says(kind, m, thr):
+    """The dense selection (LSA's and the dense retriever's pass, rank_dense) on rows long enough to be sampled:
+    the best m by score descending then tie key, the results above the threshold, the range, and each judged
+    document's rank (1 + the results that beat it) against the brute-force order, including the path where
+    fewer than m entries reach the sample's cut. A judged document outside the corpus (-1) is never retrieved,
+    whatever the threshold."""
+    n = 6000
+    rows = _long_rows(kind, n, m)
+    nq = rows.shape[0]
+    rng = np.random.default_rng(m)
+    key = rng.permutation(n).astype(np.int64)  # ids not in corpus order
+    j_docs = [np.concatenate((rng.choice(n, size=9, replace=False), [-1])) for _ in range(nq)]
+    for q in range(nq):  # the best document, one tied with it, one exactly at the cut's region: all judged
+        order = order_by_score(rows[q], key)
+        j_docs[q][:3] = order[[0, min(m, n - 1), min(3 * m, n - 1)]]
+    j_ptr = np.concatenate(([0], np.cumsum([j.size for j in j_docs]))).astype(np.int64)
+    judged = Judged(j_ptr, np.concatenate(j_docs).astype(np.int64), np.zeros(int(j_ptr[-1]), dtype=np.int64))
+    o = PassOutputs(judged, np.zeros((nq, m), dtype=np.int64), np.zeros((nq, m)), np.zeros(nq, dtype=np.int64),
+                    np.zeros(nq, dtype=np.int64), np.zeros(nq), np.zeros(nq))
+    _kernels.rank_dense(np.arange(nq, dtype=np.int64), np.ascontiguousarray(rows), 0, Selection(key, thr, m), o)
+    for q in range(nq):
+        best = order_by_score(rows[q], key)
+        assert o.top_d[q, : o.n_top[q]].tolist() == best[:m].tolist()
+        assert o.top_s[q, : o.n_top[q]].tolist() == rows[q, best[:m]].tolist()
+        assert o.n_res[q] == (rows[q] > thr).sum()
+        first = lambda x: rows[q, np.flatnonzero(rows[q] == x)[0]]  # noqa: E731 - the first of equal values met
+        assert o.lo[q] == rows[q].min() and np.signbit(o.lo[q]) == np.signbit(first(rows[q].min()))
+        assert o.hi[q] == rows[q].max() and np.signbit(o.hi[q]) == np.signbit(first(rows[q].max()))
+        results = best[rows[q, best] > thr].tolist()
+        for d, rank in zip(judged.doc[j_ptr[q] : j_ptr[q + 1]], judged.rank[j_ptr[q] : j_ptr[q + 1]]):
+            assert rank == (results.index(d) + 1 if d in results else 0), (q, d)
 
 def test_list_ranks_are_positions_in_the_lists(rand):
     ds, _, _ = rand
@@ -309,7 +394,7 @@ def test_after_the_warm_up_the_app_s_paths_compile_nothing(tmp_path):
     warm = subprocess.run([sys.executable, "-m", "retrieval", "warmup"], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=900)
     assert warm.returncode == 0, warm.stderr
-    assert "kernels ready: 14 kernels" in warm.stdout
+    assert f"kernels ready: {len(_kernels.KERNELS)} kernels" in warm.stdout
     script = (
         "import json, sys; sys.path.insert(0, 'tests')\n"
         "from retrieval import _kernels, dataset, lsa\n"
