@@ -42,6 +42,7 @@ CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is s
     "run": 12,  # a retriever's run (questions x up to 1,000 scores: ~16 MB at 1,000 questions)
     "fit": 4,  # an LSA fit (documents x d float64, twice)
     "block": 3,  # a large corpus's SVD at a block's dimensions, which every smaller d truncates (documents x D float64)
+    "block questions": 3,  # ... and the questions projected into it (questions x D float64)
     "probe": 4,  # a member's lists located in BM25's question layout (questions x 1,000 int64)
     "run file": 16,  # the system of an uploaded TREC run (its lists as read)
     "dense": 4,  # the app's bundled-model vectors of the dataset (per cache-file state) and its encoding estimate
@@ -59,7 +60,7 @@ CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is s
 # for other judgements (`Engine.derived`) shares them with the engine it came from (a probe locates a registered
 # retriever's lists, which the texts alone decide, in BM25's layout). A run's judged ranks, the fusions and the
 # landscapes do depend on the judgements: each engine keeps its own.
-CORPUS_KINDS = ("fit", "block", "probe", "dense", "vectors", "run file", "adhoc rows", "adhoc")
+CORPUS_KINDS = ("fit", "block", "block questions", "probe", "dense", "vectors", "run file", "adhoc rows", "adhoc")
 
 
 # What indexing costs, measured (bench/speed.py's synthetic corpus, 107,000 documents, 39.8 million
@@ -275,7 +276,10 @@ class Engine:
             if block is None:
                 model = lsa.fit(self.index, dims)
             else:
-                model = lsa.truncate(self.memo.get("block", block, lambda: lsa.fit(self.index, block, block=True)), dims)
+                base = self.memo.get("block", block, lambda: lsa.fit(self.index, block, block=True))
+                model = lsa.truncate(base, dims)
+                projected = self.memo.get("block questions", block, lambda: lsa.project(base, self.qcounts))
+                return LsaFit(model, lsa.query_vectors(model, self.qcounts, projected))
             return LsaFit(model, lsa.query_vectors(model, self.qcounts))
 
         return self.memo.get("fit", int(dims), make)

@@ -116,11 +116,22 @@ def truncate(base: LsaModel, dims: int) -> LsaModel:
                     "; ".join(notes))
 
 
-def query_vectors(model: LsaModel, qcounts: sp.csr_matrix) -> np.ndarray:
-    """Questions projected and scaled to unit length; a question with no known term stays zero (scores zero everywhere)."""
+def project(model: LsaModel, qcounts: sp.csr_matrix) -> np.ndarray:
+    """Questions in the model's SVD space, every dimension its SVD has (a block's: all D), not yet scaled."""
     if model.svd is None:
         return np.zeros((qcounts.shape[0], 0))
-    q = model.svd.transform(model.tfidf.transform(qcounts))[:, : model.dims]  # a truncated model: its first d
+    return model.svd.transform(model.tfidf.transform(qcounts))
+
+
+def query_vectors(model: LsaModel, qcounts: sp.csr_matrix, projected: np.ndarray | None = None) -> np.ndarray:
+    """Questions projected and scaled to unit length; a question with no known term stays zero (scores zero everywhere).
+
+    `projected`: `project(model, qcounts)` when it is at hand (a block's, shared by every d the block serves:
+    each column of the product is its own sums, so the first d columns are the same numbers whatever D is,
+    and a d step does not copy the block's components again, 20-40 ms at 100,000 documents)."""
+    if model.svd is None:
+        return np.zeros((qcounts.shape[0], 0))
+    q = (project(model, qcounts) if projected is None else projected)[:, : model.dims]  # a truncated model: its first d
     n = np.linalg.norm(q, axis=1, keepdims=True)
     return np.where(n > 1e-12, q / np.where(n > 1e-12, n, 1.0), 0.0)
 
