@@ -28,6 +28,8 @@ of that commit under bench/out/) and ours, each in fresh processes: the first `p
 a fresh clone (numba's cache empty: a new NUMBA_CACHE_DIR) against the second one, and ours after `python -m
 retrieval warmup`; and on a synthetic corpus given as a BEIR zip, the upload's stages (parse, engine build, first
 evaluation with its LSA fit), d slider ticks (the LSA fit alone and the whole evaluation) and k1 ticks. Medians.
+`--passes` (issue 15, third round) measures LSA's and the dense retriever's exact pass alone at d = 6, 40, 200 and
+384, before and ours alternated, beside a plain numpy float32 top-100; `--scale N`, ours alone at N documents.
 
 Peers are benchmark-only dependencies: `pip install -r bench/requirements.txt`. Machine: 2 cores; set
 RETRIEVAL_THREADS to change the threads our kernels use.
@@ -460,6 +462,106 @@ def child_stages(target: str, ticks: int) -> dict:
     return out
 
 
+PASS_DIMS = (6, 40, 200, 384)  # LSA at the default, a middle and the largest d; 384: the dense retriever's width
+
+
+def child_passes(target: str, ticks: int) -> dict:
+    """LSA's and the dense retriever's exact pass alone (`lsa_rank`: every question against every document, the best
+    1,000 raw cosines and every judged document's rank) at each of PASS_DIMS (LSA fits; 384: seeded random unit
+    vectors, the width of the bundled model's), best of `ticks`; and the peer on the 384-d vectors, a plain numpy
+    float32 top-100 (BLAS product in blocks of 100 questions, argpartition, sorted by score and id; no judged
+    ranks)."""
+    import numpy as np
+
+    from retrieval import _kernels
+    from retrieval.engine import Engine
+    from retrieval.ranking import THRESHOLD, PassOutputs, Selection
+
+    _kernels.mark_ready()
+    ds = _load(target)
+    engine = Engine(ds)
+    rng = np.random.default_rng(DENSE_SEED)
+    unit = lambda x: x / np.linalg.norm(x, axis=1, keepdims=True)  # noqa: E731
+    out: dict = {"package": str(Path(_kernels.__file__).parent)}
+    for d in PASS_DIMS:
+        if d == 384:
+            vt = np.ascontiguousarray(unit(rng.standard_normal((ds.n_docs, d))).T)
+            qv = unit(rng.standard_normal((ds.n_queries, d)))
+        else:
+            fit = engine.lsa_fit(d)
+            vt, qv = fit.model.vt, np.ascontiguousarray(fit.qvec, dtype=np.float64)
+
+        def one() -> None:
+            o = PassOutputs.empty(ds, 1000)
+            _kernels.parallel(_kernels.lsa_rank, ds.n_queries, 10**9, qv, vt, Selection(ds.tie_key, THRESHOLD, 1000), o)
+
+        one()  # compiled or loaded once, outside the timing
+        out[f"pass_{d}_s"] = min(_timed(one)[0] for _ in range(max(1, min(ticks, 3))))
+    docs32, q32 = np.ascontiguousarray(vt.T, dtype=np.float32), qv.astype(np.float32)
+
+    def numpy_topk(k: int = 100) -> None:
+        for start in range(0, q32.shape[0], 100):
+            sc = q32[start : start + 100] @ docs32.T
+            top = np.argpartition(-sc, k - 1, axis=1)[:, :k]
+            vals = np.take_along_axis(sc, top, axis=1)
+            np.take_along_axis(top, np.lexsort((ds.tie_key[top], -vals), axis=1), axis=1)
+
+    out["numpy_top100_384_s"] = min(_timed(numpy_topk)[0] for _ in range(max(1, min(ticks, 3))))
+    return out
+
+
+def child_scale(target: str, ticks: int) -> dict:
+    """Ours alone on a large synthetic corpus (from bench/synthetic.py's arrays, no zip): engine build, first
+    evaluation, d steps within the first block (fit, evaluation), k1 ticks, peak RSS."""
+    from retrieval import _kernels
+    from retrieval.engine import Engine
+    from retrieval.params import Params
+
+    _kernels.mark_ready()
+    ds = _load(target)
+    out: dict = {}
+    out["engine_s"], e = _timed(Engine, ds)
+    out["first_evaluation_s"], _ = _timed(e.evaluate, Params(), METRICS)
+    fits, evals = [], []
+    for d in D_TICKS[: max(1, min(ticks, 4))]:
+        fits.append(_timed(e.lsa_fit, d)[0])
+        evals.append(_timed(e.evaluate, Params(dims=d), METRICS)[0])
+    out.update(d_fit_all=[round(x, 3) for x in fits], d_tick_all=[round(x, 3) for x in evals])
+    k1 = [_timed(e.evaluate, Params(dims=d, k1=round(1.25 + 0.05 * i, 2)), METRICS)[0] for i in range(ticks)]
+    out.update(k1_tick_all=[round(x, 3) for x in k1], k1_tick_s=_median(k1[1:] or k1))
+    out["peak_rss_gib"] = _status("VmHWM") / 2**30
+    return out
+
+
+def passes(args) -> str:
+    """`child_passes` in the 'before' tree and ours, alternated `args.repeats` times; the best of each as a table."""
+    before = _tree(args.round2_before)
+    size = str(int(args.round2_size))
+    runs: dict[str, list[dict]] = {"before": [], "ours": []}
+    for _ in range(args.repeats):
+        for kind, tree in (("before", before), ("ours", ROOT)):
+            cmd = [sys.executable, __file__, "--child", "passes", "--target", size, "--ticks", str(args.ticks)]
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout,
+                                  env={**os.environ, "BENCH_PACKAGE": str(tree)})
+            lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+            if proc.returncode or not lines:
+                print(proc.stderr[-2000:], file=sys.stderr)
+                continue
+            runs[kind].append(json.loads(lines[-1]))
+            print(f"[passes] {kind}: {lines[-1]}", file=sys.stderr, flush=True)
+    best = {k: {f: min(r[f] for r in rs) for f in rs[0] if f != "package"} for k, rs in runs.items() if rs}
+    b, o = best.get("before", {}), best.get("ours", {})
+    lines = [f"the exact pass (lsa_rank), {int(size):,} synthetic documents x 1,000 questions, best of "
+             f"{args.repeats} alternated runs x 3; before = {args.round2_before}", "",
+             "| d | before | ours | ratio |", "|---|---|---|---|"]
+    for d in PASS_DIMS:
+        key = f"pass_{d}_s"
+        lines.append(f"| {d} | {_fmt_s(b.get(key))} | {_fmt_s(o.get(key))} | {_ratio(b.get(key), o.get(key))} |")
+    lines.append(f"| numpy float32 top-100, 384-d (the peer) | {_fmt_s(b.get('numpy_top100_384_s'))} | "
+                 f"{_fmt_s(o.get('numpy_top100_384_s'))} | |")
+    return "\n".join(lines)
+
+
 def round2(args) -> str:
     """Before and ours alternated, `args.repeats` times each; the medians as a table."""
     before = _tree(args.round2_before)
@@ -656,6 +758,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--round2-before", default=ROUND2_BEFORE, help=f"round 2's 'before' commit (default {ROUND2_BEFORE})")
     ap.add_argument("--round2-size", default="100000", help="round 2's synthetic corpus size (default 100000)")
     ap.add_argument("--repeats", type=int, default=3, help="round 2: alternated runs of each (default 3)")
+    ap.add_argument("--passes", action="store_true", help="the exact LSA / dense pass alone at d = 6, 40, 200, 384, "
+                    "before (--round2-before) and ours alternated, beside numpy's float32 top-100")
+    ap.add_argument("--scale", default="", metavar="N", help="ours alone on N synthetic documents: engine, first "
+                    "evaluation, d steps, k1 ticks, peak RSS")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--target", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
@@ -664,8 +770,9 @@ def main(argv: list[str] | None = None) -> int:
     if a.child:
         if os.environ.get("BENCH_PACKAGE"):  # round 2: the package of another tree first
             sys.path.insert(0, os.environ["BENCH_PACKAGE"])
-        if a.child == "stages":
-            print(json.dumps(child_stages(a.target, a.ticks)))
+        if a.child in ("stages", "passes", "scale"):
+            child = {"stages": child_stages, "passes": child_passes, "scale": child_scale}[a.child]
+            print(json.dumps(child(a.target, a.ticks)))
             return 0
         if a.child == "ours":
             res = child_ours(a.target, a.ticks)
@@ -688,6 +795,12 @@ def main(argv: list[str] | None = None) -> int:
 
     if a.round2:
         print(round2(a))
+        return 0
+    if a.passes:
+        print(passes(a))
+        return 0
+    if a.scale:
+        print(json.dumps(_run_child("scale", str(int(a.scale)), a)))
         return 0
     targets = []
     if a.cranfield:

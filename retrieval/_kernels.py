@@ -13,9 +13,12 @@ same to the last bit (numba compiles without fast-math: no reassociation, no fus
 
 Selection keeps the best `m` of a question ordered by `ranking.ranks_before` (score descending, tie key
 ascending; the tie key is the document's position in id order, so ties go by document id), inlined here too.
-LSA and the generic rows offer every document to a bounded heap; BM25 sorts only the candidates at or above a
-cut (`bm25_rank`). The exact rank of each judged document is counted in the same pass: 1 + the documents that
-beat it.
+BM25 (`bm25_rank`) and every dense row (LSA's, the dense retriever's, `rank_dense`: `_dense_select`) sort only
+the candidates at or above a cut: the previous run's best (BM25 after a slider step), else a value about 1.5 m
+scores reach in a sample, checked (every score is a candidate when fewer than m reach it); a sparse row offers
+every entry to a bounded heap (`_select`). The exact rank of each judged document is 1 + the documents that
+beat it: counted among the candidates when it is one, else over the whole row, four judged documents a
+vectorised pass (`_judged_ranks`).
 
 Each kernel must equal a plain numpy reference, named in its docstring and compared in the tests
 (tests/test_perf_equivalence.py, tests/test_kernels.py, tests/test_bm25.py, tests/test_ranking.py):
@@ -182,7 +185,7 @@ def _replace_root(hs, hk, hd, n, s, k, d):
 # again for the weighted fusion's passes: the 100k alpha fusion 5.3-6.1 ms written out, 28 ms through the helper).
 # The fusions gather their candidates and offer them in one call per batch (`_keep_best`): alternated with the
 # written-out offers under the same load, the 100k alpha fusion measured the same (7.2-9.0 ms at best, both).
-# In the BM25 and LSA passes the offer stays written out:
+# In a sparse row's pass (`_select`) the offer stays written out:
 #     if h < m: _insert(...); h += 1
 #     elif _before(s, k, hs[0], hk[0]): _replace_root(...)
 
@@ -589,8 +592,9 @@ def _doc_at(lay, i, s0, ns, m0):
 @njit
 def _judged_ranks(vals, nt, cut, thr, cand, nc, j_s, j_doc, key, lay, s0, ns, m0, found, flags, j_rank):
     """Each judged document's rank among a question's results, 1 + the documents that beat it (0 for one scoring
-    at or below thr, and for one outside the corpus: j_doc -1), into j_rank. vals[:nt]: the question's scores (position i: document `_doc_at(lay, i, ...)`),
-    j_s / j_doc: the judged documents' scores and documents; cand[:nc]: every position scoring at or above `cut`.
+    at or below thr, and for one outside the corpus: j_doc -1), into j_rank. vals[:nt]: the question's scores
+    (position i: document `_doc_at(lay, i, ...)`), j_s / j_doc: the judged documents' scores and documents,
+    cand[:nc]: every position scoring at or above `cut`.
 
     A judged document at or above the cut is beaten only by candidates: they are counted. One below it lies
     beyond them: the scores above it are counted over the whole row, four judged documents a vectorised pass,
@@ -895,8 +899,9 @@ SAMPLE_MARGIN = 8  # the cut is the sample's (1.5 m / stride + 8)-th best: about
 @njit
 def _sample_cut(row, n, m, heap):
     """A cut for the best m of row[:n] that leaves about 1.5 m entries at or above it: the c-th best of one entry
-    in `stride` (runs of SAMPLE_RUN adjacent ones), with c = 1.5 m / stride + SAMPLE_MARGIN (a small heap of the sample's best; heap: scratch).
-    -inf when the row is short. Not a bound: the caller checks that m entries reach it."""
+    in `stride` (runs of SAMPLE_RUN adjacent ones), with c = 1.5 m / stride + SAMPLE_MARGIN (a small heap of the
+    sample's best; heap: scratch); -inf when the row is short. Not a bound: the caller checks that m entries
+    reach it."""
     stride = min(64, n // (SAMPLE_SHARE * max(m, 1)))
     if stride < 2 or m < 1:
         return -np.inf
