@@ -535,27 +535,29 @@ def _count_above(vals, n, s0, s1, s2, s3):
     return g0, g1, g2, g3, e0, e1, e2, e3
 
 
-SCAN_BLOCK = 16  # values a scan checks at once (one vectorised test) before looking at them one by one
+SCAN_RUN = 8  # values a scan tests at once (vectorised) before looking at them one by one
 
 
 @njit(inline="always")
 def _scan_at_least(vals, n, cut, out, nc):
-    """Append to out[nc:] the indices i < n with vals[i] >= cut; returns the new count. Blocks whose largest
-    value is below the cut (nearly all of them when the cut is high) are skipped after one vectorised test."""
+    """Append to out[nc:] the indices i < n with vals[i] >= cut, in order; returns the new count. Each run of
+    SCAN_RUN values is counted in vector instructions and looked at one by one only when one reaches the cut
+    (a run's maximum does not vectorise without fast-math: counting measured 60 against 90-100 us a 100k row)."""
     base = 0
-    while base + SCAN_BLOCK <= n:
-        mx = vals[base]
-        for t in range(1, SCAN_BLOCK):
-            x = vals[base + t]
-            mx = x if x > mx else mx
-        if not mx < cut:
-            for t in range(SCAN_BLOCK):
-                out[nc] = base + t
-                nc += vals[base + t] >= cut
-        base += SCAN_BLOCK
+    while base + SCAN_RUN <= n:
+        hot = 0
+        for t in range(SCAN_RUN):
+            hot += vals[base + t] >= cut
+        if hot:
+            for t in range(SCAN_RUN):
+                if vals[base + t] >= cut:
+                    out[nc] = base + t
+                    nc += 1
+        base += SCAN_RUN
     for i in range(base, n):
-        out[nc] = i
-        nc += vals[i] >= cut
+        if vals[i] >= cut:
+            out[nc] = i
+            nc += 1
     return nc
 
 
@@ -693,13 +695,8 @@ def bm25_rank(items, lay, w, sel, judged_pos, out, top_p, probe, hint, sort_budg
     key, thr, m = sel.tie_key, sel.threshold, sel.keep
     n_docs = key.size
     vals = np.empty(n_docs)
-    found = np.empty(n_docs + 1, dtype=np.int64)  # positions a scan found (it writes one past its count)
-    cand = Candidates(np.empty(n_docs + m), np.empty(n_docs + m, dtype=np.int64), np.empty(n_docs + m, dtype=np.int64))
-    picked = np.empty(n_docs + m, dtype=np.int64)  # scratch for _sorted_best
-    scratch_s = np.empty(n_docs + m)
-    scratch_k = np.empty(n_docs + m, dtype=np.int64)
-    flags = np.zeros(n_docs + 8, dtype=np.uint8)
-    heap = np.empty(n_docs + 1)  # _sample_cut's
+    ws = scratch(n_docs, m)
+    found, cand, flags = ws.found, ws.cand, ws.flags
     for q in items:
         s0, m0 = lay.single_ptr[q], lay.multi_ptr[q]
         ns, nm = lay.single_ptr[q + 1] - s0, lay.multi_ptr[q + 1] - m0
@@ -737,7 +734,7 @@ def bm25_rank(items, lay, w, sel, judged_pos, out, top_p, probe, hint, sort_budg
                 vals[pi] = -np.inf  # hidden from the scan (put back below)
             nc = m
         else:  # a cut about 1.5 m scores reach, from a sample (none on a short row)
-            cut = _sample_cut(vals, nt, m, heap)
+            cut = _sample_cut(vals, nt, m, ws.heap)
         n_found = _scan_at_least(vals, nt, cut, found, 0)
         if not hinted and n_found < m and n_found < nt:  # fewer than m reach it (rare): every score is a candidate
             cut = -np.inf
@@ -773,7 +770,7 @@ def bm25_rank(items, lay, w, sel, judged_pos, out, top_p, probe, hint, sort_budg
                 td[r] = cand.doc[r]
                 tp[r] = cand.pos[r]
         else:
-            h = _sorted_best(cand, nc, key, m, picked, scratch_s, scratch_k, ts, td, tp)
+            h = _sorted_best(cand, nc, key, m, ws.picked, ws.vals, ws.keys, ts, td, tp)
         out.n_top[q] = h
         out.n_res[q] = nr
         if nt < n_docs:  # the documents without a question term score 0
@@ -936,7 +933,6 @@ def _sample_cut(row, n, m, heap):
     return heap[0]
 
 
-SCAN_RUN = 8  # entries _dense_pass tests at once (vectorised) before looking at them one by one
 _SIGN_OFF = np.int64(0x7FFFFFFFFFFFFFFF)
 
 
@@ -951,7 +947,7 @@ def _dense_pass(row, n, thr, cut, found, bits):
     """How many of row[:n] score above thr, the lowest and highest score, and the positions of the entries at or
     above `cut` into found (returns their count too). Two passes in vector instructions: the counts and the
     range (compared as ordered integers, `_ordered`: a float minimum does not vectorise without fast-math), then
-    the cut, SCAN_RUN entries at a time, each run looked at one by one only when one of them reaches it.
+    the cut (`_scan_at_least`).
     bits: one int64 of scratch."""
     nres = 0
     for i in range(n):
@@ -963,22 +959,7 @@ def _dense_pass(row, n, thr, cut, found, bits):
         k = _ordered(iv[i])
         kmin = min(kmin, k)
         kmax = max(kmax, k)
-    nf = 0
-    base = 0
-    while base + SCAN_RUN <= n:
-        hot = 0
-        for t in range(SCAN_RUN):
-            hot += row[base + t] >= cut
-        if hot:
-            for t in range(SCAN_RUN):
-                if row[base + t] >= cut:
-                    found[nf] = base + t
-                    nf += 1
-        base += SCAN_RUN
-    for i in range(base, n):
-        if row[i] >= cut:
-            found[nf] = i
-            nf += 1
+    nf = _scan_at_least(row, n, cut, found, 0)
     bits[0] = _ordered(kmin)
     lo = bits.view(np.float64)[0]
     bits[0] = _ordered(kmax)
