@@ -7,9 +7,11 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import chain, count
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 
 TOKEN_PATTERN = r"[a-z0-9]+"
 
@@ -92,60 +94,283 @@ def _batches(texts, max_docs: int = _BATCH, max_chars: int = _BATCH_CHARS):
         start = stop
 
 
-def build_index(
-    texts: list[str] | tuple[str, ...], progress: Callable[[str, float], None] | None = None
-) -> TermIndex:
-    """Tokenise every document once into a sparse count matrix (terms in sorted order).
+# ------------------------------------------------------------------------------------ the compiled tokeniser
 
-    Exactly what scikit-learn's CountVectorizer gives with `tokenize`'s rules, faster: tokens are mapped to
-    ids by a dictionary in one C-level pass per batch (stop words map to -1 and are dropped), each batch
-    becomes a CSR block, and the columns are renumbered in sorted term order at the end.
-    `progress(stage, fraction)` is called after each batch of documents and at the end of each stage.
-    """
+FNV_OFFSET, FNV_PRIME, HASH_MASK = 2166136261, 16777619, 0xFFFFFFFF  # FNV-1a, 32 bits (kept below 2**32 at each step,
+# so the plain-Python run of the kernel computes the same hashes with Python integers)
+COMPILED_ABOVE = 1_000_000  # characters beyond which build_index tokenises in the compiled kernel (below it the
+# dictionary path costs milliseconds and a fresh clone compiles nothing for the invented corpus)
+
+
+class Vocab(NamedTuple):
+    """The compiled tokeniser's open-addressing table of the terms seen so far (stop words first, as terms
+    0..len(STOP_WORDS)-1): each term's bytes lie in `store`, its hash beside them; `sizes` holds the counts."""
+
+    slots: np.ndarray  # int64, a power of two long: a term number, or -1 (empty)
+    hashes: np.ndarray  # int64 per term: FNV-1a of its bytes
+    starts: np.ndarray  # int64 per term: where its bytes start in store
+    lens: np.ndarray  # int64 per term: how many bytes
+    store: np.ndarray  # uint8: every term's bytes, one after the other
+    sizes: np.ndarray  # int64[3]: terms, bytes of store used, ids written
+
+
+@njit(cache=True, nogil=True)
+def _intern(buf, ends, doc0, v, n_stop, ids, per_doc):
+    """Tokenise documents doc0, doc0 + 1, ... of `buf` (`_separated` bytes of the batch's texts one after the other,
+    document i ending at ends[i]): each maximal run of non-space bytes is a token, looked up in (or added to) the
+    table `v`; a token that is not a stop word gets its id (term number - n_stop) appended to `ids`, and per_doc[i]
+    counts them. Stops before a document the table might not have room for, and returns its number (len(ends):
+    every document done); the caller grows the table and calls again from there."""
+    n_docs = ends.shape[0]
+    slots, hashes, starts, lens, store, sizes = v.slots, v.hashes, v.starts, v.lens, v.store, v.sizes
+    n_terms, n_store, w = sizes[0], sizes[1], sizes[2]
+    mask = slots.shape[0] - 1
+    d = doc0
+    while d < n_docs:
+        i = 0 if d == 0 else ends[d - 1]
+        end = ends[d]
+        # room for the worst case: every byte a new one-byte term, every other one a space
+        if (n_terms + (end - i) // 2 + 1) * 2 > slots.shape[0] or n_store + (end - i) > store.shape[0] \
+                or n_terms + (end - i) // 2 + 1 > hashes.shape[0]:
+            break
+        kept = 0
+        while i < end:
+            if buf[i] == 32:
+                i += 1
+                continue
+            j = i
+            h = FNV_OFFSET
+            while j < end and buf[j] != 32:
+                h = ((h ^ int(buf[j])) * FNV_PRIME) & HASH_MASK
+                j += 1
+            n = j - i
+            s = h & mask
+            while True:
+                t = int(slots[s])
+                if t < 0:  # a new term
+                    t = n_terms
+                    slots[s] = t
+                    hashes[t] = h
+                    starts[t] = n_store
+                    lens[t] = n
+                    store[n_store : n_store + n] = buf[i:j]
+                    n_store += n
+                    n_terms += 1
+                    break
+                if hashes[t] == h and lens[t] == n:
+                    a = starts[t]
+                    x = 0
+                    while x < n and store[a + x] == buf[i + x]:
+                        x += 1
+                    if x == n:
+                        break
+                s = (s + 1) & mask
+            if t >= n_stop:
+                ids[w] = t - n_stop
+                w += 1
+                kept += 1
+            i = j
+        per_doc[d] = kept
+        d += 1
+    sizes[0], sizes[1], sizes[2] = n_terms, n_store, w
+    return d
+
+
+@njit(cache=True, nogil=True)
+def _rehash(v, slots):
+    """Every term of `v` placed again in the (larger, all -1) `slots`."""
+    mask = slots.shape[0] - 1
+    for t in range(v.sizes[0]):
+        s = v.hashes[t] & mask
+        while slots[s] >= 0:
+            s = (s + 1) & mask
+        slots[s] = t
+
+
+def _grown(v: Vocab, terms: int, chars: int) -> Vocab:
+    """The table with room for at least `terms` terms and `chars` bytes (each doubled as needed), same contents."""
+    cap = v.hashes.shape[0]
+    while cap < terms:
+        cap *= 2
+    size = v.slots.shape[0]
+    while size < 2 * terms:
+        size *= 2
+    store_cap = v.store.shape[0]
+    while store_cap < chars:
+        store_cap *= 2
+
+    def longer(a, n):
+        if a.shape[0] == n:
+            return a
+        out = np.zeros(n, dtype=a.dtype)
+        out[: min(a.shape[0], n)] = a[:n]
+        return out
+
+    v2 = Vocab(np.full(size, -1, dtype=np.int64) if size != v.slots.shape[0] else v.slots,
+               longer(v.hashes, cap), longer(v.starts, cap), longer(v.lens, cap), longer(v.store, store_cap), v.sizes)
+    if size != v.slots.shape[0]:
+        _rehash(v2, v2.slots)
+    return v2
+
+
+def _new_vocab() -> Vocab:
+    """An empty table holding the stop words as terms 0..len(STOP_WORDS)-1."""
+    v = Vocab(np.full(1024, -1, dtype=np.int64), np.zeros(256, dtype=np.int64), np.zeros(256, dtype=np.int64),
+              np.zeros(256, dtype=np.int64), np.zeros(4096, dtype=np.uint8), np.zeros(3, dtype=np.int64))
+    buf = np.frombuffer(b" ".join(sorted(_STOP_BYTES)), dtype=np.uint8)
+    return _intern_all(buf, np.array([buf.size], dtype=np.int64), v, 0, np.zeros(buf.size, dtype=np.int32),
+                       np.zeros(1, dtype=np.int64))
+
+
+def _intern_all(buf, ends, v: Vocab, n_stop: int, ids: np.ndarray, per_doc: np.ndarray) -> Vocab:
+    """`_intern` over every document of the batch, growing the table whenever it stops for room; the table
+    afterwards (sizes[2]: the ids written)."""
+    v.sizes[2] = 0
+    d = 0
+    while (d := _intern(buf, ends, d, v, n_stop, ids, per_doc)) < ends.size:
+        size = int(ends[d] - (ends[d - 1] if d else 0))
+        v = _grown(v, int(v.sizes[0]) + size // 2 + 2, int(v.sizes[1]) + size + 1)
+    return v
+
+
+def _index_compiled(texts, progress) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The compiled pass over every batch: (terms in first-seen order, tokens kept per document, their ids)."""
+    n = len(texts)
+    v = _new_vocab()
+    n_stop = int(v.sizes[0])
+    per_doc, ids = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int32)]
+    for start, stop in _batches(texts):
+        lowered = list(map(str.lower, texts[start:stop]))
+        ends = np.cumsum(np.fromiter(map(len, lowered), dtype=np.int64, count=len(lowered)))
+        buf = np.frombuffer(_separated("".join(lowered)), dtype=np.uint8)  # one '?' per character beyond ASCII:
+        del lowered  # the bytes are as long as the lower-cased text, so `ends` marks each document in them
+        out = np.empty(buf.size // 2 + 1, dtype=np.int32)
+        per_doc.append(np.zeros(ends.size, dtype=np.int64))
+        v = _intern_all(buf, ends, v, n_stop, out, per_doc[-1])
+        ids.append(out[: int(v.sizes[2])].copy())
+        if progress is not None:
+            progress("tokenising documents", min(1.0, stop / max(n, 1)))
+    n_terms = int(v.sizes[0]) - n_stop
+    starts, lens = v.starts[n_stop : n_stop + n_terms], v.lens[n_stop : n_stop + n_terms]
+    width = int(lens.max()) if n_terms else 1
+    if n_terms * width * 5 <= MAX_TERM_TABLE_BYTES:  # the terms as one fixed-width array, built in C
+        table = np.zeros((n_terms, width), dtype=np.uint8)
+        _fill_fixed(v.store, starts, lens, table)
+        first_seen = table.view(f"S{width}").ravel().astype(f"U{width}")
+    else:
+        raw = v.store[: int(v.sizes[1])].tobytes().decode("ascii")
+        first_seen = np.array([raw[a : a + b] for a, b in zip(starts.tolist(), lens.tolist())], dtype=object)
+    return first_seen, np.concatenate(per_doc), np.concatenate(ids)
+
+
+@njit(cache=True, nogil=True)
+def _fill_fixed(store, starts, lens, table):
+    """Term t's bytes into table[t] (a row as wide as the longest term, NUL-padded)."""
+    for t in range(starts.shape[0]):
+        table[t, : lens[t]] = store[starts[t] : starts[t] + lens[t]]
+
+
+MAX_TERM_TABLE_BYTES = 256 * 2**20  # beyond this (terms x longest term x 5 bytes), the terms are Python strings
+
+
+def _index_python(texts, progress) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The reference pass, a dictionary mapping each token to an id in one C-level pass per batch: (terms in
+    first-seen order, tokens kept per document, their ids)."""
     n = len(texts)
     ids: defaultdict[bytes, int] = defaultdict(count().__next__)
     ids.update(dict.fromkeys(_STOP_BYTES, -1))
-    blocks_ptr, blocks_idx, blocks_val = [np.zeros(1, dtype=np.int64)], [], []
-    nnz = 0
+    per_doc, kept = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int32)]
     for start, stop in _batches(texts):
         lists = _byte_tokens(texts[start:stop])
         lens = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
         flat = np.fromiter(map(ids.__getitem__, chain.from_iterable(lists)), dtype=np.int64, count=int(lens.sum()))
-        rows = np.repeat(np.arange(len(lists), dtype=np.int64), lens)
         keep = flat >= 0
-        block = sp.csr_matrix(
-            (np.ones(int(keep.sum()), dtype=np.int32), (rows[keep], flat[keep])),
-            shape=(len(lists), max(len(ids) - len(STOP_WORDS), 1)),
-        )
-        block.sum_duplicates()
-        blocks_ptr.append(block.indptr[1:].astype(np.int64) + nnz)
-        blocks_idx.append(block.indices.astype(np.int32))
-        blocks_val.append(block.data.astype(np.int32))
-        nnz += block.nnz
+        per_doc.append(np.bincount(np.repeat(np.arange(len(lists), dtype=np.int64), lens)[keep], minlength=len(lists)))
+        kept.append(flat[keep].astype(np.int32))
         if progress is not None:
             progress("tokenising documents", min(1.0, (start + len(lists)) / max(n, 1)))
-    n_terms = len(ids) - len(STOP_WORDS)
+    first_seen = np.array([t.decode("ascii") for t in list(ids)[len(STOP_WORDS) :]], dtype=object)  # insertion
+    return first_seen, np.concatenate(per_doc), np.concatenate(kept)  # order = id order (stop words went in first)
+
+
+@njit(cache=True, nogil=True)
+def _count_rows(per_doc, cols, indptr, indices, data):
+    """Each document's tokens (its per_doc[i] entries of cols, after the previous documents') counted: the CSR
+    row of distinct columns ascending and how often each occurs; returns the stored values written."""
+    a = 0
+    w = 0
+    for i in range(per_doc.shape[0]):
+        b = a + per_doc[i]
+        row = np.sort(cols[a:b])
+        j = 0
+        while j < row.shape[0]:
+            c = row[j]
+            k = j + 1
+            while k < row.shape[0] and row[k] == c:
+                k += 1
+            indices[w] = c
+            data[w] = k - j
+            w += 1
+            j = k
+        indptr[i + 1] = w
+        a = b
+    return w
+
+
+METHODS = ("auto", "python", "compiled")
+KERNELS = ("_intern", "_rehash", "_count_rows", "_fill_fixed")  # compiled by engine.warm_up (build_index "compiled")
+
+
+def dispatchers() -> dict:
+    """The compiled tokeniser's numba dispatchers (empty with NUMBA_DISABLE_JIT=1)."""
+    from numba.core.dispatcher import Dispatcher
+
+    return {n: globals()[n] for n in KERNELS if isinstance(globals()[n], Dispatcher)}
+
+
+def build_index(
+    texts: list[str] | tuple[str, ...], progress: Callable[[str, float], None] | None = None, method: str = "auto"
+) -> TermIndex:
+    """Tokenise every document once into a sparse count matrix (terms in sorted order).
+
+    Exactly what scikit-learn's CountVectorizer gives with `tokenize`'s rules, faster: each token gets an id
+    (stop words none) in the order terms are first seen, then the columns are renumbered in sorted term order
+    and each document's ids counted. Two ways to the same matrix (tests/test_text.py): "python", a dictionary over
+    each batch's `_byte_tokens` and scipy's duplicate summing, ~1 us a token; "compiled", `_intern` over each
+    batch's bytes (no Python object per token) and `_count_rows`, ~0.15 us a token, used by "auto" above
+    COMPILED_ABOVE characters. `progress(stage, fraction)` is called after each batch of documents and at the
+    end of each stage.
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    n = len(texts)
+    if method == "auto":
+        method = "compiled" if sum(map(len, texts)) > COMPILED_ABOVE else "python"
+    first_seen, per_doc, ids = (_index_compiled if method == "compiled" else _index_python)(texts, progress)
+    n_terms = len(first_seen)
     if n_terms == 0:  # no document holds a single token: an index with an empty vocabulary
         counts = sp.csr_matrix((n, 0), dtype=np.int32)
         return TermIndex({}, np.array([], dtype=object), counts, np.zeros(n))
-    first_seen = list(ids)[len(STOP_WORDS) :]  # insertion order = id order (stop words went in first)
-    order = sorted(range(n_terms), key=first_seen.__getitem__)  # ASCII bytes sort as their strings do
+    order = np.argsort(first_seen, kind="stable")  # ASCII sorts as its code points: as CountVectorizer's sorted()
     renumber = np.empty(n_terms, dtype=np.int32)
     renumber[order] = np.arange(n_terms, dtype=np.int32)
-    indices = renumber[np.concatenate(blocks_idx)] if blocks_idx else np.zeros(0, dtype=np.int32)
-    data = np.concatenate(blocks_val) if blocks_val else np.zeros(0, dtype=np.int32)
-    indptr = np.concatenate(blocks_ptr)
-    idx_dtype = np.int32 if nnz < 2**31 else np.int64
-    counts = sp.csr_matrix((data, indices.astype(idx_dtype, copy=False), indptr.astype(idx_dtype)), shape=(n, n_terms))
-    counts.has_sorted_indices = False
-    counts.sort_indices()
-    terms = np.empty(n_terms, dtype=object)
-    terms[:] = [first_seen[i].decode("ascii") for i in order]
+    cols = renumber[ids]
+    idx_dtype = np.int32 if ids.size < 2**31 else np.int64
+    if method == "compiled":
+        indptr = np.zeros(n + 1, dtype=idx_dtype)
+        indices, data = np.empty(ids.size, dtype=idx_dtype), np.empty(ids.size, dtype=np.int32)
+        nnz = _count_rows(per_doc, cols, indptr, indices, data)
+        counts = sp.csr_matrix((data[:nnz].copy(), indices[:nnz].copy(), indptr), shape=(n, n_terms))
+        counts.has_canonical_format = True
+    else:
+        rows = np.repeat(np.arange(n, dtype=np.int64), per_doc)
+        counts = sp.csr_matrix((np.ones(ids.size, dtype=np.int32), (rows, cols)), shape=(n, n_terms))
+        counts.sum_duplicates()
+    terms = first_seen[order].astype(object)
     vocabulary = dict(zip(terms.tolist(), range(n_terms)))
-    doc_len = np.bincount(np.repeat(np.arange(n), np.diff(indptr)), weights=data, minlength=n).astype(np.float64)
     if progress is not None:
         progress("building the term matrix", 1.0)
-    return TermIndex(vocabulary, terms, counts, doc_len)
+    return TermIndex(vocabulary, terms, counts, per_doc.astype(np.float64))
 
 
 def query_counts(index: TermIndex, texts: list[str] | tuple[str, ...]) -> sp.csr_matrix:

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from retrieval import _kernels, bm25, lsa, tuning
+from retrieval import _kernels, bm25, lsa, text, tuning
 from retrieval.engine import Engine
 from retrieval.params import Params
 from retrieval.bm25 import bm25_weight
@@ -394,14 +394,15 @@ def test_after_the_warm_up_the_app_s_paths_compile_nothing(tmp_path):
     warm = subprocess.run([sys.executable, "-m", "retrieval", "warmup"], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=900)
     assert warm.returncode == 0, warm.stderr
-    assert f"kernels ready: {len(_kernels.KERNELS)} kernels" in warm.stdout
+    assert f"kernels ready: {len(_kernels.KERNELS) + len(text.KERNELS)} kernels" in warm.stdout
     script = (
         "import json, sys; sys.path.insert(0, 'tests')\n"
-        "from retrieval import _kernels, dataset, lsa\n"
+        "from retrieval import _kernels, dataset, lsa, text\n"
         "from retrieval.engine import Engine\n"
         "from retrieval.params import Params\n"
         "from test_perf_equivalence import random_dataset\n"
         "e = Engine(dataset.load('invented'))\n"
+        "text.build_index(['a large corpus', 'is tokenised', 'by the compiled kernels'] * 10, method='compiled')\n"
         "e.evaluate(Params()); e.evaluate(Params(k1=2.0)); e.evaluate(Params(dims=3, alpha=0.9))\n"
         "lsa.KEEP_DEFAULT = 0\n"
         "rescans = 0\n"
@@ -411,8 +412,9 @@ def test_after_the_warm_up_the_app_s_paths_compile_nothing(tmp_path):
         "    for p in (Params(alpha=1.0, depth=3, fusion_depth=3), Params(alpha=0.5, dims=1, depth=2, fusion_depth=4),\n"
         "              Params(alpha=0.0, dims=1, depth=2, fusion_depth=5)):\n"
         "        e.evaluate(p); rescans += e.weighted(p).rescans\n"
-        "misses = {n: sum(d.stats.cache_misses.values()) for n, d in _kernels.dispatchers().items()}\n"
-        "hits = sum(sum(d.stats.cache_hits.values()) for d in _kernels.dispatchers().values())\n"
+        "ds = {**_kernels.dispatchers(), **text.dispatchers()}\n"
+        "misses = {n: sum(d.stats.cache_misses.values()) for n, d in ds.items()}\n"
+        "hits = sum(sum(d.stats.cache_hits.values()) for d in ds.values())\n"
         "print(json.dumps({'misses': misses, 'hits': hits, 'rescans': rescans}))\n")
     used = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     assert used.returncode == 0, used.stderr

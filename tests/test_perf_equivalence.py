@@ -176,11 +176,12 @@ def test_weighted_bound_fallbacks_are_exercised_and_exact(monkeypatch):
     assert seen["rescans"] > 0 and seen["fallbacks"] > 0, seen
 
 
-def test_fast_index_equals_countvectorizer():
+@pytest.mark.parametrize("method", ["python", "compiled"])
+def test_fast_index_equals_countvectorizer(method):
     rng = np.random.default_rng(3)
     alphabet = list("abcXYZ019 .,;-'\u00e9\u0130\u00df\n\t") + ["the ", " of ", "ÉCOLE ", "ﬁne "]
     texts = ["".join(rng.choice(alphabet, size=rng.integers(0, 60))) for _ in range(300)] + ["", "the of a"]
-    idx = text.build_index(texts)
+    idx = text.build_index(texts, method=method)
     cv = CountVectorizer(lowercase=True, token_pattern=text.TOKEN_PATTERN, stop_words=sorted(text.STOP_WORDS), dtype=np.int32)
     want = cv.fit_transform(texts)
     assert idx.vocabulary == {t: int(i) for t, i in cv.vocabulary_.items()}

@@ -48,10 +48,12 @@ def test_byte_tokens_equal_the_regex_on_random_unicode():
     assert [[w.decode("ascii") for w in ws] for ws in got] == [regex_tokens(t) for t in texts]
 
 
-def test_the_index_counts_the_regex_tokens_minus_stop_words():
-    """build_index's count matrix, vocabulary and lengths are the plain per-document counts of `tokenize`."""
+@pytest.mark.parametrize("method", ["python", "compiled"])
+def test_the_index_counts_the_regex_tokens_minus_stop_words(method):
+    """build_index's count matrix, vocabulary and lengths are the plain per-document counts of `tokenize`, whichever
+    way the tokens are looked up."""
     docs = VARIED + ["the of a", "Straße STRASSE strasse", "9 9 9 nine"]
-    idx = text.build_index(docs)
+    idx = text.build_index(docs, method=method)
     counts = [Counter(text.tokenize(d)) for d in docs]
     vocab = sorted(set().union(*counts))
     assert idx.terms.tolist() == vocab and idx.vocabulary == {t: i for i, t in enumerate(vocab)}
@@ -61,6 +63,42 @@ def test_the_index_counts_the_regex_tokens_minus_stop_words():
     assert "the" not in idx.vocabulary and "strasse" in idx.vocabulary and "stra" in idx.vocabulary
 
 
-def test_an_index_of_empty_documents_has_an_empty_vocabulary():
-    idx = text.build_index(["", "  ", "the of"])
+@pytest.mark.parametrize("method", ["python", "compiled"])
+def test_an_index_of_empty_documents_has_an_empty_vocabulary(method):
+    idx = text.build_index(["", "  ", "the of"], method=method)
     assert idx.counts.shape == (3, 0) and idx.vocabulary == {} and idx.doc_len.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_the_compiled_tokeniser_equals_the_dictionary_one_on_a_growing_vocabulary():
+    """The compiled table starts small (256 terms, 4 KB of bytes) and grows mid-batch, across batches and for one
+    document longer than everything before it; its ids, counts and terms equal the dictionary path's, and the
+    hash collisions of a 32-bit FNV-1a (equal hashes, other bytes) are told apart by the bytes."""
+    rng = np.random.default_rng(11)
+    words = ["".join(rng.choice(list("abcdefghij0123456789"), size=rng.integers(1, 9))) for _ in range(5000)]
+    docs = [" ".join(rng.choice(words, size=rng.integers(0, 40))) + " É " + ("of the " * int(rng.integers(0, 3)))
+            for _ in range(3000)]
+    docs.append(" ".join(words) + " " + "x" * 70_000)  # a long document, and a term of 70,000 bytes
+    collide = ["costarring", "liquid", "declinate", "macallums"]  # pairs with one FNV-1a 32-bit hash
+    assert text_hash(collide[0]) == text_hash(collide[1]) and text_hash(collide[2]) == text_hash(collide[3])
+    docs += [" ".join(collide), "liquid costarring liquid"]
+    batches = list(text._batches(docs, max_docs=700, max_chars=60_000))
+    assert len(batches) > 4
+    old = text._batches
+    try:
+        text._batches = lambda texts, max_docs=700, max_chars=60_000: old(texts, max_docs, max_chars)
+        a, b = text.build_index(docs, method="compiled"), text.build_index(docs, method="python")
+    finally:
+        text._batches = old
+    assert a.vocabulary == b.vocabulary and a.terms.tolist() == b.terms.tolist()
+    assert (a.counts != b.counts).nnz == 0 and a.counts.has_sorted_indices and a.counts.dtype == np.int32
+    np.testing.assert_array_equal(a.doc_len, b.doc_len)
+    row = a.counts[len(docs) - 1]
+    assert {a.terms[j]: int(c) for j, c in zip(row.indices, row.data)} == {"liquid": 2, "costarring": 1}
+
+
+def text_hash(word: str) -> int:
+    """FNV-1a, 32 bits, written out: h = (h xor byte) * 16777619 mod 2**32 from 2166136261."""
+    h = 2166136261
+    for c in word.encode("ascii"):
+        h = ((h ^ c) * 16777619) % 2**32
+    return h
