@@ -31,6 +31,7 @@ Each kernel must equal a plain numpy reference, named in its docstring and compa
 | layout, bm25_locate | bm25.QuestionPlan.docs_at (layout positions and documents, each the other undone) |
 | lsa_rank | ranking.rank_rows(lsa.score_chunks(...)) |
 | lsa_at, lsa_rows | lsa.score_chunks, read at (question, document) |
+| sparse_dense | scipy's CSR matrix @ dense matrix (lsa.Tfidf's products in the randomized SVD) |
 | rank_sparse, rank_dense | ranking.order_by_score over each row's results (tests/test_ranking.py's `brute`) |
 | list_ranks | the 1-based position of each judged document in its list |
 | weighted_topk, weighted_scan | fusion.weighted_dense (rank_rows of the dense fused rows) |
@@ -1113,6 +1114,25 @@ def lsa_rows(items, top_d, n_top, qvec, vecs, out):
 
 
 @njit(nogil=True, cache=True)
+def sparse_dense(items, a, x, out):
+    """out[r] = a's row r times the dense x (a: ranking.Csr, entries' columns in `doc`, values in `score`): each
+    entry's value times x's row at its column, added entry by entry in stored order to a row that starts at 0.0.
+    Reference: scipy's CSR @ dense (csr_matvecs: y[r] += value * x[column], the same order), to the last bit; a
+    CSC matrix times x is its transpose's CSR rows (the entries of a column in ascending row order, as scipy's
+    csc_matvecs adds them)."""
+    nv = x.shape[1]
+    for r in items:
+        o = out[r]
+        for c in range(nv):
+            o[c] = 0.0
+        for e in range(a.ptr[r], a.ptr[r + 1]):
+            v = a.score[e]
+            xr = x[a.doc[e]]
+            for c in range(nv):
+                o[c] += v * xr[c]
+
+
+@njit(nogil=True, cache=True)
 def rank_sparse(items, rows, row0, sel, out):
     """ranking.rank_rows for a CSR block of score rows (rows: ranking.Csr; row r is question row0 + r): stored
     entries only (absent = not a result; lo / hi: over the stored entries), into out (ranking.PassOutputs).
@@ -1402,7 +1422,7 @@ def rrf_fuse(items, r_ptr, r_docs, depth, k, key, out_d, out_s, out_n):
 # ------------------------------------------------------------------------------------------- compiled, or plain Python
 
 KERNELS = ("layout", "bm25_locate", "bm25_weights", "bm25_rank", "bm25_at", "bm25_rows", "lsa_rank", "lsa_at", "lsa_rows",
-           "rank_sparse", "rank_dense", "list_ranks", "weighted_topk", "weighted_scan", "rrf_fuse")
+           "sparse_dense", "rank_sparse", "rank_dense", "list_ranks", "weighted_topk", "weighted_scan", "rrf_fuse")
 PYTHON_MAX_WORK = 200_000  # elementary steps (as `parallel` counts them) the plain-Python twin takes on while the
 # compiled kernels are not loaded yet: the invented corpus's largest call is about 3,000, Cranfield's 2.5 million
 # (the twin runs ~1 us a step: 0.2 s at most, against ~25 s for numba to compile every kernel on a fresh clone)

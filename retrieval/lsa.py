@@ -20,11 +20,14 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfTransformer
+from sklearn.utils import check_random_state
+from sklearn.utils.extmath import _randomized_svd, safe_sparse_dot, svd_flip  # TruncatedSVD's own (the public one
+# validates its input as an array, which Tfidf is not)
 
 from . import params
 from .dataset import Dataset
 from .errors import InputError
-from .ranking import THRESHOLD, BestLists, PassOutputs, Ranking, Selection
+from .ranking import THRESHOLD, BestLists, Csr, PassOutputs, Ranking, Selection
 from .text import TermIndex
 
 DIMS_DEFAULT = params.default("dims")
@@ -39,10 +42,10 @@ PREFIX_BLOCKS = (8, 16, 32, 64, 128, params.MAX_DIMS)  # on a large corpus, each
 
 @dataclass(frozen=True, eq=False)
 class LsaModel:
-    """A fitted LSA: the TF-IDF weighting, the SVD, and the L2-normalised document vectors."""
+    """A fitted LSA: the TF-IDF weighting, the SVD's components, and the L2-normalised document vectors."""
 
     tfidf: TfidfTransformer | None
-    svd: TruncatedSVD | None
+    components: np.ndarray | None  # dims x terms: the SVD's right singular vectors (TruncatedSVD's components_)
     doc_vectors: np.ndarray  # documents x dims, unit rows (zero rows stay zero)
     vt: np.ndarray  # the same, dims x documents, contiguous (what the scoring loops stream through)
     dims: int
@@ -85,13 +88,66 @@ def fit(index: TermIndex, dims: int = DIMS_DEFAULT, algorithm: str = "auto", see
         solver = "randomized" if x.nnz > RANDOMIZED_ABOVE else "arpack"
         if solver == "randomized":
             notes.append(f"randomized SVD (seed {seed}): the TF-IDF matrix has {x.nnz:,} non-zeros, above {RANDOMIZED_ABOVE:,}")
-    svd = TruncatedSVD(n_components=used, algorithm=solver, random_state=seed)
-    z = svd.fit_transform(x)
+    if solver == "randomized":
+        components, z = randomized(x, used, seed)
+    else:
+        svd = TruncatedSVD(n_components=used, algorithm=solver, random_state=seed)
+        z = svd.fit_transform(x)
+        components = svd.components_
     if block:
         empty = np.zeros((0, 0))
-        return LsaModel(tfidf, svd, empty, empty, used, dims, solver, "; ".join(notes), np.asarray(z, dtype=np.float64))
+        return LsaModel(tfidf, components, empty, empty, used, dims, solver, "; ".join(notes), np.asarray(z, dtype=np.float64))
     vecs = np.ascontiguousarray(_unit_rows(z), dtype=np.float64)
-    return LsaModel(tfidf, svd, vecs, np.ascontiguousarray(vecs.T), used, dims, solver, "; ".join(notes))
+    return LsaModel(tfidf, components, vecs, np.ascontiguousarray(vecs.T), used, dims, solver, "; ".join(notes))
+
+
+class Tfidf:
+    """A sparse matrix as scikit-learn's randomized SVD multiplies it (A @ Q, A.T @ Q, Q.T @ A), each product
+    `_kernels.sparse_dense` over the threads: scipy's sums in scipy's order, so the same numbers to the last bit
+    (tests/test_lsa.py), in about half the time on two cores (scipy's products run on one; at 100,000
+    documents they were 4 of the fit's 7 seconds). `rows`: the matrix's CSR arrays; `cols`: its transpose's."""
+
+    __array_ufunc__ = None  # `ndarray @ Tfidf` defers to __rmatmul__
+
+    def __init__(self, rows: Csr, cols: Csr, shape: tuple[int, int]):
+        self.rows, self.cols, self.shape, self.dtype = rows, cols, shape, np.dtype(np.float64)
+
+    @classmethod
+    def of(cls, x: sp.spmatrix) -> "Tfidf":
+        """The operator of a scipy sparse matrix (float64; its CSR and CSC arrays)."""
+        def arrays(m):
+            return Csr(m.indptr.astype(np.int64), m.indices.astype(np.int64), np.asarray(m.data, dtype=np.float64))
+
+        x = sp.csr_matrix(x, dtype=np.float64)
+        return cls(arrays(x), arrays(x.tocsc()), x.shape)
+
+    @property
+    def T(self) -> "Tfidf":
+        return Tfidf(self.cols, self.rows, self.shape[::-1])
+
+    def __matmul__(self, q: np.ndarray) -> np.ndarray:
+        from . import _kernels as k
+
+        q = np.ascontiguousarray(q, dtype=np.float64)
+        out = np.empty((self.shape[0], q.shape[1]))
+        k.parallel(k.sparse_dense, self.shape[0], self.rows.doc.size * q.shape[1], self.rows, q, out)
+        return out
+
+    def __rmatmul__(self, q: np.ndarray) -> np.ndarray:
+        return (self.T @ np.asarray(q).T).T  # scipy's dense @ sparse: (sparse.T @ dense.T).T
+
+
+def randomized(x: sp.spmatrix, dims: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's TruncatedSVD(dims, algorithm="randomized", random_state=seed).fit_transform(x), its
+    components_ and the projected documents, with the products over threads (`Tfidf`): the same calls in the same
+    order (randomized_svd with TruncatedSVD's n_iter 5 and n_oversamples 10, then svd_flip on V, then x @ V.T), so
+    the same numbers; without the explained variances, which nothing here reads."""
+    a = Tfidf.of(x)
+    _, _, vt = _randomized_svd(a, dims, n_oversamples=10, n_iter=5, power_iteration_normalizer="auto",
+                              random_state=check_random_state(seed), flip_sign=False)
+    u = np.zeros((x.shape[0], dims))  # svd_flip(u_based_decision=False) flips by V alone; U is not kept
+    _, vt = svd_flip(u, vt, u_based_decision=False)
+    return vt, a @ vt.T
 
 
 def block_for(index: TermIndex, dims: int) -> int | None:
@@ -112,15 +168,16 @@ def truncate(base: LsaModel, dims: int) -> LsaModel:
         notes.append(f"{dims} dimensions asked, {used} used: the most this corpus allows (min(documents, terms) - 1)")
     notes.append(f"the first {used} components of one {base.dims}-dimension SVD (every d up to {base.dims} from it)")
     vecs = np.ascontiguousarray(_unit_rows(base.raw[:, :used]), dtype=np.float64)
-    return LsaModel(base.tfidf, base.svd, vecs, np.ascontiguousarray(vecs.T), used, int(dims), base.algorithm,
+    return LsaModel(base.tfidf, base.components, vecs, np.ascontiguousarray(vecs.T), used, int(dims), base.algorithm,
                     "; ".join(notes))
 
 
 def project(model: LsaModel, qcounts: sp.csr_matrix) -> np.ndarray:
-    """Questions in the model's SVD space, every dimension its SVD has (a block's: all D), not yet scaled."""
-    if model.svd is None:
+    """Questions (or documents: any counts over the vocabulary) in the model's SVD space, every dimension its SVD
+    has (a block's: all D), not yet scaled: TruncatedSVD.transform of the TF-IDF rows, x @ components.T."""
+    if model.components is None:
         return np.zeros((qcounts.shape[0], 0))
-    return model.svd.transform(model.tfidf.transform(qcounts))
+    return safe_sparse_dot(model.tfidf.transform(qcounts), model.components.T)
 
 
 def query_vectors(model: LsaModel, qcounts: sp.csr_matrix, projected: np.ndarray | None = None) -> np.ndarray:
@@ -129,7 +186,7 @@ def query_vectors(model: LsaModel, qcounts: sp.csr_matrix, projected: np.ndarray
     `projected`: `project(model, qcounts)` when it is at hand (a block's, shared by every d the block serves:
     each column of the product is its own sums, so the first d columns are the same numbers whatever D is,
     and a d step does not copy the block's components again, 20-40 ms at 100,000 documents)."""
-    if model.svd is None:
+    if model.components is None:
         return np.zeros((qcounts.shape[0], 0))
     q = (project(model, qcounts) if projected is None else projected)[:, : model.dims]  # a truncated model: its first d
     n = np.linalg.norm(q, axis=1, keepdims=True)

@@ -342,8 +342,8 @@ def sweep_dims(
     else:
         f = engine.lsa_fit(int(used.max()))
         model = f.model
-        z = model.svd.transform(model.tfidf.transform(engine.index.counts))
-        qz = model.svd.transform(model.tfidf.transform(engine.qcounts))
+        z = lsa.project(model, engine.index.counts)
+        qz = lsa.project(model, engine.qcounts)
         notes.append(f"one {model.dims}-dimension SVD ({model.algorithm}) truncated to each d: same subspaces as a fit per d, up to rounding")
         # the cosines at d from those at d - 1: add the new dimensions' products and squared norms
         dot = np.zeros((engine.qcounts.shape[0], z.shape[0]))

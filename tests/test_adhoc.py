@@ -109,7 +109,7 @@ def test_lsa_s_cosines_of_a_typed_question_are_the_projection_written_out(eng, i
     from retrieval.text import query_counts
 
     x = fit.model.tfidf.transform(query_counts(eng.index, [text]))
-    v = x.toarray() @ fit.model.svd.components_.T  # sklearn's TruncatedSVD.transform, in numpy
+    v = x.toarray() @ fit.model.components.T  # sklearn's TruncatedSVD.transform, in numpy
     v = v / np.linalg.norm(v)
     np.testing.assert_allclose(scores.rows["LSA"], fit.model.doc_vectors @ v[0], rtol=0, atol=1e-12)
 

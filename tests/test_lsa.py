@@ -120,6 +120,47 @@ def test_randomized_solver_is_seeded(invented):
     np.testing.assert_array_equal(a.doc_vectors, b.doc_vectors)
 
 
+@pytest.mark.parametrize("n_docs, dims", [(300, 6), (300, 1), (900, 8)])
+def test_the_randomized_fit_is_scikit_learn_s_to_the_last_bit(mid_corpus, n_docs, dims):
+    """lsa.fit's randomized solver runs scikit-learn's randomized SVD over `Tfidf`, whose products are the compiled
+    kernel's over threads: the components and the projected documents equal TruncatedSVD(randomized)'s exactly
+    (both products, X @ Q and X.T @ Q, and Q.T @ X, in scipy's order of additions)."""
+    index = build_index(mid_corpus.doc_texts[:n_docs])
+    got = lsa.fit(index, dims, "randomized", block=True)
+    x = lsa.TfidfTransformer().fit_transform(index.counts)
+    svd = TruncatedSVD(n_components=dims, algorithm="randomized", random_state=0)
+    z = svd.fit_transform(x)
+    assert got.algorithm == "randomized"
+    np.testing.assert_array_equal(got.components, svd.components_)
+    np.testing.assert_array_equal(got.raw, z)
+    np.testing.assert_array_equal(lsa.project(got, index.counts[:7]), svd.transform(x[:7]))
+
+
+def test_the_operator_s_products_are_scipy_s_to_the_last_bit():
+    """Tfidf @ Q, Tfidf.T @ Q and Q.T @ Tfidf against scipy's sparse products, with signed zeros, empty rows and
+    columns, unsorted stored entries and a single column."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(5)
+    x = sp.random(60, 45, density=0.1, random_state=6, format="csr") * 3 - sp.random(60, 45, density=0.05, random_state=7)
+    keep = np.ones(60)
+    keep[5] = 0.0  # an empty row
+    x = sp.csr_matrix(sp.diags(keep) @ x)
+    x.eliminate_zeros()
+    x.data[::5] = -0.0
+    perm = sp.csr_matrix((x.data[::-1].copy(), x.indices[::-1].copy(), x.indptr.copy()), shape=x.shape)  # the entries
+    # reversed end to end: other rows, unsorted, a column twice in a row (scipy adds both, in stored order)
+    for m in (x, perm):
+        a = lsa.Tfidf.of(m)
+        for cols in (1, 4, 18):
+            q = rng.normal(size=(45, cols))
+            q[3] = -0.0
+            q2 = rng.normal(size=(60, cols))
+            for got, want in ((a @ q, m @ q), (a.T @ q2, m.T @ q2), (q2.T @ a, q2.T @ m)):
+                np.testing.assert_array_equal(got, want)
+                assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
 def test_search_ties_by_doc_id_and_positive_only():
     # duplicated documents have equal cosines: the smaller id first, whatever the corpus order
     docs = [("zz", "apple pie cream"), ("aa", "apple pie cream"), ("mm", "green tea lemon"), ("bb", "pear tart"),
@@ -191,7 +232,7 @@ def test_a_large_corpus_serves_every_d_as_a_prefix_of_one_fit(mid_corpus, monkey
             lsa.TfidfTransformer().fit_transform(e.index.counts))
         block = e.memo.get("block", block_dims, lambda: None)
         assert got.dims == d and got.doc_vectors.shape == (mid_corpus.n_docs, d)
-        assert np.abs((block.svd.components_[:d] * direct.components_).sum(axis=1)).min() > 0.99999
+        assert np.abs((block.components[:d] * direct.components_).sum(axis=1)).min() > 0.99999
         z = direct.transform(lsa.TfidfTransformer().fit_transform(e.index.counts))
         want = z / np.maximum(np.linalg.norm(z, axis=1, keepdims=True), 1e-12)
         assert np.abs((got.doc_vectors * want).sum(axis=1)).min() > 0.99999
