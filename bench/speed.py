@@ -446,8 +446,21 @@ def child_stages(target: str, ticks: int) -> dict:
     out = {"package": str(Path(datasets.__file__).parent)}
     out["parse_s"], ds = _timed(datasets.load_beir_zip, data, "synthetic.zip")
     out["engine_s"], e = _timed(Engine, ds)
-    out["first_evaluation_s"], _ = _timed(e.evaluate, Params(), METRICS)
+    if hasattr(e, "first_rankings"):  # ours: what the app does, the SVD in the engine's thread, the rest at once
+        from retrieval.experiment import score
+        from retrieval.metrics import parse_list
+
+        t = time.perf_counter()
+        e.fit_in_background(Params().dims)
+        score(ds, e.first_rankings(Params()), parse_list(METRICS))
+        out["first_look_s"] = time.perf_counter() - t
+        e.evaluate(Params(), METRICS)  # waits for the background fit
+        out["first_evaluation_s"] = time.perf_counter() - t
+    else:
+        out["first_evaluation_s"], _ = _timed(e.evaluate, Params(), METRICS)
+        out["first_look_s"] = out["first_evaluation_s"]  # the first chart is the full one
     out["upload_total_s"] = out["parse_s"] + out["engine_s"] + out["first_evaluation_s"]
+    out["upload_first_chart_s"] = out["parse_s"] + out["engine_s"] + out["first_look_s"]
     fits, d_ticks = [], []
     for d in D_TICKS[:ticks]:
         fits.append(_timed(e.lsa_fit, d)[0])
@@ -608,8 +621,10 @@ def round2(args) -> str:
     lines.append(f"| first run / second run | {_ratio(b.get('cold_s'), b.get('warm_s'))} | {_ratio(o.get('cold_s'), o.get('warm_s'))} |")
     row("upload: parse the zip", "parse_s")
     row("upload: engine build (tokenise, index, BM25 plan)", "engine_s")
-    row("upload: first evaluation (with the LSA fit at d = 6)", "first_evaluation_s")
-    row("upload to first evaluation, total", "upload_total_s")
+    row("upload: the systems that need no SVD evaluated (ours; before: every system)", "first_look_s")
+    row("upload: every system evaluated (with the LSA fit at d = 6)", "first_evaluation_s")
+    row("upload to the first chart, total", "upload_first_chart_s")
+    row("upload to every system's chart, total", "upload_total_s")
     row("d tick: the LSA fit alone (d = 7, 8, 5, 4, 3, 2 after 6)", "d_fit_s")
     row("d tick: the evaluation with that fit (LSA ranked, both fusions, the metrics)", "d_tick_s")
     row("d tick: fit + evaluation, what a person waits for", "d_total_s")

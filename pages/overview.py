@@ -16,8 +16,9 @@ curve = page.curve_metrics(state.metric_kind())
 p = cache.current_params()
 
 st.title("Overview")
-st.caption(page.caption(ds, p, cache.ranking_params(ds, p).dims))
-ev = cache.evaluation(list(dict.fromkeys(table + curve)))
+dims = cache.ranking_params(ds, p).dims
+st.caption(page.caption(ds, p, dims))
+ev = page.evaluation(ds, list(dict.fromkeys(table + curve)), table, dims)
 page.warnings(ds, ev, k)
 page.means_and_intervals(ev, table)
 page.curves(ev, curve, chosen, k)

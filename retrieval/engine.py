@@ -284,6 +284,43 @@ class Engine:
 
         return self.memo.get("fit", int(dims), make)
 
+    def slow_fit(self, dims: int) -> bool:
+        """Whether LSA at d waits on an SVD not fitted yet on a large corpus (its block's: seconds at 100,000
+        documents; a small corpus's direct fit takes milliseconds and never counts)."""
+        block = lsa.block_for(self.index, dims)
+        return block is not None and not self.memo.ready("block", block)
+
+    def fit_in_background(self, dims: int) -> threading.Thread | None:
+        """Start LSA's fit at d in a thread when it is slow (`slow_fit`); a page asking for it meanwhile waits for
+        this fit (the memo makes a key once) instead of fitting again. Returns the thread, or None."""
+        if not self.slow_fit(dims):
+            return None
+
+        def work() -> None:
+            try:
+                self.lsa_fit(dims)
+            except Exception:  # noqa: BLE001 - a page asking for the fit makes it again and shows its error
+                pass
+
+        t = threading.Thread(target=work, name=f"lsa-fit-{dims}", daemon=True)
+        t.start()
+        return t
+
+    def waiting(self, params: Params) -> tuple[str, ...]:
+        """The built-in systems whose runs at `params` wait on a slow fit (LSA while its SVD is fitted, and the
+        fusions of it), in display order; empty when every run is at most a pass over the corpus away."""
+        if "LSA" in REGISTRY and self.slow_fit(params.dims):
+            return ("LSA", *(FUSIONS if "LSA" in params.members else ()))
+        return ()
+
+    def first_rankings(self, params: Params = Params(), extra: tuple = ()) -> dict[str, Ranking]:
+        """The rankings of every system that does not wait (`waiting`): what a page can show at once while LSA is
+        fitted. Each run is the one `rankings` uses (the same cache key: a run's lists do not depend on the fusion's
+        members; BM25 then scores LSA's lists by look-up when the fusion comes)."""
+        skip = set(self.waiting(params))
+        names = [n for n in REGISTRY if n not in skip] + [x.name for x in extra]
+        return {n: self._run_tracked(n, replace(params, members=(n,), weights=None), extra).ranking for n in names}
+
     def bm25_scores(self, k1: float, b: float) -> sp.csr_matrix:
         """BM25 scores of every question as a sparse matrix: the reference algebra (the sliders use `run`)."""
         return bm25.score(self.bm25, self.qcounts, k1, b)

@@ -2,9 +2,11 @@
 
 Keys are tuples of plain values: a dataset's or a run's content fingerprint, parameter values, the keys of the
 values something was computed from. Each kind of value has its own bound (least recently used dropped first),
-so the memory a store holds is the sum of its kinds' bounds times their sizes. Two threads asking for the
-same missing key may both compute it; the first value stored wins and both get it, so a value never changes
-under a key once seen.
+so the memory a store holds is the sum of its kinds' bounds times their sizes. A key is computed by one thread
+at a time: a second thread asking for a key being computed waits for that value (a background LSA fit and the page
+that needs it pay for one SVD, not two); if the first thread fails, the waiting one computes it itself. The first
+value stored wins, so a value never changes under a key once seen. Nested gets go one way (a run asks for its fit,
+never a fit for its run), so no two threads wait on each other.
 """
 
 from __future__ import annotations
@@ -24,25 +26,40 @@ class Memo:
         self._sizes = dict(sizes or {})
         self._default = int(default_size)
         self._stores: dict[str, OrderedDict] = {}
+        self._making: dict[tuple[str, Hashable], threading.Event] = {}  # keys being made, set when done
         self._lock = threading.Lock()
 
     def get(self, kind: str, key: Hashable, make: Callable[[], T]) -> T:
-        """The value stored under (kind, key), made by `make()` on a miss (outside the lock)."""
+        """The value stored under (kind, key), made by `make()` on a miss (outside the lock), or the value another
+        thread is making for it, once made."""
+        while True:
+            with self._lock:
+                store = self._stores.setdefault(kind, OrderedDict())
+                if key in store:
+                    store.move_to_end(key)
+                    return store[key]
+                pending = self._making.get((kind, key))
+                if pending is None:
+                    done = self._making[(kind, key)] = threading.Event()
+                    break
+            pending.wait()  # then look again: its value, or (it failed, or was dropped already) make it here
+        try:
+            value = make()
+            with self._lock:
+                store = self._stores.setdefault(kind, OrderedDict())
+                store[key] = value
+                while len(store) > self._sizes.get(kind, self._default):
+                    store.popitem(last=False)
+            return value
+        finally:
+            with self._lock:
+                del self._making[(kind, key)]
+            done.set()
+
+    def ready(self, kind: str, key: Hashable) -> bool:
+        """Whether a value is stored under (kind, key) (a get would return at once)."""
         with self._lock:
-            store = self._stores.setdefault(kind, OrderedDict())
-            if key in store:
-                store.move_to_end(key)
-                return store[key]
-        value = make()
-        with self._lock:
-            store = self._stores.setdefault(kind, OrderedDict())
-            if key in store:  # another thread stored it first: keep one value per key
-                store.move_to_end(key)
-                return store[key]
-            store[key] = value
-            while len(store) > self._sizes.get(kind, self._default):
-                store.popitem(last=False)
-        return value
+            return key in self._stores.get(kind, ())
 
     def latest(self, kind: str):
         """The most recently used value of a kind, or None."""

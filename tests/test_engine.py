@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -47,6 +48,61 @@ def test_memo_gives_every_thread_the_same_value_for_a_key():
     for t in threads:
         t.join()
     assert len(seen) == 8 and all(v is seen[0] for v in seen)
+
+
+def test_memo_makes_a_key_once_while_other_threads_wait_for_it():
+    """A slow make (an SVD) asked for by a background thread and then by a page: made once, both get it; when the
+    first make fails, a waiting thread makes it itself; other keys never wait."""
+    m = Memo()
+    started, release = threading.Event(), threading.Event()
+    calls = []
+
+    def slow():
+        calls.append("slow")
+        started.set()
+        release.wait(10)
+        return "fitted"
+
+    got = []
+    first = threading.Thread(target=lambda: got.append(m.get("fit", 8, slow)))
+    first.start()
+    assert started.wait(10) and not m.ready("fit", 8)
+    second = threading.Thread(target=lambda: got.append(m.get("fit", 8, lambda: calls.append("again") or "twice")))
+    second.start()
+    assert m.get("fit", 16, lambda: "other") == "other"  # another key: made at once
+    time.sleep(0.3)  # the second thread is waiting by now
+    release.set()
+    first.join(10)
+    second.join(10)
+    assert got == ["fitted", "fitted"] and calls == ["slow"] and m.ready("fit", 8)
+
+    started.clear()
+    release.clear()
+
+    def fails():
+        started.set()
+        release.wait(10)
+        raise MemoryError("no room")
+
+    errors = []
+    first = threading.Thread(target=lambda: errors.append(_raised(lambda: m.get("fit", 32, fails))))
+    first.start()
+    assert started.wait(10)
+    second = threading.Thread(target=lambda: got.append(m.get("fit", 32, lambda: "made here")))
+    second.start()
+    time.sleep(0.3)
+    release.set()
+    first.join(10)
+    second.join(10)
+    assert errors == ["MemoryError"] and got[-1] == "made here" and m.get("fit", 32, lambda: "no") == "made here"
+
+
+def _raised(f):
+    try:
+        f()
+    except Exception as e:  # noqa: BLE001
+        return type(e).__name__
+    return None
 
 
 def test_an_engine_is_shared_by_content_not_by_object():
@@ -361,3 +417,42 @@ def test_an_engine_whose_judgements_are_being_graded_stays_among_the_engines_kep
     assert engine_mod._ENGINES.get("engine", a.fingerprint, rebuilt) is root
     with pytest.raises(AssertionError, match="dropped"):
         engine_mod._ENGINES.get("engine", b.fingerprint, rebuilt)
+
+
+# ------------------------------------------------------------------ a slow fit, shown after what needs none
+
+
+def _same_ranking(a, b) -> bool:
+    return all(np.array_equal(getattr(a, f), getattr(b, f)) for f in ("indptr", "docs", "scores", "judged_rank", "n_results"))
+
+
+def test_while_lsa_is_fitted_the_runs_that_need_no_fit_come_first(monkeypatch):
+    """On a large corpus (the prefix path: PREFIX_ABOVE lowered), LSA's first fit is slow: `waiting` names LSA and
+    the fusions of it, `first_rankings` gives BM25 (and each extra source) without fitting anything, equal to what
+    the full `rankings` gives afterwards; the background fit is the one the full rankings use (one SVD)."""
+    monkeypatch.setattr(lsa, "PREFIX_ABOVE", 0)
+    fits = []
+    real = lsa.fit
+    monkeypatch.setattr(lsa, "fit", lambda *a, **k: fits.append(a[1]) or real(*a, **k))
+    ds = random_dataset(7, n_docs=120, n_q=12)
+    e = Engine(ds)
+    run = parse_run(b"\n".join(f"{q} Q0 {d} 1 1.0 ext".encode() for q, d in zip(ds.query_ids, ds.doc_ids)), "x.trec", "ext")
+    p = Params(dims=3)
+    assert e.slow_fit(3) and e.waiting(p) == ("LSA", "weighted", "RRF")
+    assert e.waiting(replace(p, members=("BM25", "ext"))) == ("LSA",)
+    first = e.first_rankings(p, (run,))
+    assert list(first) == ["BM25", "ext"] and fits == []  # nothing fitted
+    t = e.fit_in_background(3)
+    assert t is not None
+    full = e.rankings(p, (run,))  # waits for the background fit rather than fitting again
+    t.join(60)
+    assert fits == [8] and not e.slow_fit(5) and e.waiting(p) == () and e.fit_in_background(5) is None
+    assert _same_ranking(first["BM25"], full["BM25"]) and _same_ranking(first["ext"], full["ext"])
+    fresh = Engine(ds).rankings(p, (run,))  # an engine that fitted first and fused with BM25's probe
+    assert all(_same_ranking(full[n], fresh[n]) for n in fresh)
+
+
+def test_a_small_corpus_never_waits():
+    e = Engine(load("invented"))
+    assert not e.slow_fit(6) and e.waiting(Params()) == () and e.fit_in_background(6) is None
+    assert list(e.first_rankings(Params())) == ["BM25", "LSA"]

@@ -258,3 +258,27 @@ def test_downloads_follow_the_sliders(downloads):
     assert report["metrics"] == ["hit@3", "recall@3", "mrr", "ndcg@3"]
     assert report["bootstrap"]["metric"] == "mrr"
     assert "--metrics hit@3,recall@3,mrr,ndcg@3 --bootstrap mrr" in at.code[0].value
+
+
+def test_a_large_upload_fits_lsa_in_the_background_and_says_so(monkeypatch):
+    """A corpus on the prefix path (PREFIX_ABOVE lowered, fresh engines): the upload evaluates the systems that need no
+    SVD, starts LSA's fit in the engine's thread and says so; the Overview then shows every system, BM25's as the
+    plain evaluation gives it."""
+    import weakref
+
+    from retrieval import engine as engine_mod
+    from retrieval import lsa
+    from retrieval.memo import Memo
+
+    monkeypatch.setattr(lsa, "PREFIX_ABOVE", 0)
+    monkeypatch.setattr(engine_mod, "_ENGINES", Memo({"engine": 2, "derived": 2}))
+    monkeypatch.setattr(engine_mod, "_ROOTS", weakref.WeakValueDictionary())
+    at = upload(open_data(), "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
+    assert "Loaded fruit: 6 documents" in shown(at.success[0].value)
+    note = shown(at.info[0].value)
+    assert "LSA's SVD on 6 documents started in the background at upload" in note and "LSA, weighted, RRF" in note
+    after = means(to_overview(at))
+    assert {"BM25", "LSA", "weighted", "RRF"} <= set(after)
+    ds = dataset.load_beir_zip(beir_zip(), "fruit.zip")
+    ev = experiment.evaluate(ds, experiment.Params(dims=5), ["ndcg@5"])
+    assert after["BM25"]["nDCG@5"] == pytest.approx(ev.mean("BM25", "ndcg@5"), abs=1e-6)

@@ -44,3 +44,55 @@ def test_the_rule_at_k_moves_with_the_k_slider():
     (_, _), (spec, tables) = _charts(at)
     rule = [rows for name, rows in tables.items() if name != "table"]
     assert [r["k"].tolist() for r in rule] == [[7]]
+
+
+def test_a_slow_lsa_fit_shows_what_needs_none_first_then_every_system(monkeypatch):
+    """A large corpus (the prefix path forced on the invented corpus: PREFIX_ABOVE = 0, a fresh engine): the Overview
+    starts LSA's block fit in the engine's thread, draws the systems that need no fit, then every system once the
+    fit is in; the SVD is fitted once (the page waits for the background fit instead of fitting again), and the
+    note that it is fitting is gone."""
+    from retrieval import engine as engine_mod
+    from retrieval import lsa
+    from retrieval.memo import Memo
+
+    fits, started = [], []
+    real, background = lsa.fit, engine_mod.Engine.fit_in_background
+
+    def large(at):  # after the landing page: the next page finds no engine, and the prefix path on
+        monkeypatch.setattr(lsa, "PREFIX_ABOVE", 0)
+        monkeypatch.setattr(engine_mod, "_ENGINES", Memo({"engine": 2, "derived": 2}))
+        monkeypatch.setattr(engine_mod, "_ROOTS", __import__("weakref").WeakValueDictionary())
+        monkeypatch.setattr(lsa, "fit", lambda *a, **k: fits.append((a[1], k.get("block", False))) or real(*a, **k))
+        monkeypatch.setattr(engine_mod.Engine, "fit_in_background",
+                            lambda self, d: started.append(d) or background(self, d))
+
+    at = open_app("pages/overview.py", before=large)
+    table = at.dataframe[0].value
+    assert {"BM25", "LSA", "weighted", "RRF"} <= set(table.index)
+    assert started == [6] and fits == [(8, True)]
+    assert not any("Fitting LSA" in i.value for i in at.info)
+    assert "LSA d = 6" in at.caption[0].value
+
+
+def test_the_first_look_shows_the_systems_that_need_no_fit_under_a_note_naming_the_others():
+    from streamlit.testing.v1 import AppTest
+
+    def page():
+        from retrieval import dataset
+        from retrieval.engine import Engine
+        from retrieval.experiment import score
+        from retrieval.metrics import parse_list
+        from retrieval.params import Params
+        from ui import overview
+
+        ds = dataset.load("invented")
+        ranks = Engine(ds).first_rankings(Params(members=("BM25",)))
+        ranks.pop("LSA")
+        ev = score(ds, ranks, parse_list(["hit@5", "ndcg@5"]))
+        overview.first_look(ds, ev, ["hit@5", "ndcg@5"], ("LSA", "weighted", "RRF"), 6)
+
+    at = AppTest.from_function(page, default_timeout=60).run()
+    assert not at.exception
+    note = at.info[0].value
+    assert "Fitting LSA's SVD at d = 6 on 28 documents" in note and "LSA, weighted, RRF follow here" in note
+    assert list(at.dataframe[0].value.index) == ["BM25"] and len(at.get("vega_lite_chart")) == 1

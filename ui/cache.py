@@ -130,3 +130,25 @@ def evaluation(metric_names: list[str] | tuple[str, ...], ds: Dataset | None = N
     ranks = rankings(ds, params)
     notes = tuple(w for r in ranks.values() for w in r.warnings)
     return score(ds, ranks, metrics.parse_list(list(metric_names)), notes)
+
+
+def waiting(ds: Dataset | None = None, params: Params | None = None) -> tuple[str, ...]:
+    """The systems that wait on a slow fit at the current (or given) parameters (LSA while its SVD is fitted on a
+    large corpus, and the fusions of it); empty on a small corpus, or once fitted."""
+    ds = ds or current_dataset()
+    return engine(ds).waiting(ranking_params(ds, params))
+
+
+def fit_in_background(ds: Dataset | None = None, params: Params | None = None) -> bool:
+    """Start LSA's slow fit at the current (or given) d in the engine's thread; whether one was started."""
+    ds = ds or current_dataset()
+    return engine(ds).fit_in_background(ranking_params(ds, params).dims) is not None
+
+
+def first_evaluation(metric_names: list[str] | tuple[str, ...], ds: Dataset | None = None,
+                     params: Params | None = None) -> Evaluation:
+    """`evaluation` of the systems that do not wait (`waiting`): what a page shows while LSA is fitted."""
+    ds = ds or current_dataset()
+    ranks = engine(ds).first_rankings(ranking_params(ds, params), current_extra(ds))
+    notes = tuple(w for r in ranks.values() for w in r.warnings)
+    return score(ds, ranks, metrics.parse_list(list(metric_names)), notes)

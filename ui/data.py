@@ -182,9 +182,15 @@ def load_dataset(files: list, parse: Callable[..., Dataset], source: str | None)
             times["indexing"] = time.perf_counter() - t
             st.write(f"Indexed {prep.n_terms:,} terms in {times['indexing']:.2f} s")
             t = time.perf_counter()
-            status.update(label=f"First evaluation: BM25, LSA and the fusions for {ds.n_queries:,} questions at the current sliders", expanded=True)
+            later = cache.waiting(ds)  # a large corpus: LSA's SVD is fitted in the background, the rest now
+            now = "every system" if not later else "the systems that need no SVD"
+            status.update(label=f"First evaluation: {now} for {ds.n_queries:,} questions at the current sliders", expanded=True)
             bar.progress(0.7, text="Evaluating")
-            cache.evaluation(report.report_metrics(state.cutoff(), state.metric_name()), ds=ds)
+            if later:
+                cache.fit_in_background(ds)
+                cache.first_evaluation(report.report_metrics(state.cutoff(), state.metric_name()), ds=ds)
+            else:
+                cache.evaluation(report.report_metrics(state.cutoff(), state.metric_name()), ds=ds)
             times["evaluating"] = time.perf_counter() - t
             bar.progress(1.0, text="Done")
             total = sum(times.values())
@@ -201,6 +207,10 @@ def load_dataset(files: list, parse: Callable[..., Dataset], source: str | None)
                         f"{len(ds.qrels):,} judgements ({mb(size)} read in {times['reading']:.2f} s, parsed in "
                         f"{times['parsing']:.2f} s, indexed in {times['indexing']:.2f} s, first evaluation "
                         f"{times['evaluating']:.2f} s). Every page now uses it.")]
+    if later:
+        msgs.append(("info", f"LSA's SVD on {ds.n_docs:,} documents started in the background at upload: until it is "
+                             f"done, the Overview shows the systems that need no fit first, then {', '.join(later)}; "
+                             "other pages wait for it."))
     msgs += [("warning", w) for w in ds.warnings]
     runs = st.session_state[state.RUNS]
     for name, run in list(runs.items()):

@@ -13,7 +13,7 @@ from retrieval.metrics import NO_CUTOFF
 from retrieval.metrics import parse as parse_metric
 from retrieval.params import Params
 
-from . import charts, state
+from . import cache, charts, state
 from .markdown import escape_markdown
 
 K_MAX = 20  # the curves run over k = 1..K_MAX
@@ -133,6 +133,36 @@ def means_and_intervals(ev: Evaluation, metrics: list[str]) -> None:
     st.vega_lite_chart(spec=charts.bars_spec(bars(ev, metrics)), width="stretch")  # the chart of bars_with_intervals
     st.caption(f"Percentile bootstrap over the questions, {stats.RESAMPLES} resamples, seed {stats.SEED}: overlapping "
                "intervals are a warning, not a verdict; the Compare page pairs the questions.")
+
+
+def fitting_note(ds: Dataset, waiting: tuple[str, ...], dims: int) -> str:
+    """What the page shows while LSA's SVD is fitted: the systems that follow (escaped) and why they wait."""
+    names = ", ".join(escape_markdown(s) for s in waiting)
+    return (f"Fitting LSA's SVD at d = {dims} on {ds.n_docs:,} documents (once: every d up to its block then comes "
+            f"from this fit). Meanwhile, the systems that need no fit; {names} follow here when it is done.")
+
+
+def first_look(ds: Dataset, ev: Evaluation, metrics: list[str], waiting: tuple[str, ...], dims: int) -> None:
+    """The means and intervals of the systems that need no fit, under `fitting_note` (the page replaces them with
+    every system's once the fit is done)."""
+    st.info(fitting_note(ds, waiting, dims), icon=":material/hourglass_top:")
+    means_and_intervals(ev, metrics)
+
+
+def evaluation(ds: Dataset, shown: list[str], table: list[str], dims: int) -> Evaluation:
+    """Every system's values of the `shown` metrics. On a large corpus's first LSA fit at this d (seconds), the
+    systems that need no fit are drawn at once (`first_look`, with the `table` metrics) while the fit runs in the
+    engine's thread, and cleared once every system's values are in."""
+    waiting = cache.waiting(ds)
+    if not waiting:
+        return cache.evaluation(shown)
+    cache.fit_in_background(ds)
+    first = st.empty()
+    with first.container():
+        first_look(ds, cache.first_evaluation(shown), table, waiting, dims)
+    ev = cache.evaluation(shown)  # waits for the background fit (the engine makes it once)
+    first.empty()
+    return ev
 
 
 def curves(ev: Evaluation, metrics: list[str], chosen: str, k: int) -> None:
