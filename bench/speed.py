@@ -592,9 +592,10 @@ def round2(args) -> str:
         print(f"[round2] {kind}: {json.dumps(res)[:600]}", file=sys.stderr, flush=True)
 
     for _ in range(args.repeats):
-        add("before", first_run(before))
-        add("ours", first_run(ROOT))
-        add("ours + warmup", first_run(ROOT, warm_up=True))
+        if not args.no_first_runs:
+            add("before", first_run(before))
+            add("ours", first_run(ROOT))
+            add("ours + warmup", first_run(ROOT, warm_up=True))
         for kind, tree in (("before", before), ("ours", ROOT)):
             cmd = [sys.executable, __file__, "--child", "stages", "--target", str(size), "--ticks", str(args.ticks)]
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout,
@@ -771,6 +772,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--round2", action="store_true", help="issue 15's rows only: first runs, upload stages, d ticks, "
                     "before and ours alternated")
     ap.add_argument("--round2-before", default=ROUND2_BEFORE, help=f"round 2's 'before' commit (default {ROUND2_BEFORE})")
+    ap.add_argument("--no-first-runs", action="store_true", help="round 2: skip the fresh-clone first runs (the upload "
+                    "stages and ticks only)")
     ap.add_argument("--round2-size", default="100000", help="round 2's synthetic corpus size (default 100000)")
     ap.add_argument("--repeats", type=int, default=3, help="round 2: alternated runs of each (default 3)")
     ap.add_argument("--passes", action="store_true", help="the exact LSA / dense pass alone at d = 6, 40, 200, 384, "

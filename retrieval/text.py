@@ -98,8 +98,11 @@ def _batches(texts, max_docs: int = _BATCH, max_chars: int = _BATCH_CHARS):
 
 FNV_OFFSET, FNV_PRIME, HASH_MASK = 2166136261, 16777619, 0xFFFFFFFF  # FNV-1a, 32 bits (kept below 2**32 at each step,
 # so the plain-Python run of the kernel computes the same hashes with Python integers)
-COMPILED_ABOVE = 1_000_000  # characters beyond which build_index tokenises in the compiled kernel (below it the
-# dictionary path costs milliseconds and a fresh clone compiles nothing for the invented corpus)
+COMPILED_ABOVE = 1_000_000  # characters beyond which build_index tokenises in the compiled kernel once it is loaded
+# in this process (below it the dictionary path costs milliseconds; a fresh clone compiles nothing for the invented
+# corpus); Cranfield's 1.5 million characters: 40 ms against 130 ms
+LOAD_PAYS_ABOVE = 8_000_000  # characters beyond which loading the kernels from numba's cache (about 0.4 s, once per
+# process) pays for itself: the dictionary path takes about 85 ns a character
 
 
 class Vocab(NamedTuple):
@@ -318,6 +321,14 @@ def _count_rows(per_doc, cols, indptr, indices, data):
 
 
 METHODS = ("auto", "python", "compiled")
+
+
+def _compiled_state() -> str:
+    """"loaded": the compiled tokeniser is compiled or loaded in this process; "on disk": not yet (numba may load it
+    from its cache, or compile it); "": the JIT is off (it would run as plain Python)."""
+    if not hasattr(_intern, "signatures"):
+        return ""
+    return "loaded" if _intern.signatures else "on disk"
 KERNELS = ("_intern", "_rehash", "_count_rows", "_fill_fixed")  # compiled by engine.warm_up (build_index "compiled")
 
 
@@ -338,14 +349,16 @@ def build_index(
     and each document's ids counted. Two ways to the same matrix (tests/test_text.py): "python", a dictionary over
     each batch's `_byte_tokens` and scipy's duplicate summing, ~1 us a token; "compiled", `_intern` over each
     batch's bytes (no Python object per token) and `_count_rows`, ~0.15 us a token, used by "auto" above
-    COMPILED_ABOVE characters. `progress(stage, fraction)` is called after each batch of documents and at the
-    end of each stage.
+    COMPILED_ABOVE characters once loaded in this process (the warm-up loads it), else above LOAD_PAYS_ABOVE.
+    `progress(stage, fraction)` is called after each batch of documents and at the end of each stage.
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     n = len(texts)
     if method == "auto":
-        method = "compiled" if sum(map(len, texts)) > COMPILED_ABOVE else "python"
+        chars = sum(map(len, texts))
+        state = _compiled_state()
+        method = "compiled" if state and (chars > LOAD_PAYS_ABOVE or (state == "loaded" and chars > COMPILED_ABOVE)) else "python"
     first_seen, per_doc, ids = (_index_compiled if method == "compiled" else _index_python)(texts, progress)
     n_terms = len(first_seen)
     if n_terms == 0:  # no document holds a single token: an index with an empty vocabulary

@@ -465,14 +465,15 @@ def test_batches_hold_at_most_so_many_documents_and_characters_unless_one_docume
     assert list(_batches([], max_docs=2, max_chars=100)) == []
 
 
-def test_the_index_is_the_same_however_the_corpus_is_batched(monkeypatch):
+@pytest.mark.parametrize("method", ["python", "compiled"])
+def test_the_index_is_the_same_however_the_corpus_is_batched(monkeypatch, method):
     from retrieval import text
 
     docs = tuple(f"alpha beta {'gamma ' * i} delta{i % 3} the of" for i in range(40))
-    whole = text.build_index(docs)
+    whole = text.build_index(docs, method=method)
     monkeypatch.setattr(text, "_BATCH_CHARS", 50)  # a few documents a batch
     monkeypatch.setattr(text, "_BATCH", 3)
-    parts = text.build_index(docs)
+    parts = text.build_index(docs, method=method)
     assert whole.terms.tolist() == parts.terms.tolist()
     assert (whole.counts != parts.counts).nnz == 0 and (whole.doc_len == parts.doc_len).all()
 
