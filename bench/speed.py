@@ -472,6 +472,8 @@ def child_stages(target: str, ticks: int) -> dict:
     out["d_new_block_note"] = e.lsa_fit(D_NEW_BLOCK).model.note
     k1 = [_timed(e.evaluate, Params(k1=round(1.25 + 0.05 * i, 2)), METRICS)[0] for i in range(ticks)]
     out.update(k1_tick_s=_median(k1), k1_tick_all=[round(x, 4) for x in k1])
+    alpha = [_timed(e.evaluate, Params(k1=1.25, alpha=round(0.05 + 0.1 * i, 2)), METRICS)[0] for i in range(ticks)]
+    out.update(alpha_tick_s=_median(alpha), alpha_tick_all=[round(x, 4) for x in alpha])
     return out
 
 
@@ -631,6 +633,7 @@ def round2(args) -> str:
     row("d tick: fit + evaluation, what a person waits for", "d_total_s")
     row(f"d = {D_NEW_BLOCK}: the LSA fit (ours: a new block)", "d_new_block_fit_s")
     row("k1 tick", "k1_tick_s")
+    row("alpha tick (the weighted fusion alone: 0.05, 0.15, ... at k1 = 1.25)", "alpha_tick_s")
     return "\n".join(lines)
 
 

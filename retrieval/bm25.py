@@ -20,23 +20,19 @@ from . import params
 from .dataset import Dataset
 from .errors import InputError
 from .ranking import THRESHOLD, BestLists, PassOutputs, Ranking, Selection, from_padded, rank_rows
+from .ranking import keep_for as ranking_keep_for
 from .text import TermIndex
 
 K1_DEFAULT = params.default("k1")
 B_DEFAULT = params.default("b")
 KEEP_DEFAULT: int | None = None  # raw scores a run keeps per question beyond `depth` (None: `keep_for` the corpus)
-KEEP_RANGE = (100, 1000)
 SORT_BUDGET = 16  # moves per candidate the settling of a hinted list may take before the general sort takes over
 
 
 def keep_for(n_docs: int) -> int:
-    """How many raw scores a run keeps per question: the weighted fusion's candidates, whose last score bounds
-    every other document. The 100th score of a large corpus sits closer to its best than that of a small one, so
-    the list grows with sqrt(N) between 100 and 1000 (bench/speed.py, alpha 0.5: at 100k documents 100 left 180
-    of 1,000 questions to rescan and 316 left 6; at 1M, 300 left 84 and 1,000 left 1)."""
-    if KEEP_DEFAULT is not None:
-        return int(KEEP_DEFAULT)
-    return int(np.clip(np.sqrt(max(n_docs, 0)), *KEEP_RANGE))
+    """How many raw scores a BM25 run keeps per question: KEEP_DEFAULT when set, else ranking.keep_for (sqrt(N)
+    between 100 and 1000)."""
+    return int(KEEP_DEFAULT) if KEEP_DEFAULT is not None else ranking_keep_for(n_docs)
 
 
 def check_params(k1: float, b: float) -> None:

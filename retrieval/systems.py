@@ -87,7 +87,7 @@ class Lsa:
 
     def run(self, engine: "Engine", params: Params, depth: int) -> lsa.LsaRun:
         model, qvec = engine.lsa_fit(params.dims)
-        return lsa.run(engine.dataset, model, qvec, depth, keep=max(depth, lsa.KEEP_DEFAULT))
+        return lsa.run(engine.dataset, model, qvec, depth)
 
     def member(self, run: lsa.LsaRun, engine: "Engine") -> Member:
         return Member(self.name, run, _outside(run, -np.inf), run.hi > 0, run.at_rows, run.row)
