@@ -14,8 +14,8 @@ state.init_state()
 ds = cache.current_dataset()
 metric = state.metric_name()
 label = state.metric_label(metric)
-ev = cache.evaluation([metric])
 page.header(ds, label)
+ev = cache.evaluation([metric])
 a, b = page.choose_pair(ev.systems)
 if a == b:
     st.info(f"Choose two different systems: {plain(a)} compared with itself differs by zero on every question.",

@@ -37,3 +37,17 @@ def move(at: AppTest, key: str, value) -> AppTest:
 def shown(text: str) -> str:
     """What a person reads of a Markdown body: backslash escapes and the word joiners of ui.markdown removed."""
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text).replace("\u2060", "")
+
+
+def large_corpus(monkeypatch) -> None:
+    """From now on engines are built anew and every corpus takes the prefix path (lsa.PREFIX_ABOVE = 0): LSA's first
+    fit at a block counts as slow (`Engine.waiting`), as on a 100,000-document upload."""
+    import weakref
+
+    from retrieval import engine as engine_mod
+    from retrieval import lsa
+    from retrieval.memo import Memo
+
+    monkeypatch.setattr(lsa, "PREFIX_ABOVE", 0)
+    monkeypatch.setattr(engine_mod, "_ENGINES", Memo({"engine": 2, "derived": 2}))
+    monkeypatch.setattr(engine_mod, "_ROOTS", weakref.WeakValueDictionary())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from apptest import move, open_app
+from apptest import large_corpus, move, open_app
 
 PAGE = "pages/compare.py"
 MINUS = "\u2212"
@@ -111,3 +111,20 @@ def test_an_uploaded_run_can_be_compared():
     at.selectbox(key="cmp_b").set_value("mine").run()
     assert not at.exception
     assert "BM25 is better than mine" in verdict(at)
+
+
+def test_while_lsa_s_svd_is_slow_to_fit_the_page_says_so_then_compares(monkeypatch):
+    """A large corpus's first LSA fit (the prefix path forced, fresh engines): the page waits for it under a spinner
+    naming it, then shows its figures."""
+    import streamlit
+
+    said = []
+    real = streamlit.spinner
+
+    def spinner(text="", **kw):
+        said.append(text)
+        return real(text, **kw)
+
+    at = open_app(PAGE, before=lambda _: (large_corpus(monkeypatch), monkeypatch.setattr(streamlit, "spinner", spinner)))
+    assert not at.exception and figures(at)
+    assert any(t.startswith("Fitting LSA's SVD at d = 6 on 28 documents") for t in said), said

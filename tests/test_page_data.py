@@ -17,7 +17,7 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1 import app_test as app_test_module
 
-from apptest import shown
+from apptest import large_corpus, shown
 from conftest import ROOT
 from retrieval import cli, dataset, experiment
 
@@ -264,15 +264,7 @@ def test_a_large_upload_fits_lsa_in_the_background_and_says_so(monkeypatch):
     """A corpus on the prefix path (PREFIX_ABOVE lowered, fresh engines): the upload evaluates the systems that need no
     SVD, starts LSA's fit in the engine's thread and says so; the Overview then shows every system, BM25's as the
     plain evaluation gives it."""
-    import weakref
-
-    from retrieval import engine as engine_mod
-    from retrieval import lsa
-    from retrieval.memo import Memo
-
-    monkeypatch.setattr(lsa, "PREFIX_ABOVE", 0)
-    monkeypatch.setattr(engine_mod, "_ENGINES", Memo({"engine": 2, "derived": 2}))
-    monkeypatch.setattr(engine_mod, "_ROOTS", weakref.WeakValueDictionary())
+    large_corpus(monkeypatch)
     at = upload(open_data(), "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
     assert "Loaded fruit: 6 documents" in shown(at.success[0].value)
     note = shown(at.info[0].value)

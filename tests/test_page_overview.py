@@ -6,7 +6,7 @@ import io
 
 import pyarrow as pa
 
-from apptest import move, open_app
+from apptest import large_corpus, move, open_app
 
 
 def _charts(at):
@@ -53,15 +53,12 @@ def test_a_slow_lsa_fit_shows_what_needs_none_first_then_every_system(monkeypatc
     note that it is fitting is gone."""
     from retrieval import engine as engine_mod
     from retrieval import lsa
-    from retrieval.memo import Memo
 
     fits, started = [], []
     real, background = lsa.fit, engine_mod.Engine.fit_in_background
 
     def large(at):  # after the landing page: the next page finds no engine, and the prefix path on
-        monkeypatch.setattr(lsa, "PREFIX_ABOVE", 0)
-        monkeypatch.setattr(engine_mod, "_ENGINES", Memo({"engine": 2, "derived": 2}))
-        monkeypatch.setattr(engine_mod, "_ROOTS", __import__("weakref").WeakValueDictionary())
+        large_corpus(monkeypatch)
         monkeypatch.setattr(lsa, "fit", lambda *a, **k: fits.append((a[1], k.get("block", False))) or real(*a, **k))
         monkeypatch.setattr(engine_mod.Engine, "fit_in_background",
                             lambda self, d: started.append(d) or background(self, d))

@@ -118,16 +118,28 @@ def ranking_params(ds: Dataset, params: Params | None = None) -> Params:
     return replace(p, dims=min(p.dims, max_dims(ds)))
 
 
-def rankings(ds: Dataset | None = None, params: Params | None = None) -> dict[str, Ranking]:
-    """Every system's ranking at the current (or given) parameters: BM25, LSA, weighted, RRF, then the runs."""
+def fitting_text(ds: Dataset, dims: int) -> str:
+    """What a page says while it waits for LSA's slow fit (a large corpus's first at a d's block)."""
+    return (f"Fitting LSA's SVD at d = {dims} on {ds.n_docs:,} documents (once: every d up to its block then comes "
+            f"from this fit)…")
+
+
+def rankings(ds: Dataset | None = None, params: Params | None = None, spinner: bool = True) -> dict[str, Ranking]:
+    """Every system's ranking at the current (or given) parameters: BM25, LSA, weighted, RRF, then the runs. While
+    LSA's SVD is slow to fit (`waiting`), a spinner says so (`spinner`: a page that says it otherwise turns it off)."""
     ds = ds or current_dataset()
-    return engine(ds).rankings(ranking_params(ds, params), current_extra(ds))
+    p, e = ranking_params(ds, params), engine(ds)
+    if not spinner or not e.waiting(p):
+        return e.rankings(p, current_extra(ds))
+    with st.spinner(fitting_text(ds, p.dims)):
+        return e.rankings(p, current_extra(ds))
 
 
-def evaluation(metric_names: list[str] | tuple[str, ...], ds: Dataset | None = None, params: Params | None = None) -> Evaluation:
+def evaluation(metric_names: list[str] | tuple[str, ...], ds: Dataset | None = None, params: Params | None = None,
+               spinner: bool = True) -> Evaluation:
     """Per-question values of the given metrics for every system (cheap once the rankings are cached)."""
     ds = ds or current_dataset()
-    ranks = rankings(ds, params)
+    ranks = rankings(ds, params, spinner)
     notes = tuple(w for r in ranks.values() for w in r.warnings)
     return score(ds, ranks, metrics.parse_list(list(metric_names)), notes)
 

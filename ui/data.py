@@ -442,16 +442,8 @@ def statistics(ds: Dataset) -> None:
     k = state.cutoff()
     with right:
         st.markdown(f"**Unjudged documents in the top {k}**")
-        later = cache.waiting(ds)
-        if later:  # a large upload: LSA's SVD still fitting in the background; say what the page waits for
-            cache.fit_in_background(ds)
-            note = st.empty()
-            note.info(f"Waiting for LSA's SVD on {ds.n_docs:,} documents (fitting in the background): this table and "
-                      f"the downloads follow with {', '.join(later)}; the Overview shows the other systems already.",
-                      icon=":material/hourglass_top:")
-        rows = [report.unjudged_at_k(ds, r, k, name) for name, r in cache.rankings().items()]
-        if later:
-            note.empty()
+        rows = [report.unjudged_at_k(ds, r, k, name) for name, r in cache.rankings().items()]  # waits for LSA's
+        # SVD on a large upload (a spinner says so), which the upload started in the background
         st.dataframe(
             unjudged_frame(rows, k), hide_index=True, width="stretch",
             column_config={"share unjudged": st.column_config.ProgressColumn("share unjudged", format="percent", min_value=0.0, max_value=1.0)},

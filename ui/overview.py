@@ -138,8 +138,8 @@ def means_and_intervals(ev: Evaluation, metrics: list[str]) -> None:
 def fitting_note(ds: Dataset, waiting: tuple[str, ...], dims: int) -> str:
     """What the page shows while LSA's SVD is fitted: the systems that follow (escaped) and why they wait."""
     names = ", ".join(escape_markdown(s) for s in waiting)
-    return (f"Fitting LSA's SVD at d = {dims} on {ds.n_docs:,} documents (once: every d up to its block then comes "
-            f"from this fit). Meanwhile, the systems that need no fit; {names} follow here when it is done.")
+    return (f"{cache.fitting_text(ds, dims).rstrip('…')}. Meanwhile, the systems that need no fit; {names} follow here "
+            "when it is done.")
 
 
 def first_look(ds: Dataset, ev: Evaluation, metrics: list[str], waiting: tuple[str, ...], dims: int) -> None:
@@ -160,7 +160,7 @@ def evaluation(ds: Dataset, shown: list[str], table: list[str], dims: int) -> Ev
     first = st.empty()
     with first.container():
         first_look(ds, cache.first_evaluation(shown), table, waiting, dims)
-    ev = cache.evaluation(shown)  # waits for the background fit (the engine makes it once)
+    ev = cache.evaluation(shown, spinner=False)  # waits for the background fit (the engine makes it once)
     first.empty()
     return ev
 
