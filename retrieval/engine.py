@@ -218,6 +218,7 @@ class Engine:
         self._judged: np.ndarray | None = None
         self._latest: dict[str, BestLists] = {}  # each retriever's most recently used run: a hint for its next
         self._lock = threading.Lock()
+        self._fitting: dict[int, threading.Thread] = {}  # fit_in_background's threads, by d
 
     # what a derived engine shares with its base, all built from the texts alone; everything else is its own (an
     # attribute added to __init__ is then never shared by mistake)
@@ -292,7 +293,8 @@ class Engine:
 
     def fit_in_background(self, dims: int) -> threading.Thread | None:
         """Start LSA's fit at d in a thread when it is slow (`slow_fit`); a page asking for it meanwhile waits for
-        this fit (the memo makes a key once) instead of fitting again. Returns the thread, or None."""
+        this fit (the memo makes a key once) instead of fitting again. Returns the thread (the one already fitting
+        that d, when a rerun asks again), or None."""
         if not self.slow_fit(dims):
             return None
 
@@ -302,8 +304,11 @@ class Engine:
             except Exception:  # noqa: BLE001 - a page asking for the fit makes it again and shows its error
                 pass
 
-        t = threading.Thread(target=work, name=f"lsa-fit-{dims}", daemon=True)
-        t.start()
+        with self._lock:
+            t = self._fitting.get(dims)
+            if t is None or not t.is_alive():
+                t = self._fitting[dims] = threading.Thread(target=work, name=f"lsa-fit-{dims}", daemon=True)
+                t.start()
         return t
 
     def waiting(self, params: Params) -> tuple[str, ...]:

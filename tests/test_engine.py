@@ -443,7 +443,7 @@ def test_while_lsa_is_fitted_the_runs_that_need_no_fit_come_first(monkeypatch):
     first = e.first_rankings(p, (run,))
     assert list(first) == ["BM25", "ext"] and fits == []  # nothing fitted
     t = e.fit_in_background(3)
-    assert t is not None
+    assert t is not None and e.fit_in_background(3) is t  # a rerun while it fits: the same thread
     full = e.rankings(p, (run,))  # waits for the background fit rather than fitting again
     t.join(60)
     assert fits == [8] and not e.slow_fit(5) and e.waiting(p) == () and e.fit_in_background(5) is None

@@ -121,7 +121,7 @@ def ranking_params(ds: Dataset, params: Params | None = None) -> Params:
 def fitting_text(ds: Dataset, dims: int) -> str:
     """What a page says while it waits for LSA's slow fit (a large corpus's first at a d's block)."""
     return (f"Fitting LSA's SVD at d = {dims} on {ds.n_docs:,} documents (once: every d up to its block then comes "
-            f"from this fit)…")
+            f"from this fit)")
 
 
 def rankings(ds: Dataset | None = None, params: Params | None = None, spinner: bool = True) -> dict[str, Ranking]:
@@ -131,7 +131,7 @@ def rankings(ds: Dataset | None = None, params: Params | None = None, spinner: b
     p, e = ranking_params(ds, params), engine(ds)
     if not spinner or not e.waiting(p):
         return e.rankings(p, current_extra(ds))
-    with st.spinner(fitting_text(ds, p.dims)):
+    with st.spinner(fitting_text(ds, p.dims) + "…"):
         return e.rankings(p, current_extra(ds))
 
 
@@ -139,7 +139,11 @@ def evaluation(metric_names: list[str] | tuple[str, ...], ds: Dataset | None = N
                spinner: bool = True) -> Evaluation:
     """Per-question values of the given metrics for every system (cheap once the rankings are cached)."""
     ds = ds or current_dataset()
-    ranks = rankings(ds, params, spinner)
+    return _scored(ds, rankings(ds, params, spinner), metric_names)
+
+
+def _scored(ds: Dataset, ranks: dict[str, Ranking], metric_names) -> Evaluation:
+    """The metrics of these rankings, with their warnings as the evaluation's notes."""
     notes = tuple(w for r in ranks.values() for w in r.warnings)
     return score(ds, ranks, metrics.parse_list(list(metric_names)), notes)
 
@@ -161,6 +165,4 @@ def first_evaluation(metric_names: list[str] | tuple[str, ...], ds: Dataset | No
                      params: Params | None = None) -> Evaluation:
     """`evaluation` of the systems that do not wait (`waiting`): what a page shows while LSA is fitted."""
     ds = ds or current_dataset()
-    ranks = engine(ds).first_rankings(ranking_params(ds, params), current_extra(ds))
-    notes = tuple(w for r in ranks.values() for w in r.warnings)
-    return score(ds, ranks, metrics.parse_list(list(metric_names)), notes)
+    return _scored(ds, engine(ds).first_rankings(ranking_params(ds, params), current_extra(ds)), metric_names)

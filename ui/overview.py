@@ -138,7 +138,7 @@ def means_and_intervals(ev: Evaluation, metrics: list[str]) -> None:
 def fitting_note(ds: Dataset, waiting: tuple[str, ...], dims: int) -> str:
     """What the page shows while LSA's SVD is fitted: the systems that follow (escaped) and why they wait."""
     names = ", ".join(escape_markdown(s) for s in waiting)
-    return (f"{cache.fitting_text(ds, dims).rstrip('…')}. Meanwhile, the systems that need no fit; {names} follow here "
+    return (f"{cache.fitting_text(ds, dims)}. Meanwhile, the systems that need no fit; {names} follow here "
             "when it is done.")
 
 
