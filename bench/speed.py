@@ -395,6 +395,8 @@ def child_rank_bm25(target: str, ticks: int, sample: int) -> dict:
 ROUND2_BEFORE = "7a04e34"
 D_TICKS = (7, 8, 5, 4, 3, 2)  # after the first fit at d = 6: within its block on a large corpus
 D_NEW_BLOCK = 12  # the next block's first fit
+D_AHEAD_QUICK = (11, 10, 9)  # steps down from it, each taken at once
+D_AHEAD_PAUSED = (13, 14, 15, 16)  # then steps up from it, each after the step computed ahead is done
 
 
 def _tree(commit: str) -> Path:
@@ -470,6 +472,27 @@ def child_stages(target: str, ticks: int) -> dict:
                d_tick_all=[round(x, 4) for x in d_ticks], d_total_s=_median(totals))
     out["d_new_block_fit_s"] = _timed(e.lsa_fit, D_NEW_BLOCK)[0]
     out["d_new_block_note"] = e.lsa_fit(D_NEW_BLOCK).model.note
+    # the d steps the app computes ahead (ours: Engine.prefetch after each evaluation, as ui/cache.rankings does), at d
+    # values no tick above visited: a person who steps at once (the first step competes with the step computed ahead
+    # the other way, the next ones wait for the computation in flight), then one who pauses between steps (the step
+    # computed ahead is done). Before: every step is computed when taken.
+    ahead = hasattr(e, "prefetch")
+    e.evaluate(Params(dims=D_NEW_BLOCK), METRICS)
+    quick, prev = [], D_NEW_BLOCK
+    for d in D_AHEAD_QUICK[:ticks]:
+        if ahead:
+            e.prefetch(Params(dims=prev))
+        quick.append(_timed(e.evaluate, Params(dims=d), METRICS)[0])
+        prev = d
+    paused, prev = [], D_NEW_BLOCK
+    for d in D_AHEAD_PAUSED[:ticks]:
+        t = e.prefetch(Params(dims=prev)) if ahead else None
+        if t is not None:  # the person's pause: what runs ahead is done
+            t.join()
+        paused.append(_timed(e.evaluate, Params(dims=d), METRICS)[0])
+        prev = d
+    out.update(d_ahead_s=_median(paused), d_ahead_all=[round(x, 4) for x in paused], d_quick_s=_median(quick),
+               d_quick_all=[round(x, 4) for x in quick])
     k1 = [_timed(e.evaluate, Params(k1=round(1.25 + 0.05 * i, 2)), METRICS)[0] for i in range(ticks)]
     out.update(k1_tick_s=_median(k1), k1_tick_all=[round(x, 4) for x in k1])
     alpha = [_timed(e.evaluate, Params(k1=1.25, alpha=round(0.05 + 0.1 * i, 2)), METRICS)[0] for i in range(ticks)]
@@ -632,6 +655,10 @@ def round2(args) -> str:
     row("d tick: the evaluation with that fit (LSA ranked, both fusions, the metrics)", "d_tick_s")
     row("d tick: fit + evaluation, what a person waits for", "d_total_s")
     row(f"d = {D_NEW_BLOCK}: the LSA fit (ours: a new block)", "d_new_block_fit_s")
+    row(f"d step after a pause (d = {', '.join(map(str, D_AHEAD_PAUSED))} from {D_NEW_BLOCK}; ours: computed ahead)",
+        "d_ahead_s")
+    row(f"d step taken at once (d = {', '.join(map(str, D_AHEAD_QUICK))} from {D_NEW_BLOCK}; ours: waits for the step "
+        "computed ahead)", "d_quick_s")
     row("k1 tick", "k1_tick_s")
     row("alpha tick (the weighted fusion alone: 0.05, 0.15, ... at k1 = 1.25)", "alpha_tick_s")
     return "\n".join(lines)

@@ -114,7 +114,7 @@ def parallel(kernel, n_items: int, work: int, *args) -> None:
     global _POOL
     if isinstance(kernel, Kernel):
         kernel = kernel.pick(work)
-    nt = min(threads(), n_items)
+    nt = 1 if getattr(_LOCAL, "background", False) else min(threads(), n_items)
     if nt <= 1 or work < PARALLEL_MIN_WORK:
         kernel(np.arange(n_items, dtype=np.int64), *args)
         return
@@ -1503,6 +1503,26 @@ def mark_ready() -> None:
 def ready() -> bool:
     """Whether `mark_ready` was called (the compiled kernels are loaded)."""
     return _READY.is_set()
+
+
+class in_background:
+    """Within it, this thread runs each kernel call itself, on one core (`parallel` splits none over the pool), at
+    the lowest scheduling priority the system gives a thread (Linux: nice 19 for this thread alone, kept after, as
+    raising it back needs a privilege: for a thread of its own): work done ahead (`Engine.prefetch`) leaves the
+    cores to what a person waits for."""
+
+    def __enter__(self):
+        self._was = getattr(_LOCAL, "background", False)
+        _LOCAL.background = True
+        try:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+        except (AttributeError, OSError):  # pragma: no cover - no per-thread priority here
+            pass
+        return self
+
+    def __exit__(self, *exc):
+        _LOCAL.background = self._was
+        return False
 
 
 class compiled_here:

@@ -31,6 +31,7 @@ from .dataset import Dataset, TrecRun
 from .errors import InputError
 from .experiment import Evaluation, score
 from .memo import Memo
+from . import params as params_spec
 from .params import Params
 from .ranking import THRESHOLD, BestLists, Ranking, judged_layout, ranks_before
 from .systems import FUSIONS, REGISTRY, Retriever, Run, system_of
@@ -38,6 +39,7 @@ from .text import TermIndex, build_index, query_counts
 
 ENGINES = 4  # engines kept per process (one per dataset fingerprint), most recently used
 DERIVED = 4  # engines derived from another of the same documents and questions (other judgements), kept besides
+PREFETCH_ABOVE = 20_000_000  # documents x questions above which the d steps next to the current are computed ahead
 CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is said beside it
     "run": 12,  # a retriever's run (questions x up to 1,000 scores: ~16 MB at 1,000 questions)
     "fit": 4,  # an LSA fit (documents x d float64, twice)
@@ -172,6 +174,10 @@ class SharedMemo:
         """The value under (kind, key), from the shared store for a corpus-side kind."""
         return self._of(kind).get(kind, key, make)
 
+    def ready(self, kind: str, key) -> bool:
+        """Whether a value is stored under (kind, key), in the shared store for a corpus-side kind."""
+        return self._of(kind).ready(kind, key)
+
     def latest(self, kind: str):
         """The most recently used value of a kind, or None."""
         return self._of(kind).latest(kind)
@@ -219,6 +225,8 @@ class Engine:
         self._latest: dict[str, BestLists] = {}  # each retriever's most recently used run: a hint for its next
         self._lock = threading.Lock()
         self._fitting: dict[int, threading.Thread] = {}  # fit_in_background's threads, by d
+        self._prefetch: list = [None, None, None]  # prefetch's thread, the request it takes next, the d it was
+        # last asked about (under _lock)
 
     # what a derived engine shares with its base, all built from the texts alone; everything else is its own (an
     # attribute added to __init__ is then never shared by mistake)
@@ -246,6 +254,7 @@ class Engine:
         with base._lock:
             engine._latest = dict(base._latest)  # hints for the next run's cut: lists of the same texts
         engine._lock = threading.Lock()
+        engine._fitting, engine._prefetch = {}, [None, None, None]
         engine._root = base._root or base
         return engine
 
@@ -422,20 +431,91 @@ class Engine:
             self._remember(name, r)
         return r
 
+    def _fusion_keys(self, params: Params, extra: tuple) -> tuple[tuple, tuple]:
+        """The cache keys of the weighted fusion and of RRF at `params`: their members' run keys and their own
+        parameters."""
+        keys = tuple(self.key(m, params, extra) for m in params.members)
+        return (keys, params.fusion_weights(), params.fusion_depth), (keys, params.rrf_k, params.fusion_depth)
+
     def weighted(self, params: Params, extra: tuple = ()) -> fusion.WeightedRun:
         """The weighted fusion of params.members with params.fusion_weights()."""
         members, keys = self._members(params, extra)
         lists = self.memo.get("lists", keys, lambda: fusion.gather(members))
         weights = params.fusion_weights()
-        return self.memo.get("weighted", (keys, weights, params.fusion_depth),
+        return self.memo.get("weighted", self._fusion_keys(params, extra)[0],
                              lambda: fusion.weighted(self.dataset, members, weights, params.fusion_depth, lists))
 
     def rrf(self, params: Params, extra: tuple = ()) -> Ranking:
         """Reciprocal Rank Fusion of params.members' top fusion_depth."""
-        keys = tuple(self.key(m, params, extra) for m in params.members)
-        return self.memo.get("rrf", (keys, params.rrf_k, params.fusion_depth), lambda: fusion.rrf(
+        return self.memo.get("rrf", self._fusion_keys(params, extra)[1], lambda: fusion.rrf(
             self.dataset, [self._run_tracked(m, params, extra).ranking for m in params.members], params.rrf_k,
             params.fusion_depth))
+
+    def cached(self, params: Params, extra: tuple = ()) -> bool:
+        """Whether `rankings(params, extra)` would only read the cache: every system's run and both fusions."""
+        names = [*REGISTRY, *(x.name for x in extra)]
+        w_key, r_key = self._fusion_keys(params, extra)
+        return (all(self.memo.ready("run", self.key(n, params, extra)) for n in names)
+                and self.memo.ready("weighted", w_key) and self.memo.ready("rrf", r_key))
+
+    def prefetch_pays(self) -> bool:
+        """Whether a d step costs enough here to be computed ahead (`prefetch`): LSA's pass over documents x
+        questions above PREFETCH_ABOVE (at 100,000 x 1,000 a d step measured 210-330 ms; on Cranfield, 1,400 x 225,
+        a few milliseconds, and nothing runs ahead)."""
+        return self.dataset.n_docs * self.dataset.n_queries > PREFETCH_ABOVE
+
+    def neighbours(self, params: Params, down_first: bool = False) -> list[Params]:
+        """The parameters one d step away (d + 1, then d - 1; `down_first`: the other way) that `prefetch` would
+        compute: within 1 and the largest d the corpus and the slider allow, not waiting on a slow SVD (a new block
+        is never fitted ahead)."""
+        top = min(self.max_dims(), params_spec.MAX_DIMS)
+        out = []
+        steps = (params.dims - 1, params.dims + 1) if down_first else (params.dims + 1, params.dims - 1)
+        for d in steps:
+            if 1 <= d <= top and not self.slow_fit(d):
+                out.append(replace(params, dims=d))
+        return out
+
+    def prefetch(self, params: Params, extra: tuple = ()) -> threading.Thread | None:
+        """Compute, in one background thread, the rankings one d step away from `params` (`neighbours`) that are not
+        cached yet, so that the next d step of a slider reads them (a step taken while one is being computed waits
+        for that computation, not for a second one: the memo makes a key once). Only where it pays
+        (`prefetch_pays`). The step in the direction d last moved comes first. The thread runs its kernels on one
+        core at the lowest priority (`_kernels.in_background`), so a step the other way, computed at once, keeps
+        the cores. One thread per engine: a request made while it works replaces the one it takes next. Returns
+        the thread working (or None: nothing to do)."""
+        if "LSA" not in REGISTRY or not self.prefetch_pays():
+            return None
+        with self._lock:
+            last, self._prefetch[2] = self._prefetch[2], params.dims
+        down = last is not None and params.dims < last
+        todo = [p for p in self.neighbours(params, down) if not self.cached(p, extra)]
+        if not todo:
+            return None
+
+        def work(request) -> None:
+            from . import _kernels
+
+            while request is not None:
+                for p in request[0]:
+                    try:
+                        with _kernels.in_background():
+                            self.rankings(p, request[1])
+                    except Exception:  # noqa: BLE001 - a page asking for these rankings makes them and shows the error
+                        pass
+                with self._lock:
+                    request, self._prefetch[1] = self._prefetch[1], None
+                    if request is None:
+                        self._prefetch[0] = None
+
+        with self._lock:
+            t = self._prefetch[0]
+            if t is not None:
+                self._prefetch[1] = (todo, extra)
+                return t
+            t = self._prefetch[0] = threading.Thread(target=work, args=((todo, extra),), name="prefetch", daemon=True)
+        t.start()
+        return t
 
     def rankings(self, params: Params = Params(), extra: tuple = ()) -> dict[str, Ranking]:
         """Every system's ranking: the registered retrievers, the `extra` sources' retrievers (embeddings), the

@@ -456,3 +456,45 @@ def test_a_small_corpus_never_waits():
     e = Engine(load("invented"))
     assert not e.slow_fit(6) and e.waiting(Params()) == () and e.fit_in_background(6) is None
     assert list(e.first_rankings(Params())) == ["BM25", "LSA"]
+
+
+def test_a_derived_engine_of_a_large_corpus_says_what_waits(monkeypatch):
+    """A derived engine (other judgements, e.g. the Judge page's) asks its shared store whether LSA's block is
+    fitted: waiting on the prefix path, then nothing once the base engine has fitted it."""
+    monkeypatch.setattr(lsa, "PREFIX_ABOVE", 0)
+    ds = random_dataset(8, n_docs=120, n_q=12)
+    base = Engine(ds)
+    other = ds.with_judgements([(ds.query_ids[0], ds.doc_ids[5], 2)])
+    derived = Engine.derived(base, other)
+    assert derived.waiting(Params(dims=3)) == ("LSA", "weighted", "RRF")
+    base.lsa_fit(3)
+    assert derived.waiting(Params(dims=3)) == () and derived.neighbours(Params(dims=3))
+
+
+def test_the_d_steps_next_to_the_current_are_computed_ahead_where_a_step_is_slow(monkeypatch):
+    """`prefetch` computes in one thread the rankings at d + 1 and d - 1 (never a new SVD block: d = 9 needs the
+    16-dimension block), so a slider's next d step reads the cache; the rankings are those computed directly; a
+    request while it works is taken next; a small corpus (a step takes milliseconds) computes nothing ahead."""
+    monkeypatch.setattr(lsa, "PREFIX_ABOVE", 0)
+    ds = random_dataset(9, n_docs=150, n_q=12)
+    e = Engine(ds)
+    assert e.prefetch(Params(dims=3)) is None  # 150 x 12 is below PREFETCH_ABOVE
+    monkeypatch.setattr(engine_mod, "PREFETCH_ABOVE", 0)
+    e.rankings(Params(dims=8))
+    assert [p.dims for p in e.neighbours(Params(dims=8))] == [7]  # 9 would fit the 16-dimension block
+    assert not e.cached(Params(dims=7)) and not e.cached(Params(dims=5))
+    t = e.prefetch(Params(dims=8))
+    assert t is not None and e.prefetch(Params(dims=6)) is t  # taken next by the same thread
+    t.join(60)
+    assert not t.is_alive()
+    assert e.cached(Params(dims=7)) and e.cached(Params(dims=5))  # d = 6's neighbours, taken next
+    assert e.prefetch(Params(dims=6)) is None  # both neighbours are there: no thread
+    fresh = Engine(ds)
+    for d in (5, 7):
+        ahead, direct = e.rankings(Params(dims=d)), fresh.rankings(Params(dims=d))
+        assert list(ahead) == list(direct) and all(_same_ranking(ahead[n], direct[n]) for n in direct)
+    monkeypatch.setattr(engine_mod, "PREFETCH_ABOVE", 20_000_000)
+    monkeypatch.setattr(lsa, "PREFIX_ABOVE", 1_000_000)
+    small = Engine(load("invented"))
+    small.rankings(Params())
+    assert not small.prefetch_pays() and small.neighbours(Params()) and small.prefetch(Params()) is None

@@ -93,3 +93,37 @@ def test_the_first_look_shows_the_systems_that_need_no_fit_under_a_note_naming_t
     note = at.info[0].value
     assert "Fitting LSA's SVD at d = 6 on 28 documents" in note and "LSA, weighted, RRF follow here" in note
     assert list(at.dataframe[0].value.index) == ["BM25"] and len(at.get("vega_lite_chart")) == 1
+
+
+def test_on_a_large_corpus_the_next_d_step_is_read_from_what_was_computed_ahead(monkeypatch):
+    """Where a d step is slow (PREFETCH_ABOVE lowered, the prefix path forced), the Overview's rankings at d = 6 set
+    d = 7 and 5 computing in the background; the slider's step to 7 then runs no LSA pass, and shows d = 7."""
+    import threading
+
+    from retrieval import engine as engine_mod
+    from retrieval import lsa
+
+    threads, passes = [], []
+    real_prefetch, real_run = engine_mod.Engine.prefetch, lsa.run
+
+    def large(at):
+        large_corpus(monkeypatch)
+        monkeypatch.setattr(engine_mod, "PREFETCH_ABOVE", 0)
+        monkeypatch.setattr(engine_mod.Engine, "prefetch",
+                            lambda self, p, extra=(): threads.append(real_prefetch(self, p, extra)) or threads[-1])
+        monkeypatch.setattr(lsa, "run", counted_run)
+
+    def counted_run(ds, model, *a, **k):  # the page's LSA passes (not the dense retriever's, nor the warm-up's)
+        if model.components is not None and threading.current_thread().name != "retrieval-warm-up":
+            passes.append(model.dims)
+        return real_run(ds, model, *a, **k)
+
+    at = open_app("pages/overview.py", before=large)
+    assert threads and threads[0] is not None
+    for t in threads:
+        if t is not None:
+            t.join(60)
+    assert sorted(passes) == [5, 6, 7]  # the page's, then the two computed ahead
+    move(at, "dims", 7)
+    assert sorted(passes[:3]) == [5, 6, 7] and 7 not in passes[3:]  # the step read d = 7 (8 is computed ahead)
+    assert "LSA d = 7" in at.caption[0].value

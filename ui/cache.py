@@ -126,13 +126,19 @@ def fitting_text(ds: Dataset, dims: int) -> str:
 
 def rankings(ds: Dataset | None = None, params: Params | None = None, spinner: bool = True) -> dict[str, Ranking]:
     """Every system's ranking at the current (or given) parameters: BM25, LSA, weighted, RRF, then the runs. While
-    LSA's SVD is slow to fit (`waiting`), a spinner says so (`spinner`: a page that says it otherwise turns it off)."""
+    LSA's SVD is slow to fit (`waiting`), a spinner says so (`spinner`: a page that says it otherwise turns it off).
+    At the sidebar's parameters, on a corpus where a d step is slow, the steps next to d are then computed in the
+    background (`Engine.prefetch`): the d slider's next step reads them."""
     ds = ds or current_dataset()
-    p, e = ranking_params(ds, params), engine(ds)
+    p, e, extra = ranking_params(ds, params), engine(ds), current_extra(ds)
     if not spinner or not e.waiting(p):
-        return e.rankings(p, current_extra(ds))
-    with st.spinner(fitting_text(ds, p.dims) + "…"):
-        return e.rankings(p, current_extra(ds))
+        out = e.rankings(p, extra)
+    else:
+        with st.spinner(fitting_text(ds, p.dims) + "…"):
+            out = e.rankings(p, extra)
+    if params is None:
+        e.prefetch(p, extra)
+    return out
 
 
 def evaluation(metric_names: list[str] | tuple[str, ...], ds: Dataset | None = None, params: Params | None = None,
