@@ -67,6 +67,7 @@ SLIDERS = {  # name on the command line -> the slider's label in the sidebar
     "k1": "BM25 k1",
     "alpha": "fusion alpha",
     "rrf": "RRF constant k",
+    "dims": "LSA dimensions d",
 }
 SETTLE_MS = 700  # a tick is over when the rerun has ended and the chart has not changed for this long
 TMP = Path(tempfile.gettempdir()) / "browser-latency"
@@ -411,7 +412,7 @@ def run(args) -> int:
     shots = Path(args.shots)
     shots.mkdir(parents=True, exist_ok=True)
 
-    server = Server()
+    server = Server(Path(args.root).resolve() if args.root else ROOT)
     print(f"streamlit on {server.url} (pid {server.proc.pid}, log {server.log_path})", flush=True)
     rows, ticks_out = [], []
     try:
@@ -455,9 +456,10 @@ def run(args) -> int:
                 for pattern, name in [(pt, nm) for pt in args.pattern.split(",") for nm in args.sliders.split(",")]:
                     label = SLIDERS[name]
                     slider = page.locator("[data-testid=stSidebar] [data-testid=stSlider]").filter(has_text=label).locator("input")
-                    keys = ["ArrowRight", "ArrowLeft"] if pattern == "alternate" else ["ArrowRight"]
+                    keys = {"alternate": ["ArrowRight", "ArrowLeft"], "down": ["ArrowLeft"]}.get(pattern, ["ArrowRight"])
                     res = []
                     for i in range(args.n):
+                        time.sleep(args.pause)
                         r = tick(page, slider, keys[i % len(keys)], args.tick_timeout)
                         res.append(r)
                         ticks_out.append({"dataset": dataset, "pattern": pattern, "slider": name, **r})
@@ -550,8 +552,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sliders", default="k1,alpha,rrf", help="comma-separated, from: " + ", ".join(SLIDERS))
     p.add_argument("--pattern", default="alternate",
                    help="comma-separated, run in order: alternate (ArrowRight/ArrowLeft: the values revisit two settings, "
-                        "whose results the app has cached after the first two presses) or walk (ArrowRight every time: "
-                        "a new value each press); default alternate")
+                        "whose results the app has cached after the first two presses), walk (ArrowRight every time: "
+                        "a new value each press) or down (ArrowLeft every time: d down from 6 stays within its SVD "
+                        "block); default alternate")
+    p.add_argument("--root", help="run the app of another tree (e.g. bench/out/tree-COMMIT, written by bench/speed.py: "
+                   "the code before a change; warm its numba cache first: cd TREE && PYTHONPATH=. python -m retrieval warmup)")
+    p.add_argument("--pause", type=float, default=0.0, help="seconds between the end of a tick and the next press "
+                   "(a person's pause: what the app computes ahead meanwhile)")
     p.add_argument("--shots", default="/tmp/shots", help="folder for the full-page screenshots (default /tmp/shots)")
     p.add_argument("--upload-timeout", type=float, default=900, help="seconds allowed for the upload and the first Overview")
     p.add_argument("--tick-timeout", type=float, default=120, help="seconds allowed for one tick")
@@ -566,8 +573,8 @@ def main(argv: list[str] | None = None) -> int:
         if s not in SLIDERS:
             raise SystemExit(f"unknown slider {s!r}: choose from {', '.join(SLIDERS)}")
     for pt in args.pattern.split(","):
-        if pt not in ("alternate", "walk"):
-            raise SystemExit(f"unknown pattern {pt!r}: alternate or walk")
+        if pt not in ("alternate", "walk", "down"):
+            raise SystemExit(f"unknown pattern {pt!r}: alternate, walk or down")
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
     if args.first_visit is not None:
