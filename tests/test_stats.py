@@ -128,3 +128,16 @@ def test_intervals_by_counts_agree_with_the_exact_gather_on_many_questions():
     assert v.shape[1] > stats.EXACT_UP_TO
     np.testing.assert_allclose(fast, exact, rtol=0, atol=1e-12)
     assert np.array_equal(stats.intervals(v[0, :14]), [stats.bootstrap(v[0, :14]).low, stats.bootstrap(v[0, :14]).high])
+
+
+def test_resample_counts_are_how_often_each_question_is_drawn():
+    """counts(n)[r, i] is the number of times question i is drawn in resample r of indices(n): each row sums to n,
+    kept in a small unsigned type, read-only (it is shared by every interval of n questions)."""
+    n, resamples = 37, 500
+    idx = stats.indices(n, resamples, 3)
+    c = stats.counts(n, resamples, 3)
+    want = np.array([[np.count_nonzero(row == i) for i in range(n)] for row in idx])
+    assert np.array_equal(c, want) and (c.sum(axis=1) == n).all()
+    assert c.dtype == np.uint8 and not c.flags.writeable
+    v = np.random.default_rng(5).random((3, n))
+    np.testing.assert_allclose(stats._means_by_counts(v, resamples, 3), v[:, idx].mean(axis=-1), rtol=0, atol=1e-15)
