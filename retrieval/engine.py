@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ctypes
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from dataclasses import replace
@@ -40,6 +41,7 @@ from .text import TermIndex, build_index, query_counts
 ENGINES = 4  # engines kept per process (one per dataset fingerprint), most recently used
 DERIVED = 4  # engines derived from another of the same documents and questions (other judgements), kept besides
 PREFETCH_ABOVE = 20_000_000  # documents x questions above which the d steps next to the current are computed ahead
+PREFETCH_DELAY = 0.25  # seconds a request waits before it is computed (requests made meanwhile replace it)
 CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is said beside it
     "run": 12,  # a retriever's run (questions x up to 1,000 scores: ~16 MB at 1,000 questions)
     "fit": 4,  # an LSA fit (documents x d float64, twice)
@@ -480,10 +482,12 @@ class Engine:
         """Compute, in one background thread, the rankings one d step away from `params` (`neighbours`) that are not
         cached yet, so that the next d step of a slider reads them (a step taken while one is being computed waits
         for that computation, not for a second one: the memo makes a key once). Only where it pays
-        (`prefetch_pays`). The step in the direction d last moved comes first. The thread runs its kernels on one
-        core at the lowest priority (`_kernels.in_background`), so a step the other way, computed at once, keeps
-        the cores. One thread per engine: a request made while it works replaces the one it takes next. Returns
-        the thread working (or None: nothing to do)."""
+        (`prefetch_pays`). The step in the direction d last moved comes first. The thread starts PREFETCH_DELAY
+        after the request, and a request made meanwhile replaces it (a slider still moving computes nothing ahead,
+        and the page that asked draws undisturbed); a newer request also ends the one being computed after its
+        current step. It runs its kernels on one core at the lowest priority (`_kernels.in_background`), so a step
+        the other way, computed at once, keeps the cores. One thread per engine. Returns the thread working (or
+        None: nothing to do)."""
         if "LSA" not in REGISTRY or not self.prefetch_pays():
             return None
         with self._lock:
@@ -493,27 +497,31 @@ class Engine:
         if not todo:
             return None
 
-        def work(request) -> None:
+        def work() -> None:
             from . import _kernels
 
-            while request is not None:
-                for p in request[0]:
-                    try:
-                        with _kernels.in_background():
+            with _kernels.in_background():
+                while True:
+                    time.sleep(PREFETCH_DELAY)  # the slider at rest: a request made meanwhile replaces this one
+                    with self._lock:
+                        request, self._prefetch[1] = self._prefetch[1], None
+                        if request is None:
+                            self._prefetch[0] = None
+                            return
+                    for p in request[0]:
+                        if self._prefetch[1] is not None:  # a newer request goes first
+                            break
+                        try:
                             self.rankings(p, request[1])
-                    except Exception:  # noqa: BLE001 - a page asking for these rankings makes them and shows the error
-                        pass
-                with self._lock:
-                    request, self._prefetch[1] = self._prefetch[1], None
-                    if request is None:
-                        self._prefetch[0] = None
+                        except Exception:  # noqa: BLE001 - a page asking for these rankings makes them, shows the error
+                            pass
 
         with self._lock:
+            self._prefetch[1] = (todo, extra)
             t = self._prefetch[0]
             if t is not None:
-                self._prefetch[1] = (todo, extra)
                 return t
-            t = self._prefetch[0] = threading.Thread(target=work, args=((todo, extra),), name="prefetch", daemon=True)
+            t = self._prefetch[0] = threading.Thread(target=work, name="prefetch", daemon=True)
         t.start()
         return t
 

@@ -474,7 +474,8 @@ def test_a_derived_engine_of_a_large_corpus_says_what_waits(monkeypatch):
 def test_the_d_steps_next_to_the_current_are_computed_ahead_where_a_step_is_slow(monkeypatch):
     """`prefetch` computes in one thread the rankings at d + 1 and d - 1 (never a new SVD block: d = 9 needs the
     16-dimension block), so a slider's next d step reads the cache; the rankings are those computed directly; a
-    request while it works is taken next; a small corpus (a step takes milliseconds) computes nothing ahead."""
+    request made before the thread starts replaces the earlier one (the latest is computed); a small corpus (a step
+    takes milliseconds) computes nothing ahead."""
     monkeypatch.setattr(lsa, "PREFIX_ABOVE", 0)
     ds = random_dataset(9, n_docs=150, n_q=12)
     e = Engine(ds)
@@ -484,7 +485,7 @@ def test_the_d_steps_next_to_the_current_are_computed_ahead_where_a_step_is_slow
     assert [p.dims for p in e.neighbours(Params(dims=8))] == [7]  # 9 would fit the 16-dimension block
     assert not e.cached(Params(dims=7)) and not e.cached(Params(dims=5))
     t = e.prefetch(Params(dims=8))
-    assert t is not None and e.prefetch(Params(dims=6)) is t  # taken next by the same thread
+    assert t is not None and e.prefetch(Params(dims=6)) is t  # the same thread, which computes d = 6's
     t.join(60)
     assert not t.is_alive()
     assert e.cached(Params(dims=7)) and e.cached(Params(dims=5))  # d = 6's neighbours, taken next
