@@ -480,3 +480,20 @@ def test_map_rprec_bpref_and_judged_agree_with_trec_eval_on_tied_runs(seed):
     assert (ranking.judged_rank[(ds.qrels.doc < 0)] > 0).all()  # the judged outside-corpus documents are retrieved
     assert (ranking.judged_rank == 0).any()
     assert len({s for line in run_bytes.decode().splitlines() for s in [line.split()[4]]}) <= 6  # ties everywhere
+
+
+def test_the_ideal_dcg_kept_per_judgements_is_the_formula_and_follows_new_judgements(invented):
+    """experiment.ideal_dcg keeps each (judgements, k, gain)'s ideal DCG: equal to metrics.ideal_dcg, read-only, and
+    a dataset with one more judgement (another fingerprint) gets its own, which the new grade raises."""
+    from retrieval import experiment
+
+    m = metrics.parse("ndcg@3")
+    kept = experiment.ideal_dcg(invented, m)
+    assert np.array_equal(kept, metrics.ideal_dcg(invented.qrels, invented.n_queries, 3)) and not kept.flags.writeable
+    assert experiment.ideal_dcg(invented, metrics.parse("ndcg@3")) is kept
+    q = int(invented.qrels.query[0])
+    unjudged = next(d for d in invented.doc_ids if (q, d) not in set(zip(invented.qrels.query.tolist(), invented.qrels.doc_id)))
+    more = invented.with_judgements([(invented.query_ids[q], unjudged, 2)])
+    again = experiment.ideal_dcg(more, m)
+    want = metrics.ideal_dcg(more.qrels, more.n_queries, 3)
+    assert np.array_equal(again, want) and again[q] >= kept[q] and not np.array_equal(again, kept)
