@@ -473,9 +473,9 @@ def child_stages(target: str, ticks: int) -> dict:
     out["d_new_block_fit_s"] = _timed(e.lsa_fit, D_NEW_BLOCK)[0]
     out["d_new_block_note"] = e.lsa_fit(D_NEW_BLOCK).model.note
     # the d steps the app computes ahead (ours: Engine.prefetch after each evaluation, as ui/cache.rankings does), at d
-    # values no tick above visited: a person who steps at once (the first step competes with the step computed ahead
-    # the other way, the next ones wait for the computation in flight), then one who pauses between steps (the step
-    # computed ahead is done). Before: every step is computed when taken.
+    # values no tick above visited: a person who steps at once (within engine.PREFETCH_DELAY: the step is computed
+    # when taken, nothing ahead has started), then one who pauses between steps (the step computed ahead is done).
+    # Before: every step is computed when taken.
     ahead = hasattr(e, "prefetch")
     e.evaluate(Params(dims=D_NEW_BLOCK), METRICS)
     quick, prev = [], D_NEW_BLOCK
@@ -657,8 +657,8 @@ def round2(args) -> str:
     row(f"d = {D_NEW_BLOCK}: the LSA fit (ours: a new block)", "d_new_block_fit_s")
     row(f"d step after a pause (d = {', '.join(map(str, D_AHEAD_PAUSED))} from {D_NEW_BLOCK}; ours: computed ahead)",
         "d_ahead_s")
-    row(f"d step taken at once (d = {', '.join(map(str, D_AHEAD_QUICK))} from {D_NEW_BLOCK}; ours: waits for the step "
-        "computed ahead)", "d_quick_s")
+    row(f"d step taken at once (d = {', '.join(map(str, D_AHEAD_QUICK))} from {D_NEW_BLOCK}; ours: computed when taken, "
+        "before the step ahead starts)", "d_quick_s")
     row("k1 tick", "k1_tick_s")
     row("alpha tick (the weighted fusion alone: 0.05, 0.15, ... at k1 = 1.25)", "alpha_tick_s")
     return "\n".join(lines)
