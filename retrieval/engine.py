@@ -28,11 +28,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import adhoc, bm25, fusion, lsa, metrics, text
+from . import params as params_spec  # the parameter table (`params` names the values everywhere here)
 from .dataset import Dataset, TrecRun
 from .errors import InputError
 from .experiment import Evaluation, score
 from .memo import Memo
-from . import params as params_spec
 from .params import Params
 from .ranking import THRESHOLD, BestLists, Ranking, judged_layout, ranks_before
 from .systems import FUSIONS, REGISTRY, Retriever, Run, system_of
