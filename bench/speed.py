@@ -395,6 +395,7 @@ def child_rank_bm25(target: str, ticks: int, sample: int) -> dict:
 ROUND2_BEFORE = "7a04e34"
 D_TICKS = (7, 8, 5, 4, 3, 2)  # after the first fit at d = 6: within its block on a large corpus
 D_NEW_BLOCK = 12  # the next block's first fit
+D_SCALE_AHEAD = (3, 2, 1)  # --scale: steps after a pause down from D_TICKS' fourth (4), at values not visited yet
 D_AHEAD_QUICK = (11, 10, 9)  # steps down from it, each taken at once
 D_AHEAD_PAUSED = (13, 14, 15, 16)  # then steps up from it, each after the step computed ahead is done
 
@@ -550,7 +551,8 @@ def child_passes(target: str, ticks: int) -> dict:
 
 def child_scale(target: str, ticks: int) -> dict:
     """Ours alone on a large synthetic corpus (from bench/synthetic.py's arrays, no zip): engine build, first
-    evaluation, d steps within the first block (fit, evaluation), k1 ticks, peak RSS."""
+    evaluation, d steps within the first block (fit, evaluation), d steps after a pause (computed ahead: the pause
+    each needed, then the step), k1 ticks, peak RSS."""
     from retrieval import _kernels
     from retrieval.engine import Engine
     from retrieval.params import Params
@@ -565,6 +567,16 @@ def child_scale(target: str, ticks: int) -> dict:
         fits.append(_timed(e.lsa_fit, d)[0])
         evals.append(_timed(e.evaluate, Params(dims=d), METRICS)[0])
     out.update(d_fit_all=[round(x, 3) for x in fits], d_tick_all=[round(x, 3) for x in evals])
+    if hasattr(e, "prefetch"):  # d steps after a pause (each step's neighbours computed ahead, as the app does):
+        ahead, waited, prev = [], [], d  # the pause each needed, then the step
+        for step in D_SCALE_AHEAD[: max(1, min(ticks, 3))]:
+            t, th = time.perf_counter(), e.prefetch(Params(dims=prev))
+            if th is not None:
+                th.join()
+            waited.append(round(time.perf_counter() - t, 3))
+            ahead.append(_timed(e.evaluate, Params(dims=step), METRICS)[0])
+            prev = step
+        out.update(d_ahead_all=[round(x, 4) for x in ahead], d_ahead_pause_all=waited)
     k1 = [_timed(e.evaluate, Params(dims=d, k1=round(1.25 + 0.05 * i, 2)), METRICS)[0] for i in range(ticks)]
     out.update(k1_tick_all=[round(x, 3) for x in k1], k1_tick_s=_median(k1[1:] or k1))
     out["peak_rss_gib"] = _status("VmHWM") / 2**30
