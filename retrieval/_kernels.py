@@ -85,7 +85,7 @@ _before = njit(inline="always")(ranks_before)
 # tests/test_kernels.py checks it and prints the new value.
 INLINED_SOURCE_DIGEST = "005705b5cabecb38"
 
-_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
 PARALLEL_MIN_WORK = 1_000_000  # below this many elementary steps one thread is faster than two
 
 
@@ -111,18 +111,38 @@ def parallel(kernel, n_items: int, work: int, *args) -> None:
 
     `work` estimates the total cost in elementary steps; below PARALLEL_MIN_WORK one thread is faster.
     """
-    global _POOL
     if isinstance(kernel, Kernel):
         kernel = kernel.pick(work)
-    nt = 1 if getattr(_LOCAL, "background", False) else min(threads(), n_items)
+    nt = min(threads(), n_items)
     if nt <= 1 or work < PARALLEL_MIN_WORK:
         kernel(np.arange(n_items, dtype=np.int64), *args)
         return
-    if _POOL is None or _POOL._max_workers < nt:
-        _POOL = ThreadPoolExecutor(max_workers=nt, thread_name_prefix="retrieval")
+    pool = _pool(nt, getattr(_LOCAL, "background", False))
     parts = [np.arange(i, n_items, nt, dtype=np.int64) for i in range(nt)]
-    for f in [_POOL.submit(kernel, p, *args) for p in parts]:
+    for f in [pool.submit(kernel, p, *args) for p in parts]:
         f.result()
+
+
+_POOLS: dict[bool, ThreadPoolExecutor] = {}
+
+
+def _lowest_priority() -> None:
+    """This thread at the lowest scheduling priority (Linux: nice 19 for this thread alone; elsewhere nothing)."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+    except (AttributeError, OSError):  # pragma: no cover - no per-thread priority here
+        pass
+
+
+def _pool(nt: int, background: bool) -> ThreadPoolExecutor:
+    """The worker threads (at least nt): the app's, or the background's, each of which runs at the lowest priority."""
+    with _POOL_LOCK:
+        pool = _POOLS.get(background)
+        if pool is None or pool._max_workers < nt:
+            pool = _POOLS[background] = ThreadPoolExecutor(
+                max_workers=nt, thread_name_prefix="retrieval-background" if background else "retrieval",
+                initializer=_lowest_priority if background else None)
+        return pool
 
 
 # ------------------------------------------------------------------------------------------- heap
@@ -1506,18 +1526,15 @@ def ready() -> bool:
 
 
 class in_background:
-    """Within it, this thread runs each kernel call itself, on one core (`parallel` splits none over the pool), at
-    the lowest scheduling priority the system gives a thread (Linux: nice 19 for this thread alone, kept after, as
-    raising it back needs a privilege: for a thread of its own): work done ahead (`Engine.prefetch`) leaves the
-    cores to what a person waits for."""
+    """Within it, this thread and the worker threads its kernel calls use (a pool of their own) run at the lowest
+    scheduling priority the system gives a thread (Linux: nice 19 for each thread alone; this one keeps it after,
+    as raising it back needs a privilege: for a thread of its own): work done ahead (`Engine.prefetch`) takes the
+    cores only when nothing a person waits for needs them."""
 
     def __enter__(self):
         self._was = getattr(_LOCAL, "background", False)
         _LOCAL.background = True
-        try:
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
-        except (AttributeError, OSError):  # pragma: no cover - no per-thread priority here
-            pass
+        _lowest_priority()
         return self
 
     def __exit__(self, *exc):

@@ -485,9 +485,9 @@ class Engine:
         (`prefetch_pays`). The step in the direction d last moved comes first. The thread starts PREFETCH_DELAY
         after the request, and a request made meanwhile replaces it (a slider still moving computes nothing ahead,
         and the page that asked draws undisturbed); a newer request also ends the one being computed after its
-        current step. It runs its kernels on one core at the lowest priority (`_kernels.in_background`), so a step
-        the other way, computed at once, keeps the cores. One thread per engine. Returns the thread working (or
-        None: nothing to do)."""
+        current step. It and its kernels' worker threads run at the lowest priority (`_kernels.in_background`), so
+        a step the other way, computed at once, keeps the cores. One thread per engine. Returns the thread working
+        (or None: nothing to do)."""
         if "LSA" not in REGISTRY or not self.prefetch_pays():
             return None
         with self._lock:

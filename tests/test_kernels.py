@@ -445,3 +445,27 @@ def test_the_kernels_cache_key_covers_the_functions_they_inline():
 
     digest = hashlib.sha256((inspect.getsource(bm25.bm25_weight) + inspect.getsource(ranking.ranks_before)).encode()).hexdigest()[:16]
     assert _kernels.INLINED_SOURCE_DIGEST == digest, f"set _kernels.INLINED_SOURCE_DIGEST = {digest!r}"
+
+
+def test_work_done_in_the_background_runs_on_threads_of_the_lowest_priority():
+    """Inside `in_background` (a thread of its own, as Engine.prefetch's), a kernel call large enough to be split
+    runs on the background pool, whose worker threads are at nice 19 (Linux); outside it, on the app's pool."""
+    seen = {}
+
+    def probe(items, tag):  # a kernel's shape: items, then its arguments
+        t = threading.current_thread()
+        seen.setdefault(tag, set()).add((t.name.split("_")[0], os.getpriority(os.PRIO_PROCESS, threading.get_native_id())))
+
+    def background():
+        with _kernels.in_background():
+            _kernels.parallel(probe, 4, _kernels.PARALLEL_MIN_WORK, "background")
+
+    t = threading.Thread(target=background)
+    t.start()
+    t.join(30)
+    _kernels.parallel(probe, 4, _kernels.PARALLEL_MIN_WORK, "app")
+    if _kernels.threads() > 1:
+        assert {name for name, _ in seen["background"]} == {"retrieval-background"}
+        assert {nice for _, nice in seen["background"]} == {19}
+        assert {name for name, _ in seen["app"]} == {"retrieval"} and 19 not in {nice for _, nice in seen["app"]}
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) != 19  # the caller's own thread untouched
