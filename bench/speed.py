@@ -439,6 +439,24 @@ def first_run(tree: Path, warm_up: bool = False) -> dict:
     return out
 
 
+def _steps_after_a_pause(e, start: int, steps) -> tuple[list[float], list[float]]:
+    """d steps from `start`, each after the person's pause: what the app computes ahead of the step (ours:
+    Engine.prefetch, as ui/cache.rankings calls it) is done first. The steps' times and the pauses they needed
+    (before: no pause, every step computed when taken)."""
+    from retrieval.params import Params
+
+    times, pauses, prev = [], [], start
+    for d in steps:
+        t = time.perf_counter()
+        thread = e.prefetch(Params(dims=prev)) if hasattr(e, "prefetch") else None
+        if thread is not None:
+            thread.join()
+        pauses.append(time.perf_counter() - t)
+        times.append(_timed(e.evaluate, Params(dims=d), METRICS)[0])
+        prev = d
+    return times, pauses
+
+
 def child_stages(target: str, ticks: int) -> dict:
     """The upload's stages and the slider ticks of the package first on sys.path (ours or a tree's)."""
     from retrieval import dataset as datasets
@@ -485,13 +503,7 @@ def child_stages(target: str, ticks: int) -> dict:
             e.prefetch(Params(dims=prev))
         quick.append(_timed(e.evaluate, Params(dims=d), METRICS)[0])
         prev = d
-    paused, prev = [], D_NEW_BLOCK
-    for d in D_AHEAD_PAUSED[:ticks]:
-        t = e.prefetch(Params(dims=prev)) if ahead else None
-        if t is not None:  # the person's pause: what runs ahead is done
-            t.join()
-        paused.append(_timed(e.evaluate, Params(dims=d), METRICS)[0])
-        prev = d
+    paused, _ = _steps_after_a_pause(e, D_NEW_BLOCK, D_AHEAD_PAUSED[:ticks])
     out.update(d_ahead_s=_median(paused), d_ahead_all=[round(x, 4) for x in paused], d_quick_s=_median(quick),
                d_quick_all=[round(x, 4) for x in quick])
     k1 = [_timed(e.evaluate, Params(k1=round(1.25 + 0.05 * i, 2)), METRICS)[0] for i in range(ticks)]
@@ -567,16 +579,9 @@ def child_scale(target: str, ticks: int) -> dict:
         fits.append(_timed(e.lsa_fit, d)[0])
         evals.append(_timed(e.evaluate, Params(dims=d), METRICS)[0])
     out.update(d_fit_all=[round(x, 3) for x in fits], d_tick_all=[round(x, 3) for x in evals])
-    if hasattr(e, "prefetch"):  # d steps after a pause (each step's neighbours computed ahead, as the app does):
-        ahead, waited, prev = [], [], d  # the pause each needed, then the step
-        for step in D_SCALE_AHEAD[: max(1, min(ticks, 3))]:
-            t, th = time.perf_counter(), e.prefetch(Params(dims=prev))
-            if th is not None:
-                th.join()
-            waited.append(round(time.perf_counter() - t, 3))
-            ahead.append(_timed(e.evaluate, Params(dims=step), METRICS)[0])
-            prev = step
-        out.update(d_ahead_all=[round(x, 4) for x in ahead], d_ahead_pause_all=waited)
+    if hasattr(e, "prefetch"):
+        ahead, waited = _steps_after_a_pause(e, d, D_SCALE_AHEAD[: max(1, min(ticks, 3))])
+        out.update(d_ahead_all=[round(x, 4) for x in ahead], d_ahead_pause_all=[round(x, 3) for x in waited])
     k1 = [_timed(e.evaluate, Params(dims=d, k1=round(1.25 + 0.05 * i, 2)), METRICS)[0] for i in range(ticks)]
     out.update(k1_tick_all=[round(x, 3) for x in k1], k1_tick_s=_median(k1[1:] or k1))
     out["peak_rss_gib"] = _status("VmHWM") / 2**30

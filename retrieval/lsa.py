@@ -267,9 +267,7 @@ def run(dataset: Dataset, model: LsaModel, qvec: np.ndarray, depth: int = 100, n
     vt = model.vt
     nq, n_docs = dataset.n_queries, vt.shape[1]
     qv = np.ascontiguousarray(qvec, dtype=np.float64).reshape(nq, vt.shape[0])
-    if keep is None:
-        keep = keep_for(n_docs) if KEEP_DEFAULT is None else KEEP_DEFAULT
-    m = max(int(depth), int(keep))
+    m = max(int(depth), keep_for(n_docs, KEEP_DEFAULT) if keep is None else int(keep))
     o = PassOutputs.empty(dataset, m)
     k.parallel(k.lsa_rank, nq, nq * n_docs * (vt.shape[0] + 2), qv, vt, Selection(dataset.tie_key, THRESHOLD, m), o)
     return LsaRun(**o.lists(name, int(depth), (f"LSA: {model.note}",) if model.note else ()), model=model, qvec=qv)

@@ -19,8 +19,9 @@ THRESHOLD = 1e-9  # a score at or below this is not a result: zero is not an ans
 KEEP_RANGE = (100, 1000)
 
 
-def keep_for(n_docs: int) -> int:
-    """How many raw scores a retriever's run keeps per question on a corpus of n_docs (BM25's and LSA's): the
+def keep_for(n_docs: int, override: int | None = None) -> int:
+    """How many raw scores a retriever's run keeps per question on a corpus of n_docs (BM25's and LSA's; `override`,
+    a module's KEEP_DEFAULT when set, wins): the
     weighted fusion's candidates, whose last score bounds every other document. The 100th score of a large corpus
     sits closer to its best than that of a small one, so the list grows with sqrt(N) between 100 and 1000.
     Measured (bench/speed.py's corpus): BM25 at 100k documents, alpha 0.5: 100 left 180 of 1,000 questions to
@@ -28,6 +29,8 @@ def keep_for(n_docs: int) -> int:
     1,000 kept left 124 rescans and took 450-520 ms a d tick and 26-28 ms an alpha tick; 300 left 1,097, 276-349 ms
     and 41-48 ms; 100 left 1,505, 238-319 ms and 64-67 ms (the k1 tick, 94-115 ms, moved with none): the d tick
     is what a person waits for, so LSA keeps sqrt(N) too."""
+    if override is not None:
+        return int(override)
     return int(np.clip(np.sqrt(max(n_docs, 0)), *KEEP_RANGE))
 
 

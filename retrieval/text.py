@@ -305,6 +305,8 @@ def _compiled_state() -> str:
     if not hasattr(_intern, "signatures"):
         return ""
     return "loaded" if _intern.signatures else "on disk"
+
+
 KERNELS = ("_intern", "_rehash", "_fill_fixed")  # compiled by engine.warm_up (build_index "compiled")
 
 
@@ -325,17 +327,17 @@ def build_index(
     and each document's ids counted (scipy sums the duplicates of each row in place, as fast as a compiled loop:
     0.2-0.28 s at 100,000 documents). Two ways to the same ids (tests/test_text.py): "python", a dictionary over
     each batch's `_byte_tokens`, ~1 us a token; "compiled", `_intern` over each batch's bytes (no Python object
-    per token), ~0.15 us a token, used by "auto" above
-    COMPILED_ABOVE characters once loaded in this process (the warm-up loads it), else above LOAD_PAYS_ABOVE.
+    per token), ~0.15 us a token, used by "auto" above COMPILED_ABOVE characters once loaded in this process (the
+    warm-up loads it), else above LOAD_PAYS_ABOVE.
     `progress(stage, fraction)` is called after each batch of documents and at the end of each stage.
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     n = len(texts)
     if method == "auto":
-        chars = sum(map(len, texts))
-        state = _compiled_state()
-        method = "compiled" if state and (chars > LOAD_PAYS_ABOVE or (state == "loaded" and chars > COMPILED_ABOVE)) else "python"
+        chars, state = sum(map(len, texts)), _compiled_state()
+        pays = chars > LOAD_PAYS_ABOVE or (state == "loaded" and chars > COMPILED_ABOVE)
+        method = "compiled" if state and pays else "python"
     first_seen, per_doc, ids = (_index_compiled if method == "compiled" else _index_python)(texts, progress)
     n_terms = len(first_seen)
     if n_terms == 0:  # no document holds a single token: an index with an empty vocabulary

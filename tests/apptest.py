@@ -51,3 +51,13 @@ def large_corpus(monkeypatch) -> None:
     monkeypatch.setattr(lsa, "PREFIX_ABOVE", 0)
     monkeypatch.setattr(engine_mod, "_ENGINES", Memo({"engine": 2, "derived": 2}))
     monkeypatch.setattr(engine_mod, "_ROOTS", weakref.WeakValueDictionary())
+
+
+def the_app_s_thread() -> bool:
+    """Whether the calling thread is the app's (not the background warm-up's, which evaluates the invented corpus on
+    its own engine whenever a first engine of the process starts it): what a test counting the app's work counts."""
+    import threading
+
+    from retrieval.engine import WARM_UP_THREAD
+
+    return threading.current_thread().name != WARM_UP_THREAD

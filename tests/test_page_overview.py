@@ -6,7 +6,7 @@ import io
 
 import pyarrow as pa
 
-from apptest import large_corpus, move, open_app
+from apptest import large_corpus, move, open_app, the_app_s_thread
 
 
 def _charts(at):
@@ -51,8 +51,6 @@ def test_a_slow_lsa_fit_shows_what_needs_none_first_then_every_system(monkeypatc
     starts LSA's block fit in the engine's thread, draws the systems that need no fit, then every system once the
     fit is in; the SVD is fitted once (the page waits for the background fit instead of fitting again), and the
     note that it is fitting is gone."""
-    import threading
-
     from retrieval import engine as engine_mod
     from retrieval import lsa
 
@@ -60,7 +58,7 @@ def test_a_slow_lsa_fit_shows_what_needs_none_first_then_every_system(monkeypatc
     real, background = lsa.fit, engine_mod.Engine.fit_in_background
 
     def counted_fit(*a, **k):  # the app's fits (not the background warm-up's, on its own engine)
-        if threading.current_thread().name != "retrieval-warm-up":
+        if the_app_s_thread():
             fits.append((a[1], k.get("block", False)))
         return real(*a, **k)
 
@@ -105,8 +103,6 @@ def test_the_first_look_shows_the_systems_that_need_no_fit_under_a_note_naming_t
 def test_on_a_large_corpus_the_next_d_step_is_read_from_what_was_computed_ahead(monkeypatch):
     """Where a d step is slow (PREFETCH_ABOVE lowered, the prefix path forced), the Overview's rankings at d = 6 set
     d = 7 and 5 computing in the background; the slider's step to 7 then runs no LSA pass, and shows d = 7."""
-    import threading
-
     from retrieval import engine as engine_mod
     from retrieval import lsa
 
@@ -121,7 +117,7 @@ def test_on_a_large_corpus_the_next_d_step_is_read_from_what_was_computed_ahead(
         monkeypatch.setattr(lsa, "run", counted_run)
 
     def counted_run(ds, model, *a, **k):  # the page's LSA passes (not the dense retriever's, nor the warm-up's)
-        if model.components is not None and threading.current_thread().name != "retrieval-warm-up":
+        if model.components is not None and the_app_s_thread():
             passes.append(model.dims)
         return real_run(ds, model, *a, **k)
 
