@@ -32,6 +32,7 @@ Each kernel must equal a plain numpy reference, named in its docstring and compa
 | lsa_rank | ranking.rank_rows(lsa.score_chunks(...)) |
 | lsa_at, lsa_rows | lsa.score_chunks, read at (question, document) |
 | sparse_dense | scipy's CSR matrix @ dense matrix (lsa.Tfidf's products in the randomized SVD) |
+| unit_lower_rows | scipy.linalg.lu(a, permute_l=True) (lsa.lu_permute_l: the randomized SVD's normaliser) |
 | rank_sparse, rank_dense | ranking.order_by_score over each row's results (tests/test_ranking.py's `brute`) |
 | list_ranks | the 1-based position of each judged document in its list |
 | weighted_topk, weighted_scan | fusion.weighted_dense (rank_rows of the dense fused rows) |
@@ -1139,10 +1140,11 @@ def sparse_dense(items, a, x, out):
     entry's value times x's row at its column, added entry by entry in stored order to a row that starts at 0.0.
     Reference: scipy's CSR @ dense (csr_matvecs: y[r] += value * x[column], the same order), to the last bit; a
     CSC matrix times x is its transpose's CSR rows (the entries of a column in ascending row order, as scipy's
-    csc_matvecs adds them)."""
+    csc_matvecs adds them). `out` may be column-major (a transposed array's view: what LAPACK factorises without
+    a copy); each row is added up in a buffer of its own, then stored."""
     nv = x.shape[1]
+    o = np.empty(nv)
     for r in items:
-        o = out[r]
         for c in range(nv):
             o[c] = 0.0
         for e in range(a.ptr[r], a.ptr[r + 1]):
@@ -1150,6 +1152,20 @@ def sparse_dense(items, a, x, out):
             xr = x[a.doc[e]]
             for c in range(nv):
                 o[c] += v * xr[c]
+        for c in range(nv):
+            out[r, c] = o[c]
+
+
+@njit(nogil=True, cache=True)
+def unit_lower_rows(items, lu, perm, out):
+    """out[i] = row perm[i] of the unit lower trapezoid of a tall LU factorisation (lu: LAPACK's getrf output,
+    m x n, m >= n, any layout): its entries left of the diagonal, 1 on it, 0 right of it. Reference:
+    scipy.linalg.lu(a, permute_l=True)'s first output (the same values moved, no arithmetic: tests/test_lsa.py)."""
+    n = lu.shape[1]
+    for i in items:
+        s = perm[i]
+        for c in range(n):
+            out[i, c] = lu[s, c] if c < s else (1.0 if c == s else 0.0)
 
 
 @njit(nogil=True, cache=True)
@@ -1442,7 +1458,7 @@ def rrf_fuse(items, r_ptr, r_docs, depth, k, key, out_d, out_s, out_n):
 # ------------------------------------------------------------------------------------------- compiled, or plain Python
 
 KERNELS = ("layout", "bm25_locate", "bm25_weights", "bm25_rank", "bm25_at", "bm25_rows", "lsa_rank", "lsa_at", "lsa_rows",
-           "sparse_dense", "rank_sparse", "rank_dense", "list_ranks", "weighted_topk", "weighted_scan", "rrf_fuse")
+           "sparse_dense", "unit_lower_rows", "rank_sparse", "rank_dense", "list_ranks", "weighted_topk", "weighted_scan", "rrf_fuse")
 PYTHON_MAX_WORK = 200_000  # elementary steps (as `parallel` counts them) the plain-Python twin takes on while the
 # compiled kernels are not loaded yet: the invented corpus's largest call is about 3,000, Cranfield's 2.5 million
 # (the twin runs ~1 us a step: 0.2 s at most, against ~25 s for numba to compile every kernel on a fresh clone)

@@ -136,6 +136,37 @@ def test_the_randomized_fit_is_scikit_learn_s_to_the_last_bit(mid_corpus, n_docs
     np.testing.assert_array_equal(lsa.project(got, index.counts[:7]), svd.transform(x[:7]))
 
 
+@pytest.mark.parametrize("shape, dims", [((400, 150), 5), ((120, 500), 7), ((90, 90), 1)])
+def test_the_written_out_randomized_svd_is_truncated_svd_s_to_the_last_bit(shape, dims):
+    """lsa.randomized against TruncatedSVD(randomized) on matrices taller than wide (no transpose), wider than tall
+    (scikit-learn takes the transpose) and square: components and projected documents equal exactly."""
+    import scipy.sparse as sp
+
+    x = sp.random(*shape, density=0.08, random_state=shape[0], format="csr")
+    x.data = np.round(x.data * 9) / 3 + 0.25  # some equal values: pivots decided by ties
+    vt, z = lsa.randomized(x, dims, 0)
+    svd = TruncatedSVD(n_components=dims, algorithm="randomized", random_state=0)
+    want = svd.fit_transform(x)
+    np.testing.assert_array_equal(vt, svd.components_)
+    np.testing.assert_array_equal(z, want)
+
+
+@pytest.mark.parametrize("m, n", [(500, 18), (40, 40), (18, 30), (1, 1)])
+def test_lu_permute_l_is_scipy_s_to_the_last_bit(m, n):
+    """The normaliser of the power iterations: LAPACK's getrf on a column-major copy, the unit lower rows put back
+    in pivot order, equal to scipy.linalg.lu(permute_l=True) (which a wide or row-major input falls back to)."""
+    import scipy.linalg as sl
+
+    rng = np.random.default_rng(m * 100 + n)
+    a = rng.standard_normal((m, n))
+    a[rng.integers(0, m, size=m // 3)] *= 50  # large rows: pivoting moves many of them
+    want = sl.lu(a, permute_l=True, check_finite=False)[0]
+    got = lsa.lu_permute_l(np.asfortranarray(a))
+    assert got.flags.c_contiguous and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(lsa.lu_permute_l(a.copy()), want)
+
+
 def test_the_operator_s_products_are_scipy_s_to_the_last_bit():
     """Tfidf @ Q, Tfidf.T @ Q and Q.T @ Tfidf against scipy's sparse products, with signed zeros, empty rows and
     columns, unsorted stored entries and a single column."""
