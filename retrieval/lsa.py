@@ -18,9 +18,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
+from scipy import linalg
 from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfTransformer
-from scipy import linalg
 from sklearn.utils import check_random_state
 from sklearn.utils.extmath import safe_sparse_dot, svd_flip
 
@@ -149,8 +149,8 @@ def lu_permute_l(a: np.ndarray) -> np.ndarray:
     """scipy.linalg.lu(a, permute_l=True)[0] of a tall column-major `a` (overwritten), to the last bit: the same
     LAPACK getrf on the same column-major values (scipy copies a row-major input into that layout first), then
     the unit lower factor's rows put back in the order the pivoting moved them (`_kernels.unit_lower_rows`, over
-    the threads). Measured at 100,000 documents (413,728 x 18): 70-120 ms against scipy's 170-180 ms with its two
-    layout copies, ten times a fit."""
+    the threads). A fit at 100,000 documents (ten of them, on 413,728 x 18 and 100,000 x 18): 0.48 s against
+    scipy's 1.01 s with its two layout copies each time (cProfile)."""
     from . import _kernels as k
 
     m, n = a.shape
