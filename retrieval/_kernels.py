@@ -1140,8 +1140,8 @@ def sparse_dense(items, a, x, out):
     entry's value times x's row at its column, added entry by entry in stored order to a row that starts at 0.0.
     Reference: scipy's CSR @ dense (csr_matvecs: y[r] += value * x[column], the same order), to the last bit; a
     CSC matrix times x is its transpose's CSR rows (the entries of a column in ascending row order, as scipy's
-    csc_matvecs adds them). `out` may be column-major (a transposed array's view: what LAPACK factorises without
-    a copy); each row is added up in a buffer of its own, then stored."""
+    csc_matvecs adds them). `out` may be column-major (order "F": what LAPACK's getrf factorises in place, see
+    lsa.lu_permute_l); each row is added up in a buffer of its own, then stored."""
     nv = x.shape[1]
     o = np.empty(nv)
     for r in items:
