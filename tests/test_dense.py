@@ -276,22 +276,62 @@ def test_a_write_is_atomic_an_interrupted_one_leaves_the_old_file(counted, tmp_p
     assert path.read_bytes() == before and os.listdir(tmp_path) == [path.name]
 
 
-def test_the_estimate_scales_a_timed_sample(monkeypatch):
-    import time
+class CountingEncoder:
+    """A stand-in for the bundled model: one token per word plus 4 (the prefix and the two special tokens), and a
+    passage that moves a fake clock by 2 ms a token; it records the texts given (the calibration's count aside)."""
 
-    monkeypatch.setattr(dense, "_encoder", lambda: None)
-    monkeypatch.setattr(dense, "encode_passages", lambda texts: time.sleep(0.01 * len(texts)))
-    ds = assemble("even", [(f"d{i}", "same length") for i in range(60)], [("q", "x")], [("q", "d0", 1)])
-    assert 0.4 < dense.estimate_seconds(ds, sample=6) < 1.5  # 6 documents timed, 60 estimated: ~0.6 s
+    def __init__(self, clock):
+        self.clock, self.counted, self.encoded = clock, [], []
+
+    def token_count(self, text, is_query=False):
+        if text != dense.CALIBRATION:
+            self.counted.append(text)
+        return len(text.split()) + 4
+
+    def passage(self, texts):
+        self.encoded.extend(texts)
+        self.clock[0] += 0.002 * sum(len(t.split()) + 4 for t in texts)
+        return np.zeros((len(texts), 384), np.float32)
 
 
-def test_the_estimate_times_each_sampled_text_on_its_first_characters_only(monkeypatch):
-    """A corpus of 2 MB documents must not make the estimate itself a long wait: what is encoded for it is cut."""
-    from retrieval.dataset import assemble
+@pytest.fixture
+def counting(monkeypatch):
+    clock = [100.0]
+    model = CountingEncoder(clock)
+    monkeypatch.setattr(dense, "_encoder", lambda: model)
+    monkeypatch.setattr(dense.time, "perf_counter", lambda: clock[0])
+    monkeypatch.setattr(dense, "_RATE", [])
+    return model
 
-    seen = []
-    monkeypatch.setattr(dense, "encode_passages", lambda texts: seen.extend(texts) or np.zeros((len(texts), 384), np.float32))
+
+def test_the_rate_is_the_calibration_passage_timed_over_its_tokens_once_per_process(counting):
+    assert dense.seconds_per_token() == pytest.approx(0.002)  # (0.002 s x tokens) / tokens
+    assert dense.seconds_per_token() == pytest.approx(0.002)
+    assert counting.encoded == [dense.CALIBRATION]  # encoded once, then kept
+
+
+def test_the_estimate_is_the_rate_times_the_corpus_tokens_counted_on_a_sample(counting):
+    # 60 documents "w w w" (5 characters, 3 + 4 = 7 tokens each); the sample: 6 of them, 30 characters, 42 tokens;
+    # the corpus: 300 characters, so 42 x 300 / 30 = 420 tokens, at 0.002 s each
+    ds = assemble("even", [(f"d{i}", "w w w") for i in range(60)], [("q", "x")], [("q", "d0", 1)])
+    assert dense.estimate_seconds(ds, sample=6) == pytest.approx(0.002 * 42 * 300 / 30)
+    assert len(counting.counted) == 6 and counting.encoded == [dense.CALIBRATION]  # no document encoded
+
+
+def test_the_estimate_counts_each_sampled_text_on_its_first_characters_only(counting):
+    """A corpus of 2 MB documents must not make the estimate itself a long wait: what is counted for it is cut."""
     big = "word " * 400_000  # 2,000,000 characters
     ds = assemble("big", [(f"d{i}", big) for i in range(3)], [("q1", "word")], [("q1", "d0", 1)])
-    dense.estimate_seconds(ds)
-    assert seen and all(len(t) <= dense.ESTIMATE_CHARS for t in seen)
+    cut = big[: dense.ESTIMATE_CHARS]  # 400 words
+    assert dense.estimate_seconds(ds) == pytest.approx(0.002 * 3 * (400 + 4) * 3 * len(big) / (3 * len(cut)))
+    assert counting.counted == [cut] * 3
+
+
+def test_a_corpus_of_empty_documents_is_estimated_at_zero_seconds(counting):
+    ds = assemble("empty", [("d1", ""), ("d2", "")], [("q1", "word")], [("q1", "d1", 1)])
+    assert dense.estimate_seconds(ds) == 0.0 and counting.encoded == []
+
+
+def test_the_bundled_models_rate_is_a_positive_time_per_token():
+    rate = dense.seconds_per_token()
+    assert 0.0 < rate < 1.0  # measured: 1.26-1.5 ms a token on a 2-core machine

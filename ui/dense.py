@@ -169,7 +169,8 @@ def needs_confirmation(estimate_s: float) -> bool:
 
 
 def estimate(ds: Dataset) -> float:
-    """The bundled model's encoding time of the corpus, timed on a sample once per dataset (in its engine)."""
+    """The bundled model's encoding time of the corpus (`dense.estimate_seconds`: its rate on this machine times
+    the corpus's tokens, counted on a sample), once per dataset (in its engine)."""
     from . import cache
 
     return cache.engine(ds).memo.get("dense", ("estimate", dense.MODEL), lambda: dense.estimate_seconds(ds))
@@ -222,7 +223,7 @@ def section(ds: Dataset) -> None:
             st.error(plain(f"The encoding failed: {job.error}"), icon=":material/error:")
         seconds = estimate(ds)
         st.write(f"The bundled model (multilingual-e5-small, 4-bit, on this machine's CPU) would encode the "
-                 f"{ds.n_docs:,} documents in about **{duration(seconds)}** (timed on a sample). The vectors are "
+                 f"{ds.n_docs:,} documents in about **{duration(seconds)}** (its time per token on this machine, times the tokens counted on a sample). The vectors are "
                  f"then cached on disk, so this happens once per corpus.")
         ok = True
         if needs_confirmation(seconds):
