@@ -1141,17 +1141,33 @@ def sparse_dense(items, a, x, out):
     Reference: scipy's CSR @ dense (csr_matvecs: y[r] += value * x[column], the same order), to the last bit; a
     CSC matrix times x is its transpose's CSR rows (the entries of a column in ascending row order, as scipy's
     csc_matvecs adds them). `out` may be column-major (order "F": what LAPACK's getrf factorises in place, see
-    lsa.lu_permute_l); each row is added up in a buffer of its own, then stored."""
+    lsa.lu_permute_l); each row is added up in a buffer of its own, then stored.
+
+    Eight entries are added per pass over the buffer, o[c] = (((o[c] + v0 x0[c]) + v1 x1[c]) + ...) + v7 x7[c]:
+    the same additions in the same order as one entry at a time (no reassociation), with the eight rows of x
+    read together. The product waits on those reads (x's rows are 18 values, three cache lines, at scattered
+    columns), so more of them in flight is faster: at 100,000 documents, one thread, 0.38-0.40 -> 0.27-0.29 s for
+    the documents' side and 0.60-0.63 -> 0.36-0.43 s for the terms' (four at a time: 0.33-0.35 and 0.42-0.46 s)."""
     nv = x.shape[1]
     o = np.empty(nv)
     for r in items:
         for c in range(nv):
             o[c] = 0.0
-        for e in range(a.ptr[r], a.ptr[r + 1]):
-            v = a.score[e]
+        e, end = a.ptr[r], a.ptr[r + 1]
+        while e + 8 <= end:
+            x0, x1, x2, x3 = x[a.doc[e]], x[a.doc[e + 1]], x[a.doc[e + 2]], x[a.doc[e + 3]]
+            x4, x5, x6, x7 = x[a.doc[e + 4]], x[a.doc[e + 5]], x[a.doc[e + 6]], x[a.doc[e + 7]]
+            v = a.score[e : e + 8]
+            for c in range(nv):
+                o[c] = (((((((o[c] + v[0] * x0[c]) + v[1] * x1[c]) + v[2] * x2[c]) + v[3] * x3[c]) + v[4] * x4[c])
+                         + v[5] * x5[c]) + v[6] * x6[c]) + v[7] * x7[c]
+            e += 8
+        while e < end:
+            v1 = a.score[e]
             xr = x[a.doc[e]]
             for c in range(nv):
-                o[c] += v * xr[c]
+                o[c] += v1 * xr[c]
+            e += 1
         for c in range(nv):
             out[r, c] = o[c]
 

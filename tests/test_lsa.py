@@ -169,7 +169,7 @@ def test_lu_permute_l_is_scipy_s_to_the_last_bit(m, n):
 
 def test_the_operator_s_products_are_scipy_s_to_the_last_bit():
     """Tfidf @ Q, Tfidf.T @ Q and Q.T @ Tfidf against scipy's sparse products, with signed zeros, empty rows and
-    columns, unsorted stored entries and a single column."""
+    columns, unsorted stored entries, rows longer than eight entries and a single column."""
     import scipy.sparse as sp
 
     rng = np.random.default_rng(5)
@@ -181,7 +181,10 @@ def test_the_operator_s_products_are_scipy_s_to_the_last_bit():
     x.data[::5] = -0.0
     perm = sp.csr_matrix((x.data[::-1].copy(), x.indices[::-1].copy(), x.indptr.copy()), shape=x.shape)  # the entries
     # reversed end to end: other rows, unsorted, a column twice in a row (scipy adds both, in stored order)
-    for m in (x, perm):
+    long_rows = sp.csr_matrix(sp.random(60, 45, density=0.3, random_state=8) - 0.5 * sp.random(60, 45, density=0.15, random_state=9))
+    lengths = np.diff(long_rows.indptr)  # rows of 11 to 27 entries: sparse_dense adds eight at a time, then the rest
+    assert set(lengths // 8) == {1, 2, 3} and set(lengths % 8) == set(range(8))  # one by one, in the same order
+    for m in (x, perm, long_rows):
         a = lsa.Tfidf.of(m)
         for cols in (1, 4, 18):
             q = rng.normal(size=(45, cols))
