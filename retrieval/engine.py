@@ -610,8 +610,10 @@ def warm_up() -> dict[str, int]:
 
     with _kernels.compiled_here():
         ds = datasets.load("invented")
-        # what a large corpus's index runs, its table grown past its first 256 terms (so _rehash is compiled too)
-        text.build_index(ds.doc_texts + tuple(f"warm{i}" for i in range(300)), method="compiled")
+        # what a large corpus's index runs, its table grown past its first 256 terms (so _rehash is compiled too),
+        # a batch above text.SPLIT_ABOVE bytes tokenised in two halves (_merge: about 1 MB, some 20 ms)
+        words = " ".join(f"warm{i}" for i in range(300))
+        text.build_index(ds.doc_texts + (words,) * (text.SPLIT_ABOVE // len(words) + 2), method="compiled")
         e = Engine(ds)
         e.evaluate(Params())
         e.evaluate(Params(k1=1.3, b=0.5, alpha=0.3, rrf_k=20.0))  # BM25 with the previous run as its hint

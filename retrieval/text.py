@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -117,6 +118,32 @@ class Vocab(NamedTuple):
     sizes: np.ndarray  # int64[3]: terms, bytes of store used, ids written
 
 
+@njit(inline="always")
+def _term(slots, hashes, starts, lens, store, src, i, n, h, n_terms, n_store):
+    """The number of the term whose bytes are src[i:i + n] (FNV-1a hash h) in the table (slots, hashes, starts,
+    lens, store: a `Vocab`'s arrays, n_terms terms and n_store bytes used), added as term n_terms when absent (the
+    caller leaves room, and counts it: the number returned is then n_terms)."""
+    mask = slots.shape[0] - 1
+    s = h & mask
+    while True:
+        t = int(slots[s])
+        if t < 0:  # a new term
+            slots[s] = n_terms
+            hashes[n_terms] = h
+            starts[n_terms] = n_store
+            lens[n_terms] = n
+            store[n_store : n_store + n] = src[i : i + n]
+            return n_terms
+        if hashes[t] == h and lens[t] == n:
+            a = starts[t]
+            x = 0
+            while x < n and store[a + x] == src[i + x]:
+                x += 1
+            if x == n:
+                return t
+        s = (s + 1) & mask
+
+
 @njit(cache=True, nogil=True)
 def _intern(buf, ends, doc0, v, n_stop, ids, per_doc):
     """Tokenise documents doc0, doc0 + 1, ... of `buf` (`_separated` bytes of the batch's texts one after the other,
@@ -127,7 +154,6 @@ def _intern(buf, ends, doc0, v, n_stop, ids, per_doc):
     n_docs = ends.shape[0]
     slots, hashes, starts, lens, store, sizes = v.slots, v.hashes, v.starts, v.lens, v.store, v.sizes
     n_terms, n_store, w = sizes[0], sizes[1], sizes[2]
-    mask = slots.shape[0] - 1
     d = doc0
     while d < n_docs:
         i = 0 if d == 0 else ends[d - 1]
@@ -146,28 +172,10 @@ def _intern(buf, ends, doc0, v, n_stop, ids, per_doc):
             while j < end and buf[j] != 32:
                 h = ((h ^ int(buf[j])) * FNV_PRIME) & HASH_MASK
                 j += 1
-            n = j - i
-            s = h & mask
-            while True:
-                t = int(slots[s])
-                if t < 0:  # a new term
-                    t = n_terms
-                    slots[s] = t
-                    hashes[t] = h
-                    starts[t] = n_store
-                    lens[t] = n
-                    store[n_store : n_store + n] = buf[i:j]
-                    n_store += n
-                    n_terms += 1
-                    break
-                if hashes[t] == h and lens[t] == n:
-                    a = starts[t]
-                    x = 0
-                    while x < n and store[a + x] == buf[i + x]:
-                        x += 1
-                    if x == n:
-                        break
-                s = (s + 1) & mask
+            t = _term(slots, hashes, starts, lens, store, buf, i, j - i, h, n_terms, n_store)
+            if t == n_terms:  # a new term
+                n_terms += 1
+                n_store += j - i
             if t >= n_stop:
                 ids[w] = t - n_stop
                 w += 1
@@ -188,6 +196,22 @@ def _rehash(v, slots):
         while slots[s] >= 0:
             s = (s + 1) & mask
         slots[s] = t
+
+
+@njit(cache=True, nogil=True)
+def _merge(v, other, n_stop, remap):
+    """The terms of `other` (a table begun from the same stop words, `_new_vocab`) added to `v` in other's order,
+    each one v lacks as a new term, as if other's documents had been tokenised after v's; remap[t - n_stop] = the
+    term's number in v minus n_stop, for each of other's terms t from n_stop on. v must have room (`_grown`)."""
+    n_terms, n_store = v.sizes[0], v.sizes[1]
+    for t in range(n_stop, other.sizes[0]):
+        g = _term(v.slots, v.hashes, v.starts, v.lens, v.store, other.store, other.starts[t], other.lens[t],
+                  other.hashes[t], n_terms, n_store)
+        if g == n_terms:  # a term v lacked
+            n_terms += 1
+            n_store += other.lens[t]
+        remap[t - n_stop] = g - n_stop
+    v.sizes[0], v.sizes[1] = n_terms, n_store
 
 
 def _grown(v: Vocab, terms: int, chars: int) -> Vocab:
@@ -236,6 +260,52 @@ def _intern_all(buf, ends, v: Vocab, n_stop: int, ids: np.ndarray, per_doc: np.n
     return v
 
 
+SPLIT_ABOVE = 1_000_000  # bytes of a batch beyond which its two halves are tokenised at once, on two threads
+
+
+def _intern_batch(buf, ends, v: Vocab, n_stop: int, per_doc: np.ndarray) -> tuple[Vocab, np.ndarray]:
+    """A batch's ids (`_intern_all`) and the table after it. Above SPLIT_ABOVE bytes, with two threads or more, the
+    first half of its documents goes into `v` while a second thread tokenises the other half into a table of its
+    own; `_merge` then adds that table's new terms to v in their first-seen order, so the terms, their numbers and
+    the ids are those of one pass over the whole batch (tests/test_text.py)."""
+    from . import _kernels
+
+    if buf.size <= SPLIT_ABOVE or ends.size < 2 or _kernels.threads() < 2:
+        out = np.empty(buf.size // 2 + 1, dtype=np.int32)
+        v = _intern_all(buf, ends, v, n_stop, out, per_doc)
+        return v, out[: int(v.sizes[2])].copy()
+    m = min(max(int(np.searchsorted(ends, buf.size // 2)) + 1, 1), ends.size - 1)  # documents in the first half
+    cut = int(ends[m - 1])
+    second = _new_vocab()
+    out_b = np.empty((buf.size - cut) // 2 + 1, dtype=np.int32)
+    job = _split_pool().submit(_intern_all, buf[cut:], ends[m:] - cut, second, n_stop, out_b, per_doc[m:])
+    out_a = np.empty(cut // 2 + 1, dtype=np.int32)
+    try:
+        v = _intern_all(buf[:cut], ends[:m], v, n_stop, out_a, per_doc[:m])
+    finally:
+        second = job.result()
+    ids_a = out_a[: int(v.sizes[2])]
+    v = _grown(v, int(v.sizes[0] + second.sizes[0]), int(v.sizes[1] + second.sizes[1]) + 1)
+    remap = np.empty(max(int(second.sizes[0]) - n_stop, 0), dtype=np.int32)
+    _merge(v, second, n_stop, remap)
+    return v, np.concatenate([ids_a, remap[out_b[: int(second.sizes[2])]]])
+
+
+_SPLIT_POOL: list = []
+_SPLIT_LOCK = threading.Lock()
+
+
+def _split_pool():
+    """The thread that tokenises a batch's second half (one per process, made at the first split; two uploads at
+    once take turns on it)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with _SPLIT_LOCK:
+        if not _SPLIT_POOL:
+            _SPLIT_POOL.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="tokeniser"))
+        return _SPLIT_POOL[0]
+
+
 def _index_compiled(texts, progress) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The compiled pass over every batch: (terms in first-seen order, tokens kept per document, their ids)."""
     n = len(texts)
@@ -247,10 +317,9 @@ def _index_compiled(texts, progress) -> tuple[np.ndarray, np.ndarray, np.ndarray
         ends = np.cumsum(np.fromiter(map(len, lowered), dtype=np.int64, count=len(lowered)))
         buf = np.frombuffer(_separated("".join(lowered)), dtype=np.uint8)  # one '?' per character beyond ASCII:
         del lowered  # the bytes are as long as the lower-cased text, so `ends` marks each document in them
-        out = np.empty(buf.size // 2 + 1, dtype=np.int32)
         per_doc.append(np.zeros(ends.size, dtype=np.int64))
-        v = _intern_all(buf, ends, v, n_stop, out, per_doc[-1])
-        ids.append(out[: int(v.sizes[2])].copy())
+        v, batch_ids = _intern_batch(buf, ends, v, n_stop, per_doc[-1])
+        ids.append(batch_ids)
         if progress is not None:
             progress("tokenising documents", min(1.0, stop / max(n, 1)))
     n_terms = int(v.sizes[0]) - n_stop
@@ -307,7 +376,7 @@ def _compiled_state() -> str:
     return "loaded" if _intern.signatures else "on disk"
 
 
-KERNELS = ("_intern", "_rehash", "_fill_fixed")  # compiled by engine.warm_up (build_index "compiled")
+KERNELS = ("_intern", "_rehash", "_merge", "_fill_fixed")  # compiled by engine.warm_up (build_index "compiled")
 
 
 def dispatchers() -> dict:
@@ -327,8 +396,9 @@ def build_index(
     and each document's ids counted (scipy sums the duplicates of each row in place, as fast as a compiled loop:
     0.2-0.28 s at 100,000 documents). Two ways to the same ids (tests/test_text.py): "python", a dictionary over
     each batch's `_byte_tokens`, ~1 us a token; "compiled", `_intern` over each batch's bytes (no Python object
-    per token), ~0.15 us a token, used by "auto" above COMPILED_ABOVE characters once loaded in this process (the
-    warm-up loads it), else above LOAD_PAYS_ABOVE.
+    per token), ~0.15 us a token, a batch's two halves at once above SPLIT_ABOVE bytes (`_intern_batch`), used by
+    "auto" above COMPILED_ABOVE characters once loaded in this process (the warm-up loads it), else above
+    LOAD_PAYS_ABOVE.
     `progress(stage, fraction)` is called after each batch of documents and at the end of each stage.
     """
     if method not in METHODS:

@@ -403,6 +403,7 @@ def test_after_the_warm_up_the_app_s_paths_compile_nothing(tmp_path):
         "from test_perf_equivalence import random_dataset\n"
         "e = Engine(dataset.load('invented'))\n"
         "text.build_index([f'a large corpus of {i} terms' for i in range(400)], method='compiled')  # the table grows\n"
+        "text.build_index([f'{i} ' * 200 for i in range(text.SPLIT_ABOVE // 600)], method='compiled')  # two halves\n"
         "e.evaluate(Params()); e.evaluate(Params(k1=2.0)); e.evaluate(Params(dims=3, alpha=0.9))\n"
         "lsa.KEEP_DEFAULT = 0\n"
         "rescans = 0\n"

@@ -96,6 +96,35 @@ def test_the_compiled_tokeniser_equals_the_dictionary_one_on_a_growing_vocabular
     assert {a.terms[j]: int(c) for j, c in zip(row.indices, row.data)} == {"liquid": 2, "costarring": 1}
 
 
+def test_a_batch_tokenised_in_two_halves_equals_one_pass(monkeypatch):
+    """Above SPLIT_ABOVE bytes a batch's halves are tokenised at once (the second into a table of its own, merged
+    after): the terms in first-seen order, each document's token count and every id equal one pass's, across
+    batches whose table grows, with hash collisions, a long document, halves of stop words or nothing at all."""
+    from retrieval import _kernels
+
+    rng = np.random.default_rng(12)
+    words = ["".join(rng.choice(list("abcdefghij0123456789"), size=rng.integers(1, 9))) for _ in range(4000)]
+    docs = [" ".join(rng.choice(words, size=rng.integers(0, 40))) + " of the" for _ in range(2500)]
+    docs[1200:1260] = ["liquid costarring"] * 30 + ["declinate macallums"] * 30  # FNV-1a collisions, both halves
+    docs += ["the of a", "", "x" * 5000 + " new words here", "of", ""]  # a last batch: stop words, empty texts
+    monkeypatch.setattr(_kernels, "threads", lambda: 2)
+    old = text._batches
+    monkeypatch.setattr(text, "_batches", lambda texts, max_docs=900, max_chars=50_000: old(texts, max_docs, max_chars))
+    monkeypatch.setattr(text, "SPLIT_ABOVE", 10**12)
+    one = text._index_compiled(docs, None)
+    monkeypatch.setattr(text, "SPLIT_ABOVE", 0)
+    split = []
+    real = text._merge
+    monkeypatch.setattr(text, "_merge", lambda *a: split.append(1) or real(*a))
+    two = text._index_compiled(docs, None)
+    assert len(split) == len(list(old(docs, 900, 50_000)))  # every batch split
+    assert one[0].tolist() == two[0].tolist()  # the terms, in first-seen order
+    np.testing.assert_array_equal(one[1], two[1])  # tokens kept per document
+    np.testing.assert_array_equal(one[2], two[2])  # their ids
+    a, b = text.build_index(docs, method="compiled"), text.build_index(docs, method="python")
+    assert a.vocabulary == b.vocabulary and (a.counts != b.counts).nnz == 0
+
+
 def text_hash(word: str) -> int:
     """FNV-1a, 32 bits, written out: h = (h xor byte) * 16777619 mod 2**32 from 2166136261."""
     h = 2166136261
