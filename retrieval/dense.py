@@ -92,44 +92,75 @@ def encode_corpus(dataset: Dataset, progress: Progress | None = None, batch: int
     return np.vstack(parts) if parts else np.zeros((0, _encoder().dim), dtype=np.float32)
 
 
-_RATE: list[float] = []  # the bundled model's seconds per token on this machine, measured once per process
+_RATE: list[float] = []  # the fastest of the bundled model's seconds per token measured in this process
 _RATE_LOCK = threading.Lock()
+CALIBRATION_RUNS = 3  # timings per calibration, the fastest kept: the encoder's OpenMP threads wait for one
+# another, so a core taken by other work for a moment slows a timing several-fold
+IDLE_SHARE = 0.8  # calibrate_when_idle: the machine counts as idle when this share of its CPU time is idle ...
+IDLE_WINDOW = 0.25  # ... over this many seconds (/proc/stat)
 
 
-CALIBRATION_RUNS = 3  # the fastest of these timings: the encoder's OpenMP threads wait for one another, so a core
-# taken by other work for a moment slows a timing several-fold
+def _timed_rate() -> float:
+    """Seconds per token of `CALIBRATION`: the fastest of CALIBRATION_RUNS encodings over its token count (the
+    model's load not counted)."""
+    model = _encoder()
+    times = []
+    for _ in range(CALIBRATION_RUNS):
+        t0 = time.perf_counter()
+        model.passage([CALIBRATION])
+        times.append(time.perf_counter() - t0)
+    return min(times) / max(model.token_count(CALIBRATION), 1)
 
 
 def seconds_per_token() -> float:
-    """The bundled model's encoding time per token on this machine: `CALIBRATION` encoded CALIBRATION_RUNS times,
-    the fastest time over its token count (the model's load not counted), measured at the first call of the process
-    and kept (a property of the machine, the same for every corpus). Measured on a 2-core machine: 1.26-1.5 ms a
-    token for texts of 17 to 209 tokens, so the calibration takes about 0.4 s. The app measures it in its warm-up
-    thread (engine._warm_up_work), while the server is idle: with both cores busy the encoder runs several times
-    slower (the Data page's estimate for Cranfield read 51 min when an upload overlapped it, about 10 min idle)."""
+    """The bundled model's encoding time per token on this machine: the fastest calibration so far (`_timed_rate`,
+    the first one made here if none was), a property of the machine, the same for every corpus. Measured on a
+    2-core machine: 1.26-1.5 ms a token for texts of 17 to 209 tokens, so a calibration takes about 0.4 s. With
+    both cores busy the encoder runs several times slower: the Data page's estimate for Cranfield read 51 min and
+    1 h 13 min when an upload overlapped the app's start, 7 min 32 s idle (about 10 min measured); so the app
+    calibrates again once the machine is idle (`calibrate_when_idle`, its warm-up thread), and the page multiplies
+    the rate in force by the corpus's tokens at every run."""
     with _RATE_LOCK:
         if not _RATE:
-            model = _encoder()
-            times = []
-            for _ in range(CALIBRATION_RUNS):
-                t0 = time.perf_counter()
-                model.passage([CALIBRATION])
-                times.append(time.perf_counter() - t0)
-            _RATE.append(min(times) / max(model.token_count(CALIBRATION), 1))
+            _RATE.append(_timed_rate())
         return _RATE[0]
 
 
-def estimate_seconds(dataset: Dataset, sample: int = ESTIMATE_SAMPLE) -> float:
-    """Seconds `encode_corpus` should take on this machine: the corpus's tokens times `seconds_per_token`. The
-    tokens are counted on a sample of up to `sample` documents (evenly spread), each on its first ESTIMATE_CHARS
-    characters, and scaled by the corpus's characters over the sample's:
+def idle_share(window: float = IDLE_WINDOW) -> float:
+    """The share of the machine's CPU time spent idle over the next `window` seconds (Linux's /proc/stat: idle and
+    iowait over every state); 1.0 where there is no /proc/stat."""
+    def read() -> tuple[int, int]:
+        with open("/proc/stat") as f:
+            values = [int(x) for x in f.readline().split()[1:]]
+        return values[3] + values[4], sum(values)
 
-        seconds = seconds_per_token * tokens(sample) * chars(corpus) / chars(sample)
+    try:
+        idle0, total0 = read()
+        time.sleep(window)
+        idle1, total1 = read()
+    except (OSError, ValueError, IndexError):
+        return 1.0
+    return (idle1 - idle0) / max(total1 - total0, 1)
 
-    An estimate, for asking before a long wait. Why tokens: the encoder's time is proportional to the tokens it
-    reads (a long text is read in 512-token windows), and counting them costs about a fortieth of encoding them
-    (0.03 against 1.3 ms a token, measured). Timing a sample of 8 documents instead took 1.2 s at 100,000
-    documents, and 3.4 s while the upload's SVD shared the cores."""
+
+def calibrate_when_idle(wait: float = 30.0, pause: float = 2.0, idle: Callable[[], float] = idle_share) -> float:
+    """Calibrate once the machine is idle (`idle()` at least IDLE_SHARE), looking every `pause` seconds for at
+    most `wait` seconds (then calibrating anyway), and keep the faster rate: for the app's warm-up thread, so that
+    a rate timed while an upload or a fit shared the cores does not stay. Returns the rate in force."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline and idle() < IDLE_SHARE:
+        time.sleep(pause)
+    rate = _timed_rate()
+    with _RATE_LOCK:
+        if not _RATE or rate < _RATE[0]:
+            _RATE[:] = [rate]
+        return _RATE[0]
+
+
+def corpus_tokens(dataset: Dataset, sample: int = ESTIMATE_SAMPLE) -> float:
+    """The tokens the bundled model would read in the corpus: counted on a sample of up to `sample` documents
+    (evenly spread), each on its first ESTIMATE_CHARS characters, and scaled by the corpus's characters over the
+    sample's, tokens(sample) * chars(corpus) / chars(sample) (0 for a corpus without characters)."""
     texts = dataset.doc_texts
     total = sum(len(t) for t in texts)
     picks = np.unique(np.linspace(0, len(texts) - 1, num=min(sample, len(texts))).astype(np.int64))
@@ -139,7 +170,20 @@ def estimate_seconds(dataset: Dataset, sample: int = ESTIMATE_SAMPLE) -> float:
         return 0.0
     model = _encoder()
     tokens = sum(model.token_count(t) for t in chosen)  # with the "passage: " prefix and the two special tokens
-    return seconds_per_token() * tokens * total / chars
+    return tokens * total / chars
+
+
+def estimate_seconds(dataset: Dataset, sample: int = ESTIMATE_SAMPLE) -> float:
+    """Seconds `encode_corpus` should take on this machine: `seconds_per_token` times `corpus_tokens`,
+
+        seconds = seconds_per_token * tokens(sample) * chars(corpus) / chars(sample)
+
+    An estimate, for asking before a long wait. Why tokens: the encoder's time is proportional to the tokens it
+    reads (a long text is read in 512-token windows), and counting them costs about a fortieth of encoding them
+    (0.03 against 1.3 ms a token, measured). Timing a sample of 8 documents instead took 1.2 s at 100,000
+    documents, and 3.4 s while the upload's SVD shared the cores."""
+    tokens = corpus_tokens(dataset, sample)
+    return seconds_per_token() * tokens if tokens else 0.0
 
 
 # --------------------------------------------------------------------------------------------- the disk cache

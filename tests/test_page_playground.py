@@ -214,7 +214,8 @@ def test_long_documents_are_shown_cut(monkeypatch):
     from test_page_bounded import DOCS, PAGE_BYTES, QRELS, QUERIES, beir_zip, page_bytes
     from ui import playground
 
-    monkeypatch.setattr(dense, "estimate_seconds", lambda ds, sample=8: 3600.0)
+    monkeypatch.setattr(dense, "corpus_tokens", lambda ds, sample=None: 3600.0)  # the Data page's estimate: an hour
+    monkeypatch.setattr(dense, "seconds_per_token", lambda: 1.0)
     at = open_app("pages/data.py")
     upload(at, "data_zip", ("long.zip", beir_zip(DOCS, QUERIES, QRELS), "application/zip"))
     at.switch_page(PAGE).run()

@@ -169,11 +169,13 @@ def needs_confirmation(estimate_s: float) -> bool:
 
 
 def estimate(ds: Dataset) -> float:
-    """The bundled model's encoding time of the corpus (`dense.estimate_seconds`: its rate on this machine times
-    the corpus's tokens, counted on a sample), once per dataset (in its engine)."""
+    """The bundled model's encoding time of the corpus (`dense.estimate_seconds`): the corpus's tokens, counted on a
+    sample once per dataset (in its engine), times the model's rate in force, which the warm-up thread may still
+    lower (a rate timed while the cores were busy is replaced by one timed idle: the next run shows it)."""
     from . import cache
 
-    return cache.engine(ds).memo.get("dense", ("estimate", dense.MODEL), lambda: dense.estimate_seconds(ds))
+    tokens = cache.engine(ds).memo.get("dense", ("tokens", dense.MODEL), lambda: dense.corpus_tokens(ds))
+    return dense.seconds_per_token() * tokens if tokens else 0.0
 
 
 def load_upload(files: list) -> Aligned:
