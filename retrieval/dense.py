@@ -49,7 +49,7 @@ ESTIMATE_SAMPLE = 16  # documents whose tokens the estimate counts (evenly sprea
 CALIBRATION = ("Retrieval is judged on its own before any answer is written. A question goes in, the system returns a "
                "ranked list of documents, and the judgements say which of them answer it: a relevant document found "
                "late, or not at all, is a failure that a fluent generator would hide. Recall, precision and nDCG at "
-               "a cutoff measure it, question by question.")  # about 100 tokens, encoded once per process
+               "a cutoff measure it, question by question.")  # about 100 tokens: what `_timed_rate` encodes
 BATCH = 16  # documents per call to the encoder (measured: 16 encodes Cranfield ~25% faster than 1 or 50)
 CACHE_ENV = "RETRIEVAL_LAB_CACHE"
 BUNDLED = {"invented": DATA_DIR / "invented" / "e5-small.npz"}
@@ -182,7 +182,12 @@ def estimate_seconds(dataset: Dataset, sample: int = ESTIMATE_SAMPLE) -> float:
     reads (a long text is read in 512-token windows), and counting them costs about a fortieth of encoding them
     (0.03 against 1.3 ms a token, measured). Timing a sample of 8 documents instead took 1.2 s at 100,000
     documents, and 3.4 s while the upload's SVD shared the cores."""
-    tokens = corpus_tokens(dataset, sample)
+    return seconds_for(corpus_tokens(dataset, sample))
+
+
+def seconds_for(tokens: float) -> float:
+    """Seconds the bundled model should take to read `tokens` tokens: `seconds_per_token` (the rate in force)
+    times tokens; 0 for none, without timing anything."""
     return seconds_per_token() * tokens if tokens else 0.0
 
 

@@ -337,7 +337,7 @@ def test_the_estimate_counts_each_sampled_text_on_its_first_characters_only(coun
 
 def test_a_corpus_of_empty_documents_is_estimated_at_zero_seconds(counting):
     ds = assemble("empty", [("d1", ""), ("d2", "")], [("q1", "word")], [("q1", "d1", 1)])
-    assert dense.estimate_seconds(ds) == 0.0 and counting.encoded == []
+    assert dense.estimate_seconds(ds) == 0.0 and dense.seconds_for(0.0) == 0.0 and counting.encoded == []
 
 
 def test_the_app_s_warm_up_times_the_encoder_once_the_kernels_are_ready(monkeypatch):

@@ -175,7 +175,7 @@ def estimate(ds: Dataset) -> float:
     from . import cache
 
     tokens = cache.engine(ds).memo.get("dense", ("tokens", dense.MODEL), lambda: dense.corpus_tokens(ds))
-    return dense.seconds_per_token() * tokens if tokens else 0.0
+    return dense.seconds_for(tokens)
 
 
 def load_upload(files: list) -> Aligned:
@@ -225,8 +225,9 @@ def section(ds: Dataset) -> None:
             st.error(plain(f"The encoding failed: {job.error}"), icon=":material/error:")
         seconds = estimate(ds)
         st.write(f"The bundled model (multilingual-e5-small, 4-bit, on this machine's CPU) would encode the "
-                 f"{ds.n_docs:,} documents in about **{duration(seconds)}** (its time per token on this machine, times the tokens counted on a sample). The vectors are "
-                 f"then cached on disk, so this happens once per corpus.")
+                 f"{ds.n_docs:,} documents in about **{duration(seconds)}** (its time per token on this machine, "
+                 "times the tokens counted on a sample). The vectors are then cached on disk, so this happens once "
+                 "per corpus.")
         ok = True
         if needs_confirmation(seconds):
             st.info("That is a long wait. Two other ways: upload embeddings you computed elsewhere (below), or run "
