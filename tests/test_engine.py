@@ -431,9 +431,15 @@ def test_while_lsa_is_fitted_the_runs_that_need_no_fit_come_first(monkeypatch):
     the fusions of it, `first_rankings` gives BM25 (and each extra source) without fitting anything, equal to what
     the full `rankings` gives afterwards; the background fit is the one the full rankings use (one SVD)."""
     monkeypatch.setattr(lsa, "PREFIX_ABOVE", 0)
-    fits = []
+    fits, asked_again = [], threading.Event()
     real = lsa.fit
-    monkeypatch.setattr(lsa, "fit", lambda *a, **k: fits.append(a[1]) or real(*a, **k))
+
+    def fit(*a, **k):  # a fit that lasts until the test has asked for it again (a rerun while it fits)
+        fits.append(a[1])
+        asked_again.wait(60)
+        return real(*a, **k)
+
+    monkeypatch.setattr(lsa, "fit", fit)
     ds = random_dataset(7, n_docs=120, n_q=12)
     e = Engine(ds)
     run = parse_run(b"\n".join(f"{q} Q0 {d} 1 1.0 ext".encode() for q, d in zip(ds.query_ids, ds.doc_ids)), "x.trec", "ext")
@@ -444,6 +450,7 @@ def test_while_lsa_is_fitted_the_runs_that_need_no_fit_come_first(monkeypatch):
     assert list(first) == ["BM25", "ext"] and fits == []  # nothing fitted
     t = e.fit_in_background(3)
     assert t is not None and e.fit_in_background(3) is t  # a rerun while it fits: the same thread
+    asked_again.set()
     full = e.rankings(p, (run,))  # waits for the background fit rather than fitting again
     t.join(60)
     assert fits == [8] and not e.slow_fit(5) and e.waiting(p) == () and e.fit_in_background(5) is None
