@@ -5,6 +5,8 @@ retriever held by an Engine and fused with BM25."""
 from __future__ import annotations
 
 import os
+import time
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -299,7 +301,9 @@ def counting(monkeypatch):
     clock = [100.0]
     model = CountingEncoder(clock)
     monkeypatch.setattr(dense, "_encoder", lambda: model)
-    monkeypatch.setattr(dense.time, "perf_counter", lambda: clock[0])
+    # dense's own clock only (the process's time module stays real for every other module and thread)
+    monkeypatch.setattr(dense, "time", SimpleNamespace(perf_counter=lambda: clock[0], monotonic=time.monotonic,
+                                                       sleep=time.sleep))
     monkeypatch.setattr(dense, "_RATE", [])
     return model
 
@@ -372,7 +376,6 @@ def test_calibrating_when_idle_waits_for_an_idle_machine_and_keeps_the_faster_ra
     monkeypatch.setattr(counting, "passage", timed)
     assert dense.seconds_per_token() == pytest.approx(0.010)
     looks = iter([0.1, 0.5, 0.95])
-    monkeypatch.setattr(dense.time, "sleep", lambda s: None)
     assert dense.calibrate_when_idle(pause=0.0, idle=lambda: next(looks)) == pytest.approx(0.002)
     assert next(looks, "all looked at") == "all looked at"
     assert dense.calibrate_when_idle(wait=0.0, idle=lambda: 0.0) == pytest.approx(0.002)  # 0.004: not kept
