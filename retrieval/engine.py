@@ -17,6 +17,7 @@ Worked example: `Engine(load("invented")).evaluate(Params(), "ndcg@5").mean("BM2
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import threading
 import time
 import weakref
@@ -27,7 +28,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from . import adhoc, bm25, fusion, lsa, metrics, text
+from . import adhoc, bm25, fusion, lsa, metrics, stats, text
 from . import params as params_spec  # the parameter table (`params` names the values everywhere here)
 from .dataset import Dataset, TrecRun
 from .errors import InputError
@@ -55,6 +56,7 @@ CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is s
     "lists": 8,  # the weighted fusion's look-ups: each member's scores of the others' lists (questions x 1,000 float64 each)
     "weighted": 16,
     "rrf": 16,
+    "interval": 256,  # a row's bootstrap interval (two floats): every system x metric of a few pages and steps
     "tuning": 24,  # the Tuning page's landscapes (settings x questions), fixed BM25 + LSA parts and fusion explanations
     "tuning verdicts": 32,  # the Tuning page's current setting against the best: two numbers and a flag each
     "adhoc rows": 8,  # a typed question's scores of every document by each system (3 x 8 bytes a document: 2.4 MB at 100k)
@@ -235,6 +237,7 @@ class Engine:
         self._ahead: threading.Thread | None = None  # prefetch's thread, while it works
         self._ahead_next: tuple | None = None  # the request it takes next: (the parameters to compute, extra)
         self._ahead_dims: int | None = None  # the d prefetch was last asked about (the direction d moves)
+        self._ahead_params: Params | None = None  # ... and the whole parameters (whether d alone moved)
 
     # what a derived engine shares with its base, all built from the texts alone; everything else is its own (an
     # attribute added to __init__ is then never shared by mistake)
@@ -481,6 +484,14 @@ class Engine:
                 out.append(replace(params, dims=d))
         return out
 
+    def _reading_dims(self) -> list[str]:
+        """The retrievers whose run reads d (LSA): a pass over every document at each d."""
+        return [name for name, system in REGISTRY.items() if "dims" in system.params]
+
+    def _passes_ready(self, params: Params, extra: tuple) -> bool:
+        """Whether the runs that read d are cached at `params` (what a d step costs most, where prefetch pays)."""
+        return all(self.memo.ready("run", self.key(name, params, extra)) for name in self._reading_dims())
+
     def prefetch(self, params: Params, extra: tuple = ()) -> threading.Thread | None:
         """Compute, in one background thread, the rankings one d step away from `params` (`neighbours`) that are not
         cached yet, so that the next d step of a slider reads them (a step taken while one is being computed waits
@@ -495,8 +506,11 @@ class Engine:
             return None
         with self._lock:
             last, self._ahead_dims = self._ahead_dims, params.dims
+            before, self._ahead_params = self._ahead_params, params
         down = last is not None and params.dims < last
-        todo = [p for p in self.neighbours(params, down) if not self.cached(p, extra)]
+        on_d = before is not None and before != params and replace(before, dims=params.dims) == params
+        todo = [(p, on_d) for p in self.neighbours(params, down)
+                if not self.cached(p, extra) and (on_d or not self._passes_ready(p, extra))]
         if not todo:
             return None
 
@@ -511,11 +525,15 @@ class Engine:
                         if request is None:
                             self._ahead = None
                             return
-                    for p in request[0]:
+                    for p, whole in request[0]:
                         if self._ahead_next is not None:  # a newer request goes first
                             break
                         try:
-                            self.rankings(p, request[1])
+                            if whole:
+                                self.rankings(p, request[1])
+                            else:
+                                for name in self._reading_dims():
+                                    self.run(name, p, request[1])
                         except Exception:  # noqa: BLE001 - a page asking for these rankings makes them, shows the error
                             pass
 
@@ -554,6 +572,19 @@ class Engine:
         ranks = self.rankings(params, extra)
         notes = tuple(w for r in ranks.values() for w in r.warnings)
         return score(self.dataset, ranks, metric_list, notes)
+
+    def intervals(self, values: np.ndarray) -> np.ndarray:
+        """stats.intervals of each row of `values` (rows x questions: one system's values of one metric), each
+        row's two ends cached on the row's whole content (its bytes' digest and length), the rows not cached
+        computed together. A slider step changes some systems' rows only: a k1 step leaves LSA's, an alpha step
+        every system's but the weighted fusion's."""
+        v = np.atleast_2d(np.asarray(values, dtype=np.float64))
+        keys = [(hashlib.blake2b(np.ascontiguousarray(row).tobytes(), digest_size=16).digest(), row.size) for row in v]
+        todo = [i for i, key in enumerate(keys) if not self.memo.ready("interval", key)]
+        made = dict(zip(todo, stats.intervals(v[todo]))) if todo else {}
+        ends = [self.memo.get("interval", key, lambda i=i: made[i] if i in made else stats.intervals(v[i]))
+                for i, key in enumerate(keys)]  # (a row dropped since it was found computes alone)
+        return np.array(ends).reshape(-1, 2)
 
     # --------------------------------------------------------------------------------------- a typed question
 

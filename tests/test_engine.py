@@ -506,3 +506,26 @@ def test_the_d_steps_next_to_the_current_are_computed_ahead_where_a_step_is_slow
     small = Engine(load("invented"))
     small.rankings(Params())
     assert not small.prefetch_pays() and small.neighbours(Params()) and small.prefetch(Params()) is None
+
+
+def test_after_a_step_of_another_slider_only_the_missing_passes_over_the_documents_are_computed_ahead(monkeypatch):
+    """Computing ahead pays for LSA's pass over every document (hundreds of ms at 100,000 documents), not for the
+    fusions (tens): after a step of k1 (or alpha, or RRF k), the neighbours' LSA runs cached already, nothing runs
+    ahead, so the next k1 step keeps the cores and the interpreter; the first request, or one whose LSA runs are
+    missing, computes those runs alone; a d step computes the neighbours' whole rankings."""
+    monkeypatch.setattr(lsa, "PREFIX_ABOVE", 0)
+    monkeypatch.setattr(engine_mod, "PREFETCH_ABOVE", 0)
+    e = Engine(random_dataset(9, n_docs=150, n_q=12))
+    e.rankings(Params(dims=6))
+    t = e.prefetch(Params(dims=6))  # the first request: LSA at 7 and 5, not the fusions
+    t.join(60)
+    lsa_at = lambda d, p=Params(): e.memo.ready("run", e.key("LSA", replace(p, dims=d)))  # noqa: E731
+    assert lsa_at(7) and lsa_at(5) and not e.cached(Params(dims=7)) and not e.cached(Params(dims=5))
+    moved = Params(dims=6, k1=1.5)
+    e.rankings(moved)
+    assert e.prefetch(moved) is None  # k1 moved: the passes at 7 and 5 are there, nothing is computed ahead
+    step = Params(dims=7, k1=1.5)
+    e.rankings(step)
+    t = e.prefetch(step)  # d moved: d = 8 and 6's whole rankings (d = 6's LSA pass is there, its fusions are not)
+    t.join(60)
+    assert e.cached(replace(step, dims=8)) and e.cached(replace(step, dims=6))

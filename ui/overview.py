@@ -20,10 +20,10 @@ K_MAX = 20  # the curves run over k = 1..K_MAX
 JUDGED_FLOOR = 0.8  # below this mean judged@k (the share of the top k that carries a judgement) the Overview warns
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def intervals(values: np.ndarray) -> np.ndarray:
-    """95% bootstrap intervals of each row's mean (cached on the values)."""
-    return stats.intervals(values)
+def intervals(ds: Dataset, values: np.ndarray) -> np.ndarray:
+    """95% bootstrap intervals of each row's mean (rows x questions of `ds`), each row cached on its values by the
+    dataset's engine (`Engine.intervals`)."""
+    return cache.engine(ds).intervals(values)
 
 
 def table_metrics(k: int, chosen: str) -> list[str]:
@@ -53,7 +53,7 @@ def summary(ev: Evaluation, metrics: list[str]) -> pd.DataFrame:
 def bars(ev: Evaluation, metrics: list[str]) -> pd.DataFrame:
     """One row per (metric, system): the mean and its 95% bootstrap interval over the questions."""
     rows = np.array([ev.values[s][m] for m in metrics for s in ev.systems])
-    iv = intervals(rows)
+    iv = intervals(ev.dataset, rows)
     frame = pd.DataFrame([{"metric": state.metric_label(m), "system": s, "mean": ev.mean(s, m)}
                           for m in metrics for s in ev.systems])
     frame["low"], frame["high"] = iv[:, 0], iv[:, 1]
