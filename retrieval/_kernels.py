@@ -434,15 +434,43 @@ def _locate(lay, d, s0, ns, m0, nm):
 
 
 @njit(nogil=True, cache=True)
-def bm25_locate(items, ptr, docs, lay, out):
+def bm25_locate(items, ptr, docs, lay, n_docs, per_doc, out):
     """Positions of documents (question q's: docs[ptr[q]:ptr[q + 1]], -1 for none) in each question's layout
-    (lay: bm25.Layout); -1 for one without a question term. Reference: bm25.QuestionPlan.docs_at undoes it."""
+    (lay: bm25.Layout; documents 0..n_docs-1); -1 for one without a question term. A question with many documents
+    to find for its layout's length (their count times per_doc at least the layout's length) has them found in one
+    pass over its layout, each wanted document marked by id beforehand; the others, a binary search each (two
+    dependent reads a step). Reference: bm25.QuestionPlan.docs_at undoes it."""
+    mark = np.empty(0, dtype=np.int64)  # by document: -1, -2 wanted, else its position (made at the first pass)
     for q in items:
         s0, m0 = lay.single_ptr[q], lay.multi_ptr[q]
         ns, nm = lay.single_ptr[q + 1] - s0, lay.multi_ptr[q + 1] - m0
-        for i in range(ptr[q], ptr[q + 1]):
+        a, b = ptr[q], ptr[q + 1]
+        if (b - a) * per_doc < ns + nm:
+            for i in range(a, b):
+                d = docs[i]
+                out[i] = _locate(lay, d, s0, ns, m0, nm) if d >= 0 else -1
+            continue
+        if mark.size == 0:
+            mark = np.full(n_docs, -1, dtype=np.int64)
+        for i in range(a, b):
             d = docs[i]
-            out[i] = _locate(lay, d, s0, ns, m0, nm) if d >= 0 else -1
+            if 0 <= d < n_docs:
+                mark[d] = -2
+        for i in range(ns):
+            d = lay.posting_doc[lay.single_posting[s0 + i]]
+            if mark[d] == -2:
+                mark[d] = i
+        for j in range(nm):
+            d = lay.posting_doc[lay.multi_posting[lay.multi_start[m0 + j]]]
+            if mark[d] == -2:
+                mark[d] = ns + j
+        for i in range(a, b):
+            d = docs[i]
+            out[i] = mark[d] if 0 <= d < n_docs and mark[d] >= 0 else -1
+        for i in range(a, b):
+            d = docs[i]
+            if 0 <= d < n_docs:
+                mark[d] = -1
 
 
 # ------------------------------------------------------------------------------------------- BM25

@@ -218,9 +218,10 @@ def test_layout_regroups_each_questions_postings_by_document():
     assert plan.entries == 15 and plan.n_touched().tolist() == [7, 0, 5]
     # positions: singles first, then the multis
     docs = np.array([[3, 9, 7, -1], [0, 2, 3, 9], [2, 3, 8, 0]])
-    pos = bm25.locate(plan, docs)
-    assert pos.tolist() == [[6, 4, -1, -1], [-1, -1, -1, -1], [4, 1, -1, 0]]
-    assert plan.docs_at(pos).tolist() == np.where(pos >= 0, docs, -1).tolist()
-    # the judgements' flat layout: q0 judged 9 and 1, q1 none, q2 judged 3
-    assert bm25.locate(plan, np.array([9, 1, 3]), np.array([0, 2, 2, 3])).tolist() == [4, -1, 1]
+    for per_doc in (0, 1, 10**9):  # binary searches, then passes over the layouts (q0's and q2's from per_doc = 2)
+        pos = bm25.locate(plan, docs, per_doc=per_doc)
+        assert pos.tolist() == [[6, 4, -1, -1], [-1, -1, -1, -1], [4, 1, -1, 0]]
+        assert plan.docs_at(pos).tolist() == np.where(pos >= 0, docs, -1).tolist()
+        # the judgements' flat layout: q0 judged 9 and 1, q1 none, q2 judged 3
+        assert bm25.locate(plan, np.array([9, 1, 3]), np.array([0, 2, 2, 3]), per_doc=per_doc).tolist() == [4, -1, 1]
     assert bm25.locate_lists(plan, docs, np.array([1, 4, 2])).tolist() == [[6, -1, -1, -1], [-1, -1, -1, -1], [4, 1, -1, -1]]

@@ -181,9 +181,13 @@ def test_layout_lists_each_questions_documents_and_locate_undoes_it(rand):
         singles = [d for d, c in zip(got, held) if c == 1]
         multis = [d for d, c in zip(got, held) if c > 1]
         assert got == sorted(singles) + sorted(multis)  # one term first, then several, each in id order
-    assert np.array_equal(bm25.locate(plan, docs), pos)
     absent = np.array([[d for d in range(ds.n_docs) if not holds[q, d]][:1] or [-1] for q in range(ds.n_queries)])
-    assert (bm25.locate(plan, absent) == -1).all()
+    for per_doc in (0, 10**9):  # each question's documents by binary search, or by one pass over its layout
+        assert np.array_equal(bm25.locate(plan, docs, per_doc=per_doc), pos)
+        assert (bm25.locate(plan, absent, per_doc=per_doc) == -1).all()
+        mixed = np.concatenate([docs[:, ::-1], absent, np.full((ds.n_queries, 1), ds.n_docs + 5)], axis=1)  # any order
+        want = np.concatenate([pos[:, ::-1], np.full((ds.n_queries, 2), -1)], axis=1)
+        assert np.array_equal(bm25.locate(plan, mixed, per_doc=per_doc), want)
 
 
 # ------------------------------------------------------------------------------------------- LSA and generic rows
