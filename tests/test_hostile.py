@@ -493,3 +493,17 @@ def test_indexing_a_corpus_of_long_documents_stays_within_a_few_bytes_per_token(
     assert out.returncode == 0, out.stderr
     added_mb, tokens = map(int, out.stdout.split())
     assert tokens > 3_000_000 and added_mb < 300, f"the index build added {added_mb} MB for {tokens:,} tokens"
+
+
+@pytest.mark.parametrize("lines, line, match", [
+    (['{"_id": "a b", "text": "x"}', '{"_id": "c"}'], 1, "whitespace"),  # the id's fault on line 1 before line 2's text
+    (['{"_id": "a", "text": "x"}', '{"_id": "b"}', '{"_id": "a", "text": "y"}'], 2, "no 'text'"),
+    (['{"_id": "a", "text": "x"}', '{"_id": "b", "text": "y"}', '{"_id": "a", "text": "z"}', '{"_id": "c d"}'], 3,
+     r"duplicate id 'a' \(first on line 1\)"),
+    (['{"_id": "a", "text": "x"}', '{"_id": "b c", "text": "y"}', "{broken"], 2, "whitespace"),
+    (['{"_id": 7, "text": "x"}', '{"_id": "7", "text": "y"}'], 2, r"duplicate id '7' \(first on line 1\)"),
+])
+def test_of_several_faults_in_a_jsonl_file_the_first_lines_is_named(lines, line, match):
+    """The ids are checked together (one set, one search) and one by one only when one fails: the message is still
+    the first faulty line's, its id's fault before its text's, as when each line was checked in turn."""
+    refused(parse_jsonl, "\n".join(lines).encode(), "c.jsonl", line, match)
