@@ -31,6 +31,7 @@ Each kernel must equal a plain numpy reference, named in its docstring and compa
 | layout, bm25_locate | bm25.QuestionPlan.docs_at (layout positions and documents, each the other undone) |
 | lsa_rank | ranking.rank_rows(lsa.score_chunks(...)) |
 | lsa_at, lsa_rows | lsa.score_chunks, read at (question, document) |
+| tfidf_rows, tfidf_columns | TfidfTransformer().fit_transform(counts) and its tocsc() (lsa.Tfidf.of_counts) |
 | sparse_dense | scipy's CSR matrix @ dense matrix (lsa.Tfidf's products in the randomized SVD) |
 | unit_lower_rows | scipy.linalg.lu(a, permute_l=True) (lsa.lu_permute_l: the randomized SVD's normaliser) |
 | rank_sparse, rank_dense | ranking.order_by_score over each row's results (tests/test_ranking.py's `brute`) |
@@ -1163,6 +1164,40 @@ def lsa_rows(items, top_d, n_top, qvec, vecs, out):
 
 
 @njit(nogil=True, cache=True)
+def tfidf_rows(items, counts, idf, data, scale):
+    """TF-IDF of a count matrix's rows (counts: ranking.Csr, a row's terms in `doc`, its counts in `score`) as
+    scikit-learn's TfidfTransformer(norm="l2") makes them: each entry count * idf[term]; the row's sum of their
+    squares, added in stored order; each entry divided by its square root (scale[r]; a row whose sum is 0 is left
+    as it is: scale 1). Reference: TfidfTransformer().fit_transform (its data *= idf[indices], then
+    sparsefuncs_fast._inplace_csr_row_normalize_l2), to the last bit."""
+    for r in items:
+        a, b = counts.ptr[r], counts.ptr[r + 1]
+        s = 0.0
+        for j in range(a, b):
+            v = counts.score[j] * idf[counts.doc[j]]
+            data[j] = v
+            s += v * v
+        if s == 0.0:
+            scale[r] = 1.0
+            continue
+        s = np.sqrt(s)
+        scale[r] = s
+        for j in range(a, b):
+            data[j] = data[j] / s
+
+
+@njit(nogil=True, cache=True)
+def tfidf_columns(items, counts, idf, scale, data):
+    """The same TF-IDF values by column (counts: ranking.Csr of the transposed count matrix, a term's documents in
+    `doc` ascending, its counts in `score`): (count * idf[term]) / scale[document], the operations `tfidf_rows`
+    makes on the same numbers, so each value is its row twin's to the last bit (scipy's tocsc of those rows)."""
+    for c in items:
+        w = idf[c]
+        for j in range(counts.ptr[c], counts.ptr[c + 1]):
+            data[j] = (counts.score[j] * w) / scale[counts.doc[j]]
+
+
+@njit(nogil=True, cache=True)
 def sparse_dense(items, a, x, out):
     """out[r] = a's row r times the dense x (a: ranking.Csr, entries' columns in `doc`, values in `score`): each
     entry's value times x's row at its column, added entry by entry in stored order to a row that starts at 0.0.
@@ -1502,7 +1537,8 @@ def rrf_fuse(items, r_ptr, r_docs, depth, k, key, out_d, out_s, out_n):
 # ------------------------------------------------------------------------------------------- compiled, or plain Python
 
 KERNELS = ("layout", "bm25_locate", "bm25_weights", "bm25_rank", "bm25_at", "bm25_rows", "lsa_rank", "lsa_at", "lsa_rows",
-           "sparse_dense", "unit_lower_rows", "rank_sparse", "rank_dense", "list_ranks", "weighted_topk", "weighted_scan", "rrf_fuse")
+           "tfidf_rows", "tfidf_columns", "sparse_dense", "unit_lower_rows", "rank_sparse", "rank_dense", "list_ranks",
+           "weighted_topk", "weighted_scan", "rrf_fuse")
 PYTHON_MAX_WORK = 200_000  # elementary steps (as `parallel` counts them) the plain-Python twin takes on while the
 # compiled kernels are not loaded yet: the invented corpus's largest call is about 3,000, Cranfield's 2.5 million
 # (the twin runs ~1 us a step: 0.2 s at most, against ~25 s for numba to compile every kernel on a fresh clone)

@@ -292,9 +292,10 @@ class Engine:
 
         def make() -> LsaFit:
             if block is None:
-                model = lsa.fit(self.index, dims)
+                model = lsa.fit(self.index, dims, by_term=self.bm25.counts)
             else:
-                base = self.memo.get("block", block, lambda: lsa.fit(self.index, block, block=True))
+                base = self.memo.get("block", block, lambda: lsa.fit(self.index, block, block=True,
+                                                                     by_term=self.bm25.counts))
                 model = lsa.truncate(base, dims)
                 projected = self.memo.get("block questions", block, lambda: lsa.project(base, self.qcounts))
                 return LsaFit(model, lsa.query_vectors(model, self.qcounts, projected))
@@ -662,7 +663,7 @@ def warm_up() -> dict[str, int]:
         bm25.search(ds, e.bm25_scores(1.2, 0.75))
         f = e.lsa_fit(6)
         lsa.search(ds, f.model, f.qvec)
-        lsa.fit(e.index, 6, "randomized")  # a large corpus's solver: its products run lsa.Tfidf's kernel
+        lsa.fit(e.index, 6, "randomized", by_term=e.bm25.counts)  # a large corpus's solver: lsa.Tfidf's kernels
         p = Params()
         bm, ls = e.run("BM25", p), e.run("LSA", p)
         none = np.zeros(0, dtype=np.int64)

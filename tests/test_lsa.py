@@ -120,13 +120,17 @@ def test_randomized_solver_is_seeded(invented):
     np.testing.assert_array_equal(a.doc_vectors, b.doc_vectors)
 
 
+@pytest.mark.parametrize("by_term", [False, True])
 @pytest.mark.parametrize("n_docs, dims", [(300, 6), (300, 1), (900, 8)])
-def test_the_randomized_fit_is_scikit_learn_s_to_the_last_bit(mid_corpus, n_docs, dims):
+def test_the_randomized_fit_is_scikit_learn_s_to_the_last_bit(mid_corpus, n_docs, dims, by_term):
     """lsa.fit's randomized solver runs scikit-learn's randomized SVD over `Tfidf`, whose products are the compiled
     kernel's over threads: the components and the projected documents equal TruncatedSVD(randomized)'s exactly
-    (both products, X @ Q and X.T @ Q, and Q.T @ X, in scipy's order of additions)."""
+    (both products, X @ Q and X.T @ Q, and Q.T @ X, in scipy's order of additions), its TF-IDF made from the counts
+    (by column from BM25's columns, or transposed)."""
+    from retrieval import bm25
+
     index = build_index(mid_corpus.doc_texts[:n_docs])
-    got = lsa.fit(index, dims, "randomized", block=True)
+    got = lsa.fit(index, dims, "randomized", block=True, by_term=bm25.prepare(index).counts if by_term else None)
     x = lsa.TfidfTransformer().fit_transform(index.counts)
     svd = TruncatedSVD(n_components=dims, algorithm="randomized", random_state=0)
     z = svd.fit_transform(x)
@@ -193,6 +197,35 @@ def test_the_operator_s_products_are_scipy_s_to_the_last_bit():
             for got, want in ((a @ q, m @ q), (a.T @ q2, m.T @ q2), (q2.T @ a, q2.T @ m)):
                 np.testing.assert_array_equal(got, want)
                 assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
+def test_the_operator_of_counts_is_the_transformer_s_tf_idf_to_the_last_bit():
+    """Tfidf.of_counts (TF-IDF by the threads, by row and by column) against Tfidf.of(TfidfTransformer's
+    fit_transform): the same arrays, bit for bit, with an empty row, a term in no document, unsorted stored
+    entries, counts up to 40 and the columns given or transposed."""
+    import scipy.sparse as sp
+
+    from sklearn.feature_extraction.text import TfidfTransformer
+
+    rng = np.random.default_rng(11)
+    dense = rng.integers(0, 41, size=(70, 50)) * (rng.random((70, 50)) < 0.15)
+    dense[9] = 0  # an empty row
+    dense[:, 7] = 0  # a term in no document
+    c = sp.csr_matrix(dense.astype(np.int32))
+    order = np.concatenate([np.arange(a, b)[::-1] for a, b in zip(c.indptr[:-1], c.indptr[1:])])
+    shuffled = sp.csr_matrix((c.data[order], c.indices[order], c.indptr), shape=c.shape)  # each row's entries reversed
+    assert not shuffled.has_sorted_indices and (shuffled.toarray() == dense).all()
+    for counts in (c, shuffled):
+        transformer = TfidfTransformer()
+        want = lsa.Tfidf.of(transformer.fit_transform(counts))
+        columns = sp.csc_matrix(counts)
+        columns.sort_indices()
+        for by_term in (None, columns):
+            got = lsa.Tfidf.of_counts(counts, transformer.idf_, by_term)
+            assert got.shape == want.shape
+            for g, w in ((got.rows, want.rows), (got.cols, want.cols)):
+                for a, b in zip(g, w):
+                    np.testing.assert_array_equal(a, b)
 
 
 def test_search_ties_by_doc_id_and_positive_only():
