@@ -44,6 +44,9 @@ DERIVED = 4  # engines derived from another of the same documents and questions 
 PREFETCH_ABOVE = 20_000_000  # documents x questions above which the d steps next to the current are computed ahead
 WARM_UP_THREAD = "retrieval-warm-up"  # the name of start_warm_up's thread
 PREFETCH_DELAY = 0.25  # seconds a request waits before it is computed (requests made meanwhile replace it)
+PREFETCH_AFTER_OTHER = 2.0  # ... when another slider moved (k1, b, alpha, RRF k) and d's passes are cached: only the
+# fusions are left to compute ahead (60-90 ms of a d step at 100k), and computed at each step of a k1 walk they held
+# the interpreter the page's next step waited for (in Chromium, a k1 step 503 -> 442 ms without them)
 CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is said beside it
     "run": 12,  # a retriever's run (questions x up to 1,000 scores: ~16 MB at 1,000 questions)
     "fit": 4,  # an LSA fit (documents x d float64, twice)
@@ -238,6 +241,7 @@ class Engine:
         self._ahead_next: tuple | None = None  # the request it takes next: (the parameters to compute, extra)
         self._ahead_dims: int | None = None  # the d prefetch was last asked about (the direction d moves)
         self._ahead_params: Params | None = None  # ... and the whole parameters (whether d alone moved)
+        self._ahead_wake = threading.Event()  # set by each request, ending the wait of the one it replaces
 
     # what a derived engine shares with its base, all built from the texts alone; everything else is its own (an
     # attribute added to __init__ is then never shared by mistake)
@@ -485,22 +489,21 @@ class Engine:
                 out.append(replace(params, dims=d))
         return out
 
-    def _reading_dims(self) -> list[str]:
-        """The retrievers whose run reads d (LSA): a pass over every document at each d."""
-        return [name for name, system in REGISTRY.items() if "dims" in system.params]
-
     def _passes_ready(self, params: Params, extra: tuple) -> bool:
-        """Whether the runs that read d are cached at `params` (what a d step costs most, where prefetch pays)."""
-        return all(self.memo.ready("run", self.key(name, params, extra)) for name in self._reading_dims())
+        """Whether the runs that read d (LSA's: a pass over every document) are cached at `params`: what a d step
+        costs most, where computing ahead pays most."""
+        return all(self.memo.ready("run", self.key(name, params, extra))
+                   for name, system in REGISTRY.items() if "dims" in system.params)
 
     def prefetch(self, params: Params, extra: tuple = ()) -> threading.Thread | None:
         """Compute, in one background thread, the rankings one d step away from `params` (`neighbours`) that are not
         cached yet, so that the next d step of a slider reads them (a step taken while one is being computed waits
         for that computation, not for a second one: the memo makes a key once). Only where it pays
         (`prefetch_pays`). The step in the direction d last moved comes first. The thread starts PREFETCH_DELAY
-        after the request, and a request made meanwhile replaces it (a slider still moving computes nothing ahead,
-        and the page that asked draws undisturbed); a newer request also ends the one being computed after its
-        current step. It and its kernels' worker threads run at the lowest priority (`_kernels.in_background`), so
+        after the request (PREFETCH_AFTER_OTHER when another slider moved and d's passes are cached: only the
+        fusions are left to compute), and a request made meanwhile replaces it and waits its own delay (a slider
+        still moving computes nothing ahead, and the page that asked draws undisturbed); a newer request also ends
+        the one being computed after its current step. It and its kernels' worker threads run at the lowest priority (`_kernels.in_background`), so
         a step the other way, computed at once, keeps the cores. One thread per engine. Returns the thread working
         (or None: nothing to do)."""
         if "LSA" not in REGISTRY or not self.prefetch_pays():
@@ -510,36 +513,38 @@ class Engine:
             before, self._ahead_params = self._ahead_params, params
         down = last is not None and params.dims < last
         on_d = before is not None and before != params and replace(before, dims=params.dims) == params
-        todo = [(p, on_d) for p in self.neighbours(params, down)
-                if not self.cached(p, extra) and (on_d or not self._passes_ready(p, extra))]
+        todo = [p for p in self.neighbours(params, down) if not self.cached(p, extra)]
         if not todo:
             return None
+        passes_missing = not all(self._passes_ready(p, extra) for p in todo)
+        delay = PREFETCH_DELAY if on_d or passes_missing else PREFETCH_AFTER_OTHER
 
         def work() -> None:
             from . import _kernels
 
             with _kernels.in_background():
                 while True:
-                    time.sleep(PREFETCH_DELAY)  # the slider at rest: a request made meanwhile replaces this one
                     with self._lock:
+                        pending = self._ahead_next
+                        self._ahead_wake.clear()
+                    if pending is not None and self._ahead_wake.wait(pending[2]):
+                        continue  # a request made meanwhile replaces this one, and waits its own delay
+                    with self._lock:  # the sliders at rest
                         request, self._ahead_next = self._ahead_next, None
                         if request is None:
                             self._ahead = None
                             return
-                    for p, whole in request[0]:
+                    for p in request[0]:
                         if self._ahead_next is not None:  # a newer request goes first
                             break
                         try:
-                            if whole:
-                                self.rankings(p, request[1])
-                            else:
-                                for name in self._reading_dims():
-                                    self.run(name, p, request[1])
+                            self.rankings(p, request[1])
                         except Exception:  # noqa: BLE001 - a page asking for these rankings makes them, shows the error
                             pass
 
         with self._lock:
-            self._ahead_next = (todo, extra)
+            self._ahead_next = (todo, extra, delay)
+            self._ahead_wake.set()
             t = self._ahead
             if t is not None:
                 return t

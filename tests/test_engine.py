@@ -508,24 +508,30 @@ def test_the_d_steps_next_to_the_current_are_computed_ahead_where_a_step_is_slow
     assert not small.prefetch_pays() and small.neighbours(Params()) and small.prefetch(Params()) is None
 
 
-def test_after_a_step_of_another_slider_only_the_missing_passes_over_the_documents_are_computed_ahead(monkeypatch):
-    """Computing ahead pays for LSA's pass over every document (hundreds of ms at 100,000 documents), not for the
-    fusions (tens): after a step of k1 (or alpha, or RRF k), the neighbours' LSA runs cached already, nothing runs
-    ahead, so the next k1 step keeps the cores and the interpreter; the first request, or one whose LSA runs are
-    missing, computes those runs alone; a d step computes the neighbours' whole rankings."""
+def test_after_a_step_of_another_slider_the_fusions_are_computed_ahead_only_once_the_sliders_rest(monkeypatch):
+    """Computing ahead pays most for LSA's pass over every document (hundreds of ms at 100,000 documents). After a
+    step of k1 (or b, alpha, RRF k), the neighbours' passes cached already, only the fusions are left: they wait
+    PREFETCH_AFTER_OTHER, and the next step of a k1 walk replaces them before they start (computed at every step
+    they held the interpreter the page's next step waited for). A d step's neighbours wait PREFETCH_DELAY."""
     monkeypatch.setattr(lsa, "PREFIX_ABOVE", 0)
     monkeypatch.setattr(engine_mod, "PREFETCH_ABOVE", 0)
+    monkeypatch.setattr(engine_mod, "PREFETCH_AFTER_OTHER", 3.0)
     e = Engine(random_dataset(9, n_docs=150, n_q=12))
     e.rankings(Params(dims=6))
-    t = e.prefetch(Params(dims=6))  # the first request: LSA at 7 and 5, not the fusions
+    e.prefetch(Params(dims=6)).join(60)  # the first request: LSA's passes at 7 and 5 missing, computed at once
+    assert e.cached(Params(dims=7)) and e.cached(Params(dims=5))
+    one, two = Params(dims=6, k1=1.5), Params(dims=6, k1=1.6)
+    e.rankings(one)
+    t = e.prefetch(one)
+    time.sleep(0.3)
+    assert t.is_alive() and not e.cached(replace(one, dims=7))  # waiting for the sliders to rest
+    e.rankings(two)
+    assert e.prefetch(two) is t  # the walk's next step replaces the request
     t.join(60)
-    lsa_at = lambda d, p=Params(): e.memo.ready("run", e.key("LSA", replace(p, dims=d)))  # noqa: E731
-    assert lsa_at(7) and lsa_at(5) and not e.cached(Params(dims=7)) and not e.cached(Params(dims=5))
-    moved = Params(dims=6, k1=1.5)
-    e.rankings(moved)
-    assert e.prefetch(moved) is None  # k1 moved: the passes at 7 and 5 are there, nothing is computed ahead
-    step = Params(dims=7, k1=1.5)
+    assert e.cached(replace(two, dims=7)) and e.cached(replace(two, dims=5))
+    assert not e.cached(replace(one, dims=7)) and not e.cached(replace(one, dims=5))  # never computed
+    step = replace(two, dims=7)
     e.rankings(step)
-    t = e.prefetch(step)  # d moved: d = 8 and 6's whole rankings (d = 6's LSA pass is there, its fusions are not)
-    t.join(60)
-    assert e.cached(replace(step, dims=8)) and e.cached(replace(step, dims=6))
+    start = time.perf_counter()
+    e.prefetch(step).join(60)  # d moved: its neighbour 8 at once (6 is there)
+    assert e.cached(replace(step, dims=8)) and time.perf_counter() - start < 3.0
