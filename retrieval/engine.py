@@ -45,8 +45,8 @@ PREFETCH_ABOVE = 20_000_000  # documents x questions above which the d steps nex
 WARM_UP_THREAD = "retrieval-warm-up"  # the name of start_warm_up's thread
 PREFETCH_DELAY = 0.25  # seconds a request waits before it is computed (requests made meanwhile replace it)
 PREFETCH_AFTER_OTHER = 2.0  # ... when another slider moved (k1, b, alpha, RRF k) and d's passes are cached: only the
-# fusions are left to compute ahead (60-90 ms of a d step at 100k), and computed at each step of a k1 walk they held
-# the interpreter the page's next step waited for (in Chromium, a k1 step 503 -> 442 ms without them)
+# fusions are left to compute ahead (60-90 ms of a d step at 100k); computed after every step of a k1 walk in the
+# browser, the thread was busy through each of the page's reruns, holding the interpreter lock (the server sampled)
 CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is said beside it
     "run": 12,  # a retriever's run (questions x up to 1,000 scores: ~16 MB at 1,000 questions)
     "fit": 4,  # an LSA fit (documents x d float64, twice)
@@ -503,9 +503,9 @@ class Engine:
         after the request (PREFETCH_AFTER_OTHER when another slider moved and d's passes are cached: only the
         fusions are left to compute), and a request made meanwhile replaces it and waits its own delay (a slider
         still moving computes nothing ahead, and the page that asked draws undisturbed); a newer request also ends
-        the one being computed after its current step. It and its kernels' worker threads run at the lowest priority (`_kernels.in_background`), so
-        a step the other way, computed at once, keeps the cores. One thread per engine. Returns the thread working
-        (or None: nothing to do)."""
+        the one being computed after its current step. It and its kernels' worker threads run at the lowest
+        priority (`_kernels.in_background`), so a step the other way, computed at once, keeps the cores. One thread
+        per engine. Returns the thread working (or None: nothing to do)."""
         if "LSA" not in REGISTRY or not self.prefetch_pays():
             return None
         with self._lock:
