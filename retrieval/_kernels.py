@@ -125,6 +125,12 @@ def parallel(kernel, n_items: int, work: int, *args) -> None:
         f.result()
 
 
+def submit(fn, *args):
+    """`fn(*args)` on one of the worker threads `parallel` uses (the background's inside `in_background`): a
+    Future. For work that runs beside the caller's own (the tokeniser's second half of a batch)."""
+    return _pool(threads(), getattr(_LOCAL, "background", False)).submit(fn, *args)
+
+
 _POOLS: dict[bool, ThreadPoolExecutor] = {}
 
 

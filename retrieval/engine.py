@@ -239,8 +239,7 @@ class Engine:
         self._fitting: dict[int, threading.Thread] = {}  # fit_in_background's threads, by d
         self._ahead: threading.Thread | None = None  # prefetch's thread, while it works
         self._ahead_next: tuple | None = None  # the request it takes next: (the parameters to compute, extra)
-        self._ahead_dims: int | None = None  # the d prefetch was last asked about (the direction d moves)
-        self._ahead_params: Params | None = None  # ... and the whole parameters (whether d alone moved)
+        self._ahead_params: Params | None = None  # what prefetch was last asked about (which way d moves, whether alone)
         self._ahead_wake = threading.Event()  # set by each request, ending the wait of the one it replaces
 
     # what a derived engine shares with its base, all built from the texts alone; everything else is its own (an
@@ -509,9 +508,8 @@ class Engine:
         if "LSA" not in REGISTRY or not self.prefetch_pays():
             return None
         with self._lock:
-            last, self._ahead_dims = self._ahead_dims, params.dims
             before, self._ahead_params = self._ahead_params, params
-        down = last is not None and params.dims < last
+        down = before is not None and params.dims < before.dims
         on_d = before is not None and before != params and replace(before, dims=params.dims) == params
         todo = [p for p in self.neighbours(params, down) if not self.cached(p, extra)]
         if not todo:

@@ -117,14 +117,17 @@ class Tfidf:
     def __init__(self, rows: Csr, cols: Csr, shape: tuple[int, int]):
         self.rows, self.cols, self.shape, self.dtype = rows, cols, shape, np.dtype(np.float64)
 
+    @staticmethod
+    def _arrays(m: sp.spmatrix, data: np.ndarray | None = None) -> Csr:
+        """A compressed matrix's pointers and indices as int64, with `data` (default: its own, as float64)."""
+        return Csr(m.indptr.astype(np.int64), m.indices.astype(np.int64),
+                   np.asarray(m.data, dtype=np.float64) if data is None else data)
+
     @classmethod
     def of(cls, x: sp.spmatrix) -> "Tfidf":
         """The operator of a scipy sparse matrix (float64; its CSR and CSC arrays)."""
-        def arrays(m):
-            return Csr(m.indptr.astype(np.int64), m.indices.astype(np.int64), np.asarray(m.data, dtype=np.float64))
-
         x = sp.csr_matrix(x, dtype=np.float64)
-        return cls(arrays(x), arrays(x.tocsc()), x.shape)
+        return cls(cls._arrays(x), cls._arrays(x.tocsc()), x.shape)
 
     @classmethod
     def of_counts(cls, counts: sp.csr_matrix, idf: np.ndarray, by_term: sp.csc_matrix | None = None) -> "Tfidf":
@@ -135,9 +138,6 @@ class Tfidf:
         where scikit-learn's fit_transform and scipy's tocsc took 0.22-0.48 s (0.28) on one thread."""
         from . import _kernels as k
 
-        def ints(a: np.ndarray) -> np.ndarray:
-            return a.astype(np.int64)
-
         if by_term is None:
             by_term = sp.csc_matrix(counts)
             by_term.sort_indices()
@@ -146,11 +146,10 @@ class Tfidf:
             counts = counts.sorted_indices()
         idf = np.ascontiguousarray(idf, dtype=np.float64)
         n_docs, n_terms = counts.shape
-        rows = Csr(ints(counts.indptr), ints(counts.indices), np.empty(counts.nnz))
+        rows, cols = cls._arrays(counts, np.empty(counts.nnz)), cls._arrays(by_term, np.empty(by_term.nnz))
         scale = np.empty(n_docs)
-        k.parallel(k.tfidf_rows, n_docs, counts.nnz, Csr(rows.ptr, rows.doc, counts.data), idf, rows.score, scale)
-        cols = Csr(ints(by_term.indptr), ints(by_term.indices), np.empty(by_term.nnz))
-        k.parallel(k.tfidf_columns, n_terms, by_term.nnz, Csr(cols.ptr, cols.doc, by_term.data), idf, scale, cols.score)
+        k.parallel(k.tfidf_rows, n_docs, counts.nnz, rows._replace(score=counts.data), idf, rows.score, scale)
+        k.parallel(k.tfidf_columns, n_terms, by_term.nnz, cols._replace(score=by_term.data), idf, scale, cols.score)
         return cls(rows, cols, (n_docs, n_terms))
 
     @property

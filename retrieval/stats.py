@@ -131,8 +131,15 @@ def _counts_f64(n: int, resamples: int = RESAMPLES, seed: int = SEED) -> np.ndar
     return c
 
 
-_BLAS = {"controller": None}
 _BLAS_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def _blas():
+    """The process's thread pools as threadpoolctl finds them (looked up once: it scans the loaded libraries)."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 @contextmanager
@@ -140,13 +147,8 @@ def _one_blas_thread():
     """BLAS on the calling thread alone, one caller at a time (threadpoolctl; the limit is process-wide, so the lock
     keeps two callers from restoring each other's). The resample product is small (16 x 1,000 by 1,000 x 5,000):
     on two threads it took 16-40 ms with another process busy on a core (a browser beside the app), on one 9-16 ms."""
-    from threadpoolctl import ThreadpoolController
-
-    with _BLAS_LOCK:
-        if _BLAS["controller"] is None:
-            _BLAS["controller"] = ThreadpoolController()
-        with _BLAS["controller"].limit(limits=1, user_api="blas"):
-            yield
+    with _BLAS_LOCK, _blas().limit(limits=1, user_api="blas"):
+        yield
 
 
 def _means_by_counts(v: np.ndarray, resamples: int, seed: int) -> np.ndarray:

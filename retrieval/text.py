@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import threading
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -265,9 +264,10 @@ SPLIT_ABOVE = 1_000_000  # bytes of a batch beyond which its two halves are toke
 
 def _intern_batch(buf, ends, v: Vocab, n_stop: int, per_doc: np.ndarray) -> tuple[Vocab, np.ndarray]:
     """A batch's ids (`_intern_all`) and the table after it. Above SPLIT_ABOVE bytes, with two threads or more, the
-    first half of its documents goes into `v` while a second thread tokenises the other half into a table of its
-    own; `_merge` then adds that table's new terms to v in their first-seen order, so the terms, their numbers and
-    the ids are those of one pass over the whole batch (tests/test_text.py)."""
+    first half of its documents goes into `v` while one of the kernels' worker threads (`_kernels.submit`)
+    tokenises the other half into a table of its own; `_merge` then adds that table's new terms to v in their
+    first-seen order, so the terms, their numbers and the ids are those of one pass over the whole batch
+    (tests/test_text.py)."""
     from . import _kernels
 
     if buf.size <= SPLIT_ABOVE or ends.size < 2 or _kernels.threads() < 2:
@@ -278,7 +278,7 @@ def _intern_batch(buf, ends, v: Vocab, n_stop: int, per_doc: np.ndarray) -> tupl
     cut = int(ends[m - 1])
     second = _new_vocab()
     out_b = np.empty((buf.size - cut) // 2 + 1, dtype=np.int32)
-    job = _split_pool().submit(_intern_all, buf[cut:], ends[m:] - cut, second, n_stop, out_b, per_doc[m:])
+    job = _kernels.submit(_intern_all, buf[cut:], ends[m:] - cut, second, n_stop, out_b, per_doc[m:])
     out_a = np.empty(cut // 2 + 1, dtype=np.int32)
     try:
         v = _intern_all(buf[:cut], ends[:m], v, n_stop, out_a, per_doc[:m])
@@ -289,21 +289,6 @@ def _intern_batch(buf, ends, v: Vocab, n_stop: int, per_doc: np.ndarray) -> tupl
     remap = np.empty(max(int(second.sizes[0]) - n_stop, 0), dtype=np.int32)
     _merge(v, second, n_stop, remap)
     return v, np.concatenate([ids_a, remap[out_b[: int(second.sizes[2])]]])
-
-
-_SPLIT_POOL: list = []
-_SPLIT_LOCK = threading.Lock()
-
-
-def _split_pool():
-    """The thread that tokenises a batch's second half (one per process, made at the first split; two uploads at
-    once take turns on it)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    with _SPLIT_LOCK:
-        if not _SPLIT_POOL:
-            _SPLIT_POOL.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="tokeniser"))
-        return _SPLIT_POOL[0]
 
 
 def _index_compiled(texts, progress) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
