@@ -349,6 +349,7 @@ def test_the_python_twin_and_the_compiled_kernels_give_the_same_rankings(monkeyp
     lists, scores (to the last bit) and judged ranks equal the compiled ones, first runs and hinted runs alike."""
     ds = random_dataset(5, n_docs=150, n_q=12, dup=0.3, vocab=8)
     settings = (Params(), Params(k1=0.7, b=0.3), Params(alpha=0.2, rrf_k=5.0, dims=3, fusion_depth=100))
+    _warm_up_done()
     monkeypatch.setattr(_kernels._LOCAL, "compiled", False)  # this test is about the switch itself
     monkeypatch.setattr(_kernels, "_READY", threading.Event())
     calls = {"python": 0}
@@ -372,7 +373,17 @@ def _counting(fn, calls):
     return wrapped
 
 
+def _warm_up_done() -> None:
+    """Wait for a warm-up thread an earlier test started (`engine.start_warm_up`): when it ends its compiling it
+    marks the kernels ready, which would mark a test's own switch (a fresh `_READY`) in the middle of the test."""
+    from retrieval import engine as engine_mod
+
+    for t in list(engine_mod._WARMING):
+        t.join(300)
+
+
 def test_the_switch_takes_small_calls_only_and_only_until_ready(monkeypatch):
+    _warm_up_done()
     monkeypatch.setattr(_kernels._LOCAL, "compiled", False)
     monkeypatch.setattr(_kernels, "_READY", threading.Event())
     monkeypatch.setattr(_kernels, "_MODE", {"auto": False})
