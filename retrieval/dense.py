@@ -126,6 +126,38 @@ def seconds_per_token() -> float:
         return _RATE[0]
 
 
+def rate_in_force() -> float | None:
+    """The fastest rate timed in this process (`seconds_per_token`), or None while none was: without timing."""
+    with _RATE_LOCK:
+        return _RATE[0] if _RATE else None
+
+
+PAGE_CALIBRATION_WAIT = 10.0  # calibrate_in_background: seconds it waits for an idle machine before timing anyway
+_CALIBRATING: list[threading.Thread] = []  # the thread calibrate_in_background started
+
+
+def calibrate_in_background(wait: float = PAGE_CALIBRATION_WAIT) -> threading.Thread:
+    """`calibrate_when_idle` in a thread of its own (waiting at most `wait` s for an idle machine), once per process:
+    later calls return that thread. For a page that wants the rate before any was timed: timed on the page's own
+    thread right after an upload, it held the page 2.5 s beside the upload's SVD and the browser (sampled in the
+    100k upload), and gave a rate several times too slow. A page that finds the thread over and still no rate (no
+    encoder here) times it itself, and says why it cannot."""
+    with _RATE_LOCK:
+        if _CALIBRATING:
+            return _CALIBRATING[0]
+
+        def work() -> None:
+            try:
+                calibrate_when_idle(wait=wait)
+            except Exception:  # noqa: BLE001 - no encoder here: the page's next run times it and says why
+                pass
+
+        t = threading.Thread(target=work, name="encoder-calibration", daemon=True)
+        _CALIBRATING.append(t)
+        t.start()
+        return t
+
+
 def idle_share(window: float = IDLE_WINDOW) -> float:
     """The share of the machine's CPU time spent idle over the next `window` seconds (Linux's /proc/stat: idle and
     iowait over every state); 1.0 where there is no /proc/stat."""

@@ -59,7 +59,7 @@ def long_docs():
     measures, so it answers a fixed hour here."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(retrieval_dense, "corpus_tokens", lambda ds, sample=None: 3600.0)
-        mp.setattr(retrieval_dense, "seconds_per_token", lambda: 1.0)
+        mp.setattr(retrieval_dense, "_RATE", [1.0])  # the rate in force: 1 s a token
         at = open_app("pages/data.py")
         upload(at, "data_zip", ("long.zip", beir_zip(DOCS, QUERIES, QRELS), "application/zip"))
         assert at.session_state["dataset"].n_docs == len(DOCS)

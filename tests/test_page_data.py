@@ -274,3 +274,38 @@ def test_a_large_upload_fits_lsa_in_the_background_and_says_so(monkeypatch):
     ds = dataset.load_beir_zip(beir_zip(), "fruit.zip")
     ev = experiment.evaluate(ds, experiment.Params(dims=5), ["ndcg@5"])
     assert after["BM25"]["nDCG@5"] == pytest.approx(ev.mean("BM25", "ndcg@5"), abs=1e-6)
+
+
+def test_while_lsa_is_fitted_the_data_page_is_drawn_with_the_systems_that_need_no_fit_then_every_system(monkeypatch):
+    """A large upload (the prefix path forced) whose SVD is held back: the Data page does not wait for it. Its table
+    of unjudged documents lists the systems that need no fit, a caption names the others, the downloads say they
+    follow; once the fit is in, the next run shows every system and the download buttons."""
+    import threading
+
+    from retrieval import lsa
+
+    large_corpus(monkeypatch)
+    release, real = threading.Event(), lsa.fit
+
+    def held(*a, **k):
+        if k.get("block"):
+            assert threading.current_thread().name.startswith("lsa-fit"), "the page itself fitted"
+            release.wait(60)
+        return real(*a, **k)
+
+    monkeypatch.setattr(lsa, "fit", held)
+    at = upload(open_data(), "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
+    at.run()  # the page as it is drawn after the upload's run, the fit still held
+    assert not at.exception
+    unjudged = at.dataframe[-1].value
+    assert "BM25" in set(unjudged["system"]) and not {"LSA", "weighted", "RRF"} & set(unjudged["system"])
+    assert any(c.value.startswith("LSA, weighted, RRF follow here once LSA's SVD on 6 documents is fitted") for c in at.caption)
+    assert any("The downloads" in i.value and "follow here" in i.value for i in at.info)
+    assert not at.get("download_button")
+    release.set()
+    for t in [t for t in threading.enumerate() if t.name.startswith("lsa-fit")]:
+        t.join(60)
+    at.run()
+    assert not at.exception
+    assert {"BM25", "LSA", "weighted", "RRF"} <= set(at.dataframe[-1].value["system"])
+    assert not any("The downloads" in i.value for i in at.info) and at.get("download_button")

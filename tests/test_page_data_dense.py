@@ -17,9 +17,11 @@ from ui import dense as ui_dense
 
 @pytest.fixture(autouse=True)
 def fresh(tmp_path, monkeypatch):
-    """Each test starts with no vectors anywhere: an empty disk cache, no encoding job, no engine kept."""
-    from retrieval import engine
+    """Each test starts with no vectors anywhere: an empty disk cache, no encoding job, no engine kept; the model's
+    rate on this machine is timed (as the app's warm-up thread times it at start)."""
+    from retrieval import dense, engine
 
+    dense.seconds_per_token()
     monkeypatch.setenv("RETRIEVAL_LAB_CACHE", str(tmp_path))
     ui_dense._JOBS.clear()
     engine._ENGINES.clear()
@@ -73,6 +75,40 @@ def test_an_upload_without_vectors_offers_the_bundled_model_and_encodes_in_the_b
     assert not at.exception
     assert any("The system **dense** ranks by cosine" in i.value for i in at.info)
     assert "dense" in to_overview(at).dataframe[0].value.index
+
+
+def test_before_the_model_is_timed_the_page_is_drawn_and_the_offer_follows_once_timed_in_the_background(monkeypatch):
+    """No rate timed yet in this process: the page does not time the encoder on its own thread (beside an upload's
+    SVD that held it 2.5 s); it says the timing is under way, draws the rest, and a background thread times it; the
+    next run shows the offer at that rate (the fake timing: 0.5 s a token)."""
+    import threading
+
+    from retrieval import dense
+
+    release, on_page = threading.Event(), []
+    monkeypatch.setattr(dense, "_RATE", [])
+    monkeypatch.setattr(dense, "_CALIBRATING", [])
+
+    def calibrate(wait):
+        release.wait(30)
+        dense._RATE.append(0.5)
+
+    monkeypatch.setattr(dense, "calibrate_when_idle", calibrate)
+    monkeypatch.setattr(dense, "_timed_rate", lambda: on_page.append(threading.current_thread().name) or 0.5)
+    at = fruit()
+    assert not at.exception
+    assert any("Timing the bundled model" in c.value for c in at.caption)
+    assert "Encode with the bundled model" not in [b.label for b in at.button]
+    assert "Relevant documents per question" in " ".join(m.value for m in at.markdown)  # the rest of the page is there
+    (thread,) = dense._CALIBRATING
+    assert thread.is_alive() and dense.rate_in_force() is None
+    release.set()
+    thread.join(10)
+    at.run()
+    words = " ".join(m.value for m in at.markdown)
+    tokens = dense.corpus_tokens(at.session_state["dataset"])
+    assert f"would encode the 6 documents in about **{ui_dense.duration(0.5 * tokens)}**" in words
+    assert "Encode with the bundled model" in [b.label for b in at.button] and on_page == []
 
 
 def test_a_long_encoding_is_started_only_once_the_person_confirms(monkeypatch):

@@ -215,7 +215,7 @@ def test_long_documents_are_shown_cut(monkeypatch):
     from ui import playground
 
     monkeypatch.setattr(dense, "corpus_tokens", lambda ds, sample=None: 3600.0)  # the Data page's estimate: an hour
-    monkeypatch.setattr(dense, "seconds_per_token", lambda: 1.0)
+    monkeypatch.setattr(dense, "_RATE", [1.0])  # the rate in force: 1 s a token
     at = open_app("pages/data.py")
     upload(at, "data_zip", ("long.zip", beir_zip(DOCS, QUERIES, QRELS), "application/zip"))
     at.switch_page(PAGE).run()

@@ -167,8 +167,14 @@ def fit_in_background(ds: Dataset | None = None, params: Params | None = None) -
     return engine(ds).fit_in_background(ranking_params(ds, params).dims) is not None
 
 
+def first_rankings(ds: Dataset | None = None, params: Params | None = None) -> dict[str, Ranking]:
+    """The rankings of the systems that do not wait (`waiting`): what a page shows while LSA is fitted."""
+    ds = ds or current_dataset()
+    return engine(ds).first_rankings(ranking_params(ds, params), current_extra(ds))
+
+
 def first_evaluation(metric_names: list[str] | tuple[str, ...], ds: Dataset | None = None,
                      params: Params | None = None) -> Evaluation:
     """`evaluation` of the systems that do not wait (`waiting`): what a page shows while LSA is fitted."""
     ds = ds or current_dataset()
-    return _scored(ds, engine(ds).first_rankings(ranking_params(ds, params), current_extra(ds)), metric_names)
+    return _scored(ds, first_rankings(ds, params), metric_names)

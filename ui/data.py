@@ -19,7 +19,7 @@ from retrieval.dataset import Dataset, TrecRun
 from retrieval.errors import InputError
 from retrieval.systems import SYSTEMS
 
-from . import cache, charts, dense, state
+from . import cache, charts, dense, live, state
 from .format import FULL_CHARS, PREVIEW_CHARS, clip, full_text_note
 from .markdown import escape_markdown as plain
 
@@ -209,8 +209,8 @@ def load_dataset(files: list, parse: Callable[..., Dataset], source: str | None)
                         f"{times['evaluating']:.2f} s). Every page now uses it.")]
     if later:
         msgs.append(("info", f"LSA's SVD on {ds.n_docs:,} documents started in the background at upload: until it is "
-                             f"done, the Overview shows the systems that need no fit first, then {', '.join(later)}; "
-                             "other pages wait for it."))
+                             f"done, the Overview and this page show the systems that need no fit first, then "
+                             f"{', '.join(later)}; other pages wait for it."))
     msgs += [("warning", w) for w in ds.warnings]
     runs = st.session_state[state.RUNS]
     for name, run in list(runs.items()):
@@ -442,20 +442,44 @@ def statistics(ds: Dataset) -> None:
     k = state.cutoff()
     with right:
         st.markdown(f"**Unjudged documents in the top {k}**")
-        rows = [report.unjudged_at_k(ds, r, k, name) for name, r in cache.rankings().items()]  # waits for LSA's
-        # SVD on a large upload (a spinner says so), which the upload started in the background
+        later = fitting(ds)
+        ranks = cache.first_rankings(ds) if later else cache.rankings()
+        rows = [report.unjudged_at_k(ds, r, k, name) for name, r in ranks.items()]
         st.dataframe(
             unjudged_frame(rows, k), hide_index=True, width="stretch",
             column_config={"share unjudged": st.column_config.ProgressColumn("share unjudged", format="percent", min_value=0.0, max_value=1.0)},
         )
         st.caption("Over the questions with a relevant document. No judgement names these documents, so they count as "
                    "not relevant: a system with many is measured pessimistically (the judgements were pooled from others).")
+        if later:
+            st.caption(f"{', '.join(plain(n) for n in later)} {later_text(ds)}")
+
+
+def fitting(ds: Dataset) -> tuple[str, ...]:
+    """The systems still waiting on LSA's SVD (`cache.waiting`), its fit started in the background if it was not
+    (the upload starts it), and the page set to run again once it is in (`live.rerun_when`): the Data page draws
+    everything else at once instead of holding its run until the fit is done (3 s at 100,000 documents)."""
+    later = cache.waiting(ds)
+    if later:
+        cache.fit_in_background(ds)
+        live.rerun_when(lambda: not cache.waiting(ds))
+    return later
+
+
+def later_text(ds: Dataset) -> str:
+    """What the page says of the parts that wait on LSA's SVD."""
+    return f"follow here once LSA's SVD on {ds.n_docs:,} documents is fitted (it runs in the background)."
 
 
 def downloads(ds: Dataset) -> None:
     """The metrics, per-question values and JSON report at the current sliders, each system's TREC run, and the
     command line that prints the same report."""
     st.subheader("Downloads")
+    later = fitting(ds)
+    if later:
+        st.info(f"The downloads (every system's metrics, per-question values, JSON report and TREC run) "
+                f"{later_text(ds)}", icon=":material/hourglass_top:")
+        return
     chosen = state.metric_name()
     names = report.report_metrics(state.cutoff(), chosen)
     params = cache.ranking_params(ds)

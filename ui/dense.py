@@ -21,7 +21,7 @@ from retrieval.dataset import Dataset
 from retrieval.embeddings import Aligned
 from retrieval.errors import InputError
 
-from . import state
+from . import live, state
 from .markdown import escape_markdown as plain
 
 ASK_ABOVE_S = 60.0  # an encoding estimated longer than this is started only once the person confirms
@@ -168,14 +168,16 @@ def needs_confirmation(estimate_s: float) -> bool:
     return estimate_s > ASK_ABOVE_S
 
 
-def estimate(ds: Dataset) -> float:
+def estimate(ds: Dataset) -> float | None:
     """The bundled model's encoding time of the corpus (`dense.estimate_seconds`): the corpus's tokens, counted on a
     sample once per dataset (in its engine), times the model's rate in force, which the warm-up thread may still
-    lower (a rate timed while the cores were busy is replaced by one timed idle: the next run shows it)."""
+    lower (a rate timed while the cores were busy is replaced by one timed idle: the next run shows it). None while
+    no rate was timed in this process: it is then timed in the background (`dense.calibrate_in_background`), not on
+    the page's thread."""
     from . import cache
 
     tokens = cache.engine(ds).memo.get("dense", ("tokens", dense.MODEL), lambda: dense.corpus_tokens(ds))
-    return dense.seconds_for(tokens)
+    return None if tokens and not _timed() else dense.seconds_for(tokens)
 
 
 def load_upload(files: list) -> Aligned:
@@ -223,19 +225,7 @@ def section(ds: Dataset) -> None:
     else:
         if job is not None and job.error:
             st.error(plain(f"The encoding failed: {job.error}"), icon=":material/error:")
-        seconds = estimate(ds)
-        st.write(f"The bundled model (multilingual-e5-small, 4-bit, on this machine's CPU) would encode the "
-                 f"{ds.n_docs:,} documents in about **{duration(seconds)}** (its time per token on this machine, "
-                 "times the tokens counted on a sample). The vectors are then cached on disk, so this happens once "
-                 "per corpus.")
-        ok = True
-        if needs_confirmation(seconds):
-            st.info("That is a long wait. Two other ways: upload embeddings you computed elsewhere (below), or run "
-                    f"`python -m retrieval evaluate --data PATH --embeddings e5-small` once on the command line "
-                    f"(same cache: {plain(str(dense.cache_dir()))}).", icon=":material/schedule:")
-            ok = st.checkbox(f"Yes, encode for about {duration(seconds)}", key=KEY_CONFIRM)
-        st.button("Encode with the bundled model", disabled=not ok, icon=":material/memory:", key=KEY_ENCODE,
-                  on_click=_on_encode, args=(ds,))
+        _offer(ds)
     files = st.file_uploader("Or bring your own embeddings: an .npz (doc_ids, doc_vectors, query_ids, query_vectors), "
                              "or a documents and a questions file (.jsonl or .parquet, each with id and vector)",
                              type=["npz", "jsonl", "parquet"], accept_multiple_files=True, key=KEY_UPLOAD)
@@ -244,6 +234,35 @@ def section(ds: Dataset) -> None:
     message = st.session_state.pop(KEY_MESSAGE, None)
     if message:
         st.error(plain(message), icon=":material/error:")
+
+
+def _offer(ds: Dataset) -> None:
+    """The bundled model's offer: how long it would take here, the question when that is long, the button. While
+    the model's rate is timed in the background (`estimate` None), a line says so and the page comes back with
+    the offer once it is in (`live.rerun_when`)."""
+    seconds = estimate(ds)
+    if seconds is None:
+        st.caption("Timing the bundled model (multilingual-e5-small) on this machine, once the cores are free: the "
+                   "time it would take to encode this corpus, and the button to start, follow here.")
+        live.rerun_when(_timed)
+        return
+    st.write(f"The bundled model (multilingual-e5-small, 4-bit, on this machine's CPU) would encode the "
+             f"{ds.n_docs:,} documents in about **{duration(seconds)}** (its time per token on this machine, "
+             "times the tokens counted on a sample). The vectors are then cached on disk, so this happens once "
+             "per corpus.")
+    ok = True
+    if needs_confirmation(seconds):
+        st.info("That is a long wait. Two other ways: upload embeddings you computed elsewhere (below), or run "
+                f"`python -m retrieval evaluate --data PATH --embeddings e5-small` once on the command line "
+                f"(same cache: {plain(str(dense.cache_dir()))}).", icon=":material/schedule:")
+        ok = st.checkbox(f"Yes, encode for about {duration(seconds)}", key=KEY_CONFIRM)
+    st.button("Encode with the bundled model", disabled=not ok, icon=":material/memory:", key=KEY_ENCODE,
+              on_click=_on_encode, args=(ds,))
+
+
+def _timed() -> bool:
+    """Whether the background timing of the model is over: a rate in force, or the thread ended without one."""
+    return dense.rate_in_force() is not None or not dense.calibrate_in_background().is_alive()
 
 
 def _on_encode(ds: Dataset) -> None:
