@@ -590,6 +590,14 @@ class Engine:
                 for i, key in enumerate(keys)]  # (a row dropped since it was found computes alone)
         return np.array(ends).reshape(-1, 2)
 
+    def intervals_ahead(self) -> threading.Thread:
+        """`stats.prepare` for this dataset's evaluated questions in a thread: the bootstrap's draws made before a
+        page asks for its first intervals (an upload starts it once its first evaluation is done)."""
+        t = threading.Thread(target=stats.prepare, args=(int(self.dataset.evaluated.size),), name="intervals-ahead",
+                             daemon=True)
+        t.start()
+        return t
+
     # --------------------------------------------------------------------------------------- a typed question
 
     def adhoc(self, text: str, params: Params = Params(), extra: tuple = (), judgements: tuple = (),

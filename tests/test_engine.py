@@ -535,3 +535,15 @@ def test_after_a_step_of_another_slider_the_fusions_are_computed_ahead_only_once
     start = time.perf_counter()
     e.prefetch(step).join(60)  # d moved: its neighbour 8 at once (6 is there)
     assert e.cached(replace(step, dims=8)) and time.perf_counter() - start < 3.0
+
+
+def test_intervals_ahead_makes_the_draws_for_the_evaluated_questions_in_a_thread(invented):
+    from retrieval import stats
+
+    stats.indices.cache_clear()
+    t = Engine(invented).intervals_ahead()
+    t.join(30)
+    assert t.name == "intervals-ahead" and not t.is_alive()
+    assert stats.indices.cache_info().currsize == 1
+    stats.intervals(np.zeros((1, invented.evaluated.size)))  # the 14 evaluated questions' draws: read, not made
+    assert stats.indices.cache_info().hits == 1 and stats.indices.cache_info().misses == 1

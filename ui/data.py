@@ -192,6 +192,7 @@ def load_dataset(files: list, parse: Callable[..., Dataset], source: str | None)
             else:
                 cache.evaluation(report.report_metrics(state.cutoff(), state.metric_name()), ds=ds)
             times["evaluating"] = time.perf_counter() - t
+            prep.intervals_ahead()  # the bootstrap's draws, for the first page's intervals
             bar.progress(1.0, text="Done")
             total = sum(times.values())
             status.update(label=f"Loaded {plain(ds.name)} in {total:.1f} s", state="complete", expanded=False)
