@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, wraps
 
 import numpy as np
 
@@ -49,6 +49,23 @@ def _check(n: int, resamples: int, confidence: float) -> None:
         raise InputError(f"confidence must be in (0, 1), got {confidence}")
 
 
+_DRAWS_LOCK = threading.RLock()
+
+
+def _one_maker(cached):
+    """A cached function of the draws made by one thread at a time: a page asking for draws that `prepare` is making
+    in the background waits for them instead of making them again beside it (both then slower). Its cache_info and
+    cache_clear stay reachable."""
+    @wraps(cached)
+    def call(*args):
+        with _DRAWS_LOCK:
+            return cached(*args)
+
+    call.cache_info, call.cache_clear = cached.cache_info, cached.cache_clear
+    return call
+
+
+@_one_maker
 @lru_cache(maxsize=16)
 def indices(n: int, resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
     """The resampled question indices, resamples x n, drawn exactly as `resamples` calls of `rng.choice(n, size=n)`."""
@@ -99,6 +116,7 @@ COUNTS_STEP = 1_000_000  # counts turned into float64 at a time (8 MB: reused he
 # each time, its page faults 20-30 ms of a 1,000-question interval in the app)
 
 
+@_one_maker
 @lru_cache(maxsize=4)
 def counts(n: int, resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
     """How often each question is drawn in each resample of `indices`, resamples x n, in the smallest unsigned
@@ -122,6 +140,7 @@ COUNTS_F64_MAX_BYTES = 64 * 2**20  # the counts kept as float64 too (questions x
 # 1,000 questions and 5,000 resamples, one such matrix at a time (`_counts_f64`); above it each product converts a block
 
 
+@_one_maker
 @lru_cache(maxsize=1)
 def _counts_f64(n: int, resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
     """`counts` as float64, questions x resamples (what the product reads as is: converting the uint8 counts

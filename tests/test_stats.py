@@ -157,3 +157,30 @@ def test_prepare_makes_the_draws_the_first_intervals_then_read(n):
     if n:
         assert np.array_equal(stats.intervals(values), fresh)
         assert [f.cache_info().misses for f in (stats.indices, stats.counts, stats._counts_f64)] == made
+
+
+def test_a_page_waits_for_the_draws_prepare_is_making_instead_of_making_them_again(monkeypatch):
+    """`prepare` makes the draws in a thread (held here mid-way); intervals asked for meanwhile wait for them: the
+    draws are made once (one cache miss), and the interval is the one made without `prepare`."""
+    import threading
+
+    n = 80
+    values = np.random.default_rng(4).random((2, n))
+    stats.indices.cache_clear(), stats.counts.cache_clear(), stats._counts_f64.cache_clear()
+    want = stats.intervals(values)
+    stats.indices.cache_clear(), stats.counts.cache_clear(), stats._counts_f64.cache_clear()
+    started, go, real = threading.Event(), threading.Event(), np.random.default_rng
+
+    def held(seed):
+        started.set()
+        go.wait(10)
+        return real(seed)
+
+    monkeypatch.setattr(np.random, "default_rng", held)
+    t = threading.Thread(target=stats.prepare, args=(n,))
+    t.start()
+    assert started.wait(10)
+    threading.Timer(0.2, go.set).start()
+    got = stats.intervals(values)
+    t.join(10)
+    assert np.array_equal(got, want) and stats.indices.cache_info().misses == 1
