@@ -422,7 +422,7 @@ def statistics(ds: Dataset) -> None:
     unjudged documents in each system's top k."""
     st.subheader("Statistics")
     s = cache.engine(ds).stats()
-    cols = st.columns(6)
+    cols = st.columns(3) + st.columns(3)  # two rows: six in one cut "100,000" to "10…" at 1024 px
     cols[0].metric("documents", f"{s.documents:,}")
     cols[1].metric("questions", f"{s.questions:,}", help=f"{s.questions_evaluated:,} have a relevant document; every mean is over those.")
     cols[2].metric("judgements", f"{s.judgements:,}", help=f"{s.relevant_judgements:,} of them relevant (grade > 0).")
