@@ -434,7 +434,7 @@ def fusion_contributions(df: pd.DataFrame, title: str, members: tuple[str, ...],
 def relevant_histogram(hist: pd.DataFrame) -> alt.Chart:
     """Bars of how many questions have each number of relevant documents. `hist`: relevant documents, questions."""
     return alt.Chart(hist).mark_bar().encode(
-        x=alt.X("relevant documents:O", title="relevant documents (grade > 0) per question", axis=alt.Axis(labelAngle=0)),
+        x=alt.X("relevant documents:O", title="relevant documents (grade > 0)", axis=alt.Axis(labelAngle=0)),  # the heading says per question; the longer title was cut at 1024 px
         y=alt.Y("questions:Q", title="questions"),
         tooltip=["relevant documents:O", "questions:Q"],
     ).properties(height=260)

@@ -432,7 +432,7 @@ def statistics(ds: Dataset) -> None:
     for note in stat_notes(s):
         st.info(note, icon=":material/info:")
 
-    left, right = st.columns(2, gap="large")
+    left, right = st.columns([4, 5], gap="medium")  # the table of four columns takes the wider half
     judged, relevant = report.judgements_per_question(ds)
     with left:
         st.markdown("**Relevant documents per question**")
@@ -448,7 +448,9 @@ def statistics(ds: Dataset) -> None:
         rows = [report.unjudged_at_k(ds, r, k, name) for name, r in ranks.items()]
         st.dataframe(
             unjudged_frame(rows, k), hide_index=True, width="stretch",
-            column_config={"share unjudged": st.column_config.ProgressColumn("share unjudged", format="percent", min_value=0.0, max_value=1.0)},
+            column_config={"share unjudged": st.column_config.ProgressColumn("share unjudged", format="percent", min_value=0.0, max_value=1.0, width="small"),
+                           # narrow, so the four fit in half the page at 1024 px (they were cut, to be scrolled)
+                           **{c: st.column_config.Column(width="small") for c in ("system", f"results in the top {k}", "unjudged")}},
         )
         st.caption("Over the questions with a relevant document. No judgement names these documents, so they count as "
                    "not relevant: a system with many is measured pessimistically (the judgements were pooled from others).")
