@@ -100,15 +100,20 @@ IDLE_SHARE = 0.8  # calibrate_when_idle: the machine counts as idle when this sh
 IDLE_WINDOW = 0.25  # ... over this many seconds (/proc/stat)
 
 
+_TIMING_LOCK = threading.Lock()  # one timing at a time: the warm-up's and a page's calibration (both waiting for the
+# first idle moment) would otherwise time at once, each slowing the other several-fold
+
+
 def _timed_rate() -> float:
     """Seconds per token of `CALIBRATION`: the fastest of CALIBRATION_RUNS encodings over its token count (the
-    model's load not counted)."""
+    model's load not counted), one calibration's timings at a time in the process."""
     model = _encoder()
     times = []
-    for _ in range(CALIBRATION_RUNS):
-        t0 = time.perf_counter()
-        model.passage([CALIBRATION])
-        times.append(time.perf_counter() - t0)
+    with _TIMING_LOCK:
+        for _ in range(CALIBRATION_RUNS):
+            t0 = time.perf_counter()
+            model.passage([CALIBRATION])
+            times.append(time.perf_counter() - t0)
     return min(times) / max(model.token_count(CALIBRATION), 1)
 
 

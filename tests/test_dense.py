@@ -389,3 +389,29 @@ def test_the_machine_s_idle_share_is_a_share():
 def test_the_bundled_models_rate_is_a_positive_time_per_token():
     rate = dense.seconds_per_token()
     assert 0.0 < rate < 1.0  # measured: 1.26-1.5 ms a token on a 2-core machine
+
+
+def test_two_calibrations_at_once_time_the_encoder_one_after_the_other(counting, monkeypatch):
+    """The warm-up's calibration and a page's background one can both see the machine idle at once: their timings
+    never overlap (each would slow the other), and the faster rate is kept."""
+    import threading
+
+    active, most = [0], [0]
+    passage = counting.passage
+
+    def timed(texts):
+        active[0] += 1
+        most[0] = max(most[0], active[0])
+        time.sleep(0.01)
+        out = passage(texts)
+        active[0] -= 1
+        return out
+
+    monkeypatch.setattr(counting, "passage", timed)
+    threads = [threading.Thread(target=dense.calibrate_when_idle, kwargs=dict(wait=0.0, idle=lambda: 1.0))
+               for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert most[0] == 1 and dense.rate_in_force() == pytest.approx(0.002)
