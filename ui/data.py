@@ -443,7 +443,7 @@ def statistics(ds: Dataset) -> None:
     k = state.cutoff()
     with right:
         st.markdown(f"**Unjudged documents in the top {k}**")
-        later = fitting(ds)
+        later = cache.waiting(ds)
         ranks = cache.first_rankings(ds) if later else cache.rankings()
         rows = [report.unjudged_at_k(ds, r, k, name) for name, r in ranks.items()]
         st.dataframe(
@@ -458,15 +458,14 @@ def statistics(ds: Dataset) -> None:
             st.caption(f"{', '.join(plain(n) for n in later)} {later_text(ds)}")
 
 
-def fitting(ds: Dataset) -> tuple[str, ...]:
-    """The systems still waiting on LSA's SVD (`cache.waiting`), its fit started in the background if it was not
-    (the upload starts it), and the page set to run again once it is in (`live.rerun_when`): the Data page draws
-    everything else at once instead of holding its run until the fit is done (3 s at 100,000 documents)."""
-    later = cache.waiting(ds)
-    if later:
+def follow_fit(ds: Dataset) -> None:
+    """While LSA's SVD is fitted (`cache.waiting`), the parts that need it say they follow (the statistics' table,
+    the downloads) and the page calls this once: the fit started in the background if it was not (the upload
+    starts it), and the page set to run again once it is in (`live.rerun_when`). So the Data page draws everything
+    else at once instead of holding its run until the fit is done (3 s at 100,000 documents)."""
+    if cache.waiting(ds):
         cache.fit_in_background(ds)
         live.rerun_when(lambda: not cache.waiting(ds))
-    return later
 
 
 def later_text(ds: Dataset) -> str:
@@ -478,7 +477,7 @@ def downloads(ds: Dataset) -> None:
     """The metrics, per-question values and JSON report at the current sliders, each system's TREC run, and the
     command line that prints the same report."""
     st.subheader("Downloads")
-    later = fitting(ds)
+    later = cache.waiting(ds)
     if later:
         st.info(f"The downloads (every system's metrics, per-question values, JSON report and TREC run) "
                 f"{later_text(ds)}", icon=":material/hourglass_top:")
