@@ -170,6 +170,16 @@ def _one_blas_thread():
         yield
 
 
+def _exact_by_default(n: int) -> bool:
+    """Whether `intervals` of n questions gathers and averages each resample as the article does (EXACT_UP_TO)."""
+    return n <= EXACT_UP_TO
+
+
+def _counts_f64_fit(n: int, resamples: int) -> bool:
+    """Whether the counts of n questions are kept as float64 (`_counts_f64`: at most COUNTS_F64_MAX_BYTES)."""
+    return n * resamples * 8 <= COUNTS_F64_MAX_BYTES
+
+
 def _means_by_counts(v: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     """Every resample's mean for each row as one matrix product with the resamples' counts per question (`counts`).
 
@@ -178,7 +188,7 @@ def _means_by_counts(v: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     """
     n = v.shape[-1]
     with _one_blas_thread():
-        if n * resamples * 8 <= COUNTS_F64_MAX_BYTES:
+        if _counts_f64_fit(n, resamples):
             return v @ _counts_f64(n, resamples, seed) / n
         c = counts(n, resamples, seed)
         means = np.empty((v.shape[0], resamples))
@@ -194,9 +204,9 @@ def prepare(n: int, resamples: int = RESAMPLES, seed: int = SEED) -> None:
     (sampled in the Overview's first run). Nothing for no question."""
     if n < 1:
         return
-    if n <= EXACT_UP_TO:
+    if _exact_by_default(n):
         indices(n, resamples, seed)
-    elif n * resamples * 8 <= COUNTS_F64_MAX_BYTES:
+    elif _counts_f64_fit(n, resamples):
         _counts_f64(n, resamples, seed)
     else:
         counts(n, resamples, seed)
@@ -217,7 +227,7 @@ def intervals(
     v = np.atleast_2d(np.asarray(values, dtype=np.float64))
     _check(v.shape[-1], resamples, confidence)
     if exact is None:
-        exact = v.shape[-1] <= EXACT_UP_TO
+        exact = _exact_by_default(v.shape[-1])
     means = resampled_means(v, resamples, seed) if exact else _means_by_counts(v, resamples, seed)
     lo, hi = percentile_positions(resamples, confidence)
     means = np.partition(means, (lo, hi), axis=-1)  # the two order statistics a sort would put there, in linear time
