@@ -75,3 +75,11 @@ def test_previews_and_the_unjudged_table():
     table = ui.unjudged_frame(rows, 5)
     assert list(table.columns) == ["system", "results in the top 5", "unjudged", "share unjudged"]
     assert table["unjudged"].tolist() == [4, 0] and table["share unjudged"].tolist() == [0.4, 0.0]
+    # shown under short headings (the long ones were cut at 1024 px), their meaning in each column's help
+    shown = ui.unjudged_columns(5)
+    assert list(shown) == list(table.columns)
+    assert [c.get("label") for c in shown.values()] == [None, "top 5", "unjudged", "share"]
+    assert "Results in the top 5" in shown["results in the top 5"]["help"]
+    assert shown["share unjudged"]["help"] == "Unjudged results / results in the top 5."
+    assert shown["share unjudged"]["type_config"]["format"] == "percent"
+    assert shown["unjudged"]["type_config"]["format"] == "localized"  # 1,125 as the statistics write it, not 1125

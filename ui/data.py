@@ -120,6 +120,23 @@ def unjudged_frame(rows: list, k: int) -> pd.DataFrame:
     })
 
 
+def unjudged_columns(k: int) -> dict:
+    """How `unjudged_frame` is shown: narrow columns under short headings, the frame's names in their help (at 1024
+    px the four fit in half the page; the long headings were cut there, "results in th", "share unju"), the counts
+    with the reader's thousands separator as the statistics above them."""
+    cc = st.column_config
+    return {
+        "system": cc.Column(width="small"),
+        f"results in the top {k}": cc.NumberColumn(f"top {k}", format="localized", width="small",
+                                                   help=f"Results in the top {k}, over the questions with a relevant "
+                                                   "document."),
+        "unjudged": cc.NumberColumn("unjudged", format="localized", width="small",
+                                    help="Of those results, the ones no judgement names."),
+        "share unjudged": cc.ProgressColumn("share", format="percent", min_value=0.0, max_value=1.0, width="small",
+                                            help=f"Unjudged results / results in the top {k}."),
+    }
+
+
 # ------------------------------------------------------------------------------------------ messages
 
 
@@ -446,12 +463,7 @@ def statistics(ds: Dataset) -> None:
         later = cache.waiting(ds)
         ranks = cache.first_rankings(ds) if later else cache.rankings()
         rows = [report.unjudged_at_k(ds, r, k, name) for name, r in ranks.items()]
-        st.dataframe(
-            unjudged_frame(rows, k), hide_index=True, width="stretch",
-            column_config={"share unjudged": st.column_config.ProgressColumn("share unjudged", format="percent", min_value=0.0, max_value=1.0, width="small"),
-                           # narrow, so the four fit in half the page at 1024 px (they were cut, to be scrolled)
-                           **{c: st.column_config.Column(width="small") for c in ("system", f"results in the top {k}", "unjudged")}},
-        )
+        st.dataframe(unjudged_frame(rows, k), hide_index=True, width="stretch", column_config=unjudged_columns(k))
         st.caption("Over the questions with a relevant document. No judgement names these documents, so they count as "
                    "not relevant: a system with many is measured pessimistically (the judgements were pooled from others).")
         if later:
