@@ -305,6 +305,16 @@ def child_before(target: str, ticks: int) -> dict:
     gc.collect()
     peak_ok = _reset_peak()
     out = {"target": target}
+    if not hasattr(experiment, "prepare"):  # a tree of the engine's days: the k1 ticks of `child_ours`
+        from retrieval.engine import Engine
+        from retrieval.params import Params
+
+        out["prepare_s"], prep = _timed(Engine, ds)
+        prep.evaluate(Params(), METRICS)  # its LSA fit, and numba's compiling in a fresh cache
+        out["tick_s"] = _median([_timed(prep.evaluate, Params(k1=round(1.25 + 0.05 * i, 2)), METRICS)[0]
+                                 for i in range(ticks)])
+        out["peak_rss_gib"] = _status("VmHWM") / 2**30 if peak_ok else float("nan")
+        return out
     out["prepare_s"], prep = _timed(experiment.prepare, ds)
     mlist = metrics.parse_list(METRICS)
     times = []
