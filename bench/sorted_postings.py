@@ -13,7 +13,7 @@ on one thread, at k1 = 1.25, b = 0.75:
   dense row);
 * the postings at or above the cut found the same way (the candidates: prefixes);
 * the sums of the multi-term documents, which no sort spares;
-* beside them, today's pass (`bm25_rank` on one thread) and what it spends on reading its data.
+* beside them, today's `bm25.run` on one thread (the weights, then `bm25_rank`), hinted by the run before.
 
     .venv/bin/python bench/sorted_postings.py [--docs 100000]
 """
