@@ -309,3 +309,24 @@ def test_while_lsa_is_fitted_the_data_page_is_drawn_with_the_systems_that_need_n
     assert not at.exception
     assert {"BM25", "LSA", "weighted", "RRF"} <= set(at.dataframe[-1].value["system"])
     assert not any("The downloads" in i.value for i in at.info) and at.get("download_button")
+
+
+
+def test_a_data_page_drawn_while_lsa_was_fitted_runs_again_even_when_the_fit_ends_before_the_page_does(monkeypatch):
+    """The page asks `cache.waiting` once and passes it to its parts and to `follow_fit`: a fit ending between two
+    parts (here: right after the page asked) leaves no table waiting for a poller that was never set. The poller
+    finds the fit in and runs the page again at once: every system in the table, the download buttons."""
+    from ui import cache
+
+    asked = []
+
+    def ends_after_the_first_question(ds=None, params=None):
+        asked.append(1)
+        return ("LSA", "weighted", "RRF") if len(asked) == 1 else ()
+
+    at = open_data()
+    monkeypatch.setattr(cache, "waiting", ends_after_the_first_question)
+    at.run()
+    assert not at.exception
+    assert {"BM25", "LSA", "weighted", "RRF"} <= set(at.dataframe[-1].value["system"])
+    assert not any("The downloads" in i.value for i in at.info) and at.get("download_button")

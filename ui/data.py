@@ -434,9 +434,10 @@ def read_in_full(ds: Dataset, n: int) -> None:
             st.caption(full_text_note(ds.doc_texts[j]))
 
 
-def statistics(ds: Dataset) -> None:
+def statistics(ds: Dataset, later: tuple[str, ...] = ()) -> None:
     """The corpus's figures, notices for what no system can find, relevant documents per question and the
-    unjudged documents in each system's top k."""
+    unjudged documents in each system's top k (with `later`, the systems waiting on LSA's fit, `cache.waiting`:
+    those of the others, the waiting ones named)."""
     st.subheader("Statistics")
     s = cache.engine(ds).stats()
     cols = st.columns(3) + st.columns(3)  # two rows: six in one cut "100,000" to "10…" at 1024 px
@@ -460,7 +461,6 @@ def statistics(ds: Dataset) -> None:
     k = state.cutoff()
     with right:
         st.markdown(f"**Unjudged documents in the top {k}**")
-        later = cache.waiting(ds)
         ranks = cache.first_rankings(ds) if later else cache.rankings()
         rows = [report.unjudged_at_k(ds, r, k, name) for name, r in ranks.items()]
         st.dataframe(unjudged_frame(rows, k), hide_index=True, width="stretch", column_config=unjudged_columns(k))
@@ -470,12 +470,13 @@ def statistics(ds: Dataset) -> None:
             st.caption(f"{', '.join(plain(n) for n in later)} {later_text(ds)}")
 
 
-def follow_fit(ds: Dataset) -> None:
-    """While LSA's SVD is fitted (`cache.waiting`), the parts that need it say they follow (the statistics' table,
-    the downloads) and the page calls this once: the fit started in the background if it was not (the upload
-    starts it), and the page set to run again once it is in (`live.rerun_when`). So the Data page draws everything
-    else at once instead of holding its run until the fit is done (3 s at 100,000 documents)."""
-    if cache.waiting(ds):
+def follow_fit(ds: Dataset, later: tuple[str, ...]) -> None:
+    """While LSA's SVD is fitted (`later`: `cache.waiting`, asked once by the page for all its parts), the parts
+    that need it say they follow (the statistics' table, the downloads) and the page calls this once: the fit
+    started in the background if it was not (the upload starts it), and the page set to run again once it is in
+    (`live.rerun_when`; at once if it ended while the page ran). So the Data page draws everything else at once
+    instead of holding its run until the fit is done (3 s at 100,000 documents)."""
+    if later:
         cache.fit_in_background(ds)
         live.rerun_when(lambda: not cache.waiting(ds))
 
@@ -485,11 +486,11 @@ def later_text(ds: Dataset) -> str:
     return f"follow here once LSA's SVD on {ds.n_docs:,} documents is fitted (it runs in the background)."
 
 
-def downloads(ds: Dataset) -> None:
+def downloads(ds: Dataset, later: tuple[str, ...] = ()) -> None:
     """The metrics, per-question values and JSON report at the current sliders, each system's TREC run, and the
-    command line that prints the same report."""
+    command line that prints the same report (with `later`, the systems waiting on LSA's fit: a note that they
+    follow)."""
     st.subheader("Downloads")
-    later = cache.waiting(ds)
     if later:
         st.info(f"The downloads (every system's metrics, per-question values, JSON report and TREC run) "
                 f"{later_text(ds)}", icon=":material/hourglass_top:")
