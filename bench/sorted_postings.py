@@ -138,7 +138,7 @@ def main() -> None:
     run = bm25.run(bmi, p, ds, k1, b, 100, keep=m)
     norm = bm25.length_norm(bmi.doc_len, bmi.avg_len, k1, b)
     w = np.empty(p.u_docs.size)
-    K.bm25_weights(np.arange(p.terms.size), p.by_term, norm, k1 + 1.0, w)
+    K.bm25_weights(np.arange(p.terms.size), p.by_term, norm, k1 + 1.0, w, p.g_post, np.empty(p.u_docs.size))
 
     # each term's postings by count (descending), then length (ascending): groups of one count
     term_of = np.repeat(np.arange(p.terms.size), np.diff(p.u_ptr))

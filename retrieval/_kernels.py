@@ -26,6 +26,7 @@ Each kernel must equal a plain numpy reference, named in its docstring and compa
 | kernel | reference |
 |---|---|
 | bm25_weights | bm25.term_weights |
+| term_order | np.lexsort of each term's postings by (count descending, length ascending, id) (bm25.term_groups) |
 | bm25_rank | ranking.rank_rows(bm25.score(...)) (`bm25.search` of the score matrix) |
 | bm25_at, bm25_rows | bm25.score, read at (question, document) |
 | layout, bm25_locate | bm25.QuestionPlan.docs_at (layout positions and documents, each the other undone) |
@@ -357,7 +358,8 @@ def _touched_in_order(bits, cnt, docs, counts):
 def layout(items, fill, terms, n_docs, sizes, entry_ptr, lay):
     """Each question's postings (terms: bm25.Postings) regrouped by document (lay: bm25.Layout): the documents
     with one question term in id order (single_posting: their posting), then those with several in id order
-    (multi_start: where each one's postings start in multi_posting, in ascending term order). Two passes:
+    (multi_start: where each one's postings start in multi_posting, in ascending term order; multi_doc: their
+    ids). Two passes:
     fill=False counts, per question, the single-term documents, the multi-term ones and the latter's postings
     (sizes: bm25.LayoutSizes); fill=True writes the layout at the offsets those counts give (lay.single_ptr,
     lay.multi_ptr, and entry_ptr into multi_posting).
@@ -392,6 +394,7 @@ def layout(items, fill, terms, n_docs, sizes, entry_ptr, lay):
                 si += 1
             else:
                 lay.multi_start[mj] = e
+                lay.multi_doc[mj] = d
                 slot[d] = e
                 e += counts[i]
                 mj += 1
@@ -413,31 +416,30 @@ def _pos_doc(lay, i, s0, ns, m0):
     first single and multi, ns: its singles)."""
     if i < ns:
         return lay.posting_doc[lay.single_posting[s0 + i]]
-    return lay.posting_doc[lay.multi_posting[lay.multi_start[m0 + i - ns]]]
+    return lay.multi_doc[m0 + i - ns]
+
+
+@njit
+def _find(lay, d, lo_, hi_, s0, ns, m0):
+    """Position of document d among positions [lo_, hi_) of a question's layout, one part of it (singles or
+    multis, each in id order): a binary search; -1 if it is not there."""
+    end = hi_
+    while lo_ < hi_:
+        mid = (lo_ + hi_) >> 1
+        if _pos_doc(lay, mid, s0, ns, m0) < d:
+            lo_ = mid + 1
+        else:
+            hi_ = mid
+    if lo_ < end and _pos_doc(lay, lo_, s0, ns, m0) == d:
+        return lo_
+    return -1
 
 
 @njit
 def _locate(lay, d, s0, ns, m0, nm):
     """Position of document d in a question's layout (binary search in each part), -1 if it has no question term."""
-    lo_, hi_ = 0, ns
-    while lo_ < hi_:
-        mid = (lo_ + hi_) >> 1
-        if _pos_doc(lay, mid, s0, ns, m0) < d:
-            lo_ = mid + 1
-        else:
-            hi_ = mid
-    if lo_ < ns and _pos_doc(lay, lo_, s0, ns, m0) == d:
-        return lo_
-    lo_, hi_ = ns, ns + nm
-    while lo_ < hi_:
-        mid = (lo_ + hi_) >> 1
-        if _pos_doc(lay, mid, s0, ns, m0) < d:
-            lo_ = mid + 1
-        else:
-            hi_ = mid
-    if lo_ < ns + nm and _pos_doc(lay, lo_, s0, ns, m0) == d:
-        return lo_
-    return -1
+    i = _find(lay, d, 0, ns, s0, ns, m0)
+    return i if i >= 0 else _find(lay, d, ns, ns + nm, s0, ns, m0)
 
 
 @njit(nogil=True, cache=True)
@@ -468,7 +470,7 @@ def bm25_locate(items, ptr, docs, lay, n_docs, per_doc, out):
             if mark[d] == -2:
                 mark[d] = i
         for j in range(nm):
-            d = lay.posting_doc[lay.multi_posting[lay.multi_start[m0 + j]]]
+            d = lay.multi_doc[m0 + j]
             if mark[d] == -2:
                 mark[d] = ns + j
         for i in range(a, b):
@@ -484,13 +486,35 @@ def bm25_locate(items, ptr, docs, lay, n_docs, per_doc, out):
 
 
 @njit(nogil=True, cache=True)
-def bm25_weights(items, terms, norm, k1p1, out):
+def bm25_weights(items, terms, norm, k1p1, out, order, by_weight):
     """Weight of every posting of the question terms (terms: bm25.Postings; items: the terms), bm25_weight at
-    the posting's document's norm. Reference: bm25.term_weights."""
+    the posting's document's norm, into out; and, unless `order` is empty, the same weights copied in the
+    order of bm25.term_groups into by_weight (by_weight[i] = out[order[i]], each term's while they are in
+    cache). Reference: bm25.term_weights."""
     for u in items:
         idf = terms.idf[u]
-        for p in range(terms.term_ptr[u], terms.term_ptr[u + 1]):
+        lo, hi = terms.term_ptr[u], terms.term_ptr[u + 1]
+        for p in range(lo, hi):
             out[p] = _weight(terms.count[p], idf, norm[terms.doc[p]], k1p1)
+        if order.size:
+            for i in range(lo, hi):
+                by_weight[i] = out[order[i]]
+
+
+@njit(nogil=True, cache=True)
+def term_order(items, ptr, count, doc, len_rank, f_top, out):
+    """Each term's postings (items: the terms; ptr: their offsets into count / doc) by count descending, then
+    document length ascending (len_rank: each document's place by length, ties by id), into out (indices of the
+    postings). Reference: np.lexsort((len_rank[doc], -count, term)) (bm25.term_groups, tests/test_kernels.py)."""
+    n = len_rank.size
+    for u in items:
+        lo, hi = ptr[u], ptr[u + 1]
+        key = np.empty(hi - lo, dtype=np.int64)
+        for i in range(lo, hi):
+            key[i - lo] = (f_top - count[i]) * n + len_rank[doc[i]]
+        o = np.argsort(key)
+        for i in range(hi - lo):
+            out[lo + i] = lo + o[i]
 
 
 @njit
@@ -691,44 +715,180 @@ def _judged_ranks(vals, nt, cut, thr, cand, nc, j_s, j_doc, key, lay, s0, ns, m0
     for j in range(nj):
         s = j_s[j]
         if j_doc[j] >= 0 and s > thr and not s < cut:
-            kj = key[j_doc[j]]
-            beat = 0
-            for c in range(nc):
-                beat += _before(cand.score[c], key[cand.doc[c]], s, kj)
-            j_rank[j] = 1 + beat
+            j_rank[j] = 1 + _beaten_among(cand, nc, key, s, key[j_doc[j]])
+
+
+@njit(inline="always")
+def _beaten_among(cand, nc, key, s, kj):
+    """How many of the first nc candidates rank before (score s, tie key kj)."""
+    beat = 0
+    for c in range(nc):
+        beat += _before(cand.score[c], key[cand.doc[c]], s, kj)
+    return beat
+
+
+MULTI = -1  # bm25_rank's tag of a document holding several question terms (-2 - its place in the hint, if there)
+UNPLACED = -2  # a candidate's position not looked up yet
+
+
+@njit(inline="always")
+def _group_end(wg, lo, hi, s):
+    """The end of the prefix of group wg[lo:hi] (weights non-increasing along it) weighing more than s: a
+    binary search (none when the whole group does)."""
+    if wg[hi - 1] > s:
+        return hi
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if wg[mid] > s:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 @njit
-def _settle_order(cand, nc, key, limit):
+def _postings_beating(q, groups, wg, tag, key, s, kj):
+    """How many postings of question q's terms (groups: bm25.TermGroups, their weights wg in its order) weigh
+    more than s, plus the documents with one of its terms weighing exactly s whose tie key is below kj (rare:
+    looked at one by one; documents tagged MULTI hold several terms: their sums are elsewhere)."""
+    c = 0
+    for a in range(groups.question_ptr[q], groups.question_ptr[q + 1]):
+        u = groups.question_term[a]
+        for g in range(groups.group_ptr[u], groups.group_ptr[u + 1]):
+            lo, hi = groups.group_start[g], groups.group_start[g + 1]
+            i = _group_end(wg, lo, hi, s)
+            c += i - lo
+            while i < hi and wg[i] == s:
+                d = groups.doc[i]
+                c += tag[d] >= 0 and key[d] < kj
+                i += 1
+    return c
+
+
+GUESS = 8  # the grouped pass's first cut: the lowest new score among the hint's last GUESS documents
+
+
+@njit
+def _grouped_candidates(q, groups, wg, lay, ns, m0, nm, vals, cut, tag, hint, m, found, cand):
+    """Every document of question q scoring at or above the cut, its multis' scores in vals[ns:ns + nm], its
+    singles' read off the groups (groups: bm25.TermGroups; wg: the weights in their order): each group's prefix
+    at or above the cut, walked (it is short), but the documents tagged below 0 (several terms). A document of
+    the hint (tagged 1 + its place there, or -2 - it for a multi) goes to that place, its position known; the others after the first m, their
+    singles' positions left unknown (UNPLACED: found for those that make the best m). Holes are left as pos -1.
+    Returns how many of the hint's were found, and the end of the others."""
+    for i in range(m):
+        cand.pos[i] = -1
+    nf = 0
+    nc = m
+    n_found = _scan_at_least(vals[ns:], nm, cut, found, 0)
+    for f in range(n_found):
+        j = found[f]
+        d = lay.multi_doc[m0 + j]
+        t = -2 - tag[d]  # a multi of the hint's: its place there
+        c = t if t >= 0 else nc
+        cand.score[c] = vals[ns + j]
+        cand.doc[c] = d
+        cand.pos[c] = ns + j
+        nf += t >= 0
+        nc += t < 0
+    for a in range(groups.question_ptr[q], groups.question_ptr[q + 1]):
+        u = groups.question_term[a]
+        for g in range(groups.group_ptr[u], groups.group_ptr[u + 1]):
+            for i in range(groups.group_start[g], groups.group_start[g + 1]):
+                x = wg[i]
+                if x < cut:
+                    break
+                d = groups.doc[i]
+                t = tag[d] - 1
+                if t >= -1:  # not a multi (tagged below 0)
+                    if t >= 0:
+                        cand.score[t] = x
+                        cand.doc[t] = d
+                        cand.pos[t] = hint.pos[q, t]
+                        nf += 1
+                    else:
+                        cand.score[nc] = x
+                        cand.doc[nc] = d
+                        cand.pos[nc] = UNPLACED
+                        nc += 1
+    return nf, nc
+
+
+@njit
+def _close_holes(cand, m, nc):
+    """Move the candidates of cand[:nc] with a position (pos >= 0; all of those from m on) to the front, in
+    order; returns how many."""
+    k = 0
+    for i in range(nc):
+        if i >= m or cand.pos[i] >= 0:
+            cand.score[k], cand.doc[k], cand.pos[k] = cand.score[i], cand.doc[i], cand.pos[i]
+            k += 1
+    return k
+
+
+@njit
+def _judged_ranks_grouped(q, groups, wg, vals, ns, nt, wm, ne, cut, thr, cand, nc, j_s, j_doc, key, lay, s0, m0,
+                          tag, j_rank):
+    """`_judged_ranks` when only the multis' scores are in vals[ns:nt] (their postings' weights in wm[:ne]): a
+    judged document below the cut is beaten by the postings of the question's terms above it (binary searches in
+    the groups), less the multis' postings above it, plus the multis whose sums are above it, plus the documents
+    tied with it that come first (rare: looked at one by one)."""
+    for j in range(j_s.size):
+        j_rank[j] = 0
+        s = j_s[j]
+        if j_doc[j] < 0 or not s > thr:
+            continue
+        kj = key[j_doc[j]]
+        if not s < cut:
+            j_rank[j] = 1 + _beaten_among(cand, nc, key, s, kj)
+            continue
+        beat = _postings_beating(q, groups, wg, tag, key, s, kj)
+        for e in range(ne):
+            beat -= wm[e] > s
+        tied = 0
+        for i in range(ns, nt):
+            beat += vals[i] > s
+            tied += vals[i] == s
+        if tied:
+            for i in range(ns, nt):
+                if vals[i] == s and key[_pos_doc(lay, i, s0, ns, m0)] < kj:
+                    beat += 1
+        j_rank[j] = 1 + beat
+
+
+@njit
+def _settle_order(cand, nc, key, limit, ks):
     """Insertion sort of the first nc candidates (cand: Candidates) into ranking order, for lists nearly in order
-    already (the previous run's best in its order): linear plus the moves. Gives up (False) past `limit` moves,
-    the candidates still all there."""
+    already (the previous run's best in its order): linear plus the moves, each candidate's tie key read once
+    (ks: scratch). Gives up (False) past `limit` moves, the candidates still all there."""
+    for c in range(nc):
+        ks[c] = key[cand.doc[c]]
     moves = 0
     for a in range(1, nc):
-        vx, dx, px = cand.score[a], cand.doc[a], cand.pos[a]
-        kx = key[dx]
+        vx, dx, px, kx = cand.score[a], cand.doc[a], cand.pos[a], ks[a]
         b = a
         while b > 0:
             vy = cand.score[b - 1]
-            if _before(vy, key[cand.doc[b - 1]], vx, kx):
+            if _before(vy, ks[b - 1], vx, kx):
                 break
-            cand.score[b], cand.doc[b], cand.pos[b] = vy, cand.doc[b - 1], cand.pos[b - 1]
+            cand.score[b], cand.doc[b], cand.pos[b], ks[b] = vy, cand.doc[b - 1], cand.pos[b - 1], ks[b - 1]
             b -= 1
         moves += a - b
-        cand.score[b], cand.doc[b], cand.pos[b] = vx, dx, px
+        cand.score[b], cand.doc[b], cand.pos[b], ks[b] = vx, dx, px, kx
         if moves > limit:
             return False
     return True
 
 
 @njit(nogil=True, cache=True)
-def bm25_rank(items, lay, w, sel, judged_pos, out, top_p, probe, hint, sort_budget):
+def bm25_rank(items, lay, groups, w, wg, sel, judged_pos, out, top_p, probe, hint, sort_budget):
     """Score each question from its postings regrouped by document, keep the best m, count, rank the judged.
 
     Reference: bm25.search(dataset, bm25.score(...)), i.e. ranking.rank_rows of the score matrix (and the
     raw best lists: ranking.order_by_score of each dense row, tests/test_perf_equivalence.py).
 
-    Arguments: lay (bm25.Layout), w (the postings' weights, bm25_weights), sel (ranking.Selection: tie keys,
+    Arguments: lay (bm25.Layout), groups (bm25.TermGroups), w (the postings' weights, bm25_weights), wg (the
+    same weights in the groups' order), sel (ranking.Selection: tie keys,
     threshold, m), judged_pos (the judged documents' layout positions, bm25.locate, -1 for none: found once per
     dataset), out (ranking.PassOutputs, the judged documents included), top_p (questions x m: the best m's
     positions, a later run's hint), probe (bm25.Probe, questions x P with maybe P = 0: positions whose scores
@@ -746,81 +906,127 @@ def bm25_rank(items, lay, w, sel, judged_pos, out, top_p, probe, hint, sort_budg
     * else a cut about 1.5 m scores reach, from a sample (`_sample_cut`; every score when fewer reach it),
       and the candidates are sorted (`_sorted_best`).
     A judged document is ranked by counting the documents that beat it: among the candidates when it scores at
-    or above the cut, else over all scores (vectorised, four judged documents a pass). The outputs never
-    depend on the hint.
+    or above the cut, else over all scores (vectorised, four judged documents a pass).
+
+    With a hint, the single-term documents are not scored one by one at all (at 100k documents, 17.4 million of
+    them a tick against 2.73 million postings of the question terms): the multis are summed, and the singles at or
+    above a guessed cut (the lowest new score among the hint's last GUESS) are read off each term's groups of one
+    count, weights non-increasing along each (bm25.term_groups): a prefix each, about 210 postings a question.
+    When at least m documents reach the guess (96% of questions there), the best m are among them; the results
+    are counted, and a judged document below the cut ranked, by binary searches in the groups (the postings
+    above a score, less the multis' postings above it, plus the multis whose sums are). Else the pass above. A
+    document's tag (`tag`, cleared after each question) says whether it holds several terms, or where the hint
+    has it. The outputs never depend on the hint.
     """
     key, thr, m = sel.tie_key, sel.threshold, sel.keep
     n_docs = key.size
     vals = np.empty(n_docs)
     ws = scratch(n_docs, m)
     found, cand, flags = ws.found, ws.cand, ws.flags
+    tag = np.zeros(n_docs, dtype=np.int32)  # the grouped pass's: 1 + a single's place in the hint, MULTI, -2 - a
+    # multi's place in the hint, or 0; cleared after each question
+    most = 0
+    for q in items:
+        most = max(most, lay.multi_start[lay.multi_ptr[q + 1]] - lay.multi_start[lay.multi_ptr[q]])
+    wm = np.empty(most)  # a question's multis' postings' weights, in their order
     for q in items:
         s0, m0 = lay.single_ptr[q], lay.multi_ptr[q]
         ns, nm = lay.single_ptr[q + 1] - s0, lay.multi_ptr[q + 1] - m0
         nt = ns + nm
+        nh = 0
+        if hint.pos.shape[1] >= m:
+            for i in range(m):
+                nh += hint.pos[q, i] >= 0
+        hinted = nh == m and m > 0
         nr = 0
-        for i in range(ns):  # one weight each: a gather, no branch
-            x = w[lay.single_posting[s0 + i]]
-            vals[i] = x
-            nr += x > thr
+        e0 = lay.multi_start[m0]
+        ne = lay.multi_start[m0 + nm] - e0
         for j in range(nm):
             a, b = lay.multi_start[m0 + j], lay.multi_start[m0 + j + 1]
             x = w[lay.multi_posting[a]]
+            wm[a - e0] = x
             for e in range(a + 1, b):
-                x += w[lay.multi_posting[e]]
+                y = w[lay.multi_posting[e]]
+                wm[e - e0] = y
+                x += y
             vals[ns + j] = x
             nr += x > thr
+        grouped = False
         cut = -np.inf
-        nh = 0
-        lowest = np.inf
-        if hint.pos.shape[1] >= m:
-            for i in range(m):
-                pi = hint.pos[q, i]
-                if pi >= 0:
-                    nh += 1
-                    lowest = min(lowest, vals[pi])
-        hinted = nh == m and m > 0
         nc = 0
-        if hinted:  # the hint's m in its order, then the others at or above the cut
-            cut = lowest
+        if hinted and nt < n_docs:  # the singles' scores read off the groups where they reach a guessed cut
+            for j in range(nm):
+                tag[lay.multi_doc[m0 + j]] = MULTI
             for i in range(m):
+                d = hint.doc[q, i]
+                tag[d] = i + 1 if tag[d] == 0 else -2 - i
+            cut = np.inf
+            for i in range(max(0, m - GUESS), m):
                 pi = hint.pos[q, i]
-                cand.score[i] = vals[pi]
-                cand.doc[i] = hint.doc[q, i]
-                cand.pos[i] = pi
-                vals[pi] = -np.inf  # hidden from the scan (put back below)
-            nc = m
-        else:  # a cut about 1.5 m scores reach, from a sample (none on a short row)
-            cut = _sample_cut(vals, nt, m, ws.heap)
-        n_found = _scan_at_least(vals, nt, cut, found, 0)
-        if not hinted and n_found < m and n_found < nt:  # fewer than m reach it (rare): every score is a candidate
-            cut = -np.inf
+                cut = min(cut, w[lay.single_posting[s0 + pi]] if pi < ns else vals[pi])
+            nf, nc = _grouped_candidates(q, groups, wg, lay, ns, m0, nm, vals, cut, tag, hint, m, found, cand)
+            grouped = nf + nc - m >= m  # else fewer than m reach the guess: the pass below
+            if grouped:
+                nc = _close_holes(cand, m, nc)
+                nr += _postings_beating(q, groups, wg, tag, key, thr, -1)  # no tie key is below -1
+                for e in range(ne):
+                    nr -= wm[e] > thr
+        if not grouped:
+            for i in range(ns):  # one weight each: a gather, no branch
+                x = w[lay.single_posting[s0 + i]]
+                vals[i] = x
+                nr += x > thr
+            nc = 0
+            if hinted:  # the hint's m in its order, then the others at or above the cut (the lowest of the m)
+                cut = np.inf
+                for i in range(m):
+                    pi = hint.pos[q, i]
+                    cut = min(cut, vals[pi])
+                    cand.score[i] = vals[pi]
+                    cand.doc[i] = hint.doc[q, i]
+                    cand.pos[i] = pi
+                    vals[pi] = -np.inf  # hidden from the scan (put back below)
+                nc = m
+            else:  # a cut about 1.5 m scores reach, from a sample (none on a short row)
+                cut = _sample_cut(vals, nt, m, ws.heap)
             n_found = _scan_at_least(vals, nt, cut, found, 0)
-        for f in range(n_found):
-            i = found[f]
-            cand.score[nc] = vals[i]
-            cand.doc[nc] = _pos_doc(lay, i, s0, ns, m0)
-            cand.pos[nc] = i
-            nc += 1
-        if hinted:
-            for i in range(m):
-                vals[cand.pos[i]] = cand.score[i]
+            if not hinted and n_found < m and n_found < nt:  # fewer than m reach it (rare): every score is a candidate
+                cut = -np.inf
+                n_found = _scan_at_least(vals, nt, cut, found, 0)
+            for f in range(n_found):
+                i = found[f]
+                cand.score[nc] = vals[i]
+                cand.doc[nc] = _pos_doc(lay, i, s0, ns, m0)
+                cand.pos[nc] = i
+                nc += 1
+            if hinted:
+                for i in range(m):
+                    vals[cand.pos[i]] = cand.score[i]
         for i in range(probe.pos.shape[1]):
             pi = probe.pos[q, i]
-            probe.score[q, i] = vals[pi] if pi >= 0 else 0.0
+            probe.score[q, i] = 0.0 if pi < 0 else w[lay.single_posting[s0 + pi]] if grouped and pi < ns else vals[pi]
         j0, j1 = out.judged.ptr[q], out.judged.ptr[q + 1]
         nj = j1 - j0
         j_s = np.zeros(nj)
         for j in range(nj):
             pj = judged_pos[j0 + j]
-            if pj >= 0:
-                j_s[j] = vals[pj]  # else 0: no question term (or not a document of the corpus)
-        _judged_ranks(vals, nt, cut, thr, cand, nc, j_s, out.judged.doc[j0:j1], key, lay, s0, ns, m0, found, flags,
-                      out.judged.rank[j0:j1])
+            if pj >= 0:  # else 0: no question term (or not a document of the corpus)
+                j_s[j] = w[lay.single_posting[s0 + pj]] if grouped and pj < ns else vals[pj]
+        if grouped:
+            _judged_ranks_grouped(q, groups, wg, vals, ns, nt, wm, ne, cut, thr, cand, nc, j_s, out.judged.doc[j0:j1],
+                                  key, lay, s0, m0, tag, out.judged.rank[j0:j1])
+        else:
+            _judged_ranks(vals, nt, cut, thr, cand, nc, j_s, out.judged.doc[j0:j1], key, lay, s0, ns, m0, found, flags,
+                          out.judged.rank[j0:j1])
+        if hinted and nt < n_docs:
+            for i in range(m):
+                tag[hint.doc[q, i]] = 0
+            for j in range(nm):
+                tag[lay.multi_doc[m0 + j]] = 0
         ts = out.top_s[q]
         td = out.top_d[q]
         tp = top_p[q]
-        if hinted and _settle_order(cand, nc, key, sort_budget * nc):
+        if hinted and _settle_order(cand, nc, key, sort_budget * nc, ws.keys):
             h = min(m, nc)
             for r in range(h):
                 ts[r] = cand.score[r]
@@ -828,6 +1034,10 @@ def bm25_rank(items, lay, w, sel, judged_pos, out, top_p, probe, hint, sort_budg
                 tp[r] = cand.pos[r]
         else:
             h = _sorted_best(cand, nc, key, m, ws.picked, ws.vals, ws.keys, ts, td, tp)
+        if grouped:
+            for r in range(h):
+                if tp[r] == UNPLACED:
+                    tp[r] = _find(lay, td[r], 0, ns, s0, ns, m0)
         out.n_top[q] = h
         out.n_res[q] = nr
         if nt < n_docs:  # the documents without a question term score 0
@@ -1542,7 +1752,7 @@ def rrf_fuse(items, r_ptr, r_docs, depth, k, key, out_d, out_s, out_n):
 
 # ------------------------------------------------------------------------------------------- compiled, or plain Python
 
-KERNELS = ("layout", "bm25_locate", "bm25_weights", "bm25_rank", "bm25_at", "bm25_rows", "lsa_rank", "lsa_at", "lsa_rows",
+KERNELS = ("layout", "bm25_locate", "bm25_weights", "term_order", "bm25_rank", "bm25_at", "bm25_rows", "lsa_rank", "lsa_at", "lsa_rows",
            "tfidf_rows", "tfidf_columns", "sparse_dense", "unit_lower_rows", "rank_sparse", "rank_dense", "list_ranks",
            "weighted_topk", "weighted_scan", "rrf_fuse")
 PYTHON_MAX_WORK = 200_000  # elementary steps (as `parallel` counts them) the plain-Python twin takes on while the

@@ -143,7 +143,19 @@ class Layout(NamedTuple):
     multi_ptr: np.ndarray  # n_queries + 1 offsets into multi_start
     multi_start: np.ndarray  # per question, its documents with several terms (id order): offsets into multi_posting
     multi_posting: np.ndarray  # those documents' postings, each document's in ascending term order
+    multi_doc: np.ndarray  # those documents (int32)
     posting_doc: np.ndarray  # the document of each posting (Postings.doc)
+
+
+class TermGroups(NamedTuple):
+    """Each question term's postings by weight, whatever (k1, b) (QuestionPlan's q_*, g_*), as bm25_rank reads them."""
+
+    question_ptr: np.ndarray  # n_queries + 1 offsets into question_term
+    question_term: np.ndarray  # each question's distinct terms (positions in QuestionPlan.terms)
+    group_ptr: np.ndarray  # n_terms + 1 offsets into group_start: each term's groups
+    group_start: np.ndarray  # where each group starts in `posting`, + the end
+    posting: np.ndarray  # each term's postings (indices into Postings.doc) by count descending, length ascending, id
+    doc: np.ndarray  # their documents (int32)
 
 
 class LayoutSizes(NamedTuple):
@@ -193,6 +205,11 @@ class QuestionPlan:
     m_ptr: np.ndarray  # n_queries + 1 offsets into m_start
     m_start: np.ndarray  # per question, its documents with several terms (id order): offsets into m_up, + the end
     m_up: np.ndarray  # those documents' postings, each document's in ascending term order (int32)
+    m_doc: np.ndarray  # those documents (int32): the multis' ids, read without going through their postings
+    g_ptr: np.ndarray  # len(terms) + 1 offsets into g_start: each term's groups of one count (`term_groups`)
+    g_start: np.ndarray  # where each group starts in g_post, + the end
+    g_post: np.ndarray  # each term's postings (indices into u_docs) by count descending, length ascending, id (int32)
+    g_doc: np.ndarray  # their documents, u_docs[g_post] (int32): the pass reads them in this order
 
     @property
     def postings(self) -> int:
@@ -210,9 +227,14 @@ class QuestionPlan:
         return Postings(self.q_ptr, self.q_u, self.u_ptr, self.u_docs, self.u_f, self.idf_u)
 
     @property
+    def by_weight(self) -> TermGroups:
+        """The postings by term in groups of one count, lengths ascending (`term_groups`), for the compiled pass."""
+        return TermGroups(self.q_ptr, self.q_u, self.g_ptr, self.g_start, self.g_post, self.g_doc)
+
+    @property
     def by_doc(self) -> Layout:
         """The layout (postings by document), grouped for the compiled passes."""
-        return Layout(self.s_ptr, self.s_up, self.m_ptr, self.m_start, self.m_up, self.u_docs)
+        return Layout(self.s_ptr, self.s_up, self.m_ptr, self.m_start, self.m_up, self.m_doc, self.u_docs)
 
     def n_touched(self) -> np.ndarray:
         """Per question, the documents holding one of its terms (the positions 0..n-1 of its layout)."""
@@ -226,7 +248,7 @@ class QuestionPlan:
         multi = pos >= ns
         out = np.full(pos.shape, -1, dtype=np.int64)
         out[single] = self.u_docs[self.s_up[(self.s_ptr[:-1, None] + pos)[single]]]
-        out[multi] = self.u_docs[self.m_up[self.m_start[(self.m_ptr[:-1, None] + pos - ns)[multi]]]]
+        out[multi] = self.m_doc[(self.m_ptr[:-1, None] + pos - ns)[multi]]
         return out
 
 
@@ -242,13 +264,44 @@ def layout(q_ptr: np.ndarray, q_u: np.ndarray, u_ptr: np.ndarray, u_docs: np.nda
     work = int(np.diff(u_ptr)[q_u].sum()) if q_u.size else 0
     none32, none64 = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64)
     k.parallel(k.layout, nq, work, False, terms, n_docs, sizes, none64,
-               Layout(none64, none32, none64, none64, none32, u_docs))
+               Layout(none64, none32, none64, none64, none32, none32, u_docs))
     s_ptr, m_ptr, e_ptr = (np.concatenate(([0], np.cumsum(x))).astype(np.int64) for x in sizes)
     lay = Layout(s_ptr, np.empty(s_ptr[-1], dtype=np.int32), m_ptr, np.empty(m_ptr[-1] + 1, dtype=np.int64),
-                 np.empty(e_ptr[-1], dtype=np.int32), u_docs)
+                 np.empty(e_ptr[-1], dtype=np.int32), np.empty(m_ptr[-1], dtype=np.int32), u_docs)
     lay.multi_start[-1] = e_ptr[-1]
     k.parallel(k.layout, nq, 2 * work, True, terms, n_docs, sizes, e_ptr, lay)
-    return dict(s_ptr=s_ptr, s_up=lay.single_posting, m_ptr=m_ptr, m_start=lay.multi_start, m_up=lay.multi_posting)
+    return dict(s_ptr=s_ptr, s_up=lay.single_posting, m_ptr=m_ptr, m_start=lay.multi_start, m_up=lay.multi_posting,
+                m_doc=lay.multi_doc)
+
+
+def term_groups(u_ptr: np.ndarray, u_f: np.ndarray, u_docs: np.ndarray, doc_len: np.ndarray) -> dict:
+    """Each term's postings (in id order: u_docs, counts u_f) in groups of one count (descending), each group by
+    document length ascending, then id: one compiled sort per term. Returns g_post (the postings in that order,
+    indices into u_docs), g_ptr (each term's groups) and g_start (where each group starts in g_post, + the end).
+
+    Within a group a weight only falls along it, at any k1 >= 0 and b in [0, 1] and in floating point too
+    (`length_norm` and `bm25_weight` are chains of operations that rounding keeps monotone: a longer document's
+    norm is not smaller, its weight not larger), so the postings weighing more than a score are a prefix of
+    each group (`_kernels.bm25_rank`, which reads the weights copied in this order: `_kernels.bm25_weights`).
+
+    Worked example: a term in documents 0 1 2 3 with counts 1 2 1 1 and lengths 9 5 3 9 gives the order
+    1 2 0 3, groups [1] (count 2) and [2, 0, 3] (count 1: lengths 3, 9, 9; ties by id)."""
+    from . import _kernels as k
+
+    n_docs = int(doc_len.size)
+    len_rank = np.empty(n_docs, dtype=np.int64)
+    len_rank[np.argsort(doc_len, kind="stable")] = np.arange(n_docs)
+    f = np.asarray(u_f).astype(np.int64)
+    f_top = int(f.max()) if f.size else 0
+    order = np.empty(u_docs.size, dtype=np.int32)
+    k.parallel(k.term_order, u_ptr.size - 1, u_docs.size * 8, u_ptr, f, u_docs, len_rank, f_top, order)
+    term_of = np.repeat(np.arange(u_ptr.size - 1), np.diff(u_ptr))
+    s_f = f[order]
+    starts = np.flatnonzero(np.r_[True, (term_of[1:] != term_of[:-1]) | (s_f[1:] != s_f[:-1])]) if order.size else \
+        np.zeros(0, dtype=np.int64)
+    g_ptr = np.searchsorted(term_of[starts], np.arange(u_ptr.size)).astype(np.int64)
+    return dict(g_ptr=g_ptr, g_start=np.r_[starts, order.size].astype(np.int64), g_post=order,
+                g_doc=np.asarray(u_docs[order], dtype=np.int32))
 
 
 def plan(bm: Bm25Index, qcounts: sp.csr_matrix) -> QuestionPlan:
@@ -264,8 +317,9 @@ def plan(bm: Bm25Index, qcounts: sp.csr_matrix) -> QuestionPlan:
     q_u = np.searchsorted(terms, q.indices).astype(np.int64)
     u_ptr = sub.indptr.astype(np.int64)
     n_docs = int(bm.counts.shape[0])
-    return QuestionPlan(q_ptr, q_u, terms, u_ptr, sub.indices, np.asarray(sub.data, dtype=np.float64), bm.idf[terms], n_docs,
-                        **layout(q_ptr, q_u, u_ptr, sub.indices, n_docs))
+    return QuestionPlan(q_ptr, q_u, terms, u_ptr, sub.indices, np.asarray(sub.data, dtype=np.float64), bm.idf[terms],
+                        n_docs, **layout(q_ptr, q_u, u_ptr, sub.indices, n_docs),
+                        **term_groups(u_ptr, sub.data, sub.indices, bm.doc_len))
 
 
 def locate(qplan: QuestionPlan, docs: np.ndarray, ptr: np.ndarray | None = None, per_doc: int | None = None) -> np.ndarray:
@@ -381,8 +435,8 @@ def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEF
     p = qplan
     nq = p.q_ptr.size - 1
     norm = length_norm(bm.doc_len, bm.avg_len, k1, b)
-    w = np.empty(p.u_docs.size)
-    k.parallel(k.bm25_weights, p.terms.size, p.u_docs.size, p.by_term, norm, k1 + 1.0, w)
+    w, wg = np.empty(p.u_docs.size), np.empty(p.u_docs.size)
+    k.parallel(k.bm25_weights, p.terms.size, 2 * p.u_docs.size, p.by_term, norm, k1 + 1.0, w, p.g_post, wg)
     m = max(int(depth), keep_for(p.n_docs) if keep is None else int(keep))
     o = PassOutputs.empty(dataset, m)
     if probe is None:
@@ -392,7 +446,7 @@ def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEF
     probes = Probe(probe_p, np.zeros(probe_p.shape))
     j_pos = locate(p, o.judged.doc, o.judged.ptr) if judged_at is None else judged_at
     top_p = np.full(o.top_d.shape, -1, dtype=np.int64)  # -1 beyond n_top: a later run's hint as it is (_hint_rows)
-    k.parallel(k.bm25_rank, nq, p.entries, p.by_doc, w, Selection(dataset.tie_key, THRESHOLD, m), j_pos, o, top_p,
+    k.parallel(k.bm25_rank, nq, p.entries, p.by_doc, p.by_weight, w, wg, Selection(dataset.tie_key, THRESHOLD, m), j_pos, o, top_p,
                probes, _hint_rows(hint, p, m), SORT_BUDGET)
     return Bm25Run(**o.lists(name, int(depth)), k1=k1, b=b, depth=int(depth), plan=p, norm=norm, top_p=top_p,
                    probe=probe, probe_n=probe_n, probe_scores=probes.score if probe is not None else None)

@@ -5,6 +5,7 @@ reference) are in tests/test_perf_equivalence.py."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 import os
 import subprocess
 import sys
@@ -98,12 +99,12 @@ def test_candidate_sorts_equal_order_by_score(nc, m):
     near = full.copy()
     near[[0, 1]] = near[[1, 0]]
     cand = _kernels.Candidates(score[near], docs[near], near.astype(np.int64))
-    assert _kernels._settle_order(cand, nc, key, 10 * nc)
+    assert _kernels._settle_order(cand, nc, key, 10 * nc, np.empty(nc, dtype=np.int64))
     assert cand.pos.tolist() == full.tolist()
     shuffled = rng.permutation(nc)
     cand = _kernels.Candidates(score[shuffled], docs[shuffled], shuffled.astype(np.int64))
     if nc > 5:
-        assert not _kernels._settle_order(cand, nc, key, 0)
+        assert not _kernels._settle_order(cand, nc, key, 0, np.empty(nc, dtype=np.int64))
         assert sorted(cand.pos.tolist()) == list(range(nc))  # given up, but every candidate still there
 
 
@@ -122,9 +123,36 @@ def test_lowest_bit_is_the_trailing_zeros_count():
 def test_bm25_weights_equal_term_weights(rand, k1, b):
     ds, prep, plan = rand
     norm = bm25.length_norm(prep.bm25.doc_len, prep.bm25.avg_len, k1, b)
-    w = np.empty(plan.u_docs.size)
-    _kernels.bm25_weights(np.arange(plan.terms.size), plan.by_term, norm, k1 + 1.0, w)
+    w, wg = np.empty(plan.u_docs.size), np.empty(plan.u_docs.size)
+    _kernels.bm25_weights(np.arange(plan.terms.size), plan.by_term, norm, k1 + 1.0, w, plan.g_post, wg)
     assert np.array_equal(w, bm25.term_weights(prep.bm25, plan.terms, k1, b).data)
+    assert np.array_equal(wg, w[plan.g_post])  # the copy in the groups' order
+
+
+@pytest.mark.parametrize("k1, b", [(1.2, 0.75), (0.0, 0.3), (3.0, 1.0), (0.9, 0.0)])
+def test_each_terms_postings_weigh_less_along_each_group_and_the_groups_are_the_counts(rand, k1, b):
+    ds, prep, plan = rand
+    w = bm25.term_weights(prep.bm25, plan.terms, k1, b).data
+    term_of = np.repeat(np.arange(plan.terms.size), np.diff(plan.u_ptr))
+    # the reference order: by term, count descending, length ascending, id ascending
+    want = np.lexsort((plan.u_docs, prep.bm25.doc_len[plan.u_docs], -plan.u_f, term_of))
+    assert np.array_equal(plan.g_post, want)
+    wg, fg = w[plan.g_post], plan.u_f[plan.g_post]
+    for u in range(plan.terms.size):
+        groups = plan.g_start[plan.g_ptr[u] : plan.g_ptr[u + 1] + 1]
+        assert groups[0] == plan.u_ptr[u] and groups[-1] == plan.u_ptr[u + 1]
+        for lo, hi in zip(groups[:-1], groups[1:]):
+            assert hi > lo and np.unique(fg[lo:hi]).size == 1
+            assert np.all(np.diff(wg[lo:hi]) <= 0)
+        assert np.all(np.diff(fg[groups[:-1]]) < 0)
+
+
+def test_term_groups_spelled_out():
+    # one term in documents 0 1 2 3, counts 1 2 1 1, lengths 9 5 3 9: count 2 first, then lengths 3, 9, 9 (by id)
+    g = bm25.term_groups(np.array([0, 4]), np.array([1.0, 2.0, 1.0, 1.0]), np.arange(4, dtype=np.int32),
+                         np.array([9.0, 5.0, 3.0, 9.0]))
+    assert g["g_post"].tolist() == [1, 2, 0, 3]
+    assert g["g_ptr"].tolist() == [0, 2] and g["g_start"].tolist() == [0, 1, 4]
 
 
 @pytest.mark.parametrize("k1, b", [(1.2, 0.75), (0.5, 0.0)])
@@ -165,6 +193,75 @@ def test_bm25_first_pass_from_a_sampled_cut_equals_the_reference(keep):
         assert r.top_s[q, : r.n_top[q]].tolist() == want[q, best[: r.n_top[q]]].tolist()
         assert r.n_res[q] == (want[q] > 1e-9).sum()
     assert r.ranking.judged_rank.tolist() == ref.judged_rank.tolist()
+
+def _sparse_dataset(seed: int, n_docs: int, n_q: int):
+    """Documents of 1 to 12 words drawn from 60 with Zipf-like odds (a few frequent terms, long runs of equal
+    counts and lengths; some documents duplicated): each question touches a part of the corpus, some of its
+    documents through one term, others through several."""
+    from retrieval.dataset import assemble
+
+    rng = np.random.default_rng(seed)
+    words = [f"w{i:02d}" for i in range(60)]
+    odds = 1.0 / np.arange(1, 61)
+    odds /= odds.sum()
+    texts = []
+    for _ in range(n_docs):
+        dup = texts and rng.random() < 0.2
+        texts.append(texts[rng.integers(len(texts))] if dup else " ".join(rng.choice(words, size=rng.integers(1, 13), p=odds)))
+    ids = [f"d{i:04d}" for i in rng.permutation(n_docs)]
+    questions = [" ".join(rng.choice(words[:30], size=rng.integers(1, 4), replace=False)) for _ in range(n_q)]
+    judgements = [(f"q{q}", ids[d], int(rng.integers(1, 3))) for q in range(n_q) for d in rng.choice(n_docs, 8, replace=False)]
+    return assemble("sparse", list(zip(ids, texts)), [(f"q{q}", t) for q, t in enumerate(questions)], judgements)
+
+
+@pytest.mark.parametrize("keep", [4, 30])
+def test_bm25_hinted_pass_from_the_term_groups_equals_the_reference(keep, monkeypatch):
+    """A hinted run reads the single-term documents off each term's groups of one count (bm25.term_groups)
+    instead of scoring them all: compiled and as plain Python, the best lists, scores, counts, range, probed
+    scores and judged ranks equal the score matrix's, at parameters near the hint's and far from it, and where
+    weights tie along whole groups (k1 = 0: a term weighs its idf wherever it is; b = 0: lengths do not count).
+    The plain Python pass is counted: most questions take the grouped path."""
+    ds = _sparse_dataset(7, n_docs=1500, n_q=12)
+    prep = Engine(ds)
+    plan = bm25.plan(prep.bm25, prep.qcounts)
+    assert (plan.n_touched() < ds.n_docs).all() and (plan.n_touched() > 8 * keep).sum() >= 8
+    rng = np.random.default_rng(keep)
+    probe = np.stack([rng.permutation(ds.n_docs)[:5] for _ in range(ds.n_queries)])
+    python = _kernels.bm25_rank.python
+    calls = {"_grouped_candidates": 0, "_close_holes": 0}  # tried, taken
+
+    def count_calls():
+        for name in calls:
+            fn = getattr(getattr(_kernels, name), "py_func", getattr(_kernels, name))  # plain already when numba is off
+            monkeypatch.setitem(python.__globals__, name, lambda *a, fn=fn, name=name: calls.update({name: calls[name] + 1}) or fn(*a))
+
+    for (k1, b), (hk1, hb), backwards in [((1.25, 0.75), (1.2, 0.75), False), ((0.0, 0.0), (1.2, 0.75), False),
+                                          ((1.2, 0.0), (0.0, 0.0), False), ((3.0, 1.0), (0.5, 0.2), False),
+                                          ((1.25, 0.75), (1.2, 0.75), True)]:
+        hint = bm25.run(prep.bm25, plan, ds, hk1, hb, keep, keep=keep)
+        if backwards:  # the hint's best last: its guessed cut is too high, the pass falls back to scoring every document
+            hint = replace(hint, top_p=hint.top_p[:, ::-1], top_d=hint.top_d[:, ::-1])
+        want = bm25.score(prep.bm25, prep.qcounts, k1, b).toarray()
+        ref = bm25.search(ds, bm25.score(prep.bm25, prep.qcounts, k1, b), depth=keep)
+        for kernel in (_kernels.bm25_rank, python):
+            monkeypatch.setattr(_kernels, "bm25_rank", kernel)
+            count_calls()
+            r = bm25.run(prep.bm25, plan, ds, k1, b, keep, keep=keep, hint=hint, probe=probe)
+            at = plan.docs_at(r.top_p)  # the next hint's positions
+            for q in range(ds.n_queries):
+                best = order_by_score(want[q], ds.tie_key)[: min(keep, (want[q] > 0).sum())]
+                assert r.n_top[q] == best.size
+                assert r.top_d[q, : best.size].tolist() == best.tolist()
+                assert r.top_s[q, : best.size].tolist() == want[q, best].tolist()
+                assert at[q, : best.size].tolist() == best.tolist()
+                assert r.n_res[q] == (want[q] > 1e-9).sum() and r.lo[q] == 0.0 and r.hi[q] == want[q].max()
+                assert r.probe_scores[q].tolist() == want[q, probe[q]].tolist()
+            assert r.ranking.judged_rank.tolist() == ref.judged_rank.tolist()
+            monkeypatch.undo()
+    assert calls["_close_holes"] >= 4 * 8
+    # a guess from the hint's last GUESS falls short of m only when m is longer (m distinct documents reach their lowest)
+    assert (calls["_grouped_candidates"] > calls["_close_holes"]) is (keep > _kernels.GUESS)
+
 
 def test_layout_lists_each_questions_documents_and_locate_undoes_it(rand):
     ds, prep, plan = rand
