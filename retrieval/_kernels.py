@@ -114,15 +114,19 @@ def parallel(kernel, n_items: int, work: int, *args) -> None:
 
     `work` estimates the total cost in elementary steps; below PARALLEL_MIN_WORK one thread is faster.
     """
+    parallel_over(kernel, np.arange(n_items, dtype=np.int64), work, *args)
+
+
+def parallel_over(kernel, items: np.ndarray, work: int, *args) -> None:
+    """`parallel` over the given items (int64) instead of 0..n_items-1."""
     if isinstance(kernel, Kernel):
         kernel = kernel.pick(work)
-    nt = min(threads(), n_items)
+    nt = min(threads(), items.size)
     if nt <= 1 or work < PARALLEL_MIN_WORK:
-        kernel(np.arange(n_items, dtype=np.int64), *args)
+        kernel(items, *args)
         return
     pool = _pool(nt, getattr(_LOCAL, "background", False))
-    parts = [np.arange(i, n_items, nt, dtype=np.int64) for i in range(nt)]
-    for f in [pool.submit(kernel, p, *args) for p in parts]:
+    for f in [pool.submit(kernel, items[i::nt].copy(), *args) for i in range(nt)]:
         f.result()
 
 
@@ -358,11 +362,11 @@ def _touched_in_order(bits, cnt, docs, counts):
 def layout(items, fill, terms, n_docs, sizes, entry_ptr, lay):
     """Each question's postings (terms: bm25.Postings) regrouped by document (lay: bm25.Layout): the documents
     with one question term in id order (single_posting: their posting), then those with several in id order
-    (multi_start: where each one's postings start in multi_posting, in ascending term order; multi_doc: their
-    ids). Two passes:
+    (multi_start: where each one's postings start in multi_term / multi_count, its terms and their counts in
+    ascending term order; multi_doc: their ids). Two passes:
     fill=False counts, per question, the single-term documents, the multi-term ones and the latter's postings
     (sizes: bm25.LayoutSizes); fill=True writes the layout at the offsets those counts give (lay.single_ptr,
-    lay.multi_ptr, and entry_ptr into multi_posting).
+    lay.multi_ptr, and entry_ptr into multi_term / multi_count).
 
     Reference: bm25.QuestionPlan.docs_at reads each position's document back (tests/test_kernels.py), and
     tests/test_bm25.py spells a small layout out."""
@@ -406,7 +410,8 @@ def layout(items, fill, terms, n_docs, sizes, entry_ptr, lay):
                 if t < 0:
                     lay.single_posting[-1 - t] = p
                 else:
-                    lay.multi_posting[t] = p
+                    lay.multi_term[t] = u
+                    lay.multi_count[t] = np.int32(terms.count[p])  # an int32 count (Bm25Index.counts): exact
                     slot[d] = t + 1
 
 
@@ -486,19 +491,13 @@ def bm25_locate(items, ptr, docs, lay, n_docs, per_doc, out):
 
 
 @njit(nogil=True, cache=True)
-def bm25_weights(items, terms, norm, k1p1, out, order, by_weight):
+def bm25_weights(items, terms, norm, k1p1, out):
     """Weight of every posting of the question terms (terms: bm25.Postings; items: the terms), bm25_weight at
-    the posting's document's norm, into out; and, unless `order` is empty, the same weights copied in the
-    order of bm25.term_groups into by_weight (by_weight[i] = out[order[i]], each term's while they are in
-    cache). Reference: bm25.term_weights."""
+    the posting's document's norm. Reference: bm25.term_weights."""
     for u in items:
         idf = terms.idf[u]
-        lo, hi = terms.term_ptr[u], terms.term_ptr[u + 1]
-        for p in range(lo, hi):
+        for p in range(terms.term_ptr[u], terms.term_ptr[u + 1]):
             out[p] = _weight(terms.count[p], idf, norm[terms.doc[p]], k1p1)
-        if order.size:
-            for i in range(lo, hi):
-                by_weight[i] = out[order[i]]
 
 
 @njit(nogil=True, cache=True)
@@ -732,14 +731,45 @@ UNPLACED = -2  # a candidate's position not looked up yet
 
 
 @njit(inline="always")
-def _group_end(wg, lo, hi, s):
-    """The end of the prefix of group wg[lo:hi] (weights non-increasing along it) weighing more than s: a
-    binary search (none when the whole group does)."""
-    if wg[hi - 1] > s:
+def _single_weight(q, p, terms, norm, k1p1):
+    """The weight of posting p (of one of question q's terms: found among them, a few comparisons), at its
+    document's norm: what bm25_weights writes at p."""
+    u = terms.question_term[terms.question_ptr[q]]
+    for a in range(terms.question_ptr[q], terms.question_ptr[q + 1]):
+        v = terms.question_term[a]
+        if terms.term_ptr[v] <= p < terms.term_ptr[v + 1]:
+            u = v
+    return _weight(terms.count[p], terms.idf[u], norm[terms.doc[p]], k1p1)
+
+
+@njit(inline="always")
+def _multi_sums(lay, m0, nm, ns, idf, norm, k1p1, vals, wm):
+    """The multis' scores into vals[ns:ns + nm] (lay: bm25.Layout; each its terms' weights summed in ascending
+    term order, computed from the layout's terms and counts: sequential reads and one norm a document), their
+    postings' weights into wm (from 0, in the layout's order); returns how many postings."""
+    e0 = lay.multi_start[m0]
+    for j in range(nm):
+        a, b = lay.multi_start[m0 + j], lay.multi_start[m0 + j + 1]
+        nd = norm[lay.multi_doc[m0 + j]]
+        x = _weight(np.float64(lay.multi_count[a]), idf[lay.multi_term[a]], nd, k1p1)
+        wm[a - e0] = x
+        for e in range(a + 1, b):
+            y = _weight(np.float64(lay.multi_count[e]), idf[lay.multi_term[e]], nd, k1p1)
+            wm[e - e0] = y
+            x += y
+        vals[ns + j] = x
+    return lay.multi_start[m0 + nm] - e0
+
+
+@njit(inline="always")
+def _group_end(groups, f, idf, norm, k1p1, lo, hi, s):
+    """The end of the prefix of the group at [lo, hi) (groups: bm25.TermGroups; one count f, weights
+    non-increasing along it) weighing more than s: a binary search (none when the whole group does)."""
+    if _weight(f, idf, norm[groups.doc[hi - 1]], k1p1) > s:
         return hi
     while lo < hi:
         mid = (lo + hi) >> 1
-        if wg[mid] > s:
+        if _weight(f, idf, norm[groups.doc[mid]], k1p1) > s:
             lo = mid + 1
         else:
             hi = mid
@@ -747,18 +777,19 @@ def _group_end(wg, lo, hi, s):
 
 
 @njit
-def _postings_beating(q, groups, wg, tag, key, s, kj):
-    """How many postings of question q's terms (groups: bm25.TermGroups, their weights wg in its order) weigh
-    more than s, plus the documents with one of its terms weighing exactly s whose tie key is below kj (rare:
-    looked at one by one; documents tagged MULTI hold several terms: their sums are elsewhere)."""
+def _postings_beating(q, groups, idf, norm, k1p1, tag, key, s, kj):
+    """How many postings of question q's terms (groups: bm25.TermGroups) weigh more than s, plus the documents
+    with one of its terms weighing exactly s whose tie key is below kj (rare: looked at one by one; documents
+    tagged below 0 hold several terms: their sums are elsewhere)."""
     c = 0
     for a in range(groups.question_ptr[q], groups.question_ptr[q + 1]):
         u = groups.question_term[a]
         for g in range(groups.group_ptr[u], groups.group_ptr[u + 1]):
             lo, hi = groups.group_start[g], groups.group_start[g + 1]
-            i = _group_end(wg, lo, hi, s)
+            f = groups.count[g]
+            i = _group_end(groups, f, idf[u], norm, k1p1, lo, hi, s)
             c += i - lo
-            while i < hi and wg[i] == s:
+            while i < hi and _weight(f, idf[u], norm[groups.doc[i]], k1p1) == s:
                 d = groups.doc[i]
                 c += tag[d] >= 0 and key[d] < kj
                 i += 1
@@ -769,11 +800,11 @@ GUESS = 8  # the grouped pass's first cut: the lowest new score among the hint's
 
 
 @njit
-def _grouped_candidates(q, groups, wg, lay, ns, m0, nm, vals, cut, tag, hint, m, found, cand):
+def _grouped_candidates(q, groups, idf, norm, k1p1, lay, ns, m0, nm, vals, cut, tag, hint, m, found, cand):
     """Every document of question q scoring at or above the cut, its multis' scores in vals[ns:ns + nm], its
-    singles' read off the groups (groups: bm25.TermGroups; wg: the weights in their order): each group's prefix
-    at or above the cut, walked (it is short), but the documents tagged below 0 (several terms). A document of
-    the hint (tagged 1 + its place there, or -2 - it for a multi) goes to that place, its position known; the others after the first m, their
+    singles' read off the groups (groups: bm25.TermGroups): each group's prefix at or above the cut, walked (it
+    is short), but the documents tagged below 0 (several terms). A document of the hint (tagged 1 + its place
+    there, or -2 - it for a multi) goes to that place, its position known; the others after the first m, their
     singles' positions left unknown (UNPLACED: found for those that make the best m). Holes are left as pos -1.
     Returns how many of the hint's were found, and the end of the others."""
     for i in range(m):
@@ -794,11 +825,12 @@ def _grouped_candidates(q, groups, wg, lay, ns, m0, nm, vals, cut, tag, hint, m,
     for a in range(groups.question_ptr[q], groups.question_ptr[q + 1]):
         u = groups.question_term[a]
         for g in range(groups.group_ptr[u], groups.group_ptr[u + 1]):
+            f = groups.count[g]
             for i in range(groups.group_start[g], groups.group_start[g + 1]):
-                x = wg[i]
+                d = groups.doc[i]
+                x = _weight(f, idf[u], norm[d], k1p1)
                 if x < cut:
                     break
-                d = groups.doc[i]
                 t = tag[d] - 1
                 if t >= -1:  # not a multi (tagged below 0)
                     if t >= 0:
@@ -827,8 +859,8 @@ def _close_holes(cand, m, nc):
 
 
 @njit
-def _judged_ranks_grouped(q, groups, wg, vals, ns, nt, wm, ne, cut, thr, cand, nc, j_s, j_doc, key, lay, s0, m0,
-                          tag, j_rank):
+def _judged_ranks_grouped(q, groups, idf, norm, k1p1, vals, ns, nt, wm, ne, cut, thr, cand, nc, j_s, j_doc, key,
+                          lay, s0, m0, tag, j_rank):
     """`_judged_ranks` when only the multis' scores are in vals[ns:nt] (their postings' weights in wm[:ne]): a
     judged document below the cut is beaten by the postings of the question's terms above it (binary searches in
     the groups), less the multis' postings above it, plus the multis whose sums are above it, plus the documents
@@ -842,7 +874,7 @@ def _judged_ranks_grouped(q, groups, wg, vals, ns, nt, wm, ne, cut, thr, cand, n
         if not s < cut:
             j_rank[j] = 1 + _beaten_among(cand, nc, key, s, kj)
             continue
-        beat = _postings_beating(q, groups, wg, tag, key, s, kj)
+        beat = _postings_beating(q, groups, idf, norm, k1p1, tag, key, s, kj)
         for e in range(ne):
             beat -= wm[e] > s
         tied = 0
@@ -880,51 +912,69 @@ def _settle_order(cand, nc, key, limit, ks):
     return True
 
 
+@njit
+def _tag_question(tag, lay, m0, nm, hint, q, m, clear):
+    """Tag question q's multis MULTI and its hint's documents 1 + their place there (-2 - it for a multi), or
+    (clear) untag them all: the grouped pass's `tag`, all zeros between questions."""
+    for j in range(nm):
+        tag[lay.multi_doc[m0 + j]] = 0 if clear else MULTI
+    for i in range(m):
+        d = hint.doc[q, i]
+        tag[d] = 0 if clear else i + 1 if tag[d] == 0 else -2 - i
+
+
 @njit(nogil=True, cache=True)
-def bm25_rank(items, lay, groups, w, wg, sel, judged_pos, out, top_p, probe, hint, sort_budget):
+def bm25_rank(items, lay, terms, groups, wt, sel, judged_pos, out, top_p, probe, hint, sort_budget, pending):
     """Score each question from its postings regrouped by document, keep the best m, count, rank the judged.
 
     Reference: bm25.search(dataset, bm25.score(...)), i.e. ranking.rank_rows of the score matrix (and the
     raw best lists: ranking.order_by_score of each dense row, tests/test_perf_equivalence.py).
 
-    Arguments: lay (bm25.Layout), groups (bm25.TermGroups), w (the postings' weights, bm25_weights), wg (the
-    same weights in the groups' order), sel (ranking.Selection: tie keys,
+    Arguments: lay (bm25.Layout), terms (bm25.Postings), groups (bm25.TermGroups), wt (bm25.Weights: the norms,
+    k1 + 1 and, for the full pass, the postings' weights from bm25_weights), sel (ranking.Selection: tie keys,
     threshold, m), judged_pos (the judged documents' layout positions, bm25.locate, -1 for none: found once per
     dataset), out (ranking.PassOutputs, the judged documents included), top_p (questions x m: the best m's
     positions, a later run's hint), probe (bm25.Probe, questions x P with maybe P = 0: positions whose scores
-    are also wanted, LSA's best for the weighted fusion), hint (bm25.Hint), sort_budget.
+    are also wanted, LSA's best for the weighted fusion), hint (bm25.Hint), sort_budget, pending (one flag per
+    question for the grouped pass, empty for the full one).
 
-    The layout lists the documents holding a question term, those with one term first (a score is one weight,
-    w[single_posting]), then those with several (their weights summed in ascending term order: the reference's
-    order). So the scores come out one after the other into a contiguous array, with no accumulator to scatter
-    into or clear. Selection looks only at the scores at or above a cut checked not to exceed the m-th best score:
-    * with a hint (questions x m, the positions and documents of a run's best m, e.g. at the previous k1 or
-      b), the lowest of those m distinct documents' scores. The candidates are the hint's m in its order, then
-      the few others at or above the cut (a scan that skips blocks below it); after a small parameter change
-      that list is nearly sorted, and an insertion sort settles it (`_settle_order`; past sort_budget moves per
-      candidate, the general sort takes over);
-    * else a cut about 1.5 m scores reach, from a sample (`_sample_cut`; every score when fewer reach it),
-      and the candidates are sorted (`_sorted_best`).
-    A judged document is ranked by counting the documents that beat it: among the candidates when it scores at
-    or above the cut, else over all scores (vectorised, four judged documents a pass).
+    The layout lists the documents holding a question term, those with one term first (a score is one weight),
+    then those with several, each with its terms and counts in ascending term order (their weights summed in
+    that order: the reference's; `_multi_sums`). Two passes share this kernel:
 
-    With a hint, the single-term documents are not scored one by one at all (at 100k documents, 17.4 million of
-    them a tick against 2.73 million postings of the question terms): the multis are summed, and the singles at or
-    above a guessed cut (the lowest new score among the hint's last GUESS) are read off each term's groups of one
-    count, weights non-increasing along each (bm25.term_groups): a prefix each, about 210 postings a question.
-    When at least m documents reach the guess (96% of questions there), the best m are among them; the results
-    are counted, and a judged document below the cut ranked, by binary searches in the groups (the postings
-    above a score, less the multis' postings above it, plus the multis whose sums are). Else the pass above. A
-    document's tag (`tag`, cleared after each question) says whether it holds several terms, or where the hint
-    has it. The outputs never depend on the hint.
+    * **the full pass** (pending empty): every single's score gathered from w into a contiguous array after the
+      multis', with no accumulator to scatter into or clear. Selection looks only at the scores at or above a
+      cut checked not to exceed the m-th best score: with a hint (questions x m, the positions and documents of
+      a run's best m, e.g. at the previous k1 or b), the lowest of those m distinct documents' scores, the
+      candidates the hint's m in its order, then the few others at or above the cut (a scan that skips blocks
+      below it); else a cut about 1.5 m scores reach, from a sample (`_sample_cut`; every score when fewer
+      reach it), the candidates then sorted (`_sorted_best`). A judged document is ranked by counting the
+      documents that beat it: among the candidates when it scores at or above the cut, else over all scores
+      (vectorised, four judged documents a pass).
+    * **the grouped pass** (pending: a flag per question), for a question with a full hint and documents
+      without any of its terms: its singles are not scored one by one (at 100k documents, 17.4 million of them
+      a tick against 2.73 million postings of the question terms). The multis are summed, and the singles at or
+      above a guessed cut (the lowest new score among the hint's last GUESS) read off each term's groups of one
+      count, whose weights do not rise along each (bm25.term_groups): a prefix each, about 210 postings a
+      question, each weight computed where it is read (no weights array: bm25.run skips bm25_weights for these
+      questions). When at least m documents reach the guess (96% of questions there) the best m are among them;
+      the results are counted, and a judged document below the cut ranked, by binary searches in the groups
+      (the postings above a score, less the multis' postings above it, plus the multis whose sums are). A
+      document's tag (`tag`, cleared after each question) says whether it holds several terms, or where the
+      hint has it. Any other question is flagged in `pending`, its outputs left to the full pass.
+
+    After a small parameter change the candidates, the hint's first, are nearly in order: an insertion sort
+    settles them (`_settle_order`; past sort_budget moves per candidate, the general sort takes over). The
+    outputs never depend on the hint.
     """
     key, thr, m = sel.tie_key, sel.threshold, sel.keep
+    grouped_pass = pending.size > 0
+    norm, k1p1, w, idf = wt.norm, wt.k1p1, wt.w, terms.idf
     n_docs = key.size
     vals = np.empty(n_docs)
     ws = scratch(n_docs, m)
     found, cand, flags = ws.found, ws.cand, ws.flags
-    tag = np.zeros(n_docs, dtype=np.int32)  # the grouped pass's: 1 + a single's place in the hint, MULTI, -2 - a
-    # multi's place in the hint, or 0; cleared after each question
+    tag = np.zeros(n_docs if grouped_pass else 0, dtype=np.int32)  # 0 between questions (`_tag_question`)
     most = 0
     for q in items:
         most = max(most, lay.multi_start[lay.multi_ptr[q + 1]] - lay.multi_start[lay.multi_ptr[q]])
@@ -938,40 +988,30 @@ def bm25_rank(items, lay, groups, w, wg, sel, judged_pos, out, top_p, probe, hin
             for i in range(m):
                 nh += hint.pos[q, i] >= 0
         hinted = nh == m and m > 0
+        if grouped_pass and not (hinted and nt < n_docs):
+            pending[q] = 1
+            continue
+        ne = _multi_sums(lay, m0, nm, ns, idf, norm, k1p1, vals, wm)
         nr = 0
-        e0 = lay.multi_start[m0]
-        ne = lay.multi_start[m0 + nm] - e0
         for j in range(nm):
-            a, b = lay.multi_start[m0 + j], lay.multi_start[m0 + j + 1]
-            x = w[lay.multi_posting[a]]
-            wm[a - e0] = x
-            for e in range(a + 1, b):
-                y = w[lay.multi_posting[e]]
-                wm[e - e0] = y
-                x += y
-            vals[ns + j] = x
-            nr += x > thr
-        grouped = False
-        cut = -np.inf
-        nc = 0
-        if hinted and nt < n_docs:  # the singles' scores read off the groups where they reach a guessed cut
-            for j in range(nm):
-                tag[lay.multi_doc[m0 + j]] = MULTI
-            for i in range(m):
-                d = hint.doc[q, i]
-                tag[d] = i + 1 if tag[d] == 0 else -2 - i
+            nr += vals[ns + j] > thr
+        if grouped_pass:
+            _tag_question(tag, lay, m0, nm, hint, q, m, False)
             cut = np.inf
             for i in range(max(0, m - GUESS), m):
                 pi = hint.pos[q, i]
-                cut = min(cut, w[lay.single_posting[s0 + pi]] if pi < ns else vals[pi])
-            nf, nc = _grouped_candidates(q, groups, wg, lay, ns, m0, nm, vals, cut, tag, hint, m, found, cand)
-            grouped = nf + nc - m >= m  # else fewer than m reach the guess: the pass below
-            if grouped:
-                nc = _close_holes(cand, m, nc)
-                nr += _postings_beating(q, groups, wg, tag, key, thr, -1)  # no tie key is below -1
-                for e in range(ne):
-                    nr -= wm[e] > thr
-        if not grouped:
+                cut = min(cut, _single_weight(q, lay.single_posting[s0 + pi], terms, norm, k1p1) if pi < ns else vals[pi])
+            nf, nc = _grouped_candidates(q, groups, idf, norm, k1p1, lay, ns, m0, nm, vals, cut, tag, hint, m, found,
+                                         cand)
+            if nf + nc - m < m:  # fewer than m reach the guess: the full pass
+                _tag_question(tag, lay, m0, nm, hint, q, m, True)
+                pending[q] = 1
+                continue
+            nc = _close_holes(cand, m, nc)
+            nr += _postings_beating(q, groups, idf, norm, k1p1, tag, key, thr, -1)  # no tie key is below -1
+            for e in range(ne):
+                nr -= wm[e] > thr
+        else:
             for i in range(ns):  # one weight each: a gather, no branch
                 x = w[lay.single_posting[s0 + i]]
                 vals[i] = x
@@ -1004,25 +1044,30 @@ def bm25_rank(items, lay, groups, w, wg, sel, judged_pos, out, top_p, probe, hin
                     vals[cand.pos[i]] = cand.score[i]
         for i in range(probe.pos.shape[1]):
             pi = probe.pos[q, i]
-            probe.score[q, i] = 0.0 if pi < 0 else w[lay.single_posting[s0 + pi]] if grouped and pi < ns else vals[pi]
+            if pi < 0:
+                probe.score[q, i] = 0.0
+            elif grouped_pass and pi < ns:
+                probe.score[q, i] = _single_weight(q, lay.single_posting[s0 + pi], terms, norm, k1p1)
+            else:
+                probe.score[q, i] = vals[pi]
         j0, j1 = out.judged.ptr[q], out.judged.ptr[q + 1]
         nj = j1 - j0
         j_s = np.zeros(nj)
         for j in range(nj):
             pj = judged_pos[j0 + j]
-            if pj >= 0:  # else 0: no question term (or not a document of the corpus)
-                j_s[j] = w[lay.single_posting[s0 + pj]] if grouped and pj < ns else vals[pj]
-        if grouped:
-            _judged_ranks_grouped(q, groups, wg, vals, ns, nt, wm, ne, cut, thr, cand, nc, j_s, out.judged.doc[j0:j1],
-                                  key, lay, s0, m0, tag, out.judged.rank[j0:j1])
+            if pj < 0:  # 0: no question term (or not a document of the corpus)
+                continue
+            if grouped_pass and pj < ns:
+                j_s[j] = _single_weight(q, lay.single_posting[s0 + pj], terms, norm, k1p1)
+            else:
+                j_s[j] = vals[pj]
+        if grouped_pass:
+            _judged_ranks_grouped(q, groups, idf, norm, k1p1, vals, ns, nt, wm, ne, cut, thr, cand, nc, j_s,
+                                  out.judged.doc[j0:j1], key, lay, s0, m0, tag, out.judged.rank[j0:j1])
+            _tag_question(tag, lay, m0, nm, hint, q, m, True)
         else:
             _judged_ranks(vals, nt, cut, thr, cand, nc, j_s, out.judged.doc[j0:j1], key, lay, s0, ns, m0, found, flags,
                           out.judged.rank[j0:j1])
-        if hinted and nt < n_docs:
-            for i in range(m):
-                tag[hint.doc[q, i]] = 0
-            for j in range(nm):
-                tag[lay.multi_doc[m0 + j]] = 0
         ts = out.top_s[q]
         td = out.top_d[q]
         tp = top_p[q]
@@ -1034,7 +1079,7 @@ def bm25_rank(items, lay, groups, w, wg, sel, judged_pos, out, top_p, probe, hin
                 tp[r] = cand.pos[r]
         else:
             h = _sorted_best(cand, nc, key, m, ws.picked, ws.vals, ws.keys, ts, td, tp)
-        if grouped:
+        if grouped_pass:
             for r in range(h):
                 if tp[r] == UNPLACED:
                     tp[r] = _find(lay, td[r], 0, ns, s0, ns, m0)

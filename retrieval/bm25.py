@@ -141,8 +141,9 @@ class Layout(NamedTuple):
     single_ptr: np.ndarray  # n_queries + 1 offsets into single_posting
     single_posting: np.ndarray  # per question, its documents with one question term (id order): their posting
     multi_ptr: np.ndarray  # n_queries + 1 offsets into multi_start
-    multi_start: np.ndarray  # per question, its documents with several terms (id order): offsets into multi_posting
-    multi_posting: np.ndarray  # those documents' postings, each document's in ascending term order
+    multi_start: np.ndarray  # per question, its documents with several terms (id order): offsets into multi_term
+    multi_term: np.ndarray  # those documents' terms (positions in QuestionPlan.terms), each document's ascending
+    multi_count: np.ndarray  # each of those terms' count in its document (int32)
     multi_doc: np.ndarray  # those documents (int32)
     posting_doc: np.ndarray  # the document of each posting (Postings.doc)
 
@@ -153,9 +154,18 @@ class TermGroups(NamedTuple):
     question_ptr: np.ndarray  # n_queries + 1 offsets into question_term
     question_term: np.ndarray  # each question's distinct terms (positions in QuestionPlan.terms)
     group_ptr: np.ndarray  # n_terms + 1 offsets into group_start: each term's groups
-    group_start: np.ndarray  # where each group starts in `posting`, + the end
-    posting: np.ndarray  # each term's postings (indices into Postings.doc) by count descending, length ascending, id
-    doc: np.ndarray  # their documents (int32)
+    group_start: np.ndarray  # where each group starts in `doc`, + the end
+    count: np.ndarray  # each group's count (float64: the count the weight formula takes)
+    doc: np.ndarray  # each term's postings' documents by count descending, length ascending, id (int32)
+
+
+class Weights(NamedTuple):
+    """What a BM25 weight at (k1, b) takes besides a posting's count and idf: each document's `length_norm`,
+    k1 + 1, and the postings' weights where bm25.run computed them (bm25_weights; else empty)."""
+
+    norm: np.ndarray
+    k1p1: float
+    w: np.ndarray
 
 
 class LayoutSizes(NamedTuple):
@@ -187,7 +197,8 @@ class QuestionPlan:
 
     Besides the postings by term (u_*), each question's postings regrouped by document (its "layout"): the
     documents holding one question term, in id order (s_up: the index of that posting in u_docs), then those
-    holding several, in id order (m_start: where each one's postings start in m_up, in ascending term order).
+    holding several, in id order (m_start: where each one's terms and counts start in m_term / m_count, in
+    ascending term order).
     A document's position is its place in that list (singles first); a score is then one weight or a short
     sum read in sequence, never scattered into an accumulator.
     """
@@ -203,13 +214,14 @@ class QuestionPlan:
     s_ptr: np.ndarray  # n_queries + 1 offsets into s_up
     s_up: np.ndarray  # per question, its documents with one question term (id order): their posting (int32)
     m_ptr: np.ndarray  # n_queries + 1 offsets into m_start
-    m_start: np.ndarray  # per question, its documents with several terms (id order): offsets into m_up, + the end
-    m_up: np.ndarray  # those documents' postings, each document's in ascending term order (int32)
-    m_doc: np.ndarray  # those documents (int32): the multis' ids, read without going through their postings
+    m_start: np.ndarray  # per question, its documents with several terms (id order): offsets into m_term, + the end
+    m_term: np.ndarray  # those documents' terms (positions in `terms`), each document's ascending (int32)
+    m_count: np.ndarray  # each of those terms' count in its document (int32): the multis' scores read in sequence
+    m_doc: np.ndarray  # those documents (int32)
     g_ptr: np.ndarray  # len(terms) + 1 offsets into g_start: each term's groups of one count (`term_groups`)
-    g_start: np.ndarray  # where each group starts in g_post, + the end
-    g_post: np.ndarray  # each term's postings (indices into u_docs) by count descending, length ascending, id (int32)
-    g_doc: np.ndarray  # their documents, u_docs[g_post] (int32): the pass reads them in this order
+    g_start: np.ndarray  # where each group starts in g_doc, + the end
+    g_f: np.ndarray  # each group's count (float64)
+    g_doc: np.ndarray  # each term's postings' documents by count descending, length ascending, id (int32)
 
     @property
     def postings(self) -> int:
@@ -219,7 +231,7 @@ class QuestionPlan:
     @property
     def entries(self) -> int:
         """Postings that one scoring of every question reads (a term shared by questions is read by each)."""
-        return int(self.s_up.size + self.m_up.size)
+        return int(self.s_up.size + self.m_term.size)
 
     @property
     def by_term(self) -> Postings:
@@ -229,12 +241,12 @@ class QuestionPlan:
     @property
     def by_weight(self) -> TermGroups:
         """The postings by term in groups of one count, lengths ascending (`term_groups`), for the compiled pass."""
-        return TermGroups(self.q_ptr, self.q_u, self.g_ptr, self.g_start, self.g_post, self.g_doc)
+        return TermGroups(self.q_ptr, self.q_u, self.g_ptr, self.g_start, self.g_f, self.g_doc)
 
     @property
     def by_doc(self) -> Layout:
         """The layout (postings by document), grouped for the compiled passes."""
-        return Layout(self.s_ptr, self.s_up, self.m_ptr, self.m_start, self.m_up, self.m_doc, self.u_docs)
+        return Layout(self.s_ptr, self.s_up, self.m_ptr, self.m_start, self.m_term, self.m_count, self.m_doc, self.u_docs)
 
     def n_touched(self) -> np.ndarray:
         """Per question, the documents holding one of its terms (the positions 0..n-1 of its layout)."""
@@ -252,39 +264,42 @@ class QuestionPlan:
         return out
 
 
-def layout(q_ptr: np.ndarray, q_u: np.ndarray, u_ptr: np.ndarray, u_docs: np.ndarray, n_docs: int) -> dict:
+def layout(q_ptr: np.ndarray, q_u: np.ndarray, u_ptr: np.ndarray, u_docs: np.ndarray, u_f: np.ndarray,
+           n_docs: int) -> dict:
     """Each question's postings regrouped by document (see QuestionPlan), in two compiled passes: sizes, fill."""
     from . import _kernels as k
 
     if u_docs.size >= np.iinfo(np.int32).max:
         raise InputError(f"{u_docs.size} postings of question terms: more than this build handles (2**31 - 1)")
     nq = q_ptr.size - 1
-    terms = Postings(q_ptr, q_u, u_ptr, u_docs, np.zeros(0), np.zeros(0))  # the counts and idf play no part
+    terms = Postings(q_ptr, q_u, u_ptr, u_docs, np.asarray(u_f, dtype=np.float64), np.zeros(0))  # no idf in it
     sizes = LayoutSizes(*(np.zeros(nq, dtype=np.int64) for _ in range(3)))
     work = int(np.diff(u_ptr)[q_u].sum()) if q_u.size else 0
     none32, none64 = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64)
     k.parallel(k.layout, nq, work, False, terms, n_docs, sizes, none64,
-               Layout(none64, none32, none64, none64, none32, none32, u_docs))
+               Layout(none64, none32, none64, none64, none32, none32, none32, u_docs))
     s_ptr, m_ptr, e_ptr = (np.concatenate(([0], np.cumsum(x))).astype(np.int64) for x in sizes)
     lay = Layout(s_ptr, np.empty(s_ptr[-1], dtype=np.int32), m_ptr, np.empty(m_ptr[-1] + 1, dtype=np.int64),
-                 np.empty(e_ptr[-1], dtype=np.int32), np.empty(m_ptr[-1], dtype=np.int32), u_docs)
+                 np.empty(e_ptr[-1], dtype=np.int32), np.empty(e_ptr[-1], dtype=np.int32),
+                 np.empty(m_ptr[-1], dtype=np.int32), u_docs)
     lay.multi_start[-1] = e_ptr[-1]
     k.parallel(k.layout, nq, 2 * work, True, terms, n_docs, sizes, e_ptr, lay)
-    return dict(s_ptr=s_ptr, s_up=lay.single_posting, m_ptr=m_ptr, m_start=lay.multi_start, m_up=lay.multi_posting,
-                m_doc=lay.multi_doc)
+    return dict(s_ptr=s_ptr, s_up=lay.single_posting, m_ptr=m_ptr, m_start=lay.multi_start, m_term=lay.multi_term,
+                m_count=lay.multi_count, m_doc=lay.multi_doc)
 
 
 def term_groups(u_ptr: np.ndarray, u_f: np.ndarray, u_docs: np.ndarray, doc_len: np.ndarray) -> dict:
     """Each term's postings (in id order: u_docs, counts u_f) in groups of one count (descending), each group by
-    document length ascending, then id: one compiled sort per term. Returns g_post (the postings in that order,
-    indices into u_docs), g_ptr (each term's groups) and g_start (where each group starts in g_post, + the end).
+    document length ascending, then id: one compiled sort per term. Returns g_doc (the postings' documents in
+    that order), g_ptr (each term's groups), g_start (where each group starts in g_doc, + the end) and g_f (each
+    group's count).
 
     Within a group a weight only falls along it, at any k1 >= 0 and b in [0, 1] and in floating point too
     (`length_norm` and `bm25_weight` are chains of operations that rounding keeps monotone: a longer document's
     norm is not smaller, its weight not larger), so the postings weighing more than a score are a prefix of
-    each group (`_kernels.bm25_rank`, which reads the weights copied in this order: `_kernels.bm25_weights`).
+    each group, found by a binary search that computes the weights it looks at (`_kernels.bm25_rank`).
 
-    Worked example: a term in documents 0 1 2 3 with counts 1 2 1 1 and lengths 9 5 3 9 gives the order
+    Worked example: a term in documents 0 1 2 3 with counts 1 2 1 1 and lengths 9 5 3 9 gives the documents
     1 2 0 3, groups [1] (count 2) and [2, 0, 3] (count 1: lengths 3, 9, 9; ties by id)."""
     from . import _kernels as k
 
@@ -300,7 +315,7 @@ def term_groups(u_ptr: np.ndarray, u_f: np.ndarray, u_docs: np.ndarray, doc_len:
     starts = np.flatnonzero(np.r_[True, (term_of[1:] != term_of[:-1]) | (s_f[1:] != s_f[:-1])]) if order.size else \
         np.zeros(0, dtype=np.int64)
     g_ptr = np.searchsorted(term_of[starts], np.arange(u_ptr.size)).astype(np.int64)
-    return dict(g_ptr=g_ptr, g_start=np.r_[starts, order.size].astype(np.int64), g_post=order,
+    return dict(g_ptr=g_ptr, g_start=np.r_[starts, order.size].astype(np.int64), g_f=s_f[starts].astype(np.float64),
                 g_doc=np.asarray(u_docs[order], dtype=np.int32))
 
 
@@ -318,7 +333,7 @@ def plan(bm: Bm25Index, qcounts: sp.csr_matrix) -> QuestionPlan:
     u_ptr = sub.indptr.astype(np.int64)
     n_docs = int(bm.counts.shape[0])
     return QuestionPlan(q_ptr, q_u, terms, u_ptr, sub.indices, np.asarray(sub.data, dtype=np.float64), bm.idf[terms],
-                        n_docs, **layout(q_ptr, q_u, u_ptr, sub.indices, n_docs),
+                        n_docs, **layout(q_ptr, q_u, u_ptr, sub.indices, sub.data, n_docs),
                         **term_groups(u_ptr, sub.data, sub.indices, bm.doc_len))
 
 
@@ -435,8 +450,6 @@ def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEF
     p = qplan
     nq = p.q_ptr.size - 1
     norm = length_norm(bm.doc_len, bm.avg_len, k1, b)
-    w, wg = np.empty(p.u_docs.size), np.empty(p.u_docs.size)
-    k.parallel(k.bm25_weights, p.terms.size, 2 * p.u_docs.size, p.by_term, norm, k1 + 1.0, w, p.g_post, wg)
     m = max(int(depth), keep_for(p.n_docs) if keep is None else int(keep))
     o = PassOutputs.empty(dataset, m)
     if probe is None:
@@ -446,8 +459,24 @@ def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEF
     probes = Probe(probe_p, np.zeros(probe_p.shape))
     j_pos = locate(p, o.judged.doc, o.judged.ptr) if judged_at is None else judged_at
     top_p = np.full(o.top_d.shape, -1, dtype=np.int64)  # -1 beyond n_top: a later run's hint as it is (_hint_rows)
-    k.parallel(k.bm25_rank, nq, p.entries, p.by_doc, p.by_weight, w, wg, Selection(dataset.tie_key, THRESHOLD, m), j_pos, o, top_p,
-               probes, _hint_rows(hint, p, m), SORT_BUDGET)
+    hints = _hint_rows(hint, p, m)
+    sel = Selection(dataset.tie_key, THRESHOLD, m)
+    args = (p.by_doc, p.by_term, p.by_weight)
+    if hints.pos.shape[1] and m:  # the grouped pass first: the questions it cannot settle are left pending
+        pending = np.zeros(nq, dtype=np.uint8)
+        k.parallel(k.bm25_rank, nq, p.entries, *args, Weights(norm, k1 + 1.0, np.zeros(0)), sel, j_pos, o, top_p,
+                   probes, hints, SORT_BUDGET, pending)
+        rest = np.flatnonzero(pending)
+    else:
+        rest = np.arange(nq)
+    if rest.size:  # the full pass, its weights computed for the pending questions' terms only
+        share = np.repeat(np.isin(np.arange(nq), rest), np.diff(p.q_ptr))
+        us = np.unique(p.q_u[share]) if rest.size < nq else np.arange(p.terms.size)
+        w = np.empty(p.u_docs.size)
+        k.parallel_over(k.bm25_weights, us, int(np.diff(p.u_ptr)[us].sum()), p.by_term, norm, k1 + 1.0, w)
+        k.parallel_over(k.bm25_rank, rest.astype(np.int64), p.entries * rest.size // max(nq, 1), *args,
+                        Weights(norm, k1 + 1.0, w), sel, j_pos, o, top_p, probes, hints, SORT_BUDGET,
+                        np.zeros(0, dtype=np.uint8))
     return Bm25Run(**o.lists(name, int(depth)), k1=k1, b=b, depth=int(depth), plan=p, norm=norm, top_p=top_p,
                    probe=probe, probe_n=probe_n, probe_scores=probes.score if probe is not None else None)
 

@@ -208,17 +208,18 @@ def test_layout_regroups_each_questions_postings_by_document():
     u_docs = np.array([0, 2, 5, 9, 3, 4, 8, 2, 3], dtype=np.int32)
     q_ptr = np.array([0, 3, 4, 6])  # q0: u0 u2 u3; q1: u1; q2: u0 u3
     q_u = np.array([0, 2, 3, 1, 0, 3])
-    got = {k: v.tolist() for k, v in bm25.layout(q_ptr, q_u, u_ptr, u_docs, 10).items()}
-    # q0: one term in 0 4 5 8 9 (postings 0 5 2 6 3); two in 2 (u0 then u3: 1 7) and 3 (u2 then u3: 4 8)
-    # q1: nothing; q2: one term in 0 3 5 9 (0 8 2 3), two in 2 (1 7)
+    u_f = np.array([1, 2, 1, 1, 1, 1, 1, 3, 4], dtype=np.float64)  # the counts of postings 0-8
+    got = {k: v.tolist() for k, v in bm25.layout(q_ptr, q_u, u_ptr, u_docs, u_f, 10).items()}
+    # q0: one term in 0 4 5 8 9 (postings 0 5 2 6 3); two in 2 (u0 then u3: postings 1 7) and 3 (u2 then u3: 4 8)
+    # q1: nothing; q2: one term in 0 3 5 9 (0 8 2 3), two in 2 (u0 then u3: 1 7)
     assert got == {"s_ptr": [0, 5, 5, 9], "s_up": [0, 5, 2, 6, 3, 0, 8, 2, 3], "m_ptr": [0, 2, 2, 3],
-                   "m_start": [0, 2, 4, 6], "m_up": [1, 7, 4, 8, 1, 7], "m_doc": [2, 3, 2]}
+                   "m_start": [0, 2, 4, 6], "m_term": [0, 3, 2, 3, 0, 3], "m_count": [2, 3, 1, 4, 2, 3],
+                   "m_doc": [2, 3, 2]}
     g = bm25.term_groups(u_ptr, np.ones(9), u_docs, np.ones(10))  # one count, one length: the id order stays
-    assert g["g_post"].tolist() == list(range(9)) and g["g_ptr"].tolist() == [0, 1, 1, 2, 3]
-    plan = bm25.QuestionPlan(q_ptr, q_u, np.arange(4), u_ptr, u_docs, np.ones(9), np.ones(4), 10,
-                             **bm25.layout(q_ptr, q_u, u_ptr, u_docs, 10), **g)
+    assert g["g_doc"].tolist() == u_docs.tolist() and g["g_ptr"].tolist() == [0, 1, 1, 2, 3]
+    plan = bm25.QuestionPlan(q_ptr, q_u, np.arange(4), u_ptr, u_docs, u_f, np.ones(4), 10,
+                             **bm25.layout(q_ptr, q_u, u_ptr, u_docs, u_f, 10), **g)
     assert plan.entries == 15 and plan.n_touched().tolist() == [7, 0, 5]
-    assert np.array_equal(plan.m_doc, u_docs[plan.m_up[plan.m_start[:-1]]])  # each multi's id, its postings' document
     # positions: singles first, then the multis
     docs = np.array([[3, 9, 7, -1], [0, 2, 3, 9], [2, 3, 8, 0]])
     for per_doc in (0, 1, 10**9):  # binary searches, then passes over the layouts (q0's and q2's from per_doc = 2)

@@ -123,10 +123,9 @@ def test_lowest_bit_is_the_trailing_zeros_count():
 def test_bm25_weights_equal_term_weights(rand, k1, b):
     ds, prep, plan = rand
     norm = bm25.length_norm(prep.bm25.doc_len, prep.bm25.avg_len, k1, b)
-    w, wg = np.empty(plan.u_docs.size), np.empty(plan.u_docs.size)
-    _kernels.bm25_weights(np.arange(plan.terms.size), plan.by_term, norm, k1 + 1.0, w, plan.g_post, wg)
+    w = np.empty(plan.u_docs.size)
+    _kernels.bm25_weights(np.arange(plan.terms.size), plan.by_term, norm, k1 + 1.0, w)
     assert np.array_equal(w, bm25.term_weights(prep.bm25, plan.terms, k1, b).data)
-    assert np.array_equal(wg, w[plan.g_post])  # the copy in the groups' order
 
 
 @pytest.mark.parametrize("k1, b", [(1.2, 0.75), (0.0, 0.3), (3.0, 1.0), (0.9, 0.0)])
@@ -136,8 +135,10 @@ def test_each_terms_postings_weigh_less_along_each_group_and_the_groups_are_the_
     term_of = np.repeat(np.arange(plan.terms.size), np.diff(plan.u_ptr))
     # the reference order: by term, count descending, length ascending, id ascending
     want = np.lexsort((plan.u_docs, prep.bm25.doc_len[plan.u_docs], -plan.u_f, term_of))
-    assert np.array_equal(plan.g_post, want)
-    wg, fg = w[plan.g_post], plan.u_f[plan.g_post]
+    assert np.array_equal(plan.g_doc, plan.u_docs[want])
+    fg = np.repeat(plan.g_f, np.diff(plan.g_start))  # each posting's count: its group's
+    assert np.array_equal(fg, plan.u_f[want])
+    wg = w[want]
     for u in range(plan.terms.size):
         groups = plan.g_start[plan.g_ptr[u] : plan.g_ptr[u + 1] + 1]
         assert groups[0] == plan.u_ptr[u] and groups[-1] == plan.u_ptr[u + 1]
@@ -151,7 +152,7 @@ def test_term_groups_spelled_out():
     # one term in documents 0 1 2 3, counts 1 2 1 1, lengths 9 5 3 9: count 2 first, then lengths 3, 9, 9 (by id)
     g = bm25.term_groups(np.array([0, 4]), np.array([1.0, 2.0, 1.0, 1.0]), np.arange(4, dtype=np.int32),
                          np.array([9.0, 5.0, 3.0, 9.0]))
-    assert g["g_post"].tolist() == [1, 2, 0, 3]
+    assert g["g_doc"].tolist() == [1, 2, 0, 3] and g["g_f"].tolist() == [2.0, 1.0]
     assert g["g_ptr"].tolist() == [0, 2] and g["g_start"].tolist() == [0, 1, 4]
 
 
