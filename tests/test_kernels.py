@@ -195,10 +195,11 @@ def test_bm25_first_pass_from_a_sampled_cut_equals_the_reference(keep):
         assert r.n_res[q] == (want[q] > 1e-9).sum()
     assert r.ranking.judged_rank.tolist() == ref.judged_rank.tolist()
 
-def _sparse_dataset(seed: int, n_docs: int, n_q: int):
+def _sparse_dataset(seed: int, n_docs: int, n_q: int, everywhere: str = ""):
     """Documents of 1 to 12 words drawn from 60 with Zipf-like odds (a few frequent terms, long runs of equal
     counts and lengths; some documents duplicated): each question touches a part of the corpus, some of its
-    documents through one term, others through several."""
+    documents through one term, others through several. `everywhere`: a word put in every document and every
+    question (then each question touches them all)."""
     from retrieval.dataset import assemble
 
     rng = np.random.default_rng(seed)
@@ -209,8 +210,10 @@ def _sparse_dataset(seed: int, n_docs: int, n_q: int):
     for _ in range(n_docs):
         dup = texts and rng.random() < 0.2
         texts.append(texts[rng.integers(len(texts))] if dup else " ".join(rng.choice(words, size=rng.integers(1, 13), p=odds)))
+    texts = [f"{everywhere} {t}" for t in texts] if everywhere else texts
     ids = [f"d{i:04d}" for i in rng.permutation(n_docs)]
     questions = [" ".join(rng.choice(words[:30], size=rng.integers(1, 4), replace=False)) for _ in range(n_q)]
+    questions = [f"{everywhere} {t}" for t in questions] if everywhere else questions
     judgements = [(f"q{q}", ids[d], int(rng.integers(1, 3))) for q in range(n_q) for d in rng.choice(n_docs, 8, replace=False)]
     return assemble("sparse", list(zip(ids, texts)), [(f"q{q}", t) for q, t in enumerate(questions)], judgements)
 
@@ -221,7 +224,8 @@ def test_bm25_hinted_pass_from_the_term_groups_equals_the_reference(keep, monkey
     instead of scoring them all: compiled and as plain Python, the best lists, scores, counts, range, probed
     scores and judged ranks equal the score matrix's, at parameters near the hint's and far from it, and where
     weights tie along whole groups (k1 = 0: a term weighs its idf wherever it is; b = 0: lengths do not count).
-    The plain Python pass is counted: most questions take the grouped path."""
+    The plain Python pass is counted: every question takes the grouped path, a second try where the guess falls
+    short."""
     ds = _sparse_dataset(7, n_docs=1500, n_q=12)
     prep = Engine(ds)
     plan = bm25.plan(prep.bm25, prep.qcounts)
@@ -240,13 +244,14 @@ def test_bm25_hinted_pass_from_the_term_groups_equals_the_reference(keep, monkey
                                           ((1.2, 0.0), (0.0, 0.0), False), ((3.0, 1.0), (0.5, 0.2), False),
                                           ((1.25, 0.75), (1.2, 0.75), True)]:
         hint = bm25.run(prep.bm25, plan, ds, hk1, hb, keep, keep=keep)
-        if backwards:  # the hint's best last: its guessed cut is too high, the pass falls back to scoring every document
+        if backwards:  # the hint's best last: its guessed cut is too high, a second try takes the lowest of all m
             hint = replace(hint, top_p=hint.top_p[:, ::-1], top_d=hint.top_d[:, ::-1])
         want = bm25.score(prep.bm25, prep.qcounts, k1, b).toarray()
         ref = bm25.search(ds, bm25.score(prep.bm25, prep.qcounts, k1, b), depth=keep)
         for kernel in (_kernels.bm25_rank, python):
             monkeypatch.setattr(_kernels, "bm25_rank", kernel)
-            count_calls()
+            if kernel is python:
+                count_calls()
             r = bm25.run(prep.bm25, plan, ds, k1, b, keep, keep=keep, hint=hint, probe=probe)
             at = plan.docs_at(r.top_p)  # the next hint's positions
             for q in range(ds.n_queries):
@@ -259,9 +264,37 @@ def test_bm25_hinted_pass_from_the_term_groups_equals_the_reference(keep, monkey
                 assert r.probe_scores[q].tolist() == want[q, probe[q]].tolist()
             assert r.ranking.judged_rank.tolist() == ref.judged_rank.tolist()
             monkeypatch.undo()
-    assert calls["_close_holes"] >= 4 * 8
+    assert calls["_close_holes"] == 5 * ds.n_queries  # every question settled by the grouped pass
     # a guess from the hint's last GUESS falls short of m only when m is longer (m distinct documents reach their lowest)
     assert (calls["_grouped_candidates"] > calls["_close_holes"]) is (keep > _kernels.GUESS)
+
+
+@pytest.mark.parametrize("keep", [4, 30])
+def test_bm25_hinted_full_pass_where_a_question_touches_every_document(keep, monkeypatch):
+    """A question whose terms are in every document has no zero scores to spare: the grouped pass leaves it
+    pending, and the full pass, hinted, gives the reference's lists, counts, range (its lowest score is no
+    longer 0) and judged ranks."""
+    ds = _sparse_dataset(8, n_docs=600, n_q=6, everywhere="omnia")
+    prep = Engine(ds)
+    plan = bm25.plan(prep.bm25, prep.qcounts)
+    assert (plan.n_touched() == ds.n_docs).all()
+    grouped = []
+    python = _kernels.bm25_rank.python
+    close = getattr(_kernels._close_holes, "py_func", _kernels._close_holes)
+    monkeypatch.setitem(python.__globals__, "_close_holes", lambda *a: grouped.append(1) or close(*a))
+    monkeypatch.setattr(_kernels, "bm25_rank", python)
+    hint = bm25.run(prep.bm25, plan, ds, 1.2, 0.75, keep, keep=keep)
+    for k1, b in ((1.25, 0.75), (0.0, 0.0)):
+        want = bm25.score(prep.bm25, prep.qcounts, k1, b).toarray()
+        ref = bm25.search(ds, bm25.score(prep.bm25, prep.qcounts, k1, b), depth=keep)
+        r = bm25.run(prep.bm25, plan, ds, k1, b, keep, keep=keep, hint=hint)
+        for q in range(ds.n_queries):
+            best = order_by_score(want[q], ds.tie_key)[:keep]
+            assert r.top_d[q, : r.n_top[q]].tolist() == best.tolist()
+            assert r.top_s[q, : r.n_top[q]].tolist() == want[q, best].tolist()
+            assert r.n_res[q] == (want[q] > 1e-9).sum() and r.lo[q] == want[q].min() > 0 and r.hi[q] == want[q].max()
+        assert r.ranking.judged_rank.tolist() == ref.judged_rank.tolist()
+    assert not grouped
 
 
 def test_layout_lists_each_questions_documents_and_locate_undoes_it(rand):
