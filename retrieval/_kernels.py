@@ -743,6 +743,15 @@ def _single_weight(q, p, terms, norm, k1p1):
 
 
 @njit(inline="always")
+def _score_at(q, i, grouped, lay, s0, ns, terms, norm, k1p1, vals):
+    """The score of position i of question q's layout: vals[i], except a single's in the grouped pass (vals holds
+    only the multis' there), its weight computed."""
+    if grouped and i < ns:
+        return _single_weight(q, lay.single_posting[s0 + i], terms, norm, k1p1)
+    return vals[i]
+
+
+@njit(inline="always")
 def _multi_sums(lay, m0, nm, ns, idf, norm, k1p1, vals, wm):
     """The multis' scores into vals[ns:ns + nm] (lay: bm25.Layout; each its terms' weights summed in ascending
     term order, computed from the layout's terms and counts: sequential reads and one norm a document), their
@@ -1003,15 +1012,12 @@ def bm25_rank(items, lay, terms, groups, wt, sel, judged_pos, out, top_p, probe,
             _tag_question(tag, lay, m0, nm, hint, q, m, False)
             cut = np.inf
             for i in range(max(0, m - GUESS), m):
-                pi = hint.pos[q, i]
-                cut = min(cut, _single_weight(q, lay.single_posting[s0 + pi], terms, norm, k1p1) if pi < ns else vals[pi])
+                cut = min(cut, _score_at(q, hint.pos[q, i], True, lay, s0, ns, terms, norm, k1p1, vals))
             nf, nc = _grouped_candidates(q, groups, idf, norm, k1p1, lay, ns, m0, nm, vals, cut, tag, hint, m, found,
                                          cand)
             if nf + nc - m < m:  # fewer than m reach the guess: the lowest of all the hint's m, which m reach
                 for i in range(m - GUESS):
-                    pi = hint.pos[q, i]
-                    cut = min(cut, _single_weight(q, lay.single_posting[s0 + pi], terms, norm, k1p1) if pi < ns
-                              else vals[pi])
+                    cut = min(cut, _score_at(q, hint.pos[q, i], True, lay, s0, ns, terms, norm, k1p1, vals))
                 nf, nc = _grouped_candidates(q, groups, idf, norm, k1p1, lay, ns, m0, nm, vals, cut, tag, hint, m,
                                              found, cand)
             if nf + nc - m < m:  # a guard (the hint's m documents reach their lowest score): the full pass
@@ -1055,23 +1061,14 @@ def bm25_rank(items, lay, terms, groups, wt, sel, judged_pos, out, top_p, probe,
                     vals[cand.pos[i]] = cand.score[i]
         for i in range(probe.pos.shape[1]):
             pi = probe.pos[q, i]
-            if pi < 0:
-                probe.score[q, i] = 0.0
-            elif grouped_pass and pi < ns:
-                probe.score[q, i] = _single_weight(q, lay.single_posting[s0 + pi], terms, norm, k1p1)
-            else:
-                probe.score[q, i] = vals[pi]
+            probe.score[q, i] = 0.0 if pi < 0 else _score_at(q, pi, grouped_pass, lay, s0, ns, terms, norm, k1p1, vals)
         j0, j1 = out.judged.ptr[q], out.judged.ptr[q + 1]
         nj = j1 - j0
         j_s = np.zeros(nj)
         for j in range(nj):
             pj = judged_pos[j0 + j]
-            if pj < 0:  # 0: no question term (or not a document of the corpus)
-                continue
-            if grouped_pass and pj < ns:
-                j_s[j] = _single_weight(q, lay.single_posting[s0 + pj], terms, norm, k1p1)
-            else:
-                j_s[j] = vals[pj]
+            if pj >= 0:  # else 0: no question term (or not a document of the corpus)
+                j_s[j] = _score_at(q, pj, grouped_pass, lay, s0, ns, terms, norm, k1p1, vals)
         if grouped_pass:
             _judged_ranks_grouped(q, groups, idf, norm, k1p1, vals, ns, nt, wm, ne, cut, thr, cand, nc, j_s,
                                   out.judged.doc[j0:j1], key, lay, s0, m0, tag, out.judged.rank[j0:j1])

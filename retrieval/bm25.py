@@ -9,11 +9,9 @@ compiled kernels, the tuning grid) computes it there, so every path gives the sa
 
 from __future__ import annotations
 
-import threading
-import weakref
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import NamedTuple
+from dataclasses import dataclass, field
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -224,6 +222,23 @@ class QuestionPlan:
     g_start: np.ndarray  # where each group starts in g_doc, + the end
     g_f: np.ndarray  # each group's count (float64)
     g_doc: np.ndarray  # each term's postings' documents by count descending, length ascending, id (int32)
+    spare_weights: list = field(default_factory=list, repr=False)  # `take_weights_buffer`'s arrays between runs
+
+    SPARE_KEPT: ClassVar[int] = 2  # weights arrays kept between runs (two runs at once, e.g. two sessions, one each)
+
+    def take_weights_buffer(self) -> np.ndarray:
+        """An array for the weights of every posting of the terms (8 bytes a posting: 22 MB at 100k documents),
+        kept from run to run (`give_back`): a fresh one each time had its pages faulted in and zeroed by the system
+        at each tick (at 1M documents, 9 to 171 ms of the full pass's weights; bench/RESULTS.md, eleventh round)."""
+        try:
+            return self.spare_weights.pop()
+        except IndexError:
+            return np.empty(self.u_docs.size)
+
+    def give_back(self, w: np.ndarray) -> None:
+        """Keep a weights array for a later run (at most SPARE_KEPT)."""
+        if len(self.spare_weights) < self.SPARE_KEPT:
+            self.spare_weights.append(w)
 
     @property
     def postings(self) -> int:
@@ -428,29 +443,6 @@ def _hint_rows(hint: "Bm25Run | None", qplan: QuestionPlan, m: int) -> Hint:
     return Hint(np.ascontiguousarray(hint.top_p[:, :m]), np.ascontiguousarray(hint.top_d[:, :m]))
 
 
-_BUFFERS: "weakref.WeakKeyDictionary[QuestionPlan, list[np.ndarray]]" = weakref.WeakKeyDictionary()
-_BUFFERS_LOCK = threading.Lock()
-BUFFERS_KEPT = 2  # weights buffers kept per plan between runs (two runs at once, e.g. two sessions, each have one)
-
-
-def _weights_buffer(p: QuestionPlan) -> np.ndarray:
-    """An array for the weights of every posting of the plan's terms (8 bytes a posting: 22 MB at 100k documents),
-    reused from run to run: a fresh one each time had its pages faulted in and zeroed by the system at each tick
-    (at 1M documents, 9 to 171 ms of the full pass's weights; bench/RESULTS.md, eleventh round)."""
-    with _BUFFERS_LOCK:
-        free = _BUFFERS.get(p)
-        if free:
-            return free.pop()
-    return np.empty(p.u_docs.size)
-
-
-def _give_back(p: QuestionPlan, w: np.ndarray) -> None:
-    with _BUFFERS_LOCK:
-        free = _BUFFERS.setdefault(p, [])
-        if len(free) < BUFFERS_KEPT:
-            free.append(w)
-
-
 def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEFAULT, b: float = B_DEFAULT,
         depth: int = 100, name: str = "BM25", keep: int | None = None, probe: np.ndarray | None = None,
         probe_n: np.ndarray | None = None, hint: "Bm25Run | None" = None, probe_at: np.ndarray | None = None,
@@ -495,16 +487,18 @@ def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEF
     else:
         rest = np.arange(nq)
     if rest.size:  # the full pass, its weights computed for the pending questions' terms only
-        share = np.repeat(np.isin(np.arange(nq), rest), np.diff(p.q_ptr))
-        us = np.unique(p.q_u[share]) if rest.size < nq else np.arange(p.terms.size)
-        w = _weights_buffer(p)
+        if rest.size < nq:
+            us = np.unique(p.q_u[np.repeat(pending.astype(bool), np.diff(p.q_ptr))])
+        else:
+            us = np.arange(p.terms.size)
+        w = p.take_weights_buffer()
         try:
             k.parallel_over(k.bm25_weights, us, int(np.diff(p.u_ptr)[us].sum()), p.by_term, norm, k1 + 1.0, w)
             k.parallel_over(k.bm25_rank, rest.astype(np.int64), p.entries * rest.size // max(nq, 1), *args,
                             Weights(norm, k1 + 1.0, w), sel, j_pos, o, top_p, probes, hints, SORT_BUDGET,
                             np.zeros(0, dtype=np.uint8))
         finally:
-            _give_back(p, w)
+            p.give_back(w)
     return Bm25Run(**o.lists(name, int(depth)), k1=k1, b=b, depth=int(depth), plan=p, norm=norm, top_p=top_p,
                    probe=probe, probe_n=probe_n, probe_scores=probes.score if probe is not None else None)
 
