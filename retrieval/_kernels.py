@@ -30,6 +30,7 @@ Each kernel must equal a plain numpy reference, named in its docstring and compa
 | bm25_rank | ranking.rank_rows(bm25.score(...)) (`bm25.search` of the score matrix) |
 | bm25_at, bm25_rows | bm25.score, read at (question, document) |
 | layout, bm25_locate | bm25.QuestionPlan.docs_at (layout positions and documents, each the other undone) |
+| bm25_probe_sites | the term whose postings hold a single's posting (np.searchsorted of its index), its count |
 | lsa_rank | ranking.rank_rows(lsa.score_chunks(...)) |
 | lsa_at, lsa_rows | lsa.score_chunks, read at (question, document) |
 | tfidf_rows, tfidf_columns | TfidfTransformer().fit_transform(counts) and its tocsc() (lsa.Tfidf.of_counts) |
@@ -731,15 +732,37 @@ UNPLACED = -2  # a candidate's position not looked up yet
 
 
 @njit(inline="always")
-def _single_weight(q, p, terms, norm, k1p1):
-    """The weight of posting p (of one of question q's terms: found among them, a few comparisons), at its
-    document's norm: what bm25_weights writes at p."""
+def _posting_term(q, p, terms):
+    """The term of posting p, one of question q's terms (terms: bm25.Postings): found among them, a few
+    comparisons."""
     u = terms.question_term[terms.question_ptr[q]]
     for a in range(terms.question_ptr[q], terms.question_ptr[q + 1]):
         v = terms.question_term[a]
         if terms.term_ptr[v] <= p < terms.term_ptr[v + 1]:
             u = v
-    return _weight(terms.count[p], terms.idf[u], norm[terms.doc[p]], k1p1)
+    return u
+
+
+@njit(inline="always")
+def _single_weight(q, p, terms, norm, k1p1):
+    """The weight of posting p (of one of question q's terms), at its document's norm: what bm25_weights writes
+    at p."""
+    return _weight(terms.count[p], terms.idf[_posting_term(q, p, terms)], norm[terms.doc[p]], k1p1)
+
+
+@njit(nogil=True, cache=True)
+def bm25_probe_sites(items, pos, lay, terms, term_out, count_out):
+    """For each layout position pos[q, i] of a document holding one of question q's terms (lay: bm25.Layout,
+    terms: bm25.Postings), that term and its count there into term_out / count_out (left as they are for the
+    others): bm25.probe_sites."""
+    for q in items:
+        s0, ns = lay.single_ptr[q], lay.single_ptr[q + 1] - lay.single_ptr[q]
+        for i in range(pos.shape[1]):
+            pi = pos[q, i]
+            if 0 <= pi < ns:
+                p = lay.single_posting[s0 + pi]
+                term_out[q, i] = _posting_term(q, p, terms)
+                count_out[q, i] = np.int32(terms.count[p])
 
 
 @njit(inline="always")
@@ -944,9 +967,9 @@ def bm25_rank(items, lay, terms, groups, wt, sel, judged_pos, out, top_p, probe,
     k1 + 1 and, for the full pass, the postings' weights from bm25_weights), sel (ranking.Selection: tie keys,
     threshold, m), judged_pos (the judged documents' layout positions, bm25.locate, -1 for none: found once per
     dataset), out (ranking.PassOutputs, the judged documents included), top_p (questions x m: the best m's
-    positions, a later run's hint), probe (bm25.Probe, questions x P with maybe P = 0: positions whose scores
-    are also wanted, LSA's best for the weighted fusion), hint (bm25.Hint), sort_budget, pending (one flag per
-    question for the grouped pass, empty for the full one).
+    positions, a later run's hint), probe (bm25.Probe, questions x P with maybe P = 0: documents whose scores
+    are also wanted, LSA's best for the weighted fusion, with their sites), hint (bm25.Hint), sort_budget,
+    pending (one flag per question for the grouped pass, empty for the full one).
 
     The layout lists the documents holding a question term, those with one term first (a score is one weight),
     then those with several, each with its terms and counts in ascending term order (their weights summed in
@@ -1061,7 +1084,12 @@ def bm25_rank(items, lay, terms, groups, wt, sel, judged_pos, out, top_p, probe,
                     vals[cand.pos[i]] = cand.score[i]
         for i in range(probe.pos.shape[1]):
             pi = probe.pos[q, i]
-            probe.score[q, i] = 0.0 if pi < 0 else _score_at(q, pi, grouped_pass, lay, s0, ns, terms, norm, k1p1, vals)
+            u = probe.term[q, i]
+            if grouped_pass and u >= 0:  # a single, weighed from its sites (one read far away: its norm)
+                x = _weight(np.float64(probe.count[q, i]), idf[u], norm[probe.doc[q, i]], k1p1)
+            else:
+                x = 0.0 if pi < 0 else vals[pi]
+            probe.score[q, i] = x
         j0, j1 = out.judged.ptr[q], out.judged.ptr[q + 1]
         nj = j1 - j0
         j_s = np.zeros(nj)
@@ -1805,7 +1833,7 @@ def rrf_fuse(items, r_ptr, r_docs, depth, k, key, out_d, out_s, out_n):
 
 # ------------------------------------------------------------------------------------------- compiled, or plain Python
 
-KERNELS = ("layout", "bm25_locate", "bm25_weights", "term_order", "bm25_rank", "bm25_at", "bm25_rows", "lsa_rank", "lsa_at", "lsa_rows",
+KERNELS = ("layout", "bm25_locate", "bm25_probe_sites", "bm25_weights", "term_order", "bm25_rank", "bm25_at", "bm25_rows", "lsa_rank", "lsa_at", "lsa_rows",
            "tfidf_rows", "tfidf_columns", "sparse_dense", "unit_lower_rows", "rank_sparse", "rank_dense", "list_ranks",
            "weighted_topk", "weighted_scan", "rrf_fuse")
 PYTHON_MAX_WORK = 200_000  # elementary steps (as `parallel` counts them) the plain-Python twin takes on while the

@@ -176,11 +176,25 @@ class LayoutSizes(NamedTuple):
     n_entries: np.ndarray  # the latter's postings
 
 
+class ProbeSites(NamedTuple):
+    """Where documents whose scores a BM25 pass reads off besides (questions x P) lie in each question's layout,
+    found once per list (`probe_sites`): what a (k1, b) change leaves alone."""
+
+    pos: np.ndarray  # layout positions (-1 for none)
+    term: np.ndarray  # a document holding one question term: that term (a position in QuestionPlan.terms), else -1
+    count: np.ndarray  # its count there (int32; 0 for the others)
+
+
 class Probe(NamedTuple):
-    """Documents whose scores a BM25 pass reads off besides (questions x P): their layout positions (-1 for none)
-    and, written by the pass, their scores (0 for none)."""
+    """Documents whose scores a BM25 pass reads off besides (questions x P): their sites (ProbeSites), the
+    documents themselves (-1 for none) and, written by the pass, their scores (0 for none). The grouped pass
+    computes a single's weight from its term, count and document's norm: sequential reads but the norm, where the
+    posting itself lies far away in the postings (three reads far apart)."""
 
     pos: np.ndarray
+    term: np.ndarray
+    count: np.ndarray
+    doc: np.ndarray
     score: np.ndarray
 
 
@@ -383,6 +397,18 @@ def locate_lists(qplan: QuestionPlan, top_d: np.ndarray, n_top: np.ndarray | Non
     return pos
 
 
+def probe_sites(qplan: QuestionPlan, top_d: np.ndarray, n_top: np.ndarray | None = None) -> ProbeSites:
+    """`locate_lists`, and for each document found holding one question term, that term and its count: what a
+    pass takes to weigh it at any (k1, b) with one read far away (its norm). Found once per list."""
+    from . import _kernels as k
+
+    pos = locate_lists(qplan, top_d, n_top)
+    term = np.full(pos.shape, -1, dtype=np.int32)
+    count = np.zeros(pos.shape, dtype=np.int32)
+    k.parallel(k.bm25_probe_sites, pos.shape[0], pos.size * 8, pos, qplan.by_doc, qplan.by_term, term, count)
+    return ProbeSites(pos, term, count)
+
+
 @dataclass(frozen=True, eq=False)
 class Bm25Run(BestLists):
     """BM25 at one (k1, b) for every question, straight from the postings (no score matrix).
@@ -445,7 +471,7 @@ def _hint_rows(hint: "Bm25Run | None", qplan: QuestionPlan, m: int) -> Hint:
 
 def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEFAULT, b: float = B_DEFAULT,
         depth: int = 100, name: str = "BM25", keep: int | None = None, probe: np.ndarray | None = None,
-        probe_n: np.ndarray | None = None, hint: "Bm25Run | None" = None, probe_at: np.ndarray | None = None,
+        probe_n: np.ndarray | None = None, hint: "Bm25Run | None" = None, probe_at: ProbeSites | None = None,
         judged_at: np.ndarray | None = None) -> Bm25Run:
     """BM25 for every question at (k1, b): re-weight the question terms' postings, then score, select and rank
     each question in one compiled pass (threads over questions). Same numbers and ranking as `search(score(...))`.
@@ -454,8 +480,8 @@ def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEF
     weighted fusion reads (a deeper list settles more questions without a full scan). `probe` (questions x P
     document indices, -1 for none; only the first probe_n[q] of row q when given) asks for those documents'
     scores too, read off in the same pass (`probe_scores`, 0 for the others): the weighted fusion's BM25 scores
-    of LSA's best documents. `probe_at` and `judged_at`, the probe's and the judged documents' positions
-    (`locate_lists(qplan, probe, probe_n)`, `locate(qplan, j_doc, j_ptr)`), spare finding them again at every
+    of LSA's best documents. `probe_at` and `judged_at`, the probe's sites and the judged documents' positions
+    (`probe_sites(qplan, probe, probe_n)`, `locate(qplan, j_doc, j_ptr)`), spare finding them again at every
     tick; they are found here when not given. `hint`, a run at other
     parameters on the same questions, only speeds the selection up (its best documents bound the cut); the
     results are the same with or without it.
@@ -470,10 +496,11 @@ def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEF
     m = max(int(depth), keep_for(p.n_docs) if keep is None else int(keep))
     o = PassOutputs.empty(dataset, m)
     if probe is None:
-        probe_p = np.zeros((nq, 0), dtype=np.int64)
+        none = np.zeros((nq, 0), dtype=np.int64)
+        probes = Probe(none, none.astype(np.int32), none.astype(np.int32), none, np.zeros((nq, 0)))
     else:
-        probe_p = locate_lists(p, probe, probe_n) if probe_at is None else probe_at
-    probes = Probe(probe_p, np.zeros(probe_p.shape))
+        at = probe_sites(p, probe, probe_n) if probe_at is None else probe_at
+        probes = Probe(*at, np.ascontiguousarray(probe, dtype=np.int64), np.zeros(at.pos.shape))
     j_pos = locate(p, o.judged.doc, o.judged.ptr) if judged_at is None else judged_at
     top_p = np.full(o.top_d.shape, -1, dtype=np.int64)  # -1 beyond n_top: a later run's hint as it is (_hint_rows)
     hints = _hint_rows(hint, p, m)

@@ -52,7 +52,7 @@ CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is s
     "fit": 4,  # an LSA fit (documents x d float64, twice)
     "block": 3,  # a large corpus's SVD at a block's dimensions, which every smaller d truncates (documents x D float64)
     "block questions": 3,  # ... and the questions projected into it (questions x D float64)
-    "probe": 4,  # a member's lists located in BM25's question layout (questions x 1,000 int64)
+    "probe": 4,  # a member's lists' sites in BM25's question layout (questions x 1,000: int64, int32, int32)
     "run file": 16,  # the system of an uploaded TREC run (its lists as read)
     "dense": 4,  # the app's bundled-model vectors of the dataset (per cache-file state) and its encoding estimate
     "vectors": 2,  # the dense system of uploaded or encoded vectors (float64 copies: 6 KB a document at 384-d)
@@ -420,15 +420,16 @@ class Engine:
         with self._lock:
             self._latest[name] = run
 
-    def probe_for(self, name: str, params: Params) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    def probe_for(self, name: str, params: Params) -> tuple[np.ndarray, np.ndarray, bm25.ProbeSites] | None:
         """For a postings retriever (BM25) fused with another member: that member's best lists, their lengths
-        and their positions in BM25's layout, so BM25's own pass scores them too (the fusion reads them)."""
+        and their sites in BM25's layout (`bm25.probe_sites`), so BM25's own pass scores them too (the fusion
+        reads them)."""
         others = [m for m in params.members if m != name]
         if name not in params.members or not others or others[0] not in REGISTRY:
             return None
         other = self.run(others[0], params)
         at = self.memo.get("probe", self.key(others[0], params),
-                           lambda: bm25.locate_lists(self.plan, other.top_d, other.n_top))
+                           lambda: bm25.probe_sites(self.plan, other.top_d, other.n_top))
         return other.top_d, other.n_top, at
 
     # --------------------------------------------------------------------------------------- all systems

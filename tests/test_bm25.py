@@ -229,3 +229,12 @@ def test_layout_regroups_each_questions_postings_by_document():
         # the judgements' flat layout: q0 judged 9 and 1, q1 none, q2 judged 3
         assert bm25.locate(plan, np.array([9, 1, 3]), np.array([0, 2, 2, 3]), per_doc=per_doc).tolist() == [4, -1, 1]
     assert bm25.locate_lists(plan, docs, np.array([1, 4, 2])).tolist() == [[6, -1, -1, -1], [-1, -1, -1, -1], [4, 1, -1, -1]]
+    # the sites: q0's document 3 and q2's document 2 hold several terms; q2's document 3 holds u3 only (posting 8,
+    # count 4); the rows beyond n_top are left out
+    sites = bm25.probe_sites(plan, docs, np.array([1, 4, 2]))
+    assert sites.pos.tolist() == [[6, -1, -1, -1], [-1, -1, -1, -1], [4, 1, -1, -1]]
+    assert sites.term.tolist() == [[-1] * 4, [-1] * 4, [-1, 3, -1, -1]]
+    assert sites.count.tolist() == [[0] * 4, [0] * 4, [0, 4, 0, 0]]
+    every = bm25.probe_sites(plan, docs)  # q0's documents 9 (u0, posting 3, count 1) and 7 (none)
+    assert every.term[0].tolist() == [-1, 0, -1, -1] and every.count[0].tolist() == [0, 1, 0, 0]
+    assert every.term[2].tolist() == [-1, 3, -1, 0] and every.count[2].tolist() == [0, 4, 0, 1]

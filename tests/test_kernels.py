@@ -233,7 +233,9 @@ def test_bm25_hinted_pass_from_the_term_groups_equals_the_reference(keep, monkey
     grouped = int((touched >= _kernels.GROUPED_SHARE * keep).sum())  # the others touch too few: the full pass
     assert (touched < ds.n_docs).all() and grouped >= 8
     rng = np.random.default_rng(keep)
-    probe = np.stack([rng.permutation(ds.n_docs)[:5] for _ in range(ds.n_queries)])
+    best = bm25.run(prep.bm25, plan, ds, 1.2, 0.75, keep, keep=keep).top_d[:, :5]  # singles among them, weighed from
+    probe = np.hstack([best, np.stack([rng.permutation(ds.n_docs)[:5] for _ in range(ds.n_queries)])])  # their sites
+    assert (bm25.probe_sites(plan, probe).term[touched >= _kernels.GROUPED_SHARE * keep] >= 0).sum() >= 2 * grouped
     python = _kernels.bm25_rank.python
     calls = {"_grouped_candidates": 0, "_close_holes": 0}  # tried, taken
 
