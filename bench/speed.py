@@ -28,7 +28,8 @@ of that commit under bench/out/) and ours, each in fresh processes: the first `p
 a fresh clone (numba's cache empty: a new NUMBA_CACHE_DIR) against the second one, and ours after `python -m
 retrieval warmup`; and on a synthetic corpus given as a BEIR zip, the upload's stages (parse, engine build, first
 evaluation with its LSA fit), d slider ticks (the LSA fit alone and the whole evaluation) and k1 ticks. Medians.
-`--passes` (issue 15, third round) measures LSA's and the dense retriever's exact pass alone at d = 6, 40, 200 and
+`--pairs N` (issue 15, twelfth round) measures our k1 tick and the code before's, each in its own process, the
+processes alternated N times per dataset. `--passes` (issue 15, third round) measures LSA's and the dense retriever's exact pass alone at d = 6, 40, 200 and
 384, before and ours alternated, beside a plain numpy float32 top-100; `--scale N`, ours alone at N documents.
 
 Peers are benchmark-only dependencies: `pip install -r bench/requirements.txt`. Machine: 2 cores; set
@@ -709,6 +710,27 @@ def _run_child(kind: str, target: str, args) -> dict:
     return res
 
 
+def pairs(args, targets: list[tuple[str, str]]) -> str:
+    """`--pairs N`: our k1 tick and the code before's (`--before-commit`), each in its own process, the processes
+    alternated N times per dataset (ours, before, before, ours, ...), every median printed. Two engines ticked in
+    turn in one process lean towards the one built first (the same code on both sides: 33.3 against 37.6 ms at
+    100k; bench/RESULTS.md, twelfth round), and one pair of processes does not tell a few ms apart on this machine."""
+    lines = [f"k1 ticks, each code in its own process, {args.pairs} alternated pairs per dataset (medians of "
+             f"{args.ticks} ticks each); before = {args.before_commit}", "",
+             "| dataset | ours | before | median of ours / of before |", "|---|---|---|---|"]
+    for label, target in targets:
+        got: dict[str, list[float]] = {"ours": [], "before": []}
+        for i in range(args.pairs):
+            for kind in (("ours", "before") if i % 2 == 0 else ("before", "ours")):
+                res = _run_child(kind, target, args)
+                print(f"[{label}] {kind}: {json.dumps(res)[:200]}", file=sys.stderr, flush=True)
+                got[kind].append(res.get("tick_s", float("nan")))
+        o, b = got["ours"], got["before"]
+        lines.append(f"| {label} | {', '.join(_fmt_s(x) for x in o)} | {', '.join(_fmt_s(x) for x in b)} | "
+                     f"{_fmt_s(_median(o))} / {_fmt_s(_median(b))} |")
+    return "\n".join(lines)
+
+
 def _fmt_s(x) -> str:
     if x is None or x != x:
         return "-"
@@ -837,6 +859,8 @@ def main(argv: list[str] | None = None) -> int:
                     "before (--round2-before) and ours alternated, beside numpy's float32 top-100")
     ap.add_argument("--scale", default="", metavar="N", help="ours alone on N synthetic documents: engine, first "
                     "evaluation, d steps, k1 ticks, peak RSS")
+    ap.add_argument("--pairs", type=int, default=0, metavar="N", help="ours and before (--before-commit) only, "
+                    "each k1 tick in its own process, the processes alternated N times per dataset")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--target", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
@@ -885,6 +909,12 @@ def main(argv: list[str] | None = None) -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     import synthetic
 
+    if a.pairs:
+        for label, target in targets:
+            if target.isdigit():
+                synthetic.load(int(target))  # generated and cached once, outside the measured processes
+        print(pairs(a, targets))
+        return 0
     results = []
     grid = None
     earlier = {r["target"]: r for r in json.loads(Path(a.reuse).read_text())} if a.reuse else {}

@@ -235,7 +235,14 @@ def test_bm25_hinted_pass_from_the_term_groups_equals_the_reference(keep, monkey
     rng = np.random.default_rng(keep)
     best = bm25.run(prep.bm25, plan, ds, 1.2, 0.75, keep, keep=keep).top_d[:, :5]  # singles among them, weighed from
     probe = np.hstack([best, np.stack([rng.permutation(ds.n_docs)[:5] for _ in range(ds.n_queries)])])  # their sites
-    assert (bm25.probe_sites(plan, probe).term[touched >= _kernels.GROUPED_SHARE * keep] >= 0).sum() >= 2 * grouped
+    sites = bm25.probe_sites(plan, probe)
+    assert (sites.term[touched >= _kernels.GROUPED_SHARE * keep] >= 0).sum() >= 2 * grouped
+    ns = np.diff(plan.s_ptr)[:, None]  # the sites' reference: a single's posting, the term whose postings hold it
+    single = (sites.pos >= 0) & (sites.pos < ns)
+    posting = plan.s_up[(plan.s_ptr[:-1, None] + np.where(single, sites.pos, 0))[single]]
+    assert sites.term[single].tolist() == (np.searchsorted(plan.u_ptr, posting, side="right") - 1).tolist()
+    assert sites.count[single].tolist() == plan.u_f[posting].tolist()
+    assert (sites.term[~single] == -1).all() and (sites.count[~single] == 0).all()
     python = _kernels.bm25_rank.python
     calls = {"_grouped_candidates": 0, "_close_holes": 0}  # tried, taken
 
