@@ -479,8 +479,9 @@ def test_a_derived_engine_of_a_large_corpus_says_what_waits(monkeypatch):
 
 
 def test_the_d_steps_next_to_the_current_are_computed_ahead_where_a_step_is_slow(monkeypatch):
-    """`prefetch` computes in one thread the rankings at d + 1 and d - 1 (never a new SVD block: d = 9 needs the
-    16-dimension block), so a slider's next d step reads the cache; the rankings are those computed directly; a
+    """`prefetch` computes in one thread the rankings at d + 1 and d - 1, then d + 2 and d - 2, up to `reach` steps
+    (never a new SVD block: d = 9 needs the 16-dimension block), so a slider's next d step, or a drag a few steps
+    long, reads the cache; the rankings are those computed directly; a
     request made before the thread starts replaces the earlier one (the latest is computed); a small corpus (a step
     takes milliseconds) computes nothing ahead."""
     monkeypatch.setattr(lsa, "PREFIX_ABOVE", 0)
@@ -489,16 +490,19 @@ def test_the_d_steps_next_to_the_current_are_computed_ahead_where_a_step_is_slow
     assert e.prefetch(Params(dims=3)) is None  # 150 x 12 is below PREFETCH_ABOVE
     monkeypatch.setattr(engine_mod, "PREFETCH_ABOVE", 0)
     e.rankings(Params(dims=8))
-    assert [p.dims for p in e.neighbours(Params(dims=8))] == [7]  # 9 would fit the 16-dimension block
+    assert e.reach() == engine_mod.PREFETCH_REACH == 3  # a small corpus: the budget allows every step
+    assert [p.dims for p in e.neighbours(Params(dims=8))] == [7, 6, 5]  # 9 and on would fit the 16-dimension block
+    assert [p.dims for p in e.neighbours(Params(dims=6), down_first=True)] == [5, 7, 4, 8, 3]
     assert not e.cached(Params(dims=7)) and not e.cached(Params(dims=5))
     t = e.prefetch(Params(dims=8))
     assert t is not None and e.prefetch(Params(dims=6)) is t  # the same thread, which computes d = 6's
     t.join(60)
     assert not t.is_alive()
-    assert e.cached(Params(dims=7)) and e.cached(Params(dims=5))  # d = 6's neighbours, taken next
-    assert e.prefetch(Params(dims=6)) is None  # both neighbours are there: no thread
+    assert all(e.cached(Params(dims=d)) for d in (3, 4, 5, 7, 8))  # d = 6's neighbours, taken next
+    assert not e.cached(Params(dims=2))  # beyond the reach
+    assert e.prefetch(Params(dims=6)) is None  # every neighbour is there: no thread
     fresh = Engine(ds)
-    for d in (5, 7):
+    for d in (3, 5, 7):
         ahead, direct = e.rankings(Params(dims=d)), fresh.rankings(Params(dims=d))
         assert list(ahead) == list(direct) and all(_same_ranking(ahead[n], direct[n]) for n in direct)
     monkeypatch.setattr(engine_mod, "PREFETCH_ABOVE", 20_000_000)
@@ -506,6 +510,11 @@ def test_the_d_steps_next_to_the_current_are_computed_ahead_where_a_step_is_slow
     small = Engine(load("invented"))
     small.rankings(Params())
     assert not small.prefetch_pays() and small.neighbours(Params()) and small.prefetch(Params()) is None
+    # the reach shrinks with the corpus: 3 steps a side at 100,000 x 1,000, 1 at 1M x 1,000 and beyond
+    for n_docs, want in ((100_000, 3), (300_000, 1), (1_000_000, 1)):
+        monkeypatch.setattr(type(small.dataset), "n_docs", property(lambda self, n=n_docs: n))
+        monkeypatch.setattr(type(small.dataset), "n_queries", property(lambda self: 1000))
+        assert small.reach() == want
 
 
 def test_after_a_step_of_another_slider_the_fusions_are_computed_ahead_only_once_the_sliders_rest(monkeypatch):
@@ -530,11 +539,12 @@ def test_after_a_step_of_another_slider_the_fusions_are_computed_ahead_only_once
     t.join(60)
     assert e.cached(replace(two, dims=7)) and e.cached(replace(two, dims=5))
     assert not e.cached(replace(one, dims=7)) and not e.cached(replace(one, dims=5))  # never computed
-    step = replace(two, dims=7)
+    assert e.cached(replace(two, dims=3)) and not e.cached(replace(two, dims=2))  # 3 steps a side, no more
+    step = replace(two, dims=3)
     e.rankings(step)
     start = time.perf_counter()
-    e.prefetch(step).join(60)  # d moved: its neighbour 8 at once (6 is there)
-    assert e.cached(replace(step, dims=8)) and time.perf_counter() - start < 3.0
+    e.prefetch(step).join(60)  # d moved: its neighbours 2 and 1 at once (4, 5 and 6 are there)
+    assert e.cached(replace(step, dims=2)) and e.cached(replace(step, dims=1)) and time.perf_counter() - start < 3.0
 
 
 def test_intervals_ahead_makes_the_draws_for_the_evaluated_questions_in_a_thread(invented):

@@ -102,7 +102,8 @@ def test_the_first_look_shows_the_systems_that_need_no_fit_under_a_note_naming_t
 
 def test_on_a_large_corpus_the_next_d_step_is_read_from_what_was_computed_ahead(monkeypatch):
     """Where a d step is slow (PREFETCH_ABOVE lowered, the prefix path forced), the Overview's rankings at d = 6 set
-    d = 7 and 5 computing in the background; the slider's step to 7 then runs no LSA pass, and shows d = 7."""
+    d = 7 and 5, then 8, 4 and 3 (`Engine.reach`, 3 on this small corpus) computing in the background; the slider's
+    step to 7, and then a drag to 4, run no LSA pass, and show their d."""
     from retrieval import engine as engine_mod
     from retrieval import lsa
 
@@ -126,7 +127,13 @@ def test_on_a_large_corpus_the_next_d_step_is_read_from_what_was_computed_ahead(
     for t in threads:
         if t is not None:
             t.join(60)
-    assert sorted(passes) == [5, 6, 7]  # the page's, then the two computed ahead
+    assert sorted(passes) == [3, 4, 5, 6, 7, 8]  # the page's, then the five computed ahead (9 is another block)
     move(at, "dims", 7)
-    assert sorted(passes[:3]) == [5, 6, 7] and 7 not in passes[3:]  # the step read d = 7 (8 is computed ahead)
+    assert sorted(passes) == [3, 4, 5, 6, 7, 8]  # the step read d = 7
     assert "LSA d = 7" in at.caption[0].value
+    move(at, "dims", 4)  # a drag three steps long
+    assert 4 not in passes[6:] and "LSA d = 4" in at.caption[0].value
+    for t in threads:  # d = 4's neighbours 2 and 1, computed ahead meanwhile
+        if t is not None:
+            t.join(60)
+    assert sorted(passes) == [1, 2, 3, 4, 5, 6, 7, 8]
