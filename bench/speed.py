@@ -29,8 +29,9 @@ a fresh clone (numba's cache empty: a new NUMBA_CACHE_DIR) against the second on
 retrieval warmup`; and on a synthetic corpus given as a BEIR zip, the upload's stages (parse, engine build, first
 evaluation with its LSA fit), d slider ticks (the LSA fit alone and the whole evaluation) and k1 ticks. Medians.
 `--pairs N` (issue 15, twelfth round) measures our k1 tick and the code before's, each in its own process, the
-processes alternated N times per dataset. `--passes` (issue 15, third round) measures LSA's and the dense retriever's exact pass alone at d = 6, 40, 200 and
-384, before and ours alternated, beside a plain numpy float32 top-100; `--scale N`, ours alone at N documents.
+processes alternated N times per dataset. `--passes` (issue 15, third round) measures LSA's and the dense
+retriever's exact pass alone at d = 6, 40, 200 and 384, before and ours alternated, beside a plain numpy float32
+top-100; `--scale N`, ours alone at N documents.
 
 Peers are benchmark-only dependencies: `pip install -r bench/requirements.txt`. Machine: 2 cores; set
 RETRIEVAL_THREADS to change the threads our kernels use.

@@ -1833,9 +1833,9 @@ def rrf_fuse(items, r_ptr, r_docs, depth, k, key, out_d, out_s, out_n):
 
 # ------------------------------------------------------------------------------------------- compiled, or plain Python
 
-KERNELS = ("layout", "bm25_locate", "bm25_probe_sites", "bm25_weights", "term_order", "bm25_rank", "bm25_at", "bm25_rows", "lsa_rank", "lsa_at", "lsa_rows",
-           "tfidf_rows", "tfidf_columns", "sparse_dense", "unit_lower_rows", "rank_sparse", "rank_dense", "list_ranks",
-           "weighted_topk", "weighted_scan", "rrf_fuse")
+KERNELS = ("layout", "bm25_locate", "bm25_probe_sites", "bm25_weights", "term_order", "bm25_rank", "bm25_at",
+           "bm25_rows", "lsa_rank", "lsa_at", "lsa_rows", "tfidf_rows", "tfidf_columns", "sparse_dense",
+           "unit_lower_rows", "rank_sparse", "rank_dense", "list_ranks", "weighted_topk", "weighted_scan", "rrf_fuse")
 PYTHON_MAX_WORK = 200_000  # elementary steps (as `parallel` counts them) the plain-Python twin takes on while the
 # compiled kernels are not loaded yet: the invented corpus's largest call is about 3,000, Cranfield's 2.5 million
 # (the twin runs ~1 us a step: 0.2 s at most, against ~25 s for numba to compile every kernel on a fresh clone)

@@ -509,13 +509,13 @@ class Engine:
         """Compute, in one background thread, the rankings a few d steps away from `params` (`neighbours`) that are
         not cached yet, so that the next d step of a slider, or a drag a few steps long, reads them (a step taken
         while one is being computed waits for that computation, not for a second one: the memo makes a key once).
-        Only where it pays (`prefetch_pays`). The step in the direction d last moved comes first. The thread starts PREFETCH_DELAY
-        after the request (PREFETCH_AFTER_OTHER when another slider moved and d's passes are cached: only the
-        fusions are left to compute), and a request made meanwhile replaces it and waits its own delay (a slider
-        still moving computes nothing ahead, and the page that asked draws undisturbed); a newer request also ends
-        the one being computed after its current step. It and its kernels' worker threads run at the lowest
-        priority (`_kernels.in_background`), so a step the other way, computed at once, keeps the cores. One thread
-        per engine. Returns the thread working (or None: nothing to do)."""
+        Only where it pays (`prefetch_pays`). The step in the direction d last moved comes first at each distance.
+        The thread starts PREFETCH_DELAY after the request (PREFETCH_AFTER_OTHER when another slider moved and d's
+        passes are cached: only the fusions are left to compute), and a request made meanwhile replaces it and waits
+        its own delay (a slider still moving computes nothing ahead, and the page that asked draws undisturbed); a
+        newer request also ends the one being computed after its current step. It and its kernels' worker threads
+        run at the lowest priority (`_kernels.in_background`), so a step the other way, computed at once, keeps the
+        cores. One thread per engine. Returns the thread working (or None: nothing to do)."""
         if "LSA" not in REGISTRY or not self.prefetch_pays():
             return None
         with self._lock:
