@@ -987,17 +987,19 @@ def bm25_rank(items, lay, terms, groups, wt, sel, judged_pos, out, top_p, probe,
     * **the grouped pass** (pending: a flag per question), for a question with a full hint, documents without
       any of its terms and at least GROUPED_SHARE x m with one (below that the full pass costs less: on
       Cranfield, 7.8 m a question, a k1 tick took 7.0 ms grouped against 5.3 ms full): its singles are not
-      scored one by one (at 100k documents, 17.4 million of them
-      a tick against 2.73 million postings of the question terms). The multis are summed, and the singles at or
-      above a guessed cut (the lowest new score among the hint's last GUESS) read off each term's groups of one
-      count, whose weights do not rise along each (bm25.term_groups): a prefix each, about 210 postings a
-      question, each weight computed where it is read (no weights array: bm25.run skips bm25_weights for these
-      questions). When fewer than m documents reach the guess (4% of questions at 100k documents, 18% at 1M),
-      the cut is the lowest new score of all the hint's m, which m documents reach. The best m are then among
-      the candidates; the results are counted, and a judged document below the cut ranked, by binary searches in the groups
-      (the postings above a score, less the multis' postings above it, plus the multis whose sums are). A
-      document's tag (`tag`, cleared after each question) says whether it holds several terms, or where the
-      hint has it. Any other question is flagged in `pending`, its outputs left to the full pass.
+      scored one by one (at 100k documents, 17.4 million of them a tick against 2.73 million postings of the
+      question terms). The multis are summed, and the singles at or above a guessed cut (the lowest new score
+      among the hint's last GUESS) read off each term's groups of one count, whose weights do not rise along
+      each (bm25.term_groups): a prefix each, about 210 postings a question, each weight computed where it is
+      read (no weights array: bm25.run skips bm25_weights for these questions). When fewer than m documents
+      reach the guess (4% of questions at 100k documents, 18% at 1M), the cut is the lowest new score of all
+      the hint's m, which m documents reach. The best m are then among the candidates; the results are counted,
+      and a judged document below the cut ranked, by binary searches in the groups (the postings above a score,
+      less the multis' postings above it, plus the multis whose sums are). A document's tag (`tag`, cleared
+      after each question) says whether it holds several terms, or where the hint has it. Any other question is
+      flagged in `pending`, its outputs left to the full pass. LSA's probed documents holding one term are
+      weighed from their sites (bm25.probe_sites: term and count found once per list, then one read far away,
+      the norm).
 
     After a small parameter change the candidates, the hint's first, are nearly in order: an insertion sort
     settles them (`_settle_order`; past sort_budget moves per candidate, the general sort takes over). The
@@ -1082,11 +1084,12 @@ def bm25_rank(items, lay, terms, groups, wt, sel, judged_pos, out, top_p, probe,
             if hinted:
                 for i in range(m):
                     vals[cand.pos[i]] = cand.score[i]
-        for i in range(probe.pos.shape[1]):
-            pi = probe.pos[q, i]
-            u = probe.term[q, i]
+        at = probe.at
+        for i in range(at.pos.shape[1]):
+            pi = at.pos[q, i]
+            u = at.term[q, i]
             if grouped_pass and u >= 0:  # a single, weighed from its sites (one read far away: its norm)
-                x = _weight(np.float64(probe.count[q, i]), idf[u], norm[probe.doc[q, i]], k1p1)
+                x = _weight(np.float64(at.count[q, i]), idf[u], norm[probe.doc[q, i]], k1p1)
             else:
                 x = 0.0 if pi < 0 else vals[pi]
             probe.score[q, i] = x

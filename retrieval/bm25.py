@@ -184,16 +184,19 @@ class ProbeSites(NamedTuple):
     term: np.ndarray  # a document holding one question term: that term (a position in QuestionPlan.terms), else -1
     count: np.ndarray  # its count there (int32; 0 for the others)
 
+    @classmethod
+    def none(cls, n_queries: int) -> "ProbeSites":
+        """No documents to read off (P = 0)."""
+        return cls(np.zeros((n_queries, 0), dtype=np.int64), *(np.zeros((n_queries, 0), dtype=np.int32),) * 2)
+
 
 class Probe(NamedTuple):
-    """Documents whose scores a BM25 pass reads off besides (questions x P): their sites (ProbeSites), the
-    documents themselves (-1 for none) and, written by the pass, their scores (0 for none). The grouped pass
-    computes a single's weight from its term, count and document's norm: sequential reads but the norm, where the
-    posting itself lies far away in the postings (three reads far apart)."""
+    """Documents whose scores a BM25 pass reads off besides (questions x P): their sites, the documents themselves
+    (-1 for none) and, written by the pass, their scores (0 for none). The grouped pass computes a single's weight
+    from its term, count and document's norm: sequential reads but the norm, where the posting itself lies far
+    away in the postings (three reads far apart)."""
 
-    pos: np.ndarray
-    term: np.ndarray
-    count: np.ndarray
+    at: ProbeSites
     doc: np.ndarray
     score: np.ndarray
 
@@ -496,11 +499,10 @@ def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEF
     m = max(int(depth), keep_for(p.n_docs) if keep is None else int(keep))
     o = PassOutputs.empty(dataset, m)
     if probe is None:
-        none = np.zeros((nq, 0), dtype=np.int64)
-        probes = Probe(none, none.astype(np.int32), none.astype(np.int32), none, np.zeros((nq, 0)))
+        probes = Probe(ProbeSites.none(nq), np.zeros((nq, 0), dtype=np.int64), np.zeros((nq, 0)))
     else:
         at = probe_sites(p, probe, probe_n) if probe_at is None else probe_at
-        probes = Probe(*at, np.ascontiguousarray(probe, dtype=np.int64), np.zeros(at.pos.shape))
+        probes = Probe(at, np.ascontiguousarray(probe, dtype=np.int64), np.zeros(at.pos.shape))
     j_pos = locate(p, o.judged.doc, o.judged.ptr) if judged_at is None else judged_at
     top_p = np.full(o.top_d.shape, -1, dtype=np.int64)  # -1 beyond n_top: a later run's hint as it is (_hint_rows)
     hints = _hint_rows(hint, p, m)

@@ -51,6 +51,14 @@ PREFETCH_DELAY = 0.25  # seconds a request waits before it is computed (requests
 PREFETCH_AFTER_OTHER = 2.0  # ... when another slider moved (k1, b, alpha, RRF k) and d's passes are cached: only the
 # fusions are left to compute ahead (60-90 ms of a d step at 100k); computed after every step of a k1 walk in the
 # browser, the thread was busy through each of the page's reruns, holding the interpreter lock (the server sampled)
+
+
+def reach_for(n_docs: int, n_queries: int) -> int:
+    """How many d steps on each side `Engine.prefetch` computes: PREFETCH_BUDGET's share of documents x questions
+    (two values a step), between 1 and PREFETCH_REACH. 100,000 x 1,000: 3; 300,000 x 1,000 and more: 1."""
+    return max(1, min(PREFETCH_REACH, PREFETCH_BUDGET // (2 * max(1, n_docs * n_queries))))
+
+
 CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is said beside it
     "run": 12,  # a retriever's run (questions x up to 1,000 scores: ~16 MB at 1,000 questions)
     "fit": 4,  # an LSA fit (documents x d float64, twice)
@@ -482,10 +490,8 @@ class Engine:
         return self.dataset.n_docs * self.dataset.n_queries > PREFETCH_ABOVE
 
     def reach(self) -> int:
-        """How many d steps on each side `prefetch` computes: PREFETCH_BUDGET's share of this corpus's documents x
-        questions, between 1 and PREFETCH_REACH."""
-        work = 2 * max(1, self.dataset.n_docs * self.dataset.n_queries)
-        return max(1, min(PREFETCH_REACH, PREFETCH_BUDGET // work))
+        """How many d steps on each side `prefetch` computes on this corpus (`reach_for`)."""
+        return reach_for(self.dataset.n_docs, self.dataset.n_queries)
 
     def neighbours(self, params: Params, down_first: bool = False) -> list[Params]:
         """The parameters up to `reach` d steps away that `prefetch` would compute, nearest first (d + 1, d - 1,
