@@ -187,7 +187,8 @@ class ProbeSites(NamedTuple):
     @classmethod
     def none(cls, n_queries: int) -> "ProbeSites":
         """No documents to read off (P = 0)."""
-        return cls(np.zeros((n_queries, 0), dtype=np.int64), *(np.zeros((n_queries, 0), dtype=np.int32),) * 2)
+        return cls(np.zeros((n_queries, 0), dtype=np.int64), np.zeros((n_queries, 0), dtype=np.int32),
+                   np.zeros((n_queries, 0), dtype=np.int32))
 
 
 class Probe(NamedTuple):

@@ -481,9 +481,9 @@ def test_a_derived_engine_of_a_large_corpus_says_what_waits(monkeypatch):
 def test_the_d_steps_next_to_the_current_are_computed_ahead_where_a_step_is_slow(monkeypatch):
     """`prefetch` computes in one thread the rankings at d + 1 and d - 1, then d + 2 and d - 2, up to `reach` steps
     (never a new SVD block: d = 9 needs the 16-dimension block), so a slider's next d step, or a drag a few steps
-    long, reads the cache; the rankings are those computed directly; a
-    request made before the thread starts replaces the earlier one (the latest is computed); a small corpus (a step
-    takes milliseconds) computes nothing ahead."""
+    long, reads the cache; the rankings are those computed directly; a request made before the thread starts
+    replaces the earlier one (the latest is computed); a small corpus (a step takes milliseconds) computes nothing
+    ahead."""
     monkeypatch.setattr(lsa, "PREFIX_ABOVE", 0)
     ds = random_dataset(9, n_docs=150, n_q=12)
     e = Engine(ds)
