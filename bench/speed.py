@@ -528,12 +528,17 @@ def child_stages(target: str, ticks: int) -> dict:
 PASS_DIMS = (6, 40, 200, 384)  # LSA at the default, a middle and the largest d; 384: the dense retriever's width
 
 
+def _pass_dims() -> tuple[int, ...]:
+    """--pass-dims (the children read it from the environment), else PASS_DIMS."""
+    return tuple(int(x) for x in os.environ.get("BENCH_PASS_DIMS", "").split(",") if x.strip()) or PASS_DIMS
+
+
 def child_passes(target: str, ticks: int) -> dict:
     """LSA's and the dense retriever's exact pass alone (`lsa_rank`: every question against every document, the best
-    1,000 raw cosines and every judged document's rank) at each of PASS_DIMS (LSA fits; 384: seeded random unit
-    vectors, the width of the bundled model's), best of `ticks`; and the peer on the 384-d vectors, a plain numpy
-    float32 top-100 (BLAS product in blocks of 100 questions, argpartition, sorted by score and id; no judged
-    ranks)."""
+    1,000 raw cosines and every judged document's rank) at each of PASS_DIMS or --pass-dims (LSA fits; 384: seeded
+    random unit vectors, the width of the bundled model's), best of `ticks`; and the peer on the last d's vectors,
+    a plain numpy float32 top-100 (BLAS product in blocks of 100 questions, argpartition, sorted by score and id;
+    no judged ranks)."""
     import numpy as np
 
     from retrieval import _kernels
@@ -546,7 +551,7 @@ def child_passes(target: str, ticks: int) -> dict:
     rng = np.random.default_rng(DENSE_SEED)
     unit = lambda x: x / np.linalg.norm(x, axis=1, keepdims=True)  # noqa: E731
     out: dict = {"package": str(Path(_kernels.__file__).parent)}
-    for d in PASS_DIMS:
+    for d in _pass_dims():
         if d == 384:
             vt = np.ascontiguousarray(unit(rng.standard_normal((ds.n_docs, d))).T)
             qv = unit(rng.standard_normal((ds.n_queries, d)))
@@ -569,7 +574,8 @@ def child_passes(target: str, ticks: int) -> dict:
             vals = np.take_along_axis(sc, top, axis=1)
             np.take_along_axis(top, np.lexsort((ds.tie_key[top], -vals), axis=1), axis=1)
 
-    out["numpy_top100_384_s"] = min(_timed(numpy_topk)[0] for _ in range(max(1, min(ticks, 3))))
+    out["peer_dims"] = d
+    out["numpy_top100_s"] = min(_timed(numpy_topk)[0] for _ in range(max(1, min(ticks, 3))))
     return out
 
 
@@ -621,11 +627,11 @@ def passes(args) -> str:
     lines = [f"the exact pass (lsa_rank), {int(size):,} synthetic documents x 1,000 questions, best of "
              f"{args.repeats} alternated runs x 3; before = {args.round2_before}", "",
              "| d | before | ours | ratio |", "|---|---|---|---|"]
-    for d in PASS_DIMS:
+    for d in _pass_dims():
         key = f"pass_{d}_s"
         lines.append(f"| {d} | {_fmt_s(b.get(key))} | {_fmt_s(o.get(key))} | {_ratio(b.get(key), o.get(key))} |")
-    lines.append(f"| numpy float32 top-100, 384-d (the peer) | {_fmt_s(b.get('numpy_top100_384_s'))} | "
-                 f"{_fmt_s(o.get('numpy_top100_384_s'))} | |")
+    lines.append(f"| numpy float32 top-100, {o.get('peer_dims', b.get('peer_dims'))}-d (the peer) | "
+                 f"{_fmt_s(b.get('numpy_top100_s'))} | {_fmt_s(o.get('numpy_top100_s'))} | |")
     return "\n".join(lines)
 
 
@@ -858,6 +864,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=3, help="round 2: alternated runs of each (default 3)")
     ap.add_argument("--passes", action="store_true", help="the exact LSA / dense pass alone at d = 6, 40, 200, 384, "
                     "before (--round2-before) and ours alternated, beside numpy's float32 top-100")
+    ap.add_argument("--pass-dims", default="", help="--passes at these d instead (comma-separated; 384: random "
+                    "unit vectors)")
     ap.add_argument("--scale", default="", metavar="N", help="ours alone on N synthetic documents: engine, first "
                     "evaluation, d steps, k1 ticks, peak RSS")
     ap.add_argument("--pairs", type=int, default=0, metavar="N", help="ours and before (--before-commit) only, "
@@ -866,6 +874,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--target", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     BEFORE_COMMIT = os.environ["BENCH_BEFORE_COMMIT"] = a.before_commit  # the children read it from the environment
+    if a.pass_dims:
+        os.environ["BENCH_PASS_DIMS"] = a.pass_dims
 
     if a.child:
         if os.environ.get("BENCH_PACKAGE"):  # round 2: the package of another tree first

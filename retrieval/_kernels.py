@@ -682,14 +682,9 @@ def _judged_ranks(vals, nt, cut, thr, cand, nc, j_s, j_doc, key, lay, s0, ns, m0
     A judged document at or above the cut is beaten only by candidates: they are counted. One below it lies
     beyond them: the scores above it are counted over the whole row, four judged documents a vectorised pass,
     and the documents tied with it (rare) looked at one by one. found, flags: scratch (nt + 8)."""
-    nj = j_s.size
-    low = np.empty(nj, dtype=np.int64)
-    nl = 0
-    for j in range(nj):
-        j_rank[j] = 0
-        if j_doc[j] >= 0 and j_s[j] > thr and j_s[j] < cut:
-            low[nl] = j
-            nl += 1
+    low = np.empty(j_s.size, dtype=np.int64)
+    j_rank[:] = 0
+    nl = _judged_below(j_s, j_doc, thr, cut, low)
     for g in range(0, nl, 4):
         s4 = np.full(4, np.inf)
         for r in range(min(4, nl - g)):
@@ -711,8 +706,26 @@ def _judged_ranks(vals, nt, cut, thr, cand, nc, j_s, j_doc, key, lay, s0, ns, m0
                     if vals[i] == s and _before(vals[i], key[_doc_at(lay, i, s0, ns, m0)], s, kj):
                         jr += 1
             j_rank[j] = jr
-    # the others: every document that beats one scores at or above the cut, so it is a candidate
-    for j in range(nj):
+    _judged_among(j_s, j_doc, thr, cut, cand, nc, key, j_rank)
+
+
+@njit(inline="always")
+def _judged_below(j_s, j_doc, thr, cut, low):
+    """The judged documents among the results (above thr, in the corpus) that score below the cut, whose ranks
+    need a count over the whole row, into low; returns how many."""
+    nl = 0
+    for j in range(j_s.size):
+        if j_doc[j] >= 0 and j_s[j] > thr and j_s[j] < cut:
+            low[nl] = j
+            nl += 1
+    return nl
+
+
+@njit(inline="always")
+def _judged_among(j_s, j_doc, thr, cut, cand, nc, key, j_rank):
+    """The ranks of the judged documents among the results that score at or above the cut: every document that
+    beats one does too, so it is one of the nc candidates."""
+    for j in range(j_s.size):
         s = j_s[j]
         if j_doc[j] >= 0 and s > thr and not s < cut:
             j_rank[j] = 1 + _beaten_among(cand, nc, key, s, key[j_doc[j]])
@@ -1244,23 +1257,43 @@ SAMPLE_RUN = 8  # ... in runs of 8 adjacent entries (a cache line each: one entr
 SAMPLE_MARGIN = 8  # the cut is the sample's (1.5 m / stride + 8)-th best: about 1.5 m candidates, rarely fewer than m
 
 
+@njit(inline="always")
+def _sample_plan(n, m):
+    """How a row of n entries keeping m is sampled: (stride, entries sampled, c); stride < 2: not sampled (a short
+    row, or nothing kept)."""
+    stride = min(64, n // (SAMPLE_SHARE * max(m, 1))) if m >= 1 else 0
+    if stride < 2:
+        return stride, 0, 0
+    ns = 0
+    for start in range(0, n, SAMPLE_RUN * stride):
+        ns += min(SAMPLE_RUN, n - start)
+    return stride, ns, min(ns, (3 * m) // (2 * stride) + SAMPLE_MARGIN)
+
+
+@njit(inline="always")
+def _sampled_at(t, stride):
+    """The position of a row's t-th sampled entry (runs of SAMPLE_RUN adjacent ones, one run in `stride`)."""
+    return (t // SAMPLE_RUN) * SAMPLE_RUN * stride + t % SAMPLE_RUN
+
+
 @njit
 def _sample_cut(row, n, m, heap):
     """A cut for the best m of row[:n] that leaves about 1.5 m entries at or above it: the c-th best of one entry
-    in `stride` (runs of SAMPLE_RUN adjacent ones), with c = 1.5 m / stride + SAMPLE_MARGIN (a small heap of the
-    sample's best; heap: scratch); -inf when the row is short. Not a bound: the caller checks that m entries
-    reach it."""
-    stride = min(64, n // (SAMPLE_SHARE * max(m, 1)))
-    if stride < 2 or m < 1:
+    in `stride` (runs of SAMPLE_RUN adjacent ones), with c = 1.5 m / stride + SAMPLE_MARGIN (`_sample_plan`);
+    -inf when the row is short. Not a bound: the caller checks that m entries reach it. heap: scratch."""
+    stride, ns, c = _sample_plan(n, m)
+    if stride < 2:
         return -np.inf
-    run = SAMPLE_RUN
-    ns = 0
-    for start in range(0, n, run * stride):
-        ns += min(run, n - start)
-    c = min(ns, (3 * m) // (2 * stride) + SAMPLE_MARGIN)
+    return _cth_best(row, ns, c, stride, heap)
+
+
+@njit(inline="always")
+def _cth_best(row, ns, c, stride, heap):
+    """The c-th best of the ns entries of row sampled one run in `stride` (`_sampled_at`; stride 1: row[:ns]),
+    by a min-heap of the c best (heap: scratch of c entries at least): its root."""
     h = 0
-    for t in range(ns):  # a min-heap of the c best: its root is the c-th best
-        x = row[(t // run) * run * stride + t % run]
+    for t in range(ns):
+        x = row[_sampled_at(t, stride)]
         if h < c:
             p = h
             h += 1
@@ -1295,10 +1328,18 @@ def _ordered(b):
 
 @njit
 def _dense_pass(row, n, thr, cut, found, bits):
-    """How many of row[:n] score above thr, the lowest and highest score, and the positions of the entries at or
-    above `cut` into found (returns their count too). Two passes in vector instructions: the counts and the
-    range (compared as ordered integers, `_ordered`: a float minimum does not vectorise without fast-math), then
-    the cut (`_scan_at_least`).
+    """How many of row[:n] score above thr, the lowest and highest score (`_count_range`), and the positions of
+    the entries at or above `cut` into found (`_scan_at_least`; returns their count too). bits: one int64 of
+    scratch."""
+    nres, lo, hi = _count_range(row, n, thr, bits)
+    return nres, lo, hi, _scan_at_least(row, n, cut, found, 0)
+
+
+@njit(inline="always")
+def _count_range(row, n, thr, bits):
+    """How many of row[:n] score above thr, and the lowest and highest score (inf, -inf for none), in vector
+    instructions: the range is compared as ordered integers (`_ordered`: a float minimum does not vectorise
+    without fast-math). Of +0.0 and -0.0, the same score, the first met is kept, as a plain loop does.
     bits: one int64 of scratch."""
     nres = 0
     for i in range(n):
@@ -1310,12 +1351,11 @@ def _dense_pass(row, n, thr, cut, found, bits):
         k = _ordered(iv[i])
         kmin = min(kmin, k)
         kmax = max(kmax, k)
-    nf = _scan_at_least(row, n, cut, found, 0)
     bits[0] = _ordered(kmin)
     lo = bits.view(np.float64)[0]
     bits[0] = _ordered(kmax)
     hi = bits.view(np.float64)[0]
-    if lo == 0.0 or hi == 0.0:  # +0.0 and -0.0 are the same score: keep the first met, as a plain loop does
+    if lo == 0.0 or hi == 0.0:
         lo, hi = np.inf, -np.inf
         for i in range(n):
             if row[i] < lo:
@@ -1324,7 +1364,7 @@ def _dense_pass(row, n, thr, cut, found, bits):
                 hi = row[i]
     if n == 0:
         lo, hi = np.inf, -np.inf
-    return nres, lo, hi, nf
+    return nres, lo, hi
 
 
 @njit
@@ -1383,44 +1423,189 @@ COSINE_GROUP_DIMS = 16  # at most this many dimensions, one question at a time: 
 
 @njit(inline="always")
 def _cosine_rows(qvec, items, start, g, vt, buf):
-    """Cosines of the questions items[start:start + g] with every document into buf[:g]: q[0] * v[0] + q[1] *
-    v[1] + ..., added left to right, a block of COSINE_BLOCK documents at a time, so each block of the document
-    vectors is read once for the group (at 384 dimensions the vectors, not the arithmetic, bound the time). Four
-    dimensions are added per pass over a row, ((s + q[c] v[c]) + q[c+1] v[c+1]) + ...: the same additions in
-    the same order as one at a time (no reassociation), with a quarter of the loads and stores (bench: 384-d
-    1.7x, 40-d 1.4x faster)."""
-    n_docs = vt.shape[1]
+    """Cosines of the questions items[start:start + g] with every document into buf[:g], a block of COSINE_BLOCK
+    documents at a time (`_cosine_block`), so each block of the document vectors is read once for the group (at
+    384 dimensions the vectors, not the arithmetic, bound the time)."""
+    for b0 in range(0, vt.shape[1], COSINE_BLOCK):
+        _cosine_block(qvec, items, start, g, vt, b0, min(b0 + COSINE_BLOCK, vt.shape[1]), buf, b0)
+
+
+@njit(inline="always")
+def _cosine_block(qvec, items, start, g, vt, b0, b1, buf, o0):
+    """Cosines of the questions items[start:start + g] with the documents b0..b1-1 into buf[r, o0:o0 + b1 - b0]:
+    q[0] * v[0] + q[1] * v[1] + ..., added left to right. Four dimensions are added per pass over a row,
+    ((s + q[c] v[c]) + q[c+1] v[c+1]) + ...: the same additions in the same order as one at a time (no
+    reassociation), with a quarter of the loads and stores (bench: 384-d 1.7x, 40-d 1.4x faster)."""
     k = vt.shape[0]
+    nb = b1 - b0
     if k == 0:
-        buf[:g] = 0.0
-        return
-    for b0 in range(0, n_docs, COSINE_BLOCK):
-        b1 = min(b0 + COSINE_BLOCK, n_docs)
-        nb = b1 - b0
-        v = vt[0, b0:b1]  # 1-D slices: the inner loops compile to vector instructions (3x measured)
         for r in range(g):
-            c = qvec[items[start + r], 0]
-            part = buf[r, b0:b1]
+            buf[r, o0 : o0 + nb] = 0.0
+        return
+    v = vt[0, b0:b1]  # 1-D slices: the inner loops compile to vector instructions (3x measured)
+    for r in range(g):
+        c = qvec[items[start + r], 0]
+        part = buf[r, o0 : o0 + nb]
+        for d in range(nb):
+            part[d] = c * v[d]
+    cc = 1
+    while cc + 4 <= k:
+        v0, v1, v2, v3 = vt[cc, b0:b1], vt[cc + 1, b0:b1], vt[cc + 2, b0:b1], vt[cc + 3, b0:b1]
+        for r in range(g):
+            q = items[start + r]
+            c0, c1, c2, c3 = qvec[q, cc], qvec[q, cc + 1], qvec[q, cc + 2], qvec[q, cc + 3]
+            part = buf[r, o0 : o0 + nb]
             for d in range(nb):
-                part[d] = c * v[d]
-        cc = 1
-        while cc + 4 <= k:
-            v0, v1, v2, v3 = vt[cc, b0:b1], vt[cc + 1, b0:b1], vt[cc + 2, b0:b1], vt[cc + 3, b0:b1]
-            for r in range(g):
-                q = items[start + r]
-                c0, c1, c2, c3 = qvec[q, cc], qvec[q, cc + 1], qvec[q, cc + 2], qvec[q, cc + 3]
-                part = buf[r, b0:b1]
-                for d in range(nb):
-                    part[d] = (((part[d] + c0 * v0[d]) + c1 * v1[d]) + c2 * v2[d]) + c3 * v3[d]
-            cc += 4
-        while cc < k:
-            v = vt[cc, b0:b1]
-            for r in range(g):
-                c = qvec[items[start + r], cc]
-                part = buf[r, b0:b1]
-                for d in range(nb):
-                    part[d] += c * v[d]
-            cc += 1
+                part[d] = (((part[d] + c0 * v0[d]) + c1 * v1[d]) + c2 * v2[d]) + c3 * v3[d]
+        cc += 4
+    while cc < k:
+        v = vt[cc, b0:b1]
+        for r in range(g):
+            c = qvec[items[start + r], cc]
+            part = buf[r, o0 : o0 + nb]
+            for d in range(nb):
+                part[d] += c * v[d]
+        cc += 1
+
+
+STREAM_BLOCK = 1024  # documents whose cosines a streamed question holds at once (8 KB)
+STREAM_GROUP = 16  # questions streamed together: each block of the document vectors is read once for them
+STREAM_ROOM = 4  # candidates a streamed question may hold, in units of those expected to reach the sample's cut
+
+
+class Stream(NamedTuple):
+    """A streamed group's state (`stream_state`), one row per question of the group."""
+
+    blk: np.ndarray  # 1 x STREAM_BLOCK: one question's cosines with the current block
+    hits: np.ndarray  # STREAM_BLOCK + 1: a block's positions at or above a cut
+    samp: np.ndarray  # group x sampled: each question's sample (`_sample_plan`)
+    cut: np.ndarray  # per question: its sample's cut
+    n_res: np.ndarray  # ... how many cosines so far above the threshold
+    lo: np.ndarray  # ... the lowest and highest cosine so far
+    hi: np.ndarray
+    nc: np.ndarray  # ... its candidates so far; -1: too many (its row is then selected whole)
+    c_s: np.ndarray  # group x `_stream_room`: the candidates' cosines
+    c_d: np.ndarray  # ... and documents, in document order
+    j_s: np.ndarray  # group x judged: the judged documents' cosines
+    low: np.ndarray  # ... those below the cut among the results (`_judged_below`), then padding
+    n_low: np.ndarray  # per question: how many
+    s4: np.ndarray  # group x judged (a multiple of 4): their cosines, inf beyond n_low
+    above: np.ndarray  # ... the documents scoring above each
+    tied: np.ndarray  # ... and equal to each (itself included)
+
+
+@njit
+def stream_state(n, m, nj):
+    """The state of a streamed group of STREAM_GROUP questions over n documents keeping m, with up to nj judged
+    documents each."""
+    group = STREAM_GROUP
+    w = ((nj + 3) // 4) * 4
+    room = _stream_room(n, m)
+    per_question = np.zeros(group)
+    return Stream(np.zeros((1, STREAM_BLOCK)), np.zeros(STREAM_BLOCK + 1, dtype=np.int64),
+                  np.zeros((group, _sample_plan(n, m)[1])), per_question.copy(), np.zeros(group, dtype=np.int64),
+                  per_question.copy(), per_question.copy(), np.zeros(group, dtype=np.int64),
+                  np.zeros((group, room)), np.zeros((group, room), dtype=np.int64),
+                  np.zeros((group, nj)), np.zeros((group, nj), dtype=np.int64), np.zeros(group, dtype=np.int64),
+                  np.full((group, w), np.inf), np.zeros((group, w), dtype=np.int64),
+                  np.zeros((group, w), dtype=np.int64))
+
+
+@njit(inline="always")
+def _stream_room(n, m):
+    """The candidates a streamed question may hold: STREAM_ROOM x those expected to reach the sample's cut (the
+    c-th best of one entry in `stride`: about c x stride), at least m."""
+    stride, ns, c = _sample_plan(n, m)
+    return max(m, STREAM_ROOM * c * stride)
+
+
+@njit
+def _lsa_streamed(items, start, g, qvec, vt, sel, out, ws, st, done):
+    """LSA's selection for the questions items[start:start + g] (at most STREAM_GROUP), their cosines computed
+    STREAM_BLOCK documents at a time and used at once, never a row of them: the group's questions take each block
+    of the document vectors in turn while it is in the second-level cache, so the vectors are read from memory
+    once per group, not once per question (at 1M documents x 6 dimensions they are 48 MB, beyond the last-level
+    cache). The outputs of `_dense_select_into` on each question's whole row, for each question marked in
+    done[:g].
+
+    Before the pass, each question's cut comes from the same sample as `_sample_cut`'s, and its judged documents'
+    cosines are computed, so that each block is counted against those below the cut as it is made. A question is
+    left unmarked, with nothing written, when its whole row is needed after all: fewer than m documents reach its
+    cut, more than `_stream_room` do, or a judged document below the cut ties with another (all rare); the caller
+    then selects it from its row. ws: `scratch`; st: `stream_state`."""
+    n, m, thr, key = vt.shape[1], sel.keep, sel.threshold, sel.tie_key
+    stride, ns, c = _sample_plan(n, m)
+    for t in range(0, ns, SAMPLE_RUN):  # the samples: runs of SAMPLE_RUN adjacent documents
+        p = _sampled_at(t, stride)
+        _cosine_block(qvec, items, start, g, vt, p, p + min(SAMPLE_RUN, ns - t), st.samp, t)
+    for r in range(g):
+        q = items[start + r]
+        cut = _cth_best(st.samp[r], ns, c, 1, ws.heap)
+        st.cut[r] = cut
+        st.n_res[r], st.lo[r], st.hi[r], st.nc[r] = 0, np.inf, -np.inf, 0
+        j0, j1 = out.judged.ptr[q], out.judged.ptr[q + 1]
+        for j in range(j1 - j0):
+            d = out.judged.doc[j0 + j]
+            if d >= 0:
+                _cosine_block(qvec, items, start + r, 1, vt, d, d + 1, st.blk, 0)
+            st.j_s[r, j] = st.blk[0, 0] if d >= 0 else 0.0
+        nl = _judged_below(st.j_s[r, : j1 - j0], out.judged.doc[j0:j1], thr, cut, st.low[r])
+        st.n_low[r] = nl
+        for u in range(st.s4.shape[1]):
+            st.s4[r, u] = st.j_s[r, st.low[r, u]] if u < nl else np.inf
+            st.above[r, u] = 0
+            st.tied[r, u] = 0
+    room = st.c_s.shape[1]
+    for b0 in range(0, n, STREAM_BLOCK):
+        nb = min(STREAM_BLOCK, n - b0)
+        for r in range(g):
+            _cosine_block(qvec, items, start + r, 1, vt, b0, b0 + nb, st.blk, 0)
+            row = st.blk[0]
+            r_res, r_lo, r_hi = _count_range(row, nb, thr, ws.bits)
+            st.n_res[r] += r_res
+            if r_lo < st.lo[r]:  # strictly: the first of equal values met, as over the whole row
+                st.lo[r] = r_lo
+            if r_hi > st.hi[r]:
+                st.hi[r] = r_hi
+            nc = st.nc[r]
+            if nc >= 0:
+                nh = _scan_at_least(row, nb, st.cut[r], st.hits, 0)
+                if nc + nh > room:
+                    nc = -1
+                else:
+                    for h in range(nh):
+                        st.c_s[r, nc] = row[st.hits[h]]
+                        st.c_d[r, nc] = b0 + st.hits[h]
+                        nc += 1
+                st.nc[r] = nc
+            for u in range(0, 4 * ((st.n_low[r] + 3) // 4), 4):
+                ct = _count_above(row, nb, st.s4[r, u], st.s4[r, u + 1], st.s4[r, u + 2], st.s4[r, u + 3])
+                for v in range(4):
+                    st.above[r, u + v] += ct[v]
+                    st.tied[r, u + v] += ct[4 + v]
+    for r in range(g):
+        q = items[start + r]
+        nc = st.nc[r]
+        done[r] = nc >= m
+        for u in range(st.n_low[r]):
+            done[r] = done[r] and st.tied[r, u] <= 1
+        if not done[r]:
+            continue
+        for f in range(nc):
+            ws.cand.score[f] = st.c_s[r, f]
+            ws.cand.doc[f] = st.c_d[r, f]
+            ws.cand.pos[f] = st.c_d[r, f]
+        h = _sorted_best(ws.cand, nc, key, m, ws.picked, ws.vals, ws.keys, out.top_s[q], out.top_d[q], ws.top_p)
+        j0, j1 = out.judged.ptr[q], out.judged.ptr[q + 1]
+        j_s, j_doc, j_rank = st.j_s[r, : j1 - j0], out.judged.doc[j0:j1], out.judged.rank[j0:j1]
+        j_rank[:] = 0
+        for u in range(st.n_low[r]):
+            j_rank[st.low[r, u]] = 1 + st.above[r, u]
+        _judged_among(j_s, j_doc, thr, st.cut[r], ws.cand, nc, key, j_rank)
+        out.n_top[q] = h
+        out.n_res[q] = st.n_res[r]
+        out.lo[q] = st.lo[r]
+        out.hi[q] = st.hi[r]
 
 
 @njit(nogil=True, cache=True)
@@ -1429,14 +1614,33 @@ def lsa_rank(items, qvec, vt, sel, out):
     cosine, into out (ranking.PassOutputs). Reference: ranking.rank_rows of lsa.score_chunks (the same cosines,
     summed in the same order: q[0] * v[0] + q[1] * v[1] + ..., left to right, for every document).
 
-    Questions are scored in groups (`_cosine_rows`; one at a time at up to COSINE_GROUP_DIMS dimensions, where
-    the arithmetic is light and the row is best selected while it is in cache), each row then selected by
-    `_dense_select`."""
+    Up to COSINE_GROUP_DIMS dimensions, where the arithmetic is light, questions whose rows are long enough to be
+    sampled are streamed, STREAM_GROUP at a time (`_lsa_streamed`); a question a stream gives back has its row of
+    cosines computed and then selected by `_dense_select`. Otherwise questions are scored in groups
+    (`_cosine_rows`; one at a time up to COSINE_GROUP_DIMS dimensions), so each block of the document vectors
+    is read once for the group, and each row is then selected."""
     n_docs = vt.shape[1]
     k = vt.shape[0]
+    ws = scratch(n_docs, sel.keep)
+    if k <= COSINE_GROUP_DIMS and _sample_plan(n_docs, sel.keep)[0] >= 2:
+        nj = 0
+        for q in items:
+            nj = max(nj, out.judged.ptr[q + 1] - out.judged.ptr[q])
+        st = stream_state(n_docs, sel.keep, nj)
+        done = np.zeros(STREAM_GROUP, dtype=np.bool_)
+        row = np.zeros((0, n_docs))
+        for start in range(0, items.size, STREAM_GROUP):
+            g = min(STREAM_GROUP, items.size - start)
+            _lsa_streamed(items, start, g, qvec, vt, sel, out, ws, st, done)
+            for r in range(g):
+                if not done[r]:
+                    if row.shape[0] == 0:
+                        row = np.zeros((1, n_docs))
+                    _cosine_rows(qvec, items, start + r, 1, vt, row)
+                    _dense_select_into(items[start + r], row[0], sel, out, ws)
+        return
     group = 1 if k <= COSINE_GROUP_DIMS else max(1, min(8, COSINE_BUFFER // max(n_docs, 1)))
     buf = np.zeros((group, n_docs))
-    ws = scratch(n_docs, sel.keep)
     for start in range(0, items.size, group):
         g = min(group, items.size - start)
         _cosine_rows(qvec, items, start, g, vt, buf)

@@ -386,39 +386,61 @@ def _long_rows(kind: str, n: int, m: int) -> np.ndarray:
         rows[2, ::3] = -0.0
         rows[3, 1::2] = -0.0
         return rows
-    if kind == "sample misses":  # only the sampled entries score high: fewer than m reach the sample's cut
-        rows = rng.random((4, n)) * 0.01
+    if kind in ("sample misses", "sample low"):  # only the sampled entries score high (fewer than m reach the
+        # sample's cut), or only they score low (nearly every entry reaches it)
+        rows = rng.random((4, n)) * 0.01 + (0.0 if kind == "sample misses" else 10.0)
         stride = min(64, n // (_kernels.SAMPLE_SHARE * m))
         run = _kernels.SAMPLE_RUN
+        sampled = 10.0 if kind == "sample misses" else 0.0
         for start in range(0, n, run * stride):
-            rows[:, start : start + run] = 10.0 + rng.random((4, min(run, n - start)))
+            rows[:, start : start + run] = sampled + rng.random((4, min(run, n - start)))
         return rows
+    if kind == "distinct":  # no two values equal: nothing for a stream to give back
+        return rng.standard_normal((6, n))
     return np.round(rng.standard_normal((6, n)), 3)  # "spread": distinct-ish values, some ties from rounding
 
 
-@pytest.mark.parametrize("kind", ["ties", "zeros", "sample misses", "spread"])
-@pytest.mark.parametrize("m", [1, 20, 250])
-@pytest.mark.parametrize("thr", [0.1, -5.0])
-def test_dense_rows_select_as_the_definition_says(kind, m, thr):
-    """The dense selection (LSA's and the dense retriever's pass, rank_dense) on rows long enough to be sampled:
-    the best m by score descending then tie key, the results above the threshold, the range, and each judged
-    document's rank (1 + the results that beat it) against the brute-force order, including the path where
-    fewer than m entries reach the sample's cut. A judged document outside the corpus (-1) is never retrieved,
-    whatever the threshold."""
-    n = 6000
-    rows = _long_rows(kind, n, m)
-    nq = rows.shape[0]
-    rng = np.random.default_rng(m)
-    key = rng.permutation(n).astype(np.int64)  # ids not in corpus order
-    j_docs = [np.concatenate((rng.choice(n, size=9, replace=False), [-1])) for _ in range(nq)]
-    for q in range(nq):  # the best document, one tied with it, one exactly at the cut's region: all judged
+def _judged_long(rows: np.ndarray, key: np.ndarray, m: int, rng) -> Judged:
+    """Ten judged documents per row: the best, the m-th, the 3m-th (at the cut's region), six at random, and one
+    outside the corpus (-1)."""
+    n = rows.shape[1]
+    j_docs = [np.concatenate((rng.choice(n, size=9, replace=False), [-1])) for _ in range(rows.shape[0])]
+    for q in range(rows.shape[0]):
         order = order_by_score(rows[q], key)
         j_docs[q][:3] = order[[0, min(m, n - 1), min(3 * m, n - 1)]]
     j_ptr = np.concatenate(([0], np.cumsum([j.size for j in j_docs]))).astype(np.int64)
-    judged = Judged(j_ptr, np.concatenate(j_docs).astype(np.int64), np.zeros(int(j_ptr[-1]), dtype=np.int64))
+    return Judged(j_ptr, np.concatenate(j_docs).astype(np.int64), np.zeros(int(j_ptr[-1]), dtype=np.int64))
+
+
+@pytest.mark.parametrize("kind", ["ties", "zeros", "sample misses", "sample low", "spread", "distinct"])
+@pytest.mark.parametrize("m", [1, 20, 250])
+@pytest.mark.parametrize("thr", [0.1, -5.0])
+@pytest.mark.parametrize("kernel", ["rank_dense", "lsa_rank"])
+def test_dense_rows_select_as_the_definition_says(kind, m, thr, kernel):
+    """The dense selection on rows long enough to be sampled, given as rows (rank_dense: the dense retriever's
+    stored scores) or made from vectors (lsa_rank: LSA's and the dense retriever's pass, here with the rows as
+    document vectors and the identity as questions, so that each question's cosines are its row, zeros' signs
+    aside; at up to 16 dimensions it streams): the best m by score descending then tie key, the results above the
+    threshold, the range, and each judged document's rank (1 + the results that beat it) against the brute-force
+    order, including the paths where fewer than m entries reach the sample's cut, where nearly all do, and where
+    judged documents tie. A judged document outside the corpus (-1) is never retrieved, whatever the
+    threshold."""
+    n = 6000
+    raw = _long_rows(kind, n, m)
+    nq = raw.shape[0]
+    rng = np.random.default_rng(m)
+    key = rng.permutation(n).astype(np.int64)  # ids not in corpus order
+    qvec = np.eye(nq)
+    rows = raw if kernel == "rank_dense" else lsa.cosines(qvec, raw)
+    judged = _judged_long(rows, key, m, rng)
+    j_ptr = judged.ptr
     o = PassOutputs(judged, np.zeros((nq, m), dtype=np.int64), np.zeros((nq, m)), np.zeros(nq, dtype=np.int64),
                     np.zeros(nq, dtype=np.int64), np.zeros(nq), np.zeros(nq))
-    _kernels.rank_dense(np.arange(nq, dtype=np.int64), np.ascontiguousarray(rows), 0, Selection(key, thr, m), o)
+    items = np.arange(nq, dtype=np.int64)
+    if kernel == "rank_dense":
+        _kernels.rank_dense(items, np.ascontiguousarray(rows), 0, Selection(key, thr, m), o)
+    else:
+        _kernels.lsa_rank(items, qvec, np.ascontiguousarray(raw), Selection(key, thr, m), o)
     for q in range(nq):
         best = order_by_score(rows[q], key)
         assert o.top_d[q, : o.n_top[q]].tolist() == best[:m].tolist()
@@ -430,6 +452,35 @@ def test_dense_rows_select_as_the_definition_says(kind, m, thr):
         results = best[rows[q, best] > thr].tolist()
         for d, rank in zip(judged.doc[j_ptr[q] : j_ptr[q + 1]], judged.rank[j_ptr[q] : j_ptr[q + 1]]):
             assert rank == (results.index(d) + 1 if d in results else 0), (q, d)
+
+
+@pytest.mark.parametrize("kind, streamed", [("distinct", [True] * 6), ("sample misses", [False] * 4),
+                                            ("sample low", [False] * 4), ("ties", [False] * 6)])
+def test_a_stream_gives_back_the_questions_it_cannot_settle_and_writes_nothing_for_them(kind, streamed):
+    """`_lsa_streamed` settles a question only when at least m documents reach the sample's cut, no more than
+    its room holds (`_stream_room`), and no judged document below the cut ties with another: on distinct values
+    it settles every one; where only the sampled entries score high (fewer than m reach the cut), where only they
+    score low (nearly every document reaches it), or where a handful of values tie everywhere (each judged
+    document below the cut ties with hundreds), it gives each back with its outputs untouched, for
+    lsa_rank to select from the row."""
+    n, m = 6000, 20
+    raw = _long_rows(kind, n, m)
+    nq = raw.shape[0]
+    rng = np.random.default_rng(5)
+    key = rng.permutation(n).astype(np.int64)
+    qvec = np.eye(nq)
+    judged = _judged_long(lsa.cosines(qvec, raw), key, m, rng)
+    o = PassOutputs(judged, np.full((nq, m), -7, dtype=np.int64), np.zeros((nq, m)), np.full(nq, -7, dtype=np.int64),
+                    np.zeros(nq, dtype=np.int64), np.zeros(nq), np.zeros(nq))
+    sel = Selection(key, 0.1, m)
+    done = np.zeros(_kernels.STREAM_GROUP, dtype=np.bool_)
+    st = _kernels.stream_state(n, m, int(np.diff(judged.ptr).max()))
+    items = np.arange(nq, dtype=np.int64)
+    _kernels._lsa_streamed(items, 0, nq, qvec, np.ascontiguousarray(raw), sel, o, _kernels.scratch(n, m), st, done)
+    assert done[:nq].tolist() == streamed
+    for q in np.flatnonzero(~done[:nq]):
+        assert o.n_top[q] == -7 and (o.top_d[q] == -7).all()
+
 
 def test_list_ranks_are_positions_in_the_lists(rand):
     ds, _, _ = rand
