@@ -1501,14 +1501,14 @@ def stream_state(n, m, nj):
     group = STREAM_GROUP
     w = ((nj + 3) // 4) * 4
     room = _stream_room(n, m)
-    per_question = np.zeros(group)
-    return Stream(np.zeros((1, STREAM_BLOCK)), np.zeros(STREAM_BLOCK + 1, dtype=np.int64),
-                  np.zeros((group, _sample_plan(n, m)[1])), per_question.copy(), np.zeros(group, dtype=np.int64),
-                  per_question.copy(), per_question.copy(), np.zeros(group, dtype=np.int64),
-                  np.zeros((group, room)), np.zeros((group, room), dtype=np.int64),
-                  np.zeros((group, nj)), np.zeros((group, nj), dtype=np.int64), np.zeros(group, dtype=np.int64),
-                  np.full((group, w), np.inf), np.zeros((group, w), dtype=np.int64),
-                  np.zeros((group, w), dtype=np.int64))
+    i64 = np.int64
+    return Stream(blk=np.zeros((1, STREAM_BLOCK)), hits=np.zeros(STREAM_BLOCK + 1, dtype=i64),
+                  samp=np.zeros((group, _sample_plan(n, m)[1])), cut=np.zeros(group),
+                  n_res=np.zeros(group, dtype=i64), lo=np.zeros(group), hi=np.zeros(group),
+                  nc=np.zeros(group, dtype=i64), c_s=np.zeros((group, room)), c_d=np.zeros((group, room), dtype=i64),
+                  j_s=np.zeros((group, nj)), low=np.zeros((group, nj), dtype=i64), n_low=np.zeros(group, dtype=i64),
+                  s4=np.full((group, w), np.inf), above=np.zeros((group, w), dtype=i64),
+                  tied=np.zeros((group, w), dtype=i64))
 
 
 @njit(inline="always")
@@ -1591,17 +1591,14 @@ def _lsa_streamed(items, start, g, qvec, vt, sel, out, ws, st, done):
             done[r] = done[r] and st.tied[r, u] <= 1
         if not done[r]:
             continue
-        for f in range(nc):
-            ws.cand.score[f] = st.c_s[r, f]
-            ws.cand.doc[f] = st.c_d[r, f]
-            ws.cand.pos[f] = st.c_d[r, f]
-        h = _sorted_best(ws.cand, nc, key, m, ws.picked, ws.vals, ws.keys, out.top_s[q], out.top_d[q], ws.top_p)
+        cand = Candidates(st.c_s[r], st.c_d[r], st.c_d[r])  # a dense row's positions are its documents
+        h = _sorted_best(cand, nc, key, m, ws.picked, ws.vals, ws.keys, out.top_s[q], out.top_d[q], ws.top_p)
         j0, j1 = out.judged.ptr[q], out.judged.ptr[q + 1]
         j_s, j_doc, j_rank = st.j_s[r, : j1 - j0], out.judged.doc[j0:j1], out.judged.rank[j0:j1]
         j_rank[:] = 0
         for u in range(st.n_low[r]):
             j_rank[st.low[r, u]] = 1 + st.above[r, u]
-        _judged_among(j_s, j_doc, thr, st.cut[r], ws.cand, nc, key, j_rank)
+        _judged_among(j_s, j_doc, thr, st.cut[r], cand, nc, key, j_rank)
         out.n_top[q] = h
         out.n_res[q] = st.n_res[r]
         out.lo[q] = st.lo[r]

@@ -331,8 +331,9 @@ class LsaRun(BestLists):
 
 def run(dataset: Dataset, model: LsaModel, qvec: np.ndarray, depth: int = 100, name: str = "LSA",
         keep: int | None = None) -> LsaRun:
-    """Every question's cosines with every document, one question at a time in a compiled loop (threads over
-    questions): the best `depth`, counts, lowest and highest, judged ranks. Never a questions x documents matrix.
+    """Every question's cosines with every document in a compiled loop (`_kernels.lsa_rank`, threads over
+    questions; up to 16 dimensions, 16 questions streamed over each block of document vectors): the best `depth`,
+    counts, lowest and highest, judged ranks. Never a questions x documents matrix.
 
     The run keeps the best max(depth, keep) raw cosines per question: the weighted fusion's candidates (a deeper
     list bounds the documents outside it tighter, so fewer questions need a second look); `keep` None: KEEP_DEFAULT
