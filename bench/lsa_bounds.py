@@ -30,10 +30,10 @@ from sklearn.cluster import MiniBatchKMeans
 
 sys.path[:0] = [str(Path(__file__).resolve().parent.parent), str(Path(__file__).resolve().parent)]
 
-from retrieval import dataset as data  # noqa: E402
-from retrieval import lsa  # noqa: E402
-from retrieval.engine import Engine  # noqa: E402
-from retrieval.ranking import THRESHOLD  # noqa: E402
+from retrieval.corpus import dataset as data  # noqa: E402
+from retrieval.engine.engine import Engine  # noqa: E402
+from retrieval.retrievers import lsa  # noqa: E402
+from retrieval.retrievers.ranking import THRESHOLD  # noqa: E402
 
 
 def blocks_of(vecs: np.ndarray, n_blocks: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -1,17 +1,17 @@
 """The least an exact LSA d step must compute, measured beside the pass that does it (issue 15, fourteenth round).
 
-A d step runs LSA's exact pass (`_kernels.lsa_rank`) for every question: every cosine, the best m, the count above
+A d step runs LSA's exact pass (`kernels.lsa_rank`) for every question: every cosine, the best m, the count above
 the result threshold, the lowest and highest cosine, and each judged document's exact rank. However it is
 organised, two parts cannot be skipped while ranks stay exact (`bench/lsa_bounds.py`: nearly every block of
 documents straddles some judged document's cosine):
 
-* **the cosines**: one per question and document, in the order the lab sums them (`_kernels._cosine_block`,
+* **the cosines**: one per question and document, in the order the lab sums them (`kernels.dense_pass._cosine_block`,
   the pass's own arithmetic, 16 questions a block of vectors), here only counted above the threshold;
 * **the judged counts**: for each judged document below the m-th best (found beforehand, outside the timing),
-  the documents scoring above it and equal to it (`_kernels._count_above`, the pass's own vectorised count),
+  the documents scoring above it and equal to it (`kernels.select._count_above`, the pass's own vectorised count),
   counted while each block of cosines is at hand.
 
-Timed on one thread and on all (`_kernels.parallel`, as the engine calls the pass), best of `--repeats`, beside
+Timed on one thread and on all (`kernels.parallel`, as the engine calls the pass), best of `--repeats`, beside
 the exact pass itself and the peer, a plain numpy top-m (float64 BLAS product in blocks of 100 questions,
 argpartition, no judged ranks, no tie order). Selection, sorting and the rest of the step (the fusions, the
 metrics) come on top of the floor. Usage: `python bench/lsa_floor.py [--size 100000] [--dims 6] [--repeats 3]`.
@@ -29,10 +29,12 @@ from numba import njit
 
 sys.path[:0] = [str(Path(__file__).resolve().parent.parent), str(Path(__file__).resolve().parent)]
 
-from retrieval import _kernels as K  # noqa: E402
-from retrieval import lsa  # noqa: E402
-from retrieval.engine import Engine  # noqa: E402
-from retrieval.ranking import THRESHOLD, PassOutputs, Selection, keep_for  # noqa: E402
+from retrieval.engine.engine import Engine  # noqa: E402
+from retrieval import kernels as K  # noqa: E402
+from retrieval.core.workers import threads  # noqa: E402
+from retrieval.kernels import dense_pass, select  # noqa: E402
+from retrieval.retrievers import lsa  # noqa: E402
+from retrieval.retrievers.ranking import THRESHOLD, PassOutputs, Selection, keep_for  # noqa: E402
 
 GROUP, BLOCK = 16, 1024  # as the streamed pass reads the vectors: a block for 16 questions in turn
 
@@ -49,13 +51,13 @@ def floor_pass(items, qvec, vt, thr, low_ptr, low_s, out):
             nb = min(BLOCK, n - b0)
             for r in range(min(GROUP, items.size - start)):
                 q = items[start + r]
-                K._cosine_block(qvec, items, start + r, 1, vt, b0, b0 + nb, blk, 0)
+                dense_pass._cosine_block(qvec, items, start + r, 1, vt, b0, b0 + nb, blk, 0)
                 row = blk[0]
                 c = 0
                 for i in range(nb):
                     c += row[i] > thr
                 for u in range(low_ptr[q], low_ptr[q + 1], 4):
-                    ct = K._count_above(row, nb, low_s[u], low_s[u + 1], low_s[u + 2], low_s[u + 3])
+                    ct = select._count_above(row, nb, low_s[u], low_s[u + 1], low_s[u + 2], low_s[u + 3])
                     for v in range(8):
                         c += ct[v]
                 out[q] += c
@@ -114,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
             ("the cosines and the judged counts", floor_pass, (qv, vt, THRESHOLD, low_ptr, low_s, sink))]
     print(f"synthetic {ds.n_docs:,} documents x {nq:,} questions, d = {a.dims}, m = {m}; "
           f"{int((np.isfinite(low_s)).sum()) / nq:.1f} judged documents a question below the m-th best; "
-          f"best of {a.repeats}, {K.threads()} threads")
+          f"best of {a.repeats}, {threads()} threads")
     print()
     print("| part | one thread | all threads |")
     print("|---|---|---|")

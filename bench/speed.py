@@ -87,7 +87,7 @@ def _reset_peak() -> bool:
 
 def _load(target: str):
     """The dataset of a target: 'cranfield:PATH' or a synthetic size."""
-    from retrieval import dataset as datasets
+    from retrieval.corpus import dataset as datasets
 
     if target.startswith("cranfield:"):
         return datasets.load(target.split(":", 1)[1])
@@ -113,10 +113,12 @@ def child_ours(target: str, ticks: int) -> dict:
     """Our build, ticks and memory on one dataset."""
     import numpy as np
 
-    from retrieval import bm25, lsa, metrics, text
-    from retrieval.engine import Engine
-    from retrieval.experiment import score
-    from retrieval.params import Params
+    from retrieval.core.params import Params
+    from retrieval.corpus import text
+    from retrieval.engine.engine import Engine
+    from retrieval.evaluation import metrics
+    from retrieval.evaluation.experiment import score
+    from retrieval.retrievers import bm25, lsa
 
     ds = _load(target)
     gc.collect()
@@ -190,7 +192,8 @@ def _grid(ds, prep) -> dict:
     """The 16 x 11 (k1, b) grid on one dataset: BM25 re-ranked and nDCG@10 per question at every cell."""
     import numpy as np
 
-    from retrieval import bm25, metrics
+    from retrieval.evaluation import metrics
+    from retrieval.retrievers import bm25
 
     m = metrics.parse("ndcg@10")
     k1s, bs = np.arange(16) * 3 / 15, np.arange(11) / 10
@@ -203,7 +206,7 @@ def _grid(ds, prep) -> dict:
             best = max(best, float(v.mean()))
     out = {"grid_s": time.perf_counter() - t, "grid_best_ndcg10": round(best, 6)}
     try:
-        from retrieval import tuning
+        from retrieval.analyses import tuning
 
         t = time.perf_counter()
         tuning.sweep_bm25(ds, "ndcg@10", engine=prep)
@@ -226,9 +229,11 @@ def child_dense(target: str, ticks: int) -> dict:
     is Cranfield, else the invented corpus)."""
     import numpy as np
 
-    from retrieval import dense, embeddings
-    from retrieval.engine import Engine
-    from retrieval.params import Params
+    from retrieval.core.params import Params
+    from retrieval.corpus import embeddings
+    from retrieval.engine.engine import Engine
+    from retrieval.retrievers import dense
+    from retrieval.retrievers.systems import system_of
 
     ds = _load(target)
     rng = np.random.default_rng(DENSE_SEED)
@@ -240,9 +245,9 @@ def child_dense(target: str, ticks: int) -> dict:
     peak_ok = _reset_peak()
     out: dict = {"target": target, "docs": ds.n_docs, "queries": ds.n_queries, "dim": DENSE_DIM}
     engine = Engine(ds)
-    system = aligned.system()
-    system.run(engine, Params(), 100)  # compiled once, outside the timing
-    out["ours_topk_s"] = _median([_timed(system.run, engine, Params(), 100)[0] for _ in range(min(ticks, 3))])
+    system = system_of(aligned)
+    system.run(engine.context(), Params(), 100)  # compiled once, outside the timing
+    out["ours_topk_s"] = _median([_timed(system.run, engine.context(), Params(), 100)[0] for _ in range(min(ticks, 3))])
     def numpy_topk(k: int = 100) -> None:
         for start in range(0, queries.shape[0], 100):
             s = queries[start : start + 100] @ docs.T
@@ -270,7 +275,7 @@ def child_dense(target: str, ticks: int) -> dict:
 
 
 def _load_invented():
-    from retrieval import dataset as datasets
+    from retrieval.corpus import dataset as datasets
 
     return datasets.load("invented")
 
@@ -302,14 +307,14 @@ def child_before(target: str, ticks: int) -> dict:
     sys.path.insert(0, str(pkg))
     for name in [m for m in sys.modules if m == "retrieval" or m.startswith("retrieval.")]:
         del sys.modules[name]
-    from retrieval import experiment, metrics  # the old package now
+    from retrieval.evaluation import experiment, metrics  # the old package now
 
     gc.collect()
     peak_ok = _reset_peak()
     out = {"target": target}
     if not hasattr(experiment, "prepare"):  # a tree of the engine's days: the k1 ticks of `child_ours`
-        from retrieval.engine import Engine
-        from retrieval.params import Params
+        from retrieval.core.params import Params
+        from retrieval.engine.engine import Engine
 
         out["prepare_s"], prep = _timed(Engine, ds)
         prep.evaluate(Params(), METRICS)  # its LSA fit, and numba's compiling in a fresh cache
@@ -333,7 +338,7 @@ def child_bm25s(target: str, ticks: int) -> dict:
     import bm25s
     import numpy as np
 
-    from retrieval.text import tokenize
+    from retrieval.corpus.text import tokenize
 
     ds = _load(target)
     gc.collect()
@@ -378,7 +383,7 @@ def child_rank_bm25(target: str, ticks: int, sample: int) -> dict:
     import numpy as np
     from rank_bm25 import BM25Okapi
 
-    from retrieval.text import tokenize
+    from retrieval.corpus.text import tokenize
 
     ds = _load(target)
     gc.collect()
@@ -455,7 +460,7 @@ def _steps_after_a_pause(e, start: int, steps) -> tuple[list[float], list[float]
     """d steps from `start`, each after the person's pause: what the app computes ahead of the step (ours:
     Engine.prefetch, as ui/cache.rankings calls it) is done first. The steps' times and the pauses they needed
     (before: no pause, every step computed when taken)."""
-    from retrieval.params import Params
+    from retrieval.core.params import Params
 
     times, pauses, prev = [], [], start
     for d in steps:
@@ -471,17 +476,17 @@ def _steps_after_a_pause(e, start: int, steps) -> tuple[list[float], list[float]
 
 def child_stages(target: str, ticks: int) -> dict:
     """The upload's stages and the slider ticks of the package first on sys.path (ours or a tree's)."""
-    from retrieval import dataset as datasets
-    from retrieval.engine import Engine
-    from retrieval.params import Params
+    from retrieval.core.params import Params
+    from retrieval.corpus import dataset as datasets
+    from retrieval.engine.engine import Engine
 
     data = _zip_of(int(target)).read_bytes()
     out = {"package": str(Path(datasets.__file__).parent)}
     out["parse_s"], ds = _timed(datasets.load_beir_zip, data, "synthetic.zip")
     out["engine_s"], e = _timed(Engine, ds)
     if hasattr(e, "first_rankings"):  # ours: what the app does, the SVD in the engine's thread, the rest at once
-        from retrieval.experiment import score
-        from retrieval.metrics import parse_list
+        from retrieval.evaluation.experiment import score
+        from retrieval.evaluation.metrics import parse_list
 
         t = time.perf_counter()
         e.fit_in_background(Params().dims)
@@ -541,9 +546,9 @@ def child_passes(target: str, ticks: int) -> dict:
     no judged ranks)."""
     import numpy as np
 
-    from retrieval import _kernels
-    from retrieval.engine import Engine
-    from retrieval.ranking import THRESHOLD, PassOutputs, Selection
+    from retrieval.engine.engine import Engine
+    from retrieval import kernels as _kernels
+    from retrieval.retrievers.ranking import THRESHOLD, PassOutputs, Selection
 
     _kernels.mark_ready()
     ds = _load(target)
@@ -583,9 +588,9 @@ def child_scale(target: str, ticks: int) -> dict:
     """Ours alone on a large synthetic corpus (from bench/synthetic.py's arrays, no zip): engine build, first
     evaluation, d steps within the first block (fit, evaluation), d steps after a pause (computed ahead: the pause
     each needed, then the step), k1 ticks, peak RSS."""
-    from retrieval import _kernels
-    from retrieval.engine import Engine
-    from retrieval.params import Params
+    from retrieval.core.params import Params
+    from retrieval.engine.engine import Engine
+    from retrieval import kernels as _kernels
 
     _kernels.mark_ready()
     ds = _load(target)
@@ -833,7 +838,7 @@ def report(results: list[dict], grid: dict | None) -> str:
         lines.append("")
         g = f"Cranfield k1 x b grid (16 x 11 = 176 settings, BM25 ranked + nDCG@10 per question each): {_fmt_s(grid['grid_s'])}"
         if "grid_tuning_sweep_s" in grid:
-            g += f"; retrieval.tuning.sweep_bm25 on the same grid: {_fmt_s(grid['grid_tuning_sweep_s'])}"
+            g += f"; retrieval.analyses.tuning.sweep_bm25 on the same grid: {_fmt_s(grid['grid_tuning_sweep_s'])}"
         lines.append(g)
     return "\n".join(lines)
 
@@ -886,9 +891,9 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if a.child == "ours":
             res = child_ours(a.target, a.ticks)
-            from retrieval import _kernels
+            from retrieval.core import workers
 
-            res["threads"] = _kernels.threads()
+            res["threads"] = workers.threads()
         elif a.child == "before":
             res = child_before(a.target, a.ticks)
         elif a.child == "dense":

@@ -20,7 +20,7 @@ The model (every number below is a module constant, the seed fixes everything el
   and receive one content word (near misses, as pooled judgements hold documents that matched the distinctive
   words). So BM25 finds most relevant documents near the top, not all.
 
-`generate(n_docs)` returns a `retrieval.dataset.Dataset` built from arrays (no per-line parsing); `load(n_docs)`
+`generate(n_docs)` returns a `retrieval.corpus.dataset.Dataset` built from arrays (no per-line parsing); `load(n_docs)`
 caches it as a pickle under bench/out/ so repeated benchmark runs skip the generation.
 """
 
@@ -38,8 +38,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from retrieval.dataset import Dataset, Qrels  # noqa: E402
-from retrieval.text import STOP_WORDS  # noqa: E402
+from retrieval.corpus.dataset import Dataset, Qrels  # noqa: E402
+from retrieval.corpus.text import STOP_WORDS  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "out"
 

@@ -21,8 +21,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from retrieval import dataset, tuning  # noqa: E402
-from retrieval.engine import Engine  # noqa: E402
+from retrieval.analyses import tuning  # noqa: E402
+from retrieval.corpus import dataset
+from retrieval.engine.engine import Engine  # noqa: E402
 
 TARGET_S = 2.0
 

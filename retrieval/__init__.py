@@ -1,5 +1,41 @@
-"""The retriever lab's engine: datasets, tokeniser, BM25, LSA, fusions, metrics, bootstrap and diagnosis (no Streamlit here)."""
+"""The retriever lab as a library: measure a retriever on its own (no Streamlit here).
 
-from .errors import InputError
+The handful of names a library user needs; everything else is in the subpackages, one per layer (``core``,
+``corpus``, ``kernels``, ``retrievers``, ``fusion``, ``evaluation``, ``engine``, ``analyses``: see
+docs/architecture.md).
 
-__all__ = ["InputError"]
+>>> import retrieval
+>>> ds = retrieval.load("invented")                     # a built-in name, a BEIR folder or a BEIR .zip
+>>> ev = retrieval.evaluate(ds, retrieval.Params(), ["ndcg@5", "mrr"])
+>>> round(ev.mean("BM25", "ndcg@5"), 6), round(ev.mean("RRF", "ndcg@5"), 6)
+(0.691171, 0.737367)
+>>> [r["b"] for r in retrieval.compare(ev, "ndcg@5", [("RRF", "BM25")]) if not r["significant"]]
+['BM25']
+"""
+
+from .core.errors import InputError
+from .core.params import Params
+from .corpus.dataset import Dataset, TrecRun, load, parse_run, read_run
+from .engine.engine import Engine, evaluate, for_dataset
+from .evaluation.experiment import Evaluation, compare
+from .evaluation.report import trec_run as write_run
+from .fusion import rrf
+from .retrievers.ranking import Ranking
+
+__all__ = [
+    "Dataset",
+    "Engine",
+    "Evaluation",
+    "InputError",
+    "Params",
+    "Ranking",
+    "TrecRun",
+    "compare",
+    "evaluate",
+    "for_dataset",
+    "load",
+    "parse_run",
+    "read_run",
+    "rrf",
+    "write_run",
+]

@@ -9,19 +9,27 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
 
-from . import dataset as datasets
-from . import gate, metrics, stats, tuning
-from .diagnosis import THRESHOLD_DEFAULT, diagnose
-from .errors import InputError
-from .experiment import evaluate, json_ready
-from .params import ARTICLE_MEMBERS, SPECS, Params
-from .report import json_report
+from .analyses import tuning
+from .analyses.diagnosis import THRESHOLD_DEFAULT, diagnose
+from .core.errors import InputError
+from .core.params import ARTICLE_MEMBERS, SPECS, Params
+from .corpus import dataset as datasets
+from .corpus import embeddings
+from .engine.engine import CLI_MAX_CHARS, check_size, evaluate, max_chars, warm_up
+from .evaluation import gate, metrics, stats
+from .evaluation.experiment import json_ready
+from .evaluation.report import json_report
+from . import kernels as _kernels
+from .retrievers import dense
 
 
 class _Parser(argparse.ArgumentParser):
@@ -48,8 +56,6 @@ def _print_json(obj: object) -> None:
 def _load(args: argparse.Namespace) -> datasets.Dataset:
     """--data, with the command line's bounds (higher than the app's: it serves one person) on what a zip may
     expand to and on the text it will index."""
-    from .engine import CLI_MAX_CHARS, check_size, max_chars
-
     ds = datasets.load(args.data, datasets.zip_limits(datasets.CLI_LIMITS))
     check_size(ds, max_chars(CLI_MAX_CHARS))
     return ds
@@ -128,8 +134,6 @@ def _progress(done: int, total: int, rate: float, left: float) -> None:
 
 def _embeddings(value: str, ds: datasets.Dataset):
     """--embeddings: the bundled model's vectors of the dataset, or a file (pair) of them, aligned with it."""
-    from . import dense, embeddings
-
     if value == "e5-small":
         if not dense.cache_path(ds).exists() and ds.name not in dense.BUNDLED:
             print(f"encoding {ds.n_docs:,} documents with the bundled model, about {dense.estimate_seconds(ds):,.0f} s; "
@@ -199,10 +203,6 @@ def build_parser() -> argparse.ArgumentParser:
 def _exit_with_parent() -> None:
     """End this process when the one that started it ends (a server stopped mid warm-up leaves nothing behind), and
     yield the processor to it meanwhile."""
-    import os
-    import threading
-    import time
-
     parent = os.getppid()
     if hasattr(os, "nice"):  # behind the server it warms up for: its first pages come first on a busy machine
         os.nice(10)
@@ -217,10 +217,6 @@ def _exit_with_parent() -> None:
 
 def cmd_warmup(args: argparse.Namespace) -> int:
     """`warmup`: compile (or load) every kernel, say how long it took."""
-    import time
-
-    from .engine import warm_up
-
     if args.with_parent:
         _exit_with_parent()
     t = time.perf_counter()
@@ -288,6 +284,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+VERDICT = "verdict: "  # the line of `tune` that says tuning.verdict's text
+
+
 def _setting(values: dict) -> str:
     """A setting as `k1=1.2 b=0.75`."""
     return " ".join(f"{k}={v:g}" for k, v in values.items())
@@ -331,16 +330,23 @@ def cmd_tune(args: argparse.Namespace) -> int:
             print(f"{v:>7g} {means[i]:9.4f} {mark[i]}".rstrip())
     for n in sw.notes:
         print(f"note: {_t(n)}")
-    cur = report["current"]
+    cur, said = report["current"], result.verdict
+    vs = said.versus
     print(f"\nbest: {_setting(sw.setting(result.best))}  {sw.metric} = {means[result.best]:.4f}")
-    print(f"tie region: {ties.size} of {means.size} settings can't be told apart from the best")
-    verdict = "can't be told apart from the best" if cur["tied_with_best"] else "worse than the best beyond noise"
-    print(f"current: {_setting(cur['setting'])}  {sw.metric} = {cur['mean']:.4f} ({verdict})")
+    print(f"tie region: {ties.size} of {means.size} settings can't be told apart from the best (each alone, uncorrected)")
+    side = "above" if said.signals.diff > 0 else "below"
+    tie = ("can't be told apart from the best" if cur["tied_with_best"] else
+           f"outside the tie region: {side} the best by its own bootstrap interval, uncorrected")
+    between = "" if said.on_grid else "; between grid points"
+    print(f"current: {_setting(cur['setting'])}  {sw.metric} = {cur['mean']:.4f} ({tie}{between})")
+    print(f"current - best: {said.signals.diff:+.4f}; paired permutation p = {vs.p:.4g} alone, Holm-adjusted p = "
+          f"{vs.p_holm:.4g} over {vs.family_text}")
     print(f"{cv.folds}-fold cross-validation (seed {cv.seed}): in-sample best {cv.in_sample:.4f}, "
           f"cross-validated {cv.cross_validated:.4f} (over-fitting {cv.optimism:+.4f})")
     for f, c in enumerate(cv.chosen):
         print(f"  fold {f + 1} ({cv.fold_sizes[f]} questions): chose {_setting(sw.setting(c))}, "
               f"{cv.train_means[f]:.4f} on the other folds, {cv.test_means[f]:.4f} held out")
+    print(f"\n{VERDICT}{_t(said.plain)}")  # tuning.verdict's words, the Tuning page's too (without its bold)
     return 0
 
 
@@ -377,8 +383,6 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: exit status 0, or 2 with one line on stderr for bad input."""
-    from . import _kernels
-
     _kernels.serve_small_from_python()  # a small corpus needs no compiler: served at once even on a fresh clone
     try:
         args = build_parser().parse_args(argv)

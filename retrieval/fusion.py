@@ -14,14 +14,25 @@ fuse to 0.5 * (1, 1/3, 0) + 0.5 * (0, 1, 0) = (0.5, 0.667, 0): the second docume
 from __future__ import annotations
 
 from collections import namedtuple
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from . import params as spec
-from .dataset import Dataset
-from .ranking import BestLists, Csr, Judged, PassOutputs, Ranking, Selection, from_csr, from_padded, rank_rows
+from .core import params as spec
+from .corpus.dataset import Dataset
+from . import kernels
+from .retrievers.base import Member
+from .retrievers.ranking import (
+    Csr,
+    Judged,
+    PassOutputs,
+    Ranking,
+    Selection,
+    from_csr,
+    from_padded,
+    rank_rows,
+)
 
 ALPHA_DEFAULT = spec.default("alpha")
 RRF_K_DEFAULT = spec.default("rrf_k")
@@ -63,21 +74,6 @@ def fuse_rows(weights: Sequence[float], scores: Sequence[np.ndarray]) -> np.ndar
     for w, s in zip(weights[1:], scores[1:]):
         fused = fused + w * minmax(np.asarray(s, dtype=np.float64))
     return fused
-
-
-@dataclass(frozen=True, eq=False)
-class Member:
-    """A member system as the weighted fusion reads it: its run's best lists (`run`: top_d, top_s, n_top, lo,
-    hi), the highest score a document outside a list can have (`bound`, per question; -inf when the list holds
-    every document), whether it answers each question at all, its scores of given documents (`at_rows(top_d,
-    n_top)`: questions x P, the first n_top[q] of row q, 0 beyond) and of every document (`row(q)`)."""
-
-    name: str
-    run: BestLists
-    bound: np.ndarray
-    answers: np.ndarray
-    at_rows: Callable[[np.ndarray, np.ndarray], np.ndarray]
-    row: Callable[[int], np.ndarray]
 
 
 # The members' best lists as the compiled pass reads them, with no copy of any list (M members):
@@ -131,8 +127,6 @@ def weighted(dataset: Dataset, members: Sequence[Member], weights: Sequence[floa
     member (BM25: has `plan` and `norm`) and a vector member (has `qvec` and `vecs`), from the postings (every
     document with a question term scored exactly), and else over every document, as `weighted_dense` does.
     """
-    from . import _kernels as k
-
     w = np.asarray(weights, dtype=np.float64)
     nq, n_docs, depth = dataset.n_queries, dataset.n_docs, int(depth)
     lists = gather(members) if lists is None else lists
@@ -140,7 +134,7 @@ def weighted(dataset: Dataset, members: Sequence[Member], weights: Sequence[floa
     out_s = np.zeros((nq, depth))
     out_n = np.zeros(nq, dtype=np.int64)
     fallback = np.zeros(nq, dtype=np.bool_)
-    k.parallel(k.weighted_topk, nq, sum(x.size for x in lists.scores) * 4, n_docs, dataset.tie_key, w, depth, lists,
+    kernels.parallel(kernels.weighted_topk, nq, sum(x.size for x in lists.scores) * 4, n_docs, dataset.tie_key, w, depth, lists,
                out_d, out_s, out_n, fallback)
     todo = np.flatnonzero(fallback)
     n_rescans = int(todo.size)
@@ -153,7 +147,7 @@ def weighted(dataset: Dataset, members: Sequence[Member], weights: Sequence[floa
                 break
             if full:
                 n_full = int(todo.size)
-            k.parallel(lambda items, *a: k.weighted_scan(todo[items], *a), todo.size, todo.size * n_docs, full, n_docs,
+            kernels.parallel(lambda items, *a: kernels.weighted_scan(todo[items], *a), todo.size, todo.size * n_docs, full, n_docs,
                        dataset.tie_key, float(w[0]), float(w[1]), depth,
                        PostingsSide(bm.plan.by_term, bm.norm, bm.k1 + 1.0, bm.lo, bm.hi),
                        VectorSide(ls.qvec, ls.vecs, ls.top_d, ls.top_s, ls.n_top, ls.lo, ls.hi),
@@ -165,12 +159,12 @@ def weighted(dataset: Dataset, members: Sequence[Member], weights: Sequence[floa
         fused = fuse_rows(w, [m.row(q)[None, :] for m in members])
         o = PassOutputs(Judged.none(1), out_d[q : q + 1], out_s[q : q + 1], np.zeros(1, dtype=np.int64),
                         np.zeros(1, dtype=np.int64), np.zeros(1), np.zeros(1))
-        k.rank_dense(np.zeros(1, dtype=np.int64), fused, 0, Selection(dataset.tie_key, -1.0, depth), o)
+        kernels.rank_dense(np.zeros(1, dtype=np.int64), fused, 0, Selection(dataset.tie_key, -1.0, depth), o)
         out_n[q] = min(o.n_top[0], o.n_res[0])
     judged = Judged.of(dataset)
     indptr = np.concatenate(([0], np.cumsum(out_n))).astype(np.int64)
     keep = np.arange(depth)[None, :] < out_n[:, None]
-    k.list_ranks(np.arange(nq, dtype=np.int64), Csr(indptr, out_d[keep], out_s[keep]), judged)
+    kernels.list_ranks(np.arange(nq, dtype=np.int64), Csr(indptr, out_d[keep], out_s[keep]), judged)
     return WeightedRun(from_padded(name, out_d, out_s, out_n, judged.rank, out_n), n_rescans, n_full)
 
 
@@ -183,8 +177,7 @@ def rrf(
     dataset: Dataset, rankings: list[Ranking], k: float = RRF_K_DEFAULT, depth: int = DEPTH_DEFAULT, name: str = "RRF"
 ) -> Ranking:
     """Reciprocal Rank Fusion of the top `depth` of each ranking: sum of 1 / (k + rank), ties by document id."""
-    from . import _kernels as kern
-
+    
     check_rrf_k(k)
     nq, depth = dataset.n_queries, int(depth)
     if not rankings:
@@ -196,7 +189,7 @@ def rrf(
     out_d = np.zeros((nq, cap), dtype=np.int64)
     out_s = np.zeros((nq, cap))
     out_n = np.zeros(nq, dtype=np.int64)
-    kern.parallel(kern.rrf_fuse, nq, nq * cap * cap, r_ptr, r_docs, depth, float(k), dataset.tie_key, out_d, out_s, out_n)
+    kernels.parallel(kernels.rrf_fuse, nq, nq * cap * cap, r_ptr, r_docs, depth, float(k), dataset.tie_key, out_d, out_s, out_n)
     keep = np.arange(cap)[None, :] < out_n[:, None]
     indptr = np.concatenate(([0], np.cumsum(out_n))).astype(np.int64)
     return from_csr(name, dataset, indptr, out_d[keep], out_s[keep])

@@ -44,9 +44,9 @@ def large_corpus(monkeypatch) -> None:
     fit at a block counts as slow (`Engine.waiting`), as on a 100,000-document upload."""
     import weakref
 
-    from retrieval import engine as engine_mod
-    from retrieval import lsa
-    from retrieval.memo import Memo
+    from retrieval.core.memo import Memo
+    from retrieval.engine import engine as engine_mod
+    from retrieval.retrievers import lsa
 
     monkeypatch.setattr(lsa, "PREFIX_ABOVE", 0)
     monkeypatch.setattr(engine_mod, "_ENGINES", Memo({"engine": 2, "derived": 2}))
@@ -58,6 +58,6 @@ def the_app_s_thread() -> bool:
     its own engine whenever a first engine of the process starts it): what a test counting the app's work counts."""
     import threading
 
-    from retrieval.engine import WARM_UP_THREAD
+    from retrieval.engine.engine import WARM_UP_THREAD
 
     return threading.current_thread().name != WARM_UP_THREAD

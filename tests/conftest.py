@@ -15,7 +15,7 @@ os.environ["RETRIEVAL_LAB_CACHE"] = tempfile.mkdtemp(prefix="retrieval-lab-tests
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from retrieval import dataset  # noqa: E402
+from retrieval.corpus import dataset  # noqa: E402
 
 
 @pytest.fixture(scope="session")

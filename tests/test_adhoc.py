@@ -10,12 +10,15 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from retrieval import adhoc, dense, embeddings, engine, metrics
-from retrieval.dataset import parse_run
-from retrieval.errors import InputError
-from retrieval.experiment import score
-from retrieval.params import Params
-from retrieval.text import tokenize
+from retrieval.core.errors import InputError
+from retrieval.core.params import Params
+from retrieval.corpus import embeddings
+from retrieval.corpus.dataset import parse_run
+from retrieval.corpus.text import tokenize
+from retrieval.engine import adhoc, engine
+from retrieval.evaluation import metrics
+from retrieval.evaluation.experiment import score
+from retrieval.retrievers import dense
 
 SETTINGS = (
     Params(),
@@ -106,7 +109,7 @@ def test_lsa_s_cosines_of_a_typed_question_are_the_projection_written_out(eng, i
     text = "refund of a laptop battery"
     _, _, scores = eng.adhoc(text, Params(dims=4))
     fit = eng.lsa_fit(4)
-    from retrieval.text import query_counts
+    from retrieval.corpus.text import query_counts
 
     x = fit.model.tfidf.transform(query_counts(eng.index, [text]))
     v = x.toarray() @ fit.model.components.T  # sklearn's TruncatedSVD.transform, in numpy

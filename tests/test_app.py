@@ -7,6 +7,8 @@ import pytest
 
 from apptest import move, open_app
 
+pytestmark = pytest.mark.app
+
 OVERVIEW = "pages/overview.py"
 ARTICLE = {"k": 5, "k1": 1.2, "b": 0.75, "dims": 6, "rrf_k": 60, "alpha": 0.5}
 

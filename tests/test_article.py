@@ -78,9 +78,9 @@ def test_text_output_has_the_three_tables_and_the_diagnosis():
 
 
 def test_diagnosis_classes_and_words(invented):
-    from retrieval.diagnosis import diagnose
-    from retrieval.engine import Engine
-    from retrieval.params import Params
+    from retrieval.analyses.diagnosis import diagnose
+    from retrieval.core.params import Params
+    from retrieval.engine.engine import Engine
 
     cases = diagnose(invented, Engine(invented).rankings(Params())["BM25"])
     assert [(c.qid, c.rank, c.first_result, c.first_result_words, c.kind) for c in cases] == [
@@ -92,8 +92,8 @@ def test_diagnosis_classes_and_words(invented):
 
 
 def test_corpus_facts(invented):
-    from retrieval.engine import Engine
-    from retrieval.params import Params
+    from retrieval.core.params import Params
+    from retrieval.engine.engine import Engine
 
     assert (invented.n_docs, invented.n_queries, Engine(invented).n_terms) == (28, 14, 177)
     r = Engine(invented).rankings(Params())

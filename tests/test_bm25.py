@@ -8,10 +8,10 @@ import re
 import numpy as np
 import pytest
 
-from retrieval import bm25
-from retrieval.dataset import assemble
-from retrieval.errors import InputError
-from retrieval.text import STOP_WORDS, build_index, query_counts, tokenize
+from retrieval.core.errors import InputError
+from retrieval.corpus.dataset import assemble
+from retrieval.corpus.text import STOP_WORDS, build_index, query_counts, tokenize
+from retrieval.retrievers import bm25
 
 WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "42", "x9", "the", "of", "and"]
 

@@ -19,6 +19,8 @@ import pytest
 
 from conftest import ROOT
 
+pytestmark = pytest.mark.browser
+
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
@@ -108,9 +110,9 @@ def test_moving_a_slider_redraws_the_chart(server, tmp_path):
 
 def _run_file(path: Path) -> Path:
     """A TREC run over the invented corpus (LSA's top 12 of each question, reversed), tag elastic_bm25_run."""
-    from retrieval import dataset
-    from retrieval.engine import Engine
-    from retrieval.params import Params
+    from retrieval.core.params import Params
+    from retrieval.corpus import dataset
+    from retrieval.engine.engine import Engine
 
     ds = dataset.load("invented")
     lsa = Engine(ds).rankings(Params())["LSA"]

@@ -128,6 +128,7 @@ def good(tmp_path_factory) -> Path:
 # ------------------------------------------------------------------ bad input, through `python -m retrieval`
 
 
+@pytest.mark.slow
 def test_missing_data_path(runs):
     assert_bad_input(runs["missing"], re.escape(str(runs.paths["missing"])))
 

@@ -11,8 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from retrieval import dataset
-from retrieval.dataset import (
+from retrieval.core.errors import InputError
+from retrieval.corpus import dataset
+from retrieval.corpus.dataset import (
     assemble,
     from_files,
     load,
@@ -24,8 +25,7 @@ from retrieval.dataset import (
     parse_run,
     parse_table,
 )
-from retrieval.errors import InputError
-from retrieval.ranking import from_run
+from retrieval.retrievers.ranking import from_run
 
 CORPUS = [
     {"_id": "d1", "title": "Refunds", "text": "Money back within 30 days."},

@@ -11,14 +11,15 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from retrieval import dense, fusion
-from retrieval.dataset import assemble, load
-from retrieval.embeddings import align, from_arrays
-from retrieval.engine import Engine
-from retrieval.errors import InputError
-from retrieval.params import Params
-from retrieval.ranking import THRESHOLD
-from retrieval.systems import Bm25
+from retrieval import fusion
+from retrieval.core.errors import InputError
+from retrieval.core.params import Params
+from retrieval.corpus.dataset import assemble, load
+from retrieval.corpus.embeddings import align, from_arrays
+from retrieval.engine.engine import Engine
+from retrieval.retrievers import dense
+from retrieval.retrievers.ranking import THRESHOLD
+from retrieval.retrievers.systems import Bm25
 
 N_DOCS, DIM = 1300, 8  # more documents than a run keeps (dense.KEEP): some judged ranks lie beyond the lists
 
@@ -51,7 +52,7 @@ def reference_ranking(scores, key):
 def planted_run():
     ds, e = planted()
     system = dense.Dense(align(e, ds))
-    return ds, e, system, system.run(Engine(ds), Params(), 10)
+    return ds, e, system, system.run(Engine(ds).context(), Params(), 10)
 
 
 def test_cosines_equal_the_numpy_reference_to_the_last_bit(planted_run):
@@ -89,13 +90,13 @@ def test_lists_and_judged_ranks_follow_the_reference_with_ties_by_id(planted_run
 
 def test_member_bounds_a_document_outside_the_list(planted_run):
     ds, e, system, run = planted_run
-    m = system.member(run, None)
+    m = system.member(run)
     np.testing.assert_array_equal(m.bound, run.top_s[:, -1])  # the list is full: outside scores at most its last
     small, se = planted(50, 3)
     s = dense.Dense(align(se, small))
     r = s.run(Engine(small), Params(), 5)
     assert r.top_d.shape[1] == dense.KEEP and (r.n_top == 50).all()
-    assert np.isneginf(s.member(r, None).bound).all()  # the list holds every document
+    assert np.isneginf(s.member(r).bound).all()  # the list holds every document
 
 
 def test_a_question_without_a_vector_scores_nothing_and_says_so():
@@ -142,7 +143,7 @@ def test_the_shipped_invented_vectors_are_the_bundled_model_s(encoded, invented_
 
     def ranks(doc_vectors):
         e = from_arrays(dense.MODEL, invented_ds.doc_ids, doc_vectors, invented_ds.query_ids, queries)
-        return dense.Dense(align(e, invented_ds)).run(engine, Params(), 28).ranking
+        return dense.Dense(align(e, invented_ds)).run(engine.context(), Params(), 28).ranking
 
     a, b = ranks(shipped), ranks(docs)
     np.testing.assert_array_equal(a.docs, b.docs)
@@ -162,12 +163,12 @@ def test_an_engine_holds_dense_and_fuses_it_with_bm25(encoded, invented_ds):
     docs, queries, _ = encoded
     engine = Engine(invented_ds)
     system = dense.Dense(align(from_arrays(dense.MODEL, invented_ds.doc_ids, docs, invented_ds.query_ids, queries), invented_ds))
-    run = system.run(engine, Params(), 10)
-    member = system.member(run, engine)
+    run = system.run(engine.context(), Params(), 10)
+    member = system.member(run)
     assert isinstance(member, fusion.Member) and member.name == "dense"
     bm = Bm25()
-    bm_run = bm.run(engine, Params(), 10)
-    members = [bm.member(bm_run, engine), member]
+    bm_run = bm.run(engine.context(), Params(), 10)
+    members = [bm.member(bm_run), member]
     got = fusion.weighted(invented_ds, members, [0.4, 0.6], 10)
     rows = [np.vstack([m.row(q) for q in range(invented_ds.n_queries)]) for m in members]
     want = fusion.weighted_dense(invented_ds, rows, [m.answers for m in members], [0.4, 0.6], 10)
@@ -347,7 +348,8 @@ def test_a_corpus_of_empty_documents_is_estimated_at_zero_seconds(counting):
 def test_the_app_s_warm_up_times_the_encoder_once_the_kernels_are_ready(monkeypatch):
     """The server's warm-up thread measures the encoder's rate while the server is idle, after the kernels (and a
     missing or broken encoder ends it quietly: the Data page says so when it asks for an estimate)."""
-    from retrieval import _kernels, engine
+    from retrieval.engine import engine
+    from retrieval import kernels as _kernels
 
     seen = []
     monkeypatch.setattr(engine, "warm_up", lambda: seen.append("kernels"))

@@ -5,10 +5,21 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from retrieval.dataset import assemble
-from retrieval.diagnosis import (CLASSES, FUSION_CUT, OUTCOMES, Change, changes, class_label, classify, describe, diagnose,
-                                 rank_text, shared_words)
-from retrieval.ranking import from_lists
+from retrieval.analyses.diagnosis import (
+    CLASSES,
+    FUSION_CUT,
+    OUTCOMES,
+    Change,
+    changes,
+    class_label,
+    classify,
+    describe,
+    diagnose,
+    rank_text,
+    shared_words,
+)
+from retrieval.corpus.dataset import assemble
+from retrieval.retrievers.ranking import from_lists
 
 DOCS = {
     "apple": "Apple pie recipe with fresh cream.",
@@ -214,8 +225,8 @@ def test_shared_words_use_the_tokeniser():
 
 
 def test_invented_corpus_diagnosis(invented):
-    from retrieval.engine import Engine
-    from retrieval.params import Params
+    from retrieval.core.params import Params
+    from retrieval.engine.engine import Engine
 
     r = Engine(invented).rankings(Params())
     got = {c.qid: c.kind for c in diagnose(invented, r["BM25"])}
@@ -314,9 +325,10 @@ def test_describe_gives_the_plain_line():
 @pytest.fixture(scope="module")
 def invented_with_dense(invented):
     """The invented corpus's rankings with the dense retriever (the bundled model, computed once here)."""
-    from retrieval import dense, embeddings
-    from retrieval.engine import Engine
-    from retrieval.params import Params
+    from retrieval.core.params import Params
+    from retrieval.corpus import embeddings
+    from retrieval.engine.engine import Engine
+    from retrieval.retrievers import dense
 
     aligned = embeddings.align(dense.embeddings_of(invented), invented)
     return Engine(invented).rankings(Params(), (aligned,))

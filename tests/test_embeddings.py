@@ -10,9 +10,9 @@ import zipfile
 import numpy as np
 import pytest
 
-from retrieval import embeddings as emb
-from retrieval.dataset import assemble
-from retrieval.errors import InputError
+from retrieval.core.errors import InputError
+from retrieval.corpus import embeddings as emb
+from retrieval.corpus.dataset import assemble
 
 DIM = 6
 
@@ -249,7 +249,7 @@ def test_bad_parquet_is_one_message_naming_the_file():
 
 
 def test_the_files_kinds_pick_their_loader_and_anything_else_is_refused_by_name():
-    from retrieval import embeddings as emb
+    from retrieval.corpus import embeddings as emb
 
     assert emb.loader_for(["v.npz"]) is emb.load_npz
     assert emb.loader_for(["d.jsonl", "q.jsonl"]) is emb.load_jsonl

@@ -9,14 +9,16 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from retrieval import engine as engine_mod
-from retrieval import fusion, lsa, systems
-from retrieval.dataset import TrecRun, load, parse_run
-from retrieval.engine import Engine, for_dataset
-from retrieval.errors import InputError
-from retrieval.memo import Memo
-from retrieval.params import Params
-from retrieval.ranking import BestLists, rank_rows
+from retrieval import fusion
+from retrieval.core.errors import InputError
+from retrieval.core.memo import Memo
+from retrieval.core.params import Params
+from retrieval.corpus.dataset import TrecRun, load, parse_run
+from retrieval.engine import engine as engine_mod
+from retrieval.engine.engine import Engine, for_dataset
+from retrieval.retrievers import lsa, systems
+from retrieval.retrievers.ranking import BestLists, rank_rows
+
 from test_perf_equivalence import minmax_row, ordered, random_dataset
 
 # ------------------------------------------------------------------ the cache
@@ -220,18 +222,18 @@ class Overlap:
     name = "overlap"
     params = ()
 
-    def run(self, engine: Engine, params: Params, depth: int) -> BestLists:
-        ds = engine.dataset
-        s = np.asarray(((engine.qcounts > 0).astype(np.float64) @ (engine.index.counts > 0).astype(np.float64).T).todense())
+    def run(self, context, params: Params, depth: int) -> BestLists:
+        ds = context.dataset
+        s = np.asarray(((context.question_counts > 0).astype(np.float64) @ (context.text.counts > 0).astype(np.float64).T).todense())
+        self.full = s  # every document's score, which `member` reads
         ranking = rank_rows(self.name, ds, [(0, s)], depth)
         order = np.lexsort((np.broadcast_to(ds.tie_key, s.shape), -s), axis=1)[:, :depth]
         top_s = np.take_along_axis(s, order, axis=1)
         n = np.full(ds.n_queries, order.shape[1], dtype=np.int64)
         return BestLists(order, top_s, n, (s > 1e-9).sum(axis=1), s.min(axis=1), s.max(axis=1), ranking)
 
-    def member(self, run: BestLists, engine: Engine) -> fusion.Member:
-        s = run.top_s  # not needed beyond the lists: the toy scores every document in its lists
-        full = np.asarray(((engine.qcounts > 0).astype(np.float64) @ (engine.index.counts > 0).astype(np.float64).T).todense())
+    def member(self, run: BestLists) -> fusion.Member:
+        s, full = run.top_s, self.full  # the toy scores every document in its lists
         return fusion.Member(self.name, run, np.where(run.n_top == s.shape[1], s[:, -1], -np.inf), run.hi > 0,
                              lambda top_d, n_top: np.take_along_axis(full, top_d, axis=1) * (np.arange(top_d.shape[1]) < n_top[:, None]),
                              lambda q: full[q])
@@ -309,8 +311,8 @@ def test_a_derived_engine_ranks_and_evaluates_as_one_built_from_scratch(seed):
 def test_re_judged_runs_equal_runs_made_for_the_judgements_when_lists_are_short(monkeypatch, seed):
     """With lists of 3 raw scores, most new judgements lie beyond every list: their ranks come from the
     question's scores of every document, ties by id (random_dataset duplicates texts), and equal a full run's."""
-    from retrieval import dense as dense_mod
-    from retrieval.embeddings import align, from_arrays
+    from retrieval.corpus.embeddings import align, from_arrays
+    from retrieval.retrievers import dense as dense_mod
 
     monkeypatch.setattr(engine_mod.bm25, "KEEP_DEFAULT", 3)
     monkeypatch.setattr(lsa, "KEEP_DEFAULT", 3)
@@ -381,7 +383,7 @@ def _unjudged_pair(ds):
 def test_dense_vectors_serve_the_same_corpus_under_other_judgements():
     """Vectors aligned with the base dataset rank the amended one (its documents and questions are the same),
     exactly as vectors aligned with the amended one; the system is shared, not copied."""
-    from retrieval.embeddings import align, from_arrays
+    from retrieval.corpus.embeddings import align, from_arrays
 
     base_ds = random_dataset(2, n_docs=50, n_q=8)
     rng = np.random.default_rng(0)
@@ -515,6 +517,7 @@ def test_the_d_steps_next_to_the_current_are_computed_ahead_where_a_step_is_slow
         assert engine_mod.reach_for(n_docs, 1000) == want
 
 
+@pytest.mark.slow
 def test_after_a_step_of_another_slider_the_fusions_are_computed_ahead_only_once_the_sliders_rest(monkeypatch):
     """Computing ahead pays most for LSA's pass over every document (hundreds of ms at 100,000 documents). After a
     step of k1 (or b, alpha, RRF k), the neighbours' passes cached already, only the fusions are left: they wait
@@ -546,7 +549,7 @@ def test_after_a_step_of_another_slider_the_fusions_are_computed_ahead_only_once
 
 
 def test_intervals_ahead_makes_the_draws_for_the_evaluated_questions_in_a_thread(invented):
-    from retrieval import stats
+    from retrieval.evaluation import stats
 
     stats.indices.cache_clear()
     t = Engine(invented).intervals_ahead()

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from retrieval import fusion
-from retrieval.dataset import assemble
-from retrieval.errors import InputError
-from retrieval.engine import Engine
-from retrieval.params import Params
-from retrieval.ranking import from_lists
+from retrieval.core.errors import InputError
+from retrieval.core.params import Params
+from retrieval.corpus.dataset import assemble
+from retrieval.engine.engine import Engine
+from retrieval.retrievers.ranking import from_lists
 
 IDS = ["d5", "d1", "d4", "d2", "d3", "d0", "d6"]  # corpus order is not id order
 

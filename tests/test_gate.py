@@ -9,9 +9,10 @@ import sys
 import numpy as np
 import pytest
 
+from retrieval.core.errors import InputError
+from retrieval.evaluation import gate, stats
+
 from conftest import ROOT
-from retrieval import gate, stats
-from retrieval.errors import InputError
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
@@ -42,6 +43,7 @@ def _gate(baseline, current, *extra):
     return _cli("gate", "--baseline", str(baseline), "--current", str(current), *extra)
 
 
+@pytest.mark.slow
 def test_unchanged_report_passes(reports):
     out = _gate(reports["base"], reports["base"])
     assert out.returncode == 0, out.stderr
@@ -61,6 +63,7 @@ def test_improved_report_passes(reports):
     assert "PASS" in out.stdout and "11 got better" in out.stdout
 
 
+@pytest.mark.slow
 def test_worse_report_fails_and_names_the_questions(reports):
     out = _gate(reports["base"], reports["dims1"], "--system", "LSA", "--metric", "ndcg@5")
     assert out.returncode == 1, out.stderr
@@ -72,6 +75,7 @@ def test_worse_report_fails_and_names_the_questions(reports):
     assert "  q09: 1.000000 -> 0.000000 (-1.000000)" in out.stdout
 
 
+@pytest.mark.slow
 def test_worse_bm25_by_editing_the_report(reports, tmp_path):
     drop = ["q03", "q04", "q05", "q06", "q07", "q08", "q09"]
 
@@ -116,6 +120,7 @@ def _nulled(report):
     report["per_query"]["BM25"]["q01"]["ndcg@5"] = None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case, needle", [
     ("missing", "no such file"),
     ("broken", "line 3: broken JSON"),

@@ -4,23 +4,32 @@ reference) are in tests/test_perf_equivalence.py."""
 
 from __future__ import annotations
 
+import ast
+import hashlib
 import json
-from dataclasses import replace
 import os
 import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from retrieval import _kernels, bm25, lsa, text, tuning
-from retrieval.engine import Engine
-from retrieval.params import Params
-from retrieval.bm25 import bm25_weight
-from retrieval.ranking import Csr, Judged, PassOutputs, Selection, from_csr, order_by_score, ranks_before
+from retrieval import kernels as _kernels
+from retrieval.analyses import tuning
+from retrieval.core import workers
+from retrieval.core.params import Params
+from retrieval.corpus import text
+from retrieval.engine.engine import Engine
+from retrieval.kernels import bm25_pass, dense_pass, dispatch, select
+from retrieval.kernels.rules import bm25_weight, ranks_before
+from retrieval.retrievers import bm25, lsa
+from retrieval.retrievers.ranking import Csr, Judged, PassOutputs, Selection, from_csr, order_by_score
+
 from conftest import ROOT
 from test_perf_equivalence import random_dataset
 
@@ -59,7 +68,7 @@ def test_bm25_weight_is_the_formula():
 ])
 def test_ranks_before_is_score_descending_then_key(s1, k1, s2, k2, before):
     assert bool(ranks_before(s1, k1, s2, k2)) is before
-    assert bool(_kernels._before(s1, k1, s2, k2)) is before  # the compiled kernels' inlined copy
+    assert bool(select._before(s1, k1, s2, k2)) is before  # the compiled kernels' inlined copy
 
 
 def test_order_by_score_is_sorting_by_the_rule():
@@ -72,15 +81,17 @@ def test_order_by_score_is_sorting_by_the_rule():
     assert ranks_before(s[o[:-1]], k[o[:-1]], s[o[1:]], k[o[1:]]).all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n, values", [(50, 3), (400, 2), (400, 400), (0, 1), (1, 1)])
 def test_compiled_order_equals_order_by_score(n, values):
     """_order_desc (argsort, then runs of ties by key: short runs by insertion, long ones by argsort)."""
     rng = np.random.default_rng(n + values)
     vals = rng.integers(0, values, size=n + 5).astype(np.float64)
     keys = rng.permutation(n + 5).astype(np.int64)
-    assert _kernels._order_desc(vals, keys, n).tolist() == order_by_score(vals[:n], keys[:n]).tolist()
+    assert select._order_desc(vals, keys, n).tolist() == order_by_score(vals[:n], keys[:n]).tolist()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("nc, m", [(30, 10), (30, 30), (5, 10), (200, 7)])
 def test_candidate_sorts_equal_order_by_score(nc, m):
     rng = np.random.default_rng(nc * m)
@@ -88,23 +99,23 @@ def test_candidate_sorts_equal_order_by_score(nc, m):
     score = rng.choice([1.0, 2.0, 3.0], size=nc)
     docs = rng.permutation(nc + 3)[:nc].astype(np.int64)
     want = order_by_score(score, key[docs])[:m]
-    cand = _kernels.Candidates(score.copy(), docs.copy(), np.arange(nc, dtype=np.int64))
+    cand = select.Candidates(score.copy(), docs.copy(), np.arange(nc, dtype=np.int64))
     top_s, top_d, top_p = np.zeros(m), np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.int64)
     scratch = (np.empty(nc, dtype=np.int64), np.empty(nc), np.empty(nc, dtype=np.int64))
-    h = _kernels._sorted_best(cand, nc, key, m, *scratch, top_s, top_d, top_p)
+    h = select._sorted_best(cand, nc, key, m, *scratch, top_s, top_d, top_p)
     assert h == min(m, nc) and top_p[:h].tolist() == want.tolist()
     assert np.array_equal(top_s[:h], score[want]) and np.array_equal(top_d[:h], docs[want])
     # the insertion sort of a nearly sorted list: the full order, or False past its budget of moves
     full = order_by_score(score, key[docs])
     near = full.copy()
     near[[0, 1]] = near[[1, 0]]
-    cand = _kernels.Candidates(score[near], docs[near], near.astype(np.int64))
-    assert _kernels._settle_order(cand, nc, key, 10 * nc, np.empty(nc, dtype=np.int64))
+    cand = select.Candidates(score[near], docs[near], near.astype(np.int64))
+    assert bm25_pass._settle_order(cand, nc, key, 10 * nc, np.empty(nc, dtype=np.int64))
     assert cand.pos.tolist() == full.tolist()
     shuffled = rng.permutation(nc)
-    cand = _kernels.Candidates(score[shuffled], docs[shuffled], shuffled.astype(np.int64))
+    cand = select.Candidates(score[shuffled], docs[shuffled], shuffled.astype(np.int64))
     if nc > 5:
-        assert not _kernels._settle_order(cand, nc, key, 0, np.empty(nc, dtype=np.int64))
+        assert not bm25_pass._settle_order(cand, nc, key, 0, np.empty(nc, dtype=np.int64))
         assert sorted(cand.pos.tolist()) == list(range(nc))  # given up, but every candidate still there
 
 
@@ -200,7 +211,7 @@ def _sparse_dataset(seed: int, n_docs: int, n_q: int, everywhere: str = ""):
     counts and lengths; some documents duplicated): each question touches a part of the corpus, some of its
     documents through one term, others through several. `everywhere`: a word put in every document and every
     question (then each question touches them all)."""
-    from retrieval.dataset import assemble
+    from retrieval.corpus.dataset import assemble
 
     rng = np.random.default_rng(seed)
     words = [f"w{i:02d}" for i in range(60)]
@@ -218,6 +229,7 @@ def _sparse_dataset(seed: int, n_docs: int, n_q: int, everywhere: str = ""):
     return assemble("sparse", list(zip(ids, texts)), [(f"q{q}", t) for q, t in enumerate(questions)], judgements)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("keep", [4, 20])
 def test_bm25_hinted_pass_from_the_term_groups_equals_the_reference(keep, monkeypatch):
     """A hinted run reads the single-term documents off each term's groups of one count (bm25.term_groups)
@@ -230,13 +242,13 @@ def test_bm25_hinted_pass_from_the_term_groups_equals_the_reference(keep, monkey
     prep = Engine(ds)
     plan = bm25.plan(prep.bm25, prep.qcounts)
     touched = plan.n_touched()
-    grouped = int((touched >= _kernels.GROUPED_SHARE * keep).sum())  # the others touch too few: the full pass
+    grouped = int((touched >= bm25_pass.GROUPED_SHARE * keep).sum())  # the others touch too few: the full pass
     assert (touched < ds.n_docs).all() and grouped >= 8
     rng = np.random.default_rng(keep)
     best = bm25.run(prep.bm25, plan, ds, 1.2, 0.75, keep, keep=keep).top_d[:, :5]  # singles among them, weighed from
     probe = np.hstack([best, np.stack([rng.permutation(ds.n_docs)[:5] for _ in range(ds.n_queries)])])  # their sites
     sites = bm25.probe_sites(plan, probe)
-    assert (sites.term[touched >= _kernels.GROUPED_SHARE * keep] >= 0).sum() >= 2 * grouped
+    assert (sites.term[touched >= bm25_pass.GROUPED_SHARE * keep] >= 0).sum() >= 2 * grouped
     ns = np.diff(plan.s_ptr)[:, None]  # the sites' reference: a single's posting, the term whose postings hold it
     single = (sites.pos >= 0) & (sites.pos < ns)
     posting = plan.s_up[(plan.s_ptr[:-1, None] + np.where(single, sites.pos, 0))[single]]
@@ -248,7 +260,7 @@ def test_bm25_hinted_pass_from_the_term_groups_equals_the_reference(keep, monkey
 
     def count_calls():
         for name in calls:
-            fn = getattr(getattr(_kernels, name), "py_func", getattr(_kernels, name))  # plain already when numba is off
+            fn = getattr(getattr(bm25_pass, name), "py_func", getattr(bm25_pass, name))  # plain already when numba is off
             monkeypatch.setitem(python.__globals__, name, lambda *a, fn=fn, name=name: calls.update({name: calls[name] + 1}) or fn(*a))
 
     for (k1, b), (hk1, hb), backwards in [((1.25, 0.75), (1.2, 0.75), False), ((0.0, 0.0), (1.2, 0.75), False),
@@ -277,7 +289,7 @@ def test_bm25_hinted_pass_from_the_term_groups_equals_the_reference(keep, monkey
             monkeypatch.undo()
     assert calls["_close_holes"] == 5 * grouped  # every question it takes settled by the grouped pass
     # a guess from the hint's last GUESS falls short of m only when m is longer (m distinct documents reach their lowest)
-    assert (calls["_grouped_candidates"] > calls["_close_holes"]) is (keep > _kernels.GUESS)
+    assert (calls["_grouped_candidates"] > calls["_close_holes"]) is (keep > bm25_pass.GUESS)
 
 
 @pytest.mark.parametrize("keep", [4, 30])
@@ -291,7 +303,7 @@ def test_bm25_hinted_full_pass_where_a_question_touches_every_document(keep, mon
     assert (plan.n_touched() == ds.n_docs).all()
     grouped = []
     python = _kernels.bm25_rank.python
-    close = getattr(_kernels._close_holes, "py_func", _kernels._close_holes)
+    close = getattr(bm25_pass._close_holes, "py_func", bm25_pass._close_holes)
     monkeypatch.setitem(python.__globals__, "_close_holes", lambda *a: grouped.append(1) or close(*a))
     monkeypatch.setattr(_kernels, "bm25_rank", python)
     hint = bm25.run(prep.bm25, plan, ds, 1.2, 0.75, keep, keep=keep)
@@ -389,8 +401,8 @@ def _long_rows(kind: str, n: int, m: int) -> np.ndarray:
     if kind in ("sample misses", "sample low"):  # only the sampled entries score high (fewer than m reach the
         # sample's cut), or only they score low (nearly every entry reaches it)
         rows = rng.random((4, n)) * 0.01 + (0.0 if kind == "sample misses" else 10.0)
-        stride = min(64, n // (_kernels.SAMPLE_SHARE * m))
-        run = _kernels.SAMPLE_RUN
+        stride = min(64, n // (select.SAMPLE_SHARE * m))
+        run = select.SAMPLE_RUN
         sampled = 10.0 if kind == "sample misses" else 0.0
         for start in range(0, n, run * stride):
             rows[:, start : start + run] = sampled + rng.random((4, min(run, n - start)))
@@ -454,6 +466,7 @@ def test_dense_rows_select_as_the_definition_says(kind, m, thr, kernel):
             assert rank == (results.index(d) + 1 if d in results else 0), (q, d)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind, streamed", [("distinct", [True] * 6), ("sample misses", [False] * 4),
                                             ("sample low", [False] * 4), ("ties", [False] * 6)])
 def test_a_stream_gives_back_the_questions_it_cannot_settle_and_writes_nothing_for_them(kind, streamed):
@@ -473,10 +486,10 @@ def test_a_stream_gives_back_the_questions_it_cannot_settle_and_writes_nothing_f
     o = PassOutputs(judged, np.full((nq, m), -7, dtype=np.int64), np.zeros((nq, m)), np.full(nq, -7, dtype=np.int64),
                     np.zeros(nq, dtype=np.int64), np.zeros(nq), np.zeros(nq))
     sel = Selection(key, 0.1, m)
-    done = np.zeros(_kernels.STREAM_GROUP, dtype=np.bool_)
-    st = _kernels.stream_state(n, m, int(np.diff(judged.ptr).max()))
+    done = np.zeros(dense_pass.STREAM_GROUP, dtype=np.bool_)
+    st = dense_pass.stream_state(n, m, int(np.diff(judged.ptr).max()))
     items = np.arange(nq, dtype=np.int64)
-    _kernels._lsa_streamed(items, 0, nq, qvec, np.ascontiguousarray(raw), sel, o, _kernels.scratch(n, m), st, done)
+    dense_pass._lsa_streamed(items, 0, nq, qvec, np.ascontiguousarray(raw), sel, o, select.scratch(n, m), st, done)
     assert done[:nq].tolist() == streamed
     for q in np.flatnonzero(~done[:nq]):
         assert o.n_top[q] == -7 and (o.top_d[q] == -7).all()
@@ -510,6 +523,7 @@ def test_tuning_grid_scores_equal_bm25_score_to_the_last_bit(rand, invented):
 # ------------------------------------------------------------------------------------------- without the compiler
 
 
+@pytest.mark.slow
 def test_the_kernels_as_plain_python_give_the_same_evaluation():
     """NUMBA_DISABLE_JIT=1 runs every kernel as the Python it is written in: the CLI's JSON must not change."""
     out = {}
@@ -543,14 +557,14 @@ def test_the_python_twin_and_the_compiled_kernels_give_the_same_rankings(monkeyp
     ds = random_dataset(5, n_docs=150, n_q=12, dup=0.3, vocab=8)
     settings = (Params(), Params(k1=0.7, b=0.3), Params(alpha=0.2, rrf_k=5.0, dims=3, fusion_depth=100))
     _warm_up_done()
-    monkeypatch.setattr(_kernels._LOCAL, "compiled", False)  # this test is about the switch itself
-    monkeypatch.setattr(_kernels, "_READY", threading.Event())
+    monkeypatch.setattr(dispatch._LOCAL, "compiled", False)  # this test is about the switch itself
+    monkeypatch.setattr(dispatch, "_READY", threading.Event())
     calls = {"python": 0}
     for name in _kernels.KERNELS:  # count the calls the twin serves
         monkeypatch.setattr(getattr(_kernels, name), "python", _counting(getattr(_kernels, name).python, calls))
     got = {}
     for python in (False, True):
-        monkeypatch.setattr(_kernels, "_MODE", {"auto": python})
+        monkeypatch.setattr(dispatch, "_MODE", {"auto": python})
         before = calls["python"]
         prep = Engine(ds)
         got[python] = [_all_lists(ds, prep, p) for p in settings]
@@ -569,7 +583,7 @@ def _counting(fn, calls):
 def _warm_up_done() -> None:
     """Wait for a warm-up thread an earlier test started (`engine.start_warm_up`): when it ends its compiling it
     marks the kernels ready, which would mark a test's own switch (a fresh `_READY`) in the middle of the test."""
-    from retrieval import engine as engine_mod
+    from retrieval.engine import engine as engine_mod
 
     for t in list(engine_mod._WARMING):
         t.join(300)
@@ -577,9 +591,9 @@ def _warm_up_done() -> None:
 
 def test_the_switch_takes_small_calls_only_and_only_until_ready(monkeypatch):
     _warm_up_done()
-    monkeypatch.setattr(_kernels._LOCAL, "compiled", False)
-    monkeypatch.setattr(_kernels, "_READY", threading.Event())
-    monkeypatch.setattr(_kernels, "_MODE", {"auto": False})
+    monkeypatch.setattr(dispatch._LOCAL, "compiled", False)
+    monkeypatch.setattr(dispatch, "_READY", threading.Event())
+    monkeypatch.setattr(dispatch, "_MODE", {"auto": False})
     k = _kernels.lsa_rank
     assert k.pick(10) is k.compiled  # the library's default: always compiled
     _kernels.serve_small_from_python()
@@ -591,9 +605,10 @@ def test_the_switch_takes_small_calls_only_and_only_until_ready(monkeypatch):
     _kernels.mark_ready()
     assert _kernels.ready() and k.pick(10) is k.compiled
     # a direct call's work is its arrays' elements, one level into named tuples
-    assert _kernels._size_of((np.zeros(3), 4, Csr(np.zeros(2), np.zeros(5), np.zeros(5)))) == 15
+    assert dispatch._size_of((np.zeros(3), 4, Csr(np.zeros(2), np.zeros(5), np.zeros(5)))) == 15
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not _kernels.dispatchers(), reason="numba is disabled: nothing to compile")
 def test_after_the_warm_up_the_app_s_paths_compile_nothing(tmp_path):
     """`python -m retrieval warmup` into an empty numba cache; then a new process's evaluations (the invented
@@ -606,9 +621,11 @@ def test_after_the_warm_up_the_app_s_paths_compile_nothing(tmp_path):
     assert f"kernels ready: {len(_kernels.KERNELS) + len(text.KERNELS)} kernels" in warm.stdout
     script = (
         "import json, sys; sys.path.insert(0, 'tests')\n"
-        "from retrieval import _kernels, dataset, lsa, text\n"
-        "from retrieval.engine import Engine\n"
-        "from retrieval.params import Params\n"
+        "from retrieval.corpus import dataset, text\n"
+        "from retrieval import kernels as _kernels\n"
+        "from retrieval.retrievers import lsa\n"
+        "from retrieval.engine.engine import Engine\n"
+        "from retrieval.core.params import Params\n"
         "from test_perf_equivalence import random_dataset\n"
         "e = Engine(dataset.load('invented'))\n"
         "text.build_index([f'a large corpus of {i} terms' for i in range(400)], method='compiled')  # the table grows\n"
@@ -636,7 +653,7 @@ def test_after_the_warm_up_the_app_s_paths_compile_nothing(tmp_path):
 def test_the_background_warm_up_starts_once_and_ends_ready():
     """engine.start_warm_up (what the app calls first): one thread per process, after which the compiled kernels
     serve every call (here without the child process: the kernels load from, or compile into, numba's cache)."""
-    from retrieval import engine
+    from retrieval.engine import engine
 
     t = engine.start_warm_up(background_process=False)
     assert engine.start_warm_up() is t  # once per process
@@ -647,21 +664,30 @@ def test_the_background_warm_up_starts_once_and_ends_ready():
     assert _kernels.lsa_rank.pick(1) is _kernels.lsa_rank.compiled
 
 
-def test_the_kernels_cache_key_covers_the_functions_they_inline():
-    """Numba keys its disk cache on _kernels.py alone: the digest written there must be that of the inlined
-    functions' source, so editing bm25_weight or ranks_before forces an edit of _kernels.py (a fresh compile)."""
-    import hashlib
-    import inspect
+def kernel_imports(path: Path) -> list[str]:
+    """The kernel files a kernel file imports from (`from .name import ...`)."""
+    tree = ast.parse(path.read_text())
+    return sorted({n.module for n in tree.body if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module})
 
-    from retrieval import _kernels, bm25, ranking
 
-    digest = hashlib.sha256((inspect.getsource(bm25.bm25_weight) + inspect.getsource(ranking.ranks_before)).encode()).hexdigest()[:16]
-    assert _kernels.INLINED_SOURCE_DIGEST == digest, f"set _kernels.INLINED_SOURCE_DIGEST = {digest!r}"
+@pytest.mark.parametrize("module", _kernels.MODULES, ids=lambda m: m.__name__.rpartition(".")[2])
+def test_each_kernel_file_s_cache_key_covers_the_files_it_imports_from(module):
+    """Numba keys its disk cache on a kernel's own file alone: a kernel file that calls or inlines another's
+    functions carries the digest of those files (each carrying its own), so editing any of them forces an edit
+    of this one (a fresh compile), and no stale compiled kernel outlives it."""
+    path = Path(module.__file__)
+    deps = kernel_imports(path)
+    digest = hashlib.sha256(b"".join((path.parent / f"{d}.py").read_bytes() for d in deps)).hexdigest()[:16]
+    if not deps:
+        assert not hasattr(module, "SOURCE_DIGEST")
+    else:
+        assert getattr(module, "SOURCE_DIGEST", None) == digest, f"set {path.name}'s SOURCE_DIGEST = {digest!r}"
 
 
 def test_work_done_in_the_background_runs_on_threads_of_the_lowest_priority():
-    """Inside `in_background` (a thread of its own, as Engine.prefetch's), a kernel call large enough to be split
-    runs on the background pool, whose worker threads are at nice 19 (Linux); outside it, on the app's pool."""
+    """In a background thread (`workers.background_thread`, as Engine.prefetch's), a kernel call large enough to
+    be split runs on the background pool, whose worker threads are at nice 19 (Linux); elsewhere, on the app's
+    pool. No caller's thread has its priority changed."""
     seen = {}
 
     def probe(items, tag):  # a kernel's shape: items, then its arguments
@@ -669,14 +695,11 @@ def test_work_done_in_the_background_runs_on_threads_of_the_lowest_priority():
         seen.setdefault(tag, set()).add((t.name.split("_")[0], os.getpriority(os.PRIO_PROCESS, threading.get_native_id())))
 
     def background():
-        with _kernels.in_background():
-            _kernels.parallel(probe, 4, _kernels.PARALLEL_MIN_WORK, "background")
+        _kernels.parallel(probe, 4, _kernels.PARALLEL_MIN_WORK, "background")
 
-    t = threading.Thread(target=background)
-    t.start()
-    t.join(30)
+    workers.background_thread(background, "probe").join(30)
     _kernels.parallel(probe, 4, _kernels.PARALLEL_MIN_WORK, "app")
-    if _kernels.threads() > 1:
+    if workers.threads() > 1:
         assert {name for name, _ in seen["background"]} == {"retrieval-background"}
         assert {nice for _, nice in seen["background"]} == {19}
         assert {name for name, _ in seen["app"]} == {"retrieval"} and 19 not in {nice for _, nice in seen["app"]}

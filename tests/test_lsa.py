@@ -7,10 +7,10 @@ import pytest
 from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from retrieval import lsa
-from retrieval.dataset import assemble
-from retrieval.errors import InputError
-from retrieval.text import build_index, query_counts, tokenize
+from retrieval.core.errors import InputError
+from retrieval.corpus.dataset import assemble
+from retrieval.corpus.text import build_index, query_counts, tokenize
+from retrieval.retrievers import lsa
 
 
 def article_lsa(docs, questions, dims):
@@ -127,7 +127,7 @@ def test_the_randomized_fit_is_scikit_learn_s_to_the_last_bit(mid_corpus, n_docs
     kernel's over threads: the components and the projected documents equal TruncatedSVD(randomized)'s exactly
     (both products, X @ Q and X.T @ Q, and Q.T @ X, in scipy's order of additions), its TF-IDF made from the counts
     (by column from BM25's columns, or transposed)."""
-    from retrieval import bm25
+    from retrieval.retrievers import bm25
 
     index = build_index(mid_corpus.doc_texts[:n_docs])
     got = lsa.fit(index, dims, "randomized", block=True, by_term=bm25.prepare(index).counts if by_term else None)
@@ -204,7 +204,6 @@ def test_the_operator_of_counts_is_the_transformer_s_tf_idf_to_the_last_bit():
     fit_transform): the same arrays, bit for bit, with an empty row, a term in no document, unsorted stored
     entries, counts up to 40 and the columns given or transposed."""
     import scipy.sparse as sp
-
     from sklearn.feature_extraction.text import TfidfTransformer
 
     rng = np.random.default_rng(11)
@@ -251,7 +250,7 @@ def test_small_corpora_keep_one_direct_fit_per_d_bit_for_bit(invented):
     and question vectors are, to the last bit, scikit-learn's TF-IDF + arpack SVD (seed 0) made unit rows."""
     from sklearn.feature_extraction.text import TfidfTransformer
 
-    from retrieval.engine import Engine
+    from retrieval.engine.engine import Engine
 
     e = Engine(invented)
     assert e.index.counts.nnz <= lsa.PREFIX_ABOVE
@@ -285,7 +284,7 @@ def test_a_large_corpus_serves_every_d_as_a_prefix_of_one_fit(mid_corpus, monkey
     """With the prefix path on (PREFIX_ABOVE lowered to this corpus), d = 6, 1, 8 all come from one arpack fit
     at 8 dimensions, and each agrees with a direct fit at d: every component to a cosine above 0.99999 (the
     module's stated tolerance), every document's unit vector too; d = 9 and 16 from the next block's fit."""
-    from retrieval.engine import Engine
+    from retrieval.engine.engine import Engine
 
     monkeypatch.setattr(lsa, "PREFIX_ABOVE", 0)
     e = Engine(mid_corpus)

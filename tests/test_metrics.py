@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from retrieval import metrics
-from retrieval.dataset import Qrels, assemble, parse_run
-from retrieval.errors import InputError
-from retrieval.ranking import from_run
+from retrieval.core.errors import InputError
+from retrieval.corpus.dataset import Qrels, assemble, parse_run
+from retrieval.evaluation import metrics
+from retrieval.retrievers.ranking import from_run
 
 LOG2 = math.log2
 RELEVANT = {"a": 2, "b": 1, "c": 1}
@@ -485,7 +485,7 @@ def test_map_rprec_bpref_and_judged_agree_with_trec_eval_on_tied_runs(seed):
 def test_the_ideal_dcg_kept_per_judgements_is_the_formula_and_follows_new_judgements(invented):
     """experiment.ideal_dcg keeps each (judgements, k, gain)'s ideal DCG: equal to metrics.ideal_dcg, read-only, and
     a dataset with one more judgement (another fingerprint) gets its own, which the new grade raises."""
-    from retrieval import experiment
+    from retrieval.evaluation import experiment
 
     m = metrics.parse("ndcg@3")
     kept = experiment.ideal_dcg(invented, m)

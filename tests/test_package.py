@@ -23,7 +23,9 @@ import pytest
 
 from conftest import ROOT
 
-CORPUS = ROOT / "retrieval" / "data" / "invented"
+pytestmark = pytest.mark.package
+
+CORPUS = ROOT / "data" / "invented"  # the repository's data/, shipped as retrieval/_data/
 APP_FILES = ["app.py", ".streamlit/config.toml", *(f"{d}/{p.name}" for d in ("pages", "ui") for p in sorted((ROOT / d).glob("*.py")))]
 SKIP_COPY = {".git", ".venv", "__pycache__", "build", "dist", ".pytest_cache"}
 
@@ -78,11 +80,11 @@ def installed(wheel, tmp_path_factory) -> tuple[Path, Path, dict[str, str]]:
 
 def test_the_wheel_holds_the_library_the_corpus_and_the_app_and_nothing_else(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    corpus = {f"retrieval/data/invented/{p.relative_to(CORPUS).as_posix()}" for p in CORPUS.rglob("*") if p.is_file()}
-    assert {"retrieval/data/invented/README.md", "retrieval/data/invented/corpus.jsonl",
-            "retrieval/data/invented/queries.jsonl", "retrieval/data/invented/qrels/test.tsv"} <= corpus
+    corpus = {f"retrieval/_data/invented/{p.relative_to(CORPUS).as_posix()}" for p in CORPUS.rglob("*") if p.is_file()}
+    assert {"retrieval/_data/invented/README.md", "retrieval/_data/invented/corpus.jsonl",
+            "retrieval/_data/invented/queries.jsonl", "retrieval/_data/invented/qrels/test.tsv"} <= corpus
     assert corpus <= names
-    assert {f"retrieval/{p.name}" for p in (ROOT / "retrieval").glob("*.py")} <= names
+    assert {p.relative_to(ROOT).as_posix() for p in (ROOT / "retrieval").rglob("*.py")} <= names
     assert {f"retrieval/_app/{f}" for f in APP_FILES} <= names
     dist_info = wheel.name.split("-py3")[0] + ".dist-info/"
     assert {n for n in names if not n.startswith(("retrieval/", dist_info))} == set()
@@ -112,14 +114,14 @@ def test_installed_evaluate_runs_from_another_folder_on_the_packaged_corpus(inst
 
 def test_installed_library_is_the_target_copy_and_imports_no_streamlit(installed):
     target, elsewhere, env = installed
-    probe = ("import json, sys, retrieval, retrieval.cli, retrieval.lab, retrieval.dataset as d; "
+    probe = ("import json, sys, retrieval, retrieval.cli, retrieval.lab, retrieval.corpus.dataset as d; "
              "print(json.dumps([retrieval.__file__, str(d.BUILTIN['invented']), str(retrieval.lab.app_path()), "
              "'streamlit' in sys.modules]))")
     out = subprocess.run([sys.executable, "-c", probe], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     module, corpus, app, streamlit_loaded = json.loads(out.stdout)
     assert Path(module) == target / "retrieval" / "__init__.py"
-    assert Path(corpus) == target / "retrieval" / "data" / "invented"
+    assert Path(corpus) == target / "retrieval" / "_data" / "invented"
     assert Path(app) == target / "retrieval" / "_app" / "app.py"
     assert streamlit_loaded is False
 

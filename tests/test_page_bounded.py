@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from apptest import open_app, shown
-from retrieval import dense as retrieval_dense
-from test_page_data import beir_zip, upload
+from retrieval.retrievers import dense as retrieval_dense
 from ui.format import FULL_CHARS, PREVIEW_CHARS, clip, full_text_note
+
+from apptest import open_app, shown
+from test_page_data import beir_zip, upload
+
+pytestmark = pytest.mark.app
 
 DOC_CHARS = 2_000_000
 WORDS = ["apple", "pear", "cherry", "plum"]

@@ -6,6 +6,8 @@ import pytest
 
 from apptest import large_corpus, move, open_app
 
+pytestmark = pytest.mark.app
+
 PAGE = "pages/compare.py"
 MINUS = "\u2212"
 
@@ -100,7 +102,7 @@ def test_the_verdict_names_the_better_system_whichever_side_it_is_on():
 
 
 def test_an_uploaded_run_can_be_compared():
-    from retrieval import dataset
+    from retrieval.corpus import dataset
 
     at = open_app(PAGE)
     ds = dataset.load("invented")

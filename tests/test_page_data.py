@@ -17,9 +17,15 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1 import app_test as app_test_module
 
+from retrieval import cli
+from retrieval.corpus import dataset
+from retrieval.engine.engine import evaluate
+from retrieval.evaluation import experiment
+
 from apptest import large_corpus, shown
 from conftest import ROOT
-from retrieval import cli, dataset, experiment
+
+pytestmark = pytest.mark.app
 
 DOCS = [
     ("d1", "apple pie with cinnamon"), ("d2", "an apple tree in the orchard"), ("d3", "pear tree pruning"),
@@ -120,7 +126,7 @@ def test_a_beir_zip_upload_replaces_the_dataset_everywhere():
     after = means(at)
     assert after != before
     ds = dataset.load_beir_zip(beir_zip(), "fruit.zip")
-    ev = experiment.evaluate(ds, experiment.Params(dims=5), ["ndcg@5"])
+    ev = evaluate(ds, experiment.Params(dims=5), ["ndcg@5"])
     assert after["BM25"]["nDCG@5"] == pytest.approx(ev.mean("BM25", "ndcg@5"), abs=1e-6)
 
 
@@ -188,7 +194,7 @@ def test_a_run_upload_adds_a_system_which_can_be_renamed_and_removed():
     assert list(m) == ["BM25", "LSA", "dense", "weighted", "RRF", "my system"]
     run = dataset.parse_run(INVENTED_RUN, "mine.run")
     inv = dataset.load("invented")
-    ev = experiment.evaluate(inv, experiment.Params(), ["mrr"], runs=(run,))
+    ev = evaluate(inv, experiment.Params(), ["mrr"], runs=(run,))
     assert m["my system"]["MRR"] == pytest.approx(ev.mean("mysys", "mrr"), abs=1e-6)
     at.switch_page("pages/data.py").run()
     assert at.text_input(key="data_run_name:my system").value == "my system"  # runs outlive the uploader's files
@@ -272,17 +278,18 @@ def test_a_large_upload_fits_lsa_in_the_background_and_says_so(monkeypatch):
     after = means(to_overview(at))
     assert {"BM25", "LSA", "weighted", "RRF"} <= set(after)
     ds = dataset.load_beir_zip(beir_zip(), "fruit.zip")
-    ev = experiment.evaluate(ds, experiment.Params(dims=5), ["ndcg@5"])
+    ev = evaluate(ds, experiment.Params(dims=5), ["ndcg@5"])
     assert after["BM25"]["nDCG@5"] == pytest.approx(ev.mean("BM25", "ndcg@5"), abs=1e-6)
 
 
+@pytest.mark.slow
 def test_while_lsa_is_fitted_the_data_page_is_drawn_with_the_systems_that_need_no_fit_then_every_system(monkeypatch):
     """A large upload (the prefix path forced) whose SVD is held back: the Data page does not wait for it. Its table
     of unjudged documents lists the systems that need no fit, a caption names the others, the downloads say they
     follow; once the fit is in, the next run shows every system and the download buttons."""
     import threading
 
-    from retrieval import lsa
+    from retrieval.retrievers import lsa
 
     large_corpus(monkeypatch)
     release, real = threading.Event(), lsa.fit

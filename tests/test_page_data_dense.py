@@ -10,23 +10,27 @@ import time
 import numpy as np
 import pytest
 
+from ui import dense as ui_dense
+
 from apptest import shown
 from test_page_data import beir_zip, open_data, to_overview, upload
-from ui import dense as ui_dense
+
+pytestmark = pytest.mark.app
 
 
 @pytest.fixture(autouse=True)
 def fresh(tmp_path, monkeypatch):
     """Each test starts with no vectors anywhere: an empty disk cache, no encoding job, no engine kept; the model's
     rate on this machine is timed (as the app's warm-up thread times it at start)."""
-    from retrieval import dense, engine
+    from retrieval.engine import engine
+    from retrieval.retrievers import dense
 
     dense.seconds_per_token()
     monkeypatch.setenv("RETRIEVAL_LAB_CACHE", str(tmp_path))
-    ui_dense._JOBS.clear()
+    ui_dense.JOBS.clear()
     engine._ENGINES.clear()
     yield
-    ui_dense._JOBS.clear()
+    ui_dense.JOBS.clear()
     engine._ENGINES.clear()
 
 
@@ -63,7 +67,7 @@ def test_an_upload_without_vectors_offers_the_bundled_model_and_encodes_in_the_b
     button = next(b for b in at.button if b.label == "Encode with the bundled model")
     button.click().run()
     assert not at.exception
-    from retrieval import dataset
+    from retrieval.corpus import dataset
 
     job = ui_dense.job_of(dataset.load_beir_zip(beir_zip(), "fruit.zip"))
     assert job is not None
@@ -83,7 +87,7 @@ def test_before_the_model_is_timed_the_page_is_drawn_and_the_offer_follows_once_
     next run shows the offer at that rate (the fake timing: 0.5 s a token)."""
     import threading
 
-    from retrieval import dense
+    from retrieval.retrievers import dense
 
     release, on_page = threading.Event(), []
     monkeypatch.setattr(dense, "_RATE", [])
@@ -131,6 +135,7 @@ def test_uploaded_embeddings_become_the_dense_system():
     assert "dense" in at.dataframe[0].value.index
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bad, says", [
     (dict(doc_vectors=np.ones((6, 4)), query_vectors=np.ones((3, 5))), "dimension"),
     (dict(doc_ids=FRUIT_DOCS[:5], doc_vectors=np.ones((5, 4))), "1 of the dataset's 6 documents have no vector"),

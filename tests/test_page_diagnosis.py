@@ -12,9 +12,12 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from retrieval.corpus.dataset import assemble
+
 from apptest import move, open_app, shown
 from conftest import ROOT
-from retrieval.dataset import assemble
+
+pytestmark = pytest.mark.app
 
 PAGE = "pages/diagnosis.py"
 

@@ -14,10 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from apptest import open_app, shown
-from test_page_data import upload
 from ui import state
 from ui.markdown import escape_markdown, highlight_markdown
+
+from apptest import open_app, shown
+from test_page_data import upload
+
+pytestmark = pytest.mark.app
 
 HOSTILE_ZIP = "**zzb**$x$[l](http://e.x)![i](http://e.x/i.png):red[r].zip"
 FOLDER = "**zzf**$y$[l](http:e.x)![i](www.e.x):red[f]<b>w</b>"  # a zip folder cannot hold '/'
@@ -123,6 +126,7 @@ def hostile():
     return at
 
 
+@pytest.mark.slow
 def test_the_upload_messages_and_the_data_page_are_inert(hostile):
     at = hostile
     at.switch_page("pages/data.py").run()
@@ -145,6 +149,7 @@ def test_every_page_is_inert(hostile, page):
     assert {f"weight of {TAG}", f"weight of {TAG2}"} <= set(bodies)
 
 
+@pytest.mark.slow
 def test_the_hostile_runs_and_questions_up_close(hostile):
     """The pages' selectors set to the hostile runs and questions, so their headers and labels are drawn."""
     at = hostile

@@ -4,18 +4,22 @@ the means that follow on this page and on the others, the qrels downloads read b
 from __future__ import annotations
 
 import pytest
+from test_page_bounded import PAGE_BYTES, long_docs, longest_cell, page_bytes  # noqa: F401 - a fixture, its checks
+from test_page_hostile import DOC_IDS, assert_inert, hostile  # noqa: F401 - the hostile upload and its check
+
+from retrieval.core.params import Params
+from retrieval.corpus import embeddings
+from retrieval.corpus.dataset import load, parse_qrels
+from retrieval.engine.engine import Engine
+from retrieval.retrievers import dense
+from ui import judge as ui
+from ui import state
+from ui.format import FULL_CHARS, clip
 
 from apptest import move, open_app, shown
-from retrieval import dense, embeddings
-from retrieval.dataset import load, parse_qrels
-from retrieval.engine import Engine
-from retrieval.params import Params
-from test_page_bounded import PAGE_BYTES, long_docs, longest_cell, page_bytes  # noqa: F401 - a fixture, its checks
 from test_page_data import downloads  # noqa: F401 - the fixture recording the deferred downloads
-from test_page_hostile import DOC_IDS, assert_inert, hostile  # noqa: F401 - the hostile upload and its check
-from ui import judge as ui
-from ui.format import FULL_CHARS, clip
-from ui import state
+
+pytestmark = pytest.mark.app
 
 K = 5  # the sidebar's default cutoff
 

@@ -8,10 +8,13 @@ import re
 
 import pytest
 
-from apptest import move, open_app, shown
-from retrieval.engine import Engine
-from retrieval.params import Params
+from retrieval.core.params import Params
+from retrieval.engine.engine import Engine
 from ui import state
+
+from apptest import move, open_app, shown
+
+pytestmark = pytest.mark.app
 
 PAGES = ["pages/tour.py", "pages/overview.py", "pages/per_question.py", "pages/playground.py", "pages/diagnosis.py",
          "pages/compare.py", "pages/tuning.py", "pages/metrics_lab.py", "pages/judge.py", "pages/data.py"]
@@ -34,6 +37,7 @@ def _texts(at) -> str:
                     for el in at.get(kind))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("label", list(NEW))
 def test_every_page_works_with_the_metric_chosen_in_the_url(label):
     name, pretty = NEW[label]

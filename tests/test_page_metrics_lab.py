@@ -8,6 +8,8 @@ from streamlit.testing.v1 import AppTest
 
 from apptest import open_app
 
+pytestmark = pytest.mark.app
+
 PAGE = "pages/metrics_lab.py"
 
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 import io
 
 import pyarrow as pa
+import pytest
 
 from apptest import large_corpus, move, open_app, the_app_s_thread
+
+pytestmark = pytest.mark.app
 
 
 def _charts(at):
@@ -19,8 +22,8 @@ def _charts(at):
 
 
 def test_a_slider_move_keeps_each_charts_spec_and_sends_the_new_means_as_its_rows(invented):
-    from retrieval.engine import Engine
-    from retrieval.params import Params
+    from retrieval.core.params import Params
+    from retrieval.engine.engine import Engine
     from ui import charts
 
     at = open_app("pages/overview.py")
@@ -51,8 +54,8 @@ def test_a_slow_lsa_fit_shows_what_needs_none_first_then_every_system(monkeypatc
     starts LSA's block fit in the engine's thread, draws the systems that need no fit, then every system once the
     fit is in; the SVD is fitted once (the page waits for the background fit instead of fitting again), and the
     note that it is fitting is gone."""
-    from retrieval import engine as engine_mod
-    from retrieval import lsa
+    from retrieval.engine import engine as engine_mod
+    from retrieval.retrievers import lsa
 
     fits, started = [], []
     real, background = lsa.fit, engine_mod.Engine.fit_in_background
@@ -80,11 +83,11 @@ def test_the_first_look_shows_the_systems_that_need_no_fit_under_a_note_naming_t
     from streamlit.testing.v1 import AppTest
 
     def page():
-        from retrieval import dataset
-        from retrieval.engine import Engine
-        from retrieval.experiment import score
-        from retrieval.metrics import parse_list
-        from retrieval.params import Params
+        from retrieval.core.params import Params
+        from retrieval.corpus import dataset
+        from retrieval.engine.engine import Engine
+        from retrieval.evaluation.experiment import score
+        from retrieval.evaluation.metrics import parse_list
         from ui import overview
 
         ds = dataset.load("invented")
@@ -104,8 +107,8 @@ def test_on_a_large_corpus_the_next_d_step_is_read_from_what_was_computed_ahead(
     """Where a d step is slow (PREFETCH_ABOVE lowered, the prefix path forced), the Overview's rankings at d = 6 set
     d = 7 and 5, then 8, 4 and 3 (`Engine.reach`, 3 on this small corpus) computing in the background; the slider's
     step to 7, and then a drag to 4, run no LSA pass, and show their d."""
-    from retrieval import engine as engine_mod
-    from retrieval import lsa
+    from retrieval.engine import engine as engine_mod
+    from retrieval.retrievers import lsa
 
     threads, passes = [], []
     real_prefetch, real_run = engine_mod.Engine.prefetch, lsa.run

@@ -8,6 +8,8 @@ from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
 from apptest import move, open_app
 
+pytestmark = pytest.mark.app
+
 PAGE = "pages/per_question.py"
 SYSTEMS = ["BM25", "LSA", "dense", "weighted", "RRF"]  # on the invented corpus (its vectors ship)
 UPLOADED = ["BM25", "LSA", "weighted", "RRF"]  # an uploaded corpus, not encoded
@@ -182,7 +184,7 @@ def test_moving_k1_changes_the_bm25_scores_shown():
 
 def forty_questions():
     """40 questions, each about one word of its own document; q03's text carries Markdown and HTML; a run 'mine'."""
-    from retrieval import dataset
+    from retrieval.corpus import dataset
 
     docs = [(f"d{i:02d}", f"topic{i:02d} filler words about topic{i:02d}") for i in range(40)]
     queries = [(f"q{i:02d}", f"where is topic{i:02d}") for i in range(40)]
@@ -233,6 +235,7 @@ def test_question_text_is_shown_inert_and_the_run_side_by_side(big):
 
 
 
+@pytest.mark.slow
 def test_a_new_order_goes_back_to_the_first_page_which_shows_the_hardest(big):
     fresh = open_app(PAGE)
     ds, run = forty_questions()

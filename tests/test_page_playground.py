@@ -6,13 +6,18 @@ from __future__ import annotations
 import math
 
 import pytest
+from test_page_hostile import HOSTILE_ZIP, QUERIES, QUERY_IDS, assert_inert, hostile_zip
+
+from retrieval.core.params import Params
+from retrieval.corpus import dataset, embeddings
+from retrieval.engine import adhoc, engine
+from retrieval.retrievers import dense
+from ui import state
 
 from apptest import move, open_app, shown
-from retrieval import adhoc, dataset, dense, embeddings, engine
-from retrieval.params import Params
 from test_page_data import upload
-from test_page_hostile import HOSTILE_ZIP, QUERIES, QUERY_IDS, assert_inert, hostile_zip
-from ui import state
+
+pytestmark = pytest.mark.app
 
 PAGE = "pages/playground.py"
 SYSTEMS = ["BM25", "LSA", "dense", "weighted", "RRF"]  # on the invented corpus (its vectors ship)
@@ -212,6 +217,7 @@ def test_the_typed_question_and_its_judgements_are_there_after_another_page(q02)
 def test_long_documents_are_shown_cut(monkeypatch):
     """2 MB documents: the Playground's texts are cut (tables at TEXT_CHARS, up close at CLOSE_CHARS) and the page stays small."""
     from test_page_bounded import DOCS, PAGE_BYTES, QRELS, QUERIES, beir_zip, page_bytes
+
     from ui import playground
 
     monkeypatch.setattr(dense, "corpus_tokens", lambda ds, sample=None: 3600.0)  # the Data page's estimate: an hour

@@ -4,8 +4,12 @@ and each sees its own ranking; a corrected re-upload replaces the figures of its
 
 from __future__ import annotations
 
+import pytest
+
 from test_page_data import open_data, upload
 from test_page_per_question import side_by_side
+
+pytestmark = pytest.mark.app
 
 
 def run(scores: tuple[float, float, float, float]) -> bytes:
@@ -27,6 +31,7 @@ def mysys_q01(at) -> list[tuple[str, float]]:
     return list(zip(table["document"], table["score"].astype(float)))
 
 
+@pytest.mark.slow
 def test_two_sessions_each_see_their_own_scores_and_a_corrected_upload_replaces_them():
     a, b = open_data(), open_data()
     upload(a, "data_runs", [("mine.run", run(FIRST), "text/plain")])

@@ -10,13 +10,16 @@ import numpy as np
 import pytest
 from sklearn.metrics import ndcg_score
 
-from apptest import move, open_app, shown
-from retrieval import stats
-from retrieval.dataset import assemble
-from retrieval.experiment import evaluate
-from retrieval.params import Params
+from retrieval.core.params import Params
+from retrieval.corpus.dataset import assemble
+from retrieval.engine.engine import evaluate
+from retrieval.evaluation import stats
 from ui import tour
 from ui.format import interval_text, signed
+
+from apptest import move, open_app, shown
+
+pytestmark = pytest.mark.app
 
 NOT_LIVE = ("<b>", "<script>", "<img", "](http", "](javascript", ":streamlit:", "**now**", "$y$")
 

@@ -1,6 +1,6 @@
 """The Tuning page, entered through app.py: the k1 x b heatmap with the best setting and the region tied with it,
 the curves of the other parameters, held-out validation, the permutation test with Holm, the per-question oracle
-and one question's fusion explained. Expected figures come from retrieval.tuning, computed here."""
+and one question's fusion explained. Expected figures come from retrieval.analyses.tuning, computed here."""
 
 from __future__ import annotations
 
@@ -9,17 +9,22 @@ import pandas as pd
 import pytest
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
-from apptest import open_app
-from retrieval import fusion, tuning
-from retrieval.engine import Engine
-from retrieval.params import Params
+from retrieval import fusion
+from retrieval.analyses import tuning
+from retrieval.core.params import Params
+from retrieval.engine.engine import Engine
 from ui import tuning as ui
+
+from apptest import open_app
 
 PAGE = "pages/tuning.py"
 METRIC = "ndcg@5"  # the sidebar's default: nDCG (linear gain) at k = 5
 WHAT = {"k1,b": "k1 × b (BM25)", "dims": "LSA dimensions", "rrf_k": "RRF constant", "alpha": "alpha (weighted fusion)",
         "alpha,dims": "alpha × d", "rrf_k,dims": "RRF k × d", "k1,dims": "k1 × d"}
 from ui.charts import TIED  # the bootstrap's own (uncorrected) tie, as the legend says
+
+pytestmark = pytest.mark.app
+
 TOP = "in the top 10 of"  # the fusion table's column: whose own top 10 holds each fused document
 
 
@@ -277,7 +282,8 @@ def test_the_alpha_sweep_says_what_it_holds():
 
 @pytest.fixture(scope="module")
 def dense_source(invented):
-    from retrieval import dense, embeddings
+    from retrieval.corpus import embeddings
+    from retrieval.retrievers import dense
 
     return embeddings.align(dense.embeddings_of(invented), invented)
 

@@ -7,9 +7,11 @@ import math
 import numpy as np
 import pytest
 
-from retrieval import cli, params, tuning
-from retrieval.errors import InputError
-from retrieval.params import SPECS, Params
+from retrieval import cli
+from retrieval.analyses import tuning
+from retrieval.core import params
+from retrieval.core.errors import InputError
+from retrieval.core.params import SPECS, Params
 
 
 def test_the_defaults_are_the_articles():

@@ -16,10 +16,12 @@ import numpy as np
 import pytest
 from sklearn.feature_extraction.text import CountVectorizer
 
-from retrieval import _kernels, bm25, lsa, text
-from retrieval.dataset import assemble
-from retrieval.engine import Engine
-from retrieval.params import Params
+from retrieval.core.params import Params
+from retrieval.corpus import text
+from retrieval.corpus.dataset import assemble
+from retrieval.engine.engine import Engine
+from retrieval import kernels as _kernels
+from retrieval.retrievers import bm25, lsa
 
 WORDS = "apple pear tea cream lemon tart pie green data back money export plan cost the of".split()
 

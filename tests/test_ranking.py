@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from retrieval.dataset import assemble, parse_run
-from retrieval.ranking import from_lists, from_run, rank_rows
+from retrieval.corpus.dataset import assemble, parse_run
+from retrieval.retrievers.ranking import from_lists, from_run, rank_rows
 
 
 def random_dataset(seed: int, n_docs: int = 40, n_q: int = 6):

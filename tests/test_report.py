@@ -1,4 +1,4 @@
-"""retrieval.report: dataset statistics, unjudged results, the CSV and TREC writers and the JSON report."""
+"""retrieval.evaluation.report: dataset statistics, unjudged results, the CSV and TREC writers and the JSON report."""
 
 from __future__ import annotations
 
@@ -11,12 +11,14 @@ import shlex
 import numpy as np
 import pytest
 
-from retrieval import cli, metrics, report
-from retrieval.dataset import assemble, parse_run
-from retrieval.engine import Engine
-from retrieval.experiment import evaluate, score
-from retrieval.params import Params
-from retrieval.ranking import from_lists, from_run
+from retrieval import cli
+from retrieval.core.params import Params
+from retrieval.corpus import statistics
+from retrieval.corpus.dataset import assemble, parse_run
+from retrieval.engine.engine import Engine, evaluate
+from retrieval.evaluation import metrics, report
+from retrieval.evaluation.experiment import score
+from retrieval.retrievers.ranking import from_lists, from_run
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +36,7 @@ def ev_invented(invented):
 
 
 def test_dataset_stats_of_a_hand_checked_dataset(tiny):
-    st = report.dataset_stats(tiny, Engine(tiny).index)
+    st = statistics.dataset_stats(tiny, Engine(tiny).index)
     assert (st.documents, st.questions, st.judgements, st.relevant_judgements) == (4, 3, 5, 3)
     assert (st.questions_evaluated, st.questions_without_relevant, st.judgements_outside_corpus) == (2, 1, 1)
     # tokens after stop words: [apple pie recipe] [apple apple tree] [] [pear tree garden]
@@ -44,17 +46,17 @@ def test_dataset_stats_of_a_hand_checked_dataset(tiny):
 
 
 def test_dataset_stats_of_the_invented_corpus(invented):
-    st = report.dataset_stats(invented, Engine(invented).index)
+    st = statistics.dataset_stats(invented, Engine(invented).index)
     assert (st.documents, st.questions) == (28, 14)
     assert st.questions_without_relevant == 0 and st.judgements_outside_corpus == 0
     assert st.vocabulary == len(Engine(invented).index.vocabulary) > 0
 
 
 def test_judgements_per_question_and_histogram(tiny):
-    judged, relevant = report.judgements_per_question(tiny)
+    judged, relevant = statistics.judgements_per_question(tiny)
     assert judged.tolist() == [3, 1, 1] and relevant.tolist() == [2, 1, 0]
-    assert report.histogram(relevant) == [(0, 1), (1, 1), (2, 1)]
-    assert report.histogram(np.array([3, 3, 1])) == [(1, 1), (3, 2)]
+    assert statistics.histogram(relevant) == [(0, 1), (1, 1), (2, 1)]
+    assert statistics.histogram(np.array([3, 3, 1])) == [(1, 1), (3, 2)]
 
 
 def test_unjudged_share_counts_top_k_results_without_a_judgement(tiny):

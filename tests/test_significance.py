@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from retrieval import experiment, significance
-from retrieval.errors import InputError
+from retrieval.core.errors import InputError
+from retrieval.engine.engine import evaluate
+from retrieval.evaluation import significance
 
 
 def _mean_diff(x, y, axis):
@@ -37,7 +38,7 @@ def test_exact_p_values_equal_scipy_exactly(n):
 
 
 def test_exact_on_the_article_comparison_equals_scipy(invented):
-    ev = experiment.evaluate(invented)
+    ev = evaluate(invented)
     a, b = ev.values["BM25"]["ndcg@5"], ev.values["LSA"]["ndcg@5"]
     ours = significance.paired_permutation(a, b)
     assert ours.exact and ours.resamples == 2**14
@@ -111,7 +112,7 @@ def test_holm_caps_at_one_keeps_order_and_handles_ties():
 
 
 def test_compare_systems_is_one_holm_family(invented):
-    ev = experiment.evaluate(invented)
+    ev = evaluate(invented)
     values = {s: ev.values[s]["ndcg@5"] for s in ev.systems}
     rows = significance.compare_systems(values)
     assert len(rows) == 6

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from retrieval import stats
-from retrieval.errors import InputError
+from retrieval.core.errors import InputError
+from retrieval.evaluation import stats
 
 
 def article_interval(d: np.ndarray) -> tuple[float, float, float]:

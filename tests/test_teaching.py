@@ -9,8 +9,10 @@ import re
 
 import pytest
 
-from retrieval import diagnosis, experiment, metrics, teaching
-from retrieval.errors import InputError
+from retrieval.analyses import diagnosis, teaching
+from retrieval.core.errors import InputError
+from retrieval.engine.engine import evaluate
+from retrieval.evaluation import experiment, metrics
 
 
 def test_the_article_example_by_our_metrics():
@@ -141,7 +143,7 @@ def test_token_spans_follow_the_tokeniser_on_odd_case():
 
 @pytest.fixture(scope="module")
 def evaluation(invented):
-    return experiment.evaluate(invented, experiment.Params(), ["mrr"])
+    return evaluate(invented, experiment.Params(), ["mrr"])
 
 
 def test_overlap_rows_and_counts_on_the_invented_corpus(invented, evaluation):

@@ -8,7 +8,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from retrieval import text
+from retrieval.corpus import text
 
 VARIED = [
     "",
@@ -69,6 +69,7 @@ def test_an_index_of_empty_documents_has_an_empty_vocabulary(method):
     assert idx.counts.shape == (3, 0) and idx.vocabulary == {} and idx.doc_len.tolist() == [0.0, 0.0, 0.0]
 
 
+@pytest.mark.slow
 def test_the_compiled_tokeniser_equals_the_dictionary_one_on_a_growing_vocabulary():
     """The compiled table starts small (256 terms, 4 KB of bytes) and grows mid-batch, across batches and for one
     document longer than everything before it; its ids, counts and terms equal the dictionary path's, and the
@@ -96,18 +97,19 @@ def test_the_compiled_tokeniser_equals_the_dictionary_one_on_a_growing_vocabular
     assert {a.terms[j]: int(c) for j, c in zip(row.indices, row.data)} == {"liquid": 2, "costarring": 1}
 
 
+@pytest.mark.slow
 def test_a_batch_tokenised_in_two_halves_equals_one_pass(monkeypatch):
     """Above SPLIT_ABOVE bytes a batch's halves are tokenised at once (the second into a table of its own, merged
     after): the terms in first-seen order, each document's token count and every id equal one pass's, across
     batches whose table grows, with hash collisions, a long document, halves of stop words or nothing at all."""
-    from retrieval import _kernels
+    from retrieval.core import workers
 
     rng = np.random.default_rng(12)
     words = ["".join(rng.choice(list("abcdefghij0123456789"), size=rng.integers(1, 9))) for _ in range(4000)]
     docs = [" ".join(rng.choice(words, size=rng.integers(0, 40))) + " of the" for _ in range(2500)]
     docs[1200:1260] = ["liquid costarring"] * 30 + ["declinate macallums"] * 30  # FNV-1a collisions, both halves
     docs += ["the of a", "", "x" * 5000 + " new words here", "of", ""]  # a last batch: stop words, empty texts
-    monkeypatch.setattr(_kernels, "threads", lambda: 2)
+    monkeypatch.setattr(workers, "threads", lambda: 2)
     old = text._batches
     monkeypatch.setattr(text, "_batches", lambda texts, max_docs=900, max_chars=50_000: old(texts, max_docs, max_chars))
     monkeypatch.setattr(text, "SPLIT_ABOVE", 10**12)

@@ -11,11 +11,16 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from retrieval import fusion
+from retrieval.analyses import tuning
+from retrieval.core.errors import InputError
+from retrieval.core.params import Params
+from retrieval.corpus import dataset
+from retrieval.engine.engine import Engine
+from retrieval.evaluation import metrics, stats
+from retrieval.retrievers import bm25, dense, lsa
+
 from conftest import ROOT
-from retrieval import bm25, dataset, dense, fusion, lsa, metrics, stats, tuning
-from retrieval.errors import InputError
-from retrieval.engine import Engine
-from retrieval.params import Params
 
 # ------------------------------------------------------------------------------------------- fixtures
 
@@ -366,7 +371,8 @@ def test_only_relevant_documents_are_rescued(invented, prep):
 
 @pytest.fixture(scope="module")
 def dense_source(invented):
-    from retrieval import dense, embeddings
+    from retrieval.corpus import embeddings
+    from retrieval.retrievers import dense
 
     return embeddings.align(dense.embeddings_of(invented), invented)
 
@@ -500,6 +506,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "retrieval", *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_tune_cli_json_has_the_grid_the_best_and_the_cv():
     out = _cli("tune", "--params", "k1,b", "--metric", "ndcg@5", "--folds", "5", "--seed", "0", "--json")
     assert out.returncode == 0, out.stderr
@@ -522,12 +529,16 @@ def test_tune_cli_json_has_the_grid_the_best_and_the_cv():
     assert round(r["current"]["mean"], 6) == 0.691171
 
 
+@pytest.mark.slow
 def test_tune_cli_text_and_the_other_parameters():
     out = _cli("tune", "--metric", "ndcg@5", "--folds", "3")
     assert out.returncode == 0, out.stderr
     text = out.stdout
     assert "k1 \\ b" in text and "best: k1=" in text and "tie region:" in text
     assert "3-fold cross-validation (seed 0): in-sample best" in text and "cross-validated" in text
+    # the verdict is tuning.verdict's, the Tuning page's: Holm over the comparisons with the best, and cross-validation
+    verdict = tuning.tune(dataset.load("invented"), "k1,b", "ndcg@5", folds=3).verdict
+    assert f"\nverdict: {verdict.plain}\n" in text and "Holm-adjusted p = " in text
     for params, system, n in (("dims", "LSA", 27), ("rrf_k", "RRF", 200), ("alpha", "weighted", 21)):
         out = _cli("tune", "--params", params, "--metric", "ndcg@5", "--json")
         assert out.returncode == 0, out.stderr
@@ -535,6 +546,7 @@ def test_tune_cli_text_and_the_other_parameters():
         assert r["system"] == system and len(r["grid"][params]) == n and len(r["grid"]["mean"]) == n
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, needle", [
     (["--params", "k3"], "unknown parameters"),
     (["--folds", "1"], "--folds"),
@@ -552,7 +564,7 @@ def test_tune_cli_bad_input_exits_2_with_one_line(args, needle):
 
 
 def test_versus_best_is_the_permutation_test_with_holm():
-    from retrieval import significance
+    from retrieval.evaluation import significance
 
     rng = np.random.default_rng(2)
     base = rng.random(12)
@@ -583,6 +595,7 @@ def _engine_values(ds, engine, system, params, metric, extra=()):
     return metrics.per_query(ds.qrels, ds.n_queries, ranking.judged_rank, metrics.parse(metric))[ds.evaluated]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key", list(tuning.JOINT))
 def test_a_joint_sweep_equals_the_engine_at_every_cell(invented, prep, key):
     sw = tuning.sweep(invented, key, "ndcg@5", Params(), prep)

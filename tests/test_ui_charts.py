@@ -51,8 +51,8 @@ def test_up_to_eight_systems_get_distinct_colours_and_runs_follow_the_palette_in
 
 
 def test_a_system_has_the_same_colour_in_the_overview_bars_the_curves_compare_and_the_fusion_chart(invented):
-    from retrieval.engine import Engine
-    from retrieval.params import Params
+    from retrieval.core.params import Params
+    from retrieval.engine.engine import Engine
     from ui import overview
 
     ev = Engine(invented).evaluate(Params(), ["hit@3", "mrr", "mrr@1", "mrr@2"])
@@ -153,7 +153,7 @@ def _validates(spec: dict) -> None:
 
 
 def _frames(invented, params):
-    from retrieval.engine import Engine
+    from retrieval.engine.engine import Engine
     from ui import overview
 
     ks = [f"ndcg@{i}" for i in range(1, 21)]
@@ -162,7 +162,7 @@ def _frames(invented, params):
 
 
 def test_the_overview_specs_validate_and_draw_what_the_altair_charts_draw(invented):
-    from retrieval.params import Params
+    from retrieval.core.params import Params
 
     bars, curve = _frames(invented, Params())
     for spec, chart in [(charts.bars_spec(bars), charts.bars_with_intervals(bars)),
@@ -175,7 +175,7 @@ def test_the_overview_specs_validate_and_draw_what_the_altair_charts_draw(invent
 def test_a_cached_structure_never_carries_another_datasets_or_settings_rows_or_scales(invented):
     """Specs asked in turn for two parameter settings, for runs named otherwise (other colours) and for another
     k each equal the Altair chart of their own data: the cache serves a structure only to the same structure."""
-    from retrieval.params import Params
+    from retrieval.core.params import Params
 
     base_bars, base_curve = _frames(invented, Params())
     other_bars, other_curve = _frames(invented, Params(k1=2.0, b=0.3, alpha=0.9))
@@ -192,7 +192,7 @@ def test_a_cached_structure_never_carries_another_datasets_or_settings_rows_or_s
 
 
 def test_a_spec_handed_out_is_a_copy_changing_it_changes_no_later_spec(invented):
-    from retrieval.params import Params
+    from retrieval.core.params import Params
 
     bars, _ = _frames(invented, Params())
     first = charts.bars_spec(bars)

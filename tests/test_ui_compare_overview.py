@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from retrieval import stats
+from retrieval.evaluation import stats
 from ui import compare, overview
 
 
@@ -43,8 +43,8 @@ def test_the_overview_table_has_hit_recall_mrr_ndcg_at_k_then_the_chosen_metric(
 
 
 def test_the_overview_frames_hold_every_system_and_metric(invented):
-    from retrieval.engine import Engine
-    from retrieval.params import Params
+    from retrieval.core.params import Params
+    from retrieval.engine.engine import Engine
 
     ev = Engine(invented).evaluate(Params(), ["hit@3", "mrr", "mrr@1", "mrr@2"])
     s = overview.summary(ev, ["hit@3", "mrr"])
@@ -56,8 +56,8 @@ def test_the_overview_frames_hold_every_system_and_metric(invented):
 
 
 def test_the_means_table_shows_the_articles_six_decimals_and_bolds_each_columns_best(invented):
-    from retrieval.engine import Engine
-    from retrieval.params import Params
+    from retrieval.core.params import Params
+    from retrieval.engine.engine import Engine
 
     ev = Engine(invented).evaluate(Params(), ["hit@3", "mrr"])
     html = overview.means_table(ev, ["hit@3", "mrr"]).to_html()
@@ -81,7 +81,7 @@ HOSTILE = "**zz[run](http://x.y)**"
 
 def _holey():
     """Six documents, two questions; the judgements name a few documents only (holes everywhere else)."""
-    from retrieval.dataset import assemble
+    from retrieval.corpus.dataset import assemble
 
     docs = [(f"d{i}", f"text {i}") for i in range(1, 7)]
     qrels = [("q1", "d1", 1), ("q1", "d2", 0), ("q1", "d3", 0), ("q1", "d4", -1), ("q2", "d5", 2), ("q2", "d6", 0)]
@@ -89,9 +89,9 @@ def _holey():
 
 
 def _evaluation(ds, lists: dict[str, list[list[str]]]):
-    from retrieval.experiment import score
-    from retrieval.metrics import parse_list
-    from retrieval.ranking import from_lists
+    from retrieval.evaluation.experiment import score
+    from retrieval.evaluation.metrics import parse_list
+    from retrieval.retrievers.ranking import from_lists
 
     rankings = {name: from_lists(name, ds, [np.array([ds.doc_index[d] for d in row]) for row in rows],
                                  [np.arange(len(row), 0, -1).astype(float) for row in rows])
@@ -127,7 +127,7 @@ def test_the_judged_warning_names_each_system_below_the_floor_escaped_with_its_s
 
 
 def test_no_judged_warning_at_the_floor_one_just_below_it():
-    from retrieval.dataset import assemble
+    from retrieval.corpus.dataset import assemble
 
     docs = [(f"d{i}", f"text {i}") for i in range(1, 7)]
     qrels = [("q1", "d1", 1), ("q1", "d2", 0), ("q1", "d3", 0), ("q1", "d4", 0),
@@ -144,8 +144,8 @@ def test_no_judged_warning_at_the_floor_one_just_below_it():
 
 
 def test_the_judged_warning_reads_judged_at_k_from_the_evaluation_when_it_holds_it(invented):
-    from retrieval.engine import Engine
-    from retrieval.params import Params
+    from retrieval.core.params import Params
+    from retrieval.engine.engine import Engine
 
     with_it = Engine(invented).evaluate(Params(), ["ndcg@5", "judged@5"])
     without = Engine(invented).evaluate(Params(), ["ndcg@5"])

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from retrieval.dataset import assemble
-from retrieval.report import Unjudged
+from retrieval.corpus.dataset import assemble
+from retrieval.evaluation.report import Unjudged
 from ui import data as ui
 
 

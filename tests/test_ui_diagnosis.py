@@ -8,13 +8,14 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from apptest import shown
-from retrieval import diagnosis, teaching
-from retrieval.dataset import assemble
-from retrieval.engine import Engine
-from retrieval.params import Params
-from retrieval.teaching import FirstResult
+from retrieval.analyses import diagnosis, teaching
+from retrieval.analyses.teaching import FirstResult
+from retrieval.core.params import Params
+from retrieval.corpus.dataset import assemble
+from retrieval.engine.engine import Engine
 from ui import diagnosis as ui
+
+from apptest import shown
 
 
 def _case(system: str, qid: str, kind: str) -> diagnosis.Case:
@@ -140,7 +141,8 @@ def test_the_ranking_key_follows_the_content():
 @pytest.fixture(scope="module")
 def with_dense(invented):
     """The invented corpus evaluated with the dense retriever (the bundled model), its failing questions at k = 3."""
-    from retrieval import dense, embeddings
+    from retrieval.corpus import embeddings
+    from retrieval.retrievers import dense
 
     aligned = embeddings.align(dense.embeddings_of(invented), invented)
     ev = Engine(invented).evaluate(Params(), ["ndcg@10"], (aligned,))

@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from retrieval.dataset import assemble, parse_qrels
-from retrieval.engine import Engine
-from retrieval.experiment import score
-from retrieval import metrics
-from retrieval.params import Params
+from retrieval.core.params import Params
+from retrieval.corpus.dataset import assemble, parse_qrels
+from retrieval.engine.engine import Engine
+from retrieval.evaluation import metrics
+from retrieval.evaluation.experiment import score
 from ui import judge as ui
+
 from test_perf_equivalence import random_dataset
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from retrieval.dataset import assemble
-from retrieval.engine import Engine
-from retrieval.params import Params
+from retrieval.core.params import Params
+from retrieval.corpus.dataset import assemble
+from retrieval.engine.engine import Engine
 from ui import charts
 from ui import per_question as ui
 

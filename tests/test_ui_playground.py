@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from retrieval import adhoc, engine
-from retrieval.dataset import assemble
-from retrieval.params import Params
+from retrieval.core.params import Params
+from retrieval.corpus.dataset import assemble
+from retrieval.engine import adhoc, engine
 from ui import playground as pg
 from ui.format import MINUS
 

@@ -8,9 +8,10 @@ import re
 import numpy as np
 import pytest
 
-from retrieval import diagnosis, stats
-from retrieval.dataset import assemble
-from retrieval.experiment import evaluate
+from retrieval.analyses import diagnosis
+from retrieval.corpus.dataset import assemble
+from retrieval.engine.engine import evaluate
+from retrieval.evaluation import stats
 from ui import tour
 
 

@@ -1,5 +1,5 @@
 """ui/tuning.py: the Tuning page's builders, with the values the definitions give, and its landscape kept in
-the dataset's engine."""
+the app's memo of the dataset's engine (ui.memo)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from retrieval import tuning
-from retrieval.engine import CACHE_SIZES
-from retrieval.params import Params
+from retrieval.analyses import tuning
+from retrieval.core.params import Params
+from retrieval.engine.engine import CACHE_SIZES
 from ui import cache, charts
+from ui import memo as ui_memo
 from ui import tuning as ui
 
 MINUS = "\u2212"
@@ -187,7 +188,7 @@ def test_the_verdict_texts_carry_their_numbers():
 
 
 def test_enough_sign_vectors_for_holm_to_reject():
-    from retrieval import significance
+    from retrieval.evaluation import significance
 
     assert tuning.sign_vectors_for(21) == significance.RESAMPLES  # 4 x 21 / 0.05 = 1,680: the library's 10,000
     for m in (176, 200, 399, 5000):
@@ -380,8 +381,9 @@ def test_the_alpha_sweeps_are_offered_for_exactly_two_members_and_d_with_lsa_fus
 
 
 def test_the_landscape_is_kept_in_the_datasets_engine(invented):
-    assert CACHE_SIZES[ui.MEMO] >= 3
-    memo = cache.engine(invented).memo
+    assert ui_memo.SIZES[ui.MEMO] >= 3
+    assert ui.MEMO not in CACHE_SIZES and ui.VERSUS not in CACHE_SIZES  # the app's kinds, not the engine's
+    memo = ui_memo.for_engine(cache.engine(invented))
     first = ui.landscape(invented, "dims", "ndcg@5", ())
     assert ui.landscape(invented, "dims", "ndcg@5", ()) is first  # a second call computes nothing
     assert ui.landscape(invented, "dims", "recall@5", ()) is not first  # the metric is in the key
@@ -392,7 +394,7 @@ def test_the_landscape_is_kept_in_the_datasets_engine(invented):
 
 
 def test_a_fusion_landscape_is_keyed_by_its_members_and_their_content(invented):
-    from retrieval import dataset
+    from retrieval.corpus import dataset
 
     engine = cache.engine(invented)
     lines = [f"{qid} Q0 {did} {i + 1} {10 - i} t" for qid in invented.query_ids for i, did in enumerate(invented.doc_ids[:10])]
@@ -433,3 +435,74 @@ def test_a_joint_landscape_is_kept_in_the_engine_and_drawn_as_cells(invented):
     assert pick["name"] == "pick" and pick["select"]["fields"] == ["rrf_k", "dims"] and pick["views"] == [layers[-1]["name"]]
     assert ui.joint_heatmap(points, marks, "rrf_k", "k", "nDCG@5", domain=(0.0, 1.0)).to_dict()["layer"][0]["encoding"]["color"]["scale"]["domain"] == [0.0, 1.0]
     assert ui.axis_title("rrf_k,dims", ("BM25", "LSA")) == "RRF constant k" and ui.axis_title("alpha,dims", ("BM25", "LSA")) == "alpha (weight of BM25)"
+
+
+# ------------------------------------------------------------------------------------------- one verdict, page and command line
+
+
+@pytest.mark.parametrize("what, sidebar", [
+    ("k1,b", {}),  # b = 0.75 lies between grid points; every setting ties with the best: flat
+    ("dims", {}),  # d = 6, a grid point
+    ("dims", {"dims": 12}),  # the best d
+    ("alpha", {"alpha": 0.37}),  # between grid points: the current setting joins Holm's family
+    ("alpha", {"alpha": 0.51}),  # between grid points, above every grid setting: nothing to move to
+    ("alpha,dims", {}),
+])
+def test_the_page_and_the_command_line_say_the_same_verdict(invented, capsys, what, sidebar):
+    """`python -m retrieval tune` prints tuning.verdict's words; the page's `judge`, from its own landscape, the
+    sidebar's setting as the engine scores it and its folds, says the same words for the same numbers (the page in
+    Markdown with its headline in bold, the terminal without the bold; each with its own name of the metric)."""
+    from retrieval import cli
+
+    flags = [f"--{n.replace('_', '-')}={v:g}" for n, v in sidebar.items()]
+    assert cli.main(["tune", "--params", what, "--metric", "ndcg@5", "--folds", "5", *flags]) == 0
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith(cli.VERDICT)]
+    printed = line[len(cli.VERDICT):]
+
+    p = Params(**sidebar)
+    held = ui.held_fixed(what, p)
+    land = ui.landscape(invented, what, "ndcg@5", held)
+    current = ui.current_setting(land.sweep.names, p)
+    current_vals = cache.engine(invented).evaluate(p, ["ndcg@5"]).values[tuning.SYSTEM_OF[what]]["ndcg@5"]
+    folds = min(tuning.FOLDS, ui.max_folds(int(invented.evaluated.size)))  # the folds slider's default: 5
+    cv = tuning.cross_validate(land.sweep.values, folds, tuning.SEED)
+    said = ui.judge(invented, what, "ndcg@5", held, land, current, current_vals, cv, "ndcg@5")
+    assert said.plain == printed
+    if sidebar == {"alpha": 0.51}:
+        assert said.kind == "best" and printed.startswith("The current setting scores above every setting of the grid")
+    assert said.text.replace("**", "") == printed and said.text.startswith("**")
+    # the page's label names the metric its way; the rest of the words are the same
+    shown = ui.judge(invented, what, "ndcg@5", held, land, current, current_vals, cv, "nDCG@5")
+    assert shown.kind == said.kind and shown.plain == printed.replace("ndcg@5", "nDCG@5")
+    # and the library's own report says it too
+    report = tuning.to_json(tuning.tune(invented, what, "ndcg@5", p, engine=cache.engine(invented)))
+    assert report["verdict"] == {"kind": said.kind, "text": printed}
+    assert report["current"]["p_holm"] == said.versus.p_holm and report["current"]["on_grid"] == said.on_grid
+
+
+def test_a_setting_between_grid_points_above_the_whole_grid_is_not_told_to_move():
+    # between grid points the current setting may score above every grid setting: the best is no gain over it
+    s = signals(diff=0.003, at_best=True, p=0.2, p_holm=1.0, gain=0.01)
+    assert ui.verdict_kind(s) == "best" and not ui.offers_best("best")
+    text = ui.verdict_text(s, "alpha", "alpha = 0.35", "nDCG@5")
+    assert text.startswith("**The current setting scores above every setting of the grid**: +0.003 nDCG@5 over the best "
+                           "of the 176 (alpha = 0.35).")
+    assert "Expect less" not in text and "+0.01 nDCG@5 against it" in text  # cross-validation shows no loss: none claimed
+
+
+def test_the_verdict_claims_nothing_cross_validation_could_not_show():
+    unstable = ui.verdict_text(signals(p_holm=0.01, gain=None), "d", "dims = 12", "nDCG@5")
+    assert "whether the gain carries over to new ones is unknown** (cross-validation needs at least 2 questions)" in unstable
+    assert "does not carry over" not in unstable and "the folds" not in unstable
+    keep = ui.verdict_text(signals(gain=None, p=0.2), "d", "dims = 12", "nDCG@5")
+    assert keep.endswith("and there are too few questions to cross-validate (at least 2 are needed).")
+    best = ui.verdict_text(signals(at_best=True, diff=0.0, gain=None), "d", "dims = 12", "nDCG@5")
+    assert best == "**The current setting is the best of the 176 settings.**"
+    # "looks worse alone" is said only of a setting below the best
+    assert "looks worse" not in ui.verdict_text(signals(p=0.01, diff=0.0, gain=0.0), "d", "dims = 12", "nDCG@5")
+
+
+def test_the_verdict_reads_the_library_rule():
+    # one rule: the page's names are the library's
+    assert ui.verdict_text is tuning.verdict_text and ui.verdict_kind is tuning.verdict_kind
+    assert ui.Signals is tuning.Signals and ui.Versus is tuning.Versus and ui.ALPHA_LEVEL == tuning.ALPHA_LEVEL

@@ -10,60 +10,29 @@ from dataclasses import replace
 
 import streamlit as st
 
-from retrieval import dataset as datasets
-from retrieval import metrics
-from retrieval.dataset import Dataset, TrecRun
-from retrieval.engine import APP_MAX_CHARS, Engine, for_dataset, max_chars, start_warm_up
-from retrieval.experiment import Evaluation, score
-from retrieval.params import Params
-from retrieval.ranking import Ranking
-from retrieval.systems import REGISTRY
+from retrieval.core.params import Params
+from retrieval.corpus.dataset import Dataset
+from retrieval.evaluation import metrics
+from retrieval.evaluation.experiment import Evaluation, score
+from retrieval.retrievers.ranking import Ranking
+from retrieval.retrievers.systems import REGISTRY
 
-from . import state
-
-
-@st.cache_resource(max_entries=2, show_spinner=False)
-def invented() -> Dataset:
-    """The shipped invented corpus."""
-    return datasets.load("invented")
-
-
-def base_dataset() -> Dataset:
-    """The dataset loaded: the uploaded one, else the invented corpus, without the session's new judgements."""
-    return st.session_state.get(state.DATASET) or invented()
-
-
-def new_judgements(base: Dataset | None = None) -> dict[tuple[str, str], int]:
-    """The grades given on the Judge page to the loaded dataset: (question id, document id) -> grade (a copy)."""
-    base = base or base_dataset()
-    return dict(st.session_state.get(state.JUDGEMENTS, {}).get(base.fingerprint, {}))
-
-
-def current_dataset() -> Dataset:
-    """The dataset in use: the uploaded one, else the invented corpus, with the session's new judgements added
-    (Dataset.with_judgements: the same texts, so its engine is derived from the loaded one's, nothing
-    re-tokenised). Made once per set of grades and kept in the session."""
-    base = base_dataset()
-    grades = st.session_state.get(state.JUDGEMENTS, {}).get(base.fingerprint)
-    if not grades:
-        return base
-    held = st.session_state.get(state.JUDGED_DATASET)
-    if held is not None and held[0] == base.fingerprint and held[1] == grades:
-        return held[2]
-    ds = base.with_judgements((q, d, g) for (q, d), g in sorted(grades.items()))  # one order: one fingerprint
-    st.session_state[state.JUDGED_DATASET] = (base.fingerprint, dict(grades), ds)
-    return ds
-
-
-def current_runs() -> tuple[TrecRun, ...]:
-    """The uploaded run files, in upload order."""
-    return tuple(st.session_state.get(state.RUNS, {}).values())
+from . import dense, state
+from .in_use import (  # noqa: F401 - the dataset in use and its engine, part of this module's interface
+    base_dataset,
+    current_dataset,
+    current_runs,
+    engine,
+    invented,
+    new_judgements,
+    parse_beir_zip,
+    parse_files,
+    parse_run,
+)
 
 
 def current_extra(ds: Dataset | None = None) -> tuple:
     """What the engine ranks beside its registered retrievers: the dense vectors (if any), then the runs."""
-    from . import dense
-
     ds = ds or current_dataset()
     vectors = dense.source(ds)
     return ((vectors,) if vectors is not None else ()) + current_runs()
@@ -77,34 +46,6 @@ def current_params(ds: Dataset | None = None) -> Params:
 def systems(ds: Dataset | None = None) -> list[str]:
     """The systems a fusion can take as members: the registered retrievers, dense if present, the runs."""
     return [*REGISTRY, *(x.name for x in current_extra(ds))]
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def parse_beir_zip(data: bytes, source: str) -> Dataset:
-    """A BEIR zip parsed from its bytes (cached on the content, not the file object)."""
-    return datasets.load_beir_zip(data, source)
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def parse_files(docs: bytes, docs_name: str, queries: bytes, queries_name: str, qrels: bytes, qrels_name: str) -> Dataset:
-    """A dataset from three uploaded files, cached on their bytes."""
-    return datasets.from_files((docs, docs_name), (queries, queries_name), (qrels, qrels_name), name="uploaded")
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def parse_run(data: bytes, source: str, name: str | None) -> TrecRun:
-    """A TREC run file parsed from its bytes."""
-    return datasets.parse_run(data, source, name)
-
-
-def engine(ds: Dataset, _progress=None) -> Engine:
-    """The dataset's engine, built once per content and shared by every session (retrieval.engine keeps at most
-    ENGINES). It holds the index and every bounded cache of runs and fusions, so a slider change recomputes only
-    what depends on it. `_progress(stage, fraction)` is called while it is built (the Data page's progress bar).
-    The first call of the process starts the compiled kernels' warm-up in the background; until it is done a small
-    corpus is served by their plain-Python twin (same numbers), so a first visit never waits for numba."""
-    start_warm_up()
-    return for_dataset(ds, _progress, max_chars(APP_MAX_CHARS))  # a dataset above the limit is refused, not built
 
 
 def max_dims(ds: Dataset) -> int:

@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from retrieval import stats
-from retrieval.dataset import Dataset
-from retrieval.experiment import Evaluation
+from retrieval.corpus.dataset import Dataset
+from retrieval.evaluation import stats
+from retrieval.evaluation.experiment import Evaluation
 
 from . import charts
 from .format import MINUS, interval_text, signed

@@ -14,10 +14,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from retrieval import report
-from retrieval.dataset import Dataset, TrecRun
-from retrieval.errors import InputError
-from retrieval.systems import SYSTEMS
+from retrieval.core.errors import InputError
+from retrieval.corpus import statistics as corpus_statistics
+from retrieval.corpus.dataset import Dataset, TrecRun
+from retrieval.evaluation import report
+from retrieval.retrievers.systems import SYSTEMS
 
 from . import cache, charts, dense, live, state
 from .format import FULL_CHARS, PREVIEW_CHARS, clip, full_text_note
@@ -451,10 +452,10 @@ def statistics(ds: Dataset, later: tuple[str, ...] = ()) -> None:
         st.info(note, icon=":material/info:")
 
     left, right = st.columns([4, 5], gap="medium")  # the table of four columns takes the wider half
-    judged, relevant = report.judgements_per_question(ds)
+    judged, relevant = corpus_statistics.judgements_per_question(ds)
     with left:
         st.markdown("**Relevant documents per question**")
-        hist = pd.DataFrame(report.histogram(relevant), columns=["relevant documents", "questions"])
+        hist = pd.DataFrame(corpus_statistics.histogram(relevant), columns=["relevant documents", "questions"])
         st.altair_chart(charts.relevant_histogram(hist), width="stretch")
         st.caption(f"Judged documents per question (any grade): median {np.median(judged):g}, "
                    f"min {judged.min():,}, max {judged.max():,}.")

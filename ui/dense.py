@@ -4,7 +4,7 @@ with its progress, asking before a long wait, and uploaded embeddings.
 A session's dense source is an `embeddings.Aligned` for the dataset in use: the bundled model's vectors when
 they are there without encoding (the invented corpus ships them; any corpus encoded once is in the disk cache),
 or vectors the person encoded here or uploaded. Encoding runs in a background thread, one per corpus for the
-whole server (a second session asking for the same corpus follows the same job); the page polls it.
+whole server (a second session asking for the same corpus follows the same job: `JOBS`, a `Jobs`); the page polls it.
 """
 
 from __future__ import annotations
@@ -16,17 +16,18 @@ from dataclasses import dataclass, field, replace
 
 import streamlit as st
 
-from retrieval import dense, embeddings
-from retrieval.dataset import Dataset
-from retrieval.embeddings import Aligned
-from retrieval.errors import InputError
+from retrieval.core.errors import InputError
+from retrieval.corpus import embeddings
+from retrieval.corpus.dataset import Dataset
+from retrieval.corpus.embeddings import Aligned
+from retrieval.retrievers import dense
 
-from . import live, state
+from . import in_use, live, memo, state
 from .markdown import escape_markdown as plain
 
 ASK_ABOVE_S = 60.0  # an encoding estimated longer than this is started only once the person confirms
 MAX_JOBS = 2  # encodings running at once on the server (each takes the machine's cores)
-KEEP_FINISHED = 4  # finished jobs kept (with their vectors) for the sessions that wait on them; older ones dropped
+KEEP_FINISHED = 4  # finished jobs kept (with their vectors, or their error) for the sessions that follow them; older dropped
 KEY_CONFIRM = "dense_confirm"
 KEY_UPLOAD = "dense_upload"
 KEY_ENCODE, KEY_USE = "dense_encode", "dense_use"
@@ -56,10 +57,6 @@ class Job:
         self.done, self.total, self.rate, self.left = done, total, rate, left
 
 
-_JOBS: dict[str, Job] = {}
-_LOCK = threading.Lock()
-
-
 def _encode(job: Job, ds: Dataset) -> None:
     try:
         job.result = embeddings.align(dense.embeddings_of(ds, job.progress), ds)
@@ -67,29 +64,72 @@ def _encode(job: Job, ds: Dataset) -> None:
         job.error = f"{type(e).__name__}: {e}"
 
 
+class Jobs:
+    """The server's encoding jobs, one per corpus (`dense.corpus_key`), shared by every session.
+
+    Owner: this module holds the one instance, `JOBS`, for the whole process (a Streamlit server): sessions never
+    own a job, they follow the one of their corpus (`job_of`), so two sessions asking for the same corpus share one
+    encoding. Lifetime: a job lives while it runs (its thread, a daemon named `encode-` and the corpus key's first
+    8 characters, ends with the encoding, or with the process), then stays as a finished job so the sessions
+    waiting on it pick its vectors up (`_follow`); at most `keep` finished jobs are held, the earliest started
+    dropped first when a new job starts (their vectors are in the disk cache by then: the next session reads them
+    from there). A failed job stays, with its error, until the next start of its corpus replaces it. At most
+    `max_running` run at once; a start beyond is refused with a message.
+    Memory: a finished job holds its corpus's vectors (`embeddings.Aligned`: documents x 384 float32, 1.5 KB a
+    document, 150 MB at 100,000), so at most (max_running + keep) corpora's vectors are held here.
+    """
+
+    def __init__(self, max_running: int = MAX_JOBS, keep: int = KEEP_FINISHED):
+        self.max_running, self.keep = max_running, keep
+        self._jobs: dict[str, Job] = {}  # corpus key -> its job, in the order started
+        self._lock = threading.Lock()
+
+    def start(self, ds: Dataset) -> Job:
+        """The encoding job of the dataset's corpus, started if none is running or done (a failed one is started
+        again); an InputError when `max_running` are running already."""
+        key = dense.corpus_key(ds)
+        with self._lock:
+            job = self._jobs.get(key)
+            if job is not None and job.error is None:
+                return job
+            if sum(j.running for j in self._jobs.values()) >= self.max_running:
+                raise InputError(f"{self.max_running} encodings are running on this server already; try again when one ends")
+            job = Job(key, ds.n_docs)
+            job.thread = threading.Thread(target=_encode, args=(job, ds), name=f"encode-{key[:8]}", daemon=True)
+            self._jobs.pop(key, None)  # a failed job of the corpus: replaced, and the new one counts as the newest
+            self._jobs[key] = job
+            finished = [k for k, j in self._jobs.items() if not j.running]
+            for k in finished[: max(0, len(finished) - self.keep)]:  # the earliest started first
+                del self._jobs[k]
+        job.thread.start()
+        return job
+
+    def get(self, ds: Dataset) -> Job | None:
+        """The dataset's corpus's job, if one was started on this server and is still held."""
+        with self._lock:
+            return self._jobs.get(dense.corpus_key(ds))
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._jobs)
+
+    def clear(self) -> None:
+        """Forget every job (a running one's thread goes on to its end, unobserved): for tests."""
+        with self._lock:
+            self._jobs.clear()
+
+
+JOBS = Jobs()  # the server's jobs: one per corpus, shared by every session (see Jobs)
+
+
 def start(ds: Dataset) -> Job:
     """The encoding job of the dataset's corpus, started if it is not running (at most MAX_JOBS at once)."""
-    key = dense.corpus_key(ds)
-    with _LOCK:
-        job = _JOBS.get(key)
-        if job is not None and job.error is None:
-            return job
-        if sum(j.running for j in _JOBS.values()) >= MAX_JOBS:
-            raise InputError(f"{MAX_JOBS} encodings are running on this server already; try again when one ends")
-        job = Job(key, ds.n_docs)
-        job.thread = threading.Thread(target=_encode, args=(job, ds), name=f"encode-{key[:8]}", daemon=True)
-        _JOBS[key] = job
-        finished = [k for k, j in _JOBS.items() if not j.running]
-        for k in finished[: max(0, len(finished) - KEEP_FINISHED)]:  # their vectors are in the disk cache by now
-            del _JOBS[k]
-    job.thread.start()
-    return job
+    return JOBS.start(ds)
 
 
 def job_of(ds: Dataset) -> Job | None:
     """The dataset's encoding job, if one was started on this server."""
-    with _LOCK:
-        return _JOBS.get(dense.corpus_key(ds))
+    return JOBS.get(ds)
 
 
 def progress_text(job: Job) -> str:
@@ -128,12 +168,10 @@ def _found(ds: Dataset) -> Aligned | None:
     stamp = _files_stamp(ds)
     if stamp is None:
         return None
-    from . import cache
-
     def bundled() -> Aligned | None:  # checked whole once per file state, never encoded here (that is a job's)
         return embeddings.align(dense.embeddings_of(ds), ds) if dense.documents_ready(ds) else None
 
-    return cache.engine(ds).memo.get("dense", ("bundled", dense.MODEL, stamp), bundled)
+    return memo.for_engine(in_use.engine(ds)).get(memo.DENSE, ("bundled", dense.MODEL, stamp), bundled)
 
 
 def _files_stamp(ds: Dataset) -> tuple | None:
@@ -170,22 +208,18 @@ def needs_confirmation(estimate_s: float) -> bool:
 
 def estimate(ds: Dataset) -> float | None:
     """The bundled model's encoding time of the corpus (`dense.estimate_seconds`): the corpus's tokens, counted on a
-    sample once per dataset (in its engine), times the model's rate in force, which the warm-up thread may still
-    lower (a rate timed while the cores were busy is replaced by one timed idle: the next run shows it). None while
-    no rate was timed in this process: it is then timed in the background (`dense.calibrate_in_background`), not on
-    the page's thread."""
-    from . import cache
-
-    tokens = cache.engine(ds).memo.get("dense", ("tokens", dense.MODEL), lambda: dense.corpus_tokens(ds))
+    sample once per corpus (kept in the app's memo of its engine: ui.memo), times the model's rate in force, which
+    the warm-up thread may still lower (a rate timed while the cores were busy is replaced by one timed idle: the
+    next run shows it). None while no rate was timed in this process: it is then timed in the background
+    (`dense.calibrate_in_background`), not on the page's thread."""
+    tokens = memo.for_engine(in_use.engine(ds)).get(memo.DENSE, ("tokens", dense.MODEL), lambda: dense.corpus_tokens(ds))
     return None if tokens and not _timed() else dense.seconds_for(tokens)
 
 
 def load_upload(files: list) -> Aligned:
     """Uploaded embeddings (an .npz, or a documents and a questions file: .jsonl or .parquet) aligned with the
     dataset in use; an InputError names the file and what is wrong."""
-    from . import cache
-
-    ds = cache.current_dataset()
+    ds = in_use.current_dataset()
     # two files come in no order: the one whose name holds 'quer' or 'question' is the questions'
     ordered = sorted(files, key=lambda f: ("quer" in f.name.lower() or "question" in f.name.lower(), f.name))
     try:

@@ -12,11 +12,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from retrieval import diagnosis, teaching
-from retrieval.dataset import Dataset
-from retrieval.params import Params
-from retrieval.ranking import Ranking
-from retrieval.text import tokenize
+from retrieval.analyses import diagnosis, teaching
+from retrieval.core.params import Params
+from retrieval.corpus.dataset import Dataset
+from retrieval.corpus.text import tokenize
+from retrieval.retrievers.ranking import Ranking
 
 from . import cache, charts
 from .format import clip, plural

@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from retrieval.dataset import Dataset, format_qrels
-from retrieval.experiment import Evaluation
-from retrieval.ranking import Ranking
+from retrieval.corpus.dataset import Dataset, format_qrels
+from retrieval.evaluation.experiment import Evaluation
+from retrieval.retrievers.ranking import Ranking
 
 from . import cache, state
 from .data import download_stem

@@ -9,7 +9,7 @@ import re
 import string
 from collections.abc import Mapping
 
-from retrieval.teaching import token_spans
+from retrieval.analyses.teaching import token_spans
 
 _PUNCT = frozenset(string.punctuation)
 _WORD_JOINER = "\u2060"  # invisible; breaks autolinks, shortcodes and typographic replacements

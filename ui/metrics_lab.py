@@ -9,8 +9,8 @@ import math
 import pandas as pd
 import streamlit as st
 
-from retrieval import teaching
-from retrieval.errors import InputError
+from retrieval.analyses import teaching
+from retrieval.core.errors import InputError
 
 from .markdown import escape_markdown
 
@@ -143,7 +143,7 @@ def header(k: int) -> None:
     st.title("Metrics lab")
     st.caption(
         "One question, its judged documents and one ranking, all editable. Every rank-aware figure is computed by the app's own "
-        f"metrics (`retrieval.metrics`, the ones behind every other page) at the sidebar's cutoff **k = {k}**. "
+        f"metrics (`retrieval.evaluation.metrics`, the ones behind every other page) at the sidebar's cutoff **k = {k}**. "
         "The start is the article's worked example: relevant {a: 2, b: 1, c: 1}, ranking x y a b z, universe a b c x y z w v."
     )
     top = st.columns([3, 2, 2, 3], vertical_alignment="bottom")

@@ -6,12 +6,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from retrieval import stats
-from retrieval.dataset import Dataset
-from retrieval.experiment import Evaluation, score
-from retrieval.metrics import NO_CUTOFF
-from retrieval.metrics import parse as parse_metric
-from retrieval.params import Params
+from retrieval.core.params import Params
+from retrieval.corpus.dataset import Dataset
+from retrieval.evaluation import stats
+from retrieval.evaluation.experiment import Evaluation, score
+from retrieval.evaluation.metrics import NO_CUTOFF
+from retrieval.evaluation.metrics import parse as parse_metric
 
 from . import cache, charts, state
 from .markdown import escape_markdown

@@ -7,11 +7,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from retrieval.dataset import Dataset
-from retrieval.diagnosis import fusion_cut_label
-from retrieval.experiment import Evaluation
-from retrieval.params import Params
-from retrieval.systems import FUSIONS
+from retrieval.analyses.diagnosis import fusion_cut_label
+from retrieval.core.params import Params
+from retrieval.corpus.dataset import Dataset
+from retrieval.evaluation.experiment import Evaluation
+from retrieval.retrievers.systems import FUSIONS
 
 from . import charts
 from .format import FULL_CHARS, clip, full_text_note

@@ -13,12 +13,14 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from retrieval import adhoc, diagnosis, metrics
-from retrieval.dataset import Dataset
-from retrieval.errors import InputError
-from retrieval.experiment import Evaluation
-from retrieval.params import Params
-from retrieval.ranking import Ranking
+from retrieval.analyses import diagnosis
+from retrieval.core.errors import InputError
+from retrieval.core.params import Params
+from retrieval.corpus.dataset import Dataset
+from retrieval.engine import adhoc
+from retrieval.evaluation import metrics
+from retrieval.evaluation.experiment import Evaluation
+from retrieval.retrievers.ranking import Ranking
 
 from . import cache, state
 from .format import clip, signed

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from retrieval.metrics import NO_CUTOFF
-from retrieval.params import SLIDERS as SLIDER_NAMES
-from retrieval.params import ARTICLE_MEMBERS, SPECS, Params  # noqa: F401 - ARTICLE_MEMBERS, SPECS: the sidebar's
+from retrieval.core.params import ARTICLE_MEMBERS, SPECS, Params  # noqa: F401 - ARTICLE_MEMBERS, SPECS: the sidebar's
+from retrieval.core.params import SLIDERS as SLIDER_NAMES
+from retrieval.evaluation.metrics import NO_CUTOFF
+
+from .router import pages
 
 # widget keys (also the URL query parameters they are bound to)
 K = "k"
@@ -21,10 +23,10 @@ FUSION_DEPTH = "fusion_depth"
 WEIGHT = "w_"  # + a member's name: its weight when more than two are fused
 STEP = "step"  # the Tour's step (1 to ui.tour.N_STEPS), bound to the URL: ?step=4
 # plain session keys
-DATASET = "dataset"  # an uploaded retrieval.dataset.Dataset, or None for the invented corpus
-RUNS = "runs"  # uploaded retrieval.dataset.TrecRun objects, by name
+DATASET = "dataset"  # an uploaded retrieval.corpus.dataset.Dataset, or None for the invented corpus
+RUNS = "runs"  # uploaded retrieval.corpus.dataset.TrecRun objects, by name
 UPLOAD_MESSAGES = "upload_messages"
-DENSE = "dense_source"  # the session's dense vectors (retrieval.embeddings.Aligned), or None: see ui/dense.py
+DENSE = "dense_source"  # the session's dense vectors (retrieval.corpus.embeddings.Aligned), or None: see ui/dense.py
 # the Playground's (ui/playground.py): the typed question, the dataset question it started from, its judgements
 PG_TEXT = "pg_text"  # the text input's value
 PG_FROM = "pg_from"  # the "start from a dataset question" selector's value: a question id, or None
@@ -36,7 +38,7 @@ PG_DATASET = "pg_dataset"  # the corpus fingerprint of the dataset the Playgroun
 JUDGEMENTS = "judgements"  # the Judge page's new grades: {dataset fingerprint: {(question id, document id): grade}}
 JUDGED_DATASET = "judged_dataset"  # (dataset fingerprint, the grades, the dataset with them): ui.cache.current_dataset
 
-METRIC_KINDS = {  # label shown -> metric kind in retrieval.metrics
+METRIC_KINDS = {  # label shown -> metric kind in retrieval.evaluation.metrics
     "nDCG (linear gain)": "ndcg",
     "nDCG (exponential gain, 2^g - 1)": "ndcg_exp",
     "recall": "recall",
@@ -50,7 +52,7 @@ METRIC_KINDS = {  # label shown -> metric kind in retrieval.metrics
 }
 
 
-SLIDERS = {name: SPECS[name] for name in SLIDER_NAMES}  # bounds, step, default and help: retrieval.params
+SLIDERS = {name: SPECS[name] for name in SLIDER_NAMES}  # bounds, step, default and help: retrieval.core.params
 METRIC_DEFAULT = "nDCG (linear gain)"
 DEFAULTS = {**{key: s.cast(s.default) for key, s in SLIDERS.items()}, METRIC: METRIC_DEFAULT,
             MEMBERS: list(ARTICLE_MEMBERS), FUSION_DEPTH: SPECS["fusion_depth"].cast(SPECS["fusion_depth"].default)}
@@ -80,7 +82,6 @@ def leave_legacy_pages_mode() -> bool:
     """
     if st.session_state.get(FRAME):
         return False
-    from .router import pages
 
     st.navigation(pages(), position="hidden")
     st.rerun()

@@ -17,10 +17,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from retrieval import adhoc, diagnosis, stats, teaching
-from retrieval.dataset import Dataset
-from retrieval.experiment import Evaluation
-from retrieval.params import Params
+from retrieval.analyses import diagnosis, teaching
+from retrieval.core.params import Params
+from retrieval.corpus.dataset import Dataset
+from retrieval.engine import adhoc
+from retrieval.evaluation import stats
+from retrieval.evaluation.experiment import Evaluation
 
 from . import cache, charts, compare, overview, router, state
 from . import diagnosis as diag

@@ -1,6 +1,7 @@
 """The Tuning page's parts: the landscape of one retriever's grid (computed once per dataset, metric and held
-parameters in the dataset's engine), the moves of the sidebar's sliders, the significance verdict, held-out
-validation, the per-question oracle and one question's fusion explained."""
+parameters, kept in the app's memo of the dataset's engine: ui.memo), the moves of the sidebar's sliders, the
+significance verdict (the library's rule: retrieval.analyses.tuning.verdict, what `python -m retrieval tune` says
+too), held-out validation, the per-question oracle and one question's fusion explained."""
 
 from __future__ import annotations
 
@@ -13,13 +14,14 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from retrieval import significance, stats, tuning
-from retrieval.dataset import Dataset
-from retrieval.errors import InputError
-from retrieval.experiment import Evaluation
-from retrieval.params import SPECS, Params
+from retrieval.analyses import tuning
+from retrieval.core.errors import InputError
+from retrieval.core.params import SPECS, Params
+from retrieval.corpus.dataset import Dataset
+from retrieval.evaluation import significance, stats
+from retrieval.evaluation.experiment import Evaluation
 
-from . import cache, charts, state
+from . import cache, charts, memo, state
 from .format import MINUS, clip, fmt_setting, p_text, signed
 from .markdown import escape_markdown
 
@@ -38,7 +40,7 @@ KEY_ABSOLUTE = "tune_absolute"
 KEY_FLASH = "tune_flash"  # the message of the last slider move, shown once
 PICK = "pick"  # the charts' point selection
 FEW = 50  # below this many questions the page warns that the landscape is mostly noise
-ALPHA_LEVEL = 0.05
+ALPHA_LEVEL = tuning.ALPHA_LEVEL  # Holm's family-wise level (the library's verdict rule)
 STEPS = {state.K1: "0.05", state.B: "0.05", state.ALPHA: "0.05", state.DIMS: "1", state.RRF_K: "1"}  # the sliders' steps, written
 FUSED = ("rrf_k", "alpha", *tuning.JOINT)  # the sweeps of a fusion: they hold the fused members' other parameters
 HOLDS = {  # what a fusion sweep holds at the sidebar's values (besides the members and the fusion depth)
@@ -46,13 +48,13 @@ HOLDS = {  # what a fusion sweep holds at the sidebar's values (besides the memb
     "alpha,dims": ("k1", "b"), "rrf_k,dims": ("k1", "b"), "k1,dims": ("b", "alpha"),
 }
 EDGE_ZONE = 0.1  # the best is "at the edge" when it lies in the outer tenth of an axis's settings (at least the end one)
-GAIN_EPS = 1e-12  # a cross-validated gain at or below this is no gain
+GAIN_EPS = tuning.GAIN_EPS  # a cross-validated gain at or below this is no gain
 CHART_ROWS = 15  # the fusion chart draws at most this many documents (the table holds them all)
-MEMO = "tuning"  # the engine cache's kind (retrieval.engine.CACHE_SIZES) of everything computed here
-VERSUS = "tuning verdicts"  # its kind of the current setting's tests against the best (small: many, one per slider value)
+MEMO = memo.TUNING  # the app memo's kind (ui.memo.SIZES) of everything computed here, per engine
+VERSUS = memo.VERDICTS  # its kind of the current setting's tests against the best (small: many, one per slider value)
 
 
-# ------------------------------------------------------------------------------------------- computed once, in the engine
+# ------------------------------------------------------------------------------------------- computed once, beside the engine
 
 
 class Landscape(NamedTuple):
@@ -90,15 +92,19 @@ def held_params(held: tuple) -> Params:
     return Params(fusion_depth=depth, members=members, **values)
 
 
+def kept(ds: Dataset) -> memo.Memo | memo.SharedMemo:
+    """The app's memo of the dataset's engine (ui.memo), where everything computed here is kept."""
+    return memo.for_engine(cache.engine(ds))
+
+
 def fixed(ds: Dataset, held: tuple, extra: tuple = ()) -> tuning.Fixed:
     """The fused members at the sidebar's values with their rankings and scores: what the fusion sweeps and
-    explanations hold fixed (kept in the dataset's engine, keyed by `held_fixed`'s values: never by an object)."""
-    return cache.engine(ds).memo.get(MEMO, ("fixed", held),
-                                     lambda: tuning.fixed_parts(ds, held_params(held), cache.engine(ds), extra))
+    explanations hold fixed (kept beside the dataset's engine, keyed by `held_fixed`'s values: never by an object)."""
+    return kept(ds).get(MEMO, ("fixed", held), lambda: tuning.fixed_parts(ds, held_params(held), cache.engine(ds), extra))
 
 
 def landscape(ds: Dataset, what: str, metric: str, held: tuple, extra: tuple = ()) -> Landscape:
-    """The sweep of `what` on `metric` with its best, ties and p-values, kept in the dataset's engine.
+    """The sweep of `what` on `metric` with its best, ties and p-values, kept beside the dataset's engine.
 
     Keyed on the metric and only what the sweep holds fixed: `held` is () for BM25 and LSA, `held_fixed`'s
     values for the fusions (`extra`: the sources the fingerprints in `held` stand for); the engine itself is the
@@ -116,15 +122,14 @@ def landscape(ds: Dataset, what: str, metric: str, held: tuple, extra: tuple = (
         p, p_holm = tuning.versus_best(sw.values, best, resamples)
         return Landscape(sw, best, ties, p, p_holm, resamples)
 
-    return cache.engine(ds).memo.get(MEMO, ("landscape", what, metric, tuple(held)), make)
+    return kept(ds).get(MEMO, ("landscape", what, metric, tuple(held)), make)
 
 
 def explain(ds: Dataset, qid: str, kind: str, params: Params, extra: tuple = ()) -> list[dict]:
-    """One question's fused list with each member's contribution to every document (kept in the engine)."""
+    """One question's fused list with each member's contribution to every document (kept beside the engine)."""
     held = held_fixed("rrf_k", params, extra)
     key = ("explain", qid, kind, held, params.fusion_weights(), float(params.rrf_k))
-    return cache.engine(ds).memo.get(
-        MEMO, key, lambda: tuning.explain_fusion(ds, qid, kind, params, cache.engine(ds), fixed(ds, held, extra)))
+    return kept(ds).get(MEMO, key, lambda: tuning.explain_fusion(ds, qid, kind, params, cache.engine(ds), fixed(ds, held, extra)))
 
 
 # ------------------------------------------------------------------------------------------- moving the sliders
@@ -169,117 +174,40 @@ def on_pick(chart_key: str, names: tuple[str, ...]) -> None:
 # ------------------------------------------------------------------------------------------- the verdict
 
 
-class Versus(NamedTuple):
-    """The current setting against the best: its p-values and the family Holm's correction ran over."""
-
-    p: float
-    p_holm: float
-    family: int
-    family_text: str
+# The rule and its words are the library's (retrieval.analyses.tuning: `verdict`), so the page and `python -m
+# retrieval tune` say the same for the same numbers; the page keeps the costly part (a permutation test and a
+# bootstrap of a setting between grid points) in its memo, per slider value.
+Versus = tuning.Versus
+Signals = tuning.Signals
+verdict_kind = tuning.verdict_kind
+verdict_text = tuning.verdict_text
+offers_best = tuning.offers_best
+p_is = tuning.p_is
+about = tuning.about
 
 
 def versus_best(land: Landscape, v_current: np.ndarray, on_grid: bool, near: int) -> Versus:
     """On the grid, the sweep's own p-values of the current setting; between grid points, its permutation p
-    against the best, Holm-corrected together with the other settings' (a family one larger)."""
-    n = land.p.size
-    if on_grid:
-        return Versus(float(land.p[near]), float(land.p_holm[near]), n - 1,
-                      f"the {n - 1} comparisons of every other grid setting with the best")
-    others = np.arange(n) != land.best
-    p = float(significance.permutation_pvalues(v_current - land.sweep.values[land.best], land.resamples)[0])
-    p_holm = float(significance.holm(np.append(land.p[others], p))[-1])
-    return Versus(p, p_holm, n, f"the {n - 1} comparisons of every other grid setting with the best, plus the current "
-                                "setting, which lies between grid points")
+    against the best, Holm-corrected together with the other settings' (a family one larger): `tuning.versus_current`."""
+    return tuning.versus_current(land.sweep.values, land.best, land.p, land.p_holm, v_current, on_grid, near, land.resamples)
 
 
-class Signals(NamedTuple):
-    """What the verdict weighs, each number computed from the sweep and the sidebar's setting."""
+def judge(ds: Dataset, what: str, metric: str, held: tuple, land: Landscape, current: dict, current_vals: np.ndarray,
+          cv: tuning.CrossValidation | None, label: str) -> tuning.Verdict:
+    """The verdict on the sidebar's setting (`current`, scoring `current_vals`): the library's `tuning.verdict` on the
+    landscape, its comparison with the best (p-values and tie) kept in the app's memo per setting."""
+    sw = land.sweep
+    near, on_grid = tuning.place(sw, current)
 
-    n_settings: int
-    n_tied: int  # settings whose bootstrap interval against the best holds zero, each alone (uncorrected), the best included
-    all_same: bool  # every setting has the same mean
-    at_best: bool  # the current setting is the best grid setting, or scores exactly what it scores on every question
-    current_tied: bool  # the current setting is in the (uncorrected) tie region
-    diff: float  # current − best, in-sample
-    p: float  # permutation p, current against the best, alone
-    p_holm: float  # the same, Holm-adjusted over the family
-    family: int
-    gain: float | None  # cross-validated mean − the current setting's mean (None: too few questions to cross-validate)
+    def compare() -> tuple[Versus, bool]:  # between grid points a permutation test and a bootstrap: kept, not redone per rerun
+        return (versus_best(land, current_vals, on_grid, near),
+                tuning.tied_with_best(sw.values, land.best, land.ties, current_vals, on_grid, near))
 
-
-def verdict_kind(s: Signals) -> str:
-    """The verdict's rule, the first that applies:
-
-    - ``same``: every setting has the same mean: nothing to tune;
-    - ``flat``: every setting can't be told apart from the best (bootstrap, each alone): the best is a draw among equals;
-    - ``best``: the current setting is the best (or scores exactly what it scores);
-    - ``tune``: the best beats the current setting after Holm's correction, and tuning gains on held-out questions;
-    - ``unstable``: the best beats it after Holm, but the gain does not carry over to held-out questions;
-    - ``hint``: tuning gains on held-out questions, but no setting beats the current one after Holm;
-    - ``keep``: neither: no gain on held-out questions, no setting beating the current one after Holm.
-    """
-    if s.all_same:
-        return "same"
-    if s.n_tied == s.n_settings:
-        return "flat"
-    if s.at_best:
-        return "best"
-    corrected = s.p_holm <= ALPHA_LEVEL
-    gains = s.gain is not None and s.gain > GAIN_EPS
-    if corrected:
-        return "tune" if gains else "unstable"
-    return "hint" if gains else "keep"
-
-
-def offers_best(kind: str) -> bool:
-    """Whether the page offers to move to the best: not when everything ties with it, nor when the sidebar is there."""
-    return kind not in ("same", "flat", "best")
-
-
-def p_is(p: float) -> str:
-    """'p = 0.006', 'p < 0.001', 'p = 1'."""
-    text = p_text(p)
-    return f"p {text}" if text.startswith("<") else f"p = {text}"
-
-
-def about(x: float) -> str:
-    """A gain to two significant digits with its sign and a true minus: +0.041, −0.0059."""
-    return f"{x:+.2g}".replace("-", MINUS)
-
-
-def verdict_text(s: Signals, what: str, best: str, label: str) -> str:
-    """The one plain verdict (Markdown): what `verdict_kind` decided, with the numbers it decided on."""
-    kind = verdict_kind(s)
-    holm = f"Holm's correction for {s.family} comparisons (adjusted {p_is(s.p_holm)})"
-    cv = ("cross-validation needs at least 2 questions" if s.gain is None else
-          f"cross-validated, {about(s.gain)} {label} on questions the choice never saw")
-    alone = (f" Alone, the current setting looks worse than the best ({p_is(s.p)}"
-             + ("" if s.current_tied else ", outside the tie region on the chart")
-             + f"), but picking the best of {s.n_settings} settings makes gaps like this one expected by chance."
-             if s.p <= ALPHA_LEVEL else "")
-    if kind == "same":
-        return f"**Every setting scores the same here**: all {s.n_settings} have the same mean {label}, so there is nothing to tune."
-    if kind == "flat":
-        return (f"**Every setting scores the same here, within noise**: all {s.n_settings} settings can't be told apart "
-                f"from the best ({best}), so the best is one draw among equals, not a value to move to.")
-    if kind == "best":
-        return (f"**The current setting is the best of the {s.n_settings} settings.** "
-                + ("" if s.gain is None else f"Expect less on new questions: tuning this way scores {about(s.gain)} {label} "
-                                             "against it on questions the choice never saw (cross-validated)."))
-    if kind == "tune":
-        return (f"**Tuning {what} pays**: about {about(s.gain)} {label} on questions the choice never saw (cross-validated), "
-                f"and the best ({best}) beats the current setting even after {holm}. Expect about {about(s.gain)}, "
-                f"not the {about(-s.diff)} measured on these very questions.")
-    if kind == "unstable":
-        return (f"**The best ({best}) beats the current setting on these questions**, even after {holm}, **but the gain "
-                f"does not carry over to new ones** ({cv}): the folds choose different settings. Treat the best as a hint, "
-                "not a finding.")
-    if kind == "hint":
-        return (f"**Tuning {what} may gain about {about(s.gain)} {label} on unseen questions** (cross-validated), **but no "
-                f"single setting beats the current one once {s.family} comparisons are corrected for** (Holm-adjusted "
-                f"{p_is(s.p_holm)}): treat the best ({best}) as a hint, not a finding.{alone}")
-    return (f"**Keep the current setting**: no setting beats it once {s.family} comparisons are corrected for "
-            f"(Holm-adjusted {p_is(s.p_holm)}), and tuning shows no gain on unseen questions ({cv}).{alone}")
+    # the current setting's values are fixed by the sweep's held values and the swept ones (seeded tests: exact)
+    key = ("versus", what, metric, tuple(held), tuple(sorted(current.items())))
+    versus, tied = kept(ds).get(VERSUS, key, compare)
+    return tuning.verdict(sw, land.best, land.ties, land.p, land.p_holm, current, current_vals, cv, label, land.resamples,
+                          versus=versus, current_tied=tied)
 
 
 def edge_sides(axis: np.ndarray, pos: int, lo: float, hi: float, zone: float = EDGE_ZONE) -> list[str]:
@@ -340,12 +268,9 @@ class View:
     ev: Evaluation
     current: dict  # the sidebar's value of each swept parameter
     current_vals: np.ndarray  # the sidebar's setting, per question, exactly as every other page scores it
-    near: int  # the grid setting nearest to it
-    on_grid: bool
-    vs: Versus
     folds: int  # cross-validation's folds (the slider's, 0 when there are too few questions)
     cv: tuning.CrossValidation | None
-    current_tied: bool  # the sidebar's setting can't be told apart from the best (paired bootstrap, alone)
+    verdict: tuning.Verdict  # the library's verdict on the sidebar's setting (`judge`)
 
     @property
     def n_q(self) -> int:
@@ -375,24 +300,34 @@ class View:
         return self.land.sweep.setting(self.land.best)
 
     @property
-    def is_best(self) -> bool:
-        """The sidebar's setting is the best grid setting, or scores exactly what it scores on every question."""
-        best_vals = self.land.sweep.values[self.land.best]
-        return (self.on_grid and self.near == self.land.best) or bool(np.array_equal(self.current_vals, best_vals))
+    def near(self) -> int:
+        """The grid setting nearest to the sidebar's."""
+        return self.verdict.near
+
+    @property
+    def on_grid(self) -> bool:
+        """The sidebar's setting is that grid setting exactly."""
+        return self.verdict.on_grid
+
+    @property
+    def vs(self) -> Versus:
+        """The sidebar's setting against the best: its p-values and Holm's family."""
+        return self.verdict.versus
+
+    @property
+    def current_tied(self) -> bool:
+        """The sidebar's setting can't be told apart from the best (paired bootstrap, alone)."""
+        return self.verdict.signals.current_tied
 
     @property
     def signals(self) -> Signals:
         """What the verdict weighs."""
-        means, land = self.land.sweep.means, self.land
-        return Signals(
-            self.n_settings, land.ties.size, bool(np.all(np.round(means, 12) == np.round(means[0], 12))), self.is_best,
-            self.current_tied, float(self.current_vals.mean() - means[land.best]), self.vs.p, self.vs.p_holm, self.vs.family,
-            None if self.cv is None else float(self.cv.cross_validated - self.current_vals.mean()))
+        return self.verdict.signals
 
     @property
     def kind(self) -> str:
         """The verdict's rule (`verdict_kind`)."""
-        return verdict_kind(self.signals)
+        return self.verdict.kind
 
 
 def members_text(members: tuple[str, ...]) -> str:
@@ -445,11 +380,6 @@ def current_setting(names: tuple[str, ...], params: Params) -> dict:
     return {n: getattr(params, n) for n in names}
 
 
-def on_the_grid(sw: tuning.Sweep, near: int, current: dict) -> bool:
-    """True when the sidebar's setting is the grid setting `near` exactly."""
-    return all(abs(float(sw.setting(near)[n]) - float(current[n])) < 1e-9 for n in sw.names)
-
-
 def held_values(what: str, p: Params) -> str:
     """What a sweep holds at the sidebar's values, plainly (Markdown): 'k1 = 1.2, b = 0.75 (BM25), d = 6 (LSA), each
     member's top 10'; '' for BM25's and LSA's own sweeps, which read nothing else."""
@@ -463,9 +393,7 @@ def held_values(what: str, p: Params) -> str:
     return ", ".join([*parts, f"each member's top {p.fusion_depth}"])
 
 
-def names_text(names: tuple[str, ...]) -> str:
-    """Swept parameters for reading: 'k1 and b', 'd', 'RRF k and d'."""
-    return " and ".join({"dims": "d", "rrf_k": "RRF k"}.get(n, n) for n in names)
+names_text = tuning.names_text  # swept parameters for reading: 'k1 and b', 'd', 'RRF k and d' (the verdict's words)
 
 
 def held_text_of(v: View) -> str:
@@ -563,21 +491,11 @@ def choose_view(ds: Dataset) -> View | None:
     ev = cache.evaluation([metric])
     sw = land.sweep
     current = current_setting(sw.names, p)
-    near = sw.nearest(**current)
-    on_grid = on_the_grid(sw, near, current)
     current_vals = ev.values[tuning.SYSTEM_OF[what]][metric]
     folds = chosen_folds(int(ds.evaluated.size))
     cv = tuning.cross_validate(sw.values, folds, tuning.SEED) if folds else None
-
-    def compare() -> tuple[Versus, bool]:  # between grid points a permutation test and a bootstrap: kept, not redone per rerun
-        tied = (bool(land.ties.tied[near]) if on_grid else
-                bool(stats.paired_bootstrap(current_vals, sw.values[land.best]).holds_zero))
-        return versus_best(land, current_vals, on_grid, near), tied
-
-    # the current setting's values are fixed by the sweep's held values and the swept ones (seeded tests: exact)
-    key = ("versus", what, metric, tuple(held), tuple(sorted(current.items())))
-    versus, tied = cache.engine(ds).memo.get(VERSUS, key, compare)
-    return View(ds, metric, label, p, what, choice, land, ev, current, current_vals, near, on_grid, versus, folds, cv, tied)
+    said = judge(ds, what, metric, held, land, current, current_vals, cv, label)
+    return View(ds, metric, label, p, what, choice, land, ev, current, current_vals, folds, cv, said)
 
 
 def headline(v: View) -> None:
@@ -594,7 +512,7 @@ def headline(v: View) -> None:
                    "(uncorrected), the best included; out of every setting of the grid.")
     st.caption(f"Current: {fmt_setting(v.current)}{'' if v.on_grid else ' (between grid points)'} · best: "
                f"{fmt_setting(v.best_setting)} · {v.land.ties.size} of {v.n_settings} settings can't be told apart from the best.")
-    st.markdown(verdict_text(v.signals, names_text(v.land.sweep.names), fmt_setting(v.best_setting), v.label))
+    st.markdown(v.verdict.text)
     for warning in edge_warnings(v.land.sweep, v.land.best, cache.engine(v.ds).max_dims()):
         st.warning(warning, icon=":material/open_in_full:")
 

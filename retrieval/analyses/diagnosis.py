@@ -1,0 +1,169 @@
+"""Why a question fails: the words it shares with the documents it should have found, and a class for the failure.
+
+A question is diagnosed when its first relevant document is not in the top `threshold` (3 by default).
+Classes, in the order they are tested:
+
+* **late rank** - the relevant document is found, beyond the threshold;
+* **beyond the fusion's top N** - a fusion (its list cut at its depth N) finds nothing relevant while one of its
+  members ranks a relevant document: the fusion lost it to its cut, not to the words (N = `Params.fusion_depth`);
+* **surface homonymy** - nothing relevant is found and a non-relevant document comes first on a word it shares
+  with the question (an incidental match that makes a convincing, wrong context);
+* **vocabulary gap** - nothing relevant is found and no relevant document shares a word with the question;
+* otherwise (a relevant document shares words, the list ended before it) - **late rank** again, "beyond the list".
+
+`changes` compares two systems question by question at the same threshold: what one fixes or breaks relative
+to the other, each with the failure class of the side that fails (`describe` gives the plain line).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..corpus.dataset import Dataset
+from ..corpus.text import tokenize
+from ..evaluation.metrics import first_relevant_rank
+from ..retrievers.ranking import Ranking
+
+FUSION_CUT = "beyond the fusion's top N"  # N: the fusion's depth (class_label writes it out)
+CLASSES = ("vocabulary gap", "surface homonymy", "late rank", FUSION_CUT)
+THRESHOLD_DEFAULT = 3
+OUTCOMES = ("fixed", "broken")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One diagnosed question of one system."""
+
+    system: str
+    qid: str
+    question: str
+    rank: int  # rank of the first relevant document, 0 = not found
+    first_result: str | None
+    first_result_words: tuple[str, ...]  # words the first result shares with the question
+    relevant: tuple[tuple[str, int, tuple[str, ...]], ...]  # (doc id, grade, shared words) per relevant document
+    kind: str
+    depth: int | None = None  # a fusion's depth N (its list is its top N); None for any other system
+    members: tuple[tuple[str, int], ...] = ()  # a fusion's members with their first relevant rank (0 = not found)
+
+
+def fusion_cut_label(depth: int) -> str:
+    """What a fusion's "not found" means: "beyond the fusion's top 10"."""
+    return FUSION_CUT.replace(" N", f" {int(depth)}")
+
+
+def class_label(kind: str, depth: int | None) -> str:
+    """A class as shown: FUSION_CUT with the fusion depth written out (when given), every other class as it is."""
+    return fusion_cut_label(depth) if kind == FUSION_CUT and depth is not None else kind
+
+
+def rank_text(rank: int, depth: int | None = None) -> str:
+    """A first relevant rank for a table: "4", "not found", or for a fusion (depth given) "beyond the fusion's top N"."""
+    if rank > 0:
+        return str(rank)
+    return fusion_cut_label(depth) if depth is not None else "not found"
+
+
+def shared_words(question: str, text: str) -> tuple[str, ...]:
+    """The question's tokens that the text also holds, sorted."""
+    return tuple(sorted(set(tokenize(question)) & set(tokenize(text))))
+
+
+def classify(rank: int, threshold: int, first_shares: bool, relevant_shares: bool, member_found: bool = False) -> str:
+    """The failure class of a question (see the module docstring for the rules). `member_found`: the system is a
+    fusion and one of its members ranks a relevant document."""
+    if rank > threshold:
+        return "late rank"
+    if member_found:
+        return FUSION_CUT
+    if first_shares:
+        return "surface homonymy"
+    if not relevant_shares:
+        return "vocabulary gap"
+    return "late rank"
+
+
+def diagnose(dataset: Dataset, ranking: Ranking, threshold: int = THRESHOLD_DEFAULT,
+             members: Sequence[Ranking] = (), depth: int | None = None) -> list[Case]:
+    """Every question whose first relevant document is not in the top `threshold`, with its words and class.
+
+    For a fusion, give its `depth` N and its `members`' rankings: a question it finds nothing relevant for while a
+    member ranks a relevant document is then "beyond the fusion's top N" (see the module docstring)."""
+    first = first_relevant_rank(dataset.qrels, dataset.n_queries, ranking.judged_rank)
+    member_first = [(m.name, first_relevant_rank(dataset.qrels, dataset.n_queries, m.judged_rank)) for m in members] if depth is not None else []
+    cases = []
+    for q in dataset.evaluated:
+        rank = int(first[q])
+        if 0 < rank <= threshold:
+            continue
+        text = dataset.query_texts[q]
+        top = ranking.top_ids(dataset, q, 1)
+        first_id = top[0] if top else None
+        first_idx = dataset.doc_index.get(first_id) if first_id is not None else None
+        first_words = shared_words(text, dataset.doc_texts[first_idx]) if first_idx is not None else ()
+        rel = []
+        for did, grade in dataset.relevant_of(q).items():
+            j = dataset.doc_index.get(did)
+            rel.append((did, grade, shared_words(text, dataset.doc_texts[j]) if j is not None else ()))
+        found_by = tuple((name, int(f[q])) for name, f in member_first)
+        kind = classify(rank, threshold, bool(first_words), any(w for _, _, w in rel), any(r > 0 for _, r in found_by))
+        cases.append(Case(ranking.name, dataset.query_ids[q], text, rank, first_id, first_words, tuple(rel), kind, depth, found_by))
+    return cases
+
+
+@dataclass(frozen=True)
+class Change:
+    """One question that one system (`other`) answers differently from another (`base`) at a threshold."""
+
+    outcome: str  # "fixed": base fails, other succeeds; "broken": base succeeds, other fails
+    kind: str  # the failure class of the failing side (base when fixed, other when broken)
+    qid: str
+    question: str
+    base: str  # the systems' names
+    other: str
+    base_rank: int  # rank of the first relevant document, 0 = not found
+    other_rank: int
+
+
+def changes(dataset: Dataset, base: Ranking, other: Ranking, threshold: int = THRESHOLD_DEFAULT) -> list[Change]:
+    """What `other` changes relative to `base`, question by question (in the dataset's order).
+
+    Rule: a system succeeds on a question with a relevant document when its first relevant document is at rank
+    1 to `threshold` (a rank equal to the threshold succeeds), and fails otherwise, as `diagnose` says. A question
+    is **fixed** when base fails and other succeeds, **broken** when base succeeds and other fails, with the
+    failure class `diagnose` gives the failing side; a question both succeed or both fail on is not listed.
+
+    Worked example (the invented corpus, threshold 3, base BM25, other dense): BM25 finds nothing relevant
+    for q02 "can I get my money back" (a vocabulary gap) and puts export1 first for q10 on the word "data"
+    (surface homonymy); dense ranks a relevant document first for both and fails none, so the result is
+    q02 fixed (vocabulary gap, BM25 rank 0, dense rank 1) and q10 fixed (surface homonymy), nothing broken.
+    """
+    base_cases = {c.qid: c for c in diagnose(dataset, base, threshold)}
+    other_cases = {c.qid: c for c in diagnose(dataset, other, threshold)}
+    base_first = first_relevant_rank(dataset.qrels, dataset.n_queries, base.judged_rank)
+    other_first = first_relevant_rank(dataset.qrels, dataset.n_queries, other.judged_rank)
+    out = []
+    for q in dataset.evaluated:
+        qid = dataset.query_ids[q]
+        failing_base, failing_other = base_cases.get(qid), other_cases.get(qid)
+        if (failing_base is None) == (failing_other is None):
+            continue
+        outcome, failing = ("fixed", failing_base) if failing_base is not None else ("broken", failing_other)
+        out.append(Change(outcome, failing.kind, qid, dataset.query_texts[q], base.name, other.name,
+                          int(base_first[q]), int(other_first[q])))
+    return out
+
+
+def rank_label(rank: int) -> str:
+    """A first relevant rank in words: "rank 4", or "not found" for 0 (rank_text's)."""
+    return f"rank {rank}" if rank > 0 else rank_text(rank)
+
+
+def describe(change: Change) -> str:
+    """The plain line of a change: outcome, question id, class, then other's and base's first relevant rank.
+
+    Example: "fixed: q02, vocabulary gap; dense rank 1, BM25 not found"; a broken one reads
+    "broken: q05, late rank; dense rank 7, BM25 rank 1" (the class is then the other system's).
+    """
+    return (f"{change.outcome}: {change.qid}, {change.kind}; "
+            f"{change.other} {rank_label(change.other_rank)}, {change.base} {rank_label(change.base_rank)}")

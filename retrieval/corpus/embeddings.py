@@ -1,0 +1,402 @@
+"""Precomputed embeddings: document and question vectors read from a file, checked, and aligned with a dataset.
+
+Every loader takes the raw bytes and the file name they came from (like `dataset.py`'s parsers) and raises one
+`InputError` naming the file and the line, row or array for bad input. Three formats:
+
+- `.npz` (`load_npz`): arrays `doc_ids`, `doc_vectors`, `query_ids`, `query_vectors` (and optionally `model`,
+  a string); read with `np.load(..., allow_pickle=False)`, never a pickle.
+- JSONL (`load_jsonl`): a documents file and a questions file, each line `{"id": ..., "vector": [...]}`.
+- Parquet (`load_parquet`): a documents file and a questions file with the columns `id` and `vector` (a list of
+  numbers); it needs pyarrow, which Streamlit installs; without it the loader says so.
+
+Vectors are checked (real numbers, 2-D, one width for documents and questions, finite, not zero, ids unique)
+and their rows scaled to unit length, stored as float32: a score is then a cosine. `align` puts them in the
+dataset's document and question order.
+
+Memory is bounded before anything is decompressed: a file, or an `.npz` member (by the size its zip entry and
+its array header declare), above `MAX_BYTES` is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import zipfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import PurePosixPath
+
+import numpy as np
+
+from ..core.errors import InputError
+from .dataset import Dataset, json_objects
+
+MAX_BYTES = 1 << 30  # 1 GiB: a file, or an .npz member uncompressed (700,000 x 384 float32 vectors fit)
+NPZ_ARRAYS = ("doc_ids", "doc_vectors", "query_ids", "query_vectors")
+_REAL = "iuf"  # dtype kinds accepted as vector values: integers and floats (not bool, complex, strings, objects)
+
+
+def _size_text(n: int) -> str:
+    return f"{n / (1 << 20):,.1f} MB"
+
+
+def _check_size(n_bytes: int, where: str) -> None:
+    """Refuse more than MAX_BYTES, naming what and both sizes."""
+    if n_bytes > MAX_BYTES:
+        raise InputError(f"{where} is {_size_text(n_bytes)}, above the {_size_text(MAX_BYTES)} limit (embeddings.MAX_BYTES)")
+
+
+@dataclass(frozen=True, eq=False)
+class Embeddings:
+    """Document and question vectors as read (unit rows, float32), the model that made them, and load warnings."""
+
+    model: str
+    doc_ids: tuple[str, ...]
+    doc_vectors: np.ndarray  # documents x dim, float32, unit rows
+    query_ids: tuple[str, ...]
+    query_vectors: np.ndarray  # questions x dim, float32, unit rows
+    warnings: tuple[str, ...] = ()
+    sources: tuple[str, str] = ("documents", "questions")  # where the two sides came from (for messages)
+
+    @property
+    def dim(self) -> int:
+        """The vectors' width."""
+        return int(self.doc_vectors.shape[1])
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A hash of the content: the model, both id lists and every vector's bytes."""
+        h = hashlib.sha256()
+        for part in ((self.model,), self.doc_ids, self.query_ids):
+            h.update(json.dumps(part).encode())
+        for v in (self.doc_vectors, self.query_vectors):
+            h.update(str(v.shape).encode())
+            h.update(np.ascontiguousarray(v, dtype=np.float32).tobytes())
+        return h.hexdigest()[:32]
+
+
+# --------------------------------------------------------------------------------------------- checks
+
+
+def _unique_ids(ids: Sequence[str], locate: Callable[[int], str]) -> tuple[str, ...]:
+    """The ids as a tuple, or an error naming the first empty or repeated one and where both copies are."""
+    seen: dict[str, int] = {}
+    for i, rid in enumerate(ids):
+        if not rid.strip():
+            raise InputError(f"{locate(i)}: empty id")
+        if rid in seen:
+            raise InputError(f"{locate(i)}: duplicate id {rid!r} (first at {locate(seen[rid])})")
+        seen[rid] = i
+    return tuple(ids)
+
+
+def unit_rows(values: np.ndarray, ids: Sequence[str], where: str, locate: Callable[[int], str]) -> np.ndarray:
+    """Vectors checked (real numbers, 2-D, one per id, finite, not zero) and scaled to unit length, as float32.
+
+    Each row is divided by its largest magnitude before its norm is taken, so a finite row never overflows.
+    """
+    values = np.asarray(values)
+    if values.dtype.kind not in _REAL:
+        raise InputError(f"{where}: vectors must be real numbers, found dtype {values.dtype}")
+    if values.ndim != 2:
+        raise InputError(f"{where}: vectors must be a 2-D array (one row per id), found shape {values.shape}")
+    if values.shape[0] != len(ids):
+        raise InputError(f"{where}: {values.shape[0]} vectors for {len(ids)} ids")
+    if values.shape[0] and values.shape[1] == 0:
+        raise InputError(f"{where}: the vectors have no dimension")
+    v = values.astype(np.float64)
+    bad = np.flatnonzero(~np.isfinite(v).all(axis=1))
+    if bad.size:
+        raise InputError(f"{locate(int(bad[0]))}: {bad.size} vectors hold NaN or infinite values (this is the first)")
+    scale = np.abs(v).max(axis=1, initial=0.0)
+    zero = np.flatnonzero(scale == 0)
+    if zero.size:
+        raise InputError(f"{locate(int(zero[0]))}: {zero.size} vectors are all zeros (this is the first): "
+                         "a zero vector has no direction, its cosine is undefined")
+    v /= scale[:, None]
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    return np.ascontiguousarray(v, dtype=np.float32)
+
+
+def from_arrays(model: str, doc_ids: Sequence[str], doc_vectors: np.ndarray, query_ids: Sequence[str],
+                query_vectors: np.ndarray, sources: tuple[str, str] = ("documents", "questions"),
+                locate: tuple[Callable[[int], str], Callable[[int], str]] | None = None) -> Embeddings:
+    """Embeddings from ids and vectors, checked: unique ids, real finite non-zero vectors of one width (unit rows).
+
+    `locate[i](row)` says where a row of side i (documents, questions) came from; by default its source and row.
+    """
+    if locate is None:
+        locate = tuple((lambda r, s=s, ids=ids: f"{s}: row {r + 1} (id {ids[r]!r})")
+                       for s, ids in zip(sources, (doc_ids, query_ids)))
+    d_ids = _unique_ids(list(doc_ids), locate[0])
+    q_ids = _unique_ids(list(query_ids), locate[1])
+    if not d_ids:
+        raise InputError(f"{sources[0]}: no document vector")
+    dv = unit_rows(doc_vectors, d_ids, sources[0], locate[0])
+    qv = np.asarray(query_vectors)
+    if q_ids and qv.ndim == 2 and qv.shape[1] != dv.shape[1]:
+        raise InputError(f"{sources[1]}: the question vectors have {qv.shape[1]} dimensions, "
+                         f"the document vectors ({sources[0]}) {dv.shape[1]}")
+    qv = unit_rows(qv.reshape(0, dv.shape[1]) if not q_ids and qv.size == 0 else qv, q_ids, sources[1], locate[1])
+    return Embeddings(str(model), d_ids, dv, q_ids, qv, (), sources)
+
+
+# --------------------------------------------------------------------------------------------- .npz
+
+
+def _npz_header(zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str) -> tuple[tuple[int, ...], np.dtype]:
+    """An .npy member's declared shape and dtype, read from its header alone (nothing else is decompressed)."""
+    readers = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+    try:
+        with zf.open(info) as f:
+            version = np.lib.format.read_magic(f)
+            if version not in readers:
+                raise EOFError(f".npy format version {version[0]}.{version[1]} is not supported, 1.0 and 2.0 are")
+            shape, _, dtype = readers[version](f)
+    except (ValueError, EOFError, OSError, zipfile.BadZipFile) as e:
+        raise InputError(f"{where}: not a readable .npy array ({e})") from None
+    if dtype.hasobject:
+        raise InputError(f"{where}: holds Python objects (dtype {dtype}), not numbers or strings; save it with a numeric dtype")
+    _check_size(int(np.prod(shape, dtype=np.int64)) * dtype.itemsize, where)
+    return shape, dtype
+
+
+def _ids_of(values: np.ndarray, where: str) -> list[str]:
+    """An id array (1-D, strings or integers) as strings."""
+    if values.ndim != 1:
+        raise InputError(f"{where}: ids must be a 1-D array, found shape {values.shape}")
+    if values.dtype.kind == "U":
+        return values.tolist()
+    if values.dtype.kind == "S":
+        try:
+            return [v.decode("utf-8") for v in values.tolist()]
+        except UnicodeDecodeError:
+            raise InputError(f"{where}: ids are bytes that are not UTF-8 text") from None
+    if values.dtype.kind in "iu":
+        return [str(v) for v in values.tolist()]
+    raise InputError(f"{where}: ids must be strings or integers, found dtype {values.dtype}")
+
+
+def load_npz(data: bytes, source: str) -> Embeddings:
+    """Embeddings from an .npz with arrays doc_ids, doc_vectors, query_ids, query_vectors (and optionally model).
+
+    Each member's size is checked against MAX_BYTES from its zip entry and its array header before it is read.
+    The model is the `model` array's string, else the file's name.
+    """
+    _check_size(len(data), source)
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        raise InputError(f"{source}: not an .npz file (not a zip archive)") from None
+    infos = {PurePosixPath(i.filename).name.removesuffix(".npy"): i for i in zf.infolist() if not i.is_dir()}
+    missing = [n for n in NPZ_ARRAYS if n not in infos]
+    if missing:
+        raise InputError(f"{source}: no array {missing[0]!r} (an .npz needs {', '.join(NPZ_ARRAYS)}; "
+                         f"found: {', '.join(sorted(infos)) or 'nothing'})")
+    wanted = [n for n in (*NPZ_ARRAYS, "model") if n in infos]
+    arrays = {}
+    for name in wanted:
+        where = f"{source}: array {name}"
+        _check_size(infos[name].file_size, where)
+        _npz_header(zf, infos[name], where)
+        try:
+            with zf.open(infos[name]) as f:
+                arrays[name] = np.load(f, allow_pickle=False)
+        except (ValueError, EOFError, OSError, zipfile.BadZipFile) as e:
+            raise InputError(f"{where}: damaged ({e})") from None
+    model = PurePosixPath(source).stem
+    if "model" in arrays:
+        m = arrays["model"]
+        if m.dtype.kind != "U" or m.size != 1:
+            raise InputError(f"{source}: array model must be one string, found dtype {m.dtype} and shape {m.shape}")
+        model = str(m.reshape(()))
+    d_ids = _ids_of(arrays["doc_ids"], f"{source}: array doc_ids")
+    q_ids = _ids_of(arrays["query_ids"], f"{source}: array query_ids")
+    return from_arrays(model, d_ids, arrays["doc_vectors"], q_ids, arrays["query_vectors"],
+                       (f"{source}: array doc_vectors", f"{source}: array query_vectors"))
+
+
+# --------------------------------------------------------------------------------------------- JSONL
+
+
+def _jsonl_side(data: bytes, source: str) -> tuple[list[str], np.ndarray, list[int]]:
+    """Ids, vectors (rows x dim, float64) and line numbers of a JSONL vectors file."""
+    _check_size(len(data), source)
+    ids, rows, lines = [], [], []
+    width = None
+    for n, rec in json_objects(data, source):
+        rid = rec.get("id", rec.get("_id"))
+        if not isinstance(rid, (str, int)) or isinstance(rid, bool):
+            raise InputError(f"{source}:{n}: no 'id' field (a string or an integer)")
+        vec = rec.get("vector")
+        if not isinstance(vec, list):
+            raise InputError(f"{source}:{n}: no 'vector' field (a list of numbers)")
+        try:
+            row = np.array(vec)
+        except ValueError:
+            row = np.array(vec, dtype=object)
+        if row.ndim != 1 or row.dtype.kind not in _REAL:
+            raise InputError(f"{source}:{n}: 'vector' must be a flat list of numbers")
+        if width is None:
+            width = (row.size, n)
+        elif row.size != width[0]:
+            raise InputError(f"{source}:{n}: the vector has {row.size} values, line {width[1]}'s has {width[0]}")
+        ids.append(str(rid))
+        rows.append(row.astype(np.float64))
+        lines.append(n)
+    vectors = np.vstack(rows) if rows else np.zeros((0, 0))
+    return ids, vectors, lines
+
+
+def load_jsonl(docs_data: bytes, docs_source: str, queries_data: bytes, queries_source: str,
+               model: str | None = None) -> Embeddings:
+    """Embeddings from two JSONL files (documents, questions), each line {"id": ..., "vector": [...]}.
+
+    The model is `model`, else the documents file's name."""
+    sides = [_jsonl_side(docs_data, docs_source), _jsonl_side(queries_data, queries_source)]
+
+    def at(source: str, ids: list[str], lines: list[int]) -> Callable[[int], str]:
+        return lambda r: f"{source}:{lines[r]} (id {ids[r]!r})"
+
+    return from_arrays(model or PurePosixPath(docs_source).stem, sides[0][0], sides[0][1], sides[1][0], sides[1][1],
+                       (docs_source, queries_source),
+                       tuple(at(s, ids, lines) for s, (ids, _, lines) in zip((docs_source, queries_source), sides)))
+
+
+# --------------------------------------------------------------------------------------------- Parquet
+
+
+def _parquet_side(data: bytes, source: str) -> tuple[list[str], np.ndarray]:
+    """Ids and vectors of a Parquet file with the columns id and vector (uncompressed size checked first)."""
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise InputError(f"{source}: reading Parquet needs pyarrow, which is not installed; use .npz or JSONL") from None
+    _check_size(len(data), source)
+    try:
+        pf = pq.ParquetFile(io.BytesIO(data))
+        meta = pf.metadata
+        _check_size(sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups)), f"{source} uncompressed")
+        names = pf.schema_arrow.names
+        if "id" not in names or "vector" not in names:
+            raise InputError(f"{source}: the columns must include id and vector (found: {', '.join(names)})")
+        table = pf.read(columns=["id", "vector"])
+    except (pa.ArrowException, OSError) as e:
+        raise InputError(f"{source}: not a readable Parquet file ({e})") from None
+    ids_col, vec_col = table.column("id"), table.column("vector")
+    for name, col in (("id", ids_col), ("vector", vec_col)):
+        if col.null_count:
+            first = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
+            raise InputError(f"{source}: row {first + 1}: column {name} is empty (null)")
+    if not (pa.types.is_string(ids_col.type) or pa.types.is_large_string(ids_col.type) or pa.types.is_integer(ids_col.type)):
+        raise InputError(f"{source}: column id must hold strings or integers, found {ids_col.type}")
+    ids = [str(v) for v in ids_col.to_pylist()]
+    t = vec_col.type
+    if not (pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)):
+        raise InputError(f"{source}: column vector must hold lists of numbers, found {t}")
+    if not (pa.types.is_integer(t.value_type) or pa.types.is_floating(t.value_type)):
+        raise InputError(f"{source}: column vector must hold lists of real numbers, found lists of {t.value_type}")
+    lengths = pc.list_value_length(vec_col).to_numpy(zero_copy_only=False)
+    if lengths.size and (lengths != lengths[0]).any():
+        r = int(np.flatnonzero(lengths != lengths[0])[0])
+        raise InputError(f"{source}: row {r + 1} (id {ids[r]!r}): the vector has {lengths[r]} values, row 1's has {lengths[0]}")
+    flat = pc.list_flatten(vec_col)
+    if flat.null_count:
+        raise InputError(f"{source}: a vector holds an empty (null) value")
+    values = flat.to_numpy().astype(np.float64) if len(flat) else np.zeros(0)
+    return ids, values.reshape(len(ids), int(lengths[0]) if lengths.size else 0)
+
+
+def load_parquet(docs_data: bytes, docs_source: str, queries_data: bytes, queries_source: str,
+                 model: str | None = None) -> Embeddings:
+    """Embeddings from two Parquet files (documents, questions) with the columns id and vector (needs pyarrow).
+
+    The model is `model`, else the documents file's name."""
+    (d_ids, dv), (q_ids, qv) = _parquet_side(docs_data, docs_source), _parquet_side(queries_data, queries_source)
+    return from_arrays(model or PurePosixPath(docs_source).stem, d_ids, dv, q_ids, qv, (docs_source, queries_source))
+
+
+# --------------------------------------------------------------------------------------------- alignment
+
+
+@dataclass(frozen=True, eq=False)
+class Aligned:
+    """Embeddings in a dataset's order: every document's vector, every question's (zeros for one the file lacks)."""
+
+    model: str
+    doc_vectors: np.ndarray  # the dataset's documents x dim, float32, unit rows
+    query_vectors: np.ndarray  # the dataset's questions x dim, float32; unit rows, zero for a question without one
+    has_query: np.ndarray  # bool per question: the file gave its vector
+    dataset_fingerprint: str
+    fingerprint: str  # the embeddings' content fingerprint
+    warnings: tuple[str, ...] = ()
+    corpus_fingerprint: str = ""  # the dataset's documents and questions (any judgements): what the rows align with
+
+    name = "dense"  # the system these vectors stand for, everywhere (JSON, charts, heatmap, diagnosis)
+
+
+FORMS = "one .npz file, or two .jsonl (or two .parquet) files: the documents' then the questions'"
+
+
+def loader_for(names: Sequence[str]) -> Callable:
+    """The loader of files so named (load_npz for one .npz; load_jsonl or load_parquet for two of that kind), or an
+    InputError naming the files and the forms accepted, before anything is read."""
+    if len(names) == 1 and names[0].endswith(".npz"):
+        return load_npz
+    for ext, load in ((".jsonl", load_jsonl), (".parquet", load_parquet)):
+        if len(names) == 2 and all(n.endswith(ext) for n in names):
+            return load
+    raise InputError(f"{', '.join(names) or 'no file'}: give {FORMS}")
+
+
+def load_files(files: Sequence[tuple[str, bytes]]) -> Embeddings:
+    """Embeddings from (file name, bytes): one .npz, or the documents' and the questions' files, in that order."""
+    load = loader_for([name for name, _ in files])
+    return load(*(part for name, data in files for part in (data, name)))
+
+
+def _first_ids(ids: Sequence[str], k: int = 3) -> str:
+    return ", ".join(repr(i) for i in ids[:k]) + (", ..." if len(ids) > k else "")
+
+
+def _positions(ids: tuple[str, ...], index: dict[str, int], source: str, what: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Each embedding row's position in the dataset (-1: not in it), and a warning when some are not."""
+    pos = np.array([index.get(i, -1) for i in ids], dtype=np.int64)
+    unknown = [ids[r] for r in np.flatnonzero(pos < 0)]
+    notes = [f"{source}: {len(unknown)} {what} vectors name ids that are not in the dataset ({_first_ids(unknown)}); "
+             "they are left out"] if unknown else []
+    return np.flatnonzero(pos >= 0), pos[pos >= 0], notes
+
+
+def align(embeddings: Embeddings, dataset: Dataset) -> Aligned:
+    """The vectors in the dataset's document and question order.
+
+    A document without a vector cannot be ranked: that is an error naming how many and the first. A question
+    without one scores nothing (a warning); vectors of ids the dataset does not have are left out (a warning).
+    """
+    d_src, q_src = embeddings.sources
+    d_rows, d_pos, notes = _positions(embeddings.doc_ids, dataset.doc_index, d_src, "document")
+    if d_pos.size < dataset.n_docs:
+        have = np.zeros(dataset.n_docs, dtype=bool)
+        have[d_pos] = True
+        lacking = [dataset.doc_ids[i] for i in np.flatnonzero(~have)]
+        raise InputError(f"{d_src}: {len(lacking)} of the dataset's {dataset.n_docs} documents have no vector "
+                         f"(first: {lacking[0]!r}); a document without a vector cannot be ranked")
+    dim = embeddings.dim
+    docs = np.zeros((dataset.n_docs, dim), dtype=np.float32)
+    docs[d_pos] = embeddings.doc_vectors[d_rows]
+    q_rows, q_pos, q_notes = _positions(embeddings.query_ids, dataset.query_index, q_src, "question")
+    queries = np.zeros((dataset.n_queries, dim), dtype=np.float32)
+    queries[q_pos] = embeddings.query_vectors[q_rows]
+    has = np.zeros(dataset.n_queries, dtype=bool)
+    has[q_pos] = True
+    if not has.all():
+        lacking = [dataset.query_ids[i] for i in np.flatnonzero(~has)]
+        q_notes.append(f"{q_src}: {len(lacking)} of the dataset's {dataset.n_queries} questions have no vector "
+                       f"({_first_ids(lacking)}); they score nothing")
+    return Aligned(embeddings.model, docs, queries, has, dataset.fingerprint, embeddings.fingerprint,
+                   (*embeddings.warnings, *notes, *q_notes), dataset.corpus_fingerprint)

@@ -1,0 +1,777 @@
+"""The engine: one object per dataset that builds the index once and owns every cache of what the sliders reuse.
+
+    data (dataset.py) -> retrievers (systems.py: bm25.py, lsa.py, TREC runs) -> fusion.py -> metrics.py,
+    stats.py, significance.py -> Engine (here) -> cli.py and ui/ -> pages/
+
+The pages and the command line talk to an Engine only. Every value it caches sits in its one `Memo` (bounded per
+kind, thread-safe), keyed by values: a retriever's run by (its name, the values of the parameters it reads,
+the list depth); a TREC run by its content fingerprint; a fusion by its members' keys and its own parameters.
+So a k1 change re-scores BM25 and the fusions, never LSA; a d change refits LSA only; an alpha or RRF change
+recomputes that fusion only. Engines themselves are kept per dataset fingerprint (`for_dataset`), at most
+`ENGINES` of them, so the app's sessions on one dataset share one index.
+
+Worked example: `Engine(load("invented")).evaluate(Params(), "ndcg@5").mean("BM25", "ndcg@5")` is the article's
+0.691171 (tests/test_article.py has its tables to the digit).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import subprocess
+import sys
+import threading
+import weakref
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from .. import fusion
+from ..core import params as params_spec  # the parameter table (`params` names the values everywhere here)
+from ..core import workers
+from ..core.errors import InputError
+from ..core.memo import Memo
+from ..core.params import Params
+from ..corpus import dataset as datasets
+from ..corpus import text
+from ..corpus.dataset import Dataset, TrecRun
+from ..corpus.embeddings import align, from_arrays
+from ..corpus.statistics import DatasetStats, dataset_stats
+from ..corpus.text import TermIndex, build_index, query_counts
+from ..evaluation import metrics, stats
+from ..evaluation.experiment import Evaluation, score
+from .. import kernels as _kernels
+from ..kernels.rules import ranks_before
+from ..retrievers import bm25, dense, lsa
+from ..retrievers.base import Context
+from ..retrievers.ranking import THRESHOLD, BestLists, Ranking, judged_layout
+from ..retrievers.systems import FUSIONS, REGISTRY, Retriever, Run, system_of
+from . import adhoc
+
+ENGINES = 4  # engines kept per process (one per dataset fingerprint), most recently used
+DERIVED = 4  # engines derived from another of the same documents and questions (other judgements), kept besides
+PREFETCH_ABOVE = 20_000_000  # documents x questions above which the d steps next to the current are computed ahead
+PREFETCH_REACH = 3  # d steps on each side computed ahead at most, the nearest first: a slider dragged lands a few
+# steps away (Streamlit sends the value where it is let go), and at 100k each step computed is 150-270 ms saved
+PREFETCH_BUDGET = 600_000_000  # documents x questions x d values computed ahead after one request: 3 steps a side
+# at 100,000 x 1,000 (about 0.3 s of the two cores a value, at the lowest priority), 1 at 1M (3-5 s a value)
+WARM_UP_THREAD = "retrieval-warm-up"  # the name of start_warm_up's thread
+PREFETCH_DELAY = 0.25  # seconds a request waits before it is computed (requests made meanwhile replace it)
+PREFETCH_AFTER_OTHER = 2.0  # ... when another slider moved (k1, b, alpha, RRF k) and d's passes are cached: only the
+# fusions are left to compute ahead (60-90 ms of a d step at 100k); computed after every step of a k1 walk in the
+# browser, the thread was busy through each of the page's reruns, holding the interpreter lock (the server sampled)
+
+
+def reach_for(n_docs: int, n_queries: int) -> int:
+    """How many d steps on each side `Engine.prefetch` computes: PREFETCH_BUDGET's share of documents x questions
+    (two values a step), between 1 and PREFETCH_REACH. 100,000 x 1,000: 3; 300,000 x 1,000 and more: 1."""
+    return max(1, min(PREFETCH_REACH, PREFETCH_BUDGET // (2 * max(1, n_docs * n_queries))))
+
+
+CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is said beside it
+    "run": 12,  # a retriever's run (questions x up to 1,000 scores: ~16 MB at 1,000 questions)
+    "fit": 4,  # an LSA fit (documents x d float64, twice)
+    "block": 3,  # a large corpus's SVD at a block's dimensions, which every smaller d truncates (documents x D float64)
+    "block questions": 3,  # ... and the questions projected into it (questions x D float64)
+    "probe": 4,  # a member's lists' sites in BM25's question layout (questions x 1,000: int64, int32, int32)
+    "run file": 16,  # the system of an uploaded TREC run (its lists as read)
+    "vectors": 2,  # the dense system of uploaded or encoded vectors (float64 copies: 6 KB a document at 384-d)
+    "lists": 8,  # the weighted fusion's look-ups: each member's scores of the others' lists (questions x 1,000 float64 each)
+    "weighted": 16,
+    "rrf": 16,
+    "interval": 256,  # a row's bootstrap interval (two floats): every system x metric of a few pages and steps
+    "adhoc rows": 8,  # a typed question's scores of every document by each system (3 x 8 bytes a document: 2.4 MB at 100k)
+    "adhoc": 8,  # ... read at the full parameters (the same rows: no copy)
+    "adhoc ranks": 16,  # ... and its rankings under given judgements (each system's top lists: a few KB)
+}
+# The kinds whose values depend on the documents and questions only, never on the judgements: an engine derived
+# for other judgements (`Engine.derived`) shares them with the engine it came from (a probe locates a registered
+# retriever's lists, which the texts alone decide, in BM25's layout). A run's judged ranks, the fusions and the
+# landscapes do depend on the judgements: each engine keeps its own.
+CORPUS_KINDS = ("fit", "block", "block questions", "probe", "vectors", "run file", "adhoc rows", "adhoc")
+
+
+# What indexing costs, measured (bench/speed.py's synthetic corpus, 107,000 documents, 39.8 million
+# characters): building an engine and two evaluations added 0.98 GiB to the process, 26.5 bytes per character of
+# text. A server refuses a corpus above APP_MAX_CHARS before indexing it (about 1.1 GiB each; at most ENGINES are
+# kept); the command line, which serves one person, above CLI_MAX_CHARS. $RETRIEVAL_LAB_MAX_CHARS sets both.
+BYTES_PER_CHAR = 26.5
+APP_MAX_CHARS = 40_000_000
+CLI_MAX_CHARS = 400_000_000
+MAX_CHARS_ENV = "RETRIEVAL_LAB_MAX_CHARS"
+
+
+def max_chars(default: int = APP_MAX_CHARS) -> int:
+    """`default`, or $RETRIEVAL_LAB_MAX_CHARS when it is set (an error names it when it is no whole number >= 1)."""
+
+    value = os.environ.get(MAX_CHARS_ENV, "").strip().replace("_", "")
+    if not value:
+        return default
+    if not value.isdigit() or int(value) < 1:
+        raise InputError(f"{MAX_CHARS_ENV}={value!r}: expected a whole number of characters >= 1, e.g. 100000000")
+    return int(value)
+
+
+def check_size(dataset: Dataset, limit: int) -> None:
+    """Refuse, before any indexing, a dataset whose texts exceed `limit` characters, saying what indexing would
+    cost and how to raise the limit."""
+    chars = sum(map(len, dataset.doc_texts)) + sum(map(len, dataset.query_texts))
+    if chars > limit:
+        raise InputError(
+            f"{dataset.name}: {chars:,} characters of text; indexing them would take about "
+            f"{chars * BYTES_PER_CHAR / 2**30:.1f} GiB of memory; the limit here is {limit:,} characters (set "
+            f"{MAX_CHARS_ENV} to raise it)")
+
+
+class LsaFit(NamedTuple):
+    """A fitted LSA and the questions projected into it."""
+
+    model: lsa.LsaModel
+    qvec: np.ndarray
+
+
+def release_free_memory() -> None:
+    """Hand the heap the tokeniser freed back to the operating system (glibc's malloc_trim; elsewhere nothing):
+    45 MB at 100,000 documents (measured after the index build) that would otherwise stay resident under
+    everything built after it."""
+    try:
+        trim = getattr(ctypes.CDLL(None), "malloc_trim", None)  # the process's own symbols: libc's among them
+    except (OSError, TypeError):  # no such handle on this platform
+        return
+    if trim is not None:
+        trim(0)
+
+
+def rejudged(run: BestLists, row: Callable[[int], np.ndarray], old: Dataset, new: Dataset) -> BestLists:
+    """`run`, computed for `old`'s judgements, with the judged ranks of `new`'s (the same documents and
+    questions, other judgements), without running the retriever again.
+
+    A judgement both hold keeps its rank. Another one's document takes its place in the question's best list
+    (its rank when it scores above the result threshold, else 0); beyond a list that holds every result it was
+    not retrieved (0); beyond a list that does not, its rank is 1 + the documents that rank before it
+    (`ranks_before`) in `row(q)`, the question's scores of every document (bit-identical to the run's).
+    """
+    n = max(new.n_docs, 1)
+    od, nd = old.qrels.doc, new.qrels.doc
+    old_keys = np.where(od >= 0, old.qrels.query * n + od, -1)
+    new_keys = np.where(nd >= 0, new.qrels.query * n + nd, -2)
+    order = np.argsort(old_keys, kind="stable")
+    sorted_keys = old_keys[order]
+    at = np.minimum(np.searchsorted(sorted_keys, new_keys), max(sorted_keys.size - 1, 0))
+    both = sorted_keys[at] == new_keys if sorted_keys.size else np.zeros(new_keys.size, dtype=bool)
+    ranks = np.zeros(new_keys.size, dtype=np.int64)  # a document outside the corpus is never retrieved
+    ranks[both] = run.ranking.judged_rank[order[at[both]]]
+    todo = np.flatnonzero(~both & (nd >= 0))
+    questions = new.qrels.query[todo]
+    for q in np.unique(questions).tolist():
+        mine = todo[questions == q]
+        n_top = int(run.n_top[q])
+        listed, scores = run.top_d[q, :n_top], run.top_s[q, :n_top]
+        place = {int(d): i for i, d in enumerate(listed.tolist())}
+        beyond = []
+        for j in mine.tolist():
+            i = place.get(int(nd[j]))
+            if i is None:
+                beyond.append(j)
+            else:
+                ranks[j] = i + 1 if scores[i] > THRESHOLD else 0
+        if beyond and int(np.count_nonzero(scores > THRESHOLD)) < int(run.n_res[q]):  # some result lies beyond
+            every = row(q)
+            key = new.tie_key
+            for j in beyond:
+                d = int(nd[j])
+                s = every[d]
+                ranks[j] = 1 + int(np.count_nonzero(ranks_before(every, key, s, key[d]))) if s > THRESHOLD else 0
+    return replace(run, ranking=replace(run.ranking, judged_rank=ranks))
+
+
+class SharedMemo:
+    """An engine's cache when it shares the corpus-side kinds (`kinds`) with other engines: those go to `corpus`,
+    the store of the engine it was derived from, every other kind to its own `own` (the same interface as Memo)."""
+
+    def __init__(self, own: Memo, corpus: Memo, kinds: tuple[str, ...]):
+        self.own, self.corpus, self.kinds = own, corpus, frozenset(kinds)
+
+    def _of(self, kind: str) -> Memo:
+        return self.corpus if kind in self.kinds else self.own
+
+    def get(self, kind, key, make):
+        """The value under (kind, key), from the shared store for a corpus-side kind."""
+        return self._of(kind).get(kind, key, make)
+
+    def ready(self, kind: str, key) -> bool:
+        """Whether a value is stored under (kind, key), in the shared store for a corpus-side kind."""
+        return self._of(kind).ready(kind, key)
+
+    def latest(self, kind: str):
+        """The most recently used value of a kind, or None."""
+        return self._of(kind).latest(kind)
+
+    def size(self, kind: str) -> int:
+        """How many values of a kind are held."""
+        return self._of(kind).size(kind)
+
+    def clear(self) -> None:
+        """Drop this engine's own values (the shared ones belong to the engines of the same corpus)."""
+        self.own.clear()
+
+
+class Engine:
+    """Everything about one dataset: the term index, BM25's columns and question plan (built once), and one
+    bounded cache of the runs, fits and fusions the parameters select.
+
+    `progress(stage, fraction)` receives the build's stages and the fraction done (0 to 1), for a progress
+    bar: tokenising takes about 85% of the time. With `limit`, a dataset of more characters is refused first.
+    """
+
+    def __init__(self, dataset: Dataset, progress: Callable[[str, float], None] | None = None, limit: int | None = None):
+        def step(share0: float, share1: float):
+            if progress is None:
+                return None
+            return lambda stage, f: progress(stage, share0 + (share1 - share0) * f)
+
+        if limit is not None:
+            check_size(dataset, limit)  # before the expensive step, and only when it is about to be paid
+        self.dataset = dataset
+        self.fingerprint = dataset.fingerprint
+        self.index: TermIndex = build_index(dataset.doc_texts, step(0.0, 0.85))
+        release_free_memory()
+        if progress is not None:
+            progress("preparing BM25", 0.85)
+        self.bm25 = bm25.prepare(self.index)
+        if progress is not None:
+            progress("tokenising questions", 0.95)
+        self.qcounts: sp.csr_matrix = query_counts(self.index, dataset.query_texts)
+        self.plan = bm25.plan(self.bm25, self.qcounts)
+        if progress is not None:
+            progress("ready", 1.0)
+        self.memo = Memo(CACHE_SIZES)
+        self._own_state()
+
+    def _own_state(self, latest: dict[str, BestLists] | None = None) -> None:
+        """What every engine holds for itself, a derived one too (`latest`: its base's hints)."""
+        self._judged: np.ndarray | None = None
+        self._latest: dict[str, BestLists] = dict(latest or {})  # each retriever's latest run: a hint for its next
+        self._lock = threading.Lock()
+        self._fitting: dict[int, threading.Thread] = {}  # fit_in_background's threads, by d
+        self._ahead: threading.Thread | None = None  # prefetch's thread, while it works
+        self._ahead_next: tuple | None = None  # the request it takes next: (the parameters to compute, extra)
+        self._ahead_params: Params | None = None  # what prefetch was last asked about (which way d moves, whether alone)
+        self._ahead_wake = threading.Event()  # set by each request, ending the wait of the one it replaces
+
+    # what a derived engine shares with its base, all built from the texts alone; everything else is its own (an
+    # attribute added to __init__ is then never shared by mistake)
+    _SHARED = ("index", "bm25", "qcounts", "plan")
+    _root: "Engine | None" = None  # a derived engine's first engine of the same texts (whose runs it re-judges)
+
+    @classmethod
+    def derived(cls, base: "Engine", dataset: Dataset) -> "Engine":
+        """The engine of `dataset`, which holds the same documents and questions as `base.dataset` with other
+        judgements (e.g. `Dataset.with_judgements`), built from `base`'s parts without tokenising anything: the
+        term index, BM25's columns, the questions' counts and plan are shared, and so are the cached values
+        that depend on the texts only (`CORPUS_KINDS`: LSA fits, dense vectors, run files' systems). Runs,
+        fusions and the judged documents' positions are its own, computed for its judgements. Its results equal
+        those of `Engine(dataset)` (tests/test_engine.py). A retriever's run is its root engine's (the first
+        engine of these texts, kept alive by it) with the judged ranks re-read (`rejudged`): no retriever runs
+        again for a new judgement; a TREC run, cheap to align, is aligned again."""
+        if dataset.corpus_fingerprint != base.dataset.corpus_fingerprint:
+            raise ValueError(f"{dataset.name}: not the documents and questions of {base.dataset.name}; build its own engine")
+        engine = cls.__new__(cls)
+        engine.__dict__.update({k: base.__dict__[k] for k in cls._SHARED})
+        engine.dataset, engine.fingerprint = dataset, dataset.fingerprint
+        corpus = base.memo.corpus if isinstance(base.memo, SharedMemo) else base.memo
+        engine.memo = SharedMemo(Memo(CACHE_SIZES), corpus, CORPUS_KINDS)
+        with base._lock:
+            engine._own_state(base._latest)  # hints for the next run's cut: lists of the same texts
+        engine._root = base._root or base
+        return engine
+
+    @property
+    def root(self) -> "Engine":
+        """The first engine of the same documents and questions: this one, or the one a derived engine was made
+        from (`derived` keeps it, so it lives as long as any engine derived from it)."""
+        return self._root or self
+
+    def __repr__(self) -> str:
+        return f"Engine({self.dataset.name!r}, {self.dataset.n_docs} documents, {self.dataset.n_queries} questions)"
+
+    # --------------------------------------------------------------------------------------- what is built once
+
+    def context(self) -> Context:
+        """What a retriever's run reads of this engine (`base.Context`): the dataset, its term index and question
+        counts, BM25's columns and plan, the judged positions, LSA's fits, the latest runs and the probes."""
+        return Context(self.dataset, self.index, self.qcounts, self.bm25, self.plan, self.judged_positions, self.lsa_fit, self.latest_run,
+                       self.probe_for)
+
+    def judged_positions(self) -> np.ndarray:
+        """The judged documents' positions in BM25's question layout: they change with neither k1 nor b."""
+        with self._lock:
+            if self._judged is None:
+                j_ptr, j_doc = judged_layout(self.dataset)
+                self._judged = bm25.locate(self.plan, j_doc, j_ptr)
+            return self._judged
+
+    def max_dims(self) -> int:
+        """The largest LSA dimension this corpus allows: min(documents, terms) - 1."""
+        return lsa.max_dims(self.index)
+
+    # --------------------------------------------------------------------------------------- per parameter
+
+    def lsa_fit(self, dims: int) -> LsaFit:
+        """LSA with d dimensions and the questions projected into it (cached per d). On a large corpus every d is the
+        prefix of its block's fit (lsa.block_for), so a d slider step after the first costs no SVD."""
+        block = lsa.block_for(self.index, dims)
+
+        def make() -> LsaFit:
+            if block is None:
+                model = lsa.fit(self.index, dims, by_term=self.bm25.counts)
+            else:
+                base = self.memo.get("block", block, lambda: lsa.fit(self.index, block, block=True,
+                                                                     by_term=self.bm25.counts))
+                model = lsa.truncate(base, dims)
+                projected = self.memo.get("block questions", block, lambda: lsa.project(base, self.qcounts))
+                return LsaFit(model, lsa.query_vectors(model, self.qcounts, projected))
+            return LsaFit(model, lsa.query_vectors(model, self.qcounts))
+
+        return self.memo.get("fit", int(dims), make)
+
+    def slow_fit(self, dims: int) -> bool:
+        """Whether LSA at d waits on an SVD not fitted yet on a large corpus (its block's: seconds at 100,000
+        documents; a small corpus's direct fit takes milliseconds and never counts)."""
+        block = lsa.block_for(self.index, dims)
+        return block is not None and not self.memo.ready("block", block)
+
+    def fit_in_background(self, dims: int) -> threading.Thread | None:
+        """Start LSA's fit at d in a thread when it is slow (`slow_fit`); a page asking for it meanwhile waits for
+        this fit (the memo makes a key once) instead of fitting again. Returns the thread (the one already fitting
+        that d, when a rerun asks again), or None."""
+        if not self.slow_fit(dims):
+            return None
+
+        def work() -> None:
+            try:
+                self.lsa_fit(dims)
+            except Exception:  # noqa: BLE001 - a page asking for the fit makes it again and shows its error
+                pass
+
+        with self._lock:
+            t = self._fitting.get(dims)
+            if t is None or not t.is_alive():
+                t = self._fitting[dims] = threading.Thread(target=work, name=f"lsa-fit-{dims}", daemon=True)
+                t.start()
+        return t
+
+    def waiting(self, params: Params) -> tuple[str, ...]:
+        """The built-in systems whose runs at `params` wait on a slow fit (LSA while its SVD is fitted, and the
+        fusions of it), in display order; empty when every run is at most a pass over the corpus away."""
+        if "LSA" in REGISTRY and self.slow_fit(params.dims):
+            return ("LSA", *(FUSIONS if "LSA" in params.members else ()))
+        return ()
+
+    def first_rankings(self, params: Params = Params(), extra: tuple = ()) -> dict[str, Ranking]:
+        """The rankings of every system that does not wait (`waiting`): what a page can show at once while LSA is
+        fitted. Each run is the one `rankings` uses (the same cache key: a run's lists do not depend on the fusion's
+        members; BM25 then scores LSA's lists by look-up when the fusion comes)."""
+        skip = set(self.waiting(params))
+        names = [n for n in REGISTRY if n not in skip] + [x.name for x in extra]
+        return {n: self._run_tracked(n, replace(params, members=(n,), weights=None), extra).ranking for n in names}
+
+    def bm25_scores(self, k1: float, b: float) -> sp.csr_matrix:
+        """BM25 scores of every question as a sparse matrix: the reference algebra (the sliders use `run`)."""
+        return bm25.score(self.bm25, self.qcounts, k1, b)
+
+    def explain_bm25(self, terms: list[str], doc: int, k1: float, b: float) -> list[dict]:
+        """Per-term contributions of one document to its BM25 score (bm25.explain)."""
+        return bm25.explain(self.bm25, self.index, terms, doc, k1, b)
+
+    def in_vocabulary(self, term: str) -> bool:
+        """Whether a term occurs in the corpus."""
+        return term in self.index.vocabulary
+
+    @property
+    def n_terms(self) -> int:
+        """The corpus's vocabulary size."""
+        return int(self.index.terms.size)
+
+    def doc_length(self, doc: int) -> tuple[int, float]:
+        """A document's length in tokens and the corpus's average (what BM25's b normalises by)."""
+        return int(self.bm25.doc_len[doc]), float(self.bm25.avg_len)
+
+    def stats(self) -> DatasetStats:
+        """The dataset's statistics (`corpus.statistics.dataset_stats`): sizes, vocabulary, judgements per question."""
+        return dataset_stats(self.dataset, self.index)
+
+    def system(self, name: str, extra: tuple = ()) -> Retriever:
+        """A system by name: a registered retriever, or the system of one of the `extra` sources (a TREC run,
+        embeddings), made once per source content; an error lists the known ones."""
+        if name in REGISTRY:
+            return REGISTRY[name]
+        source = self._source(name, extra)
+        kind = "run file" if isinstance(source, TrecRun) else "vectors"
+        return self.memo.get(kind, (name, source.fingerprint), lambda: system_of(source))
+
+    @staticmethod
+    def _source(name: str, extra: tuple):
+        for source in extra:
+            if source.name == name:
+                return source
+        known = [*REGISTRY, *(s.name for s in extra)]
+        raise InputError(f"unknown system {name!r}: known are {', '.join(known)}")
+
+    def key(self, name: str, params: Params, extra: tuple = ()) -> tuple:
+        """The cache key of a system's run: its name, the values of the parameters it reads and the list depth,
+        and for a source (a run, embeddings) the fingerprint of its whole content."""
+        system = self.system(name, extra)
+        content = () if name in REGISTRY else (self._source(name, extra).fingerprint,)
+        return (name, *content, params.of(system.params), params.list_depth)
+
+    def run(self, name: str, params: Params, extra: tuple = ()) -> BestLists:
+        """One system's run at the given parameters (cached on what it reads); in a derived engine, a retriever's
+        is its root's run under the same key, re-judged."""
+        system = self.system(name, extra)
+        root = self._root
+        if root is not None and not isinstance(system, Run):
+            def make() -> BestLists:
+                base = root.run(name, params, extra)
+                return rejudged(base, system.member(base).row, root.dataset, self.dataset)
+
+            return self.memo.get("run", self.key(name, params, extra), make)
+        return self.memo.get("run", self.key(name, params, extra), lambda: system.run(self.context(), params, params.list_depth))
+
+    def latest_run(self, name: str) -> BestLists | None:
+        """The most recently used run of a retriever (a hint for its next run), if any."""
+        with self._lock:
+            return self._latest.get(name)
+
+    def _remember(self, name: str, run: BestLists) -> None:
+        with self._lock:
+            self._latest[name] = run
+
+    def probe_for(self, name: str, params: Params) -> tuple[np.ndarray, np.ndarray, bm25.ProbeSites] | None:
+        """For a postings retriever (BM25) fused with another member: that member's best lists, their lengths
+        and their sites in BM25's layout (`bm25.probe_sites`), so BM25's own pass scores them too (the fusion
+        reads them)."""
+        others = [m for m in params.members if m != name]
+        if name not in params.members or not others or others[0] not in REGISTRY:
+            return None
+        other = self.run(others[0], params)
+        at = self.memo.get("probe", self.key(others[0], params),
+                           lambda: bm25.probe_sites(self.plan, other.top_d, other.n_top))
+        return other.top_d, other.n_top, at
+
+    # --------------------------------------------------------------------------------------- all systems
+
+    def _members(self, params: Params, extra: tuple) -> tuple[list, tuple]:
+        members = [self.system(m, extra).member(self._run_tracked(m, params, extra)) for m in params.members]
+        return members, tuple(self.key(m, params, extra) for m in params.members)
+
+    def _run_tracked(self, name: str, params: Params, extra: tuple) -> BestLists:
+        r = self.run(name, params, extra)
+        if name in REGISTRY:
+            self._remember(name, r)
+        return r
+
+    def _fusion_keys(self, params: Params, extra: tuple) -> tuple[tuple, tuple]:
+        """The cache keys of the weighted fusion and of RRF at `params`: their members' run keys and their own
+        parameters."""
+        keys = tuple(self.key(m, params, extra) for m in params.members)
+        return (keys, params.fusion_weights(), params.fusion_depth), (keys, params.rrf_k, params.fusion_depth)
+
+    def weighted(self, params: Params, extra: tuple = ()) -> fusion.WeightedRun:
+        """The weighted fusion of params.members with params.fusion_weights()."""
+        members, keys = self._members(params, extra)
+        lists = self.memo.get("lists", keys, lambda: fusion.gather(members))
+        weights = params.fusion_weights()
+        return self.memo.get("weighted", self._fusion_keys(params, extra)[0],
+                             lambda: fusion.weighted(self.dataset, members, weights, params.fusion_depth, lists))
+
+    def rrf(self, params: Params, extra: tuple = ()) -> Ranking:
+        """Reciprocal Rank Fusion of params.members' top fusion_depth."""
+        return self.memo.get("rrf", self._fusion_keys(params, extra)[1], lambda: fusion.rrf(
+            self.dataset, [self._run_tracked(m, params, extra).ranking for m in params.members], params.rrf_k,
+            params.fusion_depth))
+
+    def cached(self, params: Params, extra: tuple = ()) -> bool:
+        """Whether `rankings(params, extra)` would only read the cache: every system's run and both fusions."""
+        names = [*REGISTRY, *(x.name for x in extra)]
+        w_key, r_key = self._fusion_keys(params, extra)
+        return (all(self.memo.ready("run", self.key(n, params, extra)) for n in names)
+                and self.memo.ready("weighted", w_key) and self.memo.ready("rrf", r_key))
+
+    def prefetch_pays(self) -> bool:
+        """Whether a d step costs enough here to be computed ahead (`prefetch`): LSA's pass over documents x
+        questions above PREFETCH_ABOVE (at 100,000 x 1,000 a d step measured 210-330 ms; on Cranfield, 1,400 x 225,
+        a few milliseconds, and nothing runs ahead)."""
+        return self.dataset.n_docs * self.dataset.n_queries > PREFETCH_ABOVE
+
+    def reach(self) -> int:
+        """How many d steps on each side `prefetch` computes on this corpus (`reach_for`)."""
+        return reach_for(self.dataset.n_docs, self.dataset.n_queries)
+
+    def neighbours(self, params: Params, down_first: bool = False) -> list[Params]:
+        """The parameters up to `reach` d steps away that `prefetch` would compute, nearest first (d + 1, d - 1,
+        d + 2, ...; `down_first`: d - 1 before d + 1 at each distance): within 1 and the largest d the corpus and
+        the slider allow, not waiting on a slow SVD (a new block is never fitted ahead)."""
+        top = min(self.max_dims(), params_spec.MAX_DIMS)
+        out = []
+        for s in range(1, self.reach() + 1):
+            for d in (params.dims - s, params.dims + s) if down_first else (params.dims + s, params.dims - s):
+                if 1 <= d <= top and not self.slow_fit(d):
+                    out.append(replace(params, dims=d))
+        return out
+
+    def _passes_ready(self, params: Params, extra: tuple) -> bool:
+        """Whether the runs that read d (LSA's: a pass over every document) are cached at `params`: what a d step
+        costs most, where computing ahead pays most."""
+        return all(self.memo.ready("run", self.key(name, params, extra))
+                   for name, system in REGISTRY.items() if "dims" in system.params)
+
+    def prefetch(self, params: Params, extra: tuple = ()) -> threading.Thread | None:
+        """Compute, in one background thread, the rankings a few d steps away from `params` (`neighbours`) that are
+        not cached yet, so that the next d step of a slider, or a drag a few steps long, reads them (a step taken
+        while one is being computed waits for that computation, not for a second one: the memo makes a key once).
+        Only where it pays (`prefetch_pays`). The step in the direction d last moved comes first at each distance.
+        The thread starts PREFETCH_DELAY after the request (PREFETCH_AFTER_OTHER when another slider moved and d's
+        passes are cached: only the fusions are left to compute), and a request made meanwhile replaces it and waits
+        its own delay (a slider still moving computes nothing ahead, and the page that asked draws undisturbed); a
+        newer request also ends the one being computed after its current step. It and its kernels' worker threads
+        run at the lowest priority (`workers.background_thread`), so a step the other way, computed at once, keeps the
+        cores. One thread per engine. Returns the thread working (or None: nothing to do)."""
+        if "LSA" not in REGISTRY or not self.prefetch_pays():
+            return None
+        with self._lock:
+            before, self._ahead_params = self._ahead_params, params
+        down = before is not None and params.dims < before.dims
+        on_d = before is not None and before != params and replace(before, dims=params.dims) == params
+        todo = [p for p in self.neighbours(params, down) if not self.cached(p, extra)]
+        if not todo:
+            return None
+        passes_missing = not all(self._passes_ready(p, extra) for p in todo)
+        delay = PREFETCH_DELAY if on_d or passes_missing else PREFETCH_AFTER_OTHER
+
+        def work() -> None:
+            while True:
+                with self._lock:
+                    pending = self._ahead_next
+                    self._ahead_wake.clear()
+                if pending is not None and self._ahead_wake.wait(pending[2]):
+                    continue  # a request made meanwhile replaces this one, and waits its own delay
+                with self._lock:  # the sliders at rest
+                    request, self._ahead_next = self._ahead_next, None
+                    if request is None:
+                        self._ahead = None
+                        return
+                for p in request[0]:
+                    if self._ahead_next is not None:  # a newer request goes first
+                        break
+                    try:
+                        self.rankings(p, request[1])
+                    except Exception:  # noqa: BLE001 - a page asking for these rankings makes them, shows the error
+                        pass
+
+        with self._lock:
+            self._ahead_next = (todo, extra, delay)
+            self._ahead_wake.set()
+            t = self._ahead
+            if t is None:
+                t = self._ahead = workers.background_thread(work, "prefetch")
+            return t
+
+    def rankings(self, params: Params = Params(), extra: tuple = ()) -> dict[str, Ranking]:
+        """Every system's ranking: the registered retrievers, the `extra` sources' retrievers (embeddings), the
+        two fusions, then each TREC run, by name."""
+        names = [x.name for x in extra]
+        taken = [n for n in names if n in REGISTRY or n in FUSIONS]
+        if taken or len(set(names)) != len(names):
+            clash = taken[0] if taken else next(n for n in names if names.count(n) > 1)
+            raise InputError(f"system name {clash!r} is already taken (built-in systems: {', '.join((*REGISTRY, *FUSIONS))})")
+        for m in params.members:
+            self.system(m, extra)
+        w = self.weighted(params, extra)
+        runs = [x.name for x in extra if isinstance(x, TrecRun)]
+        out = {name: self._run_tracked(name, params, extra).ranking for name in REGISTRY}
+        out.update({n: self.run(n, params, extra).ranking for n in names if n not in runs})
+        out["weighted"] = w.ranking
+        out["RRF"] = self.rrf(params, extra)
+        out.update({n: self.run(n, params, extra).ranking for n in runs})
+        return out
+
+    def evaluate(self, params: Params = Params(), metric_names: str | list[str] | tuple[str, ...] = metrics.DEFAULT_METRICS,
+                 extra: tuple = ()) -> Evaluation:
+        """Per-question values of the metrics for every system."""
+        metric_list = metrics.parse_list(metric_names)
+        ranks = self.rankings(params, extra)
+        notes = tuple(w for r in ranks.values() for w in r.warnings)
+        return score(self.dataset, ranks, metric_list, notes)
+
+    def intervals(self, values: np.ndarray) -> np.ndarray:
+        """stats.intervals of each row of `values` (rows x questions: one system's values of one metric), each
+        row's two ends cached on the row's whole content (its bytes' digest and length), the rows not cached
+        computed together. A slider step changes some systems' rows only: a k1 step leaves LSA's, an alpha step
+        every system's but the weighted fusion's."""
+        v = np.atleast_2d(np.asarray(values, dtype=np.float64))
+        keys = [(hashlib.blake2b(np.ascontiguousarray(row).tobytes(), digest_size=16).digest(), row.size) for row in v]
+        todo = [i for i, key in enumerate(keys) if not self.memo.ready("interval", key)]
+        made = dict(zip(todo, stats.intervals(v[todo]))) if todo else {}
+        ends = [self.memo.get("interval", key, lambda i=i: made[i] if i in made else stats.intervals(v[i]))
+                for i, key in enumerate(keys)]  # (a row dropped since it was found computes alone)
+        return np.array(ends).reshape(-1, 2)
+
+    def intervals_ahead(self) -> threading.Thread:
+        """`stats.prepare` for this dataset's evaluated questions in a thread: the bootstrap's draws made before a
+        page asks for its first intervals (an upload starts it once its first evaluation is done)."""
+        t = threading.Thread(target=stats.prepare, args=(int(self.dataset.evaluated.size),), name="intervals-ahead",
+                             daemon=True)
+        t.start()
+        return t
+
+    # --------------------------------------------------------------------------------------- a typed question
+
+    def adhoc(self, text: str, params: Params = Params(), extra: tuple = (), judgements: tuple = (),
+              qid: str = adhoc.QUESTION_ID) -> tuple[Dataset, dict[str, Ranking], adhoc.Scores]:
+        """A typed question scored by every system that can (adhoc.py): its one-question dataset (judged by
+        `judgements`, (document id, grade) pairs), every system's ranking and the scores of every document.
+        The rows of scores are cached per (text, what they read: k1, b, d, dense vectors), so a fusion slider
+        re-fuses without re-scoring; the scores as read at the full parameters, and the rankings per judgements too."""
+        vectors = tuple(x.fingerprint for x in extra if not isinstance(x, TrecRun))
+        rows = self.memo.get("adhoc rows", (text, params.k1, params.b, params.dims, vectors),
+                             lambda: adhoc.score_text(self, text, params, extra))
+        key = (text, params, vectors)
+        scores = self.memo.get("adhoc", key, lambda: adhoc.for_params(rows, params))
+        judged = tuple((str(d), g) for d, g in judgements)
+        one, ranks = self.memo.get("adhoc ranks", (key, judged, qid),
+                                   lambda: adhoc.rankings(self.dataset, scores, judged, qid))
+        return one, ranks, scores
+
+
+_ENGINES = Memo({"engine": ENGINES, "derived": DERIVED})
+_ROOTS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # corpus fingerprint -> a built engine alive
+
+
+def for_dataset(dataset: Dataset, progress: Callable[[str, float], None] | None = None, limit: int | None = None) -> Engine:
+    """The engine of a dataset's content, built once per fingerprint (at most ENGINES kept); `limit`: the most
+    characters a dataset may hold to be built (checked only when it is).
+
+    A dataset whose documents and questions an engine alive already holds, with other judgements (a person
+    grading documents), gets an engine derived from that one (`Engine.derived`: nothing re-tokenised), kept
+    apart (at most DERIVED), so grading never pushes other datasets' engines out."""
+    corpus = dataset.corpus_fingerprint
+    root = _ROOTS.get(corpus)
+    if root is not None and root.fingerprint != dataset.fingerprint:
+        # the root counts among the ENGINES kept while a derived engine of it is in use (it shares its index)
+        _ENGINES.get("engine", root.fingerprint, lambda: root)
+        return _ENGINES.get("derived", dataset.fingerprint, lambda: Engine.derived(root, dataset))
+    engine = _ENGINES.get("engine", dataset.fingerprint, lambda: root or Engine(dataset, progress, limit))
+    _ROOTS[corpus] = engine
+    return engine
+
+
+def evaluate(dataset: Dataset, params: Params = Params(), metric_names: str | list[str] = metrics.DEFAULT_METRICS,
+             runs: tuple[TrecRun, ...] = ()) -> Evaluation:
+    """The whole evaluation of every system with the given parameters, on the dataset's engine (built once per
+    content and kept: `for_dataset`)."""
+    return for_dataset(dataset).evaluate(params, metric_names, runs)
+
+
+# --------------------------------------------------------------------------------------- compiled kernels, warmed
+
+def warm_up() -> dict[str, int]:
+    """Compile every kernel with the argument types the app and the command line pass, or load it from numba's
+    cache on disk (`cache=True`: `__pycache__` beside the module, or $NUMBA_CACHE_DIR): an engine on the invented
+    corpus evaluated as the sliders do (a first run, a run with the previous one as a hint, both fusions over BM25 +
+    LSA and over BM25 + dense vectors, a TREC run, the reference rankings). Returns each kernel's number of
+    signatures. `python -m retrieval warmup` runs it, once after installing, so no first visit waits for numba."""
+
+    with _kernels.compiled_here():
+        ds = datasets.load("invented")
+        # what a large corpus's index runs, its table grown past its first 256 terms (so _rehash is compiled too),
+        # a batch above text.SPLIT_ABOVE bytes tokenised in two halves (_merge: about 1 MB, some 20 ms)
+        words = " ".join(f"warm{i}" for i in range(300))
+        text.build_index(ds.doc_texts + (words,) * (text.SPLIT_ABOVE // len(words) + 2), method="compiled")
+        e = Engine(ds)
+        e.evaluate(Params())
+        e.evaluate(Params(k1=1.3, b=0.5, alpha=0.3, rrf_k=20.0))  # BM25 with the previous run as its hint
+        e.evaluate(Params(k1=1.3, b=0.5, dims=5))  # a d move: BM25's scores of LSA's new lists looked up
+        rng = np.random.default_rng(0)
+        vectors = align(from_arrays("warm-up", ds.doc_ids, rng.normal(size=(ds.n_docs, 8)), ds.query_ids,
+                                    rng.normal(size=(ds.n_queries, 8))), ds)
+        e.evaluate(Params(members=("BM25", vectors.name)), extra=(vectors,))
+        e.evaluate(Params(members=(vectors.name, "LSA", "BM25"), weights=(0.5, 0.3, 0.2)), extra=(vectors,))
+        top = e.run("BM25", Params())
+        lines = [f"{ds.query_ids[q]} Q0 {ds.doc_ids[d]} {r + 1} {float(s)!r} warm" for q in range(ds.n_queries)
+                 for r, (d, s) in enumerate(zip(top.top_d[q, : top.n_top[q]], top.top_s[q, : top.n_top[q]]))]
+        run = datasets.parse_run("\n".join(lines).encode(), "warm-up.trec", "warm")
+        e.evaluate(Params(members=("BM25", "warm")), extra=(run,))
+        bm25.search(ds, e.bm25_scores(1.2, 0.75))
+        f = e.lsa_fit(6)
+        lsa.search(ds, f.model, f.qvec)
+        lsa.fit(e.index, 6, "randomized", by_term=e.bm25.counts)  # a large corpus's solver: lsa.Tfidf's kernels
+        p = Params()
+        bm, ls = e.run("BM25", p), e.run("LSA", p)
+        none = np.zeros(0, dtype=np.int64)
+        ls.at(none, none)
+        nq, depth = ds.n_queries, p.fusion_depth  # the weighted fusion's second try (rare: ties at its bound)
+        top = fusion.FusedTop(np.zeros((nq, depth), dtype=np.int64), np.zeros((nq, depth)), np.zeros(nq, dtype=np.int64),
+                              np.zeros(nq, dtype=np.bool_))
+        _kernels.weighted_scan(none, False, ds.n_docs, ds.tie_key, 0.5, 0.5, depth,
+                               fusion.PostingsSide(bm.plan.by_term, bm.norm, bm.k1 + 1.0, bm.lo, bm.hi),
+                               fusion.VectorSide(ls.qvec, ls.vecs, ls.top_d, ls.top_s, ls.n_top, ls.lo, ls.hi), top)
+    _kernels.mark_ready()
+    return {name: len(d.signatures) for name, d in {**_kernels.dispatchers(), **text.dispatchers()}.items()}
+
+
+_WARMING: list[threading.Thread] = []
+_WARMING_LOCK = threading.Lock()
+
+
+def start_warm_up(background_process: bool = True) -> threading.Thread:
+    """Serve small corpora from the kernels' plain-Python twin (the same numbers) while a thread warms the compiled
+    kernels up, once per process: first `python -m retrieval warmup` in a child process (numba compiles there, on
+    another core, without holding this process's lock, and writes its cache), then `warm_up` here, which loads
+    what the child wrote (or compiles, if it could not), then times the bundled encoder (`_warm_up_work`). Returns
+    the thread (started at the first call only)."""
+
+    with _WARMING_LOCK:
+        if _WARMING:
+            return _WARMING[0]
+        _kernels.serve_small_from_python()
+        t = threading.Thread(target=_warm_up_work, args=(background_process,), name=WARM_UP_THREAD, daemon=True)
+        _WARMING.append(t)
+        t.start()
+        return t
+
+
+def _warm_up_work(background_process: bool) -> None:
+    """The warm-up thread's work: the compiled kernels (in a child process first, when asked), then the bundled
+    encoder's time per token (`dense.calibrate_when_idle`), timed once the machine is idle rather than on the Data
+    page after the first upload, where it shared the cores with that upload's SVD: 0.9 s instead of 0.13 s in the
+    browser, and every encoding estimate then about seven times too long."""
+
+    if background_process:
+        _warm_up_in_child()
+    try:
+        warm_up()
+    finally:
+        _kernels.mark_ready()  # whatever happened, the compiled kernels now compile on demand
+    try:
+        dense.calibrate_when_idle()
+    except Exception:  # noqa: BLE001 - no encoder here: the Data page says so when it asks for an estimate
+        pass
+
+
+def _warm_up_in_child(timeout: float = 900.0) -> bool:
+    """`python -m retrieval warmup` in a child process with this package importable; False if it failed."""
+
+    root = str(Path(__file__).resolve().parent.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)}
+    try:
+        done = subprocess.run([sys.executable, "-m", "retrieval", "warmup", "--quiet", "--with-parent"], env=env, timeout=timeout,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0

@@ -1,0 +1,522 @@
+"""BM25's compiled pass: the postings' weights, the term groups, the probe sites, and `bm25_rank`, which scores,
+selects and ranks every question (the full pass over the question's postings, or the grouped pass bounded by a
+hint's cut, with a second try and a hand-off to the full pass).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .layout import _find, _pos_doc
+from .rules import bm25_weight, ranks_before
+from .select import _beaten_among, _judged_ranks, _sample_cut, _scan_at_least, _sorted_best, scratch
+
+SOURCE_DIGEST = "aca9e88dd5bd39b4"  # of the kernel files imported above (kernels/__init__.py: numba's cache)
+
+
+_weight = njit(inline="always")(bm25_weight)
+_before = njit(inline="always")(ranks_before)
+
+
+@njit(nogil=True, cache=True)
+def bm25_weights(items, terms, norm, k1p1, out):
+    """Weight of every posting of the question terms (terms: bm25.Postings; items: the terms), bm25_weight at
+    the posting's document's norm. Reference: bm25.term_weights."""
+    for u in items:
+        idf = terms.idf[u]
+        for p in range(terms.term_ptr[u], terms.term_ptr[u + 1]):
+            out[p] = _weight(terms.count[p], idf, norm[terms.doc[p]], k1p1)
+
+
+@njit(nogil=True, cache=True)
+def term_order(items, ptr, count, doc, len_rank, f_top, out):
+    """Each term's postings (items: the terms; ptr: their offsets into count / doc) by count descending, then
+    document length ascending (len_rank: each document's place by length, ties by id), into out (indices of the
+    postings). Reference: np.lexsort((len_rank[doc], -count, term)) (bm25.term_groups, tests/test_kernels.py)."""
+    n = len_rank.size
+    for u in items:
+        lo, hi = ptr[u], ptr[u + 1]
+        key = np.empty(hi - lo, dtype=np.int64)
+        for i in range(lo, hi):
+            key[i - lo] = (f_top - count[i]) * n + len_rank[doc[i]]
+        o = np.argsort(key)
+        for i in range(hi - lo):
+            out[lo + i] = lo + o[i]
+
+
+MULTI = -1  # bm25_rank's tag of a document holding several question terms (-2 - its place in the hint, if there)
+
+
+UNPLACED = -2  # a candidate's position not looked up yet
+
+
+@njit(inline="always")
+def _posting_term(q, p, terms):
+    """The term of posting p, one of question q's terms (terms: bm25.Postings): found among them, a few
+    comparisons."""
+    u = terms.question_term[terms.question_ptr[q]]
+    for a in range(terms.question_ptr[q], terms.question_ptr[q + 1]):
+        v = terms.question_term[a]
+        if terms.term_ptr[v] <= p < terms.term_ptr[v + 1]:
+            u = v
+    return u
+
+
+@njit(inline="always")
+def _single_weight(q, p, terms, norm, k1p1):
+    """The weight of posting p (of one of question q's terms), at its document's norm: what bm25_weights writes
+    at p."""
+    return _weight(terms.count[p], terms.idf[_posting_term(q, p, terms)], norm[terms.doc[p]], k1p1)
+
+
+@njit(nogil=True, cache=True)
+def bm25_probe_sites(items, pos, lay, terms, term_out, count_out):
+    """For each layout position pos[q, i] of a document holding one of question q's terms (lay: bm25.Layout,
+    terms: bm25.Postings), that term and its count there into term_out / count_out (left as they are for the
+    others): bm25.probe_sites."""
+    for q in items:
+        s0, ns = lay.single_ptr[q], lay.single_ptr[q + 1] - lay.single_ptr[q]
+        for i in range(pos.shape[1]):
+            pi = pos[q, i]
+            if 0 <= pi < ns:
+                p = lay.single_posting[s0 + pi]
+                term_out[q, i] = _posting_term(q, p, terms)
+                count_out[q, i] = np.int32(terms.count[p])
+
+
+@njit(inline="always")
+def _score_at(q, i, grouped, lay, s0, ns, terms, norm, k1p1, vals):
+    """The score of position i of question q's layout: vals[i], except a single's in the grouped pass (vals holds
+    only the multis' there), its weight computed."""
+    if grouped and i < ns:
+        return _single_weight(q, lay.single_posting[s0 + i], terms, norm, k1p1)
+    return vals[i]
+
+
+@njit(inline="always")
+def _multi_sums(lay, m0, nm, ns, idf, norm, k1p1, vals, wm):
+    """The multis' scores into vals[ns:ns + nm] (lay: bm25.Layout; each its terms' weights summed in ascending
+    term order, computed from the layout's terms and counts: sequential reads and one norm a document), their
+    postings' weights into wm (from 0, in the layout's order); returns how many postings."""
+    e0 = lay.multi_start[m0]
+    for j in range(nm):
+        a, b = lay.multi_start[m0 + j], lay.multi_start[m0 + j + 1]
+        nd = norm[lay.multi_doc[m0 + j]]
+        x = _weight(np.float64(lay.multi_count[a]), idf[lay.multi_term[a]], nd, k1p1)
+        wm[a - e0] = x
+        for e in range(a + 1, b):
+            y = _weight(np.float64(lay.multi_count[e]), idf[lay.multi_term[e]], nd, k1p1)
+            wm[e - e0] = y
+            x += y
+        vals[ns + j] = x
+    return lay.multi_start[m0 + nm] - e0
+
+
+@njit(inline="always")
+def _group_end(groups, f, idf, norm, k1p1, lo, hi, s):
+    """The end of the prefix of the group at [lo, hi) (groups: bm25.TermGroups; one count f, weights
+    non-increasing along it) weighing more than s: a binary search (none when the whole group does)."""
+    if _weight(f, idf, norm[groups.doc[hi - 1]], k1p1) > s:
+        return hi
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if _weight(f, idf, norm[groups.doc[mid]], k1p1) > s:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit
+def _postings_beating(q, groups, idf, norm, k1p1, tag, key, s, kj):
+    """How many postings of question q's terms (groups: bm25.TermGroups) weigh more than s, plus the documents
+    with one of its terms weighing exactly s whose tie key is below kj (rare: looked at one by one; documents
+    tagged below 0 hold several terms: their sums are elsewhere)."""
+    c = 0
+    for a in range(groups.question_ptr[q], groups.question_ptr[q + 1]):
+        u = groups.question_term[a]
+        for g in range(groups.group_ptr[u], groups.group_ptr[u + 1]):
+            lo, hi = groups.group_start[g], groups.group_start[g + 1]
+            f = groups.count[g]
+            i = _group_end(groups, f, idf[u], norm, k1p1, lo, hi, s)
+            c += i - lo
+            while i < hi and _weight(f, idf[u], norm[groups.doc[i]], k1p1) == s:
+                d = groups.doc[i]
+                c += tag[d] >= 0 and key[d] < kj
+                i += 1
+    return c
+
+
+GROUPED_SHARE = 16  # the grouped pass takes a question touching at least 16 x m documents (fewer: the full pass)
+
+
+GUESS = 8  # the grouped pass's first cut: the lowest new score among the hint's last GUESS documents
+
+
+@njit
+def _grouped_candidates(q, groups, idf, norm, k1p1, lay, ns, m0, nm, vals, cut, tag, hint, m, found, cand):
+    """Every document of question q scoring at or above the cut, its multis' scores in vals[ns:ns + nm], its
+    singles' read off the groups (groups: bm25.TermGroups): each group's prefix at or above the cut, walked (it
+    is short), but the documents tagged below 0 (several terms). A document of the hint (tagged 1 + its place
+    there, or -2 - it for a multi) goes to that place, its position known; the others after the first m, their
+    singles' positions left unknown (UNPLACED: found for those that make the best m). Holes are left as pos -1.
+    Returns how many of the hint's were found, and the end of the others."""
+    for i in range(m):
+        cand.pos[i] = -1
+    nf = 0
+    nc = m
+    n_found = _scan_at_least(vals[ns:], nm, cut, found, 0)
+    for f in range(n_found):
+        j = found[f]
+        d = lay.multi_doc[m0 + j]
+        t = -2 - tag[d]  # a multi of the hint's: its place there
+        c = t if t >= 0 else nc
+        cand.score[c] = vals[ns + j]
+        cand.doc[c] = d
+        cand.pos[c] = ns + j
+        nf += t >= 0
+        nc += t < 0
+    for a in range(groups.question_ptr[q], groups.question_ptr[q + 1]):
+        u = groups.question_term[a]
+        for g in range(groups.group_ptr[u], groups.group_ptr[u + 1]):
+            f = groups.count[g]
+            for i in range(groups.group_start[g], groups.group_start[g + 1]):
+                d = groups.doc[i]
+                x = _weight(f, idf[u], norm[d], k1p1)
+                if x < cut:
+                    break
+                t = tag[d] - 1
+                if t >= -1:  # not a multi (tagged below 0)
+                    if t >= 0:
+                        cand.score[t] = x
+                        cand.doc[t] = d
+                        cand.pos[t] = hint.pos[q, t]
+                        nf += 1
+                    else:
+                        cand.score[nc] = x
+                        cand.doc[nc] = d
+                        cand.pos[nc] = UNPLACED
+                        nc += 1
+    return nf, nc
+
+
+@njit
+def _close_holes(cand, m, nc):
+    """Move the candidates of cand[:nc] with a position (pos >= 0; all of those from m on) to the front, in
+    order; returns how many."""
+    k = 0
+    for i in range(nc):
+        if i >= m or cand.pos[i] >= 0:
+            cand.score[k], cand.doc[k], cand.pos[k] = cand.score[i], cand.doc[i], cand.pos[i]
+            k += 1
+    return k
+
+
+@njit
+def _judged_ranks_grouped(q, groups, idf, norm, k1p1, vals, ns, nt, wm, ne, cut, thr, cand, nc, j_s, j_doc, key,
+                          lay, s0, m0, tag, j_rank):
+    """`_judged_ranks` when only the multis' scores are in vals[ns:nt] (their postings' weights in wm[:ne]): a
+    judged document below the cut is beaten by the postings of the question's terms above it (binary searches in
+    the groups), less the multis' postings above it, plus the multis whose sums are above it, plus the documents
+    tied with it that come first (rare: looked at one by one)."""
+    for j in range(j_s.size):
+        j_rank[j] = 0
+        s = j_s[j]
+        if j_doc[j] < 0 or not s > thr:
+            continue
+        kj = key[j_doc[j]]
+        if not s < cut:
+            j_rank[j] = 1 + _beaten_among(cand, nc, key, s, kj)
+            continue
+        beat = _postings_beating(q, groups, idf, norm, k1p1, tag, key, s, kj)
+        for e in range(ne):
+            beat -= wm[e] > s
+        tied = 0
+        for i in range(ns, nt):
+            beat += vals[i] > s
+            tied += vals[i] == s
+        if tied:
+            for i in range(ns, nt):
+                if vals[i] == s and key[_pos_doc(lay, i, s0, ns, m0)] < kj:
+                    beat += 1
+        j_rank[j] = 1 + beat
+
+
+@njit
+def _settle_order(cand, nc, key, limit, ks):
+    """Insertion sort of the first nc candidates (cand: Candidates) into ranking order, for lists nearly in order
+    already (the previous run's best in its order): linear plus the moves, each candidate's tie key read once
+    (ks: scratch). Gives up (False) past `limit` moves, the candidates still all there."""
+    for c in range(nc):
+        ks[c] = key[cand.doc[c]]
+    moves = 0
+    for a in range(1, nc):
+        vx, dx, px, kx = cand.score[a], cand.doc[a], cand.pos[a], ks[a]
+        b = a
+        while b > 0:
+            vy = cand.score[b - 1]
+            if _before(vy, ks[b - 1], vx, kx):
+                break
+            cand.score[b], cand.doc[b], cand.pos[b], ks[b] = vy, cand.doc[b - 1], cand.pos[b - 1], ks[b - 1]
+            b -= 1
+        moves += a - b
+        cand.score[b], cand.doc[b], cand.pos[b], ks[b] = vx, dx, px, kx
+        if moves > limit:
+            return False
+    return True
+
+
+@njit
+def _tag_question(tag, lay, m0, nm, hint, q, m, clear):
+    """Tag question q's multis MULTI and its hint's documents 1 + their place there (-2 - it for a multi), or
+    (clear) untag them all: the grouped pass's `tag`, all zeros between questions."""
+    for j in range(nm):
+        tag[lay.multi_doc[m0 + j]] = 0 if clear else MULTI
+    for i in range(m):
+        d = hint.doc[q, i]
+        tag[d] = 0 if clear else i + 1 if tag[d] == 0 else -2 - i
+
+
+@njit(nogil=True, cache=True)
+def bm25_rank(items, lay, terms, groups, wt, sel, judged_pos, out, top_p, probe, hint, sort_budget, pending):
+    """Score each question from its postings regrouped by document, keep the best m, count, rank the judged.
+
+    Reference: bm25.search(dataset, bm25.score(...)), i.e. ranking.rank_rows of the score matrix (and the
+    raw best lists: ranking.order_by_score of each dense row, tests/test_perf_equivalence.py).
+
+    Arguments: lay (bm25.Layout), terms (bm25.Postings), groups (bm25.TermGroups), wt (bm25.Weights: the norms,
+    k1 + 1 and, for the full pass, the postings' weights from bm25_weights), sel (ranking.Selection: tie keys,
+    threshold, m), judged_pos (the judged documents' layout positions, bm25.locate, -1 for none: found once per
+    dataset), out (ranking.PassOutputs, the judged documents included), top_p (questions x m: the best m's
+    positions, a later run's hint), probe (bm25.Probe, questions x P with maybe P = 0: documents whose scores
+    are also wanted, LSA's best for the weighted fusion, with their sites), hint (bm25.Hint), sort_budget,
+    pending (one flag per question for the grouped pass, empty for the full one).
+
+    The layout lists the documents holding a question term, those with one term first (a score is one weight),
+    then those with several, each with its terms and counts in ascending term order (their weights summed in
+    that order: the reference's; `_multi_sums`). Two passes share this kernel:
+
+    * **the full pass** (pending empty): every single's score gathered from w into a contiguous array after the
+      multis', with no accumulator to scatter into or clear. Selection looks only at the scores at or above a
+      cut checked not to exceed the m-th best score: with a hint (questions x m, the positions and documents of
+      a run's best m, e.g. at the previous k1 or b), the lowest of those m distinct documents' scores, the
+      candidates the hint's m in its order, then the few others at or above the cut (a scan that skips blocks
+      below it); else a cut about 1.5 m scores reach, from a sample (`_sample_cut`; every score when fewer
+      reach it), the candidates then sorted (`_sorted_best`). A judged document is ranked by counting the
+      documents that beat it: among the candidates when it scores at or above the cut, else over all scores
+      (vectorised, four judged documents a pass).
+    * **the grouped pass** (pending: a flag per question), for a question with a full hint, documents without
+      any of its terms and at least GROUPED_SHARE x m with one (below that the full pass costs less: on
+      Cranfield, 7.8 m a question, a k1 tick took 7.0 ms grouped against 5.3 ms full): its singles are not
+      scored one by one (at 100k documents, 17.4 million of them a tick against 2.73 million postings of the
+      question terms). The multis are summed, and the singles at or above a guessed cut (the lowest new score
+      among the hint's last GUESS) read off each term's groups of one count, whose weights do not rise along
+      each (bm25.term_groups): a prefix each, about 210 postings a question, each weight computed where it is
+      read (no weights array: bm25.run skips bm25_weights for these questions). When fewer than m documents
+      reach the guess (4% of questions at 100k documents, 18% at 1M), the cut is the lowest new score of all
+      the hint's m, which m documents reach. The best m are then among the candidates; the results are counted,
+      and a judged document below the cut ranked, by binary searches in the groups (the postings above a score,
+      less the multis' postings above it, plus the multis whose sums are). A document's tag (`tag`, cleared
+      after each question) says whether it holds several terms, or where the hint has it. Any other question is
+      flagged in `pending`, its outputs left to the full pass. LSA's probed documents holding one term are
+      weighed from their sites (bm25.probe_sites: term and count found once per list, then one read far away,
+      the norm).
+
+    After a small parameter change the candidates, the hint's first, are nearly in order: an insertion sort
+    settles them (`_settle_order`; past sort_budget moves per candidate, the general sort takes over). The
+    outputs never depend on the hint.
+    """
+    key, thr, m = sel.tie_key, sel.threshold, sel.keep
+    grouped_pass = pending.size > 0
+    norm, k1p1, w, idf = wt.norm, wt.k1p1, wt.w, terms.idf
+    n_docs = key.size
+    vals = np.empty(n_docs)
+    ws = scratch(n_docs, m)
+    found, cand, flags = ws.found, ws.cand, ws.flags
+    tag = np.zeros(n_docs if grouped_pass else 0, dtype=np.int32)  # 0 between questions (`_tag_question`)
+    most = 0
+    for q in items:
+        most = max(most, lay.multi_start[lay.multi_ptr[q + 1]] - lay.multi_start[lay.multi_ptr[q]])
+    wm = np.empty(most)  # a question's multis' postings' weights, in their order
+    for q in items:
+        s0, m0 = lay.single_ptr[q], lay.multi_ptr[q]
+        ns, nm = lay.single_ptr[q + 1] - s0, lay.multi_ptr[q + 1] - m0
+        nt = ns + nm
+        nh = 0
+        if hint.pos.shape[1] >= m:
+            for i in range(m):
+                nh += hint.pos[q, i] >= 0
+        hinted = nh == m and m > 0
+        if grouped_pass and not (hinted and nt < n_docs and nt >= GROUPED_SHARE * m):
+            pending[q] = 1
+            continue
+        ne = _multi_sums(lay, m0, nm, ns, idf, norm, k1p1, vals, wm)
+        nr = 0
+        for j in range(nm):
+            nr += vals[ns + j] > thr
+        if grouped_pass:
+            _tag_question(tag, lay, m0, nm, hint, q, m, False)
+            cut = np.inf
+            for i in range(max(0, m - GUESS), m):
+                cut = min(cut, _score_at(q, hint.pos[q, i], True, lay, s0, ns, terms, norm, k1p1, vals))
+            nf, nc = _grouped_candidates(q, groups, idf, norm, k1p1, lay, ns, m0, nm, vals, cut, tag, hint, m, found,
+                                         cand)
+            if nf + nc - m < m:  # fewer than m reach the guess: the lowest of all the hint's m, which m reach
+                for i in range(m - GUESS):
+                    cut = min(cut, _score_at(q, hint.pos[q, i], True, lay, s0, ns, terms, norm, k1p1, vals))
+                nf, nc = _grouped_candidates(q, groups, idf, norm, k1p1, lay, ns, m0, nm, vals, cut, tag, hint, m,
+                                             found, cand)
+            if nf + nc - m < m:  # a guard (the hint's m documents reach their lowest score): the full pass
+                _tag_question(tag, lay, m0, nm, hint, q, m, True)
+                pending[q] = 1
+                continue
+            nc = _close_holes(cand, m, nc)
+            nr += _postings_beating(q, groups, idf, norm, k1p1, tag, key, thr, -1)  # no tie key is below -1
+            for e in range(ne):
+                nr -= wm[e] > thr
+        else:
+            for i in range(ns):  # one weight each: a gather, no branch
+                x = w[lay.single_posting[s0 + i]]
+                vals[i] = x
+                nr += x > thr
+            nc = 0
+            if hinted:  # the hint's m in its order, then the others at or above the cut (the lowest of the m)
+                cut = np.inf
+                for i in range(m):
+                    pi = hint.pos[q, i]
+                    cut = min(cut, vals[pi])
+                    cand.score[i] = vals[pi]
+                    cand.doc[i] = hint.doc[q, i]
+                    cand.pos[i] = pi
+                    vals[pi] = -np.inf  # hidden from the scan (put back below)
+                nc = m
+            else:  # a cut about 1.5 m scores reach, from a sample (none on a short row)
+                cut = _sample_cut(vals, nt, m, ws.heap)
+            n_found = _scan_at_least(vals, nt, cut, found, 0)
+            if not hinted and n_found < m and n_found < nt:  # fewer than m reach it (rare): every score is a candidate
+                cut = -np.inf
+                n_found = _scan_at_least(vals, nt, cut, found, 0)
+            for f in range(n_found):
+                i = found[f]
+                cand.score[nc] = vals[i]
+                cand.doc[nc] = _pos_doc(lay, i, s0, ns, m0)
+                cand.pos[nc] = i
+                nc += 1
+            if hinted:
+                for i in range(m):
+                    vals[cand.pos[i]] = cand.score[i]
+        at = probe.at
+        for i in range(at.pos.shape[1]):
+            pi = at.pos[q, i]
+            u = at.term[q, i]
+            if grouped_pass and u >= 0:  # a single, weighed from its sites (one read far away: its norm)
+                x = _weight(np.float64(at.count[q, i]), idf[u], norm[probe.doc[q, i]], k1p1)
+            else:
+                x = 0.0 if pi < 0 else vals[pi]
+            probe.score[q, i] = x
+        j0, j1 = out.judged.ptr[q], out.judged.ptr[q + 1]
+        nj = j1 - j0
+        j_s = np.zeros(nj)
+        for j in range(nj):
+            pj = judged_pos[j0 + j]
+            if pj >= 0:  # else 0: no question term (or not a document of the corpus)
+                j_s[j] = _score_at(q, pj, grouped_pass, lay, s0, ns, terms, norm, k1p1, vals)
+        if grouped_pass:
+            _judged_ranks_grouped(q, groups, idf, norm, k1p1, vals, ns, nt, wm, ne, cut, thr, cand, nc, j_s,
+                                  out.judged.doc[j0:j1], key, lay, s0, m0, tag, out.judged.rank[j0:j1])
+            _tag_question(tag, lay, m0, nm, hint, q, m, True)
+        else:
+            _judged_ranks(vals, nt, cut, thr, cand, nc, j_s, out.judged.doc[j0:j1], key, lay, s0, ns, m0, found, flags,
+                          out.judged.rank[j0:j1])
+        ts = out.top_s[q]
+        td = out.top_d[q]
+        tp = top_p[q]
+        if hinted and _settle_order(cand, nc, key, sort_budget * nc, ws.keys):
+            h = min(m, nc)
+            for r in range(h):
+                ts[r] = cand.score[r]
+                td[r] = cand.doc[r]
+                tp[r] = cand.pos[r]
+        else:
+            h = _sorted_best(cand, nc, key, m, ws.picked, ws.vals, ws.keys, ts, td, tp)
+        if grouped_pass:
+            for r in range(h):
+                if tp[r] == UNPLACED:
+                    tp[r] = _find(lay, td[r], 0, ns, s0, ns, m0)
+        out.n_top[q] = h
+        out.n_res[q] = nr
+        if nt < n_docs:  # the documents without a question term score 0
+            out.lo[q] = 0.0
+            out.hi[q] = ts[0] if h > 0 else 0.0
+        else:
+            vmin = np.inf
+            for i in range(nt):
+                vmin = min(vmin, vals[i])
+            out.lo[q] = vmin
+            out.hi[q] = ts[0]
+
+
+@njit(inline="always")
+def _bm25_at(q, d, terms, norm, k1p1):
+    """BM25 score of one document for one question (terms: bm25.Postings), summed as bm25_rank sums it."""
+    s = 0.0
+    for a in range(terms.question_ptr[q], terms.question_ptr[q + 1]):
+        u = terms.question_term[a]
+        lo_, hi_ = terms.term_ptr[u], terms.term_ptr[u + 1]
+        while lo_ < hi_:  # binary search of d in the term's sorted postings
+            mid = (lo_ + hi_) // 2
+            if terms.doc[mid] < d:
+                lo_ = mid + 1
+            else:
+                hi_ = mid
+        if lo_ < terms.term_ptr[u + 1] and terms.doc[lo_] == d:
+            s += _weight(terms.count[lo_], terms.idf[u], norm[d], k1p1)
+    return s
+
+
+@njit(nogil=True, cache=True)
+def bm25_rows(items, top_d, n_top, terms, norm, k1p1, out):
+    """BM25 scores of each question's first n_top[q] documents of top_d[q] (questions x depth; 0 beyond; terms:
+    bm25.Postings). Reference: bm25.score at those cells (and `_bm25_at`: the same sums in the same order).
+
+    The documents are visited in id order and each question term's postings searched from where the last
+    document was found (galloping: 1, 2, 4, ... ahead, then halving), so a list of 1,000 documents costs about
+    1,000 x log2(postings / 1,000) steps a term instead of 1,000 binary searches from the start (bench: the
+    weighted fusion's look-ups of LSA's lists at 100k documents 5x faster). Each score is 0.0 plus its terms'
+    weights in ascending term order, as `_bm25_at` adds them."""
+    width = top_d.shape[1]
+    for q in items:
+        n = n_top[q]
+        order = np.argsort(top_d[q, :n])
+        for i in range(width):
+            out[q, i] = 0.0
+        for a in range(terms.question_ptr[q], terms.question_ptr[q + 1]):
+            u = terms.question_term[a]
+            lo_, end = terms.term_ptr[u], terms.term_ptr[u + 1]
+            idf = terms.idf[u]
+            for t in range(n):
+                i = order[t]
+                d = top_d[q, i]
+                if d < 0 or lo_ >= end:
+                    continue
+                step = 1  # gallop: the first posting at or after d lies in (lo_ + step / 2, lo_ + step]
+                while lo_ + step < end and terms.doc[lo_ + step] < d:
+                    step *= 2
+                hi_ = min(lo_ + step, end)
+                lo_ = lo_ + step // 2 if step > 1 else lo_
+                while lo_ < hi_:  # binary search in the bracket
+                    mid = (lo_ + hi_) // 2
+                    if terms.doc[mid] < d:
+                        lo_ = mid + 1
+                    else:
+                        hi_ = mid
+                if lo_ < end and terms.doc[lo_] == d:
+                    out[q, i] += _weight(terms.count[lo_], idf, norm[d], k1p1)
+
+
+@njit(nogil=True, cache=True)
+def bm25_at(items, qs, ds, terms, norm, k1p1, out):
+    """BM25 scores of (question, document) pairs (terms: bm25.Postings). Reference: bm25.score at those cells."""
+    for i in items:
+        out[i] = _bm25_at(qs[i], ds[i], terms, norm, k1p1)

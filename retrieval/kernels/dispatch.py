@@ -1,0 +1,139 @@
+"""How a kernel runs: compiled (numba, cached on disk) or as its plain-Python twin, split over the worker threads
+(`parallel`), and the switch that serves small calls from the twin until the compiled kernels are loaded.
+"""
+
+from __future__ import annotations
+
+import threading
+import types
+
+import numpy as np
+from numba.core.dispatcher import Dispatcher
+
+from ..core import workers
+from .layout import lowest_bit
+
+PARALLEL_MIN_WORK = 1_000_000  # below this many elementary steps one thread is faster than two
+
+
+def parallel(kernel, n_items: int, work: int, *args) -> None:
+    """Run `kernel(items, *args)` over 0..n_items-1 split across threads (interleaved, so costs even out).
+
+    `work` estimates the total cost in elementary steps; below PARALLEL_MIN_WORK one thread is faster.
+    """
+    parallel_over(kernel, np.arange(n_items, dtype=np.int64), work, *args)
+
+
+def parallel_over(kernel, items: np.ndarray, work: int, *args) -> None:
+    """`parallel` over the given items (int64) instead of 0..n_items-1."""
+    if isinstance(kernel, Kernel):
+        kernel = kernel.pick(work)
+    nt = min(workers.threads(), items.size)
+    if nt <= 1 or work < PARALLEL_MIN_WORK:
+        kernel(items, *args)
+        return
+    workers.split(kernel, items, nt, *args)
+
+
+PYTHON_MAX_WORK = 200_000  # elementary steps (as `parallel` counts them) the plain-Python twin takes on while the
+# compiled kernels are not loaded yet: the invented corpus's largest call is about 3,000, Cranfield's 2.5 million
+# (the twin runs ~1 us a step: 0.2 s at most, against ~25 s for numba to compile every kernel on a fresh clone)
+
+_MODE = {"auto": False}  # True: small calls run the twin until `mark_ready` (the app and the command line set it)
+_READY = threading.Event()  # the compiled kernels are loaded in this process (warmed up: engine.warm_up)
+_LOCAL = threading.local()  # .compiled: this thread always runs the compiled kernels (the warm-up's thread)
+
+
+def python_twins(modules: list[types.ModuleType]) -> dict[str, types.FunctionType]:
+    """The modules' compiled functions as the plain Python they are written in (what NUMBA_DISABLE_JIT=1 runs):
+    every compiled function rebuilt over a copy of its module's globals in which each compiled callee, whichever
+    kernel file it comes from, is its own plain-Python twin too (the inlined rules are `rules`' plain functions).
+    Returns the twins by '<module>.<name>'."""
+    copies = {m.__name__: dict(vars(m)) for m in modules}
+    twins: dict[int, types.FunctionType] = {}
+    named: dict[str, types.FunctionType] = {}
+    for m in modules:
+        for name, value in vars(m).items():
+            if isinstance(value, Dispatcher) and value.py_func.__module__ == m.__name__:
+                f = value.py_func
+                twins[id(value)] = named[f"{m.__name__}.{name}"] = types.FunctionType(
+                    f.__code__, copies[m.__name__], f.__name__, f.__defaults__, f.__closure__)
+    for g in copies.values():
+        g["trailing_zeros"] = lowest_bit
+        for name, value in list(g.items()):
+            if isinstance(value, Dispatcher):
+                g[name] = twins.get(id(value), value.py_func)
+    return named
+
+
+def _size_of(args) -> int:
+    """A call's work in elementary steps when its caller gives none: the elements of its arrays (one level into
+    the named tuples)."""
+    n = 0
+    for a in args:
+        if isinstance(a, np.ndarray):
+            n += a.size
+        elif isinstance(a, tuple):
+            n += sum(x.size for x in a if isinstance(x, np.ndarray))
+    return n
+
+
+def _serve_python(work: int) -> bool:
+    return (_MODE["auto"] and not _READY.is_set() and not getattr(_LOCAL, "compiled", False)
+            and work <= PYTHON_MAX_WORK)
+
+
+class Kernel:
+    """One kernel, compiled (numba, cached on disk: cache=True) and as plain Python; a call runs the compiled
+    one, except in `serve_small_from_python` mode, before the compiled kernels are loaded, for a small call:
+    the twin then gives the same numbers to the last bit (tests/test_kernels.py) without waiting for numba."""
+
+    def __init__(self, compiled, python):
+        self.compiled = compiled
+        self.python = python
+        self.__name__ = self.__qualname__ = python.__name__
+        self.__doc__ = python.__doc__
+
+    def pick(self, work: int):
+        """The function that runs a call of `work` elementary steps."""
+        return self.python if _serve_python(work) else self.compiled
+
+    def __call__(self, *args):
+        return self.pick(_size_of(args))(*args)
+
+    def __repr__(self) -> str:
+        return f"Kernel({self.__name__})"
+
+
+def serve_small_from_python(on: bool = True) -> None:
+    """Until `mark_ready`, run calls of at most PYTHON_MAX_WORK steps as plain Python (the app, the command line):
+    a small corpus is then served at once on a fresh clone, while numba has not compiled (or loaded) anything."""
+    _MODE["auto"] = bool(on)
+
+
+def mark_ready() -> None:
+    """The compiled kernels are loaded in this process: every call runs them from now on."""
+    _READY.set()
+
+
+def ready() -> bool:
+    """Whether `mark_ready` was called (the compiled kernels are loaded)."""
+    return _READY.is_set()
+
+
+class compiled_here:
+    """Within it, this thread runs only the compiled kernels (a warm-up compiles what it calls)."""
+
+    def __enter__(self):
+        self._was = getattr(_LOCAL, "compiled", False)
+        _LOCAL.compiled = True
+        return self
+
+    def __exit__(self, *exc):
+        _LOCAL.compiled = self._was
+        return False
+
+
+def dispatchers(kernels: dict[str, Kernel]) -> dict:
+    """Each kernel's numba dispatcher (empty with NUMBA_DISABLE_JIT=1): its signatures and cache statistics."""
+    return {n: k.compiled for n, k in kernels.items() if isinstance(k.compiled, Dispatcher)}

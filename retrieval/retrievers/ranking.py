@@ -1,0 +1,301 @@
+"""One system's answers in one shape for every retriever and run file: the top of each list and the exact rank of every judged document.
+
+Metrics need only the ranks of the judged documents, so a ranking keeps those exactly (however deep) and
+the top `depth` documents for display and for fusion, never the whole ordered corpus.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..corpus.dataset import Dataset, TrecRun
+from .. import kernels as k
+
+THRESHOLD = 1e-9  # a score at or below this is not a result: zero is not an answer
+KEEP_RANGE = (100, 1000)
+
+
+def keep_for(n_docs: int, override: int | None = None) -> int:
+    """How many raw scores a retriever's run keeps per question on a corpus of n_docs (BM25's and LSA's; `override`,
+    a module's KEEP_DEFAULT when set, wins): the
+    weighted fusion's candidates, whose last score bounds every other document. The 100th score of a large corpus
+    sits closer to its best than that of a small one, so the list grows with sqrt(N) between 100 and 1000.
+    Measured (bench/speed.py's corpus): BM25 at 100k documents, alpha 0.5: 100 left 180 of 1,000 questions to
+    rescan and 316 left 6; at 1M, 300 left 84 and 1,000 left 1. LSA at 100k, 11 evaluations (k1, alpha, d moves):
+    1,000 kept left 124 rescans and took 450-520 ms a d tick and 26-28 ms an alpha tick; 300 left 1,097, 276-349 ms
+    and 41-48 ms; 100 left 1,505, 238-319 ms and 64-67 ms (the k1 tick, 94-115 ms, moved with none): the d tick
+    is what a person waits for, so LSA keeps sqrt(N) too."""
+    if override is not None:
+        return int(override)
+    return int(np.clip(np.sqrt(max(n_docs, 0)), *KEEP_RANGE))
+
+
+@dataclass(frozen=True, eq=False)
+class Ranking:
+    """A system's ranked lists: CSR-like top lists per question, plus `judged_rank` aligned with the dataset's qrels (0 = not retrieved)."""
+
+    name: str
+    indptr: np.ndarray  # int64, n_queries + 1
+    docs: np.ndarray  # int64 document indices in rank order; -1 for a run's document outside the corpus
+    scores: np.ndarray  # float64
+    judged_rank: np.ndarray  # int64, one per judgement
+    n_results: np.ndarray  # int64 per question: the length of the full list (>= the stored top)
+    doc_names: tuple[tuple[str, ...], ...] | None = None  # run files only: the ids as written, per question
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def n_queries(self) -> int:
+        """Number of questions."""
+        return self.indptr.size - 1
+
+    def top(self, q: int, k: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Document indices and scores of question `q`'s first `k` results."""
+        lo, hi = self.indptr[q], self.indptr[q + 1]
+        if k is not None:
+            hi = min(hi, lo + k)
+        return self.docs[lo:hi], self.scores[lo:hi]
+
+    def top_entries(self, qs: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every result in the first `k` of the questions `qs`, question by question: its question, its position
+        in the list (from 0) and its document (-1 outside the corpus). `top`, for many questions at once."""
+        qs = np.asarray(qs, dtype=np.int64)
+        starts = self.indptr[qs]
+        lens = np.minimum(self.indptr[qs + 1] - starts, k)
+        position = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
+        return np.repeat(qs, lens), position, self.docs[np.repeat(starts, lens) + position]
+
+    def top_ids(self, dataset: Dataset, q: int, k: int | None = None) -> list[str]:
+        """Document ids of question `q`'s first `k` results."""
+        docs, _ = self.top(q, k)
+        if self.doc_names is not None:
+            return list(self.doc_names[q][: docs.size])
+        return [dataset.doc_ids[d] for d in docs]
+
+
+def order_by_score(scores: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Positions of `scores` in ranking order (`ranks_before`): score descending, then tie key ascending."""
+    return np.lexsort((keys, -scores))
+
+
+def _top_order(cols: np.ndarray, vals: np.ndarray, key: np.ndarray, depth: int) -> np.ndarray:
+    """Positions of the best `depth` candidates, by score descending then tie key ascending (exact at ties)."""
+    n = vals.size
+    if n > depth > 0:
+        kth = np.partition(vals, n - depth)[n - depth]  # the depth-th largest score
+        cand = np.flatnonzero(vals >= kth)
+    else:
+        cand = np.arange(n)
+    order = cand[order_by_score(vals[cand], key[cols[cand]])]
+    return order[:depth]
+
+
+def judged_layout(dataset: Dataset) -> tuple[np.ndarray, np.ndarray]:
+    """Where each question's judgements start in the qrels (n_queries + 1 offsets) and their document indices."""
+    qrels = dataset.qrels
+    return np.searchsorted(qrels.query, np.arange(dataset.n_queries + 1)).astype(np.int64), qrels.doc.astype(np.int64)
+
+
+class Judged(NamedTuple):
+    """A dataset's judgements as a compiled pass reads them, and the ranks it writes for them."""
+
+    ptr: np.ndarray  # n_queries + 1 offsets: question q's judgements are doc[ptr[q]:ptr[q + 1]]
+    doc: np.ndarray  # the judged documents (-1 for one outside the corpus), in the qrels' order
+    rank: np.ndarray  # written by the pass: each judged document's rank among the results, 0 = not retrieved
+
+    @classmethod
+    def of(cls, dataset: Dataset) -> "Judged":
+        """The dataset's judgements, their ranks zeroed."""
+        ptr, doc = judged_layout(dataset)
+        return cls(ptr, doc, np.zeros(doc.size, dtype=np.int64))
+
+    @classmethod
+    def none(cls, n_queries: int) -> "Judged":
+        """No judgement for any of n_queries questions (a pass that only selects)."""
+        empty = np.zeros(0, dtype=np.int64)
+        return cls(np.zeros(n_queries + 1, dtype=np.int64), empty, empty)
+
+
+class Selection(NamedTuple):
+    """What a compiled pass keeps of each question: the best `keep` entries by `ranks_before` (ties by tie_key,
+    one per document), counting as results the scores above `threshold`."""
+
+    tie_key: np.ndarray  # per document: its position in id order (Dataset.tie_key)
+    threshold: float
+    keep: int
+
+
+class PassOutputs(NamedTuple):
+    """The arrays a compiled ranking pass fills for every question: the best m, counts, score range, judged ranks."""
+
+    judged: Judged
+    top_d: np.ndarray  # questions x m: the best entries' documents, best first
+    top_s: np.ndarray  # ... and their scores
+    n_top: np.ndarray  # per question: how many of its row are filled
+    n_res: np.ndarray  # per question: how many score above the threshold
+    lo: np.ndarray  # per question: the lowest score over the entries offered
+    hi: np.ndarray  # ... and the highest
+
+    @classmethod
+    def empty(cls, dataset: Dataset, m: int, judged: Judged | None = None) -> "PassOutputs":
+        """Zeroed outputs for every question of `dataset`, keeping the best `m` per question (its judgements'
+        ranks, unless `judged` is given, e.g. `Judged.none`)."""
+        nq = dataset.n_queries
+        return cls(Judged.of(dataset) if judged is None else judged, np.zeros((nq, m), dtype=np.int64),
+                   np.zeros((nq, m)), np.zeros(nq, dtype=np.int64), np.zeros(nq, dtype=np.int64), np.zeros(nq), np.zeros(nq))
+
+    @property
+    def judged_rank(self) -> np.ndarray:
+        """The judged documents' ranks."""
+        return self.judged.rank
+
+    def ranking(self, name: str, depth: int, warnings: tuple[str, ...] = ()) -> "Ranking":
+        """The filled outputs as a Ranking cut at `depth`."""
+        n_list = np.minimum(np.minimum(self.n_top, self.n_res), depth)
+        return from_padded(name, self.top_d[:, :depth], self.top_s[:, :depth], n_list, self.judged_rank, self.n_res, warnings)
+
+    def lists(self, name: str, depth: int, warnings: tuple[str, ...] = ()) -> dict:
+        """The fields of a BestLists: the raw lists, counts and score range, and the Ranking cut at `depth`."""
+        return dict(top_d=self.top_d, top_s=self.top_s, n_top=self.n_top, n_res=self.n_res, lo=self.lo, hi=self.hi,
+                    ranking=self.ranking(name, depth, warnings))
+
+
+class Csr(NamedTuple):
+    """Rows laid end to end: row r's entries are doc[ptr[r]:ptr[r + 1]] with score[...] (a sparse score block, or
+    ordered lists)."""
+
+    ptr: np.ndarray
+    doc: np.ndarray
+    score: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class BestLists:
+    """A retriever's run as the weighted fusion reads it: per question the best raw scores (ties by id, any score),
+    how many score above the result threshold, the lowest and highest score over all documents, and the Ranking."""
+
+    top_d: np.ndarray  # questions x kept: the best raw scores' documents, best first
+    top_s: np.ndarray
+    n_top: np.ndarray
+    n_res: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    ranking: "Ranking"
+
+
+def from_padded(
+    name: str, top_d: np.ndarray, top_s: np.ndarray, n_top: np.ndarray, judged_rank: np.ndarray,
+    n_results: np.ndarray, warnings: tuple[str, ...] = (),
+) -> Ranking:
+    """A Ranking from per-question rows of a questions x depth block, the first n_top[q] of row q in rank order."""
+    n_top = np.asarray(n_top, dtype=np.int64)
+    keep = np.arange(top_d.shape[1])[None, :] < n_top[:, None]
+    indptr = np.concatenate(([0], np.cumsum(n_top))).astype(np.int64)
+    return Ranking(name, indptr, top_d[keep].astype(np.int64), top_s[keep].astype(np.float64),
+                   np.asarray(judged_rank, dtype=np.int64), np.asarray(n_results, dtype=np.int64), None, tuple(warnings))
+
+
+def rank_rows(
+    name: str,
+    dataset: Dataset,
+    rows: Iterable[tuple[int, np.ndarray | sp.csr_matrix]],
+    depth: int,
+    threshold: float = THRESHOLD,
+    truncate: bool = False,
+) -> Ranking:
+    """A Ranking from score rows given in chunks `(first question, scores chunk)`, dense or sparse.
+
+    Only scores above `threshold` are results (in a sparse chunk, only stored entries can be). With
+    `truncate`, the list is cut at `depth` (a judged document beyond it is not retrieved, as in the fusions);
+    otherwise judged ranks are exact over all results. Each row is selected in one compiled pass.
+    """
+    o = PassOutputs.empty(dataset, int(depth))
+    sel = Selection(dataset.tie_key, float(threshold), int(depth))
+    for start, chunk in rows:
+        n = chunk.shape[0]
+        if n == 0:
+            continue
+        if sp.issparse(chunk):
+            c = sp.csr_matrix(chunk)
+            block = Csr(c.indptr.astype(np.int64), c.indices.astype(np.int64), np.asarray(c.data, dtype=np.float64))
+            k.parallel(k.rank_sparse, n, c.nnz + n * 32, block, int(start), sel, o)
+        else:
+            dense = np.ascontiguousarray(chunk, dtype=np.float64)
+            k.parallel(k.rank_dense, n, dense.size, dense, int(start), sel, o)
+    # the top list holds results only: the prefix of the raw best above the threshold
+    n_list = np.minimum(o.n_top, o.n_res)
+    judged_rank, n_res = o.judged_rank, o.n_res
+    if truncate:
+        judged_rank = np.where(judged_rank <= np.repeat(n_list, np.diff(o.judged.ptr)), judged_rank, 0)
+        n_res = n_list
+    return from_padded(name, o.top_d, o.top_s, n_list, judged_rank, n_res)
+
+
+def _pack(name, tops_d, tops_s, judged_rank, n_results, doc_names=None, warnings=()) -> Ranking:
+    """Concatenate per-question lists into a Ranking."""
+    empty = np.zeros(0)
+    lens = np.array([0 if t is None else len(t) for t in tops_d], dtype=np.int64)
+    indptr = np.concatenate(([0], np.cumsum(lens)))
+    docs = np.concatenate([empty if t is None else t for t in tops_d]).astype(np.int64) if len(tops_d) else empty
+    scores = np.concatenate([empty if t is None else t for t in tops_s]).astype(np.float64) if len(tops_s) else empty
+    return Ranking(name, indptr, docs, scores, judged_rank, n_results, doc_names, tuple(warnings))
+
+
+def from_csr(name: str, dataset: Dataset, indptr: np.ndarray, docs: np.ndarray, scores: np.ndarray) -> Ranking:
+    """A Ranking from ordered lists laid end to end (`indptr` offsets per question): the whole list is the result."""
+    judged = Judged.of(dataset)
+    lists = Csr(np.asarray(indptr, dtype=np.int64), np.asarray(docs, dtype=np.int64), np.asarray(scores, dtype=np.float64))
+    k.parallel(k.list_ranks, dataset.n_queries, lists.doc.size * 4, lists, judged)
+    return Ranking(name, lists.ptr, lists.doc, lists.score, judged.rank, np.diff(lists.ptr))
+
+
+def from_lists(name: str, dataset: Dataset, docs: list[np.ndarray], scores: list[np.ndarray]) -> Ranking:
+    """A Ranking from already ordered per-question lists of document indices (the whole list is the result)."""
+    lens = np.array([len(x) for x in docs], dtype=np.int64)
+    indptr = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
+    flat_d = np.concatenate([np.asarray(x, dtype=np.int64) for x in docs]) if len(docs) else np.zeros(0, dtype=np.int64)
+    flat_s = np.concatenate([np.asarray(x, dtype=np.float64) for x in scores]) if len(scores) else np.zeros(0)
+    return from_csr(name, dataset, indptr, flat_d, flat_s)
+
+
+def from_run(run: TrecRun, dataset: Dataset, name: str | None = None) -> Ranking:
+    """A Ranking from a TREC run file; its questions and documents that the dataset lacks are counted in warnings.
+
+    A run's document outside the corpus keeps its place in the list (as trec_eval does) but is never relevant
+    unless the judgements name it.
+    """
+    name = name or run.name
+    nq = dataset.n_queries
+    qrels = dataset.qrels
+    qstart = np.searchsorted(qrels.query, np.arange(nq + 1))
+    tops_d: list = [np.zeros(0, dtype=np.int64)] * nq
+    tops_s: list = [np.zeros(0)] * nq
+    names: list[tuple[str, ...]] = [()] * nq
+    judged_rank = np.zeros(len(qrels), dtype=np.int64)
+    unknown_q, unknown_d = [], 0
+    for qid, dids, sc in zip(run.query_ids, run.doc_ids, run.scores):
+        q = dataset.query_index.get(qid)
+        if q is None:
+            unknown_q.append(qid)
+            continue
+        idx = np.array([dataset.doc_index.get(d, -1) for d in dids], dtype=np.int64)
+        unknown_d += int((idx < 0).sum())
+        tops_d[q], tops_s[q], names[q] = idx, sc, dids
+        pos = {d: r for r, d in enumerate(dids, 1)}
+        j0, j1 = qstart[q], qstart[q + 1]
+        judged_rank[j0:j1] = [pos.get(d, 0) for d in qrels.doc_id[j0:j1]]
+    warnings = list(run.warnings)
+    if unknown_q:
+        ex = ", ".join(sorted(unknown_q)[:5])
+        warnings.append(f"run {name}: {len(unknown_q)} questions are not in the dataset ({ex}); their lines are left out")
+    if unknown_d:
+        warnings.append(f"run {name}: {unknown_d} lines name documents that are not in the corpus; they keep their rank and count as not relevant")
+    missing = nq - (len(run.query_ids) - len(unknown_q))
+    if missing:
+        warnings.append(f"run {name}: {missing} questions have no line in the run; they score zero")
+    n_results = np.array([len(x) for x in tops_d], dtype=np.int64)
+    return _pack(name, tops_d, tops_s, judged_rank, n_results, tuple(names), warnings)

@@ -1,0 +1,78 @@
+"""The dataset in use in this session (uploaded, else the invented corpus, with the session's new judgements), its
+runs, its engine, and uploads parsed once per content. `ui.cache` builds on it and hands all of it to the pages."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from retrieval.corpus import dataset as datasets
+from retrieval.corpus.dataset import Dataset, TrecRun
+from retrieval.engine.engine import APP_MAX_CHARS, Engine, for_dataset, max_chars, start_warm_up
+
+from . import state
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def invented() -> Dataset:
+    """The shipped invented corpus."""
+    return datasets.load("invented")
+
+
+def base_dataset() -> Dataset:
+    """The dataset loaded: the uploaded one, else the invented corpus, without the session's new judgements."""
+    return st.session_state.get(state.DATASET) or invented()
+
+
+def new_judgements(base: Dataset | None = None) -> dict[tuple[str, str], int]:
+    """The grades given on the Judge page to the loaded dataset: (question id, document id) -> grade (a copy)."""
+    base = base or base_dataset()
+    return dict(st.session_state.get(state.JUDGEMENTS, {}).get(base.fingerprint, {}))
+
+
+def current_dataset() -> Dataset:
+    """The dataset in use: the uploaded one, else the invented corpus, with the session's new judgements added
+    (Dataset.with_judgements: the same texts, so its engine is derived from the loaded one's, nothing
+    re-tokenised). Made once per set of grades and kept in the session."""
+    base = base_dataset()
+    grades = st.session_state.get(state.JUDGEMENTS, {}).get(base.fingerprint)
+    if not grades:
+        return base
+    held = st.session_state.get(state.JUDGED_DATASET)
+    if held is not None and held[0] == base.fingerprint and held[1] == grades:
+        return held[2]
+    ds = base.with_judgements((q, d, g) for (q, d), g in sorted(grades.items()))  # one order: one fingerprint
+    st.session_state[state.JUDGED_DATASET] = (base.fingerprint, dict(grades), ds)
+    return ds
+
+
+def current_runs() -> tuple[TrecRun, ...]:
+    """The uploaded run files, in upload order."""
+    return tuple(st.session_state.get(state.RUNS, {}).values())
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def parse_beir_zip(data: bytes, source: str) -> Dataset:
+    """A BEIR zip parsed from its bytes (cached on the content, not the file object)."""
+    return datasets.load_beir_zip(data, source)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def parse_files(docs: bytes, docs_name: str, queries: bytes, queries_name: str, qrels: bytes, qrels_name: str) -> Dataset:
+    """A dataset from three uploaded files, cached on their bytes."""
+    return datasets.from_files((docs, docs_name), (queries, queries_name), (qrels, qrels_name), name="uploaded")
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def parse_run(data: bytes, source: str, name: str | None) -> TrecRun:
+    """A TREC run file parsed from its bytes."""
+    return datasets.parse_run(data, source, name)
+
+
+def engine(ds: Dataset, _progress=None) -> Engine:
+    """The dataset's engine, built once per content and shared by every session (retrieval.engine keeps at most
+    ENGINES). It holds the index and every bounded cache of runs and fusions, so a slider change recomputes only
+    what depends on it. `_progress(stage, fraction)` is called while it is built (the Data page's progress bar).
+    The first call of the process starts the compiled kernels' warm-up in the background; until it is done a small
+    corpus is served by their plain-Python twin (same numbers), so a first visit never waits for numba."""
+    start_warm_up()
+    return for_dataset(ds, _progress, max_chars(APP_MAX_CHARS))  # a dataset above the limit is refused, not built
