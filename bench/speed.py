@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib
 import json
 import os
 import platform
@@ -281,25 +282,38 @@ def _load_invented():
 
 
 def _before_package() -> Path | None:
-    """The retrieval package as it was at BEFORE_COMMIT (its modules), extracted from git into bench/out/."""
+    """The retrieval package as it was at BEFORE_COMMIT (every file of it, subpackages too), extracted from git into
+    bench/out/."""
     dest = OUT / f"before-{BEFORE_COMMIT}" / "retrieval"
-    if (dest / "experiment.py").exists():
+    if (dest / "__init__.py").exists():
         return dest.parent
     try:
-        names = subprocess.run(["git", "ls-tree", "--name-only", BEFORE_COMMIT, "retrieval/"], cwd=ROOT,
+        names = subprocess.run(["git", "ls-tree", "-r", "--name-only", BEFORE_COMMIT, "retrieval/"], cwd=ROOT,
                                capture_output=True, text=True, check=True).stdout.split()
-        names = [n for n in names if n.endswith(".py")]
-        dest.mkdir(parents=True, exist_ok=True)
-        for n in names:
-            src = subprocess.run(["git", "show", f"{BEFORE_COMMIT}:{n}"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
-            (dest / Path(n).name).write_text(src)
+        for n in (n for n in names if n.endswith(".py")):
+            src = subprocess.run(["git", "show", f"{BEFORE_COMMIT}:{n}"], cwd=ROOT, capture_output=True, text=True,
+                                 check=True).stdout
+            target = dest.parent / n
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(src)
     except (OSError, subprocess.CalledProcessError):
         return None
     return dest.parent
 
 
+def _module(*names: str):
+    """The first of `names` that imports: one module under the layout of whichever tree is on the path (the
+    package split into layers, or the flat package before it)."""
+    for name in names:
+        try:
+            return importlib.import_module(name)
+        except ImportError:
+            continue
+    raise ImportError(f"none of {', '.join(names)}")
+
+
 def child_before(target: str, ticks: int) -> dict:
-    """The tick of the code before this optimisation (its own package, same dataset)."""
+    """The tick of the code before this change (its own package, same dataset)."""
     pkg = _before_package()
     if pkg is None:
         return {"error": f"git could not give retrieval/ at {BEFORE_COMMIT}"}
@@ -307,14 +321,15 @@ def child_before(target: str, ticks: int) -> dict:
     sys.path.insert(0, str(pkg))
     for name in [m for m in sys.modules if m == "retrieval" or m.startswith("retrieval.")]:
         del sys.modules[name]
-    from retrieval.evaluation import experiment, metrics  # the old package now
+    experiment = _module("retrieval.evaluation.experiment", "retrieval.experiment")  # the old package now
+    metrics = _module("retrieval.evaluation.metrics", "retrieval.metrics")
 
     gc.collect()
     peak_ok = _reset_peak()
     out = {"target": target}
     if not hasattr(experiment, "prepare"):  # a tree of the engine's days: the k1 ticks of `child_ours`
-        from retrieval.core.params import Params
-        from retrieval.engine.engine import Engine
+        Params = _module("retrieval.core.params", "retrieval.params").Params
+        Engine = _module("retrieval.engine.engine", "retrieval.engine").Engine
 
         out["prepare_s"], prep = _timed(Engine, ds)
         prep.evaluate(Params(), METRICS)  # its LSA fit, and numba's compiling in a fresh cache
@@ -566,7 +581,7 @@ def child_passes(target: str, ticks: int) -> dict:
 
         def one() -> None:
             o = PassOutputs.empty(ds, 1000)
-            _kernels.parallel(_kernels.lsa_rank, ds.n_queries, 10**9, qv, vt, Selection(ds.tie_key, THRESHOLD, 1000), o)
+            _kernels.parallel(_kernels.lsa_rank, ds.n_queries, 10**9, qv, vt, Selection(ds.tie_key, THRESHOLD, 1000), o, 0)
 
         one()  # compiled or loaded once, outside the timing
         out[f"pass_{d}_s"] = min(_timed(one)[0] for _ in range(max(1, min(ticks, 3))))
@@ -875,6 +890,8 @@ def main(argv: list[str] | None = None) -> int:
                     "evaluation, d steps, k1 ticks, peak RSS")
     ap.add_argument("--pairs", type=int, default=0, metavar="N", help="ours and before (--before-commit) only, "
                     "each k1 tick in its own process, the processes alternated N times per dataset")
+    ap.add_argument("--paths", action="store_true", help="every path chosen by name (bm25.run, lsa.run) beside the "
+                    "plainest compiled path, on Cranfield and --sizes (bench/paths.py)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--target", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
@@ -885,6 +902,11 @@ def main(argv: list[str] | None = None) -> int:
     if a.child:
         if os.environ.get("BENCH_PACKAGE"):  # round 2: the package of another tree first
             sys.path.insert(0, os.environ["BENCH_PACKAGE"])
+        if a.child == "paths":
+            import paths
+
+            print(json.dumps(paths.child(_load(a.target), a.ticks)))
+            return 0
         if a.child in ("stages", "passes", "scale"):
             child = {"stages": child_stages, "passes": child_passes, "scale": child_scale}[a.child]
             print(json.dumps(child(a.target, a.ticks)))
@@ -925,6 +947,18 @@ def main(argv: list[str] | None = None) -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     import synthetic
 
+    if a.paths:
+        results = []
+        for label, target in targets:
+            if target.isdigit():
+                synthetic.load(int(target))  # generated and cached once, outside the measured processes
+            res = _run_child("paths", target, a)
+            print(f"[paths] {label}: {json.dumps(res)}", file=sys.stderr, flush=True)
+            results.append((label, res))
+        import paths
+
+        print(paths.table(results))
+        return 0
     if a.pairs:
         for label, target in targets:
             if target.isdigit():

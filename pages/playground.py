@@ -13,12 +13,12 @@ ds = cache.current_dataset()
 page.init(ds)
 message = page.apply_edits(ds)  # the judging table's edits first: the metrics above it follow them
 p = cache.ranking_params(ds)
-extra = cache.current_extra(ds)
-page.header(ds, p, any(x.name == "dense" for x in extra))
+sources = cache.current_sources(ds)
+page.header(ds, p, any(x.name == "dense" for x in sources))
 
 origin = page.start_from(ds)
 text = page.question_input()
-result = page.scored(ds, text, p, extra, origin)  # None: empty or refused, said why
+result = page.scored(ds, text, p, sources, origin)  # None: empty or refused, said why
 if result is not None:
     one, ranks, scores = result
     page.words(scores)

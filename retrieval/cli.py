@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+import retrieval.kernels as _kernels
+
 from .analyses import tuning
 from .analyses.diagnosis import THRESHOLD_DEFAULT, diagnose
 from .core.errors import InputError
@@ -28,7 +30,6 @@ from .engine.engine import CLI_MAX_CHARS, check_size, evaluate, max_chars, warm_
 from .evaluation import gate, metrics, stats
 from .evaluation.experiment import json_ready
 from .evaluation.report import json_report
-from . import kernels as _kernels
 from .retrievers import dense
 
 
@@ -98,10 +99,10 @@ def _fusion_flags(parser: argparse.ArgumentParser) -> None:
 
 def _sources(args: argparse.Namespace, ds: datasets.Dataset) -> tuple:
     """The runs and the dense vectors the command line names, aligned with the dataset."""
-    extra = [datasets.parse_run(datasets._read(Path(path)), path, name) for name, path in args.run]
+    sources = [datasets.parse_run(datasets._read(Path(path)), path, name) for name, path in args.run]
     if args.embeddings:
-        extra.append(_embeddings(args.embeddings, ds))
-    return tuple(extra)
+        sources.append(_embeddings(args.embeddings, ds))
+    return tuple(sources)
 
 
 def _fused_params(args: argparse.Namespace) -> Params:
@@ -243,10 +244,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if args.threshold < 0:
         raise InputError(f"--threshold must be >= 0, got {args.threshold}")
     ds = _load(args)
-    extra = _sources(args, ds)
+    sources = _sources(args, ds)
     names = [m.name for m in metric_list]
     all_metrics = names + ([boot_metric.name] if boot_metric.name not in names else [])
-    ev = evaluate(ds, params, all_metrics, tuple(extra))
+    ev = evaluate(ds, params, all_metrics, tuple(sources))
     for w in list(ds.warnings) + list(ev.notes):
         print(f"warning: {_t(w)}", file=sys.stderr)
     report = json_report(ev, params, names, boot_metric.name, (pair[0], pair[1]))
@@ -302,7 +303,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     ds = _load(args)
     for w in ds.warnings:
         print(f"warning: {_t(w)}", file=sys.stderr)
-    result = tuning.tune(ds, key, metric, base, args.folds, args.seed, extra=_sources(args, ds))
+    result = tuning.tune(ds, key, metric, base, args.folds, args.seed, sources=_sources(args, ds))
     report = tuning.to_json(result)
     if args.json:
         _print_json(report)

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+import retrieval.kernels as kernels
+
 from .core import params as spec
 from .corpus.dataset import Dataset
-from . import kernels
 from .retrievers.base import Member
 from .retrievers.ranking import (
     Csr,

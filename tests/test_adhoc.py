@@ -45,12 +45,12 @@ def judged_slice(ds, q):
 
 @pytest.mark.parametrize("p", SETTINGS, ids=["article", "moved", "BM25+dense", "three members"])
 def test_a_dataset_question_typed_verbatim_is_ranked_as_the_engine_ranks_it(eng, invented, vectors, p):
-    extra = (vectors,)
-    ranks = eng.rankings(p, extra)
-    ev = eng.evaluate(p, ["hit@3", "recall@5", "mrr", "ndcg@5", "ndcg_exp@10", "precision@2"], extra)
+    sources = (vectors,)
+    ranks = eng.rankings(p, sources)
+    ev = eng.evaluate(p, ["hit@3", "recall@5", "mrr", "ndcg@5", "ndcg_exp@10", "precision@2"], sources)
     assert set(ranks) == {"BM25", "LSA", "dense", "weighted", "RRF"}
     for q in range(invented.n_queries):
-        one, typed, _ = eng.adhoc(invented.query_texts[q], p, extra, adhoc.judgements_of(invented, q), invented.query_ids[q])
+        one, typed, _ = eng.adhoc(invented.query_texts[q], p, sources, adhoc.judgements_of(invented, q), invented.query_ids[q])
         assert set(typed) == set(ranks)
         for name, r in ranks.items():
             d_engine, s_engine = r.top(q, 10)

@@ -430,7 +430,7 @@ def _same_ranking(a, b) -> bool:
 
 def test_while_lsa_is_fitted_the_runs_that_need_no_fit_come_first(monkeypatch):
     """On a large corpus (the prefix path: PREFIX_ABOVE lowered), LSA's first fit is slow: `waiting` names LSA and
-    the fusions of it, `first_rankings` gives BM25 (and each extra source) without fitting anything, equal to what
+    the fusions of it, `first_rankings` gives BM25 (and each uploaded source) without fitting anything, equal to what
     the full `rankings` gives afterwards; the background fit is the one the full rankings use (one SVD)."""
     monkeypatch.setattr(lsa, "PREFIX_ABOVE", 0)
     fits, asked_again = [], threading.Event()

@@ -21,14 +21,15 @@ import scipy.sparse as sp
 
 from retrieval import kernels as _kernels
 from retrieval.analyses import tuning
-from retrieval.core import workers
+from retrieval.core import thresholds, workers
+from retrieval.core.errors import InputError
 from retrieval.core.params import Params
 from retrieval.corpus import text
 from retrieval.engine.engine import Engine
 from retrieval.kernels import bm25_pass, dense_pass, dispatch, select
 from retrieval.kernels.rules import bm25_weight, ranks_before
 from retrieval.retrievers import bm25, lsa
-from retrieval.retrievers.ranking import Csr, Judged, PassOutputs, Selection, from_csr, order_by_score
+from retrieval.retrievers.ranking import Csr, Judged, PassOutputs, Selection, from_csr, order_by_score, rank_rows
 
 from conftest import ROOT
 from test_perf_equivalence import random_dataset
@@ -242,13 +243,13 @@ def test_bm25_hinted_pass_from_the_term_groups_equals_the_reference(keep, monkey
     prep = Engine(ds)
     plan = bm25.plan(prep.bm25, prep.qcounts)
     touched = plan.n_touched()
-    grouped = int((touched >= bm25_pass.GROUPED_SHARE * keep).sum())  # the others touch too few: the full pass
+    grouped = int((touched >= bm25.GROUPED_SHARE * keep).sum())  # the others touch too few: the full pass
     assert (touched < ds.n_docs).all() and grouped >= 8
     rng = np.random.default_rng(keep)
     best = bm25.run(prep.bm25, plan, ds, 1.2, 0.75, keep, keep=keep).top_d[:, :5]  # singles among them, weighed from
     probe = np.hstack([best, np.stack([rng.permutation(ds.n_docs)[:5] for _ in range(ds.n_queries)])])  # their sites
     sites = bm25.probe_sites(plan, probe)
-    assert (sites.term[touched >= bm25_pass.GROUPED_SHARE * keep] >= 0).sum() >= 2 * grouped
+    assert (sites.term[touched >= bm25.GROUPED_SHARE * keep] >= 0).sum() >= 2 * grouped
     ns = np.diff(plan.s_ptr)[:, None]  # the sites' reference: a single's posting, the term whose postings hold it
     single = (sites.pos >= 0) & (sites.pos < ns)
     posting = plan.s_up[(plan.s_ptr[:-1, None] + np.where(single, sites.pos, 0))[single]]
@@ -289,7 +290,70 @@ def test_bm25_hinted_pass_from_the_term_groups_equals_the_reference(keep, monkey
             monkeypatch.undo()
     assert calls["_close_holes"] == 5 * grouped  # every question it takes settled by the grouped pass
     # a guess from the hint's last GUESS falls short of m only when m is longer (m distinct documents reach their lowest)
-    assert (calls["_grouped_candidates"] > calls["_close_holes"]) is (keep > bm25_pass.GUESS)
+    assert (calls["_grouped_candidates"] > calls["_close_holes"]) is (keep > thresholds.GUESS)
+
+
+@pytest.mark.parametrize("path", bm25.PATHS)
+def test_every_bm25_path_gives_the_reference_s_lists_counts_and_judged_ranks(path):
+    """Each of bm25.run's paths, chosen by name, on tie-heavy data (duplicated documents, a small vocabulary, an
+    unknown word; questions touching a part of the corpus; questions touching all of it), at several (k1, b) with
+    a hint at other parameters and LSA-like probes: the brute-force reference's best lists (bm25.score then
+    order_by_score), result counts, range, probe scores and judged ranks (bm25.search of the score matrix)."""
+    keep = 12
+    for ds in (random_dataset(31, n_docs=400, n_q=12, dup=0.4, vocab=8), _sparse_dataset(9, n_docs=900, n_q=10),
+               _sparse_dataset(10, n_docs=300, n_q=5, everywhere="omnia")):
+        e = Engine(ds)
+        rng = np.random.default_rng(ds.n_docs)
+        probe = np.stack([rng.permutation(ds.n_docs)[:7] for _ in range(ds.n_queries)])
+        hint = bm25.run(e.bm25, e.plan, ds, 0.9, 0.4, keep, keep=keep)
+        for k1, b in ((1.2, 0.75), (0.0, 0.0), (2.5, 1.0)):
+            scores = bm25.score(e.bm25, e.qcounts, k1, b)
+            want, ref = scores.toarray(), bm25.search(ds, scores, depth=keep)
+            r = bm25.run(e.bm25, e.plan, ds, k1, b, keep, keep=keep, hint=hint, probe=probe, path=path)
+            for q in range(ds.n_queries):
+                best = order_by_score(want[q], ds.tie_key)[: min(keep, (want[q] > 0).sum())]
+                assert r.n_top[q] == best.size
+                assert r.top_d[q, : best.size].tolist() == best.tolist()
+                assert r.top_s[q, : best.size].tolist() == want[q, best].tolist()
+                assert r.n_res[q] == (want[q] > 1e-9).sum()
+                assert r.lo[q] == want[q].min() and r.hi[q] == want[q].max()
+                assert r.probe_scores[q].tolist() == want[q, probe[q]].tolist()
+            assert r.ranking.judged_rank.tolist() == ref.judged_rank.tolist()
+
+
+@pytest.mark.parametrize("dims", [6, 40])
+@pytest.mark.parametrize("path", lsa.PATHS)
+def test_every_lsa_path_gives_the_reference_s_lists_counts_and_judged_ranks(path, dims):
+    """Each of lsa.run's paths, chosen by name, below and above 16 dimensions, on vectors whose cosines tie
+    (duplicated documents, rounded coordinates) over rows long enough to be sampled and streamed: the brute-force
+    reference's best lists (lsa.cosines then order_by_score), result counts, range and judged ranks
+    (ranking.rank_rows of the cosine rows)."""
+    ds = random_dataset(41, n_docs=5000, n_q=20, dup=0.3, vocab=12)
+    rng = np.random.default_rng(dims)
+    raw = np.round(rng.standard_normal((ds.n_docs, dims)), 1)
+    raw[rng.random(ds.n_docs) < 0.3] = raw[0]  # a tenth of the documents share one vector: ties at every cut
+    vecs = raw / np.maximum(np.linalg.norm(raw, axis=1, keepdims=True), 1e-12)
+    model = lsa.LsaModel(None, None, vecs, np.ascontiguousarray(vecs.T), dims, dims, "random", "")
+    qvec = np.round(rng.standard_normal((ds.n_queries, dims)), 1)
+    qvec /= np.linalg.norm(qvec, axis=1, keepdims=True)
+    rows = lsa.cosines(qvec, model.vt)
+    ref = rank_rows("LSA", ds, [(0, rows)], 100)
+    r = lsa.run(ds, model, qvec, 100, keep=100, path=path)
+    for q in range(ds.n_queries):
+        best = order_by_score(rows[q], ds.tie_key)[:100]
+        assert r.top_d[q, : r.n_top[q]].tolist() == best.tolist()
+        assert r.top_s[q, : r.n_top[q]].tolist() == rows[q, best].tolist()
+        assert r.n_res[q] == (rows[q] > 1e-9).sum() and r.lo[q] == rows[q].min() and r.hi[q] == rows[q].max()
+    assert r.ranking.judged_rank.tolist() == ref.judged_rank.tolist()
+
+
+def test_a_path_that_does_not_exist_is_refused_by_name(invented):
+    e = Engine(invented)
+    with pytest.raises(InputError, match="'fast'.*full, hinted, grouped"):
+        bm25.run(e.bm25, e.plan, invented, path="fast")
+    fit = e.lsa_fit(6)
+    with pytest.raises(InputError, match="'fast'.*rows, grouped, stream"):
+        lsa.run(invented, fit.model, fit.qvec, path="fast")
 
 
 @pytest.mark.parametrize("keep", [4, 30])
@@ -401,8 +465,8 @@ def _long_rows(kind: str, n: int, m: int) -> np.ndarray:
     if kind in ("sample misses", "sample low"):  # only the sampled entries score high (fewer than m reach the
         # sample's cut), or only they score low (nearly every entry reaches it)
         rows = rng.random((4, n)) * 0.01 + (0.0 if kind == "sample misses" else 10.0)
-        stride = min(64, n // (select.SAMPLE_SHARE * m))
-        run = select.SAMPLE_RUN
+        stride = min(64, n // (thresholds.SAMPLE_SHARE * m))
+        run = thresholds.SAMPLE_RUN
         sampled = 10.0 if kind == "sample misses" else 0.0
         for start in range(0, n, run * stride):
             rows[:, start : start + run] = sampled + rng.random((4, min(run, n - start)))
@@ -427,13 +491,13 @@ def _judged_long(rows: np.ndarray, key: np.ndarray, m: int, rng) -> Judged:
 @pytest.mark.parametrize("kind", ["ties", "zeros", "sample misses", "sample low", "spread", "distinct"])
 @pytest.mark.parametrize("m", [1, 20, 250])
 @pytest.mark.parametrize("thr", [0.1, -5.0])
-@pytest.mark.parametrize("kernel", ["rank_dense", "lsa_rank"])
+@pytest.mark.parametrize("kernel", ["rank_dense", *(f"lsa_rank {path}" for path in lsa.PATHS)])
 def test_dense_rows_select_as_the_definition_says(kind, m, thr, kernel):
     """The dense selection on rows long enough to be sampled, given as rows (rank_dense: the dense retriever's
-    stored scores) or made from vectors (lsa_rank: LSA's and the dense retriever's pass, here with the rows as
-    document vectors and the identity as questions, so that each question's cosines are its row, zeros' signs
-    aside; at up to 16 dimensions it streams): the best m by score descending then tie key, the results above the
-    threshold, the range, and each judged document's rank (1 + the results that beat it) against the brute-force
+    stored scores) or made from vectors (lsa_rank: LSA's and the dense retriever's pass, on each of its paths,
+    here with the rows as document vectors and the identity as questions, so that each question's cosines are its
+    row, zeros' signs aside; at up to 16 dimensions "auto" streams): the best m by score descending then tie key,
+    the results above the threshold, the range, and each judged document's rank (1 + the results that beat it) against the brute-force
     order, including the paths where fewer than m entries reach the sample's cut, where nearly all do, and where
     judged documents tie. A judged document outside the corpus (-1) is never retrieved, whatever the
     threshold."""
@@ -452,7 +516,8 @@ def test_dense_rows_select_as_the_definition_says(kind, m, thr, kernel):
     if kernel == "rank_dense":
         _kernels.rank_dense(items, np.ascontiguousarray(rows), 0, Selection(key, thr, m), o)
     else:
-        _kernels.lsa_rank(items, qvec, np.ascontiguousarray(raw), Selection(key, thr, m), o)
+        path = lsa.PATHS[kernel.split()[1]]
+        _kernels.lsa_rank(items, qvec, np.ascontiguousarray(raw), Selection(key, thr, m), o, path)
     for q in range(nq):
         best = order_by_score(rows[q], key)
         assert o.top_d[q, : o.n_top[q]].tolist() == best[:m].tolist()
@@ -486,7 +551,7 @@ def test_a_stream_gives_back_the_questions_it_cannot_settle_and_writes_nothing_f
     o = PassOutputs(judged, np.full((nq, m), -7, dtype=np.int64), np.zeros((nq, m)), np.full(nq, -7, dtype=np.int64),
                     np.zeros(nq, dtype=np.int64), np.zeros(nq), np.zeros(nq))
     sel = Selection(key, 0.1, m)
-    done = np.zeros(dense_pass.STREAM_GROUP, dtype=np.bool_)
+    done = np.zeros(thresholds.STREAM_GROUP, dtype=np.bool_)
     st = dense_pass.stream_state(n, m, int(np.diff(judged.ptr).max()))
     items = np.arange(nq, dtype=np.int64)
     dense_pass._lsa_streamed(items, 0, nq, qvec, np.ascontiguousarray(raw), sel, o, select.scratch(n, m), st, done)
@@ -544,9 +609,9 @@ def test_the_kernels_as_plain_python_give_the_same_evaluation():
 # ------------------------------------------------------------------------------------------- compiled or plain Python
 
 
-def _all_lists(ds, prep, params, extra=()):
+def _all_lists(ds, prep, params, sources=()):
     """Every system's best lists, rankings and judged ranks at `params`, as plain lists (for exact comparison)."""
-    ranks = prep.rankings(params, extra)
+    ranks = prep.rankings(params, sources)
     return {n: (r.indptr.tolist(), r.docs.tolist(), r.scores.tolist(), r.judged_rank.tolist(), r.n_results.tolist())
             for n, r in ranks.items()}
 
@@ -664,20 +729,26 @@ def test_the_background_warm_up_starts_once_and_ends_ready():
     assert _kernels.lsa_rank.pick(1) is _kernels.lsa_rank.compiled
 
 
-def kernel_imports(path: Path) -> list[str]:
-    """The kernel files a kernel file imports from (`from .name import ...`)."""
+def kernel_imports(path: Path) -> list[Path]:
+    """The project files a kernel file imports from (`from .name import ...` in the kernels, `from ..core.name
+    import ...`), whose content its compiled code depends on."""
     tree = ast.parse(path.read_text())
-    return sorted({n.module for n in tree.body if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module})
+    out = set()
+    for n in tree.body:
+        if isinstance(n, ast.ImportFrom) and n.module and n.level in (1, 2):
+            folder = path.parent if n.level == 1 else path.parent.parent
+            out.add(folder.joinpath(*n.module.split(".")).with_suffix(".py"))
+    return sorted(out, key=lambda p: p.relative_to(path.parent.parent).as_posix())
 
 
 @pytest.mark.parametrize("module", _kernels.MODULES, ids=lambda m: m.__name__.rpartition(".")[2])
 def test_each_kernel_file_s_cache_key_covers_the_files_it_imports_from(module):
     """Numba keys its disk cache on a kernel's own file alone: a kernel file that calls or inlines another's
-    functions carries the digest of those files (each carrying its own), so editing any of them forces an edit
-    of this one (a fresh compile), and no stale compiled kernel outlives it."""
+    functions, or reads the thresholds' table, carries the digest of those files (each carrying its own), so
+    editing any of them forces an edit of this one (a fresh compile), and no stale compiled kernel outlives it."""
     path = Path(module.__file__)
     deps = kernel_imports(path)
-    digest = hashlib.sha256(b"".join((path.parent / f"{d}.py").read_bytes() for d in deps)).hexdigest()[:16]
+    digest = hashlib.sha256(b"".join(d.read_bytes() for d in deps)).hexdigest()[:16]
     if not deps:
         assert not hasattr(module, "SOURCE_DIGEST")
     else:

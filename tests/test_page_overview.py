@@ -117,7 +117,7 @@ def test_on_a_large_corpus_the_next_d_step_is_read_from_what_was_computed_ahead(
         large_corpus(monkeypatch)
         monkeypatch.setattr(engine_mod, "PREFETCH_ABOVE", 0)
         monkeypatch.setattr(engine_mod.Engine, "prefetch",
-                            lambda self, p, extra=(): threads.append(real_prefetch(self, p, extra)) or threads[-1])
+                            lambda self, p, sources=(): threads.append(real_prefetch(self, p, sources)) or threads[-1])
         monkeypatch.setattr(lsa, "run", counted_run)
 
     def counted_run(ds, model, *a, **k):  # the page's LSA passes (not the dense retriever's, nor the warm-up's)

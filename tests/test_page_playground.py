@@ -50,13 +50,13 @@ def cards(at) -> dict[str, tuple[str, str | None]]:
 
 
 def test_a_typed_question_shows_every_system_s_top_10(invented_engine):
-    ds, eng, extra = invented_engine
+    ds, eng, sources = invented_engine
     at = open_app(PAGE)
     assert at.title[0].value == "Playground"
     assert any("Type a question" in i.value for i in at.info)
     typed(at, "support order days")
     grid = top_grid(at)
-    one, ranks, _ = eng.adhoc("support order days", Params(), extra)
+    one, ranks, _ = eng.adhoc("support order days", Params(), sources)
     assert list(ranks) == SYSTEMS
     for s in SYSTEMS:
         ids = ranks[s].top_ids(one, 0, 10)
@@ -69,12 +69,12 @@ def test_a_typed_question_shows_every_system_s_top_10(invented_engine):
 
 
 def test_the_sidebar_moves_the_typed_question_s_lists(invented_engine):
-    ds, eng, extra = invented_engine
+    ds, eng, sources = invented_engine
     at = open_app(PAGE)
     typed(at, "refund support order")
     move(at, state.K1, 0.0)
     move(at, state.ALPHA, 1.0)
-    one, ranks, _ = eng.adhoc("refund support order", Params(k1=0.0, alpha=1.0), extra)
+    one, ranks, _ = eng.adhoc("refund support order", Params(k1=0.0, alpha=1.0), sources)
     grid = top_grid(at)
     for s in SYSTEMS:
         assert [c for c in grid[s] if c] == ranks[s].top_ids(one, 0, 10), s
@@ -96,7 +96,7 @@ def q02():
 
 
 def test_q02_with_refund_changes_the_ranks_as_the_ad_hoc_scoring_says(q02, invented_engine):
-    ds, eng, extra = invented_engine
+    ds, eng, sources = invented_engine
     at = q02
     assert at.text_input(key=state.PG_TEXT).value == "can I get my money back"
     assert any("None of its words" in w.value and "vocabulary gap" in w.value for w in at.warning)
@@ -104,7 +104,7 @@ def test_q02_with_refund_changes_the_ranks_as_the_ad_hoc_scoring_says(q02, inven
     assert judged.loc["refund1", "BM25"] == "not found ← not found"
     assert cards(at)["BM25"] == ("0.0000", "0.0000")
     typed(at, "can I get my money back refund")
-    one, ranks, _ = eng.adhoc("can I get my money back refund", Params(), extra, adhoc.judgements_of(ds, 1), "q02")
+    one, ranks, _ = eng.adhoc("can I get my money back refund", Params(), sources, adhoc.judgements_of(ds, 1), "q02")
     judged = frame_with(at, "document", "grade", "BM25", "LSA").set_index("document")
     for s in SYSTEMS:
         for d in ("refund1", "refund2", "refund3"):
@@ -119,13 +119,13 @@ def test_q02_with_refund_changes_the_ranks_as_the_ad_hoc_scoring_says(q02, inven
 
 
 def test_marking_a_document_relevant_changes_the_metric_by_the_formula(q02, invented_engine):
-    ds, eng, extra = invented_engine
+    ds, eng, sources = invented_engine
     at = q02
     if at.text_input(key=state.PG_TEXT).value != "can I get my money back refund":
         typed(at, "can I get my money back refund")
     editor = at.data_editor[0]
     rows = list(editor.value["document"])
-    one, ranks, _ = eng.adhoc("can I get my money back refund", Params(), extra, adhoc.judgements_of(ds, 1), "q02")
+    one, ranks, _ = eng.adhoc("can I get my money back refund", Params(), sources, adhoc.judgements_of(ds, 1), "q02")
     lsa_top = ranks["LSA"].top_ids(one, 0, 5)
     new = next(d for d in lsa_top if d not in ("refund1", "refund2", "refund3"))  # a wrong document in LSA's top 5
     before = {d: (int(ranks["LSA"].judged_rank[i]), int(g)) for i, (d, g) in enumerate(zip(one.qrels.doc_id, one.qrels.grade))}

@@ -295,7 +295,7 @@ def test_the_alpha_sweep_of_bm25_and_dense(invented, prep, dense_source):
     at.segmented_control(key="tune_what").set_value(WHAT["alpha"]).run()
     assert not at.exception
     base = Params(members=("BM25", "dense"))
-    sw = tuning.sweep_alpha(invented, METRIC, engine=prep, base=base, extra=(dense_source,))
+    sw = tuning.sweep_alpha(invented, METRIC, engine=prep, base=base, sources=(dense_source,))
     best = tuning.best_setting(sw.values)
     ties = tuning.tie_region(sw.values, best)
     # the sweep at the sidebar's alpha is what the engine ranks there: the page's current figure is the engine's
@@ -310,7 +310,7 @@ def test_the_alpha_sweep_of_bm25_and_dense(invented, prep, dense_source):
     assert any("System: weighted of BM25 + dense" in c.value for c in at.caption)
     rows = table_with(at, TOP)
     assert {"BM25 rank", "dense rank", "from BM25", "from dense"} <= set(rows.columns) and "from LSA" not in rows.columns
-    explained = tuning.explain_fusion(invented, "q01", "weighted", base, prep, extra=(dense_source,))
+    explained = tuning.explain_fusion(invented, "q01", "weighted", base, prep, sources=(dense_source,))
     assert rows["document"].tolist() == [r["doc_id"] for r in explained]
     assert rows["from dense"].tolist() == pytest.approx([r["contributions"]["dense"] for r in explained], abs=1e-12)
 
@@ -326,7 +326,7 @@ def test_with_three_members_the_alpha_sweep_is_not_offered(invented, prep, dense
     control.set_value(WHAT["rrf_k"]).run()
     assert not at.exception
     three = Params(members=("BM25", "LSA", "dense"), weights=(0.5, 0.5, 0.5))
-    sw = tuning.sweep_rrf_k(invented, METRIC, engine=prep, base=three, extra=(dense_source,))
+    sw = tuning.sweep_rrf_k(invented, METRIC, engine=prep, base=three, sources=(dense_source,))
     best = tuning.best_setting(sw.values)
     assert figures(at)["best of the grid"] == f"{sw.means[best]:.6f}"
     current = prep.evaluate(three, [METRIC], (dense_source,)).values["RRF"][METRIC]

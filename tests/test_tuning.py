@@ -392,15 +392,15 @@ def _per_query(ds, ranking, metric):
     return metrics.per_query(ds.qrels, ds.n_queries, ranking.judged_rank, metric)[ds.evaluated]
 
 
-def _sweeps_equal_the_engine(ds, engine, base, extra, metric):
-    rrf = tuning.sweep_rrf_k(ds, metric, [0.0, 1.0, 2.0, 7.5, 60.0, 200.0], engine, base, extra=extra)
+def _sweeps_equal_the_engine(ds, engine, base, sources, metric):
+    rrf = tuning.sweep_rrf_k(ds, metric, [0.0, 1.0, 2.0, 7.5, 60.0, 200.0], engine, base, sources=sources)
     for i, k in enumerate(rrf.axes[0]):
-        want = engine.rankings(replace(base, rrf_k=float(k)), extra)["RRF"]
+        want = engine.rankings(replace(base, rrf_k=float(k)), sources)["RRF"]
         assert np.array_equal(rrf.values[i], _per_query(ds, want, metric)), (base.members, k)
     if len(base.members) == 2:
-        alpha = tuning.sweep_alpha(ds, metric, tuning.ALPHA_GRID, engine, base, extra=extra)
+        alpha = tuning.sweep_alpha(ds, metric, tuning.ALPHA_GRID, engine, base, sources=sources)
         for i, a in enumerate(alpha.axes[0]):
-            want = engine.rankings(replace(base, alpha=float(a)), extra)["weighted"]
+            want = engine.rankings(replace(base, alpha=float(a)), sources)["weighted"]
             assert np.array_equal(alpha.values[i], _per_query(ds, want, metric)), (base.members, a)
 
 
@@ -414,19 +414,19 @@ def test_fusion_sweeps_of_bm25_and_dense_equal_the_engine(invented, prep, dense_
 def test_fusion_sweeps_with_a_trec_run_member_equal_the_engine(invented, prep, run_source, dense_source, metric):
     assert any(-1 in r for r in [[invented.doc_index.get(d, -1) for d in ids] for ids in run_source.doc_ids])
     _sweeps_equal_the_engine(invented, prep, Params(members=("BM25", "my *run*")), (run_source,), metric)
-    extra = (dense_source, run_source)
-    _sweeps_equal_the_engine(invented, prep, Params(members=("my *run*", "dense", "LSA"), weights=(1.0, 1.0, 1.0)), extra, metric)
+    sources = (dense_source, run_source)
+    _sweeps_equal_the_engine(invented, prep, Params(members=("my *run*", "dense", "LSA"), weights=(1.0, 1.0, 1.0)), sources, metric)
 
 
 def test_the_alpha_sweep_needs_exactly_two_members(invented, prep, dense_source):
     three = Params(members=("BM25", "LSA", "dense"), weights=(0.2, 0.3, 0.5))
     with pytest.raises(InputError, match="weight is set in the sidebar"):
-        tuning.sweep_alpha(invented, "ndcg@5", engine=prep, base=three, extra=(dense_source,))
+        tuning.sweep_alpha(invented, "ndcg@5", engine=prep, base=three, sources=(dense_source,))
     with pytest.raises(InputError, match="3 are fused"):
-        tuning.tune(invented, "alpha", "ndcg@5", three, engine=prep, extra=(dense_source,))
+        tuning.tune(invented, "alpha", "ndcg@5", three, engine=prep, sources=(dense_source,))
     with pytest.raises(InputError, match="1 is fused"):
         tuning.sweep_alpha(invented, "ndcg@5", engine=prep, base=Params(members=("BM25",)))
-    t = tuning.tune(invented, "rrf_k", "ndcg@5", three, engine=prep, extra=(dense_source,))  # RRF takes any members
+    t = tuning.tune(invented, "rrf_k", "ndcg@5", three, engine=prep, sources=(dense_source,))  # RRF takes any members
     assert np.array_equal(t.current_values, prep.evaluate(three, ["ndcg@5"], (dense_source,)).values["RRF"]["ndcg@5"])
 
 
@@ -449,11 +449,11 @@ def test_fixed_parts_hold_each_members_ranking_and_scores(invented, prep, dense_
 
 @pytest.mark.parametrize("kind", ["weighted", "rrf"])
 def test_fusion_explanation_of_any_members_follows_the_engine(invented, prep, dense_source, run_source, kind):
-    extra = (dense_source, run_source)
+    sources = (dense_source, run_source)
     for params in (Params(members=("BM25", "dense"), alpha=0.4),
                    Params(members=("dense", "my *run*", "BM25"), weights=(0.5, 0.25, 1.0), rrf_k=5.0)):
-        fused = prep.rankings(params, extra)["weighted" if kind == "weighted" else "RRF"]
-        fixed = tuning.fixed_parts(invented, params, prep, extra)
+        fused = prep.rankings(params, sources)["weighted" if kind == "weighted" else "RRF"]
+        fixed = tuning.fixed_parts(invented, params, prep, sources)
         for q in range(invented.n_queries):
             rows = tuning.explain_fusion(invented, q, kind, params, prep, fixed)
             in_list = [r for r in rows if r["fused_rank"] is not None]
@@ -590,8 +590,8 @@ def test_thin_keeps_short_grids_and_both_ends():
     assert tuning.thin(np.arange(1.0, 201.0), 3).tolist() == [1.0, 14.0, 200.0]  # positions 1, sqrt(200) = 14.1, 200
 
 
-def _engine_values(ds, engine, system, params, metric, extra=()):
-    ranking = engine.rankings(params, extra)[system]
+def _engine_values(ds, engine, system, params, metric, sources=()):
+    ranking = engine.rankings(params, sources)[system]
     return metrics.per_query(ds.qrels, ds.n_queries, ranking.judged_rank, metrics.parse(metric))[ds.evaluated]
 
 
@@ -612,7 +612,7 @@ def test_a_joint_sweep_equals_the_engine_at_every_cell(invented, prep, key):
 
 
 def test_joint_sweeps_of_other_members_equal_the_engine(invented, prep, dense_source, run_source):
-    extra = (dense_source, run_source)
+    sources = (dense_source, run_source)
     cases = [
         ("alpha,dims", Params(members=("dense", "LSA"), fusion_depth=20)),
         ("rrf_k,dims", Params(members=("my *run*", "LSA", "BM25"), weights=(1.0, 1.0, 1.0), rrf_k=5.0)),
@@ -622,23 +622,23 @@ def test_joint_sweeps_of_other_members_equal_the_engine(invented, prep, dense_so
     for key, base in cases:
         first, system = tuning.JOINT[key]
         sw = tuning.sweep_joint(invented, key, "recall@10", [0.0, 0.6, 1.0] if first != "rrf_k" else [1.0, 60.0], [1, 5, 27],
-                                prep, base, extra)
+                                prep, base, sources)
         for i in range(sw.values.shape[0]):
             p = replace(base, **sw.setting(i))
-            assert np.array_equal(sw.values[i], _engine_values(invented, prep, system, p, "recall@10", extra)), (key, p)
+            assert np.array_equal(sw.values[i], _engine_values(invented, prep, system, p, "recall@10", sources)), (key, p)
         # the current setting of a joint sweep is the engine's value at the base parameters
-        assert np.array_equal(tuning.current_values(invented, key, "recall@10", base, prep, extra=extra),
-                              _engine_values(invented, prep, system, base, "recall@10", extra))
+        assert np.array_equal(tuning.current_values(invented, key, "recall@10", base, prep, sources=sources),
+                              _engine_values(invented, prep, system, base, "recall@10", sources))
 
 
 def test_joint_sweeps_need_their_members(invented, prep, dense_source):
     with pytest.raises(InputError, match="LSA is not fused"):
-        tuning.sweep_joint(invented, "alpha,dims", "ndcg@5", engine=prep, base=Params(members=("BM25", "dense")), extra=(dense_source,))
+        tuning.sweep_joint(invented, "alpha,dims", "ndcg@5", engine=prep, base=Params(members=("BM25", "dense")), sources=(dense_source,))
     with pytest.raises(InputError, match="BM25 is not fused"):
-        tuning.sweep_joint(invented, "k1,dims", "ndcg@5", engine=prep, base=Params(members=("dense", "LSA")), extra=(dense_source,))
+        tuning.sweep_joint(invented, "k1,dims", "ndcg@5", engine=prep, base=Params(members=("dense", "LSA")), sources=(dense_source,))
     with pytest.raises(InputError, match="3 are fused"):
         tuning.sweep_joint(invented, "alpha,dims", "ndcg@5", engine=prep,
-                           base=Params(members=("BM25", "LSA", "dense"), weights=(1.0, 1.0, 1.0)), extra=(dense_source,))
+                           base=Params(members=("BM25", "LSA", "dense"), weights=(1.0, 1.0, 1.0)), sources=(dense_source,))
     with pytest.raises(InputError, match="dims"):
         tuning.sweep_joint(invented, "alpha,dims", "ndcg@5", dims=[1, 500], engine=prep)
     with pytest.raises(InputError, match="unknown joint sweep"):

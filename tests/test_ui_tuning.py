@@ -73,7 +73,7 @@ def test_held_fixed_and_current_setting():
     three = Params(members=("BM25", "LSA", "dense"), weights=(1.0, 2.0, 0.5))
     assert ui.held_fixed("k1,dims", three)[0] == (("b", 0.75), ("alpha", 0.5), ("weights", (1.0, 2.0, 0.5)))
     assert ui.held_params(ui.held_fixed("k1,dims", three)).weights == (1.0, 2.0, 0.5)
-    # an extra source among the members is held by its content's fingerprint, never by the object
+    # an sources source among the members is held by its content's fingerprint, never by the object
     dense = SimpleNamespace(name="dense", fingerprint="f1")
     run = SimpleNamespace(name="r *1*", fingerprint="f2")
     q = Params(members=("dense", "BM25", "r *1*"), weights=(1.0, 2.0, 0.5), fusion_depth=100)
@@ -407,7 +407,7 @@ def test_a_fusion_landscape_is_keyed_by_its_members_and_their_content(invented):
     assert second is not first
     for land, source in ((first, run), (second, other)):
         want = tuning.sweep_rrf_k(invented, "ndcg@5", engine=engine, base=ui.held_params(ui.held_fixed("rrf_k", p, (source,))),
-                                  extra=(source,))
+                                  sources=(source,))
         assert np.array_equal(land.sweep.values, want.values)
     rows = ui.explain(invented, "q01", "rrf", p, (run,))
     assert rows and all(list(r["ranks"]) == ["BM25", "mine"] for r in rows)

@@ -15,7 +15,7 @@ from retrieval.corpus.dataset import Dataset
 from retrieval.evaluation import metrics
 from retrieval.evaluation.experiment import Evaluation, score
 from retrieval.retrievers.ranking import Ranking
-from retrieval.retrievers.systems import REGISTRY
+from retrieval.retrievers.systems import REGISTRY, Sources
 
 from . import dense, state
 from .in_use import (  # noqa: F401 - the dataset in use and its engine, part of this module's interface
@@ -31,7 +31,7 @@ from .in_use import (  # noqa: F401 - the dataset in use and its engine, part of
 )
 
 
-def current_extra(ds: Dataset | None = None) -> tuple:
+def current_sources(ds: Dataset | None = None) -> Sources:
     """What the engine ranks beside its registered retrievers: the dense vectors (if any), then the runs."""
     ds = ds or current_dataset()
     vectors = dense.source(ds)
@@ -45,7 +45,7 @@ def current_params(ds: Dataset | None = None) -> Params:
 
 def systems(ds: Dataset | None = None) -> list[str]:
     """The systems a fusion can take as members: the registered retrievers, dense if present, the runs."""
-    return [*REGISTRY, *(x.name for x in current_extra(ds))]
+    return [*REGISTRY, *(x.name for x in current_sources(ds))]
 
 
 def max_dims(ds: Dataset) -> int:
@@ -71,14 +71,14 @@ def rankings(ds: Dataset | None = None, params: Params | None = None, spinner: b
     At the sidebar's parameters, on a corpus where a d step is slow, the steps next to d are then computed in the
     background (`Engine.prefetch`): the d slider's next step reads them."""
     ds = ds or current_dataset()
-    p, e, extra = ranking_params(ds, params), engine(ds), current_extra(ds)
+    p, e, sources = ranking_params(ds, params), engine(ds), current_sources(ds)
     if not spinner or not e.waiting(p):
-        out = e.rankings(p, extra)
+        out = e.rankings(p, sources)
     else:
         with st.spinner(fitting_text(ds, p.dims) + "…"):
-            out = e.rankings(p, extra)
+            out = e.rankings(p, sources)
     if params is None:
-        e.prefetch(p, extra)
+        e.prefetch(p, sources)
     return out
 
 
@@ -111,7 +111,7 @@ def fit_in_background(ds: Dataset | None = None, params: Params | None = None) -
 def first_rankings(ds: Dataset | None = None, params: Params | None = None) -> dict[str, Ranking]:
     """The rankings of the systems that do not wait (`waiting`): what a page shows while LSA is fitted."""
     ds = ds or current_dataset()
-    return engine(ds).first_rankings(ranking_params(ds, params), current_extra(ds))
+    return engine(ds).first_rankings(ranking_params(ds, params), current_sources(ds))
 
 
 def first_evaluation(metric_names: list[str] | tuple[str, ...], ds: Dataset | None = None,

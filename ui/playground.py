@@ -21,6 +21,7 @@ from retrieval.engine import adhoc
 from retrieval.evaluation import metrics
 from retrieval.evaluation.experiment import Evaluation
 from retrieval.retrievers.ranking import Ranking
+from retrieval.retrievers.systems import Sources
 
 from . import cache, state
 from .format import clip, signed
@@ -352,7 +353,7 @@ def question_input() -> str:
     return text
 
 
-def scored(ds: Dataset, text: str, p: Params, extra: tuple, qid: str | None):
+def scored(ds: Dataset, text: str, p: Params, sources: Sources, qid: str | None):
     """The typed question's one-question dataset, rankings and scores; None, with one message, for an empty
     text or bad input (the page then shows nothing more: no st.stop, which would leave the frame's run open
     in session state, see state.end_frame)."""
@@ -363,7 +364,7 @@ def scored(ds: Dataset, text: str, p: Params, extra: tuple, qid: str | None):
     try:
         judged = tuple(st.session_state[state.PG_JUDGED].items())
         with st.spinner("Ranking the corpus for the question…"):
-            return cache.engine(ds).adhoc(text, p, extra, judged, qid or adhoc.QUESTION_ID)
+            return cache.engine(ds).adhoc(text, p, sources, judged, qid or adhoc.QUESTION_ID)
     except InputError as e:
         st.error(plain(str(e)), icon=":material/error:")
         return None

@@ -20,6 +20,7 @@ from retrieval.core.params import SPECS, Params
 from retrieval.corpus.dataset import Dataset
 from retrieval.evaluation import significance, stats
 from retrieval.evaluation.experiment import Evaluation
+from retrieval.retrievers.systems import Sources
 
 from . import cache, charts, memo, state
 from .format import MINUS, clip, fmt_setting, p_text, signed
@@ -68,14 +69,14 @@ class Landscape(NamedTuple):
     resamples: int = significance.RESAMPLES  # the permutation test's random sign vectors (when not exact)
 
 
-def held_fixed(what: str, params: Params, extra: tuple = ()) -> tuple:
+def held_fixed(what: str, params: Params, sources: Sources = ()) -> tuple:
     """What a sweep of `what` holds at the sidebar's values, as a cache key: for the fusions the (name, value)
     pairs of `HOLDS[what]` (and the members' weights when the k1 x d sweep fuses more than two), the fusion depth,
-    the members and the content fingerprint of each member that is an extra source (None for a registered
+    the members and the content fingerprint of each member that is an uploaded source (None for a registered
     retriever); nothing for BM25 and LSA."""
     if what not in FUSED:
         return ()
-    prints = {x.name: x.fingerprint for x in extra}
+    prints = {x.name: x.fingerprint for x in sources}
     pairs = tuple((n, SPECS[n].cast(getattr(params, n))) for n in HOLDS[what])
     if what == "k1,dims" and len(params.members) > 2:
         pairs += (("weights", params.fusion_weights()),)
@@ -97,25 +98,25 @@ def kept(ds: Dataset) -> memo.Memo | memo.SharedMemo:
     return memo.for_engine(cache.engine(ds))
 
 
-def fixed(ds: Dataset, held: tuple, extra: tuple = ()) -> tuning.Fixed:
+def fixed(ds: Dataset, held: tuple, sources: Sources = ()) -> tuning.Fixed:
     """The fused members at the sidebar's values with their rankings and scores: what the fusion sweeps and
     explanations hold fixed (kept beside the dataset's engine, keyed by `held_fixed`'s values: never by an object)."""
-    return kept(ds).get(MEMO, ("fixed", held), lambda: tuning.fixed_parts(ds, held_params(held), cache.engine(ds), extra))
+    return kept(ds).get(MEMO, ("fixed", held), lambda: tuning.fixed_parts(ds, held_params(held), cache.engine(ds), sources))
 
 
-def landscape(ds: Dataset, what: str, metric: str, held: tuple, extra: tuple = ()) -> Landscape:
+def landscape(ds: Dataset, what: str, metric: str, held: tuple, sources: Sources = ()) -> Landscape:
     """The sweep of `what` on `metric` with its best, ties and p-values, kept beside the dataset's engine.
 
     Keyed on the metric and only what the sweep holds fixed: `held` is () for BM25 and LSA, `held_fixed`'s
-    values for the fusions (`extra`: the sources the fingerprints in `held` stand for); the engine itself is the
+    values for the fusions (`sources`: the sources the fingerprints in `held` stand for); the engine itself is the
     dataset's (by content).
     """
     def make() -> Landscape:
         base, parts = Params(), None
         if what in FUSED:
             base = held_params(held)
-            parts = fixed(ds, held, extra) if what in ("rrf_k", "alpha") else None
-        sw = tuning.sweep(ds, what, metric, base, cache.engine(ds), parts, extra)
+            parts = fixed(ds, held, sources) if what in ("rrf_k", "alpha") else None
+        sw = tuning.sweep(ds, what, metric, base, cache.engine(ds), parts, sources)
         best = tuning.best_setting(sw.values)
         ties = tuning.tie_region(sw.values, best)
         resamples = tuning.sign_vectors_for(sw.means.size, ALPHA_LEVEL)
@@ -125,11 +126,11 @@ def landscape(ds: Dataset, what: str, metric: str, held: tuple, extra: tuple = (
     return kept(ds).get(MEMO, ("landscape", what, metric, tuple(held)), make)
 
 
-def explain(ds: Dataset, qid: str, kind: str, params: Params, extra: tuple = ()) -> list[dict]:
+def explain(ds: Dataset, qid: str, kind: str, params: Params, sources: Sources = ()) -> list[dict]:
     """One question's fused list with each member's contribution to every document (kept beside the engine)."""
-    held = held_fixed("rrf_k", params, extra)
+    held = held_fixed("rrf_k", params, sources)
     key = ("explain", qid, kind, held, params.fusion_weights(), float(params.rrf_k))
-    return kept(ds).get(MEMO, key, lambda: tuning.explain_fusion(ds, qid, kind, params, cache.engine(ds), fixed(ds, held, extra)))
+    return kept(ds).get(MEMO, key, lambda: tuning.explain_fusion(ds, qid, kind, params, cache.engine(ds), fixed(ds, held, sources)))
 
 
 # ------------------------------------------------------------------------------------------- moving the sliders
@@ -480,11 +481,11 @@ def choose_view(ds: Dataset) -> View | None:
     for note in notes:
         st.caption(note)
     what = WHAT[choice]
-    extra = cache.current_extra(ds)
-    held = held_fixed(what, p, extra)
+    sources = cache.current_sources(ds)
+    held = held_fixed(what, p, sources)
     try:
         with st.spinner(f"Sweeping {choice} on {label}…"):
-            land = landscape(ds, what, metric, held, extra)
+            land = landscape(ds, what, metric, held, sources)
     except InputError as err:
         st.error(f"Can't sweep {choice} on this dataset: {escape_markdown(str(err))}", icon=":material/error:")
         return None
@@ -958,7 +959,7 @@ def fusion_section(v: View) -> None:
     texts = {ds.query_ids[q]: " ".join(ds.query_texts[q].split()) for q in ds.evaluated}
     qid = f2.selectbox("question", qids, key=KEY_QUESTION, persist_state="session",
                        format_func=lambda q: f"{q} — {texts[q][:110]}")
-    rows = explain(ds, qid, "weighted" if kind == "weighted" else "rrf", p, cache.current_extra(ds))
+    rows = explain(ds, qid, "weighted" if kind == "weighted" else "rrf", p, cache.current_sources(ds))
     st.markdown(f"**{escape_markdown(qid)}**: {escape_markdown(clip(texts[qid]))}")
     caption, x_title = fusion_formula(kind, p, depth)
     st.caption(caption)

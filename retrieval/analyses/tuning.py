@@ -47,7 +47,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import fusion
+import retrieval.fusion as fusion
+
 from ..core.errors import InputError
 from ..core.params import MAX_DIMS, Params, grid_for
 from ..corpus.dataset import Dataset, Qrels
@@ -57,6 +58,7 @@ from ..evaluation.experiment import Evaluation
 from ..kernels.rules import ranks_before
 from ..retrievers import bm25, lsa
 from ..retrievers.ranking import THRESHOLD, Ranking, order_by_score
+from ..retrievers.systems import Sources
 
 K1_GRID = grid_for("k1")  # 0, 0.2, ..., 3.0 (exact decimals: 6 * 3 / 15 == 1.2)
 B_GRID = grid_for("b")  # 0, 0.1, ..., 1.0
@@ -392,11 +394,11 @@ class Fixed:
         return self.members.index(name)
 
 
-def _member_part(dataset: Dataset, name: str, params: Params, engine: Engine, extra: tuple) -> tuple[Ranking, np.ndarray, np.ndarray]:
+def _member_part(dataset: Dataset, name: str, params: Params, engine: Engine, sources: Sources) -> tuple[Ranking, np.ndarray, np.ndarray]:
     """One member at `params`: its ranking, its score of every document (questions x documents) and whether it
     answers each question, from the engine's own run."""
-    run = engine.run(name, params, extra)
-    member = engine.system(name, extra).member(run)
+    run = engine.run(name, params, sources)
+    member = engine.system(name, sources).member(run)
     rows = np.array([member.row(q) for q in range(dataset.n_queries)], dtype=np.float64).reshape(dataset.n_queries, dataset.n_docs)
     return run.ranking, rows, np.asarray(member.answers, dtype=bool)
 
@@ -407,18 +409,18 @@ def _combine(members: tuple[str, ...], parts: list[tuple[Ranking, np.ndarray, np
                  np.array([p[2] for p in parts], dtype=bool).reshape(len(parts), n_queries))
 
 
-def fixed_parts(dataset: Dataset, params: Params, engine: Engine | None = None, extra: tuple = ()) -> Fixed:
-    """The members of `params.members` at `params` (their runs the engine's own, `extra` holding the sources
+def fixed_parts(dataset: Dataset, params: Params, engine: Engine | None = None, sources: Sources = ()) -> Fixed:
+    """The members of `params.members` at `params` (their runs the engine's own, `sources` holding the sources
     that are not registered retrievers: TREC runs, dense vectors), for the fusion sweeps and explanations."""
     engine = engine or for_dataset(dataset)
-    parts = [_member_part(dataset, name, params, engine, extra) for name in params.members]
+    parts = [_member_part(dataset, name, params, engine, sources) for name in params.members]
     return _combine(tuple(params.members), parts, dataset.n_queries)
 
 
-def _fixed_for(dataset: Dataset, base: Params, engine: Engine, fixed: Fixed | None, extra: tuple) -> Fixed:
+def _fixed_for(dataset: Dataset, base: Params, engine: Engine, fixed: Fixed | None, sources: Sources) -> Fixed:
     """The given fixed parts (which must be of base's members), or those of `base`."""
     if fixed is None:
-        return fixed_parts(dataset, base, engine, extra)
+        return fixed_parts(dataset, base, engine, sources)
     if fixed.members != tuple(base.members):
         raise InputError(f"the fixed parts are of {', '.join(fixed.members)}, the parameters fuse {', '.join(base.members)}")
     return fixed
@@ -458,12 +460,12 @@ def sweep_rrf_k(
     engine: Engine | None = None,
     base: Params = Params(),
     fixed: Fixed | None = None,
-    extra: tuple = (),
+    sources: Sources = (),
 ) -> Sweep:
     """RRF's per-question metric over its constant k, fusing the fixed members' lists (top fusion_depth of each)."""
     m, engine, qids = _start(dataset, metric, engine)
     ks = _axis(ks, "rrf_k", 0.0, None)
-    fixed = _fixed_for(dataset, base, engine, fixed, extra)
+    fixed = _fixed_for(dataset, base, engine, fixed, sources)
     nq, width, depth = dataset.n_queries, dataset.n_docs + 1, base.fusion_depth
     lists = _rrf_entries(dataset, fixed.rankings, depth)
     keys = np.unique(np.concatenate([k for k, _ in lists])) if lists else np.zeros(0, dtype=np.int64)
@@ -519,14 +521,14 @@ def sweep_alpha(
     engine: Engine | None = None,
     base: Params = Params(),
     fixed: Fixed | None = None,
-    extra: tuple = (),
+    sources: Sources = (),
 ) -> Sweep:
     """The weighted fusion's per-question metric over alpha, over the fixed scores of exactly two members: alpha x
     min-max(first) + (1 - alpha) x min-max(second), what `Engine.rankings` gives at that alpha without `weights`."""
     m, engine, qids = _start(dataset, metric, engine)
     alphas = _axis(alphas, "alpha", 0.0, 1.0)
     check_alpha_members(base.members)
-    fixed = _fixed_for(dataset, base, engine, fixed, extra)
+    fixed = _fixed_for(dataset, base, engine, fixed, sources)
     first, second = (fusion.minmax(r) for r in fixed.rows)
     silent = ~fixed.answers.any(axis=0)
     ranks = np.zeros((alphas.size, len(dataset.qrels)), dtype=np.int64)
@@ -586,7 +588,7 @@ def sweep_joint(
     dims=None,
     engine: Engine | None = None,
     base: Params = Params(),
-    extra: tuple = (),
+    sources: Sources = (),
 ) -> Sweep:
     """A fusion's per-question metric over (its first parameter x LSA's d), the other parameters at `base`.
 
@@ -614,7 +616,7 @@ def sweep_joint(
     def part(name: str, p: Params) -> tuple:
         k = (name, p.dims if name == "LSA" else p.k1 if name == "BM25" else None)
         if k not in parts:
-            parts[k] = _member_part(dataset, name, p, engine, extra)
+            parts[k] = _member_part(dataset, name, p, engine, sources)
         return parts[k]
 
     values = np.zeros((fa.size, da.size, len(qids)))
@@ -627,8 +629,8 @@ def sweep_joint(
             continue
         p = replace(base, dims=int(d))
         fixed = _combine(members, [part(n, p) for n in members], dataset.n_queries)
-        one = (sweep_alpha(dataset, m, fa, engine, p, fixed, extra) if first == "alpha"
-               else sweep_rrf_k(dataset, m, fa, engine, p, fixed, extra))
+        one = (sweep_alpha(dataset, m, fa, engine, p, fixed, sources) if first == "alpha"
+               else sweep_rrf_k(dataset, m, fa, engine, p, fixed, sources))
         values[:, j] = one.values
     return Sweep(system, m.name, (first, "dims"), (fa, da), values.reshape(fa.size * da.size, len(qids)), qids, base)
 
@@ -648,10 +650,10 @@ def sweep(
     base: Params = Params(),
     engine: Engine | None = None,
     fixed: Fixed | None = None,
-    extra: tuple = (),
+    sources: Sources = (),
 ) -> Sweep:
     """The default sweep of `params` ('k1,b', 'dims', 'rrf_k', 'alpha' or a joint one of JOINT: 'alpha,dims',
-    'rrf_k,dims', 'k1,dims'), the other parameters at `base`; the fusion sweeps fuse `base.members` (`extra`: the
+    'rrf_k,dims', 'k1,dims'), the other parameters at `base`; the fusion sweeps fuse `base.members` (`sources`: the
     sources among them that are not registered retrievers)."""
     key = _params_key(params)
     engine = engine or for_dataset(dataset)
@@ -660,10 +662,10 @@ def sweep(
     if key == "dims":
         return sweep_dims(dataset, metric, engine=engine, base=base)
     if key == "rrf_k":
-        return sweep_rrf_k(dataset, metric, engine=engine, base=base, fixed=fixed, extra=extra)
+        return sweep_rrf_k(dataset, metric, engine=engine, base=base, fixed=fixed, sources=sources)
     if key in JOINT:
-        return sweep_joint(dataset, key, metric, engine=engine, base=base, extra=extra)
-    return sweep_alpha(dataset, metric, engine=engine, base=base, fixed=fixed, extra=extra)
+        return sweep_joint(dataset, key, metric, engine=engine, base=base, sources=sources)
+    return sweep_alpha(dataset, metric, engine=engine, base=base, fixed=fixed, sources=sources)
 
 
 def _params_key(params: str) -> str:
@@ -677,7 +679,7 @@ def _params_key(params: str) -> str:
 
 def current_values(
     dataset: Dataset, params: str, metric: str | metrics.Metric, base: Params = Params(), engine: Engine | None = None,
-    fixed: Fixed | None = None, extra: tuple = (),
+    fixed: Fixed | None = None, sources: Sources = (),
 ) -> np.ndarray:
     """Per-question values of the swept system at the current setting `base` (which need not be a grid point)."""
     key = _params_key(params)
@@ -687,11 +689,11 @@ def current_values(
     elif key == "dims":
         s = sweep_dims(dataset, metric, [base.dims], engine, base, refit=True)
     elif key == "rrf_k":
-        s = sweep_rrf_k(dataset, metric, [base.rrf_k], engine, base, fixed, extra)
+        s = sweep_rrf_k(dataset, metric, [base.rrf_k], engine, base, fixed, sources)
     elif key in JOINT:
-        s = sweep_joint(dataset, key, metric, [getattr(base, JOINT[key][0])], [base.dims], engine, base, extra)
+        s = sweep_joint(dataset, key, metric, [getattr(base, JOINT[key][0])], [base.dims], engine, base, sources)
     else:
-        s = sweep_alpha(dataset, metric, [base.alpha], engine, base, fixed, extra)
+        s = sweep_alpha(dataset, metric, [base.alpha], engine, base, fixed, sources)
     return s.values[0]
 
 
@@ -1180,7 +1182,7 @@ def explain_fusion(
     engine: Engine | None = None,
     fixed: Fixed | None = None,
     top: int | None = None,
-    extra: tuple = (),
+    sources: Sources = (),
 ) -> list[dict]:
     """Each document's contribution from each member of `params.members` to one question's fused list, best first.
 
@@ -1196,7 +1198,7 @@ def explain_fusion(
         raise InputError(f"fusion kind must be 'weighted' or 'rrf', got {kind!r}")
     q = _question(dataset, question)
     engine = engine or for_dataset(dataset)
-    fixed = _fixed_for(dataset, params, engine, fixed, extra)
+    fixed = _fixed_for(dataset, params, engine, fixed, sources)
     names, depth, n = fixed.members, params.fusion_depth, dataset.n_docs
     top = depth if top is None else int(top)
     key = dataset.tie_key
@@ -1274,26 +1276,26 @@ def tune(
     seed: int = SEED,
     engine: Engine | None = None,
     resamples: int = stats.RESAMPLES,
-    extra: tuple = (),
+    sources: Sources = (),
     label: str | None = None,
 ) -> Tuning:
     """Sweep `params`, find the best setting and its tie region, cross-validate the choice, score the current setting
     and say the verdict on it (`verdict`: the permutation test against the best with Holm's correction, and the
     cross-validated gain; `label` names the metric in its text, default its name). A fusion sweep fuses
-    `base.members` (`extra`: the sources among them that are not registered retrievers)."""
+    `base.members` (`sources`: the sources among them that are not registered retrievers)."""
     key = _params_key(params)
     engine = engine or for_dataset(dataset)
     if key == "alpha":
         check_alpha_members(base.members)
-    fixed = fixed_parts(dataset, base, engine, extra) if key in ("rrf_k", "alpha") else None
-    sw = sweep(dataset, key, metric, base, engine, fixed, extra)
+    fixed = fixed_parts(dataset, base, engine, sources) if key in ("rrf_k", "alpha") else None
+    sw = sweep(dataset, key, metric, base, engine, fixed, sources)
     fold_assignment(sw.values.shape[1], folds, seed)  # fail early on bad folds
     best = best_setting(sw.values)
     ties = tie_region(sw.values, best, resamples, seed)
     sign_vectors = sign_vectors_for(sw.means.size, ALPHA_LEVEL)
     p, p_holm = versus_best(sw.values, best, sign_vectors, seed)
     cv = cross_validate(sw.values, folds, seed)
-    cur = current_values(dataset, key, metric, base, engine, fixed, extra)
+    cur = current_values(dataset, key, metric, base, engine, fixed, sources)
     current = {n: _num(getattr(base, n), n) for n in sw.names}
     said = verdict(sw, best, ties, p, p_holm, current, cur, cv, label, sign_vectors, seed)
     return Tuning(dataset.name, sw, best, ties, cv, current, cur, said.signals.current_tied, p, p_holm, sign_vectors, said)

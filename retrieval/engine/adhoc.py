@@ -24,7 +24,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .. import fusion
+import retrieval.fusion as fusion
+
 from ..core.errors import InputError
 from ..core.params import Params
 from ..corpus.dataset import MAX_GRADE, Dataset, Qrels, valid_grade
@@ -34,7 +35,7 @@ from ..evaluation import metrics
 from ..evaluation.experiment import Evaluation, score
 from ..retrievers import bm25, dense, lsa
 from ..retrievers.ranking import Ranking, rank_rows
-from ..retrievers.systems import FUSIONS
+from ..retrievers.systems import FUSIONS, Sources
 
 MAX_CHARS = 1_000  # a typed question is at most this long (a question, not a document)
 MAX_JUDGEMENTS = 100_000  # judgements one typed question may carry: a dataset question's own (deep pools hold
@@ -70,7 +71,7 @@ def check_text(text: str) -> str:
     return text
 
 
-def score_text(engine, text: str, params: Params, extra: tuple = ()) -> Scores:
+def score_text(engine, text: str, params: Params, sources: Sources = ()) -> Scores:
     """Every system's score of every document for `text` at `params` (the engine's LSA fit and dense vectors
     reused): BM25 and LSA always, dense when the session's vectors are the bundled model's."""
     check_text(text)
@@ -81,13 +82,13 @@ def score_text(engine, text: str, params: Params, extra: tuple = ()) -> Scores:
     fit = engine.lsa_fit(params.dims)
     rows["LSA"] = lsa.cosines(lsa.query_vectors(fit.model, qc), fit.model.vt)[0]
     skipped = {}
-    source = next((x for x in extra if isinstance(x, Aligned)), None)
+    source = next((x for x in sources if isinstance(x, Aligned)), None)
     if source is not None:
         if source.model == dense.MODEL:
             # scaled to unit length as every question vector of a dense source is (embeddings.unit_rows)
             qvec = unit_rows(dense.encode_questions([text]), ["question"], "question", lambda r: "the typed question")
             qvec = np.asarray(qvec, dtype=np.float64)
-            rows["dense"] = lsa.cosines(qvec, engine.system("dense", extra).model.vt)[0]
+            rows["dense"] = lsa.cosines(qvec, engine.system("dense", sources).model.vt)[0]
         else:
             skipped["dense"] = (f"its vectors ({source.model}) were uploaded: a typed question can't be encoded with "
                                 f"that model here, only with the bundled one ({dense.MODEL})")

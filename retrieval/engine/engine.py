@@ -31,7 +31,9 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from .. import fusion
+import retrieval.fusion as fusion
+import retrieval.kernels as _kernels
+
 from ..core import params as params_spec  # the parameter table (`params` names the values everywhere here)
 from ..core import workers
 from ..core.errors import InputError
@@ -45,12 +47,11 @@ from ..corpus.statistics import DatasetStats, dataset_stats
 from ..corpus.text import TermIndex, build_index, query_counts
 from ..evaluation import metrics, stats
 from ..evaluation.experiment import Evaluation, score
-from .. import kernels as _kernels
 from ..kernels.rules import ranks_before
 from ..retrievers import bm25, dense, lsa
 from ..retrievers.base import Context
 from ..retrievers.ranking import THRESHOLD, BestLists, Ranking, judged_layout
-from ..retrievers.systems import FUSIONS, REGISTRY, Retriever, Run, system_of
+from ..retrievers.systems import FUSIONS, REGISTRY, Retriever, Run, Sources, system_of
 from . import adhoc
 
 ENGINES = 4  # engines kept per process (one per dataset fingerprint), most recently used
@@ -260,7 +261,7 @@ class Engine:
         self._lock = threading.Lock()
         self._fitting: dict[int, threading.Thread] = {}  # fit_in_background's threads, by d
         self._ahead: threading.Thread | None = None  # prefetch's thread, while it works
-        self._ahead_next: tuple | None = None  # the request it takes next: (the parameters to compute, extra)
+        self._ahead_next: tuple | None = None  # the request it takes next: (the parameters to compute, sources)
         self._ahead_params: Params | None = None  # what prefetch was last asked about (which way d moves, whether alone)
         self._ahead_wake = threading.Event()  # set by each request, ending the wait of the one it replaces
 
@@ -373,13 +374,13 @@ class Engine:
             return ("LSA", *(FUSIONS if "LSA" in params.members else ()))
         return ()
 
-    def first_rankings(self, params: Params = Params(), extra: tuple = ()) -> dict[str, Ranking]:
+    def first_rankings(self, params: Params = Params(), sources: Sources = ()) -> dict[str, Ranking]:
         """The rankings of every system that does not wait (`waiting`): what a page can show at once while LSA is
         fitted. Each run is the one `rankings` uses (the same cache key: a run's lists do not depend on the fusion's
         members; BM25 then scores LSA's lists by look-up when the fusion comes)."""
         skip = set(self.waiting(params))
-        names = [n for n in REGISTRY if n not in skip] + [x.name for x in extra]
-        return {n: self._run_tracked(n, replace(params, members=(n,), weights=None), extra).ranking for n in names}
+        names = [n for n in REGISTRY if n not in skip] + [x.name for x in sources]
+        return {n: self._run_tracked(n, replace(params, members=(n,), weights=None), sources).ranking for n in names}
 
     def bm25_scores(self, k1: float, b: float) -> sp.csr_matrix:
         """BM25 scores of every question as a sparse matrix: the reference algebra (the sliders use `run`)."""
@@ -406,42 +407,42 @@ class Engine:
         """The dataset's statistics (`corpus.statistics.dataset_stats`): sizes, vocabulary, judgements per question."""
         return dataset_stats(self.dataset, self.index)
 
-    def system(self, name: str, extra: tuple = ()) -> Retriever:
-        """A system by name: a registered retriever, or the system of one of the `extra` sources (a TREC run,
+    def system(self, name: str, sources: Sources = ()) -> Retriever:
+        """A system by name: a registered retriever, or the system of one of the `sources` (a TREC run,
         embeddings), made once per source content; an error lists the known ones."""
         if name in REGISTRY:
             return REGISTRY[name]
-        source = self._source(name, extra)
+        source = self._source(name, sources)
         kind = "run file" if isinstance(source, TrecRun) else "vectors"
         return self.memo.get(kind, (name, source.fingerprint), lambda: system_of(source))
 
     @staticmethod
-    def _source(name: str, extra: tuple):
-        for source in extra:
+    def _source(name: str, sources: Sources):
+        for source in sources:
             if source.name == name:
                 return source
-        known = [*REGISTRY, *(s.name for s in extra)]
+        known = [*REGISTRY, *(s.name for s in sources)]
         raise InputError(f"unknown system {name!r}: known are {', '.join(known)}")
 
-    def key(self, name: str, params: Params, extra: tuple = ()) -> tuple:
+    def key(self, name: str, params: Params, sources: Sources = ()) -> tuple:
         """The cache key of a system's run: its name, the values of the parameters it reads and the list depth,
         and for a source (a run, embeddings) the fingerprint of its whole content."""
-        system = self.system(name, extra)
-        content = () if name in REGISTRY else (self._source(name, extra).fingerprint,)
+        system = self.system(name, sources)
+        content = () if name in REGISTRY else (self._source(name, sources).fingerprint,)
         return (name, *content, params.of(system.params), params.list_depth)
 
-    def run(self, name: str, params: Params, extra: tuple = ()) -> BestLists:
+    def run(self, name: str, params: Params, sources: Sources = ()) -> BestLists:
         """One system's run at the given parameters (cached on what it reads); in a derived engine, a retriever's
         is its root's run under the same key, re-judged."""
-        system = self.system(name, extra)
+        system = self.system(name, sources)
         root = self._root
         if root is not None and not isinstance(system, Run):
             def make() -> BestLists:
-                base = root.run(name, params, extra)
+                base = root.run(name, params, sources)
                 return rejudged(base, system.member(base).row, root.dataset, self.dataset)
 
-            return self.memo.get("run", self.key(name, params, extra), make)
-        return self.memo.get("run", self.key(name, params, extra), lambda: system.run(self.context(), params, params.list_depth))
+            return self.memo.get("run", self.key(name, params, sources), make)
+        return self.memo.get("run", self.key(name, params, sources), lambda: system.run(self.context(), params, params.list_depth))
 
     def latest_run(self, name: str) -> BestLists | None:
         """The most recently used run of a retriever (a hint for its next run), if any."""
@@ -466,41 +467,41 @@ class Engine:
 
     # --------------------------------------------------------------------------------------- all systems
 
-    def _members(self, params: Params, extra: tuple) -> tuple[list, tuple]:
-        members = [self.system(m, extra).member(self._run_tracked(m, params, extra)) for m in params.members]
-        return members, tuple(self.key(m, params, extra) for m in params.members)
+    def _members(self, params: Params, sources: Sources) -> tuple[list, tuple]:
+        members = [self.system(m, sources).member(self._run_tracked(m, params, sources)) for m in params.members]
+        return members, tuple(self.key(m, params, sources) for m in params.members)
 
-    def _run_tracked(self, name: str, params: Params, extra: tuple) -> BestLists:
-        r = self.run(name, params, extra)
+    def _run_tracked(self, name: str, params: Params, sources: Sources) -> BestLists:
+        r = self.run(name, params, sources)
         if name in REGISTRY:
             self._remember(name, r)
         return r
 
-    def _fusion_keys(self, params: Params, extra: tuple) -> tuple[tuple, tuple]:
+    def _fusion_keys(self, params: Params, sources: Sources) -> tuple[tuple, tuple]:
         """The cache keys of the weighted fusion and of RRF at `params`: their members' run keys and their own
         parameters."""
-        keys = tuple(self.key(m, params, extra) for m in params.members)
+        keys = tuple(self.key(m, params, sources) for m in params.members)
         return (keys, params.fusion_weights(), params.fusion_depth), (keys, params.rrf_k, params.fusion_depth)
 
-    def weighted(self, params: Params, extra: tuple = ()) -> fusion.WeightedRun:
+    def weighted(self, params: Params, sources: Sources = ()) -> fusion.WeightedRun:
         """The weighted fusion of params.members with params.fusion_weights()."""
-        members, keys = self._members(params, extra)
+        members, keys = self._members(params, sources)
         lists = self.memo.get("lists", keys, lambda: fusion.gather(members))
         weights = params.fusion_weights()
-        return self.memo.get("weighted", self._fusion_keys(params, extra)[0],
+        return self.memo.get("weighted", self._fusion_keys(params, sources)[0],
                              lambda: fusion.weighted(self.dataset, members, weights, params.fusion_depth, lists))
 
-    def rrf(self, params: Params, extra: tuple = ()) -> Ranking:
+    def rrf(self, params: Params, sources: Sources = ()) -> Ranking:
         """Reciprocal Rank Fusion of params.members' top fusion_depth."""
-        return self.memo.get("rrf", self._fusion_keys(params, extra)[1], lambda: fusion.rrf(
-            self.dataset, [self._run_tracked(m, params, extra).ranking for m in params.members], params.rrf_k,
+        return self.memo.get("rrf", self._fusion_keys(params, sources)[1], lambda: fusion.rrf(
+            self.dataset, [self._run_tracked(m, params, sources).ranking for m in params.members], params.rrf_k,
             params.fusion_depth))
 
-    def cached(self, params: Params, extra: tuple = ()) -> bool:
-        """Whether `rankings(params, extra)` would only read the cache: every system's run and both fusions."""
-        names = [*REGISTRY, *(x.name for x in extra)]
-        w_key, r_key = self._fusion_keys(params, extra)
-        return (all(self.memo.ready("run", self.key(n, params, extra)) for n in names)
+    def cached(self, params: Params, sources: Sources = ()) -> bool:
+        """Whether `rankings(params, sources)` would only read the cache: every system's run and both fusions."""
+        names = [*REGISTRY, *(x.name for x in sources)]
+        w_key, r_key = self._fusion_keys(params, sources)
+        return (all(self.memo.ready("run", self.key(n, params, sources)) for n in names)
                 and self.memo.ready("weighted", w_key) and self.memo.ready("rrf", r_key))
 
     def prefetch_pays(self) -> bool:
@@ -525,13 +526,13 @@ class Engine:
                     out.append(replace(params, dims=d))
         return out
 
-    def _passes_ready(self, params: Params, extra: tuple) -> bool:
+    def _passes_ready(self, params: Params, sources: Sources) -> bool:
         """Whether the runs that read d (LSA's: a pass over every document) are cached at `params`: what a d step
         costs most, where computing ahead pays most."""
-        return all(self.memo.ready("run", self.key(name, params, extra))
+        return all(self.memo.ready("run", self.key(name, params, sources))
                    for name, system in REGISTRY.items() if "dims" in system.params)
 
-    def prefetch(self, params: Params, extra: tuple = ()) -> threading.Thread | None:
+    def prefetch(self, params: Params, sources: Sources = ()) -> threading.Thread | None:
         """Compute, in one background thread, the rankings a few d steps away from `params` (`neighbours`) that are
         not cached yet, so that the next d step of a slider, or a drag a few steps long, reads them (a step taken
         while one is being computed waits for that computation, not for a second one: the memo makes a key once).
@@ -548,10 +549,10 @@ class Engine:
             before, self._ahead_params = self._ahead_params, params
         down = before is not None and params.dims < before.dims
         on_d = before is not None and before != params and replace(before, dims=params.dims) == params
-        todo = [p for p in self.neighbours(params, down) if not self.cached(p, extra)]
+        todo = [p for p in self.neighbours(params, down) if not self.cached(p, sources)]
         if not todo:
             return None
-        passes_missing = not all(self._passes_ready(p, extra) for p in todo)
+        passes_missing = not all(self._passes_ready(p, sources) for p in todo)
         delay = PREFETCH_DELAY if on_d or passes_missing else PREFETCH_AFTER_OTHER
 
         def work() -> None:
@@ -575,37 +576,37 @@ class Engine:
                         pass
 
         with self._lock:
-            self._ahead_next = (todo, extra, delay)
+            self._ahead_next = (todo, sources, delay)
             self._ahead_wake.set()
             t = self._ahead
             if t is None:
                 t = self._ahead = workers.background_thread(work, "prefetch")
             return t
 
-    def rankings(self, params: Params = Params(), extra: tuple = ()) -> dict[str, Ranking]:
-        """Every system's ranking: the registered retrievers, the `extra` sources' retrievers (embeddings), the
+    def rankings(self, params: Params = Params(), sources: Sources = ()) -> dict[str, Ranking]:
+        """Every system's ranking: the registered retrievers, the `sources`' retrievers (embeddings), the
         two fusions, then each TREC run, by name."""
-        names = [x.name for x in extra]
+        names = [x.name for x in sources]
         taken = [n for n in names if n in REGISTRY or n in FUSIONS]
         if taken or len(set(names)) != len(names):
             clash = taken[0] if taken else next(n for n in names if names.count(n) > 1)
             raise InputError(f"system name {clash!r} is already taken (built-in systems: {', '.join((*REGISTRY, *FUSIONS))})")
         for m in params.members:
-            self.system(m, extra)
-        w = self.weighted(params, extra)
-        runs = [x.name for x in extra if isinstance(x, TrecRun)]
-        out = {name: self._run_tracked(name, params, extra).ranking for name in REGISTRY}
-        out.update({n: self.run(n, params, extra).ranking for n in names if n not in runs})
+            self.system(m, sources)
+        w = self.weighted(params, sources)
+        runs = [x.name for x in sources if isinstance(x, TrecRun)]
+        out = {name: self._run_tracked(name, params, sources).ranking for name in REGISTRY}
+        out.update({n: self.run(n, params, sources).ranking for n in names if n not in runs})
         out["weighted"] = w.ranking
-        out["RRF"] = self.rrf(params, extra)
-        out.update({n: self.run(n, params, extra).ranking for n in runs})
+        out["RRF"] = self.rrf(params, sources)
+        out.update({n: self.run(n, params, sources).ranking for n in runs})
         return out
 
     def evaluate(self, params: Params = Params(), metric_names: str | list[str] | tuple[str, ...] = metrics.DEFAULT_METRICS,
-                 extra: tuple = ()) -> Evaluation:
+                 sources: Sources = ()) -> Evaluation:
         """Per-question values of the metrics for every system."""
         metric_list = metrics.parse_list(metric_names)
-        ranks = self.rankings(params, extra)
+        ranks = self.rankings(params, sources)
         notes = tuple(w for r in ranks.values() for w in r.warnings)
         return score(self.dataset, ranks, metric_list, notes)
 
@@ -632,15 +633,15 @@ class Engine:
 
     # --------------------------------------------------------------------------------------- a typed question
 
-    def adhoc(self, text: str, params: Params = Params(), extra: tuple = (), judgements: tuple = (),
+    def adhoc(self, text: str, params: Params = Params(), sources: Sources = (), judgements: tuple = (),
               qid: str = adhoc.QUESTION_ID) -> tuple[Dataset, dict[str, Ranking], adhoc.Scores]:
         """A typed question scored by every system that can (adhoc.py): its one-question dataset (judged by
         `judgements`, (document id, grade) pairs), every system's ranking and the scores of every document.
         The rows of scores are cached per (text, what they read: k1, b, d, dense vectors), so a fusion slider
         re-fuses without re-scoring; the scores as read at the full parameters, and the rankings per judgements too."""
-        vectors = tuple(x.fingerprint for x in extra if not isinstance(x, TrecRun))
+        vectors = tuple(x.fingerprint for x in sources if not isinstance(x, TrecRun))
         rows = self.memo.get("adhoc rows", (text, params.k1, params.b, params.dims, vectors),
-                             lambda: adhoc.score_text(self, text, params, extra))
+                             lambda: adhoc.score_text(self, text, params, sources))
         key = (text, params, vectors)
         scores = self.memo.get("adhoc", key, lambda: adhoc.for_params(rows, params))
         judged = tuple((str(d), g) for d, g in judgements)
@@ -700,13 +701,13 @@ def warm_up() -> dict[str, int]:
         rng = np.random.default_rng(0)
         vectors = align(from_arrays("warm-up", ds.doc_ids, rng.normal(size=(ds.n_docs, 8)), ds.query_ids,
                                     rng.normal(size=(ds.n_queries, 8))), ds)
-        e.evaluate(Params(members=("BM25", vectors.name)), extra=(vectors,))
-        e.evaluate(Params(members=(vectors.name, "LSA", "BM25"), weights=(0.5, 0.3, 0.2)), extra=(vectors,))
+        e.evaluate(Params(members=("BM25", vectors.name)), sources=(vectors,))
+        e.evaluate(Params(members=(vectors.name, "LSA", "BM25"), weights=(0.5, 0.3, 0.2)), sources=(vectors,))
         top = e.run("BM25", Params())
         lines = [f"{ds.query_ids[q]} Q0 {ds.doc_ids[d]} {r + 1} {float(s)!r} warm" for q in range(ds.n_queries)
                  for r, (d, s) in enumerate(zip(top.top_d[q, : top.n_top[q]], top.top_s[q, : top.n_top[q]]))]
         run = datasets.parse_run("\n".join(lines).encode(), "warm-up.trec", "warm")
-        e.evaluate(Params(members=("BM25", "warm")), extra=(run,))
+        e.evaluate(Params(members=("BM25", "warm")), sources=(run,))
         bm25.search(ds, e.bm25_scores(1.2, 0.75))
         f = e.lsa_fit(6)
         lsa.search(ds, f.model, f.qvec)

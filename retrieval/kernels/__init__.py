@@ -69,9 +69,10 @@ corpus answers at once on a fresh clone instead of after ~25 s of compiling; the
 last bit (tests/test_kernels.py compares every system's lists both ways).
 
 Numba keys its disk cache on a kernel's own file only (its size and time), never on the files it calls or inlines
-from: so each kernel file that uses another carries `SOURCE_DIGEST`, the digest of the kernel files it imports
-from (each of which carries its own), and an edit of any of them forces an edit of it, so no stale compiled kernel
-outlives it (tests/test_kernels.py checks every digest and prints the new value).
+from: so each kernel file that uses another, or the thresholds' table (`core/thresholds.py`: every constant
+that chooses or sizes a path, each naming the benchmark that justifies it), carries `SOURCE_DIGEST`, the digest of
+the files it imports from (each kernel file carrying its own), and an edit of any of them forces an edit of it, so
+no stale compiled kernel outlives it (tests/test_kernels.py checks every digest and prints the new value).
 """
 
 from __future__ import annotations

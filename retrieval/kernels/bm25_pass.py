@@ -8,11 +8,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..core.thresholds import GUESS
 from .layout import _find, _pos_doc
 from .rules import bm25_weight, ranks_before
 from .select import _beaten_among, _judged_ranks, _sample_cut, _scan_at_least, _sorted_best, scratch
 
-SOURCE_DIGEST = "aca9e88dd5bd39b4"  # of the kernel files imported above (kernels/__init__.py: numba's cache)
+SOURCE_DIGEST = "8db72932386aa152"  # of the project files imported above (kernels/__init__.py: numba's cache)
 
 
 _weight = njit(inline="always")(bm25_weight)
@@ -148,12 +149,6 @@ def _postings_beating(q, groups, idf, norm, k1p1, tag, key, s, kj):
     return c
 
 
-GROUPED_SHARE = 16  # the grouped pass takes a question touching at least 16 x m documents (fewer: the full pass)
-
-
-GUESS = 8  # the grouped pass's first cut: the lowest new score among the hint's last GUESS documents
-
-
 @njit
 def _grouped_candidates(q, groups, idf, norm, k1p1, lay, ns, m0, nm, vals, cut, tag, hint, m, found, cand):
     """Every document of question q scoring at or above the cut, its multis' scores in vals[ns:ns + nm], its
@@ -279,7 +274,8 @@ def _tag_question(tag, lay, m0, nm, hint, q, m, clear):
 
 
 @njit(nogil=True, cache=True)
-def bm25_rank(items, lay, terms, groups, wt, sel, judged_pos, out, top_p, probe, hint, sort_budget, pending):
+def bm25_rank(items, lay, terms, groups, wt, sel, judged_pos, out, top_p, probe, hint, sort_budget, share,
+              pending):
     """Score each question from its postings regrouped by document, keep the best m, count, rank the judged.
 
     Reference: bm25.search(dataset, bm25.score(...)), i.e. ranking.rank_rows of the score matrix (and the
@@ -291,7 +287,9 @@ def bm25_rank(items, lay, terms, groups, wt, sel, judged_pos, out, top_p, probe,
     dataset), out (ranking.PassOutputs, the judged documents included), top_p (questions x m: the best m's
     positions, a later run's hint), probe (bm25.Probe, questions x P with maybe P = 0: documents whose scores
     are also wanted, LSA's best for the weighted fusion, with their sites), hint (bm25.Hint), sort_budget,
-    pending (one flag per question for the grouped pass, empty for the full one).
+    share (the grouped pass takes a question touching at least share x m documents: bm25.GROUPED_SHARE for
+    the app's choice, 0 for every question it can take), pending (one flag per question for the grouped pass, empty
+    for the full one).
 
     The layout lists the documents holding a question term, those with one term first (a score is one weight),
     then those with several, each with its terms and counts in ascending term order (their weights summed in
@@ -307,7 +305,7 @@ def bm25_rank(items, lay, terms, groups, wt, sel, judged_pos, out, top_p, probe,
       documents that beat it: among the candidates when it scores at or above the cut, else over all scores
       (vectorised, four judged documents a pass).
     * **the grouped pass** (pending: a flag per question), for a question with a full hint, documents without
-      any of its terms and at least GROUPED_SHARE x m with one (below that the full pass costs less: on
+      any of its terms and at least share x m with one (below that the full pass costs less: on
       Cranfield, 7.8 m a question, a k1 tick took 7.0 ms grouped against 5.3 ms full): its singles are not
       scored one by one (at 100k documents, 17.4 million of them a tick against 2.73 million postings of the
       question terms). The multis are summed, and the singles at or above a guessed cut (the lowest new score
@@ -348,7 +346,7 @@ def bm25_rank(items, lay, terms, groups, wt, sel, judged_pos, out, top_p, probe,
             for i in range(m):
                 nh += hint.pos[q, i] >= 0
         hinted = nh == m and m > 0
-        if grouped_pass and not (hinted and nt < n_docs and nt >= GROUPED_SHARE * m):
+        if grouped_pass and not (hinted and nt < n_docs and nt >= share * m):
             pending[q] = 1
             continue
         ne = _multi_sums(lay, m0, nm, ns, idf, norm, k1p1, vals, wm)

@@ -10,8 +10,17 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .select import (
+from ..core.thresholds import (
+    COSINE_BLOCK,
+    COSINE_BUFFER,
+    COSINE_GROUP_DIMS,
     SAMPLE_RUN,
+    STREAM_ABOVE_DOCS,
+    STREAM_BLOCK,
+    STREAM_GROUP,
+    STREAM_ROOM,
+)
+from .select import (
     Candidates,
     _count_above,
     _count_range,
@@ -26,7 +35,7 @@ from .select import (
     scratch,
 )
 
-SOURCE_DIGEST = "1f1a8162b47f240b"  # of the kernel files imported above (kernels/__init__.py: numba's cache)
+SOURCE_DIGEST = "26f18ccac8a36d5d"  # of the project files imported above (kernels/__init__.py: numba's cache)
 
 
 @njit(inline="always")
@@ -39,15 +48,6 @@ def _lsa_at(qv, vecs, d):
     for c in range(1, k):
         s += qv[c] * vecs[d, c]
     return s
-
-
-COSINE_BLOCK = 2048  # documents whose vectors are read once for a whole group of questions
-
-
-COSINE_BUFFER = 2_000_000  # cosines a thread holds at once (16 MB): questions per group = this / documents, 1..8
-
-
-COSINE_GROUP_DIMS = 16  # at most this many dimensions, one question at a time: its row is selected while in cache
 
 
 @njit(inline="always")
@@ -95,15 +95,6 @@ def _cosine_block(qvec, items, start, g, vt, b0, b1, buf, o0):
             for d in range(nb):
                 part[d] += c * v[d]
         cc += 1
-
-
-STREAM_BLOCK = 1024  # documents whose cosines a streamed question holds at once (8 KB)
-
-
-STREAM_GROUP = 16  # questions streamed together: each block of the document vectors is read once for them
-
-
-STREAM_ROOM = 4  # candidates a streamed question may hold, in units of those expected to reach the sample's cut
 
 
 class Stream(NamedTuple):
@@ -238,21 +229,32 @@ def _lsa_streamed(items, start, g, qvec, vt, sel, out, ws, st, done):
         out.hi[q] = st.hi[r]
 
 
+AUTO, ROWS, GROUPED, STREAM = 0, 1, 2, 3  # lsa_rank's paths (lsa.PATHS names them)
+
+
 @njit(nogil=True, cache=True)
-def lsa_rank(items, qvec, vt, sel, out):
+def lsa_rank(items, qvec, vt, sel, out, path):
     """Cosines of each question with every document, the best sel.keep, counts, judged ranks, lowest and highest
     cosine, into out (ranking.PassOutputs). Reference: ranking.rank_rows of lsa.score_chunks (the same cosines,
     summed in the same order: q[0] * v[0] + q[1] * v[1] + ..., left to right, for every document).
 
-    Up to COSINE_GROUP_DIMS dimensions, where the arithmetic is light, questions whose rows are long enough to be
-    sampled are streamed, STREAM_GROUP at a time (`_lsa_streamed`); a question a stream gives back has its row of
-    cosines computed and then selected by `_dense_select`. Otherwise questions are scored in groups
-    (`_cosine_rows`; one at a time up to COSINE_GROUP_DIMS dimensions), so each block of the document vectors
-    is read once for the group, and each row is then selected."""
+    The paths (`path`; the same bits on each):
+
+    * STREAM: where rows are long enough to be sampled, questions are streamed, STREAM_GROUP at a time
+      (`_lsa_streamed`); a question a stream gives back has its row of cosines computed and then selected by
+      `_dense_select` (elsewhere, as AUTO);
+    * GROUPED: questions scored in groups (`_cosine_rows`, up to 8 rows in COSINE_BUFFER), so each block of the
+      document vectors is read once for the group, and each row is then selected;
+    * ROWS: one question's row of cosines at a time, then selected;
+    * AUTO: STREAM up to COSINE_GROUP_DIMS dimensions, where the arithmetic is light, and at any d from
+      STREAM_ABOVE_DOCS documents (the vectors then leave the caches: reading them once for 16 questions pays), else
+      GROUPED.
+    """
     n_docs = vt.shape[1]
     k = vt.shape[0]
     ws = scratch(n_docs, sel.keep)
-    if k <= COSINE_GROUP_DIMS and _sample_plan(n_docs, sel.keep)[0] >= 2:
+    can_stream = _sample_plan(n_docs, sel.keep)[0] >= 2
+    if can_stream and (path == STREAM or (path == AUTO and (k <= COSINE_GROUP_DIMS or n_docs >= STREAM_ABOVE_DOCS))):
         nj = 0
         for q in items:
             nj = max(nj, out.judged.ptr[q + 1] - out.judged.ptr[q])
@@ -269,7 +271,9 @@ def lsa_rank(items, qvec, vt, sel, out):
                     _cosine_rows(qvec, items, start + r, 1, vt, row)
                     _dense_select_into(items[start + r], row[0], sel, out, ws)
         return
-    group = 1 if k <= COSINE_GROUP_DIMS else max(1, min(8, COSINE_BUFFER // max(n_docs, 1)))
+    group = max(1, min(8, COSINE_BUFFER // max(n_docs, 1)))
+    if path == ROWS or (path != GROUPED and k <= COSINE_GROUP_DIMS):
+        group = 1
     buf = np.zeros((group, n_docs))
     for start in range(0, items.size, group):
         g = min(group, items.size - start)

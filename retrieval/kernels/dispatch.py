@@ -11,9 +11,8 @@ import numpy as np
 from numba.core.dispatcher import Dispatcher
 
 from ..core import workers
+from ..core.thresholds import PARALLEL_MIN_WORK, PYTHON_MAX_WORK
 from .layout import lowest_bit
-
-PARALLEL_MIN_WORK = 1_000_000  # below this many elementary steps one thread is faster than two
 
 
 def parallel(kernel, n_items: int, work: int, *args) -> None:
@@ -34,10 +33,6 @@ def parallel_over(kernel, items: np.ndarray, work: int, *args) -> None:
         return
     workers.split(kernel, items, nt, *args)
 
-
-PYTHON_MAX_WORK = 200_000  # elementary steps (as `parallel` counts them) the plain-Python twin takes on while the
-# compiled kernels are not loaded yet: the invented corpus's largest call is about 3,000, Cranfield's 2.5 million
-# (the twin runs ~1 us a step: 0.2 s at most, against ~25 s for numba to compile every kernel on a fresh clone)
 
 _MODE = {"auto": False}  # True: small calls run the twin until `mark_ready` (the app and the command line set it)
 _READY = threading.Event()  # the compiled kernels are loaded in this process (warmed up: engine.warm_up)

@@ -12,7 +12,7 @@ from .heap import _heap_sort, _keep_best
 from .rules import bm25_weight
 from .select import _order_desc
 
-SOURCE_DIGEST = "25056da37f79c11a"  # of the kernel files imported above (kernels/__init__.py: numba's cache)
+SOURCE_DIGEST = "46f00fa6b9364c1b"  # of the project files imported above (kernels/__init__.py: numba's cache)
 
 
 _weight = njit(inline="always")(bm25_weight)

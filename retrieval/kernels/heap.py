@@ -8,7 +8,7 @@ from numba import njit
 
 from .rules import ranks_before
 
-SOURCE_DIGEST = "7375aa710c6a071f"  # of the kernel files imported above (kernels/__init__.py: numba's cache)
+SOURCE_DIGEST = "7375aa710c6a071f"  # of the project files imported above (kernels/__init__.py: numba's cache)
 
 
 _before = njit(inline="always")(ranks_before)

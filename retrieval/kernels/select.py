@@ -10,11 +10,12 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from ..core.thresholds import SAMPLE_MARGIN, SAMPLE_RUN, SAMPLE_SHARE, SCAN_RUN
 from .heap import _select_into
 from .layout import _pos_doc
 from .rules import ranks_before
 
-SOURCE_DIGEST = "6436cb00cc869b00"  # of the kernel files imported above (kernels/__init__.py: numba's cache)
+SOURCE_DIGEST = "3ce6b6bf53e06457"  # of the project files imported above (kernels/__init__.py: numba's cache)
 
 
 _before = njit(inline="always")(ranks_before)
@@ -117,9 +118,6 @@ def _count_above(vals, n, s0, s1, s2, s3):
         e2 += x == s2
         e3 += x == s3
     return g0, g1, g2, g3, e0, e1, e2, e3
-
-
-SCAN_RUN = 8  # values a scan tests at once (vectorised) before looking at them one by one
 
 
 @njit(inline="always")
@@ -264,15 +262,6 @@ def scratch(n, m):
                    np.empty(n + m, dtype=np.int64)), np.empty(n + m, dtype=np.int64), np.empty(n + m),
                    np.empty(n + m, dtype=np.int64), np.zeros(n + 8, dtype=np.uint8), np.empty(n + 1),
                    np.empty(m, dtype=np.int64), np.zeros(1, dtype=np.int64))
-
-
-SAMPLE_SHARE = 4  # a dense row of n entries keeping m is sampled at one entry in min(64, n // (4 m)),
-
-
-SAMPLE_RUN = 8  # ... in runs of 8 adjacent entries (a cache line each: one entry a line cost a miss each)
-
-
-SAMPLE_MARGIN = 8  # the cut is the sample's (1.5 m / stride + 8)-th best: about 1.5 m candidates, rarely fewer than m
 
 
 @njit(inline="always")

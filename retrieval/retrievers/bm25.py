@@ -16,11 +16,13 @@ from typing import ClassVar, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
+import retrieval.kernels as k
+
 from ..core import params
 from ..core.errors import InputError
+from ..core.thresholds import GROUPED_SHARE, SORT_BUDGET
 from ..corpus.dataset import Dataset
 from ..corpus.text import TermIndex
-from .. import kernels as k
 from ..kernels.rules import bm25_weight
 from .ranking import THRESHOLD, BestLists, PassOutputs, Ranking, Selection, from_padded, rank_rows
 from .ranking import keep_for as ranking_keep_for
@@ -32,7 +34,6 @@ LOCATE_PER_DOC = 256  # `locate` finds a question's documents in one pass over i
 # reaches the layout's length, else by a binary search each (2 log2(length) dependent reads). LSA's best 1,000 of
 # each of 1,000 questions at 100,000 documents (layouts 13,000 long at the median): 222-243 ms by binary search,
 # 41-45 ms by passes (what the first k1 step after a d step waits for); a question's few judged documents: searches
-SORT_BUDGET = 16  # moves per candidate the settling of a hinted list may take before the general sort takes over
 
 
 def keep_for(n_docs: int) -> int:
@@ -453,10 +454,13 @@ def _hint_rows(hint: "Bm25Run | None", qplan: QuestionPlan, m: int) -> Hint:
     return Hint(np.ascontiguousarray(hint.top_p[:, :m]), np.ascontiguousarray(hint.top_d[:, :m]))
 
 
+PATHS = ("auto", "full", "hinted", "grouped")  # bm25.run's paths, each giving the same bits (tests/test_kernels.py)
+
+
 def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEFAULT, b: float = B_DEFAULT,
         depth: int = 100, name: str = "BM25", keep: int | None = None, probe: np.ndarray | None = None,
         probe_n: np.ndarray | None = None, hint: "Bm25Run | None" = None, probe_at: ProbeSites | None = None,
-        judged_at: np.ndarray | None = None) -> Bm25Run:
+        judged_at: np.ndarray | None = None, path: str = "auto") -> Bm25Run:
     """BM25 for every question at (k1, b): re-weight the question terms' postings, then score, select and rank
     each question in one compiled pass (threads over questions). Same numbers and ranking as `search(score(...))`.
 
@@ -469,8 +473,19 @@ def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEF
     tick; they are found here when not given. `hint`, a run at other
     parameters on the same questions, only speeds the selection up (its best documents bound the cut); the
     results are the same with or without it.
+
+    `path` chooses how (the results are the same on every path; bench/speed.py --paths times them):
+
+    * "full": every question's postings scored, the cut from a sample of the scores (the hint is not read);
+    * "hinted": the same pass, the cut the lowest score of the hint's best m, those m the first candidates;
+    * "grouped": every question the grouped pass can take (a full hint, some document without any of its terms)
+      without scoring its singles one by one (`kernels.bm25_pass.bm25_rank`), the others by the hinted pass;
+    * "auto" (the app's): "grouped" for the questions touching at least GROUPED_SHARE x m documents, the
+      hinted pass for the others, "full" without a hint.
     """
     check_params(k1, b)
+    if path not in PATHS:
+        raise InputError(f"path {path!r}: BM25's paths are {', '.join(PATHS)}")
     k1, b = float(k1), float(b)
     p = qplan
     nq = p.q_ptr.size - 1
@@ -484,13 +499,14 @@ def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEF
         probes = Probe(at, np.ascontiguousarray(probe, dtype=np.int64), np.zeros(at.pos.shape))
     j_pos = locate(p, o.judged.doc, o.judged.ptr) if judged_at is None else judged_at
     top_p = np.full(o.top_d.shape, -1, dtype=np.int64)  # -1 beyond n_top: a later run's hint as it is (_hint_rows)
-    hints = _hint_rows(hint, p, m)
+    hints = _hint_rows(None if path == "full" else hint, p, m)
     sel = Selection(dataset.tie_key, THRESHOLD, m)
     args = (p.by_doc, p.by_term, p.by_weight)
-    if hints.pos.shape[1] and m:  # the grouped pass first: the questions it cannot settle are left pending
+    share = GROUPED_SHARE if path == "auto" else 0  # "grouped": every question it can take
+    if hints.pos.shape[1] and m and path in ("auto", "grouped"):  # the grouped pass first, the rest left pending
         pending = np.zeros(nq, dtype=np.uint8)
         k.parallel(k.bm25_rank, nq, p.entries, *args, Weights(norm, k1 + 1.0, np.zeros(0)), sel, j_pos, o, top_p,
-                   probes, hints, SORT_BUDGET, pending)
+                   probes, hints, SORT_BUDGET, share, pending)
         rest = np.flatnonzero(pending)
     else:
         rest = np.arange(nq)
@@ -503,7 +519,7 @@ def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEF
         try:
             k.parallel_over(k.bm25_weights, us, int(np.diff(p.u_ptr)[us].sum()), p.by_term, norm, k1 + 1.0, w)
             k.parallel_over(k.bm25_rank, rest.astype(np.int64), p.entries * rest.size // max(nq, 1), *args,
-                            Weights(norm, k1 + 1.0, w), sel, j_pos, o, top_p, probes, hints, SORT_BUDGET,
+                            Weights(norm, k1 + 1.0, w), sel, j_pos, o, top_p, probes, hints, SORT_BUDGET, share,
                             np.zeros(0, dtype=np.uint8))
         finally:
             p.give_back(w)

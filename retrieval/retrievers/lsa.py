@@ -24,11 +24,13 @@ from sklearn.feature_extraction.text import TfidfTransformer
 from sklearn.utils import check_random_state
 from sklearn.utils.extmath import safe_sparse_dot, svd_flip
 
+import retrieval.kernels as k
+
 from ..core import params
 from ..core.errors import InputError
 from ..corpus.dataset import Dataset
 from ..corpus.text import TermIndex
-from .. import kernels as k
+from ..kernels import dense_pass
 from .ranking import THRESHOLD, BestLists, Csr, PassOutputs, Ranking, Selection, keep_for
 
 DIMS_DEFAULT = params.default("dims")
@@ -320,21 +322,33 @@ class LsaRun(BestLists):
         return next(score_chunks(self.model, self.qvec[q : q + 1]))[1][0]
 
 
+PATHS = {"auto": dense_pass.AUTO, "rows": dense_pass.ROWS, "grouped": dense_pass.GROUPED, "stream": dense_pass.STREAM}
+
+
 def run(dataset: Dataset, model: LsaModel, qvec: np.ndarray, depth: int = 100, name: str = "LSA",
-        keep: int | None = None) -> LsaRun:
+        keep: int | None = None, path: str = "auto") -> LsaRun:
     """Every question's cosines with every document in a compiled loop (`_kernels.lsa_rank`, threads over
     questions; up to 16 dimensions, 16 questions streamed over each block of document vectors): the best `depth`,
     counts, lowest and highest, judged ranks. Never a questions x documents matrix.
 
     The run keeps the best max(depth, keep) raw cosines per question: the weighted fusion's candidates (a deeper
     list bounds the documents outside it tighter, so fewer questions need a second look); `keep` None: KEEP_DEFAULT
-    when set, else ranking.keep_for the corpus (sqrt(N) between 100 and 1000, measured there)."""
+    when set, else ranking.keep_for the corpus (sqrt(N) between 100 and 1000, measured there).
+
+    `path` chooses how (the same bits on each; bench/speed.py --paths times them): "rows" (one question's row
+    of cosines at a time, then selected), "grouped" (questions in groups that read each block of document
+    vectors once), "stream" (16 questions streamed over each block, where a row is long enough to be sampled),
+    "auto" (the app's: "stream" up to 16 dimensions and from 100,000 documents, else "grouped");
+    `kernels.dense_pass.lsa_rank` says more."""
+    if path not in PATHS:
+        raise InputError(f"path {path!r}: LSA's paths are {', '.join(PATHS)}")
     vt = model.vt
     nq, n_docs = dataset.n_queries, vt.shape[1]
     qv = np.ascontiguousarray(qvec, dtype=np.float64).reshape(nq, vt.shape[0])
     m = max(int(depth), keep_for(n_docs, KEEP_DEFAULT) if keep is None else int(keep))
     o = PassOutputs.empty(dataset, m)
-    k.parallel(k.lsa_rank, nq, nq * n_docs * (vt.shape[0] + 2), qv, vt, Selection(dataset.tie_key, THRESHOLD, m), o)
+    k.parallel(k.lsa_rank, nq, nq * n_docs * (vt.shape[0] + 2), qv, vt, Selection(dataset.tie_key, THRESHOLD, m), o,
+               PATHS[path])
     return LsaRun(**o.lists(name, int(depth), (f"LSA: {model.note}",) if model.note else ()), model=model, qvec=qv)
 
 

@@ -13,8 +13,9 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
+import retrieval.kernels as k
+
 from ..corpus.dataset import Dataset, TrecRun
-from .. import kernels as k
 
 THRESHOLD = 1e-9  # a score at or below this is not a result: zero is not an answer
 KEEP_RANGE = (100, 1000)

@@ -150,5 +150,9 @@ def system_of(source) -> Retriever:
     raise TypeError(f"no system for a {type(source).__name__}: a TREC run or aligned embeddings")
 
 
+Source = TrecRun | Aligned  # an uploaded system: a TREC run, or vectors aligned with the dataset (the dense retriever)
+Sources = tuple[Source, ...]  # the uploaded systems ranked beside the registered retrievers, in this order; named
+# by their `name`, made into retrievers by `system_of`, keyed by their content `fingerprint`
+
 FUSIONS = ("weighted", "RRF")
 SYSTEMS = (*REGISTRY, *FUSIONS)  # the built-in systems in display order

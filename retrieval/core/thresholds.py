@@ -1,0 +1,44 @@
+"""The speed thresholds: every constant that chooses among the compiled passes' paths, or sizes one, in one table.
+
+None of them changes a result (every path gives the same bits: tests/test_kernels.py runs each against the
+brute-force reference); they change only how fast the result comes. Each names the benchmark that justifies it:
+`bench/speed.py --paths` (bench/paths.py: each path beside the plainest, at Cranfield, 100k and 1M documents;
+its latest output is in bench/RESULTS.md) or another file of bench/. The compiled kernels read them as
+constants, frozen when compiled: each kernel file's SOURCE_DIGEST covers this file (retrieval/kernels/__init__.py).
+"""
+
+# ---- which path (bm25.run's and lsa.run's path "auto")
+
+GROUPED_SHARE = 16  # BM25: the grouped pass takes a question touching at least 16 x m documents, the hinted full
+# pass the others. --paths, 'BM25': on Cranfield (7.8 m a question) hinted 2.3 ms against grouped 4.1 ms; at 100k
+# grouped 33 ms against hinted 57 ms; auto takes the better of the two at both
+COSINE_GROUP_DIMS = 16  # LSA and dense: up to this many dimensions the pass streams (path "stream"), above it ...
+STREAM_ABOVE_DOCS = 100_000  # ... the grouped rows, unless the corpus has at least this many documents: there the
+# stream reads each block of document vectors once for 16 questions at any d. --paths, 'LSA d=48': stream against
+# grouped 5.8 / 4.6 ms on Cranfield, 467 / 578 ms at 100k, 4.37 / 7.80 s at 1M (and 3.06 / 5.1-5.8 s at d = 32,
+# 8.7-10.9 / 14.5-15.1 s at d = 96 at 1M, random unit vectors)
+
+# ---- how a path runs
+
+GUESS = 8  # BM25 grouped: the first cut is the lowest new score among the hint's last GUESS documents; a second
+# try at the lowest of all m where fewer than m reach it (part of --paths 'BM25 grouped')
+SORT_BUDGET = 16  # BM25 hinted: moves per candidate an insertion sort of the hint's nearly ordered list may take
+# before the general sort takes over (part of --paths 'BM25 hinted')
+COSINE_BLOCK = 2048  # LSA grouped: documents whose vectors are read once for a whole group of questions
+COSINE_BUFFER = 2_000_000  # LSA grouped: cosines a thread holds at once (16 MB): questions per group = this /
+# documents, 1..8 (--paths 'LSA d=48 grouped' against 'rows': the group reads each block once)
+STREAM_BLOCK = 1024  # LSA stream: documents whose cosines a streamed question holds at once (8 KB)
+STREAM_GROUP = 16  # LSA stream: questions streamed together, each block of the document vectors read once for them
+STREAM_ROOM = 4  # LSA stream: candidates a streamed question may hold, in units of those expected to reach its
+# sample's cut (more: the question is given back to the row path)
+SAMPLE_SHARE = 4  # a dense row of n entries keeping m is sampled at one entry in min(64, n // (4 m)), ...
+SAMPLE_RUN = 8  # ... in runs of 8 adjacent entries (a cache line each: one entry a line cost a miss each)
+SAMPLE_MARGIN = 8  # the cut is the sample's (1.5 m / stride + 8)-th best: about 1.5 m candidates, rarely fewer than m
+SCAN_RUN = 8  # values a scan for the candidates tests at once (vectorised) before looking at them one by one
+
+# ---- where work runs
+
+PARALLEL_MIN_WORK = 1_000_000  # elementary steps below which one thread is faster than two (kernels.parallel)
+PYTHON_MAX_WORK = 200_000  # elementary steps the plain-Python twin takes on while the compiled kernels are not
+# loaded yet: the invented corpus's largest call is about 3,000, Cranfield's 2.5 million (the twin runs ~1 us a
+# step: 0.2 s at most, against ~25 s for numba to compile every kernel on a fresh clone)
