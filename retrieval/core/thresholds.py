@@ -10,13 +10,13 @@ constants, frozen when compiled: each kernel file's SOURCE_DIGEST covers this fi
 # ---- which path (bm25.run's and lsa.run's path "auto")
 
 GROUPED_SHARE = 16  # BM25: the grouped pass takes a question touching at least 16 x m documents, the hinted full
-# pass the others. --paths, 'BM25': on Cranfield (7.8 m a question) hinted 2.3 ms against grouped 4.1 ms; at 100k
-# grouped 33 ms against hinted 57 ms; auto takes the better of the two at both
+# pass the others. --paths, 'BM25' (docs/performance.md): on Cranfield (7.8 m a question) hinted 2.4 ms against
+# grouped 5.0 ms; at 100k grouped 27.5 ms against hinted 45.5 ms. Open: at 1M grouped for every question was faster
+# than this rule (351 against 415 ms)
 COSINE_GROUP_DIMS = 16  # LSA and dense: up to this many dimensions the pass streams (path "stream"), above it ...
 STREAM_ABOVE_DOCS = 100_000  # ... the grouped rows, unless the corpus has at least this many documents: there the
 # stream reads each block of document vectors once for 16 questions at any d. --paths, 'LSA d=48': stream against
-# grouped 5.8 / 4.6 ms on Cranfield, 467 / 578 ms at 100k, 4.37 / 7.80 s at 1M (and 3.06 / 5.1-5.8 s at d = 32,
-# 8.7-10.9 / 14.5-15.1 s at d = 96 at 1M, random unit vectors)
+# grouped 4.8 / 4.8 ms on Cranfield, 440 / 468 ms at 100k, 4.45 / 7.81 s at 1M
 
 # ---- how a path runs
 

@@ -62,11 +62,11 @@ NUMBA_DISABLE_JIT=1 every kernel runs as the plain Python it is written in (slow
 through it, and .ci/run runs a part of the tests that way.
 
 Each public kernel is a `Kernel`: the compiled dispatcher (cache=True: compiled once, then loaded from numba's
-cache on disk) and its plain-Python twin, the same function bodies rebuilt over Python callees (`dispatch.python_twins`).
-The app and the command line call `serve_small_from_python`: until the compiled kernels are loaded
-(`engine.warm_up`, then `mark_ready`), a call of at most PYTHON_MAX_WORK steps runs the twin, so the invented
-corpus answers at once on a fresh clone instead of after ~25 s of compiling; the numbers are the same to the
-last bit (tests/test_kernels.py compares every system's lists both ways).
+cache on disk) and its plain-Python twin, the same function bodies rebuilt over Python callees
+(`dispatch.python_twins`). The app and the command line call `serve_small_from_python`: until the compiled kernels are
+loaded (`engine.warm_up`, then `mark_ready`), a call of at most PYTHON_MAX_WORK steps runs the twin, so the invented
+corpus answers at once on a fresh clone instead of after ~25 s of compiling; the numbers are the same to the last bit
+(tests/test_kernels.py compares every system's lists both ways).
 
 Numba keys its disk cache on a kernel's own file only (its size and time), never on the files it calls or inlines
 from: so each kernel file that uses another, or the thresholds' table (`core/thresholds.py`: every constant

@@ -13,7 +13,7 @@ from .layout import _find, _pos_doc
 from .rules import bm25_weight, ranks_before
 from .select import _beaten_among, _judged_ranks, _sample_cut, _scan_at_least, _sorted_best, scratch
 
-SOURCE_DIGEST = "8db72932386aa152"  # of the project files imported above (kernels/__init__.py: numba's cache)
+SOURCE_DIGEST = "5bdfeb8f9341275f"  # of the project files imported above (kernels/__init__.py: numba's cache)
 
 
 _weight = njit(inline="always")(bm25_weight)
@@ -72,46 +72,46 @@ def _single_weight(q, p, terms, norm, k1p1):
 
 
 @njit(nogil=True, cache=True)
-def bm25_probe_sites(items, pos, lay, terms, term_out, count_out):
-    """For each layout position pos[q, i] of a document holding one of question q's terms (lay: bm25.Layout,
+def bm25_probe_sites(items, pos, by_doc, terms, term_out, count_out):
+    """For each layout position pos[q, i] of a document holding one of question q's terms (by_doc: bm25.Layout,
     terms: bm25.Postings), that term and its count there into term_out / count_out (left as they are for the
     others): bm25.probe_sites."""
     for q in items:
-        s0, ns = lay.single_ptr[q], lay.single_ptr[q + 1] - lay.single_ptr[q]
+        first_single, n_singles = by_doc.single_ptr[q], by_doc.single_ptr[q + 1] - by_doc.single_ptr[q]
         for i in range(pos.shape[1]):
             pi = pos[q, i]
-            if 0 <= pi < ns:
-                p = lay.single_posting[s0 + pi]
+            if 0 <= pi < n_singles:
+                p = by_doc.single_posting[first_single + pi]
                 term_out[q, i] = _posting_term(q, p, terms)
                 count_out[q, i] = np.int32(terms.count[p])
 
 
 @njit(inline="always")
-def _score_at(q, i, grouped, lay, s0, ns, terms, norm, k1p1, vals):
+def _score_at(q, i, grouped, by_doc, first_single, n_singles, terms, norm, k1p1, vals):
     """The score of position i of question q's layout: vals[i], except a single's in the grouped pass (vals holds
     only the multis' there), its weight computed."""
-    if grouped and i < ns:
-        return _single_weight(q, lay.single_posting[s0 + i], terms, norm, k1p1)
+    if grouped and i < n_singles:
+        return _single_weight(q, by_doc.single_posting[first_single + i], terms, norm, k1p1)
     return vals[i]
 
 
 @njit(inline="always")
-def _multi_sums(lay, m0, nm, ns, idf, norm, k1p1, vals, wm):
-    """The multis' scores into vals[ns:ns + nm] (lay: bm25.Layout; each its terms' weights summed in ascending
-    term order, computed from the layout's terms and counts: sequential reads and one norm a document), their
-    postings' weights into wm (from 0, in the layout's order); returns how many postings."""
-    e0 = lay.multi_start[m0]
-    for j in range(nm):
-        a, b = lay.multi_start[m0 + j], lay.multi_start[m0 + j + 1]
-        nd = norm[lay.multi_doc[m0 + j]]
-        x = _weight(np.float64(lay.multi_count[a]), idf[lay.multi_term[a]], nd, k1p1)
-        wm[a - e0] = x
+def _multi_sums(by_doc, first_multi, n_multis, n_singles, idf, norm, k1p1, vals, multi_weights):
+    """The multis' scores into vals[n_singles:n_singles + n_multis] (by_doc: bm25.Layout; each its terms' weights summed
+    in ascending term order, computed from the layout's terms and counts: sequential reads and one norm a document),
+    their postings' weights into multi_weights (from 0, in the layout's order); returns how many postings."""
+    e0 = by_doc.multi_start[first_multi]
+    for j in range(n_multis):
+        a, b = by_doc.multi_start[first_multi + j], by_doc.multi_start[first_multi + j + 1]
+        nd = norm[by_doc.multi_doc[first_multi + j]]
+        x = _weight(np.float64(by_doc.multi_count[a]), idf[by_doc.multi_term[a]], nd, k1p1)
+        multi_weights[a - e0] = x
         for e in range(a + 1, b):
-            y = _weight(np.float64(lay.multi_count[e]), idf[lay.multi_term[e]], nd, k1p1)
-            wm[e - e0] = y
+            y = _weight(np.float64(by_doc.multi_count[e]), idf[by_doc.multi_term[e]], nd, k1p1)
+            multi_weights[e - e0] = y
             x += y
-        vals[ns + j] = x
-    return lay.multi_start[m0 + nm] - e0
+        vals[n_singles + j] = x
+    return by_doc.multi_start[first_multi + n_multis] - e0
 
 
 @njit(inline="always")
@@ -150,26 +150,27 @@ def _postings_beating(q, groups, idf, norm, k1p1, tag, key, s, kj):
 
 
 @njit
-def _grouped_candidates(q, groups, idf, norm, k1p1, lay, ns, m0, nm, vals, cut, tag, hint, m, found, cand):
-    """Every document of question q scoring at or above the cut, its multis' scores in vals[ns:ns + nm], its
-    singles' read off the groups (groups: bm25.TermGroups): each group's prefix at or above the cut, walked (it
-    is short), but the documents tagged below 0 (several terms). A document of the hint (tagged 1 + its place
-    there, or -2 - it for a multi) goes to that place, its position known; the others after the first m, their
-    singles' positions left unknown (UNPLACED: found for those that make the best m). Holes are left as pos -1.
-    Returns how many of the hint's were found, and the end of the others."""
+def _grouped_candidates(q, groups, idf, norm, k1p1, by_doc, n_singles, first_multi, n_multis, vals, cut, tag, hint, m,
+                        found, cand):
+    """Every document of question q scoring at or above the cut, its multis' scores in vals[n_singles:n_singles +
+    n_multis], its singles' read off the groups (groups: bm25.TermGroups): each group's prefix at or above the cut,
+    walked (it is short), but the documents tagged below 0 (several terms). A document of the hint (tagged 1 + its place
+    there, or -2 - it for a multi) goes to that place, its position known; the others after the first m, their singles'
+    positions left unknown (UNPLACED: found for those that make the best m). Holes are left as pos -1. Returns how many
+    of the hint's were found, and the end of the others."""
     for i in range(m):
         cand.pos[i] = -1
     nf = 0
     nc = m
-    n_found = _scan_at_least(vals[ns:], nm, cut, found, 0)
+    n_found = _scan_at_least(vals[n_singles:], n_multis, cut, found, 0)
     for f in range(n_found):
         j = found[f]
-        d = lay.multi_doc[m0 + j]
+        d = by_doc.multi_doc[first_multi + j]
         t = -2 - tag[d]  # a multi of the hint's: its place there
         c = t if t >= 0 else nc
-        cand.score[c] = vals[ns + j]
+        cand.score[c] = vals[n_singles + j]
         cand.doc[c] = d
-        cand.pos[c] = ns + j
+        cand.pos[c] = n_singles + j
         nf += t >= 0
         nc += t < 0
     for a in range(groups.question_ptr[q], groups.question_ptr[q + 1]):
@@ -209,15 +210,15 @@ def _close_holes(cand, m, nc):
 
 
 @njit
-def _judged_ranks_grouped(q, groups, idf, norm, k1p1, vals, ns, nt, wm, ne, cut, thr, cand, nc, j_s, j_doc, key,
-                          lay, s0, m0, tag, j_rank):
-    """`_judged_ranks` when only the multis' scores are in vals[ns:nt] (their postings' weights in wm[:ne]): a
-    judged document below the cut is beaten by the postings of the question's terms above it (binary searches in
-    the groups), less the multis' postings above it, plus the multis whose sums are above it, plus the documents
-    tied with it that come first (rare: looked at one by one)."""
-    for j in range(j_s.size):
+def _judged_ranks_grouped(q, groups, idf, norm, k1p1, vals, n_singles, n_touched, multi_weights, ne, cut, thr, cand, nc,
+                          judged_scores, j_doc, key, by_doc, first_single, first_multi, tag, j_rank):
+    """`_judged_ranks` when only the multis' scores are in vals[n_singles:n_touched] (their postings' weights in
+    multi_weights[:ne]): a judged document below the cut is beaten by the postings of the question's terms above it
+    (binary searches in the groups), less the multis' postings above it, plus the multis whose sums are above it, plus
+    the documents tied with it that come first (rare: looked at one by one)."""
+    for j in range(judged_scores.size):
         j_rank[j] = 0
-        s = j_s[j]
+        s = judged_scores[j]
         if j_doc[j] < 0 or not s > thr:
             continue
         kj = key[j_doc[j]]
@@ -226,14 +227,14 @@ def _judged_ranks_grouped(q, groups, idf, norm, k1p1, vals, ns, nt, wm, ne, cut,
             continue
         beat = _postings_beating(q, groups, idf, norm, k1p1, tag, key, s, kj)
         for e in range(ne):
-            beat -= wm[e] > s
+            beat -= multi_weights[e] > s
         tied = 0
-        for i in range(ns, nt):
+        for i in range(n_singles, n_touched):
             beat += vals[i] > s
             tied += vals[i] == s
         if tied:
-            for i in range(ns, nt):
-                if vals[i] == s and key[_pos_doc(lay, i, s0, ns, m0)] < kj:
+            for i in range(n_singles, n_touched):
+                if vals[i] == s and key[_pos_doc(by_doc, i, first_single, n_singles, first_multi)] < kj:
                     beat += 1
         j_rank[j] = 1 + beat
 
@@ -263,26 +264,26 @@ def _settle_order(cand, nc, key, limit, ks):
 
 
 @njit
-def _tag_question(tag, lay, m0, nm, hint, q, m, clear):
+def _tag_question(tag, by_doc, first_multi, n_multis, hint, q, m, clear):
     """Tag question q's multis MULTI and its hint's documents 1 + their place there (-2 - it for a multi), or
     (clear) untag them all: the grouped pass's `tag`, all zeros between questions."""
-    for j in range(nm):
-        tag[lay.multi_doc[m0 + j]] = 0 if clear else MULTI
+    for j in range(n_multis):
+        tag[by_doc.multi_doc[first_multi + j]] = 0 if clear else MULTI
     for i in range(m):
         d = hint.doc[q, i]
         tag[d] = 0 if clear else i + 1 if tag[d] == 0 else -2 - i
 
 
 @njit(nogil=True, cache=True)
-def bm25_rank(items, lay, terms, groups, wt, sel, judged_pos, out, top_p, probe, hint, sort_budget, share,
+def bm25_rank(items, by_doc, terms, groups, weights, selection, judged_pos, out, top_p, probe, hint, sort_budget, share,
               pending):
     """Score each question from its postings regrouped by document, keep the best m, count, rank the judged.
 
     Reference: bm25.search(dataset, bm25.score(...)), i.e. ranking.rank_rows of the score matrix (and the
     raw best lists: ranking.order_by_score of each dense row, tests/test_perf_equivalence.py).
 
-    Arguments: lay (bm25.Layout), terms (bm25.Postings), groups (bm25.TermGroups), wt (bm25.Weights: the norms,
-    k1 + 1 and, for the full pass, the postings' weights from bm25_weights), sel (ranking.Selection: tie keys,
+    Arguments: by_doc (bm25.Layout), terms (bm25.Postings), groups (bm25.TermGroups), weights (bm25.Weights: the norms,
+    k1 + 1 and, for the full pass, the postings' weights from bm25_weights), selection (ranking.Selection: tie keys,
     threshold, m), judged_pos (the judged documents' layout positions, bm25.locate, -1 for none: found once per
     dataset), out (ranking.PassOutputs, the judged documents included), top_p (questions x m: the best m's
     positions, a later run's hint), probe (bm25.Probe, questions x P with maybe P = 0: documents whose scores
@@ -325,9 +326,9 @@ def bm25_rank(items, lay, terms, groups, wt, sel, judged_pos, out, top_p, probe,
     settles them (`_settle_order`; past sort_budget moves per candidate, the general sort takes over). The
     outputs never depend on the hint.
     """
-    key, thr, m = sel.tie_key, sel.threshold, sel.keep
+    key, thr, m = selection.tie_key, selection.threshold, selection.keep
     grouped_pass = pending.size > 0
-    norm, k1p1, w, idf = wt.norm, wt.k1p1, wt.w, terms.idf
+    norm, k1p1, w, idf = weights.norm, weights.k1p1, weights.w, terms.idf
     n_docs = key.size
     vals = np.empty(n_docs)
     ws = scratch(n_docs, m)
@@ -335,47 +336,49 @@ def bm25_rank(items, lay, terms, groups, wt, sel, judged_pos, out, top_p, probe,
     tag = np.zeros(n_docs if grouped_pass else 0, dtype=np.int32)  # 0 between questions (`_tag_question`)
     most = 0
     for q in items:
-        most = max(most, lay.multi_start[lay.multi_ptr[q + 1]] - lay.multi_start[lay.multi_ptr[q]])
-    wm = np.empty(most)  # a question's multis' postings' weights, in their order
+        most = max(most, by_doc.multi_start[by_doc.multi_ptr[q + 1]] - by_doc.multi_start[by_doc.multi_ptr[q]])
+    multi_weights = np.empty(most)  # a question's multis' postings' weights, in their order
     for q in items:
-        s0, m0 = lay.single_ptr[q], lay.multi_ptr[q]
-        ns, nm = lay.single_ptr[q + 1] - s0, lay.multi_ptr[q + 1] - m0
-        nt = ns + nm
+        first_single, first_multi = by_doc.single_ptr[q], by_doc.multi_ptr[q]
+        n_singles, n_multis = by_doc.single_ptr[q + 1] - first_single, by_doc.multi_ptr[q + 1] - first_multi
+        n_touched = n_singles + n_multis
         nh = 0
         if hint.pos.shape[1] >= m:
             for i in range(m):
                 nh += hint.pos[q, i] >= 0
         hinted = nh == m and m > 0
-        if grouped_pass and not (hinted and nt < n_docs and nt >= share * m):
+        if grouped_pass and not (hinted and n_touched < n_docs and n_touched >= share * m):
             pending[q] = 1
             continue
-        ne = _multi_sums(lay, m0, nm, ns, idf, norm, k1p1, vals, wm)
+        ne = _multi_sums(by_doc, first_multi, n_multis, n_singles, idf, norm, k1p1, vals, multi_weights)
         nr = 0
-        for j in range(nm):
-            nr += vals[ns + j] > thr
+        for j in range(n_multis):
+            nr += vals[n_singles + j] > thr
         if grouped_pass:
-            _tag_question(tag, lay, m0, nm, hint, q, m, False)
+            _tag_question(tag, by_doc, first_multi, n_multis, hint, q, m, False)
             cut = np.inf
             for i in range(max(0, m - GUESS), m):
-                cut = min(cut, _score_at(q, hint.pos[q, i], True, lay, s0, ns, terms, norm, k1p1, vals))
-            nf, nc = _grouped_candidates(q, groups, idf, norm, k1p1, lay, ns, m0, nm, vals, cut, tag, hint, m, found,
-                                         cand)
+                s = _score_at(q, hint.pos[q, i], True, by_doc, first_single, n_singles, terms, norm, k1p1, vals)
+                cut = min(cut, s)
+            nf, nc = _grouped_candidates(q, groups, idf, norm, k1p1, by_doc, n_singles, first_multi, n_multis, vals,
+                                         cut, tag, hint, m, found, cand)
             if nf + nc - m < m:  # fewer than m reach the guess: the lowest of all the hint's m, which m reach
                 for i in range(m - GUESS):
-                    cut = min(cut, _score_at(q, hint.pos[q, i], True, lay, s0, ns, terms, norm, k1p1, vals))
-                nf, nc = _grouped_candidates(q, groups, idf, norm, k1p1, lay, ns, m0, nm, vals, cut, tag, hint, m,
-                                             found, cand)
+                    s = _score_at(q, hint.pos[q, i], True, by_doc, first_single, n_singles, terms, norm, k1p1, vals)
+                    cut = min(cut, s)
+                nf, nc = _grouped_candidates(q, groups, idf, norm, k1p1, by_doc, n_singles, first_multi, n_multis,
+                                             vals, cut, tag, hint, m, found, cand)
             if nf + nc - m < m:  # a guard (the hint's m documents reach their lowest score): the full pass
-                _tag_question(tag, lay, m0, nm, hint, q, m, True)
+                _tag_question(tag, by_doc, first_multi, n_multis, hint, q, m, True)
                 pending[q] = 1
                 continue
             nc = _close_holes(cand, m, nc)
             nr += _postings_beating(q, groups, idf, norm, k1p1, tag, key, thr, -1)  # no tie key is below -1
             for e in range(ne):
-                nr -= wm[e] > thr
+                nr -= multi_weights[e] > thr
         else:
-            for i in range(ns):  # one weight each: a gather, no branch
-                x = w[lay.single_posting[s0 + i]]
+            for i in range(n_singles):  # one weight each: a gather, no branch
+                x = w[by_doc.single_posting[first_single + i]]
                 vals[i] = x
                 nr += x > thr
             nc = 0
@@ -390,15 +393,15 @@ def bm25_rank(items, lay, terms, groups, wt, sel, judged_pos, out, top_p, probe,
                     vals[pi] = -np.inf  # hidden from the scan (put back below)
                 nc = m
             else:  # a cut about 1.5 m scores reach, from a sample (none on a short row)
-                cut = _sample_cut(vals, nt, m, ws.heap)
-            n_found = _scan_at_least(vals, nt, cut, found, 0)
-            if not hinted and n_found < m and n_found < nt:  # fewer than m reach it (rare): every score is a candidate
+                cut = _sample_cut(vals, n_touched, m, ws.heap)
+            n_found = _scan_at_least(vals, n_touched, cut, found, 0)
+            if not hinted and n_found < m and n_found < n_touched:  # fewer than m reach it (rare): every score counts
                 cut = -np.inf
-                n_found = _scan_at_least(vals, nt, cut, found, 0)
+                n_found = _scan_at_least(vals, n_touched, cut, found, 0)
             for f in range(n_found):
                 i = found[f]
                 cand.score[nc] = vals[i]
-                cand.doc[nc] = _pos_doc(lay, i, s0, ns, m0)
+                cand.doc[nc] = _pos_doc(by_doc, i, first_single, n_singles, first_multi)
                 cand.pos[nc] = i
                 nc += 1
             if hinted:
@@ -415,18 +418,20 @@ def bm25_rank(items, lay, terms, groups, wt, sel, judged_pos, out, top_p, probe,
             probe.score[q, i] = x
         j0, j1 = out.judged.ptr[q], out.judged.ptr[q + 1]
         nj = j1 - j0
-        j_s = np.zeros(nj)
+        judged_scores = np.zeros(nj)
         for j in range(nj):
             pj = judged_pos[j0 + j]
             if pj >= 0:  # else 0: no question term (or not a document of the corpus)
-                j_s[j] = _score_at(q, pj, grouped_pass, lay, s0, ns, terms, norm, k1p1, vals)
+                judged_scores[j] = _score_at(q, pj, grouped_pass, by_doc, first_single, n_singles, terms, norm, k1p1,
+                                             vals)
         if grouped_pass:
-            _judged_ranks_grouped(q, groups, idf, norm, k1p1, vals, ns, nt, wm, ne, cut, thr, cand, nc, j_s,
-                                  out.judged.doc[j0:j1], key, lay, s0, m0, tag, out.judged.rank[j0:j1])
-            _tag_question(tag, lay, m0, nm, hint, q, m, True)
+            _judged_ranks_grouped(q, groups, idf, norm, k1p1, vals, n_singles, n_touched, multi_weights, ne, cut, thr,
+                                  cand, nc, judged_scores, out.judged.doc[j0:j1], key, by_doc, first_single,
+                                  first_multi, tag, out.judged.rank[j0:j1])
+            _tag_question(tag, by_doc, first_multi, n_multis, hint, q, m, True)
         else:
-            _judged_ranks(vals, nt, cut, thr, cand, nc, j_s, out.judged.doc[j0:j1], key, lay, s0, ns, m0, found, flags,
-                          out.judged.rank[j0:j1])
+            _judged_ranks(vals, n_touched, cut, thr, cand, nc, judged_scores, out.judged.doc[j0:j1], key, by_doc,
+                          first_single, n_singles, first_multi, found, flags, out.judged.rank[j0:j1])
         ts = out.top_s[q]
         td = out.top_d[q]
         tp = top_p[q]
@@ -441,15 +446,15 @@ def bm25_rank(items, lay, terms, groups, wt, sel, judged_pos, out, top_p, probe,
         if grouped_pass:
             for r in range(h):
                 if tp[r] == UNPLACED:
-                    tp[r] = _find(lay, td[r], 0, ns, s0, ns, m0)
+                    tp[r] = _find(by_doc, td[r], 0, n_singles, first_single, n_singles, first_multi)
         out.n_top[q] = h
         out.n_res[q] = nr
-        if nt < n_docs:  # the documents without a question term score 0
+        if n_touched < n_docs:  # the documents without a question term score 0
             out.lo[q] = 0.0
             out.hi[q] = ts[0] if h > 0 else 0.0
         else:
             vmin = np.inf
-            for i in range(nt):
+            for i in range(n_touched):
                 vmin = min(vmin, vals[i])
             out.lo[q] = vmin
             out.hi[q] = ts[0]

@@ -35,7 +35,7 @@ from .select import (
     scratch,
 )
 
-SOURCE_DIGEST = "26f18ccac8a36d5d"  # of the project files imported above (kernels/__init__.py: numba's cache)
+SOURCE_DIGEST = "40c13c1b8460364b"  # of the project files imported above (kernels/__init__.py: numba's cache)
 
 
 @njit(inline="always")
@@ -139,12 +139,12 @@ def stream_state(n, m, nj):
 def _stream_room(n, m):
     """The candidates a streamed question may hold: STREAM_ROOM x those expected to reach the sample's cut (the
     c-th best of one entry in `stride`: about c x stride), at least m."""
-    stride, ns, c = _sample_plan(n, m)
+    stride, n_sampled, c = _sample_plan(n, m)
     return max(m, STREAM_ROOM * c * stride)
 
 
 @njit
-def _lsa_streamed(items, start, g, qvec, vt, sel, out, ws, st, done):
+def _lsa_streamed(items, start, g, qvec, vt, selection, out, ws, st, done):
     """LSA's selection for the questions items[start:start + g] (at most STREAM_GROUP), their cosines computed
     STREAM_BLOCK documents at a time and used at once, never a row of them: the group's questions take each block
     of the document vectors in turn while it is in the second-level cache, so the vectors are read from memory
@@ -157,14 +157,14 @@ def _lsa_streamed(items, start, g, qvec, vt, sel, out, ws, st, done):
     left unmarked, with nothing written, when its whole row is needed after all: fewer than m documents reach its
     cut, more than `_stream_room` do, or a judged document below the cut ties with another (all rare); the caller
     then selects it from its row. ws: `scratch`; st: `stream_state`."""
-    n, m, thr, key = vt.shape[1], sel.keep, sel.threshold, sel.tie_key
-    stride, ns, c = _sample_plan(n, m)
-    for t in range(0, ns, SAMPLE_RUN):  # the samples: runs of SAMPLE_RUN adjacent documents
+    n, m, thr, key = vt.shape[1], selection.keep, selection.threshold, selection.tie_key
+    stride, n_sampled, c = _sample_plan(n, m)
+    for t in range(0, n_sampled, SAMPLE_RUN):  # the samples: runs of SAMPLE_RUN adjacent documents
         p = _sampled_at(t, stride)
-        _cosine_block(qvec, items, start, g, vt, p, p + min(SAMPLE_RUN, ns - t), st.samp, t)
+        _cosine_block(qvec, items, start, g, vt, p, p + min(SAMPLE_RUN, n_sampled - t), st.samp, t)
     for r in range(g):
         q = items[start + r]
-        cut = _cth_best(st.samp[r], ns, c, 1, ws.heap)
+        cut = _cth_best(st.samp[r], n_sampled, c, 1, ws.heap)
         st.cut[r] = cut
         st.n_res[r], st.lo[r], st.hi[r], st.nc[r] = 0, np.inf, -np.inf, 0
         j0, j1 = out.judged.ptr[q], out.judged.ptr[q + 1]
@@ -233,8 +233,8 @@ AUTO, ROWS, GROUPED, STREAM = 0, 1, 2, 3  # lsa_rank's paths (lsa.PATHS names th
 
 
 @njit(nogil=True, cache=True)
-def lsa_rank(items, qvec, vt, sel, out, path):
-    """Cosines of each question with every document, the best sel.keep, counts, judged ranks, lowest and highest
+def lsa_rank(items, qvec, vt, selection, out, path):
+    """Cosines of each question with every document, the best selection.keep, counts, judged ranks, lowest and highest
     cosine, into out (ranking.PassOutputs). Reference: ranking.rank_rows of lsa.score_chunks (the same cosines,
     summed in the same order: q[0] * v[0] + q[1] * v[1] + ..., left to right, for every document).
 
@@ -252,24 +252,24 @@ def lsa_rank(items, qvec, vt, sel, out, path):
     """
     n_docs = vt.shape[1]
     k = vt.shape[0]
-    ws = scratch(n_docs, sel.keep)
-    can_stream = _sample_plan(n_docs, sel.keep)[0] >= 2
+    ws = scratch(n_docs, selection.keep)
+    can_stream = _sample_plan(n_docs, selection.keep)[0] >= 2
     if can_stream and (path == STREAM or (path == AUTO and (k <= COSINE_GROUP_DIMS or n_docs >= STREAM_ABOVE_DOCS))):
         nj = 0
         for q in items:
             nj = max(nj, out.judged.ptr[q + 1] - out.judged.ptr[q])
-        st = stream_state(n_docs, sel.keep, nj)
+        st = stream_state(n_docs, selection.keep, nj)
         done = np.zeros(STREAM_GROUP, dtype=np.bool_)
         row = np.zeros((0, n_docs))
         for start in range(0, items.size, STREAM_GROUP):
             g = min(STREAM_GROUP, items.size - start)
-            _lsa_streamed(items, start, g, qvec, vt, sel, out, ws, st, done)
+            _lsa_streamed(items, start, g, qvec, vt, selection, out, ws, st, done)
             for r in range(g):
                 if not done[r]:
                     if row.shape[0] == 0:
                         row = np.zeros((1, n_docs))
                     _cosine_rows(qvec, items, start + r, 1, vt, row)
-                    _dense_select_into(items[start + r], row[0], sel, out, ws)
+                    _dense_select_into(items[start + r], row[0], selection, out, ws)
         return
     group = max(1, min(8, COSINE_BUFFER // max(n_docs, 1)))
     if path == ROWS or (path != GROUPED and k <= COSINE_GROUP_DIMS):
@@ -279,7 +279,7 @@ def lsa_rank(items, qvec, vt, sel, out, path):
         g = min(group, items.size - start)
         _cosine_rows(qvec, items, start, g, vt, buf)
         for r in range(g):
-            _dense_select_into(items[start + r], buf[r], sel, out, ws)
+            _dense_select_into(items[start + r], buf[r], selection, out, ws)
 
 
 @njit(nogil=True, cache=True)

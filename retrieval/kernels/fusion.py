@@ -12,7 +12,7 @@ from .heap import _heap_sort, _keep_best
 from .rules import bm25_weight
 from .select import _order_desc
 
-SOURCE_DIGEST = "46f00fa6b9364c1b"  # of the project files imported above (kernels/__init__.py: numba's cache)
+SOURCE_DIGEST = "7aa256d3532933e9"  # of the project files imported above (kernels/__init__.py: numba's cache)
 
 
 _weight = njit(inline="always")(bm25_weight)
@@ -146,7 +146,7 @@ def weighted_scan(items, full, n_docs, key, alpha, beta, fd, bm, ls, out):
     cand_d = np.empty(max(n_docs, ml), dtype=np.int64)
     for q in items:
         bar = out_s[q, fd - 1] if out_n[q] == fd else -np.inf
-        nt = 0
+        n_touched = 0
         for a in range(q_ptr[q], q_ptr[q + 1]):
             u = q_u[a]
             w_idf = idf_u[u]
@@ -157,8 +157,8 @@ def weighted_scan(items, full, n_docs, key, alpha, beta, fd, bm, ls, out):
                 if stamp[d] != q:
                     stamp[d] = q
                     acc[d] = w
-                    touched[nt] = d
-                    nt += 1
+                    touched[n_touched] = d
+                    n_touched += 1
                 else:
                     acc[d] += w
         lb, sb = b_lo[q], b_hi[q] - b_lo[q]
@@ -191,7 +191,7 @@ def weighted_scan(items, full, n_docs, key, alpha, beta, fd, bm, ls, out):
             continue
         l_last = l_s[q, ml - 1]
         nn = 0
-        for i in range(nt):  # documents with a question term, outside LSA's list
+        for i in range(n_touched):  # documents with a question term, outside LSA's list
             d = touched[i]
             if listed[d] == q:
                 continue
@@ -209,10 +209,10 @@ def weighted_scan(items, full, n_docs, key, alpha, beta, fd, bm, ls, out):
 
 @njit(nogil=True, cache=True)
 def rrf_fuse(items, r_ptr, r_docs, depth, k, key, out_d, out_s, out_n):
-    """Reciprocal Rank Fusion per question: fusion.rrf_points, 1 / (k + rank), summed over the rankings in order (r_ptr: rankings x
-    (questions + 1) offsets into r_docs, each ranking's lists laid end to end after the previous ranking's),
-    the union ordered by points descending, then key; out_d/out_s: questions x (rankings * depth).
-    Reference: fusion.rrf_points summed per document, ordered by ranking.order_by_score."""
+    """Reciprocal Rank Fusion per question: fusion.rrf_points, 1 / (k + rank), summed over the rankings in order (r_ptr:
+    rankings x (questions + 1) offsets into r_docs, each ranking's lists laid end to end after the previous ranking's),
+    the union ordered by points descending, then key; out_d/out_s: questions x (rankings * depth). Reference:
+    fusion.rrf_points summed per document, ordered by ranking.order_by_score."""
     nr = r_ptr.shape[0]
     cap = out_d.shape[1]
     cd = np.empty(cap, dtype=np.int64)

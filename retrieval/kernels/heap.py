@@ -99,24 +99,24 @@ def _heap_sort(hs, hk, hd, n):
 
 
 @njit
-def _select(docs, vals, sel, j_s, j_k, j_act, j_out, top_d, top_s):
-    """One row of rank_rows: entry i is document docs[i] with score vals[i]. The best sel.keep entries (raw,
-    whatever their score) go to top_d / top_s best first, the results (above sel.threshold) are counted, and the
+def _select(docs, vals, selection, judged_scores, j_k, j_act, j_out, top_d, top_s):
+    """One row of rank_rows: entry i is document docs[i] with score vals[i]. The best selection.keep entries (raw,
+    whatever their score) go to top_d / top_s best first, the results (above selection.threshold) are counted, and the
     judged documents' ranks among the results go to j_out (0 for the inactive ones). Judged documents: score
-    j_s, tie key j_k, active (j_act) if they are results. Returns (kept, results, lowest, highest score).
+    judged_scores, tie key j_k, active (j_act) if they are results. Returns (kept, results, lowest, highest score).
 
     The best are kept in a heap (top_s, hk, top_d) whose root is the worst kept: an entry that does not beat
     the root costs two comparisons.
     """
-    key, thr, m = sel.tie_key, sel.threshold, sel.keep
-    nj = j_s.size
+    key, thr, m = selection.tie_key, selection.threshold, selection.keep
+    nj = judged_scores.size
     order = np.empty(nj, dtype=np.int64)
     na = 0
     for j in range(nj):  # active judged documents, best first (insertion sort: a handful)
         j_out[j] = 0
         if j_act[j]:
             p = na
-            while p > 0 and _before(j_s[j], j_k[j], j_s[order[p - 1]], j_k[order[p - 1]]):
+            while p > 0 and _before(judged_scores[j], j_k[j], judged_scores[order[p - 1]], j_k[order[p - 1]]):
                 order[p] = order[p - 1]
                 p -= 1
             order[p] = j
@@ -125,7 +125,7 @@ def _select(docs, vals, sel, j_s, j_k, j_act, j_out, top_d, top_s):
     ws = -np.inf
     wk = 0
     if na > 0:
-        ws = j_s[order[na - 1]]
+        ws = judged_scores[order[na - 1]]
         wk = j_k[order[na - 1]]
     hk = np.empty(m, dtype=np.int64)
     h = 0
@@ -149,7 +149,7 @@ def _select(docs, vals, sel, j_s, j_k, j_act, j_out, top_d, top_s):
         if na > 0 and _before(v, key[d], ws, wk):  # beats at least the worst judged result
             kd = key[d]
             p = na - 1  # climb from the worst: most documents beat only the deepest judged ones
-            while p > 0 and _before(v, kd, j_s[order[p - 1]], j_k[order[p - 1]]):
+            while p > 0 and _before(v, kd, judged_scores[order[p - 1]], j_k[order[p - 1]]):
                 p -= 1
             cnt[p] += 1
     _heap_sort(top_s, hk, top_d, h)
@@ -161,10 +161,11 @@ def _select(docs, vals, sel, j_s, j_k, j_act, j_out, top_d, top_s):
 
 
 @njit(inline="always")
-def _select_into(q, docs, vals, sel, j_s, j_k, j_act, out):
+def _select_into(q, docs, vals, selection, judged_scores, j_k, j_act, out):
     """`_select` of question q's row into its slices of out (ranking.PassOutputs)."""
     j0, j1 = out.judged.ptr[q], out.judged.ptr[q + 1]
-    h, nr, vmin, vmax = _select(docs, vals, sel, j_s, j_k, j_act, out.judged.rank[j0:j1], out.top_d[q], out.top_s[q])
+    h, nr, vmin, vmax = _select(docs, vals, selection, judged_scores, j_k, j_act, out.judged.rank[j0:j1], out.top_d[q],
+                                out.top_s[q])
     out.n_top[q] = h
     out.n_res[q] = nr
     out.lo[q] = vmin

@@ -53,14 +53,14 @@ def _touched_in_order(bits, cnt, docs, counts):
 
 
 @njit(nogil=True, cache=True)
-def layout(items, fill, terms, n_docs, sizes, entry_ptr, lay):
-    """Each question's postings (terms: bm25.Postings) regrouped by document (lay: bm25.Layout): the documents
+def layout(items, fill, terms, n_docs, sizes, entry_ptr, by_doc):
+    """Each question's postings (terms: bm25.Postings) regrouped by document (by_doc: bm25.Layout): the documents
     with one question term in id order (single_posting: their posting), then those with several in id order
     (multi_start: where each one's postings start in multi_term / multi_count, its terms and their counts in
     ascending term order; multi_doc: their ids). Two passes:
     fill=False counts, per question, the single-term documents, the multi-term ones and the latter's postings
-    (sizes: bm25.LayoutSizes); fill=True writes the layout at the offsets those counts give (lay.single_ptr,
-    lay.multi_ptr, and entry_ptr into multi_term / multi_count).
+    (sizes: bm25.LayoutSizes); fill=True writes the layout at the offsets those counts give (by_doc.single_ptr,
+    by_doc.multi_ptr, and entry_ptr into multi_term / multi_count).
 
     Reference: bm25.QuestionPlan.docs_at reads each position's document back (tests/test_kernels.py), and
     tests/test_bm25.py spells a small layout out."""
@@ -73,17 +73,17 @@ def layout(items, fill, terms, n_docs, sizes, entry_ptr, lay):
         _count_terms(q, terms, cnt, bits)
         n = _touched_in_order(bits, cnt, docs, counts)
         if not fill:
-            ns = 0
+            n_singles = 0
             ne = 0
             for i in range(n):
-                ns += counts[i] == 1
+                n_singles += counts[i] == 1
                 ne += counts[i] if counts[i] > 1 else 0
-            sizes.n_single[q] = ns
-            sizes.n_multi[q] = n - ns
+            sizes.n_single[q] = n_singles
+            sizes.n_multi[q] = n - n_singles
             sizes.n_entries[q] = ne
             continue
-        si = lay.single_ptr[q]
-        mj = lay.multi_ptr[q]
+        si = by_doc.single_ptr[q]
+        mj = by_doc.multi_ptr[q]
         e = entry_ptr[q]
         for i in range(n):  # a single's place, or where a multi's postings go
             d = docs[i]
@@ -91,8 +91,8 @@ def layout(items, fill, terms, n_docs, sizes, entry_ptr, lay):
                 slot[d] = -1 - si
                 si += 1
             else:
-                lay.multi_start[mj] = e
-                lay.multi_doc[mj] = d
+                by_doc.multi_start[mj] = e
+                by_doc.multi_doc[mj] = d
                 slot[d] = e
                 e += counts[i]
                 mj += 1
@@ -102,61 +102,61 @@ def layout(items, fill, terms, n_docs, sizes, entry_ptr, lay):
                 d = terms.doc[p]
                 t = slot[d]
                 if t < 0:
-                    lay.single_posting[-1 - t] = p
+                    by_doc.single_posting[-1 - t] = p
                 else:
-                    lay.multi_term[t] = u
-                    lay.multi_count[t] = np.int32(terms.count[p])  # an int32 count (Bm25Index.counts): exact
+                    by_doc.multi_term[t] = u
+                    by_doc.multi_count[t] = np.int32(terms.count[p])  # an int32 count (Bm25Index.counts): exact
                     slot[d] = t + 1
 
 
 @njit(inline="always")
-def _pos_doc(lay, i, s0, ns, m0):
-    """The document at position i of a question's layout (singles first, then multis; s0, m0: the question's
-    first single and multi, ns: its singles)."""
-    if i < ns:
-        return lay.posting_doc[lay.single_posting[s0 + i]]
-    return lay.multi_doc[m0 + i - ns]
+def _pos_doc(by_doc, i, first_single, n_singles, first_multi):
+    """The document at position i of a question's layout (singles first, then multis; first_single, first_multi: the
+    question's first single and multi, n_singles: its singles)."""
+    if i < n_singles:
+        return by_doc.posting_doc[by_doc.single_posting[first_single + i]]
+    return by_doc.multi_doc[first_multi + i - n_singles]
 
 
 @njit
-def _find(lay, d, lo_, hi_, s0, ns, m0):
+def _find(by_doc, d, lo_, hi_, first_single, n_singles, first_multi):
     """Position of document d among positions [lo_, hi_) of a question's layout, one part of it (singles or
     multis, each in id order): a binary search; -1 if it is not there."""
     end = hi_
     while lo_ < hi_:
         mid = (lo_ + hi_) >> 1
-        if _pos_doc(lay, mid, s0, ns, m0) < d:
+        if _pos_doc(by_doc, mid, first_single, n_singles, first_multi) < d:
             lo_ = mid + 1
         else:
             hi_ = mid
-    if lo_ < end and _pos_doc(lay, lo_, s0, ns, m0) == d:
+    if lo_ < end and _pos_doc(by_doc, lo_, first_single, n_singles, first_multi) == d:
         return lo_
     return -1
 
 
 @njit
-def _locate(lay, d, s0, ns, m0, nm):
+def _locate(by_doc, d, first_single, n_singles, first_multi, n_multis):
     """Position of document d in a question's layout (binary search in each part), -1 if it has no question term."""
-    i = _find(lay, d, 0, ns, s0, ns, m0)
-    return i if i >= 0 else _find(lay, d, ns, ns + nm, s0, ns, m0)
+    i = _find(by_doc, d, 0, n_singles, first_single, n_singles, first_multi)
+    return i if i >= 0 else _find(by_doc, d, n_singles, n_singles + n_multis, first_single, n_singles, first_multi)
 
 
 @njit(nogil=True, cache=True)
-def bm25_locate(items, ptr, docs, lay, n_docs, per_doc, out):
+def bm25_locate(items, ptr, docs, by_doc, n_docs, per_doc, out):
     """Positions of documents (question q's: docs[ptr[q]:ptr[q + 1]], -1 for none) in each question's layout
-    (lay: bm25.Layout; documents 0..n_docs-1); -1 for one without a question term. A question with many documents
+    (by_doc: bm25.Layout; documents 0..n_docs-1); -1 for one without a question term. A question with many documents
     to find for its layout's length (their count times per_doc at least the layout's length) has them found in one
     pass over its layout, each wanted document marked by id beforehand; the others, a binary search each (two
     dependent reads a step). Reference: bm25.QuestionPlan.docs_at undoes it."""
     mark = np.empty(0, dtype=np.int64)  # by document: -1, -2 wanted, else its position (made at the first pass)
     for q in items:
-        s0, m0 = lay.single_ptr[q], lay.multi_ptr[q]
-        ns, nm = lay.single_ptr[q + 1] - s0, lay.multi_ptr[q + 1] - m0
+        first_single, first_multi = by_doc.single_ptr[q], by_doc.multi_ptr[q]
+        n_singles, n_multis = by_doc.single_ptr[q + 1] - first_single, by_doc.multi_ptr[q + 1] - first_multi
         a, b = ptr[q], ptr[q + 1]
-        if (b - a) * per_doc < ns + nm:
+        if (b - a) * per_doc < n_singles + n_multis:
             for i in range(a, b):
                 d = docs[i]
-                out[i] = _locate(lay, d, s0, ns, m0, nm) if d >= 0 else -1
+                out[i] = _locate(by_doc, d, first_single, n_singles, first_multi, n_multis) if d >= 0 else -1
             continue
         if mark.size == 0:
             mark = np.full(n_docs, -1, dtype=np.int64)
@@ -164,14 +164,14 @@ def bm25_locate(items, ptr, docs, lay, n_docs, per_doc, out):
             d = docs[i]
             if 0 <= d < n_docs:
                 mark[d] = -2
-        for i in range(ns):
-            d = lay.posting_doc[lay.single_posting[s0 + i]]
+        for i in range(n_singles):
+            d = by_doc.posting_doc[by_doc.single_posting[first_single + i]]
             if mark[d] == -2:
                 mark[d] = i
-        for j in range(nm):
-            d = lay.multi_doc[m0 + j]
+        for j in range(n_multis):
+            d = by_doc.multi_doc[first_multi + j]
             if mark[d] == -2:
-                mark[d] = ns + j
+                mark[d] = n_singles + j
         for i in range(a, b):
             d = docs[i]
             out[i] = mark[d] if 0 <= d < n_docs and mark[d] >= 0 else -1

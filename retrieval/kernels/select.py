@@ -15,7 +15,7 @@ from .heap import _select_into
 from .layout import _pos_doc
 from .rules import ranks_before
 
-SOURCE_DIGEST = "3ce6b6bf53e06457"  # of the project files imported above (kernels/__init__.py: numba's cache)
+SOURCE_DIGEST = "28068cd1735cb137"  # of the project files imported above (kernels/__init__.py: numba's cache)
 
 
 _before = njit(inline="always")(ranks_before)
@@ -64,7 +64,7 @@ def _sorted_best(cand, nc, key, m, picked, vals, keys, top_s, top_d, top_p):
     kept, and of those equal to t only the smallest keys that fill m (a partial sort of the keys). The m kept
     are then sorted (`_order_desc`). Linear in the candidates, however many tie. picked, vals, keys: scratch.
     """
-    ns = 0
+    n_picked = 0
     if nc > m:
         for c in range(nc):
             vals[c] = cand.score[c]
@@ -73,27 +73,27 @@ def _sorted_best(cand, nc, key, m, picked, vals, keys, top_s, top_d, top_p):
         nti = 0
         for c in range(nc):  # above t kept; those tied at t set aside, their keys in keys
             if cand.score[c] > t:
-                picked[ns] = c
-                ns += 1
+                picked[n_picked] = c
+                n_picked += 1
             elif cand.score[c] == t:
                 tied[nti] = c
                 keys[nti] = key[cand.doc[c]]
                 nti += 1
-        need = m - ns
+        need = m - n_picked
         kt = np.partition(keys[:nti], need - 1)[need - 1] if nti > need else np.iinfo(np.int64).max
         for c in range(nti):
             if keys[c] <= kt:  # keys are distinct: exactly `need` of them (or all the tied)
-                picked[ns] = tied[c]
-                ns += 1
+                picked[n_picked] = tied[c]
+                n_picked += 1
     else:
         for c in range(nc):
             picked[c] = c
-        ns = nc
-    for c in range(ns):
+        n_picked = nc
+    for c in range(n_picked):
         vals[c] = cand.score[picked[c]]
         keys[c] = key[cand.doc[picked[c]]]
-    order = _order_desc(vals, keys, ns)
-    h = min(m, ns)
+    order = _order_desc(vals, keys, n_picked)
+    h = min(m, n_picked)
     for r in range(h):
         c = picked[order[r]]
         top_s[r] = cand.score[c]
@@ -165,37 +165,38 @@ def _scan_equal(vals, n, s0, s1, s2, s3, out, flags):
 
 
 @njit(inline="always")
-def _doc_at(lay, i, s0, ns, m0):
-    """The document at position i of a score row: i itself for a dense row (lay None), else the position's
+def _doc_at(by_doc, i, first_single, n_singles, first_multi):
+    """The document at position i of a score row: i itself for a dense row (by_doc None), else the position's
     document in a BM25 question layout (`_pos_doc`)."""
-    if lay is None:
+    if by_doc is None:
         return i
-    return _pos_doc(lay, i, s0, ns, m0)
+    return _pos_doc(by_doc, i, first_single, n_singles, first_multi)
 
 
 @njit
-def _judged_ranks(vals, nt, cut, thr, cand, nc, j_s, j_doc, key, lay, s0, ns, m0, found, flags, j_rank):
+def _judged_ranks(vals, n_touched, cut, thr, cand, nc, judged_scores, j_doc, key, by_doc, first_single, n_singles,
+                  first_multi, found, flags, j_rank):
     """Each judged document's rank among a question's results, 1 + the documents that beat it (0 for one scoring
-    at or below thr, and for one outside the corpus: j_doc -1), into j_rank. vals[:nt]: the question's scores
-    (position i: document `_doc_at(lay, i, ...)`), j_s / j_doc: the judged documents' scores and documents,
+    at or below thr, and for one outside the corpus: j_doc -1), into j_rank. vals[:n_touched]: the question's scores
+    (position i: document `_doc_at(by_doc, i, ...)`), judged_scores / j_doc: the judged documents' scores and documents,
     cand[:nc]: every position scoring at or above `cut`.
 
     A judged document at or above the cut is beaten only by candidates: they are counted. One below it lies
     beyond them: the scores above it are counted over the whole row, four judged documents a vectorised pass,
-    and the documents tied with it (rare) looked at one by one. found, flags: scratch (nt + 8)."""
-    low = np.empty(j_s.size, dtype=np.int64)
+    and the documents tied with it (rare) looked at one by one. found, flags: scratch (n_touched + 8)."""
+    low = np.empty(judged_scores.size, dtype=np.int64)
     j_rank[:] = 0
-    nl = _judged_below(j_s, j_doc, thr, cut, low)
+    nl = _judged_below(judged_scores, j_doc, thr, cut, low)
     for g in range(0, nl, 4):
         s4 = np.full(4, np.inf)
         for r in range(min(4, nl - g)):
-            s4[r] = j_s[low[g + r]]
-        c = _count_above(vals, nt, s4[0], s4[1], s4[2], s4[3])
+            s4[r] = judged_scores[low[g + r]]
+        c = _count_above(vals, n_touched, s4[0], s4[1], s4[2], s4[3])
         e4 = np.full(4, np.nan)  # the values tied by other documents: those with a smaller key beat it
         for r in range(min(4, nl - g)):
             if c[4 + r] > 1:
                 e4[r] = s4[r]
-        n_eq = 0 if np.isnan(e4).all() else _scan_equal(vals, nt, e4[0], e4[1], e4[2], e4[3], found, flags)
+        n_eq = 0 if np.isnan(e4).all() else _scan_equal(vals, n_touched, e4[0], e4[1], e4[2], e4[3], found, flags)
         for r in range(min(4, nl - g)):
             j = low[g + r]
             jr = 1 + c[r]
@@ -204,30 +205,31 @@ def _judged_ranks(vals, nt, cut, thr, cand, nc, j_s, j_doc, key, lay, s0, ns, m0
                 kj = key[j_doc[j]]
                 for t in range(n_eq):  # the ties at s (the others found match another judged score)
                     i = found[t]
-                    if vals[i] == s and _before(vals[i], key[_doc_at(lay, i, s0, ns, m0)], s, kj):
+                    d = _doc_at(by_doc, i, first_single, n_singles, first_multi)
+                    if vals[i] == s and _before(vals[i], key[d], s, kj):
                         jr += 1
             j_rank[j] = jr
-    _judged_among(j_s, j_doc, thr, cut, cand, nc, key, j_rank)
+    _judged_among(judged_scores, j_doc, thr, cut, cand, nc, key, j_rank)
 
 
 @njit(inline="always")
-def _judged_below(j_s, j_doc, thr, cut, low):
+def _judged_below(judged_scores, j_doc, thr, cut, low):
     """The judged documents among the results (above thr, in the corpus) that score below the cut, whose ranks
     need a count over the whole row, into low; returns how many."""
     nl = 0
-    for j in range(j_s.size):
-        if j_doc[j] >= 0 and j_s[j] > thr and j_s[j] < cut:
+    for j in range(judged_scores.size):
+        if j_doc[j] >= 0 and judged_scores[j] > thr and judged_scores[j] < cut:
             low[nl] = j
             nl += 1
     return nl
 
 
 @njit(inline="always")
-def _judged_among(j_s, j_doc, thr, cut, cand, nc, key, j_rank):
+def _judged_among(judged_scores, j_doc, thr, cut, cand, nc, key, j_rank):
     """The ranks of the judged documents among the results that score at or above the cut: every document that
     beats one does too, so it is one of the nc candidates."""
-    for j in range(j_s.size):
-        s = j_s[j]
+    for j in range(judged_scores.size):
+        s = judged_scores[j]
         if j_doc[j] >= 0 and s > thr and not s < cut:
             j_rank[j] = 1 + _beaten_among(cand, nc, key, s, key[j_doc[j]])
 
@@ -271,10 +273,10 @@ def _sample_plan(n, m):
     stride = min(64, n // (SAMPLE_SHARE * max(m, 1))) if m >= 1 else 0
     if stride < 2:
         return stride, 0, 0
-    ns = 0
+    n_sampled = 0
     for start in range(0, n, SAMPLE_RUN * stride):
-        ns += min(SAMPLE_RUN, n - start)
-    return stride, ns, min(ns, (3 * m) // (2 * stride) + SAMPLE_MARGIN)
+        n_sampled += min(SAMPLE_RUN, n - start)
+    return stride, n_sampled, min(n_sampled, (3 * m) // (2 * stride) + SAMPLE_MARGIN)
 
 
 @njit(inline="always")
@@ -288,18 +290,18 @@ def _sample_cut(row, n, m, heap):
     """A cut for the best m of row[:n] that leaves about 1.5 m entries at or above it: the c-th best of one entry
     in `stride` (runs of SAMPLE_RUN adjacent ones), with c = 1.5 m / stride + SAMPLE_MARGIN (`_sample_plan`);
     -inf when the row is short. Not a bound: the caller checks that m entries reach it. heap: scratch."""
-    stride, ns, c = _sample_plan(n, m)
+    stride, n_sampled, c = _sample_plan(n, m)
     if stride < 2:
         return -np.inf
-    return _cth_best(row, ns, c, stride, heap)
+    return _cth_best(row, n_sampled, c, stride, heap)
 
 
 @njit(inline="always")
-def _cth_best(row, ns, c, stride, heap):
-    """The c-th best of the ns entries of row sampled one run in `stride` (`_sampled_at`; stride 1: row[:ns]),
-    by a min-heap of the c best (heap: scratch of c entries at least): its root."""
+def _cth_best(row, n_sampled, c, stride, heap):
+    """The c-th best of the n_sampled entries of row sampled one run in `stride` (`_sampled_at`; stride 1:
+    row[:n_sampled]), by a min-heap of the c best (heap: scratch of c entries at least): its root."""
     h = 0
-    for t in range(ns):
+    for t in range(n_sampled):
         x = row[_sampled_at(t, stride)]
         if h < c:
             p = h
@@ -400,20 +402,20 @@ def _dense_select(row, key, thr, m, j_doc, top_d, top_s, j_rank, ws):
         cand.pos[f] = i
     h = _sorted_best(cand, nf, key, m, ws.picked, ws.vals, ws.keys, top_s, top_d, ws.top_p) if m > 0 else 0
     nj = j_doc.size
-    j_s = np.zeros(nj)
+    judged_scores = np.zeros(nj)
     for j in range(nj):
         if j_doc[j] >= 0:
-            j_s[j] = row[j_doc[j]]
-    _judged_ranks(row, n, cut, thr, cand, nf, j_s, j_doc, key, None, 0, 0, 0, ws.found, ws.flags, j_rank)
+            judged_scores[j] = row[j_doc[j]]
+    _judged_ranks(row, n, cut, thr, cand, nf, judged_scores, j_doc, key, None, 0, 0, 0, ws.found, ws.flags, j_rank)
     return h, nres, lo, hi
 
 
 @njit(inline="always")
-def _dense_select_into(q, row, sel, out, ws):
+def _dense_select_into(q, row, selection, out, ws):
     """`_dense_select` of question q's dense row into its slices of out (ranking.PassOutputs)."""
     j0, j1 = out.judged.ptr[q], out.judged.ptr[q + 1]
-    h, nr, vmin, vmax = _dense_select(row, sel.tie_key, sel.threshold, sel.keep, out.judged.doc[j0:j1],
-                                      out.top_d[q], out.top_s[q], out.judged.rank[j0:j1], ws)
+    h, nr, vmin, vmax = _dense_select(row, selection.tie_key, selection.threshold, selection.keep,
+                                      out.judged.doc[j0:j1], out.top_d[q], out.top_s[q], out.judged.rank[j0:j1], ws)
     out.n_top[q] = h
     out.n_res[q] = nr
     out.lo[q] = vmin
@@ -421,11 +423,11 @@ def _dense_select_into(q, row, sel, out, ws):
 
 
 @njit(nogil=True, cache=True)
-def rank_sparse(items, rows, row0, sel, out):
+def rank_sparse(items, rows, row0, selection, out):
     """ranking.rank_rows for a CSR block of score rows (rows: ranking.Csr; row r is question row0 + r): stored
     entries only (absent = not a result; lo / hi: over the stored entries), into out (ranking.PassOutputs).
     Reference: ranking.order_by_score of each row's results (tests/test_ranking.py)."""
-    key, thr = sel.tie_key, sel.threshold
+    key, thr = selection.tie_key, selection.threshold
     mark = np.full(key.size, -1, dtype=np.int64)
     for r in items:
         q = row0 + r
@@ -437,27 +439,27 @@ def rank_sparse(items, rows, row0, sel, out):
                 mark[j_doc[j]] = -1
         for i in range(a, b):
             mark[rows.doc[i]] = i
-        j_s = np.zeros(nj)
+        judged_scores = np.zeros(nj)
         j_k = np.zeros(nj, dtype=np.int64)
         j_act = np.zeros(nj, dtype=np.bool_)
         for j in range(nj):
             jd = j_doc[j]
             if jd >= 0 and mark[jd] >= a and mark[jd] < b and rows.score[mark[jd]] > thr:
-                j_s[j] = rows.score[mark[jd]]
+                judged_scores[j] = rows.score[mark[jd]]
                 j_k[j] = key[jd]
                 j_act[j] = True
-        _select_into(q, rows.doc[a:b], rows.score[a:b], sel, j_s, j_k, j_act, out)
+        _select_into(q, rows.doc[a:b], rows.score[a:b], selection, judged_scores, j_k, j_act, out)
         for i in range(a, b):
             mark[rows.doc[i]] = -1
 
 
 @njit(nogil=True, cache=True)
-def rank_dense(items, rows, row0, sel, out):
+def rank_dense(items, rows, row0, selection, out):
     """ranking.rank_rows for a dense block of score rows (row r is question row0 + r), into out
     (ranking.PassOutputs). Reference: ranking.order_by_score of each row's results (tests/test_ranking.py)."""
-    ws = scratch(rows.shape[1], sel.keep)
+    ws = scratch(rows.shape[1], selection.keep)
     for r in items:
-        _dense_select_into(row0 + r, rows[r], sel, out, ws)
+        _dense_select_into(row0 + r, rows[r], selection, out, ws)
 
 
 @njit(nogil=True, cache=True)
