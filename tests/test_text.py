@@ -136,25 +136,18 @@ def text_hash(word: str) -> int:
 
 
 def test_auto_takes_the_compiled_tokeniser_only_where_it_pays(monkeypatch):
-    """"auto": the dictionary path for a small corpus, and for a mid-size one while the compiled kernel is not loaded
-    in this process (loading it from numba's cache costs about 0.4 s); the compiled path once it is, or for a corpus
-    large enough to pay for loading it."""
-    picked = []
-    real_c, real_p = text._index_compiled, text._index_python
-    monkeypatch.setattr(text, "_index_compiled", lambda *a: picked.append("compiled") or real_c(*a))
-    monkeypatch.setattr(text, "_index_python", lambda *a: picked.append("python") or real_p(*a))
+    """"auto" (`text.method_for`): the dictionary path for a small corpus, and for a mid-size one while the compiled
+    kernel is not loaded in this process (loading it from numba's cache costs about 0.4 s); the compiled path once
+    it is, or for a corpus large enough to pay for loading it; never with the JIT off (it would run as plain
+    Python). Both give the same index."""
     monkeypatch.setattr(text, "COMPILED_ABOVE", 100)
     monkeypatch.setattr(text, "LOAD_PAYS_ABOVE", 10_000)
     small, mid, large = ["a b c"] * 10, ["alpha beta gamma"] * 20, ["alpha beta gamma"] * 700
-    jit = text._compiled_state() != ""
-    if jit:
-        monkeypatch.setattr(text, "_compiled_state", lambda: "on disk")  # as in a process that has not loaded it
-    text.build_index(small)
-    text.build_index(mid)
-    text.build_index(large)
-    if jit:
-        monkeypatch.setattr(text, "_compiled_state", lambda: "loaded")
-        text.build_index(mid)
-        assert picked == ["python", "python", "compiled", "compiled"]
-    else:  # the JIT off: the compiled kernel would run as plain Python, never chosen
-        assert picked == ["python", "python", "python"]
+    assert [text.method_for(t, "on disk") for t in (small, mid, large)] == ["python", "python", "compiled"]
+    assert [text.method_for(t, "loaded") for t in (small, mid, large)] == ["python", "compiled", "compiled"]
+    assert [text.method_for(t, "") for t in (small, mid, large)] == ["python", "python", "python"]
+    for texts in (small, mid, large):
+        auto, python = text.build_index(texts), text.build_index(texts, method="python")
+        assert auto.vocabulary == python.vocabulary and (auto.counts != python.counts).nnz == 0
+
+

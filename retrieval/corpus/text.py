@@ -371,6 +371,23 @@ def dispatchers() -> dict:
     return {n: globals()[n] for n in KERNELS if isinstance(globals()[n], Dispatcher)}
 
 
+def method_for(texts: list[str] | tuple[str, ...], state: str | None = None) -> str:
+    """The way `build_index(texts)` ("auto") tokenises: "compiled" where it pays, else "python" (the same ids).
+
+    The compiled kernel pays above COMPILED_ABOVE characters once it is loaded in this process, and above
+    LOAD_PAYS_ABOVE while it is not (loading it from numba's cache costs about 0.4 s); with the JIT off it would
+    run as plain Python, so it is never chosen. `state`: "loaded", "on disk" or "" (the JIT off); None: this
+    process's.
+
+    >>> method_for(["a b c"] * 10, "loaded"), method_for(["a b c"] * 2_000_000, "on disk"), method_for(["a"] * 10**7, "")
+    ('python', 'compiled', 'python')
+    """
+    state = _compiled_state() if state is None else state
+    chars = sum(map(len, texts))
+    pays = chars > LOAD_PAYS_ABOVE or (state == "loaded" and chars > COMPILED_ABOVE)
+    return "compiled" if state and pays else "python"
+
+
 def build_index(
     texts: list[str] | tuple[str, ...], progress: Callable[[str, float], None] | None = None, method: str = "auto"
 ) -> TermIndex:
@@ -390,9 +407,7 @@ def build_index(
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     n = len(texts)
     if method == "auto":
-        chars, state = sum(map(len, texts)), _compiled_state()
-        pays = chars > LOAD_PAYS_ABOVE or (state == "loaded" and chars > COMPILED_ABOVE)
-        method = "compiled" if state and pays else "python"
+        method = method_for(texts)
     first_seen, per_doc, ids = (_index_compiled if method == "compiled" else _index_python)(texts, progress)
     n_terms = len(first_seen)
     if n_terms == 0:  # no document holds a single token: an index with an empty vocabulary
