@@ -300,36 +300,6 @@ class View:
         """The best grid setting."""
         return self.land.sweep.setting(self.land.best)
 
-    @property
-    def near(self) -> int:
-        """The grid setting nearest to the sidebar's."""
-        return self.verdict.near
-
-    @property
-    def on_grid(self) -> bool:
-        """The sidebar's setting is that grid setting exactly."""
-        return self.verdict.on_grid
-
-    @property
-    def vs(self) -> Versus:
-        """The sidebar's setting against the best: its p-values and Holm's family."""
-        return self.verdict.versus
-
-    @property
-    def current_tied(self) -> bool:
-        """The sidebar's setting can't be told apart from the best (paired bootstrap, alone)."""
-        return self.verdict.signals.current_tied
-
-    @property
-    def signals(self) -> Signals:
-        """What the verdict weighs."""
-        return self.verdict.signals
-
-    @property
-    def kind(self) -> str:
-        """The verdict's rule (`verdict_kind`)."""
-        return self.verdict.kind
-
 
 def members_text(members: tuple[str, ...]) -> str:
     """The fused members as Markdown: 'BM25 + dense', each name escaped."""
@@ -505,13 +475,13 @@ def headline(v: View) -> None:
     c1, c2, c3 = st.columns(3)
     c1.metric("current (sidebar)", f"{v.current_vals.mean():.6f}", border=True,
               help=f"{v.system}'s mean {v.label} at the sidebar's setting, {fmt_setting(v.current)}"
-                   + ("." if v.on_grid else " (between grid points)."))
+                   + ("." if v.verdict.on_grid else " (between grid points)."))
     c2.metric("best of the grid", f"{means[v.land.best]:.6f}", border=True,
               help=f"The grid setting with the highest mean {v.label}, {fmt_setting(v.best_setting)} (exact ties: the first in grid order).")
     c3.metric("tied with the best", f"{v.land.ties.size} / {v.n_settings}", border=True,
               help="Settings whose paired bootstrap interval of (setting − best) holds zero, each compared alone "
                    "(uncorrected), the best included; out of every setting of the grid.")
-    st.caption(f"Current: {fmt_setting(v.current)}{'' if v.on_grid else ' (between grid points)'} · best: "
+    st.caption(f"Current: {fmt_setting(v.current)}{'' if v.verdict.on_grid else ' (between grid points)'} · best: "
                f"{fmt_setting(v.best_setting)} · {v.land.ties.size} of {v.n_settings} settings can't be told apart from the best.")
     st.markdown(v.verdict.text)
     for warning in edge_warnings(v.land.sweep, v.land.best, cache.engine(v.ds).max_dims()):
@@ -646,7 +616,7 @@ def landscape_chart(v: View) -> None:
     sw, land = v.land.sweep, v.land
     names, means = sw.names, sw.means
     points = points_frame(land)
-    current = sw.setting(v.near) if len(names) == 2 and v.what != "k1,b" else v.current
+    current = sw.setting(v.verdict.near) if len(names) == 2 and v.what != "k1,b" else v.current
     marks = marks_frame(v.best_setting, means[land.best], current, v.current_vals.mean())
     key = chart_key(v.what, v.current)
     st.markdown(held_text_of(v))
@@ -672,11 +642,11 @@ def landscape_chart(v: View) -> None:
         st.caption(joint_cost_text(sw))
     for n in sw.notes:
         st.caption(f"Note: {escape_markdown(n)}")
-    if offers_best(v.kind):
-        verb = "Move the sliders to" if v.kind == "tune" else "Try"  # the verdict found no finding: the best is a hint
+    if offers_best(v.verdict.kind):
+        verb = "Move the sliders to" if v.verdict.kind == "tune" else "Try"  # the verdict found no finding: the best is a hint
         st.button(f"{verb} the best setting ({fmt_setting(v.best_setting)})", key=KEY_BEST, icon=":material/star:",
                   on_click=move_sliders, args=(v.best_setting, "Moved to the best setting"))
-    elif v.kind != "best":
+    elif v.verdict.kind != "best":
         st.caption(f"No move to the best is offered: every setting scores the same here ({land.ties.size} of {v.n_settings} "
                    "can't be told apart from the best).")
 
@@ -707,7 +677,7 @@ def floor_text(family: int, resamples: int = significance.RESAMPLES) -> str:
 def significance_section(v: View) -> None:
     """The current setting against the best: the difference, both p-values, how many settings differ, the method."""
     st.subheader("The current setting against the best")
-    vs = v.vs
+    vs = v.verdict.versus
     diff = float(v.current_vals.mean() - v.land.sweep.means[v.land.best])
     s1, s2, s3 = st.columns(3)
     s1.metric(f"current {MINUS} best", signed(diff, 4), border=True, help=f"Mean difference in {v.label}, in-sample.")
