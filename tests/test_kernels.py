@@ -69,7 +69,7 @@ def test_bm25_weight_is_the_formula():
 ])
 def test_ranks_before_is_score_descending_then_key(s1, k1, s2, k2, before):
     assert bool(ranks_before(s1, k1, s2, k2)) is before
-    assert bool(select._before(s1, k1, s2, k2)) is before  # the compiled kernels' inlined copy
+    assert bool(select.before(s1, k1, s2, k2)) is before  # the compiled kernels' inlined copy
 
 
 def test_order_by_score_is_sorting_by_the_rule():
@@ -85,11 +85,11 @@ def test_order_by_score_is_sorting_by_the_rule():
 @pytest.mark.slow
 @pytest.mark.parametrize("n, values", [(50, 3), (400, 2), (400, 400), (0, 1), (1, 1)])
 def test_compiled_order_equals_order_by_score(n, values):
-    """_order_desc (argsort, then runs of ties by key: short runs by insertion, long ones by argsort)."""
+    """order_desc (argsort, then runs of ties by key: short runs by insertion, long ones by argsort)."""
     rng = np.random.default_rng(n + values)
     vals = rng.integers(0, values, size=n + 5).astype(np.float64)
     keys = rng.permutation(n + 5).astype(np.int64)
-    assert select._order_desc(vals, keys, n).tolist() == order_by_score(vals[:n], keys[:n]).tolist()
+    assert select.order_desc(vals, keys, n).tolist() == order_by_score(vals[:n], keys[:n]).tolist()
 
 
 @pytest.mark.slow
@@ -103,7 +103,7 @@ def test_candidate_sorts_equal_order_by_score(nc, m):
     cand = select.Candidates(score.copy(), docs.copy(), np.arange(nc, dtype=np.int64))
     top_s, top_d, top_p = np.zeros(m), np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.int64)
     scratch = (np.empty(nc, dtype=np.int64), np.empty(nc), np.empty(nc, dtype=np.int64))
-    h = select._sorted_best(cand, nc, key, m, *scratch, top_s, top_d, top_p)
+    h = select.sorted_best(cand, nc, key, m, *scratch, top_s, top_d, top_p)
     assert h == min(m, nc) and top_p[:h].tolist() == want.tolist()
     assert np.array_equal(top_s[:h], score[want]) and np.array_equal(top_d[:h], docs[want])
     # the insertion sort of a nearly sorted list: the full order, or False past its budget of moves
@@ -111,12 +111,12 @@ def test_candidate_sorts_equal_order_by_score(nc, m):
     near = full.copy()
     near[[0, 1]] = near[[1, 0]]
     cand = select.Candidates(score[near], docs[near], near.astype(np.int64))
-    assert bm25_pass._settle_order(cand, nc, key, 10 * nc, np.empty(nc, dtype=np.int64))
+    assert bm25_pass.settle_order(cand, nc, key, 10 * nc, np.empty(nc, dtype=np.int64))
     assert cand.pos.tolist() == full.tolist()
     shuffled = rng.permutation(nc)
     cand = select.Candidates(score[shuffled], docs[shuffled], shuffled.astype(np.int64))
     if nc > 5:
-        assert not bm25_pass._settle_order(cand, nc, key, 0, np.empty(nc, dtype=np.int64))
+        assert not bm25_pass.settle_order(cand, nc, key, 0, np.empty(nc, dtype=np.int64))
         assert sorted(cand.pos.tolist()) == list(range(nc))  # given up, but every candidate still there
 
 
@@ -237,8 +237,8 @@ def test_bm25_hinted_pass_from_the_term_groups_equals_the_reference(keep, monkey
     instead of scoring them all: compiled and as plain Python, the best lists, scores, counts, range, probed
     scores and judged ranks equal the score matrix's, at parameters near the hint's and far from it, and where
     weights tie along whole groups (k1 = 0: a term weighs its idf wherever it is; b = 0: lengths do not count).
-    The plain Python pass is counted: every question touching enough documents takes the grouped path, a second
-    try where the guess falls short."""
+    Each run says which pass settled each question: every question touching enough documents the grouped pass, a
+    second try where the guess falls short, the others the hinted full pass."""
     ds = _sparse_dataset(7, n_docs=3000, n_q=12)
     prep = Engine(ds)
     plan = bm25.plan(prep.bm25, prep.qcounts)
@@ -257,13 +257,7 @@ def test_bm25_hinted_pass_from_the_term_groups_equals_the_reference(keep, monkey
     assert sites.count[single].tolist() == plan.u_f[posting].tolist()
     assert (sites.term[~single] == -1).all() and (sites.count[~single] == 0).all()
     python = _kernels.bm25_rank.python
-    calls = {"_grouped_candidates": 0, "_close_holes": 0}  # tried, taken
-
-    def count_calls():
-        for name in calls:
-            fn = getattr(getattr(bm25_pass, name), "py_func", getattr(bm25_pass, name))  # plain already when numba is off
-            monkeypatch.setitem(python.__globals__, name, lambda *a, fn=fn, name=name: calls.update({name: calls[name] + 1}) or fn(*a))
-
+    second_tries = 0
     for (k1, b), (hk1, hb), backwards in [((1.25, 0.75), (1.2, 0.75), False), ((0.0, 0.0), (1.2, 0.75), False),
                                           ((1.2, 0.0), (0.0, 0.0), False), ((3.0, 1.0), (0.5, 0.2), False),
                                           ((1.25, 0.75), (1.2, 0.75), True)]:
@@ -274,9 +268,11 @@ def test_bm25_hinted_pass_from_the_term_groups_equals_the_reference(keep, monkey
         ref = bm25.search(ds, bm25.score(prep.bm25, prep.qcounts, k1, b), depth=keep)
         for kernel in (_kernels.bm25_rank, python):
             monkeypatch.setattr(_kernels, "bm25_rank", kernel)
-            if kernel is python:
-                count_calls()
             r = bm25.run(prep.bm25, plan, ds, k1, b, keep, keep=keep, hint=hint, probe=probe)
+            by = r.settled_by()  # every question it can take settled by the grouped pass, the others hinted
+            assert by.get("grouped", 0) + by.get("grouped, second try", 0) == grouped
+            assert by.get("hinted", 0) == ds.n_queries - grouped and "pending" not in by
+            second_tries += by.get("grouped, second try", 0)
             at = plan.docs_at(r.top_p)  # the next hint's positions
             for q in range(ds.n_queries):
                 best = order_by_score(want[q], ds.tie_key)[: min(keep, (want[q] > 0).sum())]
@@ -288,9 +284,8 @@ def test_bm25_hinted_pass_from_the_term_groups_equals_the_reference(keep, monkey
                 assert r.probe_scores[q].tolist() == want[q, probe[q]].tolist()
             assert r.ranking.judged_rank.tolist() == ref.judged_rank.tolist()
             monkeypatch.undo()
-    assert calls["_close_holes"] == 5 * grouped  # every question it takes settled by the grouped pass
     # a guess from the hint's last GUESS falls short of m only when m is longer (m distinct documents reach their lowest)
-    assert (calls["_grouped_candidates"] > calls["_close_holes"]) is (keep > thresholds.GUESS)
+    assert (second_tries > 0) is (keep > thresholds.GUESS)
 
 
 @pytest.mark.parametrize("path", bm25.PATHS)
@@ -357,7 +352,7 @@ def test_a_path_that_does_not_exist_is_refused_by_name(invented):
 
 
 @pytest.mark.parametrize("keep", [4, 30])
-def test_bm25_hinted_full_pass_where_a_question_touches_every_document(keep, monkeypatch):
+def test_bm25_hinted_full_pass_where_a_question_touches_every_document(keep):
     """A question whose terms are in every document has no zero scores to spare: the grouped pass leaves it
     pending, and the full pass, hinted, gives the reference's lists, counts, range (its lowest score is no
     longer 0) and judged ranks."""
@@ -365,11 +360,6 @@ def test_bm25_hinted_full_pass_where_a_question_touches_every_document(keep, mon
     prep = Engine(ds)
     plan = bm25.plan(prep.bm25, prep.qcounts)
     assert (plan.n_touched() == ds.n_docs).all()
-    grouped = []
-    python = _kernels.bm25_rank.python
-    close = getattr(bm25_pass._close_holes, "py_func", bm25_pass._close_holes)
-    monkeypatch.setitem(python.__globals__, "_close_holes", lambda *a: grouped.append(1) or close(*a))
-    monkeypatch.setattr(_kernels, "bm25_rank", python)
     hint = bm25.run(prep.bm25, plan, ds, 1.2, 0.75, keep, keep=keep)
     for k1, b in ((1.25, 0.75), (0.0, 0.0)):
         want = bm25.score(prep.bm25, prep.qcounts, k1, b).toarray()
@@ -381,7 +371,7 @@ def test_bm25_hinted_full_pass_where_a_question_touches_every_document(keep, mon
             assert r.top_s[q, : r.n_top[q]].tolist() == want[q, best].tolist()
             assert r.n_res[q] == (want[q] > 1e-9).sum() and r.lo[q] == want[q].min() > 0 and r.hi[q] == want[q].max()
         assert r.ranking.judged_rank.tolist() == ref.judged_rank.tolist()
-    assert not grouped
+        assert r.settled_by() == {"hinted": ds.n_queries}  # none by the grouped pass
 
 
 def test_layout_lists_each_questions_documents_and_locate_undoes_it(rand):
@@ -535,7 +525,7 @@ def test_dense_rows_select_as_the_definition_says(kind, m, thr, kernel):
 @pytest.mark.parametrize("kind, streamed", [("distinct", [True] * 6), ("sample misses", [False] * 4),
                                             ("sample low", [False] * 4), ("ties", [False] * 6)])
 def test_a_stream_gives_back_the_questions_it_cannot_settle_and_writes_nothing_for_them(kind, streamed):
-    """`_lsa_streamed` settles a question only when at least m documents reach the sample's cut, no more than
+    """`lsa_streamed` settles a question only when at least m documents reach the sample's cut, no more than
     its room holds (`_stream_room`), and no judged document below the cut ties with another: on distinct values
     it settles every one; where only the sampled entries score high (fewer than m reach the cut), where only they
     score low (nearly every document reaches it), or where a handful of values tie everywhere (each judged
@@ -554,7 +544,7 @@ def test_a_stream_gives_back_the_questions_it_cannot_settle_and_writes_nothing_f
     done = np.zeros(thresholds.STREAM_GROUP, dtype=np.bool_)
     st = dense_pass.stream_state(n, m, int(np.diff(judged.ptr).max()))
     items = np.arange(nq, dtype=np.int64)
-    dense_pass._lsa_streamed(items, 0, nq, qvec, np.ascontiguousarray(raw), sel, o, select.scratch(n, m), st, done)
+    dense_pass.lsa_streamed(items, 0, nq, qvec, np.ascontiguousarray(raw), sel, o, select.scratch(n, m), st, done)
     assert done[:nq].tolist() == streamed
     for q in np.flatnonzero(~done[:nq]):
         assert o.n_top[q] == -7 and (o.top_d[q] == -7).all()
@@ -578,11 +568,11 @@ def test_tuning_grid_scores_equal_bm25_score_to_the_last_bit(rand, invented):
     """The BM25 grid's hoisted algebra against bm25.score at every setting of the default grid (this check ran
     at run time before; a difference in the last bit could break a tie differently)."""
     for ds, prep in ((rand[0], rand[1]), (invented, Engine(invented))):
-        g = tuning._bm25_grid(prep)
+        g = tuning.bm25_grid(prep)
         for k1 in tuning.K1_GRID:
             for b in tuning.B_GRID:
                 want = prep.bm25_scores(float(k1), float(b)).toarray()
-                assert np.array_equal(tuning._bm25_dense(g, prep, float(k1), float(b)), want), (k1, b)
+                assert np.array_equal(tuning.bm25_grid_scores(g, prep, float(k1), float(b)), want), (k1, b)
 
 
 # ------------------------------------------------------------------------------------------- without the compiler
@@ -670,7 +660,7 @@ def test_the_switch_takes_small_calls_only_and_only_until_ready(monkeypatch):
     _kernels.mark_ready()
     assert _kernels.ready() and k.pick(10) is k.compiled
     # a direct call's work is its arrays' elements, one level into named tuples
-    assert dispatch._size_of((np.zeros(3), 4, Csr(np.zeros(2), np.zeros(5), np.zeros(5)))) == 15
+    assert dispatch.size_of((np.zeros(3), 4, Csr(np.zeros(2), np.zeros(5), np.zeros(5)))) == 15
 
 
 @pytest.mark.slow
@@ -694,7 +684,7 @@ def test_after_the_warm_up_the_app_s_paths_compile_nothing(tmp_path):
         "from test_perf_equivalence import random_dataset\n"
         "e = Engine(dataset.load('invented'))\n"
         "text.build_index([f'a large corpus of {i} terms' for i in range(400)], method='compiled')  # the table grows\n"
-        "text.build_index([f'{i} ' * 200 for i in range(text.SPLIT_ABOVE // 600)], method='compiled')  # two halves\n"
+        "text.build_index([f'{i} ' * 200 for i in range(text.BATCHING.split_above // 600)], method='compiled')  # two halves\n"
         "e.evaluate(Params()); e.evaluate(Params(k1=2.0)); e.evaluate(Params(dims=3, alpha=0.9))\n"
         "lsa.KEEP_DEFAULT = 0\n"
         "rescans = 0\n"

@@ -140,23 +140,23 @@ def test_resample_counts_are_how_often_each_question_is_drawn():
     assert np.array_equal(c, want) and (c.sum(axis=1) == n).all()
     assert c.dtype == np.uint8 and not c.flags.writeable
     v = np.random.default_rng(5).random((3, n))
-    np.testing.assert_allclose(stats._means_by_counts(v, resamples, 3), v[:, idx].mean(axis=-1), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(stats.means_by_counts(v, resamples, 3), v[:, idx].mean(axis=-1), rtol=0, atol=1e-15)
 
 
 @pytest.mark.parametrize("n", [0, 14, 60])
 def test_prepare_makes_the_draws_the_first_intervals_then_read(n):
     """After `prepare(n)`, intervals of rows of n questions compute no draws (every cache they read is a hit), and
     give what they give without it."""
-    stats.indices.cache_clear(), stats.counts.cache_clear(), stats._counts_f64.cache_clear()
+    stats.indices.cache_clear(), stats.counts.cache_clear(), stats.counts_f64.cache_clear()
     values = np.random.default_rng(3).random((2, n))
     fresh = stats.intervals(values) if n else None
-    stats.indices.cache_clear(), stats.counts.cache_clear(), stats._counts_f64.cache_clear()
+    stats.indices.cache_clear(), stats.counts.cache_clear(), stats.counts_f64.cache_clear()
     stats.prepare(n)
-    made = [f.cache_info().misses for f in (stats.indices, stats.counts, stats._counts_f64)]
+    made = [f.cache_info().misses for f in (stats.indices, stats.counts, stats.counts_f64)]
     assert made == ([0, 0, 0] if n == 0 else [1, 0, 0] if n <= stats.EXACT_UP_TO else [1, 1, 1])
     if n:
         assert np.array_equal(stats.intervals(values), fresh)
-        assert [f.cache_info().misses for f in (stats.indices, stats.counts, stats._counts_f64)] == made
+        assert [f.cache_info().misses for f in (stats.indices, stats.counts, stats.counts_f64)] == made
 
 
 def test_a_page_waits_for_the_draws_prepare_is_making_instead_of_making_them_again(monkeypatch):
@@ -166,9 +166,9 @@ def test_a_page_waits_for_the_draws_prepare_is_making_instead_of_making_them_aga
 
     n = 80
     values = np.random.default_rng(4).random((2, n))
-    stats.indices.cache_clear(), stats.counts.cache_clear(), stats._counts_f64.cache_clear()
+    stats.indices.cache_clear(), stats.counts.cache_clear(), stats.counts_f64.cache_clear()
     want = stats.intervals(values)
-    stats.indices.cache_clear(), stats.counts.cache_clear(), stats._counts_f64.cache_clear()
+    stats.indices.cache_clear(), stats.counts.cache_clear(), stats.counts_f64.cache_clear()
     started, go, real = threading.Event(), threading.Event(), np.random.default_rng
 
     def held(seed):

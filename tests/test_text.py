@@ -34,7 +34,7 @@ def regex_tokens(t: str) -> list[str]:
 
 @pytest.mark.parametrize("t", VARIED)
 def test_byte_tokens_equal_the_regex(t):
-    (got,) = text._byte_tokens([t])
+    (got,) = text.byte_tokens([t])
     assert [w.decode("ascii") for w in got] == regex_tokens(t)
 
 
@@ -44,7 +44,7 @@ def test_byte_tokens_equal_the_regex_on_random_unicode():
              [0x130, 0x212A, 0x1E9E, 0xFB01, 0x0307, 0x00DF]]
     chars = [chr(c) for pool in pools for c in pool]
     texts = ["".join(rng.choice(chars, size=rng.integers(0, 80))) for _ in range(2000)]
-    got = text._byte_tokens(texts)
+    got = text.byte_tokens(texts)
     assert [[w.decode("ascii") for w in ws] for ws in got] == [regex_tokens(t) for t in texts]
 
 
@@ -82,14 +82,9 @@ def test_the_compiled_tokeniser_equals_the_dictionary_one_on_a_growing_vocabular
     collide = ["costarring", "liquid", "declinate", "macallums"]  # pairs with one FNV-1a 32-bit hash
     assert text_hash(collide[0]) == text_hash(collide[1]) and text_hash(collide[2]) == text_hash(collide[3])
     docs += [" ".join(collide), "liquid costarring liquid"]
-    batches = list(text._batches(docs, max_docs=700, max_chars=60_000))
-    assert len(batches) > 4
-    old = text._batches
-    try:
-        text._batches = lambda texts, max_docs=700, max_chars=60_000: old(texts, max_docs, max_chars)
-        a, b = text.build_index(docs, method="compiled"), text.build_index(docs, method="python")
-    finally:
-        text._batches = old
+    small = text.Batching(max_docs=700, max_chars=60_000)
+    assert len(list(text.batches(docs, small))) > 4
+    a, b = text.build_index(docs, method="compiled", batching=small), text.build_index(docs, method="python", batching=small)
     assert a.vocabulary == b.vocabulary and a.terms.tolist() == b.terms.tolist()
     assert (a.counts != b.counts).nnz == 0 and a.counts.has_sorted_indices and a.counts.dtype == np.int32
     np.testing.assert_array_equal(a.doc_len, b.doc_len)
@@ -99,9 +94,9 @@ def test_the_compiled_tokeniser_equals_the_dictionary_one_on_a_growing_vocabular
 
 @pytest.mark.slow
 def test_a_batch_tokenised_in_two_halves_equals_one_pass(monkeypatch):
-    """Above SPLIT_ABOVE bytes a batch's halves are tokenised at once (the second into a table of its own, merged
-    after): the terms in first-seen order, each document's token count and every id equal one pass's, across
-    batches whose table grows, with hash collisions, a long document, halves of stop words or nothing at all."""
+    """Above batching.split_above bytes a batch's halves are tokenised at once (the second, on a worker thread, into a
+    table of its own, merged after): the index equals one pass's and the dictionary path's, across batches whose table
+    grows, with hash collisions, a long document, halves of stop words or nothing at all."""
     from retrieval.core import workers
 
     rng = np.random.default_rng(12)
@@ -110,21 +105,18 @@ def test_a_batch_tokenised_in_two_halves_equals_one_pass(monkeypatch):
     docs[1200:1260] = ["liquid costarring"] * 30 + ["declinate macallums"] * 30  # FNV-1a collisions, both halves
     docs += ["the of a", "", "x" * 5000 + " new words here", "of", ""]  # a last batch: stop words, empty texts
     monkeypatch.setattr(workers, "threads", lambda: 2)
-    old = text._batches
-    monkeypatch.setattr(text, "_batches", lambda texts, max_docs=900, max_chars=50_000: old(texts, max_docs, max_chars))
-    monkeypatch.setattr(text, "SPLIT_ABOVE", 10**12)
-    one = text._index_compiled(docs, None)
-    monkeypatch.setattr(text, "SPLIT_ABOVE", 0)
-    split = []
-    real = text._merge
-    monkeypatch.setattr(text, "_merge", lambda *a: split.append(1) or real(*a))
-    two = text._index_compiled(docs, None)
-    assert len(split) == len(list(old(docs, 900, 50_000)))  # every batch split
-    assert one[0].tolist() == two[0].tolist()  # the terms, in first-seen order
-    np.testing.assert_array_equal(one[1], two[1])  # tokens kept per document
-    np.testing.assert_array_equal(one[2], two[2])  # their ids
-    a, b = text.build_index(docs, method="compiled"), text.build_index(docs, method="python")
-    assert a.vocabulary == b.vocabulary and (a.counts != b.counts).nnz == 0
+    halves = []
+    real = workers.submit
+    monkeypatch.setattr(workers, "submit", lambda *a: halves.append(1) or real(*a))
+    whole = text.Batching(max_docs=900, max_chars=50_000, split_above=10**12)
+    one = text.build_index(docs, method="compiled", batching=whole)
+    assert halves == []
+    two = text.build_index(docs, method="compiled", batching=whole._replace(split_above=0))
+    assert len(halves) == len(list(text.batches(docs, whole)))  # every batch split
+    for a in (two, text.build_index(docs, method="python", batching=whole)):
+        assert a.vocabulary == one.vocabulary and a.terms.tolist() == one.terms.tolist()
+        assert (a.counts != one.counts).nnz == 0 and a.counts.has_sorted_indices
+        np.testing.assert_array_equal(a.doc_len, one.doc_len)
 
 
 def text_hash(word: str) -> int:

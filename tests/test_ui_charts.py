@@ -181,13 +181,13 @@ def test_a_cached_structure_never_carries_another_datasets_or_settings_rows_or_s
     other_bars, other_curve = _frames(invented, Params(k1=2.0, b=0.3, alpha=0.9))
     renamed = base_bars.assign(system=base_bars["system"].map({"BM25": "run*1", "LSA": "LSA", "weighted": "w", "RRF": "RRF"}))
     renamed_curve = base_curve.assign(system=base_curve["system"].map({"BM25": "run*1", "LSA": "LSA", "weighted": "w", "RRF": "RRF"}))
-    charts._structure.cache_clear()
+    charts.spec_structure.cache_clear()
     for bars, curve, k in [(base_bars, base_curve, 5), (other_bars, other_curve, 5), (renamed, renamed_curve, 5),
                            (base_bars, base_curve, 3), (other_bars, other_curve, 5)]:
         assert _resolved(charts.bars_spec(bars)) == _altair_reference(charts.bars_with_intervals(bars))
         assert _resolved(charts.curves_spec(curve, "nDCG@k", k)) == _altair_reference(charts.curves(curve, "nDCG@k", k))
     assert not base_bars["mean"].equals(other_bars["mean"])  # the two settings do differ
-    info = charts._structure.cache_info()
+    info = charts.spec_structure.cache_info()
     assert info.hits >= 3 and info.maxsize == charts.SPEC_CACHE  # same systems, new rows: the structure was reused
 
 

@@ -121,7 +121,7 @@ def _without_theme(spec: dict) -> dict:
 
 
 @functools.lru_cache(maxsize=SPEC_CACHE)
-def _structure(kind: str, key: tuple) -> str:
+def spec_structure(kind: str, key: tuple) -> str:
     """The validated Vega-Lite JSON of one chart structure, reading its rows from the named dataset DATA."""
     source = alt.NamedData(name=DATA)
     chart = _bars(source, list(key[0])) if kind == "bars" else _curves(source, *key)
@@ -139,14 +139,14 @@ def _with_rows(structure: str, rows: pd.DataFrame) -> dict:
 def bars_spec(df: pd.DataFrame) -> dict:
     """The Vega-Lite spec of `bars_with_intervals(df)` for st.vega_lite_chart: the structure (cached, keyed by
     the systems in their order: all the chart reads of `df` besides its rows) with `df`'s rows as DATA."""
-    return _with_rows(_structure("bars", (tuple(dict.fromkeys(df["system"])),)), df[["metric", "system", "mean", "low", "high"]])
+    return _with_rows(spec_structure("bars", (tuple(dict.fromkeys(df["system"])),)), df[["metric", "system", "mean", "low", "high"]])
 
 
 def curves_spec(df: pd.DataFrame, metric_label: str, current_k: int) -> dict:
     """The Vega-Lite spec of `curves(df, metric_label, current_k)` for st.vega_lite_chart: the structure (cached,
     keyed by the systems, the y and k ranges, the label and the current k) with `df`'s rows as DATA."""
     key = (tuple(dict.fromkeys(df["system"])), curve_domain(df["value"]), int(df["k"].max()), metric_label, int(current_k))
-    return _with_rows(_structure("curves", key), df[["k", "system", "value"]])
+    return _with_rows(spec_structure("curves", key), df[["k", "system", "value"]])
 
 
 NOT_FOUND_MARK = "—"  # a heatmap cell with nothing relevant in the system's list ("not found" in the legend and tooltip)

@@ -238,7 +238,7 @@ def _start(dataset: Dataset, metric: str | metrics.Metric, engine: Engine | None
 
 
 @dataclass(frozen=True, eq=False)
-class _Bm25Grid:
+class Bm25Grid:
     """The part of BM25 scoring that does not depend on k1 and b, kept for a whole grid."""
 
     doc: np.ndarray  # per stored count of a question term: its document
@@ -249,7 +249,7 @@ class _Bm25Grid:
     shape: tuple[int, int]
 
 
-def _bm25_grid(engine: Engine) -> _Bm25Grid:
+def bm25_grid(engine: Engine) -> Bm25Grid:
     """bm25.score's algebra with everything but the weights hoisted out of the grid loop.
 
     bm25.score multiplies the questions' 0/1 term matrix (CSR) by the term weights; each score is the sum of
@@ -268,10 +268,10 @@ def _bm25_grid(engine: Engine) -> _Bm25Grid:
     within = np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens)
     elem = np.repeat(sub.indptr[qsub.indices], lens) + within
     cell = np.repeat(qrow, lens) * nd + sub.indices[elem]
-    return _Bm25Grid(sub.indices.astype(np.int64), sub.data, bmi.idf[terms][col], elem, cell, (nq, nd))
+    return Bm25Grid(sub.indices.astype(np.int64), sub.data, bmi.idf[terms][col], elem, cell, (nq, nd))
 
 
-def _bm25_dense(g: _Bm25Grid, engine: Engine, k1: float, b: float) -> np.ndarray:
+def bm25_grid_scores(g: Bm25Grid, engine: Engine, k1: float, b: float) -> np.ndarray:
     """Dense BM25 scores at (k1, b), equal to bm25.score's to the last bit (tests/test_kernels.py)."""
     norm = bm25.length_norm(engine.bm25.doc_len, engine.bm25.avg_len, k1, b)
     weights = bm25.bm25_weight(g.tf, g.idf, norm[g.doc], k1 + 1.0)
@@ -294,11 +294,11 @@ def sweep_bm25(
     if engine.qcounts.nnz == 0:
         values = _values(dataset, ranks, m)
         return Sweep("BM25", m.name, ("k1", "b"), (k1s, bs), values, qids, base, ("no question shares a word with the corpus",))
-    g = _bm25_grid(engine)
+    g = bm25_grid(engine)
     i = 0
     for k1 in k1s:
         for b in bs:
-            ranks[i] = _ranks(dataset, _bm25_dense(g, engine, float(k1), float(b)), m)
+            ranks[i] = _ranks(dataset, bm25_grid_scores(g, engine, float(k1), float(b)), m)
             i += 1
     return Sweep("BM25", m.name, ("k1", "b"), (k1s, bs), _values(dataset, ranks, m), qids, base)
 

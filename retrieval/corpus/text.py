@@ -55,10 +55,21 @@ class TermIndex:
         return np.bincount(self.counts.indices, minlength=self.counts.shape[1]).astype(np.int64)
 
 
-_BATCH = 20_000  # documents tokenised at most in one batch (a progress report after each)
-_BATCH_CHARS = 4_000_000  # characters at most in one batch (one document may exceed it alone): a batch's tokens are
-# Python strings (~60 bytes each) while it is counted, so this bounds the tokeniser's memory whatever the corpus; in
-# one batch of 20,000 documents, 100 documents of 1 MB peaked at 128 bytes a token (2 GB), see _batches
+class Batching(NamedTuple):
+    """How `build_index` cuts a corpus into batches, each tokenised at once (a progress report after each).
+
+    max_chars bounds the tokeniser's memory whatever the corpus: a batch's tokens are Python objects (~60 bytes each)
+    while it is counted; in one batch of 20,000 documents, 100 documents of 1 MB peaked at 128 bytes a token (2 GB).
+    One document longer than max_chars is a batch of its own. Above split_above bytes, the compiled path tokenises a
+    batch's two halves at once, on two threads (`_intern_batch`).
+    """
+
+    max_docs: int = 20_000
+    max_chars: int = 4_000_000
+    split_above: int = 1_000_000
+
+
+BATCHING = Batching()
 
 
 def _tokens(texts) -> list[list[str]]:
@@ -76,16 +87,21 @@ def _separated(lowered: str) -> bytes:
     return lowered.encode("ascii", "replace").translate(_SPACES)
 
 
-def _byte_tokens(texts) -> list[list[bytes]]:
+def byte_tokens(texts) -> list[list[bytes]]:
     """`_tokens` as ASCII bytes, two to three times faster than the regex: the maximal runs of [a-z0-9] of the
     lower-cased text are the words `_separated` leaves between spaces, so a split finds exactly the regex's
     tokens (tests/test_text.py compares them on Unicode, digits, punctuation and empty texts)."""
     return list(map(bytes.split, map(_separated, map(str.lower, texts))))
 
 
-def _batches(texts, max_docs: int = _BATCH, max_chars: int = _BATCH_CHARS):
+def batches(texts, batching: Batching = BATCHING):
     """(start, stop) of consecutive batches of at most max_docs documents and, unless one document alone is
-    longer, at most max_chars characters."""
+    longer, at most max_chars characters.
+
+    >>> list(batches(["aaa", "bbb", "c" * 10, "d", "e", "f"], Batching(max_docs=4, max_chars=6)))
+    [(0, 2), (2, 3), (3, 6)]
+    """
+    max_docs, max_chars = batching.max_docs, batching.max_chars
     start, n = 0, len(texts)
     while start < n:
         stop, chars = start, 0
@@ -261,16 +277,13 @@ def _intern_all(buf, ends, v: Vocab, n_stop: int, ids: np.ndarray, per_doc: np.n
     return v
 
 
-SPLIT_ABOVE = 1_000_000  # bytes of a batch beyond which its two halves are tokenised at once, on two threads
-
-
-def _intern_batch(buf, ends, v: Vocab, n_stop: int, per_doc: np.ndarray) -> tuple[Vocab, np.ndarray]:
-    """A batch's ids (`_intern_all`) and the table after it. Above SPLIT_ABOVE bytes, with two threads or more, the
+def _intern_batch(buf, ends, v: Vocab, n_stop: int, per_doc: np.ndarray, split_above: int) -> tuple[Vocab, np.ndarray]:
+    """A batch's ids (`_intern_all`) and the table after it. Above split_above bytes, with two threads or more, the
     first half of its documents goes into `v` while one of the kernels' worker threads (`workers.submit`)
     tokenises the other half into a table of its own; `_merge` then adds that table's new terms to v in their
     first-seen order, so the terms, their numbers and the ids are those of one pass over the whole batch
     (tests/test_text.py)."""
-    if buf.size <= SPLIT_ABOVE or ends.size < 2 or workers.threads() < 2:
+    if buf.size <= split_above or ends.size < 2 or workers.threads() < 2:
         out = np.empty(buf.size // 2 + 1, dtype=np.int32)
         v = _intern_all(buf, ends, v, n_stop, out, per_doc)
         return v, out[: int(v.sizes[2])].copy()
@@ -291,19 +304,19 @@ def _intern_batch(buf, ends, v: Vocab, n_stop: int, per_doc: np.ndarray) -> tupl
     return v, np.concatenate([ids_a, remap[out_b[: int(second.sizes[2])]]])
 
 
-def _index_compiled(texts, progress) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _index_compiled(texts, progress, batching: Batching) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The compiled pass over every batch: (terms in first-seen order, tokens kept per document, their ids)."""
     n = len(texts)
     v = _new_vocab()
     n_stop = int(v.sizes[0])
     per_doc, ids = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int32)]
-    for start, stop in _batches(texts):
+    for start, stop in batches(texts, batching):
         lowered = list(map(str.lower, texts[start:stop]))
         ends = np.cumsum(np.fromiter(map(len, lowered), dtype=np.int64, count=len(lowered)))
         buf = np.frombuffer(_separated("".join(lowered)), dtype=np.uint8)  # one '?' per character beyond ASCII:
         del lowered  # the bytes are as long as the lower-cased text, so `ends` marks each document in them
         per_doc.append(np.zeros(ends.size, dtype=np.int64))
-        v, batch_ids = _intern_batch(buf, ends, v, n_stop, per_doc[-1])
+        v, batch_ids = _intern_batch(buf, ends, v, n_stop, per_doc[-1], batching.split_above)
         ids.append(batch_ids)
         if progress is not None:
             progress("tokenising documents", min(1.0, stop / max(n, 1)))
@@ -330,15 +343,15 @@ def _fill_fixed(store, starts, lens, table):
 MAX_TERM_TABLE_BYTES = 256 * 2**20  # beyond this (terms x longest term x 5 bytes), the terms are Python strings
 
 
-def _index_python(texts, progress) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _index_python(texts, progress, batching: Batching) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The reference pass, a dictionary mapping each token to an id in one C-level pass per batch: (terms in
     first-seen order, tokens kept per document, their ids)."""
     n = len(texts)
     ids: defaultdict[bytes, int] = defaultdict(count().__next__)
     ids.update(dict.fromkeys(_STOP_BYTES, -1))
     per_doc, kept = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int32)]
-    for start, stop in _batches(texts):
-        lists = _byte_tokens(texts[start:stop])
+    for start, stop in batches(texts, batching):
+        lists = byte_tokens(texts[start:stop])
         lens = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
         flat = np.fromiter(map(ids.__getitem__, chain.from_iterable(lists)), dtype=np.int64, count=int(lens.sum()))
         keep = flat >= 0
@@ -389,7 +402,10 @@ def method_for(texts: list[str] | tuple[str, ...], state: str | None = None) -> 
 
 
 def build_index(
-    texts: list[str] | tuple[str, ...], progress: Callable[[str, float], None] | None = None, method: str = "auto"
+    texts: list[str] | tuple[str, ...],
+    progress: Callable[[str, float], None] | None = None,
+    method: str = "auto",
+    batching: Batching = BATCHING,
 ) -> TermIndex:
     """Tokenise every document once into a sparse count matrix (terms in sorted order).
 
@@ -397,10 +413,11 @@ def build_index(
     (stop words none) in the order terms are first seen, then the columns are renumbered in sorted term order
     and each document's ids counted (scipy sums the duplicates of each row in place, as fast as a compiled loop:
     0.2-0.28 s at 100,000 documents). Two ways to the same ids (tests/test_text.py): "python", a dictionary over
-    each batch's `_byte_tokens`, ~1 us a token; "compiled", `_intern` over each batch's bytes (no Python object
-    per token), ~0.15 us a token, a batch's two halves at once above SPLIT_ABOVE bytes (`_intern_batch`), used by
+    each batch's `byte_tokens`, ~1 us a token; "compiled", `_intern` over each batch's bytes (no Python object
+    per token), ~0.15 us a token, a batch's two halves at once above batching.split_above bytes, used by
     "auto" above COMPILED_ABOVE characters once loaded in this process (the warm-up loads it), else above
     LOAD_PAYS_ABOVE.
+    `batching` (`Batching`) cuts the corpus into batches (the same index however it is cut).
     `progress(stage, fraction)` is called after each batch of documents and at the end of each stage.
     """
     if method not in METHODS:
@@ -408,7 +425,7 @@ def build_index(
     n = len(texts)
     if method == "auto":
         method = method_for(texts)
-    first_seen, per_doc, ids = (_index_compiled if method == "compiled" else _index_python)(texts, progress)
+    first_seen, per_doc, ids = (_index_compiled if method == "compiled" else _index_python)(texts, progress, batching)
     n_terms = len(first_seen)
     if n_terms == 0:  # no document holds a single token: an index with an empty vocabulary
         counts = sp.csr_matrix((n, 0), dtype=np.int32)

@@ -691,9 +691,9 @@ def warm_up() -> dict[str, int]:
     with _kernels.compiled_here():
         ds = datasets.load("invented")
         # what a large corpus's index runs, its table grown past its first 256 terms (so _rehash is compiled too),
-        # a batch above text.SPLIT_ABOVE bytes tokenised in two halves (_merge: about 1 MB, some 20 ms)
+        # a batch tokenised in two halves (what a batch above text.BATCHING.split_above bytes takes: _merge too)
         words = " ".join(f"warm{i}" for i in range(300))
-        text.build_index(ds.doc_texts + (words,) * (text.SPLIT_ABOVE // len(words) + 2), method="compiled")
+        text.build_index(ds.doc_texts + (words,) * 4, method="compiled", batching=text.Batching(split_above=0))
         e = Engine(ds)
         e.evaluate(Params())
         e.evaluate(Params(k1=1.3, b=0.5, alpha=0.3, rrf_k=20.0))  # BM25 with the previous run as its hint
@@ -734,20 +734,20 @@ def start_warm_up(background_process: bool = True) -> threading.Thread:
     """Serve small corpora from the kernels' plain-Python twin (the same numbers) while a thread warms the compiled
     kernels up, once per process: first `python -m retrieval warmup` in a child process (numba compiles there, on
     another core, without holding this process's lock, and writes its cache), then `warm_up` here, which loads
-    what the child wrote (or compiles, if it could not), then times the bundled encoder (`_warm_up_work`). Returns
+    what the child wrote (or compiles, if it could not), then times the bundled encoder (`warm_up_and_calibrate`). Returns
     the thread (started at the first call only)."""
 
     with _WARMING_LOCK:
         if _WARMING:
             return _WARMING[0]
         _kernels.serve_small_from_python()
-        t = threading.Thread(target=_warm_up_work, args=(background_process,), name=WARM_UP_THREAD, daemon=True)
+        t = threading.Thread(target=warm_up_and_calibrate, args=(background_process,), name=WARM_UP_THREAD, daemon=True)
         _WARMING.append(t)
         t.start()
         return t
 
 
-def _warm_up_work(background_process: bool) -> None:
+def warm_up_and_calibrate(background_process: bool) -> None:
     """The warm-up thread's work: the compiled kernels (in a child process first, when asked), then the bundled
     encoder's time per token (`dense.calibrate_when_idle`), timed once the machine is idle rather than on the Data
     page after the first upload, where it shared the cores with that upload's SVD: 0.9 s instead of 0.13 s in the

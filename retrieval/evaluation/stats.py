@@ -137,12 +137,12 @@ def counts(n: int, resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
 
 
 COUNTS_F64_MAX_BYTES = 64 * 2**20  # the counts kept as float64 too (questions x resamples) up to this size: 40 MB at
-# 1,000 questions and 5,000 resamples, one such matrix at a time (`_counts_f64`); above it each product converts a block
+# 1,000 questions and 5,000 resamples, one such matrix at a time (`counts_f64`); above it each product converts a block
 
 
 @_one_maker
 @lru_cache(maxsize=1)
-def _counts_f64(n: int, resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
+def counts_f64(n: int, resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
     """`counts` as float64, questions x resamples (what the product reads as is: converting the uint8 counts
     took half of each interval's 16 ms at 1,000 questions)."""
     c = np.ascontiguousarray(counts(n, resamples, seed).T, dtype=np.float64)
@@ -175,12 +175,12 @@ def _exact_by_default(n: int) -> bool:
     return n <= EXACT_UP_TO
 
 
-def _counts_f64_fit(n: int, resamples: int) -> bool:
-    """Whether the counts of n questions are kept as float64 (`_counts_f64`: at most COUNTS_F64_MAX_BYTES)."""
+def counts_f64_fit(n: int, resamples: int) -> bool:
+    """Whether the counts of n questions are kept as float64 (`counts_f64`: at most COUNTS_F64_MAX_BYTES)."""
     return n * resamples * 8 <= COUNTS_F64_MAX_BYTES
 
 
-def _means_by_counts(v: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+def means_by_counts(v: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     """Every resample's mean for each row as one matrix product with the resamples' counts per question (`counts`).
 
     The same resamples as `resampled_means` (the same `indices`), summed in another order: equal to within a few
@@ -188,8 +188,8 @@ def _means_by_counts(v: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     """
     n = v.shape[-1]
     with _one_blas_thread():
-        if _counts_f64_fit(n, resamples):
-            return v @ _counts_f64(n, resamples, seed) / n
+        if counts_f64_fit(n, resamples):
+            return v @ counts_f64(n, resamples, seed) / n
         c = counts(n, resamples, seed)
         means = np.empty((v.shape[0], resamples))
         step = max(1, COUNTS_STEP // n)
@@ -206,8 +206,8 @@ def prepare(n: int, resamples: int = RESAMPLES, seed: int = SEED) -> None:
         return
     if _exact_by_default(n):
         indices(n, resamples, seed)
-    elif _counts_f64_fit(n, resamples):
-        _counts_f64(n, resamples, seed)
+    elif counts_f64_fit(n, resamples):
+        counts_f64(n, resamples, seed)
     else:
         counts(n, resamples, seed)
 
@@ -228,7 +228,7 @@ def intervals(
     _check(v.shape[-1], resamples, confidence)
     if exact is None:
         exact = _exact_by_default(v.shape[-1])
-    means = resampled_means(v, resamples, seed) if exact else _means_by_counts(v, resamples, seed)
+    means = resampled_means(v, resamples, seed) if exact else means_by_counts(v, resamples, seed)
     lo, hi = percentile_positions(resamples, confidence)
     means = np.partition(means, (lo, hi), axis=-1)  # the two order statistics a sort would put there, in linear time
     out = np.stack([means[..., lo], means[..., hi]], axis=-1)

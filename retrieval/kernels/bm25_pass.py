@@ -5,19 +5,29 @@ hint's cut, with a second try and a hand-off to the full pass).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from ..core.thresholds import GUESS
-from .layout import _find, _pos_doc
+from .layout import _find, _pos_doc, span_of
 from .rules import bm25_weight, ranks_before
-from .select import _beaten_among, _judged_ranks, _sample_cut, _scan_at_least, _sorted_best, scratch
+from .select import JudgedRow, _beaten_among, _judged_ranks, _sample_cut, _scan_at_least, sorted_best, scratch
 
-SOURCE_DIGEST = "5bdfeb8f9341275f"  # of the project files imported above (kernels/__init__.py: numba's cache)
+SOURCE_DIGEST = "7fba8587d1f585e5"  # of the project files imported above (kernels/__init__.py: numba's cache)
 
 
 _weight = njit(inline="always")(bm25_weight)
-_before = njit(inline="always")(ranks_before)
+before = njit(inline="always")(ranks_before)
+
+
+class Scoring(NamedTuple):
+    """What a posting's BM25 weight needs besides its count: the terms' idf, the documents' length norms, k1 + 1."""
+
+    idf: np.ndarray
+    norm: np.ndarray
+    k1p1: float
 
 
 @njit(nogil=True, cache=True)
@@ -46,6 +56,8 @@ def term_order(items, ptr, count, doc, len_rank, f_top, out):
             out[lo + i] = lo + o[i]
 
 
+PENDING, SAMPLED, HINTED, GROUPED, GROUPED_SECOND_TRY = 0, 1, 2, 3, 4  # how bm25_rank settled a question (`settled`)
+SETTLED_BY = ("pending", "sampled", "hinted", "grouped", "grouped, second try")  # those codes' names
 MULTI = -1  # bm25_rank's tag of a document holding several question terms (-2 - its place in the hint, if there)
 
 
@@ -87,19 +99,22 @@ def bm25_probe_sites(items, pos, by_doc, terms, term_out, count_out):
 
 
 @njit(inline="always")
-def _score_at(q, i, grouped, by_doc, first_single, n_singles, terms, norm, k1p1, vals):
-    """The score of position i of question q's layout: vals[i], except a single's in the grouped pass (vals holds
-    only the multis' there), its weight computed."""
-    if grouped and i < n_singles:
-        return _single_weight(q, by_doc.single_posting[first_single + i], terms, norm, k1p1)
+def _score_at(q, span, i, grouped, by_doc, terms, sc, vals):
+    """The score of position i of question q's layout (span: its `Span`): vals[i], except a single's in the grouped
+    pass (vals holds only the multis' there), its weight computed."""
+    if grouped and i < span.n_singles:
+        return _single_weight(q, by_doc.single_posting[span.first_single + i], terms, sc.norm, sc.k1p1)
     return vals[i]
 
 
 @njit(inline="always")
-def _multi_sums(by_doc, first_multi, n_multis, n_singles, idf, norm, k1p1, vals, multi_weights):
-    """The multis' scores into vals[n_singles:n_singles + n_multis] (by_doc: bm25.Layout; each its terms' weights summed
-    in ascending term order, computed from the layout's terms and counts: sequential reads and one norm a document),
-    their postings' weights into multi_weights (from 0, in the layout's order); returns how many postings."""
+def _multi_sums(by_doc, span, sc, vals, multi_weights):
+    """The multis' scores into vals[n_singles:n_singles + n_multis] (by_doc: bm25.Layout, span: the question's `Span`;
+    each its terms' weights summed in ascending term order, computed from the layout's terms and counts: sequential
+    reads and one norm a document), their postings' weights into multi_weights (from 0, in the layout's order); returns
+    how many postings."""
+    _, n_singles, first_multi, n_multis = span
+    idf, norm, k1p1 = sc
     e0 = by_doc.multi_start[first_multi]
     for j in range(n_multis):
         a, b = by_doc.multi_start[first_multi + j], by_doc.multi_start[first_multi + j + 1]
@@ -130,10 +145,11 @@ def _group_end(groups, f, idf, norm, k1p1, lo, hi, s):
 
 
 @njit
-def _postings_beating(q, groups, idf, norm, k1p1, tag, key, s, kj):
+def _postings_beating(q, groups, sc, tag, key, s, kj):
     """How many postings of question q's terms (groups: bm25.TermGroups) weigh more than s, plus the documents
     with one of its terms weighing exactly s whose tie key is below kj (rare: looked at one by one; documents
     tagged below 0 hold several terms: their sums are elsewhere)."""
+    idf, norm, k1p1 = sc
     c = 0
     for a in range(groups.question_ptr[q], groups.question_ptr[q + 1]):
         u = groups.question_term[a]
@@ -150,14 +166,16 @@ def _postings_beating(q, groups, idf, norm, k1p1, tag, key, s, kj):
 
 
 @njit
-def _grouped_candidates(q, groups, idf, norm, k1p1, by_doc, n_singles, first_multi, n_multis, vals, cut, tag, hint, m,
-                        found, cand):
+def _grouped_candidates(q, span, by_doc, groups, sc, vals, cut, tag, hint, m, ws):
     """Every document of question q scoring at or above the cut, its multis' scores in vals[n_singles:n_singles +
     n_multis], its singles' read off the groups (groups: bm25.TermGroups): each group's prefix at or above the cut,
     walked (it is short), but the documents tagged below 0 (several terms). A document of the hint (tagged 1 + its place
     there, or -2 - it for a multi) goes to that place, its position known; the others after the first m, their singles'
     positions left unknown (UNPLACED: found for those that make the best m). Holes are left as pos -1. Returns how many
-    of the hint's were found, and the end of the others."""
+    of the hint's were found, and the end of the others. ws (select.Scratch): its found and cand."""
+    _, n_singles, first_multi, n_multis = span
+    idf, norm, k1p1 = sc
+    found, cand = ws.found, ws.cand
     for i in range(m):
         cand.pos[i] = -1
     nf = 0
@@ -210,12 +228,13 @@ def _close_holes(cand, m, nc):
 
 
 @njit
-def _judged_ranks_grouped(q, groups, idf, norm, k1p1, vals, n_singles, n_touched, multi_weights, ne, cut, thr, cand, nc,
-                          judged_scores, j_doc, key, by_doc, first_single, first_multi, tag, j_rank):
+def _judged_ranks_grouped(q, span, by_doc, groups, sc, vals, multi_weights, cut, thr, cand, nc, judged, key, tag):
     """`_judged_ranks` when only the multis' scores are in vals[n_singles:n_touched] (their postings' weights in
-    multi_weights[:ne]): a judged document below the cut is beaten by the postings of the question's terms above it
+    multi_weights): a judged document below the cut is beaten by the postings of the question's terms above it
     (binary searches in the groups), less the multis' postings above it, plus the multis whose sums are above it, plus
-    the documents tied with it that come first (rare: looked at one by one)."""
+    the documents tied with it that come first (rare: looked at one by one). judged: select.JudgedRow."""
+    judged_scores, j_doc, j_rank = judged.score, judged.doc, judged.rank
+    n_singles, n_touched = span.n_singles, span.n_singles + span.n_multis
     for j in range(judged_scores.size):
         j_rank[j] = 0
         s = judged_scores[j]
@@ -225,8 +244,8 @@ def _judged_ranks_grouped(q, groups, idf, norm, k1p1, vals, n_singles, n_touched
         if not s < cut:
             j_rank[j] = 1 + _beaten_among(cand, nc, key, s, kj)
             continue
-        beat = _postings_beating(q, groups, idf, norm, k1p1, tag, key, s, kj)
-        for e in range(ne):
+        beat = _postings_beating(q, groups, sc, tag, key, s, kj)
+        for e in range(multi_weights.size):
             beat -= multi_weights[e] > s
         tied = 0
         for i in range(n_singles, n_touched):
@@ -234,13 +253,13 @@ def _judged_ranks_grouped(q, groups, idf, norm, k1p1, vals, n_singles, n_touched
             tied += vals[i] == s
         if tied:
             for i in range(n_singles, n_touched):
-                if vals[i] == s and key[_pos_doc(by_doc, i, first_single, n_singles, first_multi)] < kj:
+                if vals[i] == s and key[_pos_doc(by_doc, span, i)] < kj:
                     beat += 1
         j_rank[j] = 1 + beat
 
 
 @njit
-def _settle_order(cand, nc, key, limit, ks):
+def settle_order(cand, nc, key, limit, ks):
     """Insertion sort of the first nc candidates (cand: Candidates) into ranking order, for lists nearly in order
     already (the previous run's best in its order): linear plus the moves, each candidate's tie key read once
     (ks: scratch). Gives up (False) past `limit` moves, the candidates still all there."""
@@ -252,7 +271,7 @@ def _settle_order(cand, nc, key, limit, ks):
         b = a
         while b > 0:
             vy = cand.score[b - 1]
-            if _before(vy, ks[b - 1], vx, kx):
+            if before(vy, ks[b - 1], vx, kx):
                 break
             cand.score[b], cand.doc[b], cand.pos[b], ks[b] = vy, cand.doc[b - 1], cand.pos[b - 1], ks[b - 1]
             b -= 1
@@ -264,11 +283,11 @@ def _settle_order(cand, nc, key, limit, ks):
 
 
 @njit
-def _tag_question(tag, by_doc, first_multi, n_multis, hint, q, m, clear):
+def _tag_question(tag, by_doc, span, hint, q, m, clear):
     """Tag question q's multis MULTI and its hint's documents 1 + their place there (-2 - it for a multi), or
     (clear) untag them all: the grouped pass's `tag`, all zeros between questions."""
-    for j in range(n_multis):
-        tag[by_doc.multi_doc[first_multi + j]] = 0 if clear else MULTI
+    for j in range(span.n_multis):
+        tag[by_doc.multi_doc[span.first_multi + j]] = 0 if clear else MULTI
     for i in range(m):
         d = hint.doc[q, i]
         tag[d] = 0 if clear else i + 1 if tag[d] == 0 else -2 - i
@@ -276,7 +295,7 @@ def _tag_question(tag, by_doc, first_multi, n_multis, hint, q, m, clear):
 
 @njit(nogil=True, cache=True)
 def bm25_rank(items, by_doc, terms, groups, weights, selection, judged_pos, out, top_p, probe, hint, sort_budget, share,
-              pending):
+              grouped_pass, settled):
     """Score each question from its postings regrouped by document, keep the best m, count, rank the judged.
 
     Reference: bm25.search(dataset, bm25.score(...)), i.e. ranking.rank_rows of the score matrix (and the
@@ -289,23 +308,24 @@ def bm25_rank(items, by_doc, terms, groups, weights, selection, judged_pos, out,
     positions, a later run's hint), probe (bm25.Probe, questions x P with maybe P = 0: documents whose scores
     are also wanted, LSA's best for the weighted fusion, with their sites), hint (bm25.Hint), sort_budget,
     share (the grouped pass takes a question touching at least share x m documents: bm25.GROUPED_SHARE for
-    the app's choice, 0 for every question it can take), pending (one flag per question for the grouped pass, empty
-    for the full one).
+    the app's choice, 0 for every question it can take), grouped_pass (which of the two passes), settled (one code per
+    question, out: SAMPLED or HINTED by the full pass, GROUPED or GROUPED_SECOND_TRY by the grouped pass, which leaves
+    PENDING the questions it hands to the full pass).
 
     The layout lists the documents holding a question term, those with one term first (a score is one weight),
     then those with several, each with its terms and counts in ascending term order (their weights summed in
     that order: the reference's; `_multi_sums`). Two passes share this kernel:
 
-    * **the full pass** (pending empty): every single's score gathered from w into a contiguous array after the
+    * **the full pass**: every single's score gathered from w into a contiguous array after the
       multis', with no accumulator to scatter into or clear. Selection looks only at the scores at or above a
       cut checked not to exceed the m-th best score: with a hint (questions x m, the positions and documents of
       a run's best m, e.g. at the previous k1 or b), the lowest of those m distinct documents' scores, the
       candidates the hint's m in its order, then the few others at or above the cut (a scan that skips blocks
       below it); else a cut about 1.5 m scores reach, from a sample (`_sample_cut`; every score when fewer
-      reach it), the candidates then sorted (`_sorted_best`). A judged document is ranked by counting the
+      reach it), the candidates then sorted (`sorted_best`). A judged document is ranked by counting the
       documents that beat it: among the candidates when it scores at or above the cut, else over all scores
       (vectorised, four judged documents a pass).
-    * **the grouped pass** (pending: a flag per question), for a question with a full hint, documents without
+    * **the grouped pass**, for a question with a full hint, documents without
       any of its terms and at least share x m with one (below that the full pass costs less: on
       Cranfield, 7.8 m a question, a k1 tick took 7.0 ms grouped against 5.3 ms full): its singles are not
       scored one by one (at 100k documents, 17.4 million of them a tick against 2.73 million postings of the
@@ -318,29 +338,29 @@ def bm25_rank(items, by_doc, terms, groups, weights, selection, judged_pos, out,
       and a judged document below the cut ranked, by binary searches in the groups (the postings above a score,
       less the multis' postings above it, plus the multis whose sums are). A document's tag (`tag`, cleared
       after each question) says whether it holds several terms, or where the hint has it. Any other question is
-      flagged in `pending`, its outputs left to the full pass. LSA's probed documents holding one term are
+      left PENDING in `settled`, its outputs left to the full pass. LSA's probed documents holding one term are
       weighed from their sites (bm25.probe_sites: term and count found once per list, then one read far away,
       the norm).
 
     After a small parameter change the candidates, the hint's first, are nearly in order: an insertion sort
-    settles them (`_settle_order`; past sort_budget moves per candidate, the general sort takes over). The
+    settles them (`settle_order`; past sort_budget moves per candidate, the general sort takes over). The
     outputs never depend on the hint.
     """
     key, thr, m = selection.tie_key, selection.threshold, selection.keep
-    grouped_pass = pending.size > 0
     norm, k1p1, w, idf = weights.norm, weights.k1p1, weights.w, terms.idf
+    sc = Scoring(idf, norm, k1p1)
     n_docs = key.size
     vals = np.empty(n_docs)
     ws = scratch(n_docs, m)
-    found, cand, flags = ws.found, ws.cand, ws.flags
+    found, cand = ws.found, ws.cand
     tag = np.zeros(n_docs if grouped_pass else 0, dtype=np.int32)  # 0 between questions (`_tag_question`)
     most = 0
     for q in items:
         most = max(most, by_doc.multi_start[by_doc.multi_ptr[q + 1]] - by_doc.multi_start[by_doc.multi_ptr[q]])
     multi_weights = np.empty(most)  # a question's multis' postings' weights, in their order
     for q in items:
-        first_single, first_multi = by_doc.single_ptr[q], by_doc.multi_ptr[q]
-        n_singles, n_multis = by_doc.single_ptr[q + 1] - first_single, by_doc.multi_ptr[q + 1] - first_multi
+        span = span_of(by_doc, q)
+        first_single, n_singles, _, n_multis = span
         n_touched = n_singles + n_multis
         nh = 0
         if hint.pos.shape[1] >= m:
@@ -348,35 +368,35 @@ def bm25_rank(items, by_doc, terms, groups, weights, selection, judged_pos, out,
                 nh += hint.pos[q, i] >= 0
         hinted = nh == m and m > 0
         if grouped_pass and not (hinted and n_touched < n_docs and n_touched >= share * m):
-            pending[q] = 1
             continue
-        ne = _multi_sums(by_doc, first_multi, n_multis, n_singles, idf, norm, k1p1, vals, multi_weights)
+        ne = _multi_sums(by_doc, span, sc, vals, multi_weights)
         nr = 0
         for j in range(n_multis):
             nr += vals[n_singles + j] > thr
         if grouped_pass:
-            _tag_question(tag, by_doc, first_multi, n_multis, hint, q, m, False)
+            _tag_question(tag, by_doc, span, hint, q, m, False)
             cut = np.inf
             for i in range(max(0, m - GUESS), m):
-                s = _score_at(q, hint.pos[q, i], True, by_doc, first_single, n_singles, terms, norm, k1p1, vals)
+                s = _score_at(q, span, hint.pos[q, i], True, by_doc, terms, sc, vals)
                 cut = min(cut, s)
-            nf, nc = _grouped_candidates(q, groups, idf, norm, k1p1, by_doc, n_singles, first_multi, n_multis, vals,
-                                         cut, tag, hint, m, found, cand)
+            nf, nc = _grouped_candidates(q, span, by_doc, groups, sc, vals, cut, tag, hint, m, ws)
+            settled[q] = GROUPED
             if nf + nc - m < m:  # fewer than m reach the guess: the lowest of all the hint's m, which m reach
                 for i in range(m - GUESS):
-                    s = _score_at(q, hint.pos[q, i], True, by_doc, first_single, n_singles, terms, norm, k1p1, vals)
+                    s = _score_at(q, span, hint.pos[q, i], True, by_doc, terms, sc, vals)
                     cut = min(cut, s)
-                nf, nc = _grouped_candidates(q, groups, idf, norm, k1p1, by_doc, n_singles, first_multi, n_multis,
-                                             vals, cut, tag, hint, m, found, cand)
+                nf, nc = _grouped_candidates(q, span, by_doc, groups, sc, vals, cut, tag, hint, m, ws)
+                settled[q] = GROUPED_SECOND_TRY
             if nf + nc - m < m:  # a guard (the hint's m documents reach their lowest score): the full pass
-                _tag_question(tag, by_doc, first_multi, n_multis, hint, q, m, True)
-                pending[q] = 1
+                _tag_question(tag, by_doc, span, hint, q, m, True)
+                settled[q] = PENDING
                 continue
             nc = _close_holes(cand, m, nc)
-            nr += _postings_beating(q, groups, idf, norm, k1p1, tag, key, thr, -1)  # no tie key is below -1
+            nr += _postings_beating(q, groups, sc, tag, key, thr, -1)  # no tie key is below -1
             for e in range(ne):
                 nr -= multi_weights[e] > thr
         else:
+            settled[q] = HINTED if hinted else SAMPLED
             for i in range(n_singles):  # one weight each: a gather, no branch
                 x = w[by_doc.single_posting[first_single + i]]
                 vals[i] = x
@@ -401,7 +421,7 @@ def bm25_rank(items, by_doc, terms, groups, weights, selection, judged_pos, out,
             for f in range(n_found):
                 i = found[f]
                 cand.score[nc] = vals[i]
-                cand.doc[nc] = _pos_doc(by_doc, i, first_single, n_singles, first_multi)
+                cand.doc[nc] = _pos_doc(by_doc, span, i)
                 cand.pos[nc] = i
                 nc += 1
             if hinted:
@@ -422,31 +442,29 @@ def bm25_rank(items, by_doc, terms, groups, weights, selection, judged_pos, out,
         for j in range(nj):
             pj = judged_pos[j0 + j]
             if pj >= 0:  # else 0: no question term (or not a document of the corpus)
-                judged_scores[j] = _score_at(q, pj, grouped_pass, by_doc, first_single, n_singles, terms, norm, k1p1,
-                                             vals)
+                judged_scores[j] = _score_at(q, span, pj, grouped_pass, by_doc, terms, sc, vals)
+        judged = JudgedRow(judged_scores, out.judged.doc[j0:j1], out.judged.rank[j0:j1])
         if grouped_pass:
-            _judged_ranks_grouped(q, groups, idf, norm, k1p1, vals, n_singles, n_touched, multi_weights, ne, cut, thr,
-                                  cand, nc, judged_scores, out.judged.doc[j0:j1], key, by_doc, first_single,
-                                  first_multi, tag, out.judged.rank[j0:j1])
-            _tag_question(tag, by_doc, first_multi, n_multis, hint, q, m, True)
+            _judged_ranks_grouped(q, span, by_doc, groups, sc, vals, multi_weights[:ne], cut, thr, cand, nc, judged, key,
+                                  tag)
+            _tag_question(tag, by_doc, span, hint, q, m, True)
         else:
-            _judged_ranks(vals, n_touched, cut, thr, cand, nc, judged_scores, out.judged.doc[j0:j1], key, by_doc,
-                          first_single, n_singles, first_multi, found, flags, out.judged.rank[j0:j1])
+            _judged_ranks(vals, n_touched, cut, thr, cand, nc, judged, key, by_doc, span, ws)
         ts = out.top_s[q]
         td = out.top_d[q]
         tp = top_p[q]
-        if hinted and _settle_order(cand, nc, key, sort_budget * nc, ws.keys):
+        if hinted and settle_order(cand, nc, key, sort_budget * nc, ws.keys):
             h = min(m, nc)
             for r in range(h):
                 ts[r] = cand.score[r]
                 td[r] = cand.doc[r]
                 tp[r] = cand.pos[r]
         else:
-            h = _sorted_best(cand, nc, key, m, ws.picked, ws.vals, ws.keys, ts, td, tp)
+            h = sorted_best(cand, nc, key, m, ws.picked, ws.vals, ws.keys, ts, td, tp)
         if grouped_pass:
             for r in range(h):
                 if tp[r] == UNPLACED:
-                    tp[r] = _find(by_doc, td[r], 0, n_singles, first_single, n_singles, first_multi)
+                    tp[r] = _find(by_doc, span, td[r], 0, n_singles)
         out.n_top[q] = h
         out.n_res[q] = nr
         if n_touched < n_docs:  # the documents without a question term score 0

@@ -31,11 +31,11 @@ from .select import (
     _sample_plan,
     _sampled_at,
     _scan_at_least,
-    _sorted_best,
+    sorted_best,
     scratch,
 )
 
-SOURCE_DIGEST = "40c13c1b8460364b"  # of the project files imported above (kernels/__init__.py: numba's cache)
+SOURCE_DIGEST = "733def83eb7e13c4"  # of the project files imported above (kernels/__init__.py: numba's cache)
 
 
 @njit(inline="always")
@@ -144,7 +144,7 @@ def _stream_room(n, m):
 
 
 @njit
-def _lsa_streamed(items, start, g, qvec, vt, selection, out, ws, st, done):
+def lsa_streamed(items, start, g, qvec, vt, selection, out, ws, st, done):
     """LSA's selection for the questions items[start:start + g] (at most STREAM_GROUP), their cosines computed
     STREAM_BLOCK documents at a time and used at once, never a row of them: the group's questions take each block
     of the document vectors in turn while it is in the second-level cache, so the vectors are read from memory
@@ -216,7 +216,7 @@ def _lsa_streamed(items, start, g, qvec, vt, selection, out, ws, st, done):
         if not done[r]:
             continue
         cand = Candidates(st.c_s[r], st.c_d[r], st.c_d[r])  # a dense row's positions are its documents
-        h = _sorted_best(cand, nc, key, m, ws.picked, ws.vals, ws.keys, out.top_s[q], out.top_d[q], ws.top_p)
+        h = sorted_best(cand, nc, key, m, ws.picked, ws.vals, ws.keys, out.top_s[q], out.top_d[q], ws.top_p)
         j0, j1 = out.judged.ptr[q], out.judged.ptr[q + 1]
         j_s, j_doc, j_rank = st.j_s[r, : j1 - j0], out.judged.doc[j0:j1], out.judged.rank[j0:j1]
         j_rank[:] = 0
@@ -241,7 +241,7 @@ def lsa_rank(items, qvec, vt, selection, out, path):
     The paths (`path`; the same bits on each):
 
     * STREAM: where rows are long enough to be sampled, questions are streamed, STREAM_GROUP at a time
-      (`_lsa_streamed`); a question a stream gives back has its row of cosines computed and then selected by
+      (`lsa_streamed`); a question a stream gives back has its row of cosines computed and then selected by
       `_dense_select` (elsewhere, as AUTO);
     * GROUPED: questions scored in groups (`_cosine_rows`, up to 8 rows in COSINE_BUFFER), so each block of the
       document vectors is read once for the group, and each row is then selected;
@@ -263,7 +263,7 @@ def lsa_rank(items, qvec, vt, selection, out, path):
         row = np.zeros((0, n_docs))
         for start in range(0, items.size, STREAM_GROUP):
             g = min(STREAM_GROUP, items.size - start)
-            _lsa_streamed(items, start, g, qvec, vt, selection, out, ws, st, done)
+            lsa_streamed(items, start, g, qvec, vt, selection, out, ws, st, done)
             for r in range(g):
                 if not done[r]:
                     if row.shape[0] == 0:

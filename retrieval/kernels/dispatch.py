@@ -61,7 +61,7 @@ def python_twins(modules: list[types.ModuleType]) -> dict[str, types.FunctionTyp
     return named
 
 
-def _size_of(args) -> int:
+def size_of(args) -> int:
     """A call's work in elementary steps when its caller gives none: the elements of its arrays (one level into
     the named tuples)."""
     n = 0
@@ -94,7 +94,7 @@ class Kernel:
         return self.python if _serve_python(work) else self.compiled
 
     def __call__(self, *args):
-        return self.pick(_size_of(args))(*args)
+        return self.pick(size_of(args))(*args)
 
     def __repr__(self) -> str:
         return f"Kernel({self.__name__})"

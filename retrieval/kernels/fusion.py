@@ -10,9 +10,9 @@ from numba import njit
 from .dense_pass import _lsa_at
 from .heap import _heap_sort, _keep_best
 from .rules import bm25_weight
-from .select import _order_desc
+from .select import order_desc
 
-SOURCE_DIGEST = "7aa256d3532933e9"  # of the project files imported above (kernels/__init__.py: numba's cache)
+SOURCE_DIGEST = "e84e500038e9b8d2"  # of the project files imported above (kernels/__init__.py: numba's cache)
 
 
 _weight = njit(inline="always")(bm25_weight)
@@ -236,7 +236,7 @@ def rrf_fuse(items, r_ptr, r_docs, depth, k, key, out_d, out_s, out_n):
                 tot[c] += pts
         for c in range(nc):
             kk[c] = key[cd[c]]
-        order = _order_desc(tot, kk, nc)
+        order = order_desc(tot, kk, nc)
         for i in range(nc):
             out_d[q, i] = cd[order[i]]
             out_s[q, i] = tot[order[i]]

@@ -11,7 +11,7 @@ from .rules import ranks_before
 SOURCE_DIGEST = "7375aa710c6a071f"  # of the project files imported above (kernels/__init__.py: numba's cache)
 
 
-_before = njit(inline="always")(ranks_before)
+before = njit(inline="always")(ranks_before)
 
 
 @njit(inline="always")
@@ -28,9 +28,9 @@ def _sift_down(hs, hk, hd, n, i):
         if c >= n:
             return
         r = c + 1
-        if r < n and _before(hs[c], hk[c], hs[r], hk[r]):  # the worse child
+        if r < n and before(hs[c], hk[c], hs[r], hk[r]):  # the worse child
             c = r
-        if _before(hs[i], hk[i], hs[c], hk[c]):
+        if before(hs[i], hk[i], hs[c], hk[c]):
             _swap(hs, hk, hd, i, c)
             i = c
         else:
@@ -41,7 +41,7 @@ def _sift_down(hs, hk, hd, n, i):
 def _sift_up(hs, hk, hd, i):
     while i > 0:
         p = (i - 1) // 2
-        if _before(hs[p], hk[p], hs[i], hk[i]):
+        if before(hs[p], hk[p], hs[i], hk[i]):
             _swap(hs, hk, hd, i, p)
             i = p
         else:
@@ -74,7 +74,7 @@ def _replace_root(hs, hk, hd, n, s, k, d):
 # written-out offers under the same load, the 100k alpha fusion measured the same (7.2-9.0 ms at best, both).
 # In a sparse row's pass (`_select`) the offer stays written out:
 #     if h < m: _insert(...); h += 1
-#     elif _before(s, k, hs[0], hk[0]): _replace_root(...)
+#     elif before(s, k, hs[0], hk[0]): _replace_root(...)
 @njit
 def _keep_best(vals, docs, n, key, m, hs, hk, hd, h):
     """Offer the n candidates (vals[i], docs[i]) to a heap of capacity m holding h entries (worst at the root);
@@ -85,7 +85,7 @@ def _keep_best(vals, docs, n, key, m, hs, hk, hd, h):
         if h < m:
             _insert(hs, hk, hd, h, s, key[d], d)
             h += 1
-        elif _before(s, key[d], hs[0], hk[0]):
+        elif before(s, key[d], hs[0], hk[0]):
             _replace_root(hs, hk, hd, h, s, key[d], d)
     return h
 
@@ -116,7 +116,7 @@ def _select(docs, vals, selection, judged_scores, j_k, j_act, j_out, top_d, top_
         j_out[j] = 0
         if j_act[j]:
             p = na
-            while p > 0 and _before(judged_scores[j], j_k[j], judged_scores[order[p - 1]], j_k[order[p - 1]]):
+            while p > 0 and before(judged_scores[j], j_k[j], judged_scores[order[p - 1]], j_k[order[p - 1]]):
                 order[p] = order[p - 1]
                 p -= 1
             order[p] = j
@@ -144,12 +144,12 @@ def _select(docs, vals, selection, judged_scores, j_k, j_act, j_out, top_d, top_
         if h < m:
             _insert(top_s, hk, top_d, h, v, key[d], d)
             h += 1
-        elif _before(v, key[d], top_s[0], hk[0]):
+        elif before(v, key[d], top_s[0], hk[0]):
             _replace_root(top_s, hk, top_d, h, v, key[d], d)
-        if na > 0 and _before(v, key[d], ws, wk):  # beats at least the worst judged result
+        if na > 0 and before(v, key[d], ws, wk):  # beats at least the worst judged result
             kd = key[d]
             p = na - 1  # climb from the worst: most documents beat only the deepest judged ones
-            while p > 0 and _before(v, kd, judged_scores[order[p - 1]], j_k[order[p - 1]]):
+            while p > 0 and before(v, kd, judged_scores[order[p - 1]], j_k[order[p - 1]]):
                 p -= 1
             cnt[p] += 1
     _heap_sort(top_s, hk, top_d, h)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import config, njit
 
@@ -109,36 +111,54 @@ def layout(items, fill, terms, n_docs, sizes, entry_ptr, by_doc):
                     slot[d] = t + 1
 
 
+class Span(NamedTuple):
+    """Where one question's documents sit in the layout (bm25.Layout): its singles (documents holding one question
+    term) from first_single, then its multis (several terms) from first_multi. Position i of the question's layout
+    is its i-th single for i < n_singles, else its (i - n_singles)-th multi."""
+
+    first_single: int
+    n_singles: int
+    first_multi: int
+    n_multis: int
+
+
 @njit(inline="always")
-def _pos_doc(by_doc, i, first_single, n_singles, first_multi):
-    """The document at position i of a question's layout (singles first, then multis; first_single, first_multi: the
-    question's first single and multi, n_singles: its singles)."""
-    if i < n_singles:
-        return by_doc.posting_doc[by_doc.single_posting[first_single + i]]
-    return by_doc.multi_doc[first_multi + i - n_singles]
+def span_of(by_doc, q):
+    """Question q's `Span` in the layout by_doc."""
+    first_single, first_multi = by_doc.single_ptr[q], by_doc.multi_ptr[q]
+    return Span(first_single, by_doc.single_ptr[q + 1] - first_single, first_multi,
+                by_doc.multi_ptr[q + 1] - first_multi)
+
+
+@njit(inline="always")
+def _pos_doc(by_doc, span, i):
+    """The document at position i of a question's layout (span: its `Span`)."""
+    if i < span.n_singles:
+        return by_doc.posting_doc[by_doc.single_posting[span.first_single + i]]
+    return by_doc.multi_doc[span.first_multi + i - span.n_singles]
 
 
 @njit
-def _find(by_doc, d, lo_, hi_, first_single, n_singles, first_multi):
+def _find(by_doc, span, d, lo_, hi_):
     """Position of document d among positions [lo_, hi_) of a question's layout, one part of it (singles or
     multis, each in id order): a binary search; -1 if it is not there."""
     end = hi_
     while lo_ < hi_:
         mid = (lo_ + hi_) >> 1
-        if _pos_doc(by_doc, mid, first_single, n_singles, first_multi) < d:
+        if _pos_doc(by_doc, span, mid) < d:
             lo_ = mid + 1
         else:
             hi_ = mid
-    if lo_ < end and _pos_doc(by_doc, lo_, first_single, n_singles, first_multi) == d:
+    if lo_ < end and _pos_doc(by_doc, span, lo_) == d:
         return lo_
     return -1
 
 
 @njit
-def _locate(by_doc, d, first_single, n_singles, first_multi, n_multis):
+def _locate(by_doc, span, d):
     """Position of document d in a question's layout (binary search in each part), -1 if it has no question term."""
-    i = _find(by_doc, d, 0, n_singles, first_single, n_singles, first_multi)
-    return i if i >= 0 else _find(by_doc, d, n_singles, n_singles + n_multis, first_single, n_singles, first_multi)
+    i = _find(by_doc, span, d, 0, span.n_singles)
+    return i if i >= 0 else _find(by_doc, span, d, span.n_singles, span.n_singles + span.n_multis)
 
 
 @njit(nogil=True, cache=True)
@@ -150,13 +170,13 @@ def bm25_locate(items, ptr, docs, by_doc, n_docs, per_doc, out):
     dependent reads a step). Reference: bm25.QuestionPlan.docs_at undoes it."""
     mark = np.empty(0, dtype=np.int64)  # by document: -1, -2 wanted, else its position (made at the first pass)
     for q in items:
-        first_single, first_multi = by_doc.single_ptr[q], by_doc.multi_ptr[q]
-        n_singles, n_multis = by_doc.single_ptr[q + 1] - first_single, by_doc.multi_ptr[q + 1] - first_multi
+        span = span_of(by_doc, q)
+        first_single, n_singles, first_multi, n_multis = span
         a, b = ptr[q], ptr[q + 1]
         if (b - a) * per_doc < n_singles + n_multis:
             for i in range(a, b):
                 d = docs[i]
-                out[i] = _locate(by_doc, d, first_single, n_singles, first_multi, n_multis) if d >= 0 else -1
+                out[i] = _locate(by_doc, span, d) if d >= 0 else -1
             continue
         if mark.size == 0:
             mark = np.full(n_docs, -1, dtype=np.int64)

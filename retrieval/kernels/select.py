@@ -12,17 +12,17 @@ from numba import njit
 
 from ..core.thresholds import SAMPLE_MARGIN, SAMPLE_RUN, SAMPLE_SHARE, SCAN_RUN
 from .heap import _select_into
-from .layout import _pos_doc
+from .layout import Span, _pos_doc
 from .rules import ranks_before
 
-SOURCE_DIGEST = "28068cd1735cb137"  # of the project files imported above (kernels/__init__.py: numba's cache)
+SOURCE_DIGEST = "c55a6eda837ad53f"  # of the project files imported above (kernels/__init__.py: numba's cache)
 
 
-_before = njit(inline="always")(ranks_before)
+before = njit(inline="always")(ranks_before)
 
 
 @njit
-def _order_desc(vals, keys, n):
+def order_desc(vals, keys, n):
     """Positions 0..n-1 in ranking order (ranks_before; ranking.order_by_score is the reference): argsort of the
     negated values, then each run of equal values put in key order (insertion sort for short runs, an argsort of
     the keys for long ones)."""
@@ -39,7 +39,7 @@ def _order_desc(vals, keys, n):
             for a in range(i + 1, j):
                 x = o[a]
                 b = a
-                while b > i and _before(vals[x], keys[x], vals[o[b - 1]], keys[o[b - 1]]):
+                while b > i and before(vals[x], keys[x], vals[o[b - 1]], keys[o[b - 1]]):
                     o[b] = o[b - 1]
                     b -= 1
                 o[b] = x
@@ -55,14 +55,26 @@ class Candidates(NamedTuple):
     pos: np.ndarray
 
 
+class JudgedRow(NamedTuple):
+    """One question's judged documents: their scores and documents (-1 for one outside the corpus) in, their ranks
+    out (a slice of ranking.Judged)."""
+
+    score: np.ndarray
+    doc: np.ndarray
+    rank: np.ndarray
+
+
+NO_SPAN = Span(0, 0, 0, 0)  # a dense row's: its positions are its documents
+
+
 @njit
-def _sorted_best(cand, nc, key, m, picked, vals, keys, top_s, top_d, top_p):
+def sorted_best(cand, nc, key, m, picked, vals, keys, top_s, top_d, top_p):
     """The best m of the first nc candidates (cand: Candidates) in ranking order, into top_s / top_d / top_p;
     returns how many.
 
     With more than m candidates, a partial sort (np.partition) finds the m-th best score t; all above t are
     kept, and of those equal to t only the smallest keys that fill m (a partial sort of the keys). The m kept
-    are then sorted (`_order_desc`). Linear in the candidates, however many tie. picked, vals, keys: scratch.
+    are then sorted (`order_desc`). Linear in the candidates, however many tie. picked, vals, keys: scratch.
     """
     n_picked = 0
     if nc > m:
@@ -92,7 +104,7 @@ def _sorted_best(cand, nc, key, m, picked, vals, keys, top_s, top_d, top_p):
     for c in range(n_picked):
         vals[c] = cand.score[picked[c]]
         keys[c] = key[cand.doc[picked[c]]]
-    order = _order_desc(vals, keys, n_picked)
+    order = order_desc(vals, keys, n_picked)
     h = min(m, n_picked)
     for r in range(h):
         c = picked[order[r]]
@@ -165,25 +177,25 @@ def _scan_equal(vals, n, s0, s1, s2, s3, out, flags):
 
 
 @njit(inline="always")
-def _doc_at(by_doc, i, first_single, n_singles, first_multi):
+def _doc_at(by_doc, span, i):
     """The document at position i of a score row: i itself for a dense row (by_doc None), else the position's
     document in a BM25 question layout (`_pos_doc`)."""
     if by_doc is None:
         return i
-    return _pos_doc(by_doc, i, first_single, n_singles, first_multi)
+    return _pos_doc(by_doc, span, i)
 
 
 @njit
-def _judged_ranks(vals, n_touched, cut, thr, cand, nc, judged_scores, j_doc, key, by_doc, first_single, n_singles,
-                  first_multi, found, flags, j_rank):
+def _judged_ranks(vals, n_touched, cut, thr, cand, nc, judged, key, by_doc, span, ws):
     """Each judged document's rank among a question's results, 1 + the documents that beat it (0 for one scoring
-    at or below thr, and for one outside the corpus: j_doc -1), into j_rank. vals[:n_touched]: the question's scores
-    (position i: document `_doc_at(by_doc, i, ...)`), judged_scores / j_doc: the judged documents' scores and documents,
-    cand[:nc]: every position scoring at or above `cut`.
+    at or below thr, and for one outside the corpus: doc -1), into judged.rank. vals[:n_touched]: the question's scores
+    (position i: document `_doc_at(by_doc, span, i)`), judged (`JudgedRow`): the judged documents' scores and
+    documents, cand[:nc]: every position scoring at or above `cut`.
 
     A judged document at or above the cut is beaten only by candidates: they are counted. One below it lies
     beyond them: the scores above it are counted over the whole row, four judged documents a vectorised pass,
-    and the documents tied with it (rare) looked at one by one. found, flags: scratch (n_touched + 8)."""
+    and the documents tied with it (rare) looked at one by one. ws (`Scratch`): its found and flags (n_touched + 8)."""
+    judged_scores, j_doc, j_rank, found, flags = judged.score, judged.doc, judged.rank, ws.found, ws.flags
     low = np.empty(judged_scores.size, dtype=np.int64)
     j_rank[:] = 0
     nl = _judged_below(judged_scores, j_doc, thr, cut, low)
@@ -205,8 +217,8 @@ def _judged_ranks(vals, n_touched, cut, thr, cand, nc, judged_scores, j_doc, key
                 kj = key[j_doc[j]]
                 for t in range(n_eq):  # the ties at s (the others found match another judged score)
                     i = found[t]
-                    d = _doc_at(by_doc, i, first_single, n_singles, first_multi)
-                    if vals[i] == s and _before(vals[i], key[d], s, kj):
+                    d = _doc_at(by_doc, span, i)
+                    if vals[i] == s and before(vals[i], key[d], s, kj):
                         jr += 1
             j_rank[j] = jr
     _judged_among(judged_scores, j_doc, thr, cut, cand, nc, key, j_rank)
@@ -239,7 +251,7 @@ def _beaten_among(cand, nc, key, s, kj):
     """How many of the first nc candidates rank before (score s, tie key kj)."""
     beat = 0
     for c in range(nc):
-        beat += _before(cand.score[c], key[cand.doc[c]], s, kj)
+        beat += before(cand.score[c], key[cand.doc[c]], s, kj)
     return beat
 
 
@@ -248,7 +260,7 @@ class Scratch(NamedTuple):
 
     found: np.ndarray  # positions a scan found (it writes one past its count)
     cand: Candidates
-    picked: np.ndarray  # _sorted_best's scratch
+    picked: np.ndarray  # sorted_best's scratch
     vals: np.ndarray
     keys: np.ndarray
     flags: np.ndarray  # _scan_equal's scratch
@@ -383,7 +395,7 @@ def _dense_select(row, key, thr, m, j_doc, top_d, top_s, j_rank, ws):
     lowest, highest score). The same outputs as `_select` over every entry (tests/test_kernels.py).
 
     A sample gives a cut that about 1.5 m entries reach (`_sample_cut`); one pass counts, finds the entries at or
-    above it (`_dense_pass`) and only those are sorted (`_sorted_best`); when fewer than m reach it (rare),
+    above it (`_dense_pass`) and only those are sorted (`sorted_best`); when fewer than m reach it (rare),
     every entry is a candidate. The judged documents are ranked as BM25's pass ranks them (`_judged_ranks`).
     ws: `scratch`."""
     n = row.size
@@ -400,13 +412,13 @@ def _dense_select(row, key, thr, m, j_doc, top_d, top_s, j_rank, ws):
         cand.score[f] = row[i]
         cand.doc[f] = i
         cand.pos[f] = i
-    h = _sorted_best(cand, nf, key, m, ws.picked, ws.vals, ws.keys, top_s, top_d, ws.top_p) if m > 0 else 0
+    h = sorted_best(cand, nf, key, m, ws.picked, ws.vals, ws.keys, top_s, top_d, ws.top_p) if m > 0 else 0
     nj = j_doc.size
     judged_scores = np.zeros(nj)
     for j in range(nj):
         if j_doc[j] >= 0:
             judged_scores[j] = row[j_doc[j]]
-    _judged_ranks(row, n, cut, thr, cand, nf, judged_scores, j_doc, key, None, 0, 0, 0, ws.found, ws.flags, j_rank)
+    _judged_ranks(row, n, cut, thr, cand, nf, JudgedRow(judged_scores, j_doc, j_rank), key, None, NO_SPAN, ws)
     return h, nres, lo, hi
 
 

@@ -23,6 +23,7 @@ from ..core.errors import InputError
 from ..core.thresholds import GROUPED_SHARE, SORT_BUDGET
 from ..corpus.dataset import Dataset
 from ..corpus.text import TermIndex
+from ..kernels.bm25_pass import PENDING, SETTLED_BY
 from ..kernels.rules import bm25_weight
 from .ranking import THRESHOLD, BestLists, PassOutputs, Ranking, Selection, from_padded, rank_rows
 from .ranking import keep_for as ranking_keep_for
@@ -416,6 +417,14 @@ class Bm25Run(BestLists):
     probe: np.ndarray | None = None  # the documents `run` was asked to score besides (questions x P)
     probe_n: np.ndarray | None = None  # how many of each probe row were scored (None: all)
     probe_scores: np.ndarray | None = None  # their scores, 0 beyond probe_n
+    settled: np.ndarray | None = None  # per question, the pass that settled it: SETTLED_BY[code]
+
+    def settled_by(self) -> dict[str, int]:
+        """How many questions each pass settled, by name (kernels.bm25_pass.SETTLED_BY): "sampled" and "hinted"
+        (the full pass, its cut from a sample or from the hint), "grouped" and "grouped, second try"."""
+        if self.settled is None:
+            return {}
+        return {SETTLED_BY[c]: int(n) for c, n in enumerate(np.bincount(self.settled, minlength=len(SETTLED_BY))) if n}
 
     def at(self, qs: np.ndarray, ds: np.ndarray) -> np.ndarray:
         """Scores of (question, document) pairs, bit-identical to the ranking's."""
@@ -503,16 +512,16 @@ def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEF
     sel = Selection(dataset.tie_key, THRESHOLD, m)
     args = (p.by_doc, p.by_term, p.by_weight)
     share = GROUPED_SHARE if path == "auto" else 0  # "grouped": every question it can take
+    settled = np.zeros(nq, dtype=np.uint8)  # PENDING until a pass settles the question
     if hints.pos.shape[1] and m and path in ("auto", "grouped"):  # the grouped pass first, the rest left pending
-        pending = np.zeros(nq, dtype=np.uint8)
         k.parallel(k.bm25_rank, nq, p.entries, *args, Weights(norm, k1 + 1.0, np.zeros(0)), sel, j_pos, o, top_p,
-                   probes, hints, SORT_BUDGET, share, pending)
-        rest = np.flatnonzero(pending)
+                   probes, hints, SORT_BUDGET, share, True, settled)
+        rest = np.flatnonzero(settled == PENDING)
     else:
         rest = np.arange(nq)
     if rest.size:  # the full pass, its weights computed for the pending questions' terms only
         if rest.size < nq:
-            us = np.unique(p.q_u[np.repeat(pending.astype(bool), np.diff(p.q_ptr))])
+            us = np.unique(p.q_u[np.repeat(settled == PENDING, np.diff(p.q_ptr))])
         else:
             us = np.arange(p.terms.size)
         w = p.take_weights_buffer()
@@ -520,11 +529,12 @@ def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEF
             k.parallel_over(k.bm25_weights, us, int(np.diff(p.u_ptr)[us].sum()), p.by_term, norm, k1 + 1.0, w)
             k.parallel_over(k.bm25_rank, rest.astype(np.int64), p.entries * rest.size // max(nq, 1), *args,
                             Weights(norm, k1 + 1.0, w), sel, j_pos, o, top_p, probes, hints, SORT_BUDGET, share,
-                            np.zeros(0, dtype=np.uint8))
+                            False, settled)
         finally:
             p.give_back(w)
     return Bm25Run(**o.lists(name, int(depth)), k1=k1, b=b, depth=int(depth), plan=p, norm=norm, top_p=top_p,
-                   probe=probe, probe_n=probe_n, probe_scores=probes.score if probe is not None else None)
+                   probe=probe, probe_n=probe_n, probe_scores=probes.score if probe is not None else None,
+                   settled=settled)
 
 
 def search(dataset: Dataset, scores: sp.csr_matrix | Bm25Run, depth: int = 100, name: str = "BM25") -> Ranking:
