@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from retrieval.store.workspace import known_revisions
 
 pytestmark = pytest.mark.package
 
@@ -124,6 +125,17 @@ def test_installed_library_is_the_target_copy_and_imports_no_streamlit(installed
     assert Path(corpus) == target / "retrieval" / "_data" / "invented"
     assert Path(app) == target / "retrieval" / "_app" / "app.py"
     assert streamlit_loaded is False
+
+
+def test_installed_store_makes_its_tables_from_the_packaged_migrations(installed):
+    target, elsewhere, env = installed
+    probe = ("import json, retrieval.store.workspace as w; ws = w.open_workspace('sqlite:///store.sqlite'); "
+             "print(json.dumps([w.__file__, w.known_revisions(), ws.datasets()]))")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    module, revisions, stored = json.loads(out.stdout)
+    assert Path(module) == target / "retrieval" / "store" / "workspace.py"
+    assert revisions == known_revisions() and stored == [] and (elsewhere / "store.sqlite").is_file()
 
 
 def test_installed_app_opens_on_the_tour_with_the_invented_corpus(installed):

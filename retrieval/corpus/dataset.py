@@ -22,6 +22,7 @@ from pathlib import Path, PurePosixPath
 import numpy as np
 import orjson
 
+from ..core.environment import bytes_from_env
 from ..core.errors import InputError
 
 _PACKAGE = Path(__file__).resolve().parents[1]
@@ -74,13 +75,9 @@ CLI_LIMITS = ZipLimits(CLI_MAX_MEMBER_BYTES, CLI_MAX_TOTAL_BYTES)
 
 def zip_limits(default: ZipLimits = APP_LIMITS) -> ZipLimits:
     """`default`, or both bounds set by $RETRIEVAL_LAB_MAX_BYTES when it is set (an error names it when malformed)."""
-    value = os.environ.get(MAX_BYTES_ENV, "").strip()
-    if not value:
+    if not os.environ.get(MAX_BYTES_ENV, "").strip():
         return default
-    m = re.fullmatch(r"(\d+)\s*([kmg]?)b?", value.lower())
-    if not m or int(m.group(1)) < 1:
-        raise InputError(f"{MAX_BYTES_ENV}={value!r}: expected a number of bytes >= 1, e.g. 2000000000 or 2G")
-    n = int(m.group(1)) * 1024 ** " kmg".index(m.group(2) or " ")
+    n = bytes_from_env(MAX_BYTES_ENV, 0)
     return ZipLimits(n, n)
 
 
@@ -218,6 +215,13 @@ class Dataset:
         for name in names or DOCUMENT_VALUES:
             out.__dict__[name] = getattr(self, name)
         return out
+
+    def renamed(self, name: str) -> "Dataset":
+        """The same dataset under another name (its fingerprint does not hold the name)."""
+        if name == self.name:
+            return self
+        return self.lend(replace(self, name=name), (*DOCUMENT_VALUES, "_corpus_hash", "corpus_fingerprint", "query_index",
+                                                    "fingerprint"))
 
     def judgements(self) -> list[tuple[str, str, int]]:
         """Every judgement as (question id, document id, grade), in the qrels' order."""
@@ -705,6 +709,18 @@ def load_beir_zip(data: bytes, source: str, limits: ZipLimits | None = None) -> 
     name = PurePosixPath(source).stem
     srcs = tuple(f"{source}/{n}" for n in (c, q, r))
     return assemble(name, parse_jsonl(parts[0], srcs[0]), parse_jsonl(parts[1], srcs[1]), parse_qrels(parts[2], srcs[2]), srcs)
+
+
+def beir_zip(ds: Dataset) -> bytes:
+    """The dataset as a BEIR zip: corpus.jsonl and queries.jsonl (each text whole in "text"), qrels/test.tsv in the
+    qrels' order, at the zip's top level. `load_beir_zip` reads it back to the same content (the same fingerprint)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for member, ids, texts in (("corpus.jsonl", ds.doc_ids, ds.doc_texts), ("queries.jsonl", ds.query_ids, ds.query_texts)):
+            zf.writestr(member, b"".join(orjson.dumps({"_id": i, "text": t}) + b"\n" for i, t in zip(ids, texts)))
+        rows = "".join(f"{q}\t{d}\t{g}\n" for q, d, g in ds.judgements())
+        zf.writestr("qrels/test.tsv", "query-id\tcorpus-id\tscore\n" + rows)
+    return buf.getvalue()
 
 
 def _read(path: Path) -> bytes:

@@ -1,0 +1,542 @@
+"""The workspace: datasets, their files as uploaded, runs, embeddings and grades by rater, kept in a database.
+
+SQLite in a file under $RETRIEVAL_LAB_HOME (default ~/.local/share/retrieval-lab) needs nothing else; a team points
+$RETRIEVAL_LAB_DATABASE_URL at PostgreSQL (postgresql+psycopg://user@host/db) so several app servers share one
+store. Every write is one transaction: a server killed mid-write leaves all of it or none (tests/test_store.py
+kills a child process mid-upload). Every statement is built by SQLAlchemy Core with bound parameters.
+
+The store's tables are made and upgraded by versioned migrations (Alembic, `migrations/`), so a store made by an
+older version of the lab opens in a newer one; a store made by a newer one, or a file that is not a store, is
+refused with one message naming it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import event
+
+from ..core.environment import bytes_from_env
+from ..core.errors import InputError
+from ..corpus import dataset as datasets
+from ..corpus.dataset import Dataset, TrecRun, valid_grade
+from . import schema
+
+HOME_ENV = "RETRIEVAL_LAB_HOME"
+URL_ENV = "RETRIEVAL_LAB_DATABASE_URL"
+MAX_BYTES_ENV = "RETRIEVAL_LAB_STORE_MAX_BYTES"
+DEFAULT_HOME = "~/.local/share/retrieval-lab"
+FILE_NAME = "workspace.sqlite"
+DEFAULT_MAX_BYTES = 4 * 2**30  # the stored files' bytes, all datasets, runs and embeddings together
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+ZIP, FILES = "beir-zip", "files"  # how a dataset was uploaded: one BEIR zip, or three files
+ROLES = {ZIP: ("zip",), FILES: ("documents", "questions", "judgements")}
+_LOCK_KEY = 0x7265_7472  # PostgreSQL's advisory lock of the store's writers ("retr")
+
+
+class StoreError(InputError):
+    """A store that cannot be opened, read or written: one message, naming it; nothing in it changed."""
+
+
+class StoreFull(StoreError):
+    """A write that would take the stored files beyond the store's size limit: refused, the store as it was."""
+
+
+@dataclass(frozen=True)
+class StoredFile:
+    """One file as uploaded: its name and bytes."""
+
+    name: str
+    data: bytes
+
+
+@dataclass(frozen=True)
+class DatasetEntry:
+    """A stored dataset as the Data page lists it."""
+
+    id: str  # Dataset.fingerprint: the short id a link names it by
+    name: str
+    format: str  # ZIP or FILES
+    n_docs: int
+    n_questions: int
+    n_judgements: int
+    size: int  # bytes of its files
+    added_at: datetime
+    added_by: str
+
+
+@dataclass(frozen=True)
+class RunEntry:
+    """A stored TREC run of a dataset."""
+
+    name: str
+    file_name: str
+    size: int
+    added_at: datetime
+    added_by: str
+
+
+@dataclass(frozen=True)
+class EmbeddingsEntry:
+    """A stored embeddings upload of a dataset (one file, or two: documents and questions)."""
+
+    name: str
+    file_names: tuple[str, ...]
+    size: int
+    added_at: datetime
+    added_by: str
+
+
+@dataclass(frozen=True)
+class Grade:
+    """One grade given: who, when, which pair, what."""
+
+    query_id: str
+    doc_id: str
+    rater: str
+    grade: int
+    graded_at: datetime
+
+
+def default_url() -> str:
+    """$RETRIEVAL_LAB_DATABASE_URL, else SQLite in $RETRIEVAL_LAB_HOME (default ~/.local/share/retrieval-lab)."""
+    url = os.environ.get(URL_ENV, "").strip()
+    if url:
+        return url
+    home = Path(os.environ.get(HOME_ENV, "").strip() or DEFAULT_HOME).expanduser()
+    return f"sqlite:///{home / FILE_NAME}"
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _utc(t: datetime) -> datetime:
+    """A time read back (SQLite gives it without its zone; every time stored is UTC)."""
+    return t if t.tzinfo else t.replace(tzinfo=UTC)
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _name(value: str, what: str) -> str:
+    """A name as stored: stripped, not empty, no control characters, at most 200 characters."""
+    name = str(value).strip()
+    if not name:
+        raise InputError(f"{what}: a name cannot be empty")
+    if len(name) > 200:
+        raise InputError(f"{what}: a name of {len(name)} characters (at most 200)")
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in name):
+        raise InputError(f"{what}: a name cannot hold control characters")
+    return name
+
+
+class Workspace:
+    """One store: `open_workspace()` opens the default one.
+
+    >>> import tempfile, retrieval
+    >>> ws = open_workspace(f"sqlite:///{tempfile.mkdtemp()}/lab.sqlite")
+    >>> ds = retrieval.load("invented")
+    >>> entry = ws.add_dataset(ds, ZIP, [StoredFile("invented.zip", datasets.beir_zip(ds))], "ana")
+    >>> ws.load_dataset(entry.id).fingerprint == ds.fingerprint, [e.name for e in ws.datasets()]
+    (True, ['invented'])
+    """
+
+    def __init__(self, engine: sa.Engine, label: str, max_bytes: int):
+        self.engine = engine
+        self.label = label  # the store's URL without its password: what messages name
+        self.max_bytes = max_bytes
+
+    # ------------------------------------------------------------------------------------------- transactions
+
+    @contextmanager
+    def _write(self) -> Iterator[sa.Connection]:
+        """One write transaction: SQLite's BEGIN IMMEDIATE (a writer waits for another rather than failing when it
+        upgrades its lock), PostgreSQL's advisory lock (the size check and the write it guards, one writer at a time
+        across servers). Committed at the end, rolled back on any error."""
+        try:
+            with self.engine.connect() as conn:
+                if conn.dialect.name == "sqlite":
+                    conn = conn.execution_options(sqlite_begin="BEGIN IMMEDIATE")
+                with conn.begin():
+                    if conn.dialect.name == "postgresql":
+                        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})
+                    yield conn
+        except sa.exc.IntegrityError as e:
+            raise StoreError(f"{self.label}: the write was refused ({e.orig}); the store is as it was") from None
+        except (sa.exc.OperationalError, sa.exc.DatabaseError) as e:
+            raise StoreError(f"{self.label}: the store could not be written ({_reason(e)}); it is as it was") from None
+
+    @contextmanager
+    def _read(self) -> Iterator[sa.Connection]:
+        try:
+            with self.engine.connect() as conn:
+                yield conn
+        except (sa.exc.OperationalError, sa.exc.DatabaseError) as e:
+            raise StoreError(f"{self.label}: the store could not be read ({_reason(e)})") from None
+
+    def _put_blobs(self, conn: sa.Connection, files: list[StoredFile]) -> list[str]:
+        """Each file's content stored once (by sha256), within the size limit; their hashes."""
+        shas = [_sha(f.data) for f in files]
+        have = set(conn.execute(sa.select(schema.blobs.c.sha256).where(schema.blobs.c.sha256.in_(shas))).scalars())
+        new = {s: f for s, f in zip(shas, files) if s not in have}
+        added = sum(len(f.data) for f in new.values())
+        used = self._used(conn)
+        if used + added > self.max_bytes:
+            raise StoreFull(f"{self.label}: the store holds {_mb(used)} of its {_mb(self.max_bytes)}; these files "
+                            f"({_mb(added)}) would take it beyond (raise the limit with {MAX_BYTES_ENV}, or delete a "
+                            "dataset on the Data page); nothing was stored")
+        for s, f in new.items():
+            conn.execute(sa.insert(schema.blobs).values(sha256=s, size=len(f.data), data=f.data))
+        return shas
+
+    @staticmethod
+    def _used(conn: sa.Connection) -> int:
+        return int(conn.execute(sa.select(sa.func.coalesce(sa.func.sum(schema.blobs.c.size), 0))).scalar_one())
+
+    @staticmethod
+    def _drop_unused_blobs(conn: sa.Connection) -> None:
+        """Delete the files no dataset, run or embeddings refers to any more."""
+        used = sa.union(sa.select(schema.dataset_files.c.sha256), sa.select(schema.runs.c.sha256),
+                        sa.select(schema.embedding_files.c.sha256))
+        conn.execute(sa.delete(schema.blobs).where(schema.blobs.c.sha256.not_in(used)))
+
+    def size(self) -> int:
+        """Bytes of the stored files."""
+        with self._read() as conn:
+            return self._used(conn)
+
+    # ------------------------------------------------------------------------------------------------ datasets
+
+    def add_dataset(self, ds: Dataset, format: str, files: list[StoredFile], added_by: str) -> DatasetEntry:
+        """Store a dataset and the files it was read from (ZIP: one BEIR zip; FILES: documents, questions,
+        judgements), keyed by its fingerprint: storing the same content again changes nothing and returns the
+        entry stored first."""
+        if format not in ROLES or len(files) != len(ROLES[format]):
+            raise InputError(f"a dataset's files: {format!r} with {len(files)} file(s) (expected {ROLES})")
+        added_by = _name(added_by, "the rater or uploader")
+        with self._write() as conn:
+            if conn.execute(sa.select(schema.datasets.c.id).where(schema.datasets.c.id == ds.fingerprint)).first():
+                pass
+            else:
+                shas = self._put_blobs(conn, files)
+                conn.execute(sa.insert(schema.datasets).values(
+                    id=ds.fingerprint, name=_name(ds.name, "the dataset"), format=format, n_docs=ds.n_docs,
+                    n_questions=ds.n_queries, n_judgements=len(ds.qrels), added_at=_now(), added_by=added_by))
+                conn.execute(sa.insert(schema.dataset_files), [
+                    {"dataset_id": ds.fingerprint, "role": role, "name": f.name, "sha256": s}
+                    for role, f, s in zip(ROLES[format], files, shas)])
+        entry = self.dataset(ds.fingerprint)
+        assert entry is not None
+        return entry
+
+    def _dataset_query(self):
+        d, f, b = schema.datasets, schema.dataset_files, schema.blobs
+        size = (sa.select(sa.func.coalesce(sa.func.sum(b.c.size), 0)).select_from(f.join(b, f.c.sha256 == b.c.sha256))
+                .where(f.c.dataset_id == d.c.id).scalar_subquery())
+        return sa.select(d.c.id, d.c.name, d.c.format, d.c.n_docs, d.c.n_questions, d.c.n_judgements, size,
+                         d.c.added_at, d.c.added_by)
+
+    @staticmethod
+    def _entry(row) -> DatasetEntry:
+        return DatasetEntry(row[0], row[1], row[2], int(row[3]), int(row[4]), int(row[5]), int(row[6]), _utc(row[7]),
+                            row[8])
+
+    def datasets(self) -> list[DatasetEntry]:
+        """Every stored dataset, the latest added first."""
+        with self._read() as conn:
+            rows = conn.execute(self._dataset_query().order_by(schema.datasets.c.added_at.desc(),
+                                                               schema.datasets.c.id))
+            return [self._entry(r) for r in rows]
+
+    def dataset(self, dataset_id: str) -> DatasetEntry | None:
+        """The stored dataset of this id (its fingerprint), or None."""
+        with self._read() as conn:
+            row = conn.execute(self._dataset_query().where(schema.datasets.c.id == str(dataset_id))).first()
+        return self._entry(row) if row else None
+
+    def dataset_files(self, dataset_id: str) -> list[StoredFile]:
+        """The files a stored dataset was read from, in their roles' order."""
+        f, b = schema.dataset_files, schema.blobs
+        with self._read() as conn:
+            rows = conn.execute(sa.select(f.c.role, f.c.name, b.c.data).join(b, f.c.sha256 == b.c.sha256)
+                                .where(f.c.dataset_id == str(dataset_id))).all()
+        by_role = {r[0]: StoredFile(r[1], bytes(r[2])) for r in rows}
+        order = next((roles for roles in ROLES.values() if set(roles) == set(by_role)), ())
+        return [by_role[r] for r in order]
+
+    def load_dataset(self, dataset_id: str, limits: datasets.ZipLimits | None = None) -> Dataset:
+        """A stored dataset, read again from its files (the upload's bounds apply), under its stored name."""
+        entry = self.dataset(dataset_id)
+        if entry is None:
+            raise StoreError(f"{self.label}: no dataset {dataset_id!r} in the store")
+        files = self.dataset_files(entry.id)
+        if entry.format == ZIP:
+            ds = datasets.load_beir_zip(files[0].data, files[0].name, limits)
+        else:
+            ds = datasets.from_files(*((f.data, f.name) for f in files), name=entry.name)
+        if ds.fingerprint != entry.id:
+            raise StoreError(f"{self.label}: dataset {entry.id}'s files no longer give its content "
+                             f"(fingerprint {ds.fingerprint}): the store was changed outside the lab")
+        return ds.renamed(entry.name)
+
+    def rename_dataset(self, dataset_id: str, name: str) -> None:
+        name = _name(name, "the dataset")
+        with self._write() as conn:
+            done = conn.execute(sa.update(schema.datasets).where(schema.datasets.c.id == str(dataset_id))
+                                .values(name=name))
+            if done.rowcount != 1:
+                raise StoreError(f"{self.label}: no dataset {dataset_id!r} to rename")
+
+    def delete_dataset(self, dataset_id: str) -> None:
+        """Delete a dataset with its runs, embeddings and grades, and the files nothing else refers to."""
+        with self._write() as conn:
+            did = str(dataset_id)
+            emb = sa.select(schema.embeddings.c.id).where(schema.embeddings.c.dataset_id == did)
+            conn.execute(sa.delete(schema.embedding_files).where(schema.embedding_files.c.embeddings_id.in_(emb)))
+            for t in (schema.embeddings, schema.runs, schema.grades, schema.dataset_files):
+                conn.execute(sa.delete(t).where(t.c.dataset_id == did))
+            if conn.execute(sa.delete(schema.datasets).where(schema.datasets.c.id == did)).rowcount != 1:
+                raise StoreError(f"{self.label}: no dataset {dataset_id!r} to delete")
+            self._drop_unused_blobs(conn)
+
+    # ---------------------------------------------------------------------------------------------------- runs
+
+    def add_run(self, dataset_id: str, name: str, file: StoredFile, added_by: str) -> RunEntry:
+        """Store a TREC run of a dataset under a name (refused when the dataset has a run of that name)."""
+        name, added_by = _name(name, "the run"), _name(added_by, "the rater or uploader")
+        with self._write() as conn:
+            self._check_dataset(conn, dataset_id)
+            r = schema.runs
+            if conn.execute(sa.select(r.c.id).where(r.c.dataset_id == dataset_id, r.c.name == name)).first():
+                raise StoreError(f"{self.label}: the dataset has a run named {name!r} already")
+            (sha,) = self._put_blobs(conn, [file])
+            conn.execute(sa.insert(r).values(dataset_id=dataset_id, name=name, file_name=file.name, sha256=sha,
+                                             added_at=_now(), added_by=added_by))
+        return next(e for e in self.runs(dataset_id) if e.name == name)
+
+    def runs(self, dataset_id: str) -> list[RunEntry]:
+        """A dataset's stored runs, in the order they were added."""
+        r, b = schema.runs, schema.blobs
+        with self._read() as conn:
+            rows = conn.execute(sa.select(r.c.name, r.c.file_name, b.c.size, r.c.added_at, r.c.added_by)
+                                .join(b, r.c.sha256 == b.c.sha256).where(r.c.dataset_id == str(dataset_id))
+                                .order_by(r.c.id)).all()
+        return [RunEntry(n, f, int(s), _utc(t), by) for n, f, s, t, by in rows]
+
+    def load_run(self, dataset_id: str, name: str) -> TrecRun:
+        """A stored run, parsed again from its file, under its stored name."""
+        r, b = schema.runs, schema.blobs
+        with self._read() as conn:
+            row = conn.execute(sa.select(r.c.file_name, b.c.data).join(b, r.c.sha256 == b.c.sha256)
+                               .where(r.c.dataset_id == str(dataset_id), r.c.name == str(name))).first()
+        if row is None:
+            raise StoreError(f"{self.label}: no run {name!r} of dataset {dataset_id!r}")
+        return datasets.parse_run(bytes(row[1]), row[0], name)
+
+    def delete_run(self, dataset_id: str, name: str) -> None:
+        with self._write() as conn:
+            r = schema.runs
+            if conn.execute(sa.delete(r).where(r.c.dataset_id == str(dataset_id), r.c.name == str(name))).rowcount != 1:
+                raise StoreError(f"{self.label}: no run {name!r} to delete")
+            self._drop_unused_blobs(conn)
+
+    # ---------------------------------------------------------------------------------------------- embeddings
+
+    def add_embeddings(self, dataset_id: str, name: str, files: list[StoredFile], added_by: str) -> EmbeddingsEntry:
+        """Store an embeddings upload of a dataset (its one or two files) under a name, replacing one of that name."""
+        name, added_by = _name(name, "the embeddings"), _name(added_by, "the rater or uploader")
+        if not 1 <= len(files) <= 2:
+            raise InputError(f"embeddings {name!r}: one file or two (documents, questions), not {len(files)}")
+        e, ef = schema.embeddings, schema.embedding_files
+        with self._write() as conn:
+            self._check_dataset(conn, dataset_id)
+            old = sa.select(e.c.id).where(e.c.dataset_id == dataset_id, e.c.name == name)
+            conn.execute(sa.delete(ef).where(ef.c.embeddings_id.in_(old)))
+            conn.execute(sa.delete(e).where(e.c.dataset_id == dataset_id, e.c.name == name))
+            self._drop_unused_blobs(conn)
+            shas = self._put_blobs(conn, files)
+            eid = conn.execute(sa.insert(e).values(dataset_id=dataset_id, name=name, added_at=_now(),
+                                                   added_by=added_by).returning(e.c.id)).scalar_one()
+            conn.execute(sa.insert(ef), [{"embeddings_id": eid, "position": i, "name": f.name, "sha256": s}
+                                         for i, (f, s) in enumerate(zip(files, shas))])
+        return next(x for x in self.embeddings(dataset_id) if x.name == name)
+
+    def embeddings(self, dataset_id: str) -> list[EmbeddingsEntry]:
+        e, ef, b = schema.embeddings, schema.embedding_files, schema.blobs
+        with self._read() as conn:
+            heads = conn.execute(sa.select(e.c.id, e.c.name, e.c.added_at, e.c.added_by)
+                                 .where(e.c.dataset_id == str(dataset_id)).order_by(e.c.id)).all()
+            files = conn.execute(sa.select(ef.c.embeddings_id, ef.c.name, b.c.size).join(b, ef.c.sha256 == b.c.sha256)
+                                 .where(ef.c.embeddings_id.in_([h[0] for h in heads])).order_by(ef.c.position)).all()
+        return [EmbeddingsEntry(name, tuple(f[1] for f in files if f[0] == eid),
+                                sum(int(f[2]) for f in files if f[0] == eid), _utc(t), by)
+                for eid, name, t, by in heads]
+
+    def embeddings_files(self, dataset_id: str, name: str) -> list[StoredFile]:
+        e, ef, b = schema.embeddings, schema.embedding_files, schema.blobs
+        with self._read() as conn:
+            rows = conn.execute(sa.select(ef.c.name, b.c.data).join(b, ef.c.sha256 == b.c.sha256)
+                                .join(e, e.c.id == ef.c.embeddings_id)
+                                .where(e.c.dataset_id == str(dataset_id), e.c.name == str(name))
+                                .order_by(ef.c.position)).all()
+        if not rows:
+            raise StoreError(f"{self.label}: no embeddings {name!r} of dataset {dataset_id!r}")
+        return [StoredFile(n, bytes(d)) for n, d in rows]
+
+    # -------------------------------------------------------------------------------------------------- grades
+
+    def grade(self, dataset_id: str, query_id: str, doc_id: str, grade: int, rater: str) -> Grade:
+        """Record a rater's grade of a (question, document) pair: a new row, so a rater's later grade of the pair
+        is in force and another rater's grade of it, given at the same moment, is kept beside it."""
+        rater = _name(rater, "the rater")
+        if not valid_grade(grade):
+            raise InputError(f"the grade {grade!r} is not an integer within +-{datasets.MAX_GRADE}")
+        g = Grade(str(query_id), str(doc_id), rater, int(grade), _now())
+        with self._write() as conn:
+            self._check_dataset(conn, dataset_id)
+            conn.execute(sa.insert(schema.grades).values(dataset_id=dataset_id, query_id=g.query_id, doc_id=g.doc_id,
+                                                         rater=rater, grade=g.grade, graded_at=g.graded_at))
+        return g
+
+    def grades(self, dataset_id: str, latest: bool = True) -> list[Grade]:
+        """A dataset's grades in the order given; `latest`: only each rater's last grade of each pair."""
+        t = schema.grades
+        with self._read() as conn:
+            rows = conn.execute(sa.select(t.c.query_id, t.c.doc_id, t.c.rater, t.c.grade, t.c.graded_at)
+                                .where(t.c.dataset_id == str(dataset_id)).order_by(t.c.id)).all()
+        out = [Grade(q, d, r, int(g), _utc(at)) for q, d, r, g, at in rows]
+        if latest:
+            last = {(g.query_id, g.doc_id, g.rater): g for g in out}
+            out = list(last.values())
+        return out
+
+    def _check_dataset(self, conn: sa.Connection, dataset_id: str) -> None:
+        if not conn.execute(sa.select(schema.datasets.c.id).where(schema.datasets.c.id == str(dataset_id))).first():
+            raise StoreError(f"{self.label}: no dataset {dataset_id!r} in the store")
+
+
+# ------------------------------------------------------------------------------------------------------ opening
+
+
+def _mb(n: int) -> str:
+    return f"{n / 2**20:,.1f} MB"
+
+
+def _reason(e: Exception) -> str:
+    orig = getattr(e, "orig", None)
+    return str(orig if orig is not None else e).strip().splitlines()[0] if str(orig or e).strip() else type(e).__name__
+
+
+def _label(url: sa.URL) -> str:
+    return url.render_as_string(hide_password=True)
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:
+    """Each SQLite connection: the driver's own transactions off (SQLAlchemy's BEGIN, below, instead), WAL (readers
+    never wait for a writer), synchronous FULL (a commit is on disk), foreign keys on, wait up to 30 s for a lock."""
+    dbapi_connection.isolation_level = None
+    cur = dbapi_connection.cursor()
+    for pragma in ("journal_mode=WAL", "synchronous=FULL", "foreign_keys=ON", "busy_timeout=30000"):
+        cur.execute(f"PRAGMA {pragma}")
+    cur.close()
+
+
+def _sqlite_begin(conn: sa.Connection) -> None:
+    conn.exec_driver_sql(conn.get_execution_options().get("sqlite_begin", "BEGIN"))
+
+
+def _engine(url: sa.URL) -> sa.Engine:
+    if url.get_backend_name() == "sqlite":
+        path = url.database
+        if path and path != ":memory:":
+            folder = Path(path).expanduser().resolve().parent
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise StoreError(f"{_label(url)}: the folder {folder} cannot be made ({e.strerror})") from None
+        engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
+        event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "begin", _sqlite_begin)
+        return engine
+    return sa.create_engine(url, pool_pre_ping=True, pool_size=4, max_overflow=4)
+
+
+def _alembic_config(conn: sa.Connection | None = None) -> Config:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.attributes["connection"] = conn
+    return cfg
+
+
+def known_revisions() -> list[str]:
+    """The migrations this version of the lab knows, oldest first."""
+    script = ScriptDirectory.from_config(_alembic_config())
+    return [r.revision for r in reversed(list(script.walk_revisions()))]
+
+
+def open_workspace(url: str | None = None, max_bytes: int | None = None) -> Workspace:
+    """The store at `url` (default `default_url()`), its tables made or upgraded to this version's; its files'
+    size limit `max_bytes` (default $RETRIEVAL_LAB_STORE_MAX_BYTES, else DEFAULT_MAX_BYTES). A store this version
+    cannot read (a newer one's, a file that is not a store, a server that does not answer) is one StoreError."""
+    raw = url or default_url()
+    try:
+        parsed = sa.make_url(raw)
+    except sa.exc.ArgumentError:
+        raise StoreError(f"{URL_ENV}: {raw!r} is not a database URL (e.g. postgresql+psycopg://user@host/db)") from None
+    label = _label(parsed)
+    limit = bytes_from_env(MAX_BYTES_ENV, DEFAULT_MAX_BYTES) if max_bytes is None else int(max_bytes)
+    try:
+        engine = _engine(parsed)
+    except (sa.exc.NoSuchModuleError, ImportError) as e:
+        raise StoreError(f"{label}: this kind of database cannot be used here ({e})") from None
+    try:
+        with engine.connect() as conn:
+            if conn.dialect.name == "postgresql":
+                conn.execute(sa.text("SELECT pg_advisory_lock(:key)"), {"key": _LOCK_KEY})  # one migrating server
+            try:
+                _migrate(conn, label)
+            finally:
+                if conn.dialect.name == "postgresql":
+                    conn.execute(sa.text("SELECT pg_advisory_unlock(:key)"), {"key": _LOCK_KEY})
+                    conn.commit()
+    except StoreError:
+        engine.dispose()
+        raise
+    except (sa.exc.OperationalError, sa.exc.DatabaseError, sqlite3.DatabaseError) as e:
+        engine.dispose()
+        raise StoreError(f"{label}: not a workspace this lab can open ({_reason(e)})") from None
+    return Workspace(engine, label, limit)
+
+
+def _migrate(conn: sa.Connection, label: str) -> None:
+    """Refuse a store of a newer version or a database holding other tables; else upgrade it to the newest
+    revision (each migration its own transaction)."""
+    current = MigrationContext.configure(conn).get_current_revision()
+    conn.commit()
+    known = known_revisions()
+    if current is not None and current not in known:
+        raise StoreError(f"{label}: this store was made by a newer version of the lab (revision {current}; this "
+                         f"version knows up to {known[-1]}): upgrade the lab to open it")
+    if current is None:
+        tables = set(sa.inspect(conn).get_table_names()) - {"alembic_version"}
+        conn.commit()
+        if tables:
+            raise StoreError(f"{label}: this database holds other tables ({', '.join(sorted(tables)[:5])}), not a "
+                             "workspace: point the lab at an empty database")
+    if current != known[-1]:
+        command.upgrade(_alembic_config(conn), "head")
+        conn.commit()
