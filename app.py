@@ -2,14 +2,17 @@
 
 import streamlit as st
 
-from ui import router, sidebar, state
+from ui import router, sidebar, state, workspace
 
 st.set_page_config(page_title="The retriever lab", page_icon=":mag:", layout="wide")
 state.begin_frame()
 try:
     state.init_state()
+    workspace.follow_link()  # a session's first run opens what its link names
     page = st.navigation(router.pages())
+    workspace.write_link()  # the link names the dataset and runs in use
     sidebar.render()
+    workspace.say_link_problems()
     page.run()
 finally:
     state.end_frame()

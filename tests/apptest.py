@@ -34,6 +34,11 @@ def move(at: AppTest, key: str, value) -> AppTest:
     raise AssertionError(f"no sidebar control {key!r}: the page ran without app.py's frame")
 
 
+def frame_with(at: AppTest, column: str):
+    """The first table on the page with this column (the Data page's workspace list may come before the others)."""
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
 def shown(text: str) -> str:
     """What a person reads of a Markdown body: backslash escapes and the word joiners of ui.markdown removed."""
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text).replace("\u2060", "")

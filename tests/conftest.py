@@ -12,6 +12,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 # the bundled model's vectors are cached on disk: the tests' go to a folder of their own, never the user's
 os.environ["RETRIEVAL_LAB_CACHE"] = tempfile.mkdtemp(prefix="retrieval-lab-tests-")
+# and the workspace store: a SQLite file of the tests' own, never the user's store or a team's server
+os.environ["RETRIEVAL_LAB_HOME"] = tempfile.mkdtemp(prefix="retrieval-lab-home-")
+os.environ.pop("RETRIEVAL_LAB_DATABASE_URL", None)
+os.environ.pop("RETRIEVAL_LAB_USER_HEADER", None)
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
@@ -22,3 +26,9 @@ from retrieval.corpus import dataset  # noqa: E402
 def invented():
     """The shipped invented corpus."""
     return dataset.load("invented")
+
+
+@pytest.fixture(autouse=True)
+def _a_store_of_each_test_s_own(tmp_path, monkeypatch):
+    """Each test's app keeps its uploads in a store of its own (what one test stored never shows in another's)."""
+    monkeypatch.setenv("RETRIEVAL_LAB_HOME", str(tmp_path / "lab-home"))

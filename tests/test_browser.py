@@ -194,3 +194,43 @@ def test_the_heatmap_is_drawn_with_six_systems_at_1024_and_1400_and_a_click_open
         page.screenshot(path=str(tmp_path / "per-question-dialog.png"))
         assert page.locator("[data-testid=stException]").count() == 0
         browser.close()
+
+
+def test_an_upload_survives_a_reload_and_its_link_opens_it_in_another_browser(server, tmp_path):
+    """Upload a BEIR zip on the Data page, reload: the same dataset is shown. The page's link, opened in a new
+    browser context (no cookie, no session), shows it too, with the same sentences and numbers on the Tour."""
+    from playwright.sync_api import sync_playwright
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_page_data import beir_zip
+
+    zipped = tmp_path / "fruit.zip"
+    zipped.write_bytes(beir_zip())
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        first = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
+        first.goto(f"{server}/data")
+        _idle(first)
+        uploader = first.locator("[data-testid=stFileUploader]").filter(has_text="A BEIR dataset as a .zip")
+        uploader.locator("input[type=file]").set_input_files(str(zipped))
+        first.wait_for_url("**data=*", timeout=60_000)
+        _idle(first)
+        sidebar = "[data-testid=stSidebar]"
+        assert "fruit — 6 documents, 3 questions" in first.locator(sidebar).inner_text()
+        first.reload()
+        _idle(first)
+        assert "fruit — 6 documents, 3 questions" in first.locator(sidebar).inner_text()  # kept
+        first.get_by_role("link", name="Tour").first.click()
+        first.wait_for_url("**data=*", timeout=30_000)  # the page changed: the link still names the dataset
+        _idle(first)
+        link, text = first.url, first.locator("[data-testid=stMain]").inner_text()
+        first.screenshot(path=str(tmp_path / "tour-first.png"))
+
+        second = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
+        second.goto(link)
+        _idle(second)
+        assert "fruit — 6 documents, 3 questions" in second.locator(sidebar).inner_text()
+        assert second.locator("[data-testid=stMain]").inner_text() == text
+        assert second.locator("[data-testid=stException]").count() == 0
+        second.screenshot(path=str(tmp_path / "tour-second.png"))
+        browser.close()

@@ -9,7 +9,7 @@ import pytest
 from retrieval.retrievers import dense as retrieval_dense
 from ui.format import FULL_CHARS, PREVIEW_CHARS, clip, full_text_note
 
-from apptest import open_app, shown
+from apptest import frame_with, open_app, shown
 from test_page_data import beir_zip, upload
 
 pytestmark = pytest.mark.app
@@ -73,7 +73,7 @@ def test_the_data_preview_cuts_each_text_and_reads_one_in_full(long_docs):
     at = long_docs
     at.switch_page("pages/data.py").run()
     text, n = loaded(at, 0)
-    preview = at.dataframe[0].value
+    preview = frame_with(at, "text")
     assert list(preview["id"]) == [d for d, _ in DOCS]
     assert preview.iloc[0]["text"] == text[:PREVIEW_CHARS] + f"… ({n:,} characters in all)"
     assert at.text[0].value == text[:FULL_CHARS] + f"… ({n:,} characters in all)"

@@ -22,7 +22,7 @@ from retrieval.corpus import dataset
 from retrieval.engine.engine import evaluate
 from retrieval.evaluation import experiment
 
-from apptest import large_corpus, shown
+from apptest import frame_with, large_corpus, shown
 from conftest import ROOT
 
 pytestmark = pytest.mark.app
@@ -100,9 +100,9 @@ def test_the_page_shows_the_invented_corpus():
     assert "**invented**, 28 documents, 14 questions" in at.caption[0].value
     m = metric_values(at)
     assert m["documents"] == "28" and m["questions"] == "14" and int(m["vocabulary"]) > 100
-    preview = at.dataframe[0].value
+    preview = frame_with(at, "text")
     assert list(preview.columns) == ["id", "text"] and preview.iloc[0]["id"] == "pricing1"
-    unjudged = at.dataframe[3].value
+    unjudged = frame_with(at, "share unjudged")
     assert list(unjudged["system"]) == ["BM25", "LSA", "dense", "weighted", "RRF"]
     assert ((unjudged["share unjudged"] >= 0) & (unjudged["share unjudged"] <= 1)).all()
     labels = [d.proto.label for d in at.get("download_button")]
@@ -120,7 +120,7 @@ def test_a_beir_zip_upload_replaces_the_dataset_everywhere():
     assert metric_values(at)["documents"] == "6"
     assert at.sidebar.markdown[0].value == "**Dataset:** fruit — 6 documents, 3 questions"  # in the same run
     # the text is shown as plain text in a table, never as HTML
-    assert at.dataframe[0].value.iloc[5]["text"] == "<b>bold</b> tags <script>x</script>"
+    assert frame_with(at, "text").iloc[5]["text"] == "<b>bold</b> tags <script>x</script>"
     to_overview(at)
     assert at.sidebar.markdown[0].value == "**Dataset:** fruit — 6 documents, 3 questions"
     after = means(at)

@@ -63,7 +63,7 @@ def test_an_upload_without_vectors_offers_the_bundled_model_and_encodes_in_the_b
     assert "dense" not in [b.label for b in at.get("download_button")]
     words = " ".join(m.value for m in at.markdown)
     assert "would encode the 6 documents in about" in words and "times the tokens counted on a sample" in words
-    assert not at.checkbox  # a short wait: no question asked
+    assert ui_dense.KEY_CONFIRM not in [c.key for c in at.checkbox]  # a short wait: no question asked
     button = next(b for b in at.button if b.label == "Encode with the bundled model")
     button.click().run()
     assert not at.exception

@@ -9,6 +9,7 @@ version cannot read is one message naming it.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import signal
 import subprocess
@@ -160,7 +161,12 @@ def test_runs_are_stored_by_name_and_parsed_again(url, invented):
     assert loaded.name == "my system" and loaded.fingerprint == want.fingerprint
     with pytest.raises(StoreError, match="a run named 'my system' already"):
         ws.add_run(entry.id, "my system", StoredFile("other.run", b"q01 Q0 d03 1 1 x\n"), "ben")
-    ws.delete_run(entry.id, "my system")
+    ws.rename_run(entry.id, "my system", "ours")
+    assert [r.name for r in ws.runs(entry.id)] == ["ours"] and ws.load_run(entry.id, "ours").name == "ours"
+    assert ws.runs(entry.id)[0].sha256 == hashlib.sha256(data).hexdigest()
+    with pytest.raises(StoreError, match="no run 'my system' to rename"):
+        ws.rename_run(entry.id, "my system", "x")
+    ws.delete_run(entry.id, "ours")
     assert ws.runs(entry.id) == [] and ws.size() == ws.dataset(entry.id).size
 
 

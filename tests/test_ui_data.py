@@ -7,6 +7,7 @@ from types import SimpleNamespace
 from retrieval.corpus.dataset import assemble
 from retrieval.evaluation.report import Unjudged
 from ui import data as ui
+from ui import workspace
 
 
 def test_sizes_read_in_kilobytes_then_megabytes():
@@ -17,18 +18,18 @@ def test_sizes_read_in_kilobytes_then_megabytes():
 
 
 def test_file_stem_drops_only_the_last_extension():
-    assert ui.file_stem("mine.run") == "mine"
-    assert ui.file_stem("bm25.k1.trec") == "bm25.k1"
-    assert ui.file_stem("noext") == "noext"
+    assert workspace.file_stem("mine.run") == "mine"
+    assert workspace.file_stem("bm25.k1.trec") == "bm25.k1"
+    assert workspace.file_stem("noext") == "noext"
 
 
 def test_unique_name_prefers_the_tag_then_the_stem_then_numbers():
     taken = {"BM25", "LSA", "weighted", "RRF"}
-    assert ui.unique_name("mysys", "mine", taken) == "mysys"
-    assert ui.unique_name("BM25", "copy", taken) == "copy"  # the tag is a built-in system's name
-    assert ui.unique_name("", "copy", taken) == "copy"
-    assert ui.unique_name("BM25", "LSA", taken) == "LSA-2"
-    assert ui.unique_name("x", "run", taken | {"x", "run", "run-2", "run-3"}) == "run-4"
+    assert workspace.unique_name("mysys", "mine", taken) == "mysys"
+    assert workspace.unique_name("BM25", "copy", taken) == "copy"  # the tag is a built-in system's name
+    assert workspace.unique_name("", "copy", taken) == "copy"
+    assert workspace.unique_name("BM25", "LSA", taken) == "LSA-2"
+    assert workspace.unique_name("x", "run", taken | {"x", "run", "run-2", "run-3"}) == "run-4"
 
 
 def test_download_stem_keeps_safe_characters_only():

@@ -20,7 +20,7 @@ from retrieval.corpus.dataset import Dataset, TrecRun
 from retrieval.evaluation import report
 from retrieval.retrievers.systems import SYSTEMS
 
-from . import cache, charts, dense, live, state
+from . import cache, charts, dense, live, state, workspace
 from .format import FULL_CHARS, PREVIEW_CHARS, clip, full_text_note
 from .markdown import escape_markdown as plain
 
@@ -28,7 +28,6 @@ PREVIEW_ROWS = 100
 DONE = "data_done"  # uploader -> token of the upload last processed (file ids), so a rerun never re-processes it
 SOURCE = "data_source"  # (fingerprint, file name) of the uploaded dataset, for the command line shown
 RUN_FILES = "data_run_files"  # run name -> the file it came from
-MESSAGES_FOR = "data_messages_for"  # fingerprint of the dataset the upload messages were written about
 ICONS = {"error": ":material/error:", "warning": ":material/warning:", "success": ":material/check_circle:", "info": ":material/info:"}
 RECORDS = ["csv", "tsv", "jsonl", "json", "ndjson", "txt"]  # the file types of documents and questions
 
@@ -45,22 +44,6 @@ def init() -> None:
 def mb(n: int) -> str:
     """A size in bytes for reading: kB below 100 kB, MB from there."""
     return f"{n / 1e6:,.1f} MB" if n >= 100_000 else f"{n / 1e3:,.1f} kB"
-
-
-def file_stem(file_name: str) -> str:
-    """A file's name without its last extension."""
-    return file_name.rsplit(".", 1)[0] if "." in file_name else file_name
-
-
-def unique_name(wanted: str, stem: str, taken: set[str]) -> str:
-    """A system name not in `taken`: the run's tag, else its file stem, else the stem numbered from 2."""
-    for name in (wanted, stem):
-        if name and name not in taken:
-            return name
-    i = 2
-    while f"{stem}-{i}" in taken:
-        i += 1
-    return f"{stem}-{i}"
 
 
 def run_lines(run: TrecRun) -> int:
@@ -148,13 +131,12 @@ def say(kind: str, text: str) -> None:
 
 def post(messages: list[tuple[str, str]], ds: Dataset) -> None:
     """Keep the upload messages (kind, text) until the next upload, while `ds` stays the dataset in use."""
-    st.session_state[state.UPLOAD_MESSAGES] = messages
-    st.session_state[MESSAGES_FOR] = ds.fingerprint
+    state.post(messages, ds.fingerprint)
 
 
 def show_messages(ds: Dataset) -> None:
     """The last upload's messages, unless the dataset changed since (the sidebar went back to the invented corpus)."""
-    if st.session_state.get(MESSAGES_FOR) in (ds.fingerprint, cache.base_dataset().fingerprint):  # or graded since
+    if st.session_state.get(state.MESSAGES_FOR) in (ds.fingerprint, cache.base_dataset().fingerprint):  # or graded since
         for kind, text in st.session_state[state.UPLOAD_MESSAGES]:
             say(kind, text)
 
@@ -231,6 +213,7 @@ def load_dataset(files: list, parse: Callable[..., Dataset], source: str | None)
                              f"done, the Overview and this page show the systems that need no fit first, then "
                              f"{', '.join(later)}; other pages wait for it."))
     msgs += [("warning", w) for w in ds.warnings]
+    msgs.append(workspace.keep_dataset(ds, list(zip(data, (f.name for f in files)))))
     runs = st.session_state[state.RUNS]
     for name, run in list(runs.items()):
         fits, why = report.run_fits(run, ds)
@@ -303,11 +286,14 @@ def add_runs(files: list) -> None:
         if not fits:
             msgs.append(("error", f"{f.name}: not added: {why}."))
             continue
-        name = unique_name(run.name, file_stem(f.name), set(SYSTEMS) | set(runs))
-        runs[name] = dataclasses.replace(run, name=name)
+        run, not_kept = workspace.keep_run(run, f.getvalue(), f.name, set(SYSTEMS) | set(runs))
+        name = run.name
+        runs[name] = run
         st.session_state[RUN_FILES][name] = f.name
         added.append(name)
         msgs.append(("success", f"Added the run {name} from {f.name}: {len(run.query_ids):,} questions, {run_lines(run):,} lines."))
+        if not_kept:
+            msgs.append(("warning", not_kept))
     if added:
         ranks = cache.rankings()
         msgs += [("warning", w) for name in added for w in ranks[name].warnings]
@@ -330,14 +316,17 @@ def rename(old: str) -> None:
     st.session_state[state.RUNS] = {(new if n == old else n): (dataclasses.replace(r, name=new) if n == old else r) for n, r in runs.items()}
     files = st.session_state[RUN_FILES]
     files[new] = files.pop(old, "")
-    post([("success", f"Run {old} is now called {new}.")], cache.current_dataset())
+    not_kept = workspace.rename_run(old, new)
+    post([("success", f"Run {old} is now called {new}.")] + ([("warning", not_kept)] if not_kept else []),
+         cache.current_dataset())
 
 
 def remove(name: str) -> None:
     """Drop one uploaded run (callback)."""
     st.session_state[state.RUNS].pop(name, None)
     st.session_state[RUN_FILES].pop(name, None)
-    post([("info", f"Run {name} was removed.")], cache.current_dataset())
+    there = workspace.drop_run(name)
+    post([("info", f"Run {name} was removed." + (f" {there}" if there else ""))], cache.current_dataset())
 
 
 # ------------------------------------------------------------------------------------------ sections

@@ -25,7 +25,8 @@ STEP = "step"  # the Tour's step (1 to ui.tour.N_STEPS), bound to the URL: ?step
 # plain session keys
 DATASET = "dataset"  # an uploaded retrieval.corpus.dataset.Dataset, or None for the invented corpus
 RUNS = "runs"  # uploaded retrieval.corpus.dataset.TrecRun objects, by name
-UPLOAD_MESSAGES = "upload_messages"
+UPLOAD_MESSAGES = "upload_messages"  # the Data page's last messages, (kind, text) each
+MESSAGES_FOR = "data_messages_for"  # fingerprint of the dataset the upload messages were written about
 DENSE = "dense_source"  # the session's dense vectors (retrieval.corpus.embeddings.Aligned), or None: see ui/dense.py
 # the Playground's (ui/playground.py): the typed question, the dataset question it started from, its judgements
 PG_TEXT = "pg_text"  # the text input's value
@@ -37,6 +38,13 @@ PG_ROWS = "pg_rows"  # (generation, the document ids of the judging table's rows
 PG_DATASET = "pg_dataset"  # the corpus fingerprint of the dataset the Playground's state belongs to
 JUDGEMENTS = "judgements"  # the Judge page's new grades: {dataset fingerprint: {(question id, document id): grade}}
 JUDGED_DATASET = "judged_dataset"  # (dataset fingerprint, the grades, the dataset with them): ui.cache.current_dataset
+# the workspace's (ui/workspace.py)
+RATER = "rater"  # the name this person typed (who uploads and grades), unless a proxy names them
+STORED = "stored_dataset"  # the id in the store of the dataset in use, once it (or one of its runs) is kept there
+ADDED_RUNS = "added_runs"  # (dataset id, run name) of the runs this session added to the store
+STORE_PROBLEM = "store_problem"  # why the store cannot be opened, when it cannot
+LINK_FOLLOWED = "link_followed"  # the session's first run opened what its URL names
+LINK_PROBLEM = "link_problem"  # (dataset id, runs, messages): what the session's link named that could not be opened
 
 METRIC_KINDS = {  # label shown -> metric kind in retrieval.evaluation.metrics
     "nDCG (linear gain)": "ndcg",
@@ -98,6 +106,13 @@ def init_state() -> None:
     st.session_state.setdefault(UPLOAD_MESSAGES, [])
     st.session_state.setdefault(DENSE, None)
     st.session_state.setdefault(JUDGEMENTS, {})
+
+
+def post(messages: list[tuple[str, str]], fingerprint: str) -> None:
+    """Keep the Data page's messages (kind, text) until the next upload, while the dataset of this fingerprint (the
+    one they are about) stays in use."""
+    st.session_state[UPLOAD_MESSAGES] = messages
+    st.session_state[MESSAGES_FOR] = fingerprint
 
 
 def reset_to_article() -> None:

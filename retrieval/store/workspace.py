@@ -86,6 +86,7 @@ class RunEntry:
     size: int
     added_at: datetime
     added_by: str
+    sha256: str  # of the file: the same run uploaded again is recognised
 
 
 @dataclass(frozen=True)
@@ -332,10 +333,10 @@ class Workspace:
         """A dataset's stored runs, in the order they were added."""
         r, b = schema.runs, schema.blobs
         with self._read() as conn:
-            rows = conn.execute(sa.select(r.c.name, r.c.file_name, b.c.size, r.c.added_at, r.c.added_by)
+            rows = conn.execute(sa.select(r.c.name, r.c.file_name, b.c.size, r.c.added_at, r.c.added_by, r.c.sha256)
                                 .join(b, r.c.sha256 == b.c.sha256).where(r.c.dataset_id == str(dataset_id))
                                 .order_by(r.c.id)).all()
-        return [RunEntry(n, f, int(s), _utc(t), by) for n, f, s, t, by in rows]
+        return [RunEntry(n, f, int(s), _utc(t), by, sha) for n, f, s, t, by, sha in rows]
 
     def load_run(self, dataset_id: str, name: str) -> TrecRun:
         """A stored run, parsed again from its file, under its stored name."""
@@ -346,6 +347,17 @@ class Workspace:
         if row is None:
             raise StoreError(f"{self.label}: no run {name!r} of dataset {dataset_id!r}")
         return datasets.parse_run(bytes(row[1]), row[0], name)
+
+    def rename_run(self, dataset_id: str, old: str, new: str) -> None:
+        """Rename a stored run (refused when the dataset has a run of the new name)."""
+        new = _name(new, "the run")
+        r = schema.runs
+        with self._write() as conn:
+            if conn.execute(sa.select(r.c.id).where(r.c.dataset_id == str(dataset_id), r.c.name == new)).first():
+                raise StoreError(f"{self.label}: the dataset has a run named {new!r} already")
+            done = conn.execute(sa.update(r).where(r.c.dataset_id == str(dataset_id), r.c.name == str(old)).values(name=new))
+            if done.rowcount != 1:
+                raise StoreError(f"{self.label}: no run {old!r} to rename")
 
     def delete_run(self, dataset_id: str, name: str) -> None:
         with self._write() as conn:

@@ -1,0 +1,129 @@
+"""The workspace in the app, as a teacher and a search team use it: an upload is kept, a link names it, a fresh
+session (another browser, or after a restart) opening the link shows the same numbers; a link the workspace cannot
+follow says so and keeps its settings; the Data page lists the stored datasets to open, rename or delete."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from retrieval.corpus import dataset
+from retrieval.store.workspace import open_workspace
+
+from apptest import open_app, shown
+from conftest import ROOT
+from test_page_data import INVENTED_RUN, beir_zip, means, to_overview, upload
+
+pytestmark = pytest.mark.app
+
+FRUIT = dataset.load_beir_zip(beir_zip(), "fruit.zip")
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch):
+    """A store of each test's own (a new URL: the app opens it afresh)."""
+    monkeypatch.setenv("RETRIEVAL_LAB_HOME", str(tmp_path / "home"))
+    return tmp_path / "home"
+
+
+def fresh(query: dict[str, str | list[str]], page: str = "pages/overview.py") -> AppTest:
+    """A new session opening a link: app.py with these query parameters, then `page`."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def runs_in(at: AppTest) -> list[str]:
+    """The runs the session's URL names (AppTest gives one value as a str, several as a list)."""
+    value = at.query_params.get("run", [])
+    return [value] if isinstance(value, str) else list(value)
+
+
+def data_page() -> AppTest:
+    return open_app("pages/data.py")
+
+
+def test_an_upload_is_kept_and_its_link_reopens_it_with_the_same_numbers(home):
+    at = data_page()
+    upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
+    assert any("Kept in the workspace as fruit" in shown(i.value) for i in at.info)
+    assert at.query_params["data"] == FRUIT.fingerprint
+    at.sidebar.slider(key="k1").set_value(1.6).run()
+    link = {"data": at.query_params["data"], "k1": "1.6"}  # the browser writes the bound slider's value (AppTest does not)
+    before = means(to_overview(at))
+    assert at.query_params["data"] == FRUIT.fingerprint  # the page changed: the link still names it
+    again = fresh(link)
+    assert again.sidebar.markdown[0].value == "**Dataset:** fruit — 6 documents, 3 questions"
+    assert means(again) == before and again.sidebar.slider(key="k1").value == 1.6
+    (entry,) = open_workspace(f"sqlite:///{home / 'workspace.sqlite'}").datasets()
+    assert (entry.id, entry.name, entry.added_by) == (FRUIT.fingerprint, "fruit", "anonymous")
+
+
+def test_runs_are_kept_with_the_dataset_and_the_link_names_them():
+    at = data_page()
+    at.text_input(key="rater").set_value("Ana").run()
+    upload(at, "data_runs", [("mine.run", INVENTED_RUN, "text/plain")])
+    assert runs_in(at) == ["mysys"] and "data" not in at.query_params  # the invented corpus
+    before = means(to_overview(at))
+    again = fresh({"run": ["mysys"]})
+    assert means(again) == before and "mysys" in before
+    at.switch_page("pages/data.py").run()
+    at.text_input(key="data_run_name:mysys").set_value("ana's system").run()
+    assert runs_in(at) == ["ana's system"]
+    assert "ana's system" in means(fresh({"run": ["ana's system"]}))
+
+
+def test_a_link_to_a_dataset_the_workspace_does_not_hold_says_so_and_keeps_its_settings():
+    at = fresh({"data": "0123456789abcdef", "k1": "1.6", "run": ["gone"]})
+    (warning,) = at.warning
+    text = shown(warning.value)
+    assert "names the dataset 0123456789abcdef, which this lab's workspace does not hold" in text
+    assert "Showing **invented** instead (28 documents, 14 questions); the link's other settings are kept." in text
+    assert at.query_params["data"] == "0123456789abcdef" and runs_in(at) == ["gone"]
+    assert at.query_params["k1"] == "1.6" and at.sidebar.slider(key="k1").value == 1.6
+    at.switch_page("pages/tour.py").run()
+    assert at.query_params["data"] == "0123456789abcdef" and at.warning  # said on every page, until it changes
+
+
+def test_a_link_naming_a_run_the_workspace_does_not_hold_opens_the_rest():
+    at = data_page()
+    upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
+    again = fresh({"data": FRUIT.fingerprint, "run": ["nowhere"]})
+    assert again.sidebar.markdown[0].value == "**Dataset:** fruit — 6 documents, 3 questions"
+    assert any("runs the workspace does not hold for fruit: nowhere" in shown(w.value) for w in again.warning)
+
+
+def test_the_data_page_lists_the_stored_datasets_to_open_rename_and_delete(home):
+    at = data_page()
+    upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
+    other = fresh({}, "pages/data.py")  # a second person, on the invented corpus
+    table = next(d.value for d in other.dataframe if "by" in d.value.columns)
+    assert list(table["name"]) == ["fruit"] and list(table["documents"]) == [6] and list(table["by"]) == ["anonymous"]
+    other.button(key="ws_open").click().run()
+    assert other.sidebar.markdown[0].value == "**Dataset:** fruit — 6 documents, 3 questions"
+    assert other.query_params["data"] == FRUIT.fingerprint
+    other.text_input(key=f"ws_rename:{FRUIT.fingerprint}").set_value("class of Monday").run()
+    other.button(key="ws_rename_button").click().run()
+    assert other.sidebar.markdown[0].value.startswith("**Dataset:** class of Monday")
+    assert fresh({"data": FRUIT.fingerprint}).sidebar.markdown[0].value.startswith("**Dataset:** class of Monday")
+    assert other.button(key="ws_delete").disabled
+    other.checkbox(key=f"ws_sure:{FRUIT.fingerprint}").check().run()
+    other.button(key="ws_delete").click().run()
+    assert any("Deleted class of Monday from the workspace: it stays in use in this session" in shown(i.value)
+               for i in other.info)
+    assert "data" not in other.query_params
+    assert open_workspace(f"sqlite:///{home / 'workspace.sqlite'}").datasets() == []
+
+
+def test_without_a_store_uploads_still_work_and_say_they_are_not_kept(monkeypatch):
+    monkeypatch.setenv("RETRIEVAL_LAB_DATABASE_URL", "postgresql+psycopg://nobody@127.0.0.1:1/none")
+    at = data_page()
+    assert any("The workspace cannot be opened, so uploads are not kept" in shown(w.value) for w in at.warning)
+    upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
+    assert at.sidebar.markdown[0].value == "**Dataset:** fruit — 6 documents, 3 questions"
+    assert any("Not kept in the workspace" in shown(w.value) for w in at.warning)
+    assert "data" not in at.query_params

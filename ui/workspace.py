@@ -1,0 +1,369 @@
+"""The app's side of the workspace store (retrieval.store.workspace): the store, opened once per server; who the
+person is; an upload kept; the link that names the dataset and runs in use, written on every run and followed when a
+session opens on it; the Data page's list of the stored datasets.
+
+A link is `?data=<the dataset's id>&run=<a stored run>&run=...` besides the sliders: opened in a fresh browser, or
+after a restart, it shows the same numbers. When the store does not hold what it names, the page says so and what it
+shows instead; the link is left as it was (every parameter in it kept).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import re
+
+import streamlit as st
+
+from retrieval.core.errors import InputError
+from retrieval.corpus import dataset as datasets
+from retrieval.corpus.dataset import Dataset, TrecRun
+from retrieval.store.workspace import (
+    FILES,
+    ZIP,
+    DatasetEntry,
+    StoredFile,
+    Workspace,
+    default_url,
+    open_workspace,
+)
+
+from . import in_use, state
+from .markdown import escape_markdown
+
+DATA = "data"  # the URL's dataset: its id in the store (Dataset.fingerprint); none for the invented corpus
+RUN = "run"  # the URL's runs: a stored run's name, once per run in use
+USER_HEADER_ENV = "RETRIEVAL_LAB_USER_HEADER"  # the header an authenticating proxy sets to the signed-in user's name
+ANONYMOUS = "anonymous"
+
+
+@st.cache_resource(show_spinner=False, max_entries=2)
+def _opened(url: str) -> Workspace:
+    """The store at url, opened (and migrated) once per server; an error is not kept, so a later run tries again."""
+    return open_workspace(url)
+
+
+def store() -> Workspace | None:
+    """This server's store, or None when it cannot be opened (the reason in the session: `problem`)."""
+    try:
+        ws = _opened(default_url())
+    except InputError as e:
+        st.session_state[state.STORE_PROBLEM] = str(e)
+        return None
+    st.session_state.pop(state.STORE_PROBLEM, None)
+    return ws
+
+
+def problem() -> str | None:
+    """Why the store could not be opened in this session, if it could not."""
+    return st.session_state.get(state.STORE_PROBLEM)
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def proxy_user() -> str | None:
+    """The signed-in user's name from the authenticating proxy's header ($RETRIEVAL_LAB_USER_HEADER), if set."""
+    header = os.environ.get(USER_HEADER_ENV, "").strip()
+    if not header:
+        return None
+    value = _CONTROL.sub("", str(st.context.headers.get(header) or "")).strip()[:200]
+    return value or None
+
+
+def person() -> str:
+    """Who is uploading or grading: the proxy's user, else the name typed in this session, else "anonymous"."""
+    typed = _CONTROL.sub("", str(st.session_state.get(state.RATER) or "")).strip()[:200]
+    return proxy_user() or typed or ANONYMOUS
+
+
+# --------------------------------------------------------------------------------------------------- keeping
+
+
+def file_stem(file_name: str) -> str:
+    """A file's name without its last extension."""
+    return file_name.rsplit(".", 1)[0] if "." in file_name else file_name
+
+
+def unique_name(wanted: str, stem: str, taken: set[str]) -> str:
+    """A system name not in `taken`: the run's tag, else its file stem, else the stem numbered from 2."""
+    for name in (wanted, stem):
+        if name and name not in taken:
+            return name
+    i = 2
+    while f"{stem}-{i}" in taken:
+        i += 1
+    return f"{stem}-{i}"
+
+
+
+def keep_dataset(ds: Dataset, files: list[tuple[bytes, str]]) -> tuple[str, str]:
+    """Store an uploaded dataset with its files (one zip, or documents, questions and judgements); the Data page's
+    message about it (kind, text)."""
+    ws = store()
+    if ws is None:
+        return "warning", f"Not kept in the workspace ({problem()}): a reload forgets this upload."
+    try:
+        entry = ws.add_dataset(ds, ZIP if len(files) == 1 else FILES, [StoredFile(n, d) for d, n in files], person())
+    except InputError as e:
+        return "warning", f"Not kept in the workspace: {e}. It is in use in this session only: a reload forgets it."
+    st.session_state[state.STORED] = entry.id
+    return "info", (f"Kept in the workspace as {entry.name}: a reload, a server restart or a copy of this page's link "
+                    "opens it again.")
+
+
+def _dataset_id(ws: Workspace, ds: Dataset) -> str:
+    """The stored id of the dataset in use, storing it first when it is the invented corpus (runs are kept per
+    dataset)."""
+    if ws.dataset(ds.fingerprint) is None:
+        ws.add_dataset(ds, ZIP, [StoredFile(f"{ds.name}.zip", datasets.beir_zip(ds))], person())
+    return ds.fingerprint
+
+
+def keep_run(run: TrecRun, data: bytes, file_name: str, taken: set[str]) -> tuple[TrecRun, str | None]:
+    """Name an uploaded run of the dataset in use (`unique_name`: not among `taken`, the session's systems, nor the
+    names the store gives other files of this dataset) and store it, unless the store holds this file under that name
+    already; the run as named, and a warning if it could not be kept."""
+    ws = store()
+    if ws is None:
+        named = dataclasses.replace(run, name=unique_name(run.name, file_stem(file_name), taken))
+        return named, f"Run {named.name} is not kept in the workspace ({problem()}): a reload forgets it."
+    sha = hashlib.sha256(data).hexdigest()
+    try:
+        did = _dataset_id(ws, in_use.base_dataset())
+        stored = {r.name: r.sha256 for r in ws.runs(did)}
+        name = unique_name(run.name, file_stem(file_name), taken | {n for n, h in stored.items() if h != sha})
+        if name not in stored:
+            ws.add_run(did, name, StoredFile(file_name, data), person())
+            st.session_state.setdefault(state.ADDED_RUNS, set()).add((did, name))
+    except InputError as e:
+        named = dataclasses.replace(run, name=unique_name(run.name, file_stem(file_name), taken))
+        return named, f"Run {named.name} is not kept in the workspace: {e}. A reload forgets it."
+    st.session_state[state.STORED] = did
+    return dataclasses.replace(run, name=name), None
+
+
+def rename_run(old: str, new: str) -> str | None:
+    """Rename a stored run of the dataset in use as the session renamed it; a warning if the store could not."""
+    ws = store()
+    if ws is None or ws.dataset(in_use.base_dataset().fingerprint) is None:
+        return None
+    did = in_use.base_dataset().fingerprint
+    try:
+        ws.rename_run(did, old, new)
+    except InputError as e:
+        return f"The workspace keeps the run as {old}: {e}."
+    added = st.session_state.get(state.ADDED_RUNS, set())
+    if (did, old) in added:
+        added.discard((did, old))
+        added.add((did, new))
+    return None
+
+
+def drop_run(name: str) -> str | None:
+    """A run removed from the session: deleted from the workspace too when this session added it (an upload
+    undone), else left there for the others; what happened to it there (None: nothing)."""
+    did = in_use.base_dataset().fingerprint
+    added = st.session_state.get(state.ADDED_RUNS, set())
+    ws = store()
+    if (did, name) not in added or ws is None:
+        return None
+    try:
+        ws.delete_run(did, name)
+    except InputError as e:
+        return f"The workspace still holds run {name}: {e}."
+    added.discard((did, name))
+    return f"This session had added run {name} to the workspace: it is deleted there too."
+
+
+# ---------------------------------------------------------------------------------------------------- links
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _stored_dataset(url: str, dataset_id: str, name: str) -> Dataset:
+    """A stored dataset read from its files, once per server while it is among the last four opened (its name in
+    the key: a renamed dataset is read again under its new name)."""
+    return _opened(url).load_dataset(dataset_id)
+
+
+def open_stored(dataset_id: str, run_names: list[str]) -> list[str]:
+    """Make a stored dataset, with those of its stored runs, the session's; what could not be opened (messages)."""
+    ws = store()
+    if ws is None:
+        return [f"This link names a dataset of the workspace, which cannot be opened here ({problem()})."]
+    entry = ws.dataset(dataset_id)
+    if entry is None:
+        return [f"This link names the dataset {dataset_id}, which this lab's workspace does not hold (it was deleted, "
+                "or the link comes from another server)."]
+    try:
+        ds = _stored_dataset(default_url(), entry.id, entry.name)
+    except InputError as e:
+        return [f"The dataset {entry.name} could not be read from the workspace: {e}"]
+    invented = in_use.invented()
+    st.session_state[state.DATASET] = None if ds.fingerprint == invented.fingerprint else ds
+    st.session_state[state.STORED] = entry.id
+    runs, missing = {}, []
+    for name in run_names:
+        try:
+            runs[name] = ws.load_run(entry.id, name)
+        except InputError:
+            missing.append(name)
+    st.session_state[state.RUNS] = runs
+    if missing:
+        return [f"This link names runs the workspace does not hold for {entry.name}: {', '.join(missing)}."]
+    return []
+
+
+def follow_link() -> None:
+    """On a session's first run: open what the URL names (a dataset of the store and its runs). Later runs write
+    the URL from the session instead (`write_link`): Streamlit drops query parameters no widget holds when the
+    page changes."""
+    if st.session_state.get(state.LINK_FOLLOWED):
+        return
+    st.session_state[state.LINK_FOLLOWED] = True
+    want, runs = st.query_params.get(DATA), st.query_params.get_all(RUN)
+    if not want and not runs:
+        return
+    problems = open_stored(want or in_use.invented().fingerprint, runs)
+    if problems:
+        st.session_state[state.LINK_PROBLEM] = (want, runs, problems, _in_use())
+
+
+def _in_use() -> tuple[str | None, list[str]]:
+    """What the URL names for the session's dataset and runs: the stored dataset's id (none for the invented
+    corpus or a dataset the store does not hold), the runs' names (none unless the dataset is stored)."""
+    ds = in_use.base_dataset()
+    stored = st.session_state.get(state.STORED) == ds.fingerprint
+    uploaded = st.session_state.get(state.DATASET) is not None
+    return (ds.fingerprint if stored and uploaded else None), (list(st.session_state.get(state.RUNS, {})) if stored else [])
+
+
+def write_link() -> None:
+    """Name the dataset and runs in use in the URL (nothing for the invented corpus without runs), so a copied
+    link opens them; a link that could not be followed wholly is left as it was, until the dataset or runs in use
+    change."""
+    held = st.session_state.get(state.LINK_PROBLEM)
+    want, runs = _in_use()
+    if held is not None:
+        if (want, runs) == held[3]:
+            want, runs = held[0], held[1]  # still what the link opened: the link stays as given
+        else:
+            st.session_state.pop(state.LINK_PROBLEM)
+    if st.query_params.get(DATA) != want:
+        if want is None:
+            st.query_params.pop(DATA, None)
+        else:
+            st.query_params[DATA] = want
+    if st.query_params.get_all(RUN) != runs:
+        if runs:
+            st.query_params[RUN] = runs
+        else:
+            st.query_params.pop(RUN, None)
+
+
+def link_problems() -> list[str]:
+    """What the link this session opened on named that the workspace could not give (shown on every page)."""
+    held = st.session_state.get(state.LINK_PROBLEM)
+    return list(held[2]) if held else []
+
+
+def say_link_problems() -> None:
+    """Each of `link_problems`, at the top of the page, with what is shown instead."""
+    ds = in_use.base_dataset()
+    for text in link_problems():
+        st.warning(f"{escape_markdown(text)} Showing **{escape_markdown(ds.name)}** instead ({ds.n_docs:,} documents, "
+                   f"{ds.n_queries:,} questions); the link's other settings are kept.", icon=":material/link_off:")
+
+
+# ---------------------------------------------------------------------------------------- the Data page's list
+
+
+def stored_datasets() -> list[DatasetEntry]:
+    """The workspace's datasets, the latest first (none without a store)."""
+    ws = store()
+    return ws.datasets() if ws is not None else []
+
+
+def _open(dataset_id: str) -> None:
+    """Open a stored dataset from the Data page's list (a button's callback)."""
+    problems = open_stored(dataset_id, [])
+    entry = next((e for e in stored_datasets() if e.id == dataset_id), None)
+    done = [] if problems or entry is None else [("success", f"Opened {entry.name} from the workspace.")]
+    state.post([("error", p) for p in problems] + done, in_use.base_dataset().fingerprint)
+    st.session_state[state.DIMS] = st.session_state[state.DIMS]  # the d slider's maximum follows the dataset
+
+
+def _rename(dataset_id: str) -> None:
+    """Rename a stored dataset (a button's callback): for everyone, and in this session if it is in use."""
+    ws = store()
+    new = str(st.session_state.get(f"ws_rename:{dataset_id}") or "")
+    try:
+        ws.rename_dataset(dataset_id, new)
+    except InputError as e:
+        state.post([("error", str(e))], in_use.base_dataset().fingerprint)
+        return
+    ds = st.session_state.get(state.DATASET)
+    if ds is not None and ds.fingerprint == dataset_id:
+        st.session_state[state.DATASET] = ds.renamed(new.strip())
+    state.post([("success", f"Renamed to {new.strip()} in the workspace.")], in_use.base_dataset().fingerprint)
+
+
+def _delete(dataset_id: str) -> None:
+    """Delete a stored dataset with its runs, embeddings and grades (a button's callback, once confirmed)."""
+    ws = store()
+    entry = ws.dataset(dataset_id)
+    try:
+        ws.delete_dataset(dataset_id)
+    except InputError as e:
+        state.post([("error", str(e))], in_use.base_dataset().fingerprint)
+        return
+    in_use_here = st.session_state.get(state.STORED) == dataset_id
+    if in_use_here:
+        st.session_state.pop(state.STORED)
+    state.post([("info", f"Deleted {entry.name if entry else dataset_id} from the workspace"
+                 + (": it stays in use in this session until you leave it." if in_use_here else "."))],
+               in_use.base_dataset().fingerprint)
+
+
+def _when(entry: DatasetEntry) -> str:
+    return entry.added_at.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def section() -> None:
+    """The Data page's workspace: who you are, and the stored datasets to open, rename or delete."""
+    st.subheader("Workspace")
+    ws = store()
+    if ws is None:
+        st.warning(f"The workspace cannot be opened, so uploads are not kept: {escape_markdown(problem() or '')}",
+                   icon=":material/cloud_off:")
+        return
+    user = proxy_user()
+    if user:
+        st.caption(f"Signed in as **{escape_markdown(user)}** (from the proxy): uploads and grades carry this name.")
+    else:
+        st.text_input("Your name", key=state.RATER, max_chars=200, placeholder=ANONYMOUS,
+                      help="Uploads and grades carry it (anonymous without one). Typed once per session.")
+    entries = ws.datasets()
+    used, limit = ws.size(), ws.max_bytes
+    st.caption(f"Uploads are kept in {escape_markdown(ws.label)}: {len(entries):,} datasets, "
+               f"{used / 2**20:,.1f} of {limit / 2**20:,.0f} MB. Open one here, or share this page's link: it names the "
+               "dataset and runs in use.")
+    if not entries:
+        return
+    rows = [{"name": e.name, "documents": e.n_docs, "questions": e.n_questions, "judgements": e.n_judgements,
+             "size (MB)": round(e.size / 2**20, 2), "added": _when(e), "by": e.added_by, "id": e.id} for e in entries]
+    st.dataframe(rows, hide_index=True, width="stretch")
+    ids = [e.id for e in entries]
+    names = {e.id: e.name for e in entries}
+    chosen = st.selectbox("Stored dataset", ids, format_func=lambda i: f"{names[i]} ({i})", key="ws_chosen")
+    if chosen is None:
+        return
+    a, b, c = st.columns([2, 3, 2], vertical_alignment="bottom")
+    a.button("Open", key="ws_open", on_click=_open, args=(chosen,), icon=":material/folder_open:", width="stretch")
+    b.text_input("New name", value=names[chosen], key=f"ws_rename:{chosen}", max_chars=200)
+    b.button("Rename", key="ws_rename_button", on_click=_rename, args=(chosen,), width="stretch")
+    sure = c.checkbox("Delete it for everyone", key=f"ws_sure:{chosen}",
+                      help="With its runs, embeddings and grades: links to it stop working.")
+    c.button("Delete", key="ws_delete", on_click=_delete, args=(chosen,), disabled=not sure, type="primary",
+             icon=":material/delete:", width="stretch")
