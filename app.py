@@ -11,6 +11,7 @@ try:
     workspace.follow_link()  # a session's first run opens what its link names
     page = st.navigation(router.pages())
     workspace.write_link()  # the link names the dataset and runs in use
+    workspace.read_grades_when_needed(page.title)  # once per dataset, and on entering the Judge page: never on a tick
     sidebar.render()
     workspace.say_link_problems()
     page.run()

@@ -1,5 +1,5 @@
-"""Judge: the unjudged documents in any system's top k, graded 0, 1 or 2 here; every page then measures with the
-new grades (ui.cache.current_dataset). The parts are in ui/judge.py."""
+"""Judge: the unjudged documents in any system's top k, graded 0, 1 or 2 here by several raters; every page then
+measures with their grades combined by the chosen rule (ui.cache.current_dataset). The parts are in ui/judge.py."""
 
 from __future__ import annotations
 
@@ -22,5 +22,6 @@ if order:
     page.grade_documents(base, holes, q, grades)
 else:
     page.nothing_to_judge(base, k)
+page.raters(base)
 page.means(base, ds, state.metric_name(), k)
 page.downloads(ds, grades)

@@ -18,6 +18,8 @@ p = cache.current_params()
 st.title("Overview")
 dims = cache.ranking_params(ds, p).dims
 st.caption(page.caption(ds, p, dims))
+if note := page.workspace_note(ds):
+    st.caption(note)
 ev = page.evaluation(ds, list(dict.fromkeys(table + curve)), table, dims)
 page.warnings(ds, ev, k)
 page.means_and_intervals(ev, table)

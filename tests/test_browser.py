@@ -234,3 +234,61 @@ def test_an_upload_survives_a_reload_and_its_link_opens_it_in_another_browser(se
         assert second.locator("[data-testid=stException]").count() == 0
         second.screenshot(path=str(tmp_path / "tour-second.png"))
         browser.close()
+
+
+def _grade_first_document(page, name: str, label: str) -> str:
+    """On the Judge page: type the rater's name, grade the first listed document; its id."""
+    field = page.get_by_role("textbox", name="Your name as a rater")
+    field.fill(name)
+    field.press("Enter")
+    _idle(page)
+    card = page.locator("[data-testid=stMain] [data-testid=stVerticalBlock]").filter(
+        has=page.locator("[data-testid=stButtonGroup]")).filter(has_not=page.locator("[data-testid=stVerticalBlock]")).first
+    doc = card.locator("[data-testid=stMarkdownContainer] strong").first.inner_text().split(". ", 1)[1]
+    card.get_by_role("radio", name=label).click()
+    _idle(page)
+    return doc
+
+
+def test_two_raters_grade_the_same_document_and_see_their_agreement(server, tmp_path):
+    """Two browsers grade the invented corpus's first listed document as Ana (2) and Ben (0); Ana's Judge page,
+    entered again, shows the two raters and their disagreement, and each rater's grades download as qrels."""
+    from playwright.sync_api import sync_playwright
+
+    from retrieval.corpus.dataset import parse_qrels
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        pages = []
+        for name, label in (("Ana", "2 highly relevant"), ("Ben", "0 not relevant")):
+            page = browser.new_context(viewport={"width": 1024, "height": 768}, accept_downloads=True).new_page()
+            page.goto(f"{server}/judge")
+            _idle(page)
+            pages.append((page, _grade_first_document(page, name, label)))
+        (ana, doc), (ben, same) = pages
+        assert doc == same
+        ana.get_by_role("link", name="Overview").first.click()
+        _idle(ana)
+        ana.get_by_role("link", name="Judge").first.click()
+        _idle(ana)
+        main = ana.locator("[data-testid=stMain]")
+        main.get_by_text("Where they differ most").wait_for(timeout=30_000)
+        text = main.inner_text()
+        assert "2 raters (Ana, Ben)" in text and f"Graded by you 2, Ben 0" in text
+        ana.get_by_text("Where they differ most").scroll_into_view_if_needed()
+        ana.screenshot(path=str(tmp_path / "judge-raters.png"), full_page=True)
+        got = {}
+        for rater in ("Ana", "Ben"):
+            box = ana.locator("[data-testid=stSelectbox]").filter(has_text="One rater's grades")
+            box.locator("input").click()
+            ana.keyboard.type(rater)
+            ana.keyboard.press("Enter")
+            _idle(ana)
+            with ana.expect_download() as download:
+                ana.locator("[data-testid=stDownloadButton]").filter(has_text="Download").last.click()
+            path = tmp_path / f"{rater}.qrels"
+            download.value.save_as(path)
+            got[rater] = parse_qrels(path.read_bytes(), path.name)
+        assert [(d, g) for _, d, g in got["Ana"]] == [(doc, 2)] and [(d, g) for _, d, g in got["Ben"]] == [(doc, 0)]
+        assert ana.locator("[data-testid=stException]").count() == 0
+        browser.close()

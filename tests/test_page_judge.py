@@ -13,10 +13,10 @@ from retrieval.corpus.dataset import load, parse_qrels
 from retrieval.engine.engine import Engine
 from retrieval.retrievers import dense
 from ui import judge as ui
-from ui import state
+from ui import state, workspace
 from ui.format import FULL_CHARS, clip
 
-from apptest import move, open_app, shown
+from apptest import frame_with, move, open_app, shown
 from test_page_data import downloads  # noqa: F401 - the fixture recording the deferred downloads
 
 pytestmark = pytest.mark.app
@@ -53,6 +53,18 @@ def grade_widgets(at):
     return [w for w in at.get("button_group") if w.key and w.key.startswith(ui.KEY_GRADE)]
 
 
+def as_rater(at, name: str = "Ana"):
+    """Type the rater's name, as a person does once per session before grading."""
+    at.text_input(key=state.RATER).set_value(name).run()
+    assert not at.exception
+    return at
+
+
+def in_use(at, ds) -> dict[tuple[str, str], int]:
+    """The workspace raters' grades of the dataset as the session holds them, (question, document) -> grade."""
+    return {(g.query_id, g.doc_id): g.grade for g in at.session_state[state.GRADES].get(ds.fingerprint, ())}
+
+
 def test_the_holes_of_every_system_s_top_k_are_listed_the_most_first(invented_rankings):
     ds, ranks = invented_rankings
     at = open_app("pages/judge.py")
@@ -78,7 +90,7 @@ def test_the_holes_of_every_system_s_top_k_are_listed_the_most_first(invented_ra
 
 def test_a_grade_changes_the_means_here_and_on_every_page_by_the_formula(invented_rankings):
     ds, ranks = invented_rankings
-    at = open_app("pages/judge.py")
+    at = as_rater(open_app("pages/judge.py"))
     move(at, state.METRIC, "recall")
     widget = grade_widgets(at)[0]
     qid = ds.query_ids[at.selectbox(key=ui.KEY_Q).value]
@@ -86,7 +98,7 @@ def test_a_grade_changes_the_means_here_and_on_every_page_by_the_formula(invente
     by = expected_holes(ds, ranks)[(qid, did)]
     widget.set_value(2).run()
     assert not at.exception
-    assert at.session_state[state.JUDGEMENTS][ds.fingerprint] == {(qid, did): 2}
+    assert in_use(at, ds) == {(qid, did): 2}
     # recall@5 of the question: (relevant found + 1) / (relevant + 1) for a system ranking it in its top 5,
     # found / (relevant + 1) for another; the mean over the 14 questions moves by the difference / 14
     rel = sum(1 for q, _, g in ds.judgements() if q == qid and g > 0)
@@ -107,14 +119,14 @@ def test_a_grade_changes_the_means_here_and_on_every_page_by_the_formula(invente
         assert overview.loc[s, f"recall@{K}"] == pytest.approx(table.loc[s, "after"], abs=1e-12)
     at.switch_page("pages/judge.py").run()  # taken back: the loaded judgements' means again
     next(w for w in grade_widgets(at) if w.key == widget.key).set_value(None).run()
-    assert at.session_state[state.JUDGEMENTS][ds.fingerprint] == {}
+    assert in_use(at, ds) == {}
     for table in (at.dataframe[-2].value, at.dataframe[-1].value):
         assert (table["before"] == table["after"]).all()
 
 
 def test_the_downloads_read_back_to_the_loaded_judgements_and_the_new_ones(downloads):  # noqa: F811
     ds = load("invented")
-    at = open_app("pages/judge.py")
+    at = as_rater(open_app("pages/judge.py"))
     widgets = grade_widgets(at)
     qid = ds.query_ids[at.selectbox(key=ui.KEY_Q).value]
     given = {}
@@ -126,18 +138,19 @@ def test_the_downloads_read_back_to_the_loaded_judgements_and_the_new_ones(downl
     for d in at.get("download_button"):
         make, name = downloads[d.proto.deferred_file_id]
         files[name] = make()
-    assert set(files) == {"invented_qrels.txt", "invented_new_qrels.txt"}
+    assert set(files) == {"invented_qrels.txt", "invented_new_qrels.txt", "invented_Ana_qrels.txt"}
     new = [(q, d, g) for (q, d), g in given.items()]
     assert sorted(parse_qrels(files["invented_new_qrels.txt"].encode(), "new")) == sorted(new)
+    assert sorted(parse_qrels(files["invented_Ana_qrels.txt"].encode(), "Ana")) == sorted(new)  # one rater: the same
     every = parse_qrels(files["invented_qrels.txt"].encode(), "all")
     assert sorted(every) == sorted(ds.judgements() + new) and len(every) == len(ds.qrels) + 3
 
 
-def test_the_session_s_bound_on_new_judgements_is_said_and_kept(monkeypatch):
-    monkeypatch.setattr(ui, "MAX_NEW", 1)
-    at = open_app("pages/judge.py")
+def test_the_session_s_bound_on_new_grades_is_said_and_kept(monkeypatch):
+    monkeypatch.setattr(workspace, "MAX_GIVEN", 1)
+    at = as_rater(open_app("pages/judge.py"))
     grade_widgets(at)[0].set_value(1).run()
-    assert any("holds 1 new judgements, the most it keeps" in shown(w.value) for w in at.warning)
+    assert any("has given 1 grades, the most it may" in shown(w.value) for w in at.warning)
     rest = grade_widgets(at)[1:]
     assert rest and all(w.disabled for w in rest) and not grade_widgets(at)[0].disabled
 
@@ -148,6 +161,7 @@ def test_the_judge_page_is_inert_with_hostile_names(hostile):  # noqa: F811
     assert_inert(at, "judge")
     bodies = [shown(m.value) for m in at.markdown]
     assert any(b.split("** · ")[0].split(". ", 1)[-1] in DOC_IDS for b in bodies)  # a hostile id, read as text
+    as_rater(at, "**bold** <b>x</b> [link](http://x)")
     grade_widgets(at)[0].set_value(2).run()
     assert_inert(at, "judge")
 
@@ -172,14 +186,15 @@ def test_the_judge_page_stays_bounded_with_long_documents(long_docs):  # noqa: F
 def test_the_data_page_counts_the_new_grade_and_says_its_command_line_leaves_it_out(invented_rankings):
     ds, ranks = invented_rankings
     at = open_app("pages/data.py")
-    before = at.dataframe[3].value.set_index("system")["unjudged"]
+    before = frame_with(at, "unjudged").set_index("system")["unjudged"]
     at.switch_page("pages/judge.py").run()
+    as_rater(at)
     widget = grade_widgets(at)[0]
     qid, did = ds.query_ids[at.selectbox(key=ui.KEY_Q).value], widget.key.rsplit(":", 1)[1]
     widget.set_value(1).run()
     at.switch_page("pages/data.py").run()
     assert not at.exception
-    after = at.dataframe[3].value.set_index("system")["unjudged"]
+    after = frame_with(at, "unjudged").set_index("system")["unjudged"]
     by = expected_holes(ds, ranks)[(qid, did)]
     assert (before - after).to_dict() == {s: int(s in by) for s in ranks}  # one unjudged fewer where it was
     captions = [shown(c.value) for c in at.caption]
@@ -190,7 +205,7 @@ def test_the_data_page_counts_the_new_grade_and_says_its_command_line_leaves_it_
 def test_every_page_opens_with_new_grades():
     from ui.router import PAGES
 
-    at = open_app("pages/judge.py")
+    at = as_rater(open_app("pages/judge.py"))
     for w, g in zip(grade_widgets(at)[:2], (2, 1)):
         key = w.key
         next(x for x in grade_widgets(at) if x.key == key).set_value(g).run()
@@ -206,7 +221,7 @@ def test_pages_of_a_question_s_documents_and_taking_every_grade_back():
     at k = 5 one page is left, listed from its first document. Taking every grade back empties the store and
     the controls."""
     ds = load("invented")
-    at = open_app("pages/judge.py", query={"k": "20"})
+    at = as_rater(open_app("pages/judge.py", query={"k": "20"}))
     first = {w.key for w in grade_widgets(at)}
     assert len(first) == ui.PER_PAGE
     at.number_input(key=ui.KEY_PAGE).set_value(2).run()
@@ -216,5 +231,5 @@ def test_pages_of_a_question_s_documents_and_taking_every_grade_back():
     move(at, state.K, 5)  # one page now: its documents from the first
     assert not at.exception and any(shown(m.value).startswith("**1. ") for m in at.markdown)
     at.button(key="judge_forget").click().run()
-    assert at.session_state[state.JUDGEMENTS].get(ds.fingerprint) is None
+    assert in_use(at, ds) == {}
     assert grade_widgets(at) and all(w.value is None for w in grade_widgets(at))

@@ -127,3 +127,35 @@ def test_without_a_store_uploads_still_work_and_say_they_are_not_kept(monkeypatc
     assert at.sidebar.markdown[0].value == "**Dataset:** fruit — 6 documents, 3 questions"
     assert any("Not kept in the workspace" in shown(w.value) for w in at.warning)
     assert "data" not in at.query_params
+
+
+def test_two_raters_grade_the_same_documents_and_each_sees_their_agreement():
+    from sklearn.metrics import cohen_kappa_score
+
+    from test_page_judge import as_rater, grade_widgets
+
+    ana = as_rater(open_app("pages/judge.py"), "Ana")
+    keys = [w.key for w in grade_widgets(ana)[:3]]
+    docs = [k.rsplit(":", 1)[1] for k in keys]
+    for key, g in zip(keys, (2, 1, 0)):
+        next(w for w in grade_widgets(ana) if w.key == key).set_value(g).run()
+    ben = as_rater(open_app("pages/judge.py"), "Ben")
+    assert any("Graded by Ana 2: 2 in force" in shown(c.value) for c in ben.caption)  # Ana's grade, read on entry
+    for doc, g in zip(docs, (2, 0, 0)):
+        next(w for w in grade_widgets(ben) if w.key.endswith(f":{doc}")).set_value(g).run()
+    ana.switch_page("pages/overview.py").run()
+    ana.switch_page("pages/judge.py").run()  # entering the page reads Ben's grades (a page's rerun reads nothing)
+    table = next(d.value for d in ana.dataframe if "Cohen's kappa" in d.value.columns)
+    assert list(table["raters"]) == ["Ana and Ben"] and list(table["pairs both graded"]) == [3]
+    assert table["Cohen's kappa"][0] == f"{cohen_kappa_score([2, 1, 0], [2, 0, 0]):.3f}"
+    spread = next(d.value for d in ana.dataframe if "spread" in d.value.columns)
+    assert list(spread["document"]) == [docs[1]] and list(spread["grades"]) == ["Ana 1; Ben 0"]
+    ana.switch_page("pages/overview.py").run()
+    note = "3 of the 30 judgements in use come from this workspace's 2 raters, combined by the mean, rounded half up"
+    assert any(note in shown(c.value) for c in ana.caption)
+    ana.switch_page("pages/judge.py").run()
+    ana.selectbox(key="rule").set_value("majority").run()  # ties: the lowest grade
+    assert ana.query_params["rule"] == "majority"
+    from ui import in_use
+
+    assert sorted(g for (_, d), g in ana.session_state[in_use.state.JUDGED_DATASET][1].items()) == [0, 0, 2]

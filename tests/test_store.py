@@ -196,6 +196,8 @@ def test_each_rater_s_latest_grade_is_in_force_and_every_grade_is_kept(url, inve
     assert latest == {("ana", 2), ("ben", 3)}
     assert [(g.rater, g.grade) for g in ws.grades(entry.id, latest=False)] == [("ana", 1), ("ben", 3), ("ana", 2)]
     assert all(g.graded_at.tzinfo is not None for g in ws.grades(entry.id))
+    assert ws.take_back(entry.id, "q01", "d05", "ana") == 2  # her two grades of the pair; ben's stays
+    assert [(g.rater, g.grade) for g in ws.grades(entry.id)] == [("ben", 3)]
     with pytest.raises(InputError, match="not an integer"):
         ws.grade(entry.id, "q01", "d05", 1.5, "ana")
     with pytest.raises(InputError, match="empty"):

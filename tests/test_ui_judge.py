@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import numpy as np
 import pytest
 
@@ -10,6 +12,7 @@ from retrieval.corpus.dataset import assemble, parse_qrels
 from retrieval.engine.engine import Engine
 from retrieval.evaluation import metrics
 from retrieval.evaluation.experiment import score
+from retrieval.store.workspace import Grade
 from ui import judge as ui
 
 from test_perf_equivalence import random_dataset
@@ -92,17 +95,18 @@ def test_pages_of_documents():
     assert ui.page_of([], 1, 10) == (1, [])
 
 
-def test_grades_are_kept_per_dataset_taken_back_and_bounded():
-    store: dict = {}
-    assert ui.set_grade(store, "fp1", "q1", "d1", 2, limit=3)
-    assert ui.set_grade(store, "fp1", "q1", "d2", 0, limit=3)
-    assert ui.set_grade(store, "fp2", "q1", "d1", 1, limit=3)
-    assert store == {"fp1": {("q1", "d1"): 2, ("q1", "d2"): 0}, "fp2": {("q1", "d1"): 1}}
-    assert not ui.set_grade(store, "fp1", "q2", "d1", 1, limit=3)  # a fourth: refused
-    assert ui.set_grade(store, "fp1", "q1", "d1", 1, limit=3)  # a regrade of one held: no new one
-    assert ui.set_grade(store, "fp1", "q1", "d2", None, limit=3)  # taken back
-    assert store["fp1"] == {("q1", "d1"): 1} and ui.total_new(store) == 2
-    assert ui.set_grade(store, "fp1", "q2", "d1", 1, limit=3)  # room again
+def test_each_rater_s_grades_and_the_others_and_their_qrels():
+    t = datetime(2026, 12, 4, tzinfo=UTC)
+    grades = (Grade("q1", "d1", "ana", 2, t), Grade("q1", "d1", "ben", 0, t), Grade("q1", "d2", "ben", 1, t),
+              Grade("q2", "d1", "cy", 1, t))
+    assert ui.mine(grades, "ben") == {("q1", "d1"): 0, ("q1", "d2"): 1}
+    assert ui.others(grades, "ben") == {("q1", "d1"): {"ana": 2}, ("q2", "d1"): {"cy": 1}}
+    assert parse_qrels(ui.rater_qrels(grades, "ben").encode(), "ben") == [("q1", "d1", 0), ("q1", "d2", 1)]
+    frame = ui.agreement_frame(grades)
+    assert list(frame["raters"]) == ["ana and ben", "ana and cy", "ben and cy"]
+    assert list(frame["pairs both graded"]) == [1, 0, 0] and set(frame["Cohen's kappa"]) == {"undefined"}
+    rows = ui.disagreement_frame(grades)
+    assert rows.to_dict("records") == [{"question": "q1", "document": "d1", "spread": 2, "grades": "ana 2; ben 0"}]
 
 
 def test_before_and_after_is_each_system_s_mean_with_and_without_the_new_grades(case):

@@ -8,8 +8,12 @@ import streamlit as st
 from retrieval.corpus import dataset as datasets
 from retrieval.corpus.dataset import Dataset, TrecRun
 from retrieval.engine.engine import APP_MAX_CHARS, Engine, for_dataset, max_chars, start_warm_up
+from retrieval.evaluation.agreement import RULES, combine
+from retrieval.store.workspace import Grade
 
 from . import state
+
+DEFAULT_RULE = "mean"
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)
@@ -23,18 +27,39 @@ def base_dataset() -> Dataset:
     return st.session_state.get(state.DATASET) or invented()
 
 
-def new_judgements(base: Dataset | None = None) -> dict[tuple[str, str], int]:
-    """The grades given on the Judge page to the loaded dataset: (question id, document id) -> grade (a copy)."""
+def rule() -> str:
+    """The rule combining the workspace raters' grades into the one grade per pair the metrics use (the Judge
+    page's choice, in the URL; retrieval.evaluation.agreement.RULES)."""
+    chosen = st.session_state.get(state.RULE)
+    return chosen if chosen in RULES else DEFAULT_RULE
+
+
+def workspace_grades(base: Dataset | None = None) -> tuple[Grade, ...]:
+    """The workspace raters' grades of the loaded dataset as this session last read them (ui.workspace keeps them:
+    read when the dataset is opened or the Judge page entered, and after each grade given here)."""
     base = base or base_dataset()
-    return dict(st.session_state.get(state.JUDGEMENTS, {}).get(base.fingerprint, {}))
+    return st.session_state.get(state.GRADES, {}).get(base.fingerprint, ())
+
+
+def new_judgements(base: Dataset | None = None) -> dict[tuple[str, str], int]:
+    """The grades the metrics add to the loaded dataset's judgements: the workspace raters' grades, one per (question
+    id, document id) by `rule()`, for the pairs the loaded judgements leave unjudged (a copy)."""
+    base = base or base_dataset()
+    grades = workspace_grades(base)
+    if not grades:
+        return {}
+    combined = combine(((g.query_id, g.doc_id, g.rater, g.grade) for g in grades), rule())
+    judged = set(zip((base.query_ids[q] for q in base.qrels.query.tolist()), base.qrels.doc_id.tolist()))
+    return {(q, d): g for (q, d), g in combined.items()
+            if (q, d) not in judged and q in base.query_index and d in base.doc_index}
 
 
 def current_dataset() -> Dataset:
-    """The dataset in use: the uploaded one, else the invented corpus, with the session's new judgements added
-    (Dataset.with_judgements: the same texts, so its engine is derived from the loaded one's, nothing
-    re-tokenised). Made once per set of grades and kept in the session."""
+    """The dataset in use: the uploaded one, else the invented corpus, with the workspace raters' grades added
+    (`new_judgements`; Dataset.with_judgements: the same texts, so its engine is derived from the loaded one's,
+    nothing re-tokenised). Made once per set of grades and rule, and kept in the session."""
     base = base_dataset()
-    grades = st.session_state.get(state.JUDGEMENTS, {}).get(base.fingerprint)
+    grades = new_judgements(base)
     if not grades:
         return base
     held = st.session_state.get(state.JUDGED_DATASET)

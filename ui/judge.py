@@ -1,11 +1,12 @@
 """The Judge page's parts: the holes in the judgements (unjudged documents in any system's top k), grading them
-0, 1 or 2, the chosen metric's means before and after, and the judgements as TREC qrels.
+0, 1 or 2 as one of several raters, how far the raters agree and where they differ most, the rule that combines
+their grades, the chosen metric's means before and after, and the judgements as TREC qrels (per rater, combined).
 
 A hole is a document of the corpus that some system ranks in a question's top k and that the loaded dataset's
 judgements do not grade for that question. The holes are found against the loaded judgements, so a document
-graded here stays listed (with its new grade, which can be changed or taken back); every page measures with the
-new grades through `ui.cache.current_dataset`. A run's document outside the corpus has no text to read and is
-not listed.
+graded here stays listed (with your grade, which can be changed or taken back). Each grade is kept in the workspace
+with its rater and time (ui.workspace); every page measures with the raters' grades combined by the chosen rule
+(`ui.in_use.new_judgements`). A run's document outside the corpus has no text to read and is not listed.
 """
 
 from __future__ import annotations
@@ -19,23 +20,26 @@ import pandas as pd
 import streamlit as st
 
 from retrieval.corpus.dataset import Dataset, format_qrels
+from retrieval.evaluation.agreement import RULES, agreement, disagreements
 from retrieval.evaluation.experiment import Evaluation
 from retrieval.retrievers.ranking import Ranking
+from retrieval.store.workspace import Grade
 
-from . import cache, state
+from . import cache, in_use, state, workspace
 from .data import download_stem
 from .format import FULL_CHARS, clip, full_text_note, signed
 from .markdown import escape_markdown as plain
 from .overview import JUDGED_FLOOR
 from .per_question import cut, page_count
 
-MAX_NEW = 10_000  # new judgements a session may hold (all datasets together): a bound on its memory
+DISAGREEMENTS = 20  # pairs listed where the raters differ most
+MESSAGE = "judge_message"  # the last grade's refusal, shown once
 PER_PAGE = 10  # documents graded per page of a question
 SNIPPET_CHARS = 300  # a document's text shown before its expander
 GRADES = (0, 1, 2)
 GRADE_LABELS = {0: "0 not relevant", 1: "1 relevant", 2: "2 highly relevant"}
 KEY_Q, KEY_PAGE = "judge_question", "judge_page"
-KEY_GRADE, KEY_FULL = "judge_grade:", "judge_full:"  # + dataset fingerprint:question:document
+KEY_GRADE, KEY_FULL = "judge_grade:", "judge_full:"  # + dataset fingerprint:rater:question:document
 
 
 # ------------------------------------------------------------------------------------------ pure helpers
@@ -110,22 +114,44 @@ def page_of(items: list, page: int, per_page: int = PER_PAGE) -> tuple[int, list
     return page, items[(page - 1) * per_page: page * per_page]
 
 
-def total_new(store: dict) -> int:
-    """New judgements held for every dataset together."""
-    return sum(len(g) for g in store.values())
+def mine(grades: tuple[Grade, ...], rater: str) -> dict[tuple[str, str], int]:
+    """One rater's grades, (question id, document id) -> grade."""
+    return {(g.query_id, g.doc_id): g.grade for g in grades if g.rater == rater}
 
 
-def set_grade(store: dict, fingerprint: str, qid: str, did: str, grade: int | None, limit: int = MAX_NEW) -> bool:
-    """Record a new grade of (qid, did) for the dataset `fingerprint` (None takes it back); False when the
-    session holds `limit` new judgements already and this one would be another."""
-    grades = store.setdefault(fingerprint, {})
-    if grade is None:
-        grades.pop((qid, did), None)
-        return True
-    if (qid, did) not in grades and total_new(store) >= limit:
-        return False
-    grades[(qid, did)] = int(grade)
-    return True
+def others(grades: tuple[Grade, ...], rater: str) -> dict[tuple[str, str], dict[str, int]]:
+    """The other raters' grades of each pair, (question id, document id) -> {rater: grade}."""
+    out: dict[tuple[str, str], dict[str, int]] = {}
+    for g in grades:
+        if g.rater != rater:
+            out.setdefault((g.query_id, g.doc_id), {})[g.rater] = g.grade
+    return out
+
+
+def rater_qrels(grades: tuple[Grade, ...], rater: str) -> str:
+    """One rater's grades as TREC qrels, in question then document order."""
+    return new_qrels(mine(grades, rater))
+
+
+def agreement_frame(grades: tuple[Grade, ...]) -> pd.DataFrame:
+    """Each two raters: the pairs both graded and Cohen's kappa over them (empty where undefined)."""
+    a = agreement((g.query_id, g.doc_id, g.rater, g.grade) for g in grades)
+    return pd.DataFrame({
+        "raters": [f"{x} and {y}" for x, y in a.cohen],
+        "pairs both graded": [a.shared[p] for p in a.cohen],
+        "Cohen's kappa": ["undefined" if a.cohen[p] is None else f"{a.cohen[p]:.3f}" for p in a.cohen],
+    })
+
+
+def disagreement_frame(grades: tuple[Grade, ...], limit: int = DISAGREEMENTS) -> pd.DataFrame:
+    """The pairs the raters graded most differently: question, document, spread, each rater's grade."""
+    rows = disagreements(((g.query_id, g.doc_id, g.rater, g.grade) for g in grades), limit)
+    return pd.DataFrame({
+        "question": [r.query_id for r in rows],
+        "document": [r.doc_id for r in rows],
+        "spread": [r.spread for r in rows],
+        "grades": ["; ".join(f"{who} {g}" for who, g in r.grades.items()) for r in rows],
+    })
 
 
 def graded_pairs(ds: Dataset, grades: dict[tuple[str, str], int]) -> set[tuple[int, int]]:
@@ -160,22 +186,41 @@ def file_names(dataset_name: str) -> tuple[str, str]:
     return f"{stem}_qrels.txt", f"{stem}_new_qrels.txt"
 
 
-def grade_key(fingerprint: str, qid: str, did: str) -> str:
-    """The widget key of one document's grade."""
-    return f"{KEY_GRADE}{fingerprint}:{qid}:{did}"
+def grade_key(fingerprint: str, rater: str, qid: str, did: str) -> str:
+    """The widget key of one rater's grade of one document."""
+    return f"{KEY_GRADE}{fingerprint}:{rater}:{qid}:{did}"
 
 
 # ------------------------------------------------------------------------------------------ the page's parts
 
 
 def header(base: Dataset, k: int, holes: pd.DataFrame, grades: dict) -> None:
-    """Title and what the page counts."""
+    """Title, what the page counts, and who grades."""
     st.title("Judge")
     pairs = holes[["q", "doc"]].drop_duplicates().shape[0]
     questions = holes["q"].nunique()
+    everyone = in_use.workspace_grades(base)
+    raters = len({g.rater for g in everyone})
     st.caption(f"{plain(base.name)}: {pairs:,} unjudged documents in some system's top {k}, over {questions:,} of "
                f"{base.n_queries:,} questions (the cutoff k is the sidebar's). Grade them: every page then measures with "
-               f"your grades. {len(grades):,} graded here so far. An unjudged document counts as not relevant.")
+               f"the raters' grades. {len(grades):,} pairs graded in this workspace ({len(everyone):,} grades by "
+               f"{raters:,} rater{'s' if raters != 1 else ''}; combined by {plain(RULES[in_use.rule()])}). An unjudged "
+               "document counts as not relevant.")
+    who()
+    message = st.session_state.pop(MESSAGE, None)
+    if message:
+        st.error(plain(message), icon=":material/error:")
+
+
+def who() -> None:
+    """Who grades: the proxy's user, else a name typed once per session (grading waits for one)."""
+    user = workspace.proxy_user()
+    if user:
+        st.caption(f"You grade as **{plain(user)}** (from the proxy).")
+        return
+    st.text_input("Your name as a rater", key=state.RATER, max_chars=200, persist_state="session",
+                  placeholder="type it to grade", help="Each grade is kept with its rater's name and time; several "
+                  "raters may grade the same documents, and the page shows how far they agree.")
 
 
 def summary(holes: pd.DataFrame, systems: list[str], graded: set, k: int) -> None:
@@ -222,10 +267,11 @@ def choose_question(base: Dataset, holes: pd.DataFrame, order: list[int]) -> int
     return q
 
 
-def _on_grade(fingerprint: str, qid: str, did: str, key: str) -> None:
-    """A grade widget's callback: the new grade (or none) goes into the session's store."""
-    store = st.session_state.setdefault(state.JUDGEMENTS, {})
-    set_grade(store, fingerprint, qid, did, st.session_state.get(key))
+def _on_grade(qid: str, did: str, key: str) -> None:
+    """A grade widget's callback: this rater's new grade (or none) goes into the workspace."""
+    message = workspace.give_grade(cache.base_dataset(), qid, did, st.session_state.get(key))
+    if message:
+        st.session_state[MESSAGE] = message
 
 
 def grade_documents(base: Dataset, holes: pd.DataFrame, q: int, grades: dict) -> None:
@@ -238,24 +284,35 @@ def grade_documents(base: Dataset, holes: pd.DataFrame, q: int, grades: dict) ->
         st.number_input(f"Page (of {pages}, {PER_PAGE} documents each)", min_value=1, max_value=pages, step=1,
                         key=KEY_PAGE, width=220)
     page, shown = page_of(docs, st.session_state.get(KEY_PAGE) or 1)
-    at_bound = total_new(st.session_state.get(state.JUDGEMENTS, {})) >= MAX_NEW
+    rater = workspace.person()
+    named = rater != workspace.ANONYMOUS
+    at_bound = int(st.session_state.get(state.GIVEN, 0)) >= workspace.MAX_GIVEN
     if at_bound:
-        st.warning(f"This session holds {MAX_NEW:,} new judgements, the most it keeps: download them, then take some "
-                   "back to grade more.", icon=":material/block:")
+        st.warning(f"This session has given {workspace.MAX_GIVEN:,} grades, the most it may: reload to give more.",
+                   icon=":material/block:")
+    if not named:
+        st.info("Type your name above to grade: each grade is kept with its rater.", icon=":material/badge:")
+    everyone = in_use.workspace_grades(base)
+    yours, theirs = mine(everyone, rater), others(everyone, rater)
     qid = base.query_ids[q]
     for n, hole in enumerate(shown, (page - 1) * PER_PAGE + 1):
         did, text = base.doc_ids[hole.doc], base.doc_texts[hole.doc]
-        key = grade_key(base.fingerprint, qid, did)
-        given = grades.get((qid, did))
+        key = grade_key(base.fingerprint, rater, qid, did)
+        given = yours.get((qid, did))
         with st.container(border=True):
             st.markdown(f"**{n}. {plain(did)}** · ranked by {plain(ranked_by_text(hole))}")
             st.markdown(plain(clip(text, SNIPPET_CHARS)))
             st.segmented_control(
                 f"Grade of {plain(did)}", GRADES, format_func=GRADE_LABELS.get, key=key, default=given,
-                on_change=_on_grade, args=(base.fingerprint, qid, did, key), label_visibility="collapsed",
-                disabled=at_bound and given is None)
-            if given is not None:
-                st.caption(f"Graded {given} here (not in the loaded judgements); click it again to take it back.")
+                on_change=_on_grade, args=(qid, did, key), label_visibility="collapsed",
+                disabled=not named or (at_bound and given is None))
+            said = [f"you {given}"] if given is not None else []
+            said += [f"{plain(who_)} {g}" for who_, g in sorted(theirs.get((qid, did), {}).items())]
+            if said:
+                in_force = grades.get((qid, did))
+                st.caption(f"Graded by {', '.join(said)}" + (f": {in_force} in force, by {plain(RULES[in_use.rule()])}"
+                                                             if in_force is not None else "")
+                           + (". Click your grade again to take it back." if given is not None else "."))
             if len(text) > SNIPPET_CHARS:  # sent only while open: ten long documents stay off the page
                 full = st.expander("Full text", key=f"{KEY_FULL}{base.fingerprint}:{qid}:{did}", on_change="rerun")
                 if full.open:
@@ -271,7 +328,7 @@ def means(base: Dataset, ds: Dataset, metric: str, k: int) -> None:
     names = list(dict.fromkeys([metric, judged]))
     before, after = cache.evaluation(names, ds=base), cache.evaluation(names, ds=ds)
     numbers = {"before": st.column_config.NumberColumn(format="%.6f"), "after": st.column_config.NumberColumn(format="%.6f")}
-    st.subheader(f"{state.metric_label(metric)} before and after your grades")
+    st.subheader(f"{state.metric_label(metric)} before and after the raters' grades")
     st.dataframe(before_after(before, after, metric), hide_index=True, width="stretch", column_config=numbers)
     if metric != judged:
         st.subheader(f"judged@{k} before and after")
@@ -281,26 +338,73 @@ def means(base: Dataset, ds: Dataset, metric: str, k: int) -> None:
                f"with the new grades. `judged@{k}` below {JUDGED_FLOOR:g} means the metrics may understate a system.")
 
 
+def raters(base: Dataset) -> None:
+    """The raters: the rule combining their grades (in the URL), how far they agree, where they differ most."""
+    st.subheader("Raters")
+    st.selectbox("Combine the raters' grades by", list(RULES), key=state.RULE, bind="query-params",
+                 persist_state="session",
+                 help="The one grade per document the metrics use, from every rater's grade of it in this workspace: "
+                      + "; ".join(f"{name}: {text}" for name, text in RULES.items()) + ".")
+    st.caption(f"In force: {plain(RULES[in_use.rule()])}.")
+    everyone = in_use.workspace_grades(base)
+    names = sorted({g.rater for g in everyone})
+    st.button("Read the latest grades", key="judge_refresh", on_click=workspace.read_grades, args=(base,),
+              icon=":material/refresh:", help="Other raters' grades since this page opened (it reads them on entry).")
+    if len(names) < 2:
+        st.caption(f"{len(names)} rater has graded this dataset in the workspace: agreement needs two."
+                   if names else "No rater has graded this dataset in the workspace yet.")
+        return
+    a = agreement((g.query_id, g.doc_id, g.rater, g.grade) for g in everyone)
+    st.dataframe(agreement_frame(everyone), hide_index=True, width="stretch")
+    alpha = "undefined (too few pairs graded twice, or one grade throughout)" if a.alpha is None else f"{a.alpha:.3f}"
+    twice = a.pairs_graded_twice
+    st.caption(f"{len(names)} raters ({', '.join(plain(n) for n in names)}); {twice:,} document{'s' if twice != 1 else ''} "
+               f"graded by two or more. Krippendorff's alpha (ordinal, all raters): {alpha}. Both are 1 when the raters "
+               "agree throughout and 0 at what chance gives; kappa is undefined over fewer than two shared documents, "
+               "or when both raters gave one and the same grade throughout.")
+    rows = disagreement_frame(everyone)
+    if len(rows):
+        st.markdown(f"**Where they differ most** ({len(rows):,} shown, the largest spread first)")
+        st.dataframe(rows, hide_index=True, width="stretch")
+
+
 def downloads(ds: Dataset, grades: dict) -> None:
-    """Every judgement (loaded and new) as TREC qrels, or the new ones only; and taking every new one back."""
+    """Every judgement in use (loaded and combined) as TREC qrels, the combined ones only, or one rater's; and taking
+    back every grade of yours."""
     st.subheader("Download the judgements")
-    every, only_new = file_names(ds.name)
-    a, b, c = st.columns(3)
-    a.download_button(f"All judgements ({len(ds.qrels):,})", functools.partial(all_qrels, ds), file_name=every,
-                      mime="text/plain", key="judge_dl_all", on_click="ignore", icon=":material/download:",
-                      width="stretch", help="TREC qrels, `qid 0 docid grade` a line: the loaded judgements and yours.")
-    b.download_button(f"Only the new ones ({len(grades):,})", functools.partial(new_qrels, grades), file_name=only_new,
-                      mime="text/plain", key="judge_dl_new", on_click="ignore", icon=":material/download:",
-                      width="stretch", disabled=not grades, help="TREC qrels of the grades given on this page.")
-    c.button("Take every new grade back", key="judge_forget", on_click=_forget, disabled=not grades,
-             icon=":material/undo:", width="stretch")
-
-
-def _forget() -> None:
-    """Take back every new grade of the loaded dataset (and the widgets' values with them)."""
     base = cache.base_dataset()
-    st.session_state.setdefault(state.JUDGEMENTS, {}).pop(base.fingerprint, None)
-    for key in [k for k in st.session_state if isinstance(k, str) and k.startswith(f"{KEY_GRADE}{base.fingerprint}:")]:
+    every, only_new = file_names(ds.name)
+    everyone = in_use.workspace_grades(base)
+    a, b, c = st.columns(3)
+    a.download_button(f"All judgements in use ({len(ds.qrels):,})", functools.partial(all_qrels, ds), file_name=every,
+                      mime="text/plain", key="judge_dl_all", on_click="ignore", icon=":material/download:",
+                      width="stretch", help="TREC qrels, `qid 0 docid grade` a line: the loaded judgements and the "
+                      "raters' grades, combined by the rule chosen.")
+    b.download_button(f"The raters' combined ({len(grades):,})", functools.partial(new_qrels, grades), file_name=only_new,
+                      mime="text/plain", key="judge_dl_new", on_click="ignore", icon=":material/download:",
+                      width="stretch", disabled=not grades, help="TREC qrels of the workspace's grades, combined.")
+    rater = workspace.person()
+    c.button("Take every grade of yours back", key="judge_forget", on_click=_forget, args=(rater,),
+             disabled=not mine(everyone, rater), icon=":material/undo:", width="stretch")
+    names = sorted({g.rater for g in everyone})
+    if names:
+        x, y = st.columns([2, 1], vertical_alignment="bottom")
+        who_ = x.selectbox("One rater's grades", names, key="judge_dl_rater")
+        y.download_button("Download", functools.partial(rater_qrels, everyone, who_),
+                          file_name=f"{download_stem(ds.name)}_{download_stem(who_)}_qrels.txt", mime="text/plain",
+                          key="judge_dl_rater_button", on_click="ignore", icon=":material/download:", width="stretch")
+
+
+def _forget(rater: str) -> None:
+    """Take back every grade this rater gave the loaded dataset (and the widgets' values with them)."""
+    base = cache.base_dataset()
+    for q, d in list(mine(in_use.workspace_grades(base), rater)):
+        message = workspace.give_grade(base, q, d, None)
+        if message:
+            st.session_state[MESSAGE] = message
+            return
+    prefix = f"{KEY_GRADE}{base.fingerprint}:{rater}:"
+    for key in [k for k in st.session_state if isinstance(k, str) and k.startswith(prefix)]:
         del st.session_state[key]
 
 

@@ -11,9 +11,10 @@ from retrieval.corpus.dataset import Dataset
 from retrieval.evaluation import stats
 from retrieval.evaluation.experiment import Evaluation, score
 from retrieval.evaluation.metrics import NO_CUTOFF
+from retrieval.evaluation.agreement import RULES
 from retrieval.evaluation.metrics import parse as parse_metric
 
-from . import cache, charts, state
+from . import cache, charts, in_use, state
 from .markdown import escape_markdown
 
 K_MAX = 20  # the curves run over k = 1..K_MAX
@@ -42,6 +43,17 @@ def caption(ds: Dataset, p: Params, dims_used: int) -> str:
     return (f"**{escape_markdown(ds.name)}**: {ds.n_docs:,} documents, {ds.evaluated.size:,} questions with a relevant "
             f"document. BM25 k1 = {p.k1:g}, b = {p.b:g} · LSA d = {dims_used} · RRF k = {p.rrf_k:g} · weighted alpha = "
             f"{p.alpha:g}. nDCG uses linear gain unless marked _exp.")
+
+
+def workspace_note(ds: Dataset) -> str | None:
+    """How many of the judgements in use come from the workspace's raters, and how they are combined (None: none)."""
+    base = in_use.base_dataset()
+    added = len(in_use.new_judgements(base))
+    if not added:
+        return None
+    raters = len({g.rater for g in in_use.workspace_grades(base)})
+    return (f"{added:,} of the {len(ds.qrels):,} judgements in use come from this workspace's {raters:,} "
+            f"rater{'s' if raters != 1 else ''}, combined by {RULES[in_use.rule()]} (the Judge page's choice).")
 
 
 def summary(ev: Evaluation, metrics: list[str]) -> pd.DataFrame:

@@ -36,7 +36,10 @@ PG_JUDGED = "pg_judged"  # the typed question's judgements, document id -> grade
 PG_VERSION = "pg_version"  # the judging table's generation: a new table (key) after each applied edit
 PG_ROWS = "pg_rows"  # (generation, the document ids of the judging table's rows, in order)
 PG_DATASET = "pg_dataset"  # the corpus fingerprint of the dataset the Playground's state belongs to
-JUDGEMENTS = "judgements"  # the Judge page's new grades: {dataset fingerprint: {(question id, document id): grade}}
+GRADES = "workspace_grades"  # the workspace raters' grades as last read: {dataset fingerprint: tuple of store Grades}
+RULE = "rule"  # how the raters' grades combine (the Judge page's selector, bound to the URL: ?rule=median)
+GIVEN = "grades_given"  # grades this session gave (bounded: ui.workspace.MAX_GIVEN)
+PAGE_SEEN = "page_seen"  # the page the last run showed (entering the Judge page reads the grades again)
 JUDGED_DATASET = "judged_dataset"  # (dataset fingerprint, the grades, the dataset with them): ui.cache.current_dataset
 # the workspace's (ui/workspace.py)
 RATER = "rater"  # the name this person typed (who uploads and grades), unless a proxy names them
@@ -105,7 +108,7 @@ def init_state() -> None:
     st.session_state.setdefault(RUNS, {})
     st.session_state.setdefault(UPLOAD_MESSAGES, [])
     st.session_state.setdefault(DENSE, None)
-    st.session_state.setdefault(JUDGEMENTS, {})
+    st.session_state.setdefault(GRADES, {})
 
 
 def post(messages: list[tuple[str, str]], fingerprint: str) -> None:

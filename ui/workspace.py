@@ -13,6 +13,7 @@ import dataclasses
 import hashlib
 import os
 import re
+from datetime import UTC, datetime
 
 import streamlit as st
 
@@ -23,6 +24,7 @@ from retrieval.store.workspace import (
     FILES,
     ZIP,
     DatasetEntry,
+    Grade,
     StoredFile,
     Workspace,
     default_url,
@@ -177,6 +179,65 @@ def drop_run(name: str) -> str | None:
     return f"This session had added run {name} to the workspace: it is deleted there too."
 
 
+# --------------------------------------------------------------------------------------------------- grades
+
+MAX_GIVEN = 10_000  # grades one session may give (a bound on what a stranger can write into the store)
+JUDGE_PAGE = "Judge"  # the page whose entry reads the grades again (its title in ui/router.py)
+
+
+def read_grades(base: Dataset) -> None:
+    """Read the workspace raters' grades of the loaded dataset into the session (`in_use.workspace_grades`): when
+    it is opened, when the Judge page is entered or asks for them, and after a grade is given here; never on a
+    slider's tick. Without a store the session keeps its own grades (a reload forgets them)."""
+    held = st.session_state.setdefault(state.GRADES, {})
+    ws = store()
+    if ws is None:
+        held.setdefault(base.fingerprint, ())
+        return
+    try:
+        held[base.fingerprint] = tuple(ws.grades(base.fingerprint))
+    except InputError as e:
+        state.post([("error", str(e))], base.fingerprint)
+
+
+def read_grades_when_needed(page: str) -> None:
+    """Read the workspace's grades of the loaded dataset the first time the session uses it, and when it enters the
+    Judge page (other raters may have graded since); a rerun of the same page (a slider's tick) reads nothing."""
+    base = in_use.base_dataset()
+    entered = page == JUDGE_PAGE and st.session_state.get(state.PAGE_SEEN) != page
+    st.session_state[state.PAGE_SEEN] = page
+    if entered or base.fingerprint not in st.session_state.get(state.GRADES, {}):
+        read_grades(base)
+
+
+def give_grade(base: Dataset, query_id: str, doc_id: str, grade: int | None) -> str | None:
+    """This person's grade of a pair (None takes theirs back), kept in the workspace with their name and the time;
+    the session's grades then read again (the other raters' new ones with them). A message when it was refused."""
+    rater = person()
+    given = st.session_state.setdefault(state.GIVEN, 0)
+    if grade is not None and given >= MAX_GIVEN:
+        return f"This session has given {MAX_GIVEN:,} grades, the most it may: reload to give more."
+    ws = store()
+    if ws is None:
+        mine = [g for g in in_use.workspace_grades(base) if not (g.query_id, g.doc_id, g.rater) == (query_id, doc_id, rater)]
+        if grade is not None:
+            mine.append(Grade(query_id, doc_id, rater, int(grade), datetime.now(UTC)))
+        st.session_state[state.GRADES][base.fingerprint] = tuple(mine)
+    else:
+        try:
+            did = _dataset_id(ws, base)
+            if grade is None:
+                ws.take_back(did, query_id, doc_id, rater)
+            else:
+                ws.grade(did, query_id, doc_id, grade, rater)
+        except InputError as e:
+            return f"The grade was not kept: {e}"
+        read_grades(base)
+    if grade is not None:
+        st.session_state[state.GIVEN] = given + 1
+    return None
+
+
 # ---------------------------------------------------------------------------------------------------- links
 
 
@@ -210,6 +271,7 @@ def open_stored(dataset_id: str, run_names: list[str]) -> list[str]:
         except InputError:
             missing.append(name)
     st.session_state[state.RUNS] = runs
+    read_grades(ds)
     if missing:
         return [f"This link names runs the workspace does not hold for {entry.name}: {', '.join(missing)}."]
     return []
