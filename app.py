@@ -11,7 +11,7 @@ try:
     workspace.follow_link()  # a session's first run opens what its link names
     page = st.navigation(router.pages())
     workspace.write_link()  # the link names the dataset and runs in use
-    workspace.read_grades_when_needed(page.title)  # once per dataset, and on entering the Judge page: never on a tick
+    workspace.read_when_needed(page.title)  # grades once per dataset and on entering Judge; experiments on entering
     sidebar.render()
     workspace.say_link_problems()
     page.run()

@@ -1,5 +1,5 @@
 """Compare: two systems on the sidebar's metric, the paired bootstrap of their per-question difference and a
-plain verdict. The parts are in ui/compare.py."""
+plain verdict; then every system at once, the significant differences marked. The parts are in ui/compare.py."""
 
 from __future__ import annotations
 
@@ -24,3 +24,5 @@ elif ds.evaluated.size == 0:
     st.info("No question has a relevant document, so there is nothing to compare.", icon=":material/info:")
 else:
     page.comparison(ds, ev, metric, label, a, b)
+if ds.evaluated.size:
+    page.every_system(ds, metric)

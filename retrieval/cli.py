@@ -1,6 +1,7 @@
 """The command line: ``python -m retrieval evaluate`` prints the article's tables or the JSON report;
-``tune`` maps a metric over a parameter grid with its tie region and cross-validated estimate; ``gate`` fails
-(exit 1) when a system got worse beyond noise between two ``evaluate --json`` reports.
+``compare`` prints the table of every system on chosen metrics with the significant differences marked (text,
+JSON, LaTeX or Markdown); ``tune`` maps a metric over a parameter grid with its tie region and cross-validated
+estimate; ``gate`` fails (exit 1) when a system got worse beyond noise between two ``evaluate --json`` reports.
 
 Bad input exits with status 2 and one line on stderr naming the file and line, or the parameter.
 """
@@ -10,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 import threading
 import time
@@ -20,17 +20,18 @@ import numpy as np
 
 import retrieval.kernels as _kernels
 
-from .analyses import tuning
+from .analyses import experiments, tuning
 from .analyses.diagnosis import THRESHOLD_DEFAULT, diagnose
 from .core.errors import InputError
 from .core.params import ARTICLE_MEMBERS, SPECS, Params
 from .corpus import dataset as datasets
 from .corpus import embeddings
 from .engine.engine import CLI_MAX_CHARS, check_size, evaluate, max_chars, warm_up
-from .evaluation import gate, metrics, stats
+from .evaluation import comparison, gate, metrics, stats
 from .evaluation.experiment import json_ready
 from .evaluation.report import json_report
 from .retrievers import dense
+from .store import workspace
 
 
 class _Parser(argparse.ArgumentParser):
@@ -40,13 +41,10 @@ class _Parser(argparse.ArgumentParser):
         raise InputError(message)
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
 def _t(value: object) -> str:
     """Text for the terminal: every control character (C0, DEL and C1: ESC, tab, newline too) written as an escape,
     so that an id or a message cannot drive the terminal or break a line."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(value))
+    return comparison.escape_control(str(value))
 
 
 def print_json(obj: object) -> None:
@@ -72,12 +70,28 @@ def _run_arg(value: str) -> tuple[str | None, str]:
     return None, value
 
 
-def _param_flags(parser: argparse.ArgumentParser, names: tuple[str, ...], role: str = "") -> None:
-    """One flag per parameter (--rrf-k for rrf_k), its type, default and help from the parameter table."""
+def _checked(spec) -> object:
+    """A flag's type that checks its value against the parameter table at once, so that a bad value's message
+    names the flag as typed (a renamed one: `argument --fusion-alpha: alpha must be in [0, 1], got 3.0`)."""
+    def value(text: str):
+        try:
+            return spec.check(float(text))
+        except ValueError as e:  # InputError too
+            raise argparse.ArgumentTypeError(str(e) if isinstance(e, InputError) else f"not a number: {text!r}") from None
+
+    return value
+
+
+def _param_flags(parser: argparse.ArgumentParser, names: tuple[str, ...], role: str = "",
+                 flags: dict[str, str] | None = None) -> None:
+    """One flag per parameter (--rrf-k for rrf_k, unless `flags` names it otherwise, checked as it is read), its
+    type, default and help from the parameter table."""
     for name in names:
         s = SPECS[name]
         choices = f"; one of {', '.join(map(str, s.choices))}" if s.choices else ""
-        parser.add_argument("--" + name.replace("_", "-"), dest=name, type=int if s.integer else float,
+        renamed = (flags or {}).get(name)
+        parser.add_argument(renamed or "--" + name.replace("_", "-"), dest=name,
+                            type=_checked(s) if renamed else int if s.integer else float,
                             default=s.cast(s.default), metavar=name.upper(),
                             help=f"{s.help} {role + ' ' if role else ''}(default {s.cast(s.default):g}{choices})")
 
@@ -97,6 +111,17 @@ def _fusion_flags(parser: argparse.ArgumentParser) -> None:
                         help="the weighted fusion's weight per --fuse member (default: alpha and 1 - alpha)")
 
 
+def _data_flag(parser: argparse.ArgumentParser) -> None:
+    """--data: the built-in corpus or a BEIR folder or zip."""
+    parser.add_argument("--data", default="invented", help="'invented' (built in) or a BEIR folder or .zip (default: invented)")
+
+
+def _metrics_flag(parser: argparse.ArgumentParser) -> None:
+    """--metrics: a comma-separated list of metric names."""
+    parser.add_argument("--metrics", default=",".join(metrics.DEFAULT_METRICS),
+                        help="comma-separated, e.g. hit@3,recall@5,mrr,ndcg@5; valid: " + metrics.VALID_FORMS)
+
+
 def _sources(args: argparse.Namespace, ds: datasets.Dataset) -> tuple:
     """The runs and the dense vectors the command line names, aligned with the dataset."""
     sources = [datasets.parse_run(datasets._read(Path(path)), path, name) for name, path in args.run]
@@ -109,6 +134,22 @@ def _fused_params(args: argparse.Namespace) -> Params:
     """The parameters of the command line, the fusions' members and weights included."""
     return Params(k1=args.k1, b=args.b, dims=args.dims, rrf_k=args.rrf_k, alpha=args.alpha,
                   fusion_depth=args.fusion_depth, members=_members(args.fuse), weights=_weights(args.weights))
+
+
+def _evaluated(args: argparse.Namespace, params: Params, metric_names: list[str]):
+    """The dataset of --data and its evaluation: every system (the built-in retrievers, --embeddings' dense one,
+    the fusions, each --run) on the metrics; the dataset's and the systems' warnings on stderr."""
+    ds = _load(args)
+    ev = evaluate(ds, params, metric_names, _sources(args, ds))
+    for w in list(ds.warnings) + list(ev.notes):
+        print(f"warning: {_t(w)}", file=sys.stderr)
+    return ds, ev
+
+
+def _dataset_line(ds: datasets.Dataset) -> str:
+    """`dataset NAME: N documents, M questions, K with a relevant document`."""
+    return (f"dataset {_t(ds.name)}: {ds.n_docs} documents, {ds.n_queries} questions, {ds.evaluated.size} with a "
+            "relevant document")
 
 
 def _members(value: str) -> tuple[str, ...]:
@@ -153,15 +194,39 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m retrieval", description="Measure a RAG system's retriever on its own.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     e = sub.add_parser("evaluate", help="evaluate BM25, LSA, the two fusions and any run files")
-    e.add_argument("--data", default="invented", help="'invented' (built in) or a BEIR folder or .zip (default: invented)")
+    _data_flag(e)
     _param_flags(e, ("k1", "b", "dims", "rrf_k", "alpha", "fusion_depth"))
     _fusion_flags(e)
-    e.add_argument("--metrics", default=",".join(metrics.DEFAULT_METRICS), help="comma-separated, e.g. hit@3,recall@5,mrr,ndcg@5; valid: " + metrics.VALID_FORMS)
+    _metrics_flag(e)
     e.add_argument("--bootstrap", default="ndcg@5", metavar="METRIC", help="metric of the paired bootstrap (default ndcg@5)")
     e.add_argument("--compare", default="BM25,LSA", metavar="A,B", help="the two systems of the bootstrap, A - B (default BM25,LSA)")
     e.add_argument("--threshold", type=int, default=THRESHOLD_DEFAULT, help="diagnose questions whose first relevant rank is beyond this (default 3)")
     e.add_argument("--json", action="store_true", help="print the JSON report instead of tables")
     e.set_defaults(func=cmd_evaluate)
+    c = sub.add_parser(
+        "compare", help="the table of every system on chosen metrics, the significant differences marked",
+        description="The table the IR field publishes: every system's mean on each metric (the systems `evaluate` "
+                    "measures: BM25, LSA, dense with --embeddings, the two fusions, each --run), the best of each "
+                    "column marked, and on each value the letters of the systems it beats significantly: a higher "
+                    "mean and a p-value below --alpha after Holm's correction over all pairs of systems (each "
+                    "metric separately). Tests are paired and two-sided over the questions with a relevant "
+                    "document. Here --alpha is the significance level; the weighted fusion's alpha is "
+                    "--fusion-alpha.")
+    _data_flag(c)
+    _param_flags(c, ("k1", "b", "dims", "rrf_k", "alpha", "fusion_depth"), flags={"alpha": "--fusion-alpha"})
+    _fusion_flags(c)
+    _metrics_flag(c)
+    c.add_argument("--test", default=comparison.DEFAULT_TEST, metavar="|".join(comparison.TESTS),
+                   help="randomization: Fisher's (paired sign flips, exact up to 16 questions, else 10,000 seeded); "
+                        "t-test: paired Student's t-test; bootstrap: paired bootstrap, shifted null, 5,000 seeded "
+                        f"resamples (default {comparison.DEFAULT_TEST})")
+    c.add_argument("--alpha", dest="level", type=float, default=comparison.ALPHA, metavar="LEVEL",
+                   help=f"the significance level, in (0, 1) (default {comparison.ALPHA:g})")
+    shown = c.add_mutually_exclusive_group()
+    for form in ("json", "latex", "markdown"):
+        shown.add_argument(f"--{form}", dest="form", action="store_const", const=form,
+                           help=f"print the table as {'JSON' if form == 'json' else form.capitalize()} instead of text")
+    c.set_defaults(func=cmd_compare, form="text")
     t = sub.add_parser(
         "tune", help="a metric over a parameter grid: best setting, tie region, cross-validated estimate",
         description="Evaluate one metric at every setting of a grid (k1,b: BM25 over k1 0..3 x b 0..1; dims: LSA over "
@@ -169,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "setting, the settings that can't be told apart from it (paired bootstrap against the best), and "
                     "the best in-sample mean beside its k-fold cross-validated estimate (questions split by a seeded "
                     "permutation; each fold measured with the setting chosen on the others).")
-    t.add_argument("--data", default="invented", help="'invented' (built in) or a BEIR folder or .zip (default: invented)")
+    _data_flag(t)
     t.add_argument("--params", default="k1,b", help="what to sweep: k1,b (BM25) | dims (LSA) | rrf_k (RRF) | alpha (weighted) (default k1,b)")
     t.add_argument("--metric", default="ndcg@10", help="the metric to tune (default ndcg@10); valid: " + metrics.VALID_FORMS)
     t.add_argument("--folds", type=int, default=tuning.FOLDS, help="cross-validation folds (default 5)")
@@ -190,6 +255,30 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--system", default="BM25", help="the system compared (default BM25)")
     g.add_argument("--json", action="store_true", help="print the verdict as JSON")
     g.set_defaults(func=cmd_gate)
+    x = sub.add_parser(
+        "experiments", help="the workspace's saved experiments: list them, show one, compare two",
+        description="The experiments saved on the app's Experiments page, read from the workspace store "
+                    "($RETRIEVAL_LAB_DATABASE_URL, else SQLite under $RETRIEVAL_LAB_HOME, or --store).")
+    xs = x.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    xl = xs.add_parser("list", help="every saved experiment, oldest first")
+    xl.add_argument("--dataset", metavar="ID", help="only those of this dataset (its id, as the app's link names it)")
+    xl.set_defaults(func=cmd_experiments_list)
+    xw = xs.add_parser("show", help="one experiment: its dataset, parameters, runs, grades rule and means")
+    xw.add_argument("id", type=int, help="the experiment's number")
+    xw.set_defaults(func=cmd_experiments_show)
+    xc = xs.add_parser("compare", help="two experiments question by question: the paired bootstrap of a metric",
+                       description="Experiment A's system against experiment B's on one metric, paired over the "
+                                   "questions both evaluated: each mean, the 95% paired bootstrap interval of the mean "
+                                   "difference A - B, and \"can't be told apart\" when it holds zero.")
+    xc.add_argument("a", type=int, help="experiment A's number")
+    xc.add_argument("b", type=int, help="experiment B's number")
+    xc.add_argument("--system", default="BM25", help="A's system (default BM25)")
+    xc.add_argument("--system-b", help="B's system (default: the same as A's)")
+    xc.add_argument("--metric", default="ndcg@5", help="the metric (default ndcg@5)")
+    xc.set_defaults(func=cmd_experiments_compare)
+    for parser in (xl, xw, xc):
+        parser.add_argument("--store", metavar="URL", help="the workspace's database URL (default: the app's)")
+        parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     w = sub.add_parser(
         "warmup", help="compile the kernels once (numba's cache on disk), so that no first run or first visit waits",
         description="Compile every compiled kernel with the types the app and the command line use, or load it from "
@@ -243,19 +332,15 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         raise InputError(f"--compare: expected two systems A,B, got {args.compare!r}")
     if args.threshold < 0:
         raise InputError(f"--threshold must be >= 0, got {args.threshold}")
-    ds = _load(args)
-    sources = _sources(args, ds)
     names = [m.name for m in metric_list]
     all_metrics = names + ([boot_metric.name] if boot_metric.name not in names else [])
-    ev = evaluate(ds, params, all_metrics, tuple(sources))
-    for w in list(ds.warnings) + list(ev.notes):
-        print(f"warning: {_t(w)}", file=sys.stderr)
+    ds, ev = _evaluated(args, params, all_metrics)
     report = json_report(ev, params, names, boot_metric.name, (pair[0], pair[1]))
     boot = report["bootstrap"]
     if args.json:
         print_json(report)
         return 0
-    print(f"dataset {_t(ds.name)}: {ds.n_docs} documents, {ds.n_queries} questions, {ds.evaluated.size} with a relevant document")
+    print(_dataset_line(ds))
     print(f"k1={params.k1} b={params.b} dims={params.dims} rrf_k={params.rrf_k} alpha={params.alpha}\n")
     shown = {s: _t(s) for s in ev.systems}
     width = max(9, *(len(s) for s in shown.values()))
@@ -282,6 +367,26 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         print(_t(f"{c.qid} {c.question!r}") + f" -> {where}, {first}{_t(shares)}: {c.kind}")
         for did, grade, words in c.relevant:
             print(f"    {_t(did)} (grade {grade}): words in common = {_t(', '.join(words)) if words else 'none'}")
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """The `compare` subcommand: the comparison table as text, JSON, LaTeX or Markdown."""
+    params = _fused_params(args)
+    names = [m.name for m in metrics.parse_list(args.metrics)]
+    comparison.check_options(args.test, args.level)
+    ds, ev = _evaluated(args, params, names)
+    table = comparison.compare_table(ev, names, args.test, args.level)
+    if args.form == "json":
+        print_json({"dataset": {"name": ds.name, "documents": ds.n_docs, "queries": ds.n_queries},
+                    "params": params.to_json(), **table.to_json()})
+    elif args.form == "latex":
+        print(table.to_latex(), end="")
+    elif args.form == "markdown":
+        print(table.to_markdown(), end="")
+    else:
+        print(_dataset_line(ds) + "\n")
+        print(table.to_text(), end="")
     return 0
 
 
@@ -380,6 +485,74 @@ def cmd_gate(args: argparse.Namespace) -> int:
     if listing:
         print("\n".join(listing))
     return gate.PASS
+
+
+def _store(args: argparse.Namespace) -> workspace.Workspace:
+    return workspace.open_workspace(args.store)
+
+
+def _entry_json(e: workspace.ExperimentEntry) -> dict:
+    return {"id": e.id, "dataset": e.dataset_id, "name": e.name, "saved": e.created_at.isoformat(), "by": e.created_by}
+
+
+def cmd_experiments_list(args: argparse.Namespace) -> int:
+    ws = _store(args)
+    entries = ws.experiments(args.dataset)
+    if args.json:
+        print_json({"experiments": [_entry_json(e) for e in entries]})
+        return 0
+    names = {d.id: d.name for d in ws.datasets()}
+    rows = [(str(e.id), f"{_t(names.get(e.dataset_id, '?'))} ({e.dataset_id})", _t(e.name),
+             e.created_at.strftime("%Y-%m-%d %H:%M"), _t(e.created_by)) for e in entries]
+    _print_rows(("#", "dataset", "name", "saved (UTC)", "by"), rows)
+    print(f"{_count(len(entries), 'experiment')}")
+    return 0
+
+
+def _print_rows(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    for row in (header, *rows):
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+
+
+def cmd_experiments_show(args: argparse.Namespace) -> int:
+    entry, rec = _store(args).experiment(args.id)
+    if args.json:
+        print_json({**_entry_json(entry), "record": rec})
+        return 0
+    report = rec["report"]
+    print(f"experiment #{entry.id} {_t(entry.name)}: saved {entry.created_at:%Y-%m-%d %H:%M} UTC by {_t(entry.created_by)}")
+    print(f"dataset {_t(report['dataset']['name'])} ({entry.dataset_id}): {report['dataset']['documents']} documents, "
+          f"{report['dataset']['queries']} questions")
+    print("parameters: " + ", ".join(f"{k} = {_t(v)}" for k, v in report["params"].items()))
+    runs = rec.get("runs") or []
+    print("runs: " + (", ".join(_t(r["name"]) for r in runs) if runs else "none"))
+    grades = rec.get("grades", {})
+    print(f"workspace grades: {grades.get('from_workspace', 0)}, combined by {_t(grades.get('rule', 'original'))}")
+    names = report["metrics"]
+    rows = [(_t(s), *("" if row.get(m) is None else f"{row[m]:.4f}" for m in names)) for s, row in report["systems"].items()]
+    _print_rows(("system", *names), rows)
+    return 0
+
+
+def cmd_experiments_compare(args: argparse.Namespace) -> int:
+    ws = _store(args)
+    (ea, a), (eb, b) = ws.experiment(args.a), ws.experiment(args.b)
+    c = experiments.compare(a, b, args.system, args.system_b or args.system, args.metric)
+    wins_a, wins_b = int((c.differences > 0).sum()), int((c.differences < 0).sum())
+    if args.json:
+        iv = c.interval
+        print_json({"a": {**_entry_json(ea), "system": c.system_a, "mean": c.mean_a},
+                    "b": {**_entry_json(eb), "system": c.system_b, "mean": c.mean_b}, "metric": c.metric,
+                    "questions": c.questions, "difference": iv.mean, "interval": [iv.low, iv.high],
+                    "confidence": iv.confidence, "told_apart": not iv.holds_zero, "a_better_on": wins_a,
+                    "b_better_on": wins_b, "verdict": c.verdict})
+        return 0
+    print(f"A: #{ea.id} {_t(ea.name)}, {_t(c.system_a)}: {c.metric} {c.mean_a:.4f}")
+    print(f"B: #{eb.id} {_t(eb.name)}, {_t(c.system_b)}: {c.metric} {c.mean_b:.4f}")
+    print(f"A - B = {c.interval.mean:+.4f}; {c.verdict}")
+    print(f"A is better on {_count(wins_a, 'question')}, B on {wins_b}, {c.questions - wins_a - wins_b} tied")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -415,3 +415,94 @@ def test_tune_and_gate_take_the_new_metrics(capsys, good, tmp_path):
         assert code == 0 and "PASS" in out and metric in out, (metric, err)
     code, _, err = run_main(capsys, "gate", "--baseline", str(report), "--current", str(report), "--metric", "bpref")
     assert code == 2 and "bpref" in err and "not in the report" in err, err
+
+
+# ------------------------------------------------------------------ compare: the table of every system
+
+
+ODD_NAME = "a_b & 50% {x}$"  # a run name that LaTeX and Markdown would read as markup
+
+
+@pytest.fixture(scope="module")
+def poor_run(tmp_path_factory) -> str:
+    """--run NAME=FILE of a run on the invented corpus that puts the same document first for every question: every
+    other system beats it."""
+    from retrieval.corpus import dataset
+
+    ds = dataset.load("invented")
+    path = tmp_path_factory.mktemp("compare") / "poor.run"
+    path.write_text("".join(f"{q} Q0 {ds.doc_ids[0]} 1 1.0 poor\n" for q in ds.query_ids))
+    return f"{ODD_NAME}={path}"
+
+
+SYSTEMS = ["BM25", "LSA", "weighted", "RRF", ODD_NAME]
+
+
+def test_compare_prints_the_aligned_table_and_its_statement(capsys, poor_run):
+    code, out, err = run_main(capsys, "compare", "--run", poor_run, "--metrics", "ndcg@10,mrr")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "dataset invented: 28 documents, 14 questions, 14 with a relevant document"
+    assert re.search(r"^\s+system\s+ndcg@10\s+mrr$", lines[2])
+    for letter, system in zip("abcd", SYSTEMS):  # every built-in system beats the poor run (e) on both metrics
+        assert re.search(rf"^{letter}\s+{system}\s+\d\.\d{{4}}\*?\s+\[e\]\s+\d\.\d{{4}}\*?\s+\[e\]$", out, re.M), system
+    assert re.search(rf"^e\s+{re.escape(ODD_NAME)}\s+0\.0543\s+0\.0714$", out, re.M), out
+    assert re.search(r"^d\s+RRF\s+0\.7512\*", out, re.M)  # the best nDCG@10
+    said = " ".join(lines[9:])
+    assert "Fisher's randomization test (two-sided, all 16,384 sign flips" in said
+    assert "Holm's step-down, over all 10 pairs of systems, for each metric separately" in said and "p < 0.05" in said
+
+
+def test_compare_json_is_strict_and_names_every_system(capsys, poor_run):
+    code, out, err = run_main(capsys, "compare", "--run", poor_run, "--metrics", "ndcg@10,map@100", "--json",
+                              "--test", "t-test", "--alpha", "0.01", "--fusion-alpha", "0.25")
+    assert code == 0, err
+    report = _strict_json(out)
+    assert report["dataset"] == {"name": "invented", "documents": 28, "queries": 14}
+    assert report["params"]["alpha"] == 0.25 and report["alpha"] == 0.01  # the fusion's, the significance level
+    assert (report["test"], report["correction"], report["metrics"]) == ("t-test", "holm", ["ndcg@10", "map@100"])
+    assert [s["name"] for s in report["systems"]] == SYSTEMS
+    assert [s["letter"] for s in report["systems"]] == list("abcde")
+    assert report["systems"][0]["beats"] == {"ndcg@10": [ODD_NAME], "map@100": [ODD_NAME]}
+    assert len(report["pairs"]) == 20 and "p < 0.01" in report["statement"]
+
+
+def test_compare_latex_is_booktabs_with_every_name_escaped(capsys, poor_run):
+    code, out, err = run_main(capsys, "compare", "--run", poor_run, "--metrics", "ndcg_exp@5", "--latex",
+                              "--test", "bootstrap")
+    assert code == 0, err
+    assert out.startswith("\\begin{table}") and out.endswith("\\end{table}\n")
+    assert [line for line in out.splitlines() if line in ("\\toprule", "\\midrule", "\\bottomrule")] == [
+        "\\toprule", "\\midrule", "\\bottomrule"]
+    assert " & System & ndcg\\_exp@5 \\\\" in out
+    assert "e & a\\_b \\& 50\\% \\{x\\}\\$ & 0.0" in out
+    assert "0.6" in out and "$^{e}$" in out and "\\textbf{" in out and "paired bootstrap test" in out
+
+
+def test_compare_markdown_escapes_the_run_name(capsys, poor_run):
+    code, out, err = run_main(capsys, "compare", "--run", poor_run, "--metrics", "ndcg@10", "--markdown")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[:2] == ["| | system | ndcg\\@10 |", "|---|---|---|"]
+    assert lines[2].startswith("| a | BM25 | 0.6912ᵉ |")
+    assert lines[6] == "| e | a\\_b \\& 50\\% \\{x\\}\\$ | 0.0543 |"
+    assert "Holm's step-down" in lines[-1]
+
+
+COMPARE_BAD_INPUT = {  # the arguments after `compare` -> what the one line on stderr says
+    "--test wilcoxon": r"^retrieval: error: test: unknown test 'wilcoxon'; choose randomization, t-test or bootstrap$",
+    "--alpha 0": r"alpha must be in \(0, 1\), got 0\.0",
+    "--alpha 1.5": r"alpha must be in \(0, 1\), got 1\.5",
+    "--alpha nan": r"alpha must be in \(0, 1\), got nan",
+    "--alpha x": r"argument --alpha: invalid float value: 'x'",
+    "--fusion-alpha 3": r"argument --fusion-alpha: alpha must be in \[0, 1\], got 3\.0",
+    "--metrics ndcg@10,foo": r"unknown metric 'foo'",
+    "--json --latex": r"argument --latex: not allowed with argument --json",
+    "--markdown --json": r"argument --json: not allowed with argument --markdown",
+}
+
+
+@pytest.mark.parametrize("args", COMPARE_BAD_INPUT)
+def test_compare_bad_input_is_one_line_naming_the_parameter(capsys, args):
+    code, out, err = run_main(capsys, "compare", *args.split())
+    assert_bad_input(subprocess.CompletedProcess(args, code, out, err), COMPARE_BAD_INPUT[args])

@@ -130,3 +130,89 @@ def test_while_lsa_s_svd_is_slow_to_fit_the_page_says_so_then_compares(monkeypat
     at = open_app(PAGE, before=lambda _: (large_corpus(monkeypatch), monkeypatch.setattr(streamlit, "spinner", spinner)))
     assert not at.exception and figures(at)
     assert any(t.startswith("Fitting LSA's SVD at d = 6 on 28 documents") for t in said), said
+
+
+# ------------------------------------------------------------------ every system at once: the published table
+
+
+def table_of(at) -> list[list[str]]:
+    """The comparison table's rows as a person reads them (escapes removed), cells split on the unescaped pipes."""
+    import re
+
+    from apptest import shown
+
+    body = next(m.value for m in at.markdown if m.value.startswith("| | system |"))
+    rows = [line for i, line in enumerate(body.splitlines()) if i != 1]  # the alignment row left out
+    split = [re.split(r"(?<!\\)\|", line)[1:-1] for line in rows]
+    return [[shown(cell).strip() for cell in row] for row in split]
+
+
+def statement(at) -> str:
+    return next(c.value for c in at.caption if c.value.startswith("Bold: the best mean"))
+
+
+def test_the_table_lists_every_system_on_the_sidebar_s_metric(at):
+    rows = table_of(at)
+    assert rows[0] == ["", "system", "nDCG@5"]
+    assert [r[:2] for r in rows[1:]] == [["a", "BM25"], ["b", "LSA"], ["c", "dense"], ["d", "weighted"], ["e", "RRF"]]
+    assert [r[2] for r in rows[1:]] == ["0.6912", "0.6791", "**0.9313**", "0.7340", "0.7374"]  # 14 questions: no p < 0.05
+    said = statement(at)
+    assert "Fisher's randomization test (two-sided, all 16,384 sign flips" in said
+    assert "Holm's step-down, over all 10 pairs of systems" in said and "p < 0.05" in said
+    assert at.selectbox(key="cmp_test").value == "randomization" and at.selectbox(key="cmp_level").value == 0.05
+    assert at.multiselect(key="cmp_more_metrics").value == []
+
+
+def test_the_test_the_level_and_more_metrics_are_chosen_and_kept_across_a_cutoff():
+    at = open_app(PAGE)
+    at.selectbox(key="cmp_test").set_value("t-test").run()
+    at.selectbox(key="cmp_level").set_value(0.1).run()
+    at.multiselect(key="cmp_more_metrics").set_value(["hit@5", "mrr"]).run()
+    assert not at.exception
+    assert table_of(at)[0] == ["", "system", "nDCG@5", "hit@5", "MRR"]
+    assert "paired t-test (two-sided" in statement(at) and "p < 0.1" in statement(at)
+    move(at, "k", 10)
+    assert not at.exception
+    assert at.multiselect(key="cmp_more_metrics").value == ["hit@10", "mrr"]
+    assert table_of(at)[0] == ["", "system", "nDCG@10", "hit@10", "MRR"]
+    at.selectbox(key="cmp_b").set_value("BM25").run()  # the pair's info: the table stays
+    assert not at.exception and "two different systems" in verdict(at) and table_of(at)[0][2] == "nDCG@10"
+
+
+def test_a_run_named_with_markup_is_escaped_and_beaten_by_every_system():
+    from retrieval.corpus import dataset
+
+    name = "*x* | <b>run</b> $1$"
+    at = open_app(PAGE)
+    ds = dataset.load("invented")
+    lines = [f"{q} Q0 {ds.doc_ids[0]} 1 1.0 mine" for q in ds.query_ids]
+    at.session_state["runs"] = {name: dataset.parse_run("\n".join(lines).encode(), "mine.run", name)}
+    at.run()
+    assert not at.exception
+    body = next(m.value for m in at.markdown if m.value.startswith("| | system |"))
+    assert r"\*x\* \| \<b\>run\<\/b\> \$1\$" in body
+    rows = table_of(at)
+    assert all(len(r) == 3 for r in rows)  # the | in the name split no cell
+    assert rows[-1][:2] == ["f", name]
+    assert all(r[2].endswith("ᶠ") for r in rows[1:-1]), rows  # each built-in system beats the run
+    assert "over all 15 pairs of systems" in statement(at)
+
+
+def test_the_t_test_of_a_single_question_is_a_warning_not_an_exception(tmp_path):
+    import json
+
+    from retrieval.corpus import dataset
+
+    (tmp_path / "qrels").mkdir()
+    (tmp_path / "corpus.jsonl").write_text("".join(json.dumps({"_id": f"d{i}", "text": t}) + "\n" for i, t in
+                                                   enumerate(["refunds and money back", "nightly backups", "export notes"])))
+    (tmp_path / "queries.jsonl").write_text(json.dumps({"_id": "q1", "text": "money back"}) + "\n")
+    (tmp_path / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td0\t1\n")
+    at = open_app(PAGE)
+    at.session_state["dataset"] = dataset.load(str(tmp_path))
+    at.run()
+    at.selectbox(key="cmp_test").set_value("t-test").run()
+    assert not at.exception
+    from apptest import shown
+
+    assert any("t-test: needs at least 2 questions" in shown(w.value) for w in at.warning)

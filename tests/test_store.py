@@ -37,6 +37,7 @@ from retrieval.store.workspace import (
     StoreFull,
     default_url,
     known_revisions,
+    migrations_config,
     open_workspace,
 )
 
@@ -406,3 +407,56 @@ def test_the_migrations_build_the_tables_the_store_reads(url):
         assert MigrationContext.configure(c).get_current_revision() == known_revisions()[-1]
     engine.dispose()
     assert diff == []
+
+
+# --------------------------------------------------------------------------------------------- experiments
+
+
+def test_experiments_are_saved_listed_read_and_deleted(url, invented):
+    ws = open_workspace(url)
+    entry = ws.add_dataset(invented, ZIP, [_zip_file(invented)], "ana")
+    body = {"params": {"k1": 1.2}, "per_query": {"BM25": {"q01": {"ndcg@5": 0.5}}}, "name": "é"}
+    first = ws.save_experiment(entry.id, "monday", body, "ana")
+    second = ws.save_experiment(entry.id, "monday", {**body, "params": {"k1": 0.9}}, "ben")  # a name again
+    assert [(e.name, e.created_by) for e in ws.experiments(entry.id)] == [("monday", "ana"), ("monday", "ben")]
+    assert ws.experiments("0000000000000000") == [] and len(ws.experiments()) == 2
+    got, read = ws.experiment(second.id)
+    assert got == second and read == {**body, "params": {"k1": 0.9}}
+    with pytest.raises(InputError, match="not storable as JSON"):
+        ws.save_experiment(entry.id, "bad", {"x": float("nan")}, "ana")
+    ws.delete_experiment(first.id)
+    assert [e.id for e in ws.experiments()] == [second.id]
+    with pytest.raises(StoreError, match=f"no experiment {first.id}"):
+        ws.experiment(first.id)
+    ws.delete_dataset(entry.id)
+    assert ws.experiments() == []
+
+
+def test_a_store_made_by_the_first_version_opens_in_this_one_with_its_data(url, invented):
+    """A store at the first revision, with a dataset and a grade written as that version wrote them, is upgraded
+    when opened: the data stays and the newer tables are there."""
+    from datetime import UTC, datetime
+
+    from alembic import command
+
+    if url.startswith("sqlite"):
+        Path(sa.make_url(url).database).parent.mkdir(parents=True)
+    engine = sa.create_engine(url)
+    zipped = _zip_file(invented).data
+    sha, now = hashlib.sha256(zipped).hexdigest(), datetime.now(UTC)
+    with engine.begin() as conn:
+        command.upgrade(migrations_config(conn), known_revisions()[0])
+        conn.execute(sa.insert(schema.blobs).values(sha256=sha, size=len(zipped), data=zipped))
+        conn.execute(sa.insert(schema.datasets).values(id=invented.fingerprint, name="invented", format=ZIP, n_docs=28,
+                                                       n_questions=14, n_judgements=len(invented.qrels), added_at=now,
+                                                       added_by="ana"))
+        conn.execute(sa.insert(schema.dataset_files).values(dataset_id=invented.fingerprint, role="zip",
+                                                            name="invented.zip", sha256=sha))
+        conn.execute(sa.insert(schema.grades).values(dataset_id=invented.fingerprint, query_id="q01", doc_id="d05",
+                                                     rater="ana", grade=2, graded_at=now))
+        assert "experiments" not in sa.inspect(conn).get_table_names()
+    engine.dispose()
+    ws = open_workspace(url)
+    assert [e.id for e in ws.datasets()] == [invented.fingerprint] and [g.grade for g in ws.grades(invented.fingerprint)] == [2]
+    assert ws.load_dataset(invented.fingerprint).fingerprint == invented.fingerprint
+    assert ws.save_experiment(invented.fingerprint, "after the upgrade", {"a": 1}, "ana").name == "after the upgrade"

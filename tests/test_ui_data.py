@@ -7,14 +7,15 @@ from types import SimpleNamespace
 from retrieval.corpus.dataset import assemble
 from retrieval.evaluation.report import Unjudged
 from ui import data as ui
+from ui import format as format_
 from ui import workspace
 
 
 def test_sizes_read_in_kilobytes_then_megabytes():
-    assert ui.mb(0) == "0.0 kB"
-    assert ui.mb(99_949) == "99.9 kB"
-    assert ui.mb(100_000) == "0.1 MB"
-    assert ui.mb(12_345_678) == "12.3 MB"
+    assert format_.mb(0) == "0.0 kB"
+    assert format_.mb(99_949) == "99.9 kB"
+    assert format_.mb(100_000) == "0.1 MB"
+    assert format_.mb(12_345_678) == "12.3 MB"
 
 
 def test_file_stem_drops_only_the_last_extension():

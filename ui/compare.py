@@ -1,5 +1,6 @@
 """The Compare page's parts: two systems on the sidebar's metric, the paired bootstrap of their per-question
-difference, a plain verdict, and the question-by-question bars."""
+difference, a plain verdict, and the question-by-question bars; then the table of every system at once, the
+significant differences marked (retrieval.evaluation.comparison)."""
 
 from __future__ import annotations
 
@@ -7,15 +8,20 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from retrieval.core.errors import InputError
 from retrieval.corpus.dataset import Dataset
+from retrieval.evaluation import comparison as tables
 from retrieval.evaluation import stats
 from retrieval.evaluation.experiment import Evaluation
+from retrieval.evaluation.report import report_metrics
 
-from . import charts
+from . import cache, charts, state
 from .format import MINUS, interval_text, signed
 from .markdown import escape_markdown as plain
 
 KEY_A, KEY_B = "cmp_a", "cmp_b"
+KEY_MORE, KEY_TEST, KEY_LEVEL = "cmp_more_metrics", "cmp_test", "cmp_level"  # the table's widgets
+LEVELS = (0.01, 0.05, 0.1)
 DEFAULT_A, DEFAULT_B = "BM25", "LSA"
 BINS = 50
 
@@ -111,3 +117,55 @@ def comparison(ds: Dataset, ev: Evaluation, metric: str, label: str, a: str, b: 
                           "question": [" ".join(ds.query_texts[q].split())[:200] for q in ds.evaluated], "diff": diff})
     st.altair_chart(charts.difference_bars(per_q, f"{label}: {a} {MINUS} {b}", a, b, ev.systems), width="stretch")
     st.caption(tally_text(a, b, diff))
+
+
+# ------------------------------------------------------------------------------------------- every system at once
+
+
+def more_metrics(metric: str, k: int) -> list[str]:
+    """The table's other metrics to choose from: the report's (hit, recall and nDCG at k, MRR) but the sidebar's."""
+    return [m for m in report_metrics(k, metric) if m != metric]
+
+
+def carry_over(options: list[str]) -> None:
+    """Keep the chosen extra metrics across a cutoff change (hit@5 chosen becomes hit@10), before the widget is
+    made: an option that is no longer offered is dropped."""
+    kinds = {m.partition("@")[0] for m in st.session_state.get(KEY_MORE) or []}
+    st.session_state[KEY_MORE] = [m for m in options if m.partition("@")[0] in kinds]
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def table(values: np.ndarray, systems: tuple[str, ...], names: tuple[str, ...], test: str,
+          level: float) -> tables.ComparisonTable:
+    """`comparison.table_from_values` of `values` (systems x metrics x questions), cached on their content."""
+    by_system = {s: dict(zip(names, values[i])) for i, s in enumerate(systems)}
+    return tables.table_from_values(by_system, names, test, level)
+
+
+def every_system(ds: Dataset, metric: str) -> None:
+    """The table the IR field publishes: every system's mean on the sidebar's metric (and any other chosen), the
+    best in bold, on each value the letters of the systems it beats significantly; the test chosen here and the
+    statement under the table."""
+    st.divider()
+    st.subheader("Every system at once")
+    st.caption("The table papers publish: each system's mean, the best of each column in **bold**, and on each value "
+               "the letters of the systems it beats significantly.")
+    options = more_metrics(metric, state.cutoff())
+    carry_over(options)
+    c1, c2 = st.columns([1.4, 0.6])  # the test's longest name whole at 1024 pixels wide, the sidebar open
+    test = c1.selectbox("Test", tables.TESTS, format_func=tables.TEST_NAMES.get, key=KEY_TEST,
+                        persist_state="session", help="Paired and two-sided, over the questions with a relevant document.")
+    level = c2.selectbox("p below", LEVELS, index=LEVELS.index(tables.ALPHA), key=KEY_LEVEL,
+                         persist_state="session", help="The significance level alpha, after Holm's correction.")
+    more = st.multiselect("More metrics", options, key=KEY_MORE, format_func=state.metric_label,
+                          persist_state="session", help=f"Beside {state.metric_label(metric)}, the sidebar's metric.")
+    names = tuple([metric, *more])
+    ev = cache.evaluation(list(names), ds)
+    values = np.array([[ev.values[s][m] for m in names] for s in ev.systems])
+    try:
+        shown = table(values, tuple(ev.systems), names, test, level)
+    except InputError as e:  # the t-test of a single question
+        st.warning(plain(str(e)), icon=":material/warning:")
+        return
+    st.markdown(shown.to_markdown(escape=plain, labels={m: state.metric_label(m) for m in names}, statement=False))
+    st.caption(shown.statement())

@@ -21,7 +21,7 @@ from retrieval.evaluation import report
 from retrieval.retrievers.systems import SYSTEMS
 
 from . import cache, charts, dense, live, state, workspace
-from .format import FULL_CHARS, PREVIEW_CHARS, clip, full_text_note
+from .format import FULL_CHARS, PREVIEW_CHARS, clip, full_text_note, mb
 from .markdown import escape_markdown as plain
 
 PREVIEW_ROWS = 100
@@ -39,11 +39,6 @@ def init() -> None:
 
 
 # ------------------------------------------------------------------------------------------ pure helpers
-
-
-def mb(n: int) -> str:
-    """A size in bytes for reading: kB below 100 kB, MB from there."""
-    return f"{n / 1e6:,.1f} MB" if n >= 100_000 else f"{n / 1e3:,.1f} kB"
 
 
 def run_lines(run: TrecRun) -> int:

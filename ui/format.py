@@ -46,3 +46,8 @@ def full_text_note(text: str, limit: int = FULL_CHARS) -> str:
 def plural(n: int, word: str, many: str | None = None) -> str:
     """'1 question', '1,400 questions' (`many`: the plural when it is not word + s)."""
     return f"{n:,} {word if n == 1 else many or word + 's'}"
+
+
+def mb(n: int) -> str:
+    """A size in bytes for reading: kB below 100 kB, MB from there."""
+    return f"{n / 1e6:,.1f} MB" if n >= 100_000 else f"{n / 1e3:,.1f} kB"

@@ -17,6 +17,7 @@ PAGES = (  # file, title, icon; the first is the landing page
     ("pages/tuning.py", "Tuning", ":material/tune:"),
     ("pages/metrics_lab.py", "Metrics lab", ":material/school:"),
     ("pages/judge.py", "Judge", ":material/rule:"),
+    ("pages/experiments.py", "Experiments", ":material/history:"),
     ("pages/data.py", "Data", ":material/database:"),
 )
 

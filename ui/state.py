@@ -39,6 +39,7 @@ PG_DATASET = "pg_dataset"  # the corpus fingerprint of the dataset the Playgroun
 GRADES = "workspace_grades"  # the workspace raters' grades as last read: {dataset fingerprint: tuple of store Grades}
 RULE = "rule"  # how the raters' grades combine (the Judge page's selector, bound to the URL: ?rule=median)
 GIVEN = "grades_given"  # grades this session gave (bounded: ui.workspace.MAX_GIVEN)
+EXPERIMENTS = "experiments"  # the saved experiments as last read: {dataset fingerprint: (entries, records by id)}
 PAGE_SEEN = "page_seen"  # the page the last run showed (entering the Judge page reads the grades again)
 JUDGED_DATASET = "judged_dataset"  # (dataset fingerprint, the grades, the dataset with them): ui.cache.current_dataset
 # the workspace's (ui/workspace.py)

@@ -24,6 +24,7 @@ from retrieval.store.workspace import (
     FILES,
     ZIP,
     DatasetEntry,
+    ExperimentEntry,
     Grade,
     StoredFile,
     Workspace,
@@ -32,6 +33,7 @@ from retrieval.store.workspace import (
 )
 
 from . import in_use, state
+from .format import mb, plural
 from .markdown import escape_markdown
 
 DATA = "data"  # the URL's dataset: its id in the store (Dataset.fingerprint); none for the invented corpus
@@ -183,6 +185,8 @@ def drop_run(name: str) -> str | None:
 
 MAX_GIVEN = 10_000  # grades one session may give (a bound on what a stranger can write into the store)
 JUDGE_PAGE = "Judge"  # the page whose entry reads the grades again (its title in ui/router.py)
+EXPERIMENTS_PAGE = "Experiments"  # the page whose entry reads the saved experiments
+MAX_EXPERIMENTS = 50  # saved experiments of a dataset a session reads (the latest)
 
 
 def read_grades(base: Dataset) -> None:
@@ -200,14 +204,17 @@ def read_grades(base: Dataset) -> None:
         state.post([("error", str(e))], base.fingerprint)
 
 
-def read_grades_when_needed(page: str) -> None:
+def read_when_needed(page: str) -> None:
     """Read the workspace's grades of the loaded dataset the first time the session uses it, and when it enters the
-    Judge page (other raters may have graded since); a rerun of the same page (a slider's tick) reads nothing."""
+    Judge page (other raters may have graded since); its saved experiments when it enters the Experiments page. A
+    rerun of the same page (a slider's tick) reads nothing."""
     base = in_use.base_dataset()
-    entered = page == JUDGE_PAGE and st.session_state.get(state.PAGE_SEEN) != page
+    entered = st.session_state.get(state.PAGE_SEEN) != page
     st.session_state[state.PAGE_SEEN] = page
-    if entered or base.fingerprint not in st.session_state.get(state.GRADES, {}):
+    if (entered and page == JUDGE_PAGE) or base.fingerprint not in st.session_state.get(state.GRADES, {}):
         read_grades(base)
+    if entered and page == EXPERIMENTS_PAGE:
+        read_experiments(base)
 
 
 def give_grade(base: Dataset, query_id: str, doc_id: str, grade: int | None) -> str | None:
@@ -236,6 +243,45 @@ def give_grade(base: Dataset, query_id: str, doc_id: str, grade: int | None) -> 
     if grade is not None:
         st.session_state[state.GIVEN] = given + 1
     return None
+
+
+# ----------------------------------------------------------------------------------------------- experiments
+
+
+def read_experiments(base: Dataset) -> None:
+    """Read the latest MAX_EXPERIMENTS saved experiments of the loaded dataset into the session."""
+    ws = store()
+    held = st.session_state.setdefault(state.EXPERIMENTS, {})
+    if ws is None:
+        held[base.fingerprint] = ([], {})
+        return
+    try:
+        entries = ws.experiments(base.fingerprint)[-MAX_EXPERIMENTS:]
+        held.clear()  # one dataset's at a time: a bound on the session's memory
+        held[base.fingerprint] = (entries, {e.id: ws.experiment(e.id)[1] for e in entries})
+    except InputError as e:
+        st.session_state[state.EXPERIMENTS] = {base.fingerprint: ([], {})}
+        state.post([("error", str(e))], base.fingerprint)
+
+
+def experiments_of(base: Dataset) -> tuple[list[ExperimentEntry], dict[int, dict]]:
+    """The loaded dataset's saved experiments as the session last read them (on entering the page, after a save)."""
+    if base.fingerprint not in st.session_state.get(state.EXPERIMENTS, {}):
+        read_experiments(base)
+    return st.session_state[state.EXPERIMENTS][base.fingerprint]
+
+
+def save_experiment(base: Dataset, name: str, rec: dict) -> tuple[str, str]:
+    """Save a record of the loaded dataset under a name, by this person; the message (kind, text)."""
+    ws = store()
+    if ws is None:
+        return "warning", f"Not saved: the workspace cannot be opened ({problem()})."
+    try:
+        entry = ws.save_experiment(_dataset_id(ws, base), name, rec, person())
+    except InputError as e:
+        return "error", f"Not saved: {e}"
+    read_experiments(base)
+    return "success", f"Saved as experiment #{entry.id}, {entry.name}."
 
 
 # ---------------------------------------------------------------------------------------------------- links
@@ -389,7 +435,7 @@ def _delete(dataset_id: str) -> None:
 
 
 def _when(entry: DatasetEntry) -> str:
-    return entry.added_at.strftime("%Y-%m-%d %H:%M UTC")
+    return entry.added_at.strftime("%Y-%m-%d %H:%M")
 
 
 def section() -> None:
@@ -408,13 +454,13 @@ def section() -> None:
                       help="Uploads and grades carry it (anonymous without one). Typed once per session.")
     entries = ws.datasets()
     used, limit = ws.size(), ws.max_bytes
-    st.caption(f"Uploads are kept in {escape_markdown(ws.label)}: {len(entries):,} datasets, "
-               f"{used / 2**20:,.1f} of {limit / 2**20:,.0f} MB. Open one here, or share this page's link: it names the "
-               "dataset and runs in use.")
+    st.caption(f"Uploads are kept in {escape_markdown(ws.label)}: {plural(len(entries), 'dataset')}, {mb(used)} of "
+               f"{mb(limit)}. Open one here, or share this page's link: it names the dataset and runs in use. Times "
+               "are UTC.")
     if not entries:
         return
     rows = [{"name": e.name, "documents": e.n_docs, "questions": e.n_questions, "judgements": e.n_judgements,
-             "size (MB)": round(e.size / 2**20, 2), "added": _when(e), "by": e.added_by, "id": e.id} for e in entries]
+             "size": mb(e.size), "added": _when(e), "by": e.added_by, "id": e.id} for e in entries]
     st.dataframe(rows, hide_index=True, width="stretch")
     ids = [e.id for e in entries]
     names = {e.id: e.name for e in entries}

@@ -9,7 +9,9 @@ here comes with a new migration.
 * `runs` and `embeddings`: a TREC run or an embeddings upload of a dataset, by name, each a file (embeddings one or
   two: `embedding_files`);
 * `grades`: one row per grade given, with its rater and time (never updated: a rater's latest grade of a pair is
-  the one in force, and two raters grading the same pair at once both keep theirs).
+  the one in force, and two raters grading the same pair at once both keep theirs);
+* `experiments`: a saved view of a dataset (systems, runs, parameters, the grades rule) and its per-question metrics,
+  as JSON (`body`), by name and time.
 """
 
 from __future__ import annotations
@@ -120,4 +122,16 @@ grades = Table(
     Column("grade", Integer, nullable=False),
     Column("graded_at", DateTime(timezone=True), nullable=False),
     Index("ix_grades_dataset_pair", "dataset_id", "query_id", "doc_id"),
+)
+
+experiments = Table(
+    "experiments",
+    metadata,
+    _serial(),
+    _dataset_id(),
+    _text("name"),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    _text("created_by"),
+    _text("body"),  # JSON: analyses.experiments.record
+    Index("ix_experiments_dataset", "dataset_id", "created_at"),
 )

@@ -13,6 +13,7 @@ refused with one message naming it.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sqlite3
 from collections.abc import Iterator
@@ -40,6 +41,7 @@ MAX_BYTES_ENV = "RETRIEVAL_LAB_STORE_MAX_BYTES"
 DEFAULT_HOME = "~/.local/share/retrieval-lab"
 FILE_NAME = "workspace.sqlite"
 DEFAULT_MAX_BYTES = 4 * 2**30  # the stored files' bytes, all datasets, runs and embeddings together
+MAX_EXPERIMENT_BYTES = 64 * 2**20  # one saved experiment's JSON (per-question values of every system and metric)
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 ZIP, FILES = "beir-zip", "files"  # how a dataset was uploaded: one BEIR zip, or three files
 ROLES = {ZIP: ("zip",), FILES: ("documents", "questions", "judgements")}
@@ -98,6 +100,17 @@ class EmbeddingsEntry:
     size: int
     added_at: datetime
     added_by: str
+
+
+@dataclass(frozen=True)
+class ExperimentEntry:
+    """A saved experiment: its number, dataset, name, when and by whom (its body: `Workspace.experiment`)."""
+
+    id: int
+    dataset_id: str
+    name: str
+    created_at: datetime
+    created_by: str
 
 
 @dataclass(frozen=True)
@@ -195,7 +208,7 @@ class Workspace:
         have = set(conn.execute(sa.select(schema.blobs.c.sha256).where(schema.blobs.c.sha256.in_(shas))).scalars())
         new = {s: f for s, f in zip(shas, files) if s not in have}
         added = sum(len(f.data) for f in new.values())
-        used = self._used(conn)
+        used = self._used(conn) + self._experiment_bytes(conn)
         if used + added > self.max_bytes:
             raise StoreFull(f"{self.label}: the store holds {_mb(used)} of its {_mb(self.max_bytes)}; these files "
                             f"({_mb(added)}) would take it beyond (raise the limit with {MAX_BYTES_ENV}, or delete a "
@@ -216,9 +229,9 @@ class Workspace:
         conn.execute(sa.delete(schema.blobs).where(schema.blobs.c.sha256.not_in(used)))
 
     def size(self) -> int:
-        """Bytes of the stored files."""
+        """Bytes the store holds: its files, and its experiments' JSON."""
         with self._read() as conn:
-            return self._used(conn)
+            return self._used(conn) + self._experiment_bytes(conn)
 
     # ------------------------------------------------------------------------------------------------ datasets
 
@@ -308,7 +321,7 @@ class Workspace:
             did = str(dataset_id)
             emb = sa.select(schema.embeddings.c.id).where(schema.embeddings.c.dataset_id == did)
             conn.execute(sa.delete(schema.embedding_files).where(schema.embedding_files.c.embeddings_id.in_(emb)))
-            for t in (schema.embeddings, schema.runs, schema.grades, schema.dataset_files):
+            for t in (schema.embeddings, schema.runs, schema.grades, schema.experiments, schema.dataset_files):
                 conn.execute(sa.delete(t).where(t.c.dataset_id == did))
             if conn.execute(sa.delete(schema.datasets).where(schema.datasets.c.id == did)).rowcount != 1:
                 raise StoreError(f"{self.label}: no dataset {dataset_id!r} to delete")
@@ -443,6 +456,70 @@ class Workspace:
             out = list(last.values())
         return out
 
+    # --------------------------------------------------------------------------------------------- experiments
+
+    def save_experiment(self, dataset_id: str, name: str, body: dict, created_by: str) -> ExperimentEntry:
+        """Save an experiment of a dataset: `body` is any JSON object (the lab's: analyses.experiments.record),
+        kept as strict JSON (a NaN or an infinity is refused, naming it); a name may be used again (they are told
+        apart by time)."""
+        name, created_by = _name(name, "the experiment"), _name(created_by, "the rater or uploader")
+        try:
+            text = json.dumps(body, allow_nan=False, ensure_ascii=True, separators=(",", ":"))  # a character a byte
+        except (TypeError, ValueError) as e:
+            raise InputError(f"experiment {name!r}: not storable as JSON ({e})") from None
+        if len(text.encode()) > MAX_EXPERIMENT_BYTES:
+            raise InputError(f"experiment {name!r}: {len(text.encode()):,} bytes of JSON, more than the "
+                             f"{MAX_EXPERIMENT_BYTES:,} an experiment may take")
+        t = schema.experiments
+        with self._write() as conn:
+            self._check_dataset(conn, dataset_id)
+            used = self._used(conn) + self._experiment_bytes(conn)
+            if used + len(text.encode()) > self.max_bytes:
+                raise StoreFull(f"{self.label}: the store holds {_mb(used)} of its {_mb(self.max_bytes)}; this "
+                                f"experiment would take it beyond ({MAX_BYTES_ENV}); nothing was stored")
+            eid = conn.execute(sa.insert(t).values(dataset_id=dataset_id, name=name, created_at=_now(),
+                                                   created_by=created_by, body=text).returning(t.c.id)).scalar_one()
+        entry = self.experiment_entry(eid)
+        assert entry is not None
+        return entry
+
+    @staticmethod
+    def _experiment_bytes(conn: sa.Connection) -> int:
+        t = schema.experiments
+        return int(conn.execute(sa.select(sa.func.coalesce(sa.func.sum(sa.func.length(t.c.body)), 0))).scalar_one())
+
+    def experiments(self, dataset_id: str | None = None) -> list[ExperimentEntry]:
+        """The saved experiments (of one dataset, or all), oldest first."""
+        t = schema.experiments
+        q = sa.select(t.c.id, t.c.dataset_id, t.c.name, t.c.created_at, t.c.created_by).order_by(t.c.created_at, t.c.id)
+        if dataset_id is not None:
+            q = q.where(t.c.dataset_id == str(dataset_id))
+        with self._read() as conn:
+            return [ExperimentEntry(int(i), d, n, _utc(at), by) for i, d, n, at, by in conn.execute(q)]
+
+    def experiment_entry(self, experiment_id: int) -> ExperimentEntry | None:
+        t = schema.experiments
+        with self._read() as conn:
+            row = conn.execute(sa.select(t.c.id, t.c.dataset_id, t.c.name, t.c.created_at, t.c.created_by)
+                               .where(t.c.id == int(experiment_id))).first()
+        return ExperimentEntry(int(row[0]), row[1], row[2], _utc(row[3]), row[4]) if row else None
+
+    def experiment(self, experiment_id: int) -> tuple[ExperimentEntry, dict]:
+        """A saved experiment and its body."""
+        t = schema.experiments
+        with self._read() as conn:
+            row = conn.execute(sa.select(t.c.id, t.c.dataset_id, t.c.name, t.c.created_at, t.c.created_by, t.c.body)
+                               .where(t.c.id == int(experiment_id))).first()
+        if row is None:
+            raise StoreError(f"{self.label}: no experiment {experiment_id}")
+        return ExperimentEntry(int(row[0]), row[1], row[2], _utc(row[3]), row[4]), json.loads(row[5])
+
+    def delete_experiment(self, experiment_id: int) -> None:
+        t = schema.experiments
+        with self._write() as conn:
+            if conn.execute(sa.delete(t).where(t.c.id == int(experiment_id))).rowcount != 1:
+                raise StoreError(f"{self.label}: no experiment {experiment_id} to delete")
+
     def _check_dataset(self, conn: sa.Connection, dataset_id: str) -> None:
         if not conn.execute(sa.select(schema.datasets.c.id).where(schema.datasets.c.id == str(dataset_id))).first():
             raise StoreError(f"{self.label}: no dataset {dataset_id!r} in the store")
@@ -494,7 +571,8 @@ def _engine(url: sa.URL) -> sa.Engine:
     return sa.create_engine(url, pool_pre_ping=True, pool_size=4, max_overflow=4)
 
 
-def _alembic_config(conn: sa.Connection | None = None) -> Config:
+def migrations_config(conn: sa.Connection | None = None) -> Config:
+    """Alembic's configuration of the store's migrations (no alembic.ini), on `conn` when given."""
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
     cfg.attributes["connection"] = conn
@@ -503,7 +581,7 @@ def _alembic_config(conn: sa.Connection | None = None) -> Config:
 
 def known_revisions() -> list[str]:
     """The migrations this version of the lab knows, oldest first."""
-    script = ScriptDirectory.from_config(_alembic_config())
+    script = ScriptDirectory.from_config(migrations_config())
     return [r.revision for r in reversed(list(script.walk_revisions()))]
 
 
@@ -557,5 +635,5 @@ def _migrate(conn: sa.Connection, label: str) -> None:
             raise StoreError(f"{label}: this database holds other tables ({', '.join(sorted(tables)[:5])}), not a "
                              "workspace: point the lab at an empty database")
     if current != known[-1]:
-        command.upgrade(_alembic_config(conn), "head")
+        command.upgrade(migrations_config(conn), "head")
         conn.commit()

@@ -1,0 +1,77 @@
+"""`python -m retrieval experiments list|show|compare`: the experiments the app saved, read by a script."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import retrieval
+from retrieval import cli
+from retrieval.analyses.experiments import record
+from retrieval.corpus import dataset as datasets
+from retrieval.evaluation import stats
+from retrieval.store.workspace import ZIP, StoredFile, open_workspace
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    """A store holding two experiments of the invented corpus: the article's k1, and k1 = 0.5."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('store') / 'ws.sqlite'}"
+    ws = open_workspace(url)
+    ds = retrieval.load("invented")
+    ws.add_dataset(ds, ZIP, [StoredFile("invented.zip", datasets.beir_zip(ds))], "ana")
+    ids = []
+    for name, k1 in (("defaults", 1.2), ("k1 low <b>*x*</b>", 0.5)):
+        p = retrieval.Params(k1=k1)
+        ids.append(ws.save_experiment(ds.fingerprint, name, record(retrieval.evaluate(ds, p, ["ndcg@5", "mrr"]), p), "ana").id)
+    return url, ids, ds
+
+
+def run(capsys, *argv):
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def strict(text: str):
+    def refuse(name):
+        raise ValueError(name)
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_list_and_show_read_the_saved_experiments(saved, capsys):
+    url, (a, b), ds = saved
+    code, out, _ = run(capsys, "experiments", "list", "--store", url)
+    assert code == 0 and "defaults" in out and "k1 low <b>*x*</b>" in out and "2 experiments" in out
+    code, out, _ = run(capsys, "experiments", "list", "--store", url, "--json", "--dataset", ds.fingerprint)
+    listed = strict(out)["experiments"]
+    assert [e["id"] for e in listed] == [a, b] and {e["dataset"] for e in listed} == {ds.fingerprint}
+    code, out, _ = run(capsys, "experiments", "show", str(b), "--store", url)
+    bm25 = retrieval.evaluate(ds, retrieval.Params(k1=0.5), ["ndcg@5"]).mean("BM25", "ndcg@5")
+    row = next(line.split() for line in out.splitlines() if line.startswith("BM25 "))
+    assert code == 0 and "k1 = 0.5" in out and row[1] == f"{bm25:.4f}"
+    code, out, _ = run(capsys, "experiments", "show", str(b), "--store", url, "--json")
+    assert strict(out)["record"]["report"]["params"]["k1"] == 0.5
+
+
+def test_compare_is_the_paired_bootstrap_of_the_two_experiments(saved, capsys):
+    url, (a, b), ds = saved
+    x = retrieval.evaluate(ds, retrieval.Params(), ["ndcg@5"]).values["BM25"]["ndcg@5"]
+    y = retrieval.evaluate(ds, retrieval.Params(k1=0.5), ["ndcg@5"]).values["BM25"]["ndcg@5"]
+    iv = stats.paired_bootstrap(x, y)
+    code, out, _ = run(capsys, "experiments", "compare", str(a), str(b), "--store", url, "--json")
+    got = strict(out)
+    assert code == 0 and got["questions"] == ds.evaluated.size
+    assert got["interval"] == pytest.approx([iv.low, iv.high], abs=1e-12) and got["told_apart"] is (not iv.holds_zero)
+    code, out, _ = run(capsys, "experiments", "compare", str(a), str(b), "--store", url)
+    assert ("can't be told apart" in out) is iv.holds_zero and f"{x.mean():.4f}" in out
+
+
+def test_bad_requests_get_one_line(saved, capsys):
+    url, (a, b), _ = saved
+    for argv, said in ((("show", "999"), "no experiment 999"),
+                       (("compare", str(a), str(b), "--metric", "map@3"), "no metric 'map@3'"),
+                       (("compare", str(a), str(b), "--system", "nope"), "no system 'nope'")):
+        code, out, err = run(capsys, "experiments", *argv, "--store", url)
+        assert code == 2 and not out and len(err.strip().splitlines()) == 1 and said in err, err

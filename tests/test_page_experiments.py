@@ -1,0 +1,57 @@
+"""The Experiments page, through app.py: save the view by name, find it in a fresh session, compare two saved
+experiments with the paired bootstrap (the Compare page's verdict), follow a metric across them."""
+
+from __future__ import annotations
+
+import pytest
+
+import retrieval
+from retrieval.evaluation import stats
+
+from apptest import move, open_app, shown
+
+pytestmark = pytest.mark.app
+
+
+def save(at, name: str):
+    at.text_input(key="exp_name").set_value(name).run()
+    at.button(key="exp_save").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_save_compare_and_follow_experiments_across_sessions():
+    at = open_app("pages/experiments.py")
+    assert any("No experiment of this dataset is saved yet" in shown(i.value) for i in at.info)
+    assert at.button(key="exp_save").disabled  # a name first
+    save(at, "article defaults")
+    assert "Saved as experiment #1, article defaults." in [shown(s.value) for s in at.success]
+    move(at, "k1", 0.5)
+    save(at, "k1 = 0.5 <b>*bold*</b>")
+    table = next(d.value for d in at.dataframe if "k1" in d.value.columns)
+    assert list(table["name"]) == ["article defaults", "k1 = 0.5 <b>*bold*</b>"]  # as text, in a table
+    assert list(table["k1"]) == [1.2, 0.5] and list(table["d"]) == [6, 6]
+    table = next(d.value for d in at.dataframe if "BM25" in d.value.columns)
+
+    ds = retrieval.load("invented")
+    a = retrieval.evaluate(ds, retrieval.Params(), ["ndcg@5"]).values["BM25"]["ndcg@5"]
+    b = retrieval.evaluate(ds, retrieval.Params(k1=0.5), ["ndcg@5"]).values["BM25"]["ndcg@5"]
+    assert table["BM25"].tolist() == pytest.approx([a.mean(), b.mean()], abs=1e-12)
+    iv = stats.paired_bootstrap(a, b)
+    said = [shown(x.value) for x in (*at.info, *at.success)]
+    if iv.holds_zero:
+        assert any("BM25 in #1 and BM25 in #2 can't be told apart" in s for s in said), said
+    else:
+        assert any("is better than" in s for s in said), said
+    assert any(f"A article defaults: {a.mean():.4f}; B k1 = 0.5" in shown(c.value) for c in at.caption)
+    assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")  # the history
+
+    again = open_app("pages/experiments.py")  # another session, or after a restart
+    table = next(d.value for d in again.dataframe if "k1" in d.value.columns)
+    assert list(table["#"]) == [1, 2] and list(table["by"]) == ["anonymous", "anonymous"]
+
+
+def test_the_page_says_when_nothing_can_be_saved(monkeypatch):
+    monkeypatch.setenv("RETRIEVAL_LAB_DATABASE_URL", "postgresql+psycopg://nobody@127.0.0.1:1/none")
+    at = open_app("pages/experiments.py")
+    assert any("The workspace cannot be opened, so nothing can be saved" in shown(w.value) for w in at.warning)
