@@ -31,7 +31,7 @@ from .evaluation import comparison, gate, metrics, stats
 from .evaluation.experiment import json_ready
 from .evaluation.report import json_report
 from .retrievers import dense
-from .store import workspace
+from .store import transfer, workspace
 
 
 class _Parser(argparse.ArgumentParser):
@@ -124,7 +124,7 @@ def _metrics_flag(parser: argparse.ArgumentParser) -> None:
 
 def _sources(args: argparse.Namespace, ds: datasets.Dataset) -> tuple:
     """The runs and the dense vectors the command line names, aligned with the dataset."""
-    sources = [datasets.parse_run(datasets._read(Path(path)), path, name) for name, path in args.run]
+    sources = [datasets.parse_run(datasets.read_file(Path(path)), path, name) for name, path in args.run]
     if args.embeddings:
         sources.append(_embeddings(args.embeddings, ds))
     return tuple(sources)
@@ -186,7 +186,7 @@ def _embeddings(value: str, ds: datasets.Dataset):
         embeddings.loader_for(paths)  # the files' kinds, before reading any
     except InputError:
         raise InputError(f"--embeddings {value!r}: give e5-small, or {embeddings.FORMS} as DOCS,QUESTIONS") from None
-    return embeddings.align(embeddings.load_files([(p, datasets._read(Path(p))) for p in paths]), ds)
+    return embeddings.align(embeddings.load_files([(p, datasets.read_file(Path(p))) for p in paths]), ds)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -277,8 +277,21 @@ def build_parser() -> argparse.ArgumentParser:
     xc.add_argument("--metric", default="ndcg@5", help="the metric (default ndcg@5)")
     xc.set_defaults(func=cmd_experiments_compare)
     for parser in (xl, xw, xc):
-        parser.add_argument("--store", metavar="URL", help="the workspace's database URL (default: the app's)")
         parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    k = sub.add_parser("workspace", help="the whole workspace as one zip: export it, or import one into an empty store",
+                       description="Every dataset (as a BEIR folder and as uploaded), run, embeddings file, grade "
+                                   "(qrels per rater and combined by each rule) and saved experiment, in one zip; "
+                                   "an import reads one back into an empty store, every dataset checked against "
+                                   "its id.")
+    ks = k.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    ke = ks.add_parser("export", help="write the workspace to a zip")
+    ke.add_argument("file", help="the zip to write (replaced whole, or not at all)")
+    ke.set_defaults(func=cmd_workspace_export)
+    ki = ks.add_parser("import", help="read an exported zip into an empty store")
+    ki.add_argument("file", help="the zip to read")
+    ki.set_defaults(func=cmd_workspace_import)
+    for parser in (xl, xw, xc, ke, ki):
+        parser.add_argument("--store", metavar="URL", help="the workspace's database URL (default: the app's)")
     w = sub.add_parser(
         "warmup", help="compile the kernels once (numba's cache on disk), so that no first run or first visit waits",
         description="Compile every compiled kernel with the types the app and the command line use, or load it from "
@@ -552,6 +565,27 @@ def cmd_experiments_compare(args: argparse.Namespace) -> int:
     print(f"B: #{eb.id} {_t(eb.name)}, {_t(c.system_b)}: {c.metric} {c.mean_b:.4f}")
     print(f"A - B = {c.interval.mean:+.4f}; {c.verdict}")
     print(f"A is better on {_count(wins_a, 'question')}, B on {wins_b}, {c.questions - wins_a - wins_b} tied")
+    return 0
+
+
+def cmd_workspace_export(args: argparse.Namespace) -> int:
+    data = transfer.export_workspace(_store(args))
+    target = Path(args.file)
+    tmp = target.with_name(target.name + ".part")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, target)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise InputError(f"{target}: cannot be written ({e.strerror or e})") from None
+    print(f"wrote {target}: {len(data):,} bytes")
+    return 0
+
+
+def cmd_workspace_import(args: argparse.Namespace) -> int:
+    n = transfer.import_workspace(_store(args), datasets.read_file(Path(args.file)), args.file,
+                                  datasets.zip_limits(datasets.CLI_LIMITS))
+    print(f"imported {_count(n, 'dataset')} from {_t(args.file)}")
     return 0
 
 

@@ -75,3 +75,20 @@ def test_bad_requests_get_one_line(saved, capsys):
                        (("compare", str(a), str(b), "--system", "nope"), "no system 'nope'")):
         code, out, err = run(capsys, "experiments", *argv, "--store", url)
         assert code == 2 and not out and len(err.strip().splitlines()) == 1 and said in err, err
+
+
+def test_workspace_export_then_import_into_an_empty_store(saved, capsys, tmp_path):
+    url, (a, b), ds = saved
+    target = tmp_path / "ws.zip"
+    code, out, _ = run(capsys, "workspace", "export", str(target), "--store", url)
+    assert code == 0 and out.startswith(f"wrote {target}") and target.is_file()
+    fresh = f"sqlite:///{tmp_path / 'fresh.sqlite'}"
+    code, out, _ = run(capsys, "workspace", "import", str(target), "--store", fresh)
+    assert code == 0 and out.strip() == f"imported 1 dataset from {target}"
+    code, out, _ = run(capsys, "experiments", "compare", "1", "2", "--store", fresh, "--json")
+    again = strict(out)
+    code, out, _ = run(capsys, "experiments", "compare", str(a), str(b), "--store", url, "--json")
+    first = strict(out)
+    assert again["interval"] == first["interval"] and again["a"]["mean"] == first["a"]["mean"]
+    code, out, err = run(capsys, "workspace", "import", str(target), "--store", fresh)
+    assert code == 2 and "into an empty store only" in err and not out

@@ -75,6 +75,11 @@ def means(at: AppTest) -> dict[str, dict[str, float]]:
     return {s: {c: float(df.loc[s, c]) for c in df.columns} for s in df.index}
 
 
+def report_downloads(at: AppTest) -> list:
+    """The page's download buttons of the dataset's results (the workspace's export left out)."""
+    return [d for d in at.get("download_button") if d.key != "ws_export"]
+
+
 def metric_values(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
@@ -105,7 +110,7 @@ def test_the_page_shows_the_invented_corpus():
     unjudged = frame_with(at, "share unjudged")
     assert list(unjudged["system"]) == ["BM25", "LSA", "dense", "weighted", "RRF"]
     assert ((unjudged["share unjudged"] >= 0) & (unjudged["share unjudged"] <= 1)).all()
-    labels = [d.proto.label for d in at.get("download_button")]
+    labels = [d.proto.label for d in report_downloads(at)]
     assert labels == ["Metrics (CSV)", "Per question (CSV)", "JSON report", "BM25", "LSA", "dense", "weighted", "RRF"]
     assert not at.error
 
@@ -185,7 +190,7 @@ def test_a_run_upload_adds_a_system_which_can_be_renamed_and_removed():
     assert any(shown(e.value) == "bad.run:1: the score 'high' is not a number" for e in at.error)
     assert any("12 questions have no line in the run" in shown(w.value) for w in at.warning)
     assert at.text_input(key="data_run_name:mysys").value == "mysys"
-    assert [d.proto.label for d in at.get("download_button")][-1] == "mysys"
+    assert [d.proto.label for d in report_downloads(at)][-1] == "mysys"
     at.text_input(key="data_run_name:mysys").set_value("my system").run()
     assert at.text_input(key="data_run_name:my system").value == "my system"
     at.text_input(key="data_run_name:my system").set_value("BM25").run()  # taken: refused
@@ -201,7 +206,7 @@ def test_a_run_upload_adds_a_system_which_can_be_renamed_and_removed():
     upload(at, "data_runs", [("copy.run", INVENTED_RUN.replace(b"mysys", b"BM25"), "text/plain")])
     assert at.text_input(key="data_run_name:copy").value == "copy"  # its tag is a built-in system's name: the file stem
     at.button(key="data_run_remove:my system").click().run()
-    assert "my system" not in [d.proto.label for d in at.get("download_button")]
+    assert "my system" not in [d.proto.label for d in report_downloads(at)]
 
 
 def test_a_run_that_does_not_fit_is_refused_and_a_new_dataset_drops_old_runs():
@@ -211,14 +216,14 @@ def test_a_run_that_does_not_fit_is_refused_and_a_new_dataset_drops_old_runs():
     upload(at, "data_runs", [("mine.run", INVENTED_RUN, "text/plain")])
     upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
     assert any(shown(w.value).startswith("Run mysys was removed: none of its 2 questions") for w in at.warning)
-    assert [d.proto.label for d in at.get("download_button")][3:] == ["BM25", "LSA", "weighted", "RRF"]  # fruit: no vectors
+    assert [d.proto.label for d in report_downloads(at)][3:] == ["BM25", "LSA", "weighted", "RRF"]  # fruit: no vectors
 
 
 def test_downloads_hold_the_metrics_the_runs_and_the_command_line_report(downloads, capsys, tmp_path):
     at = open_data()
     upload(at, "data_runs", [("mine.run", INVENTED_RUN, "text/plain")])
     files = {}
-    for d in at.get("download_button"):
+    for d in report_downloads(at):
         make, name = downloads[d.proto.deferred_file_id]
         files[name] = make()
     assert sorted(files) == sorted(["invented_metrics.csv", "invented_per_question.csv", "invented_report.json",
@@ -257,7 +262,7 @@ def test_downloads_follow_the_sliders(downloads):
     assert at.sidebar.slider(key="k").value == 3 and at.sidebar.selectbox(key="metric").value == "MRR"
     at.switch_page("pages/data.py").run()
     report = None
-    for d in at.get("download_button"):
+    for d in report_downloads(at):
         make, name = downloads[d.proto.deferred_file_id]
         if name.endswith(".json"):
             report = json.loads(make())
@@ -308,14 +313,14 @@ def test_while_lsa_is_fitted_the_data_page_is_drawn_with_the_systems_that_need_n
     assert "BM25" in set(unjudged["system"]) and not {"LSA", "weighted", "RRF"} & set(unjudged["system"])
     assert any(c.value.startswith("LSA, weighted, RRF follow here once LSA's SVD on 6 documents is fitted") for c in at.caption)
     assert any("The downloads" in i.value and "follow here" in i.value for i in at.info)
-    assert not at.get("download_button")
+    assert not report_downloads(at)
     release.set()
     for t in [t for t in threading.enumerate() if t.name.startswith("lsa-fit")]:
         t.join(60)
     at.run()
     assert not at.exception
     assert {"BM25", "LSA", "weighted", "RRF"} <= set(at.dataframe[-1].value["system"])
-    assert not any("The downloads" in i.value for i in at.info) and at.get("download_button")
+    assert not any("The downloads" in i.value for i in at.info) and report_downloads(at)
 
 
 
@@ -336,4 +341,4 @@ def test_a_data_page_drawn_while_lsa_was_fitted_runs_again_even_when_the_fit_end
     at.run()
     assert not at.exception
     assert {"BM25", "LSA", "weighted", "RRF"} <= set(at.dataframe[-1].value["system"])
-    assert not any("The downloads" in i.value for i in at.info) and at.get("download_button")
+    assert not any("The downloads" in i.value for i in at.info) and report_downloads(at)

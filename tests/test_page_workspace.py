@@ -159,3 +159,38 @@ def test_two_raters_grade_the_same_documents_and_each_sees_their_agreement():
     from ui import in_use
 
     assert sorted(g for (_, d), g in ana.session_state[in_use.state.JUDGED_DATASET][1].items()) == [0, 0, 2]
+
+
+def test_the_workspace_exports_from_the_data_page_and_imports_into_an_empty_one(home, monkeypatch, tmp_path):
+    at = data_page()
+    upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
+    button = next(d for d in at.get("download_button") if d.proto.label == "Export the workspace (zip)")
+    assert not button.proto.disabled
+    from retrieval.store.transfer import export_workspace
+
+    data = export_workspace(open_workspace(f"sqlite:///{home / 'workspace.sqlite'}"))
+    monkeypatch.setenv("RETRIEVAL_LAB_HOME", str(tmp_path / "elsewhere"))  # another server, its store empty
+    other = data_page()
+    upload(other, "ws_import", ("workspace.zip", data, "application/zip"))
+    assert any("Imported 1 dataset from workspace.zip" in shown(s.value) for s in other.success)
+    table = next(d.value for d in other.dataframe if "by" in d.value.columns)
+    assert list(table["name"]) == ["fruit"] and list(table["id"]) == [FRUIT.fingerprint]
+
+
+def test_uploaded_embeddings_are_kept_and_the_link_names_them():
+    from test_page_data_dense import good_npz
+    from ui import dense as ui_dense
+
+    at = data_page()
+    upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
+    upload(at, ui_dense.KEY_UPLOAD, [("fruit.npz", good_npz(), "application/octet-stream")])
+    next(b for b in at.button if b.label == "Use these embeddings").click().run()
+    assert not at.exception and at.query_params["vectors"].startswith("fruit-")
+    link = {"data": at.query_params["data"], "vectors": at.query_params["vectors"]}
+    before = means(to_overview(at))
+    assert "dense" in before
+    again = fresh(link)
+    assert means(again) == before and not [w for w in again.warning if "link" in shown(w.value)]
+    wrong = fresh({**link, "vectors": "nothing-00000000"})
+    assert any("names the embeddings nothing-00000000, which could not be opened" in shown(w.value) for w in wrong.warning)
+    assert "dense" not in means(wrong)

@@ -22,7 +22,7 @@ from retrieval.corpus.dataset import Dataset
 from retrieval.corpus.embeddings import Aligned
 from retrieval.retrievers import dense
 
-from . import in_use, live, memo, state
+from . import in_use, live, memo, state, workspace
 from .markdown import escape_markdown as plain
 
 ASK_ABOVE_S = 60.0  # an encoding estimated longer than this is started only once the person confirms
@@ -216,12 +216,16 @@ def estimate(ds: Dataset) -> float | None:
     return None if tokens and not _timed() else dense.seconds_for(tokens)
 
 
+def in_order(files: list) -> list:
+    """Two files come in no order: the one whose name holds 'quer' or 'question' is the questions', put last."""
+    return sorted(files, key=lambda f: ("quer" in f.name.lower() or "question" in f.name.lower(), f.name))
+
+
 def load_upload(files: list) -> Aligned:
     """Uploaded embeddings (an .npz, or a documents and a questions file: .jsonl or .parquet) aligned with the
     dataset in use; an InputError names the file and what is wrong."""
     ds = in_use.current_dataset()
-    # two files come in no order: the one whose name holds 'quer' or 'question' is the questions'
-    ordered = sorted(files, key=lambda f: ("quer" in f.name.lower() or "question" in f.name.lower(), f.name))
+    ordered = in_order(files)
     try:
         embeddings.loader_for([f.name for f in ordered])
     except InputError as e:
@@ -317,3 +321,6 @@ def _on_use() -> None:
         st.session_state[KEY_MESSAGE] = str(e)
     else:
         use(aligned, tuple(f.name for f in files))
+        not_kept = workspace.keep_embeddings([(f.name, f.getvalue()) for f in in_order(files)])
+        if not_kept:
+            st.session_state[KEY_MESSAGE] = not_kept

@@ -45,6 +45,7 @@ JUDGED_DATASET = "judged_dataset"  # (dataset fingerprint, the grades, the datas
 # the workspace's (ui/workspace.py)
 RATER = "rater"  # the name this person typed (who uploads and grades), unless a proxy names them
 STORED = "stored_dataset"  # the id in the store of the dataset in use, once it (or one of its runs) is kept there
+VECTORS = "stored_vectors"  # (dataset id, name) of the stored embeddings the session uses as its dense source
 ADDED_RUNS = "added_runs"  # (dataset id, run name) of the runs this session added to the store
 STORE_PROBLEM = "store_problem"  # why the store cannot be opened, when it cannot
 LINK_FOLLOWED = "link_followed"  # the session's first run opened what its URL names

@@ -10,6 +10,7 @@ shows instead; the link is left as it was (every parameter in it kept).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import os
 import re
@@ -19,7 +20,9 @@ import streamlit as st
 
 from retrieval.core.errors import InputError
 from retrieval.corpus import dataset as datasets
+from retrieval.corpus import embeddings
 from retrieval.corpus.dataset import Dataset, TrecRun
+from retrieval.store import transfer
 from retrieval.store.workspace import (
     FILES,
     ZIP,
@@ -38,6 +41,7 @@ from .markdown import escape_markdown
 
 DATA = "data"  # the URL's dataset: its id in the store (Dataset.fingerprint); none for the invented corpus
 RUN = "run"  # the URL's runs: a stored run's name, once per run in use
+VECTORS = "vectors"  # the URL's embeddings: a stored embeddings upload's name
 USER_HEADER_ENV = "RETRIEVAL_LAB_USER_HEADER"  # the header an authenticating proxy sets to the signed-in user's name
 ANONYMOUS = "anonymous"
 
@@ -146,6 +150,38 @@ def keep_run(run: TrecRun, data: bytes, file_name: str, taken: set[str]) -> tupl
         return named, f"Run {named.name} is not kept in the workspace: {e}. A reload forgets it."
     st.session_state[state.STORED] = did
     return dataclasses.replace(run, name=name), None
+
+
+def keep_embeddings(files: list[tuple[str, bytes]]) -> str | None:
+    """Store the embeddings the session now uses (their files, documents' then questions'), named after the first
+    file and their content (the same files: the same name), so the link can name them; a warning if not kept."""
+    ws = store()
+    base = in_use.base_dataset()
+    if ws is None:
+        return f"These embeddings are not kept in the workspace ({problem()}): a reload forgets them."
+    digest = hashlib.sha256(b"".join(hashlib.sha256(d).digest() for _, d in files)).hexdigest()[:8]
+    name = f"{file_stem(files[0][0])}-{digest}"
+    try:
+        did = _dataset_id(ws, base)
+        if name not in {e.name for e in ws.embeddings(did)}:
+            ws.add_embeddings(did, name, [StoredFile(n, d) for n, d in files], person())
+    except InputError as e:
+        return f"These embeddings are not kept in the workspace: {e}. A reload forgets them."
+    st.session_state[state.STORED] = did
+    st.session_state[state.VECTORS] = (did, name)
+    return None
+
+
+def _open_vectors(ws: Workspace, ds: Dataset, name: str) -> str | None:
+    """Make a stored embeddings upload the session's dense source; a message if it cannot."""
+    try:
+        files = ws.embeddings_files(ds.fingerprint, name)
+        aligned = embeddings.align(embeddings.load_files([(f.name, f.data) for f in files]), ds)
+    except InputError as e:
+        return f"This link names the embeddings {name}, which could not be opened: {e}"
+    st.session_state[state.DENSE] = aligned
+    st.session_state[state.VECTORS] = (ds.fingerprint, name)
+    return None
 
 
 def rename_run(old: str, new: str) -> str | None:
@@ -294,8 +330,9 @@ def _stored_dataset(url: str, dataset_id: str, name: str) -> Dataset:
     return _opened(url).load_dataset(dataset_id)
 
 
-def open_stored(dataset_id: str, run_names: list[str]) -> list[str]:
-    """Make a stored dataset, with those of its stored runs, the session's; what could not be opened (messages)."""
+def open_stored(dataset_id: str, run_names: list[str], vectors: str | None = None) -> list[str]:
+    """Make a stored dataset, with those of its stored runs (and embeddings), the session's; what could not be
+    opened (messages)."""
     ws = store()
     if ws is None:
         return [f"This link names a dataset of the workspace, which cannot be opened here ({problem()})."]
@@ -317,10 +354,17 @@ def open_stored(dataset_id: str, run_names: list[str]) -> list[str]:
         except InputError:
             missing.append(name)
     st.session_state[state.RUNS] = runs
+    st.session_state.pop(state.VECTORS, None)
+    st.session_state[state.DENSE] = None
     read_grades(ds)
+    problems = []
     if missing:
-        return [f"This link names runs the workspace does not hold for {entry.name}: {', '.join(missing)}."]
-    return []
+        problems.append(f"This link names runs the workspace does not hold for {entry.name}: {', '.join(missing)}.")
+    if vectors:
+        problem_ = _open_vectors(ws, ds, vectors)
+        if problem_:
+            problems.append(problem_)
+    return problems
 
 
 def follow_link() -> None:
@@ -330,21 +374,26 @@ def follow_link() -> None:
     if st.session_state.get(state.LINK_FOLLOWED):
         return
     st.session_state[state.LINK_FOLLOWED] = True
-    want, runs = st.query_params.get(DATA), st.query_params.get_all(RUN)
-    if not want and not runs:
+    want, runs, vectors = st.query_params.get(DATA), st.query_params.get_all(RUN), st.query_params.get(VECTORS)
+    if not want and not runs and not vectors:
         return
-    problems = open_stored(want or in_use.invented().fingerprint, runs)
+    problems = open_stored(want or in_use.invented().fingerprint, runs, vectors)
     if problems:
-        st.session_state[state.LINK_PROBLEM] = (want, runs, problems, _in_use())
+        st.session_state[state.LINK_PROBLEM] = (want, runs, problems, _in_use(), vectors)
 
 
-def _in_use() -> tuple[str | None, list[str]]:
-    """What the URL names for the session's dataset and runs: the stored dataset's id (none for the invented
-    corpus or a dataset the store does not hold), the runs' names (none unless the dataset is stored)."""
+def _in_use() -> tuple[str | None, list[str], str | None]:
+    """What the URL names for the session's dataset, runs and embeddings: the stored dataset's id (none for the
+    invented corpus or a dataset the store does not hold), the runs' names and the stored embeddings in use (none
+    unless the dataset is stored)."""
     ds = in_use.base_dataset()
     stored = st.session_state.get(state.STORED) == ds.fingerprint
     uploaded = st.session_state.get(state.DATASET) is not None
-    return (ds.fingerprint if stored and uploaded else None), (list(st.session_state.get(state.RUNS, {})) if stored else [])
+    held, dense = st.session_state.get(state.VECTORS), st.session_state.get(state.DENSE)
+    vectors = (held[1] if stored and held is not None and held[0] == ds.fingerprint and dense is not None
+               and dense.corpus_fingerprint == ds.corpus_fingerprint else None)
+    return ((ds.fingerprint if stored and uploaded else None), (list(st.session_state.get(state.RUNS, {})) if stored else []),
+            vectors)
 
 
 def write_link() -> None:
@@ -352,10 +401,10 @@ def write_link() -> None:
     link opens them; a link that could not be followed wholly is left as it was, until the dataset or runs in use
     change."""
     held = st.session_state.get(state.LINK_PROBLEM)
-    want, runs = _in_use()
+    want, runs, vectors = _in_use()
     if held is not None:
-        if (want, runs) == held[3]:
-            want, runs = held[0], held[1]  # still what the link opened: the link stays as given
+        if (want, runs, vectors) == held[3]:
+            want, runs, vectors = held[0], held[1], held[4]  # still what the link opened: the link stays as given
         else:
             st.session_state.pop(state.LINK_PROBLEM)
     if st.query_params.get(DATA) != want:
@@ -363,6 +412,11 @@ def write_link() -> None:
             st.query_params.pop(DATA, None)
         else:
             st.query_params[DATA] = want
+    if st.query_params.get(VECTORS) != vectors:
+        if vectors is None:
+            st.query_params.pop(VECTORS, None)
+        else:
+            st.query_params[VECTORS] = vectors
     if st.query_params.get_all(RUN) != runs:
         if runs:
             st.query_params[RUN] = runs
@@ -434,6 +488,22 @@ def _delete(dataset_id: str) -> None:
                in_use.base_dataset().fingerprint)
 
 
+def _import() -> None:
+    """Read an exported workspace into the empty store (the uploader's callback)."""
+    f = st.session_state.get("ws_import")
+    ws = store()
+    if f is None or ws is None:
+        return
+    base = in_use.base_dataset()
+    try:
+        n = transfer.import_workspace(ws, f.getvalue(), f.name)
+    except InputError as e:
+        state.post([("error", str(e))], base.fingerprint)
+        return
+    state.post([("success", f"Imported {n:,} dataset{'s' if n != 1 else ''} from {f.name}: open one below.")],
+               base.fingerprint)
+
+
 def _when(entry: DatasetEntry) -> str:
     return entry.added_at.strftime("%Y-%m-%d %H:%M")
 
@@ -454,6 +524,15 @@ def section() -> None:
                       help="Uploads and grades carry it (anonymous without one). Typed once per session.")
     entries = ws.datasets()
     used, limit = ws.size(), ws.max_bytes
+    exporting, importing = st.columns(2)
+    exporting.download_button("Export the workspace (zip)", functools.partial(transfer.export_workspace, ws),
+                              file_name="retrieval-lab-workspace.zip", mime="application/zip", key="ws_export",
+                              on_click="ignore", icon=":material/archive:", width="stretch", disabled=not entries,
+                              help="Every dataset (as a BEIR folder and as uploaded), run, embeddings file, grade "
+                                   "(qrels per rater and combined) and saved experiment, in one zip.")
+    if not entries:
+        importing.file_uploader("Import a workspace (zip)", type=["zip"], key="ws_import", on_change=_import,
+                                help="A zip exported by this lab, read into this empty workspace.")
     st.caption(f"Uploads are kept in {escape_markdown(ws.label)}: {plural(len(entries), 'dataset')}, {mb(used)} of "
                f"{mb(limit)}. Open one here, or share this page's link: it names the dataset and runs in use. Times "
                "are UTC.")

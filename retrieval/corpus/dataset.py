@@ -657,7 +657,7 @@ def _beir_members(names: list[str], source: str) -> tuple[str, str, str]:
     return corpus[0], queries, candidates[0]
 
 
-def _read_members(zf: zipfile.ZipFile, members: tuple[str, ...], source: str, limits: ZipLimits) -> list[bytearray]:
+def read_members(zf: zipfile.ZipFile, members: tuple[str, ...], source: str, limits: ZipLimits) -> list[bytearray]:
     """The bytes of zip members, each bound by `limits` on its declared size and again while it is decompressed."""
     raise_it = f"(raise it with the environment variable {MAX_BYTES_ENV}, e.g. {MAX_BYTES_ENV}=20G)"
     infos = [zf.getinfo(m) for m in members]
@@ -705,7 +705,7 @@ def load_beir_zip(data: bytes, source: str, limits: ZipLimits | None = None) -> 
     with zf:
         names = [n for n in zf.namelist() if not n.endswith("/") and "__MACOSX" not in n]
         c, q, r = _beir_members(names, source)
-        parts = _read_members(zf, (c, q, r), source, limits)
+        parts = read_members(zf, (c, q, r), source, limits)
     name = PurePosixPath(source).stem
     srcs = tuple(f"{source}/{n}" for n in (c, q, r))
     return assemble(name, parse_jsonl(parts[0], srcs[0]), parse_jsonl(parts[1], srcs[1]), parse_qrels(parts[2], srcs[2]), srcs)
@@ -723,7 +723,7 @@ def beir_zip(ds: Dataset) -> bytes:
     return buf.getvalue()
 
 
-def _read(path: Path) -> bytes:
+def read_file(path: Path) -> bytes:
     """A file's bytes, or an error naming it."""
     try:
         return path.read_bytes()
@@ -748,9 +748,9 @@ def load_beir_dir(path: Path, name: str | None = None) -> Dataset:
     srcs = tuple(str(p) for p in paths)
     return assemble(
         name or path.name,
-        parse_jsonl(_read(paths[0]), srcs[0]),
-        parse_jsonl(_read(paths[1]), srcs[1]),
-        parse_qrels(_read(paths[2]), srcs[2]),
+        parse_jsonl(read_file(paths[0]), srcs[0]),
+        parse_jsonl(read_file(paths[1]), srcs[1]),
+        parse_qrels(read_file(paths[2]), srcs[2]),
         srcs,
     )
 
@@ -764,7 +764,7 @@ def load(name_or_path: str | Path = "invented", limits: ZipLimits | None = None)
     if path.is_dir():
         return load_beir_dir(path)
     if path.suffix.lower() == ".zip":
-        return load_beir_zip(_read(path), str(path), limits)
+        return load_beir_zip(read_file(path), str(path), limits)
     if not path.exists():
         raise InputError(f"{key}: no such dataset (built-in: {', '.join(BUILTIN)}; or a BEIR folder or .zip)")
     raise InputError(f"{key}: not a BEIR folder or .zip")

@@ -228,6 +228,11 @@ class Workspace:
                         sa.select(schema.embedding_files.c.sha256))
         conn.execute(sa.delete(schema.blobs).where(schema.blobs.c.sha256.not_in(used)))
 
+    def is_empty(self) -> bool:
+        """Whether the store holds no dataset (and so nothing else)."""
+        with self._read() as conn:
+            return conn.execute(sa.select(schema.datasets.c.id).limit(1)).first() is None
+
     def size(self) -> int:
         """Bytes the store holds: its files, and its experiments' JSON."""
         with self._read() as conn:
@@ -235,7 +240,8 @@ class Workspace:
 
     # ------------------------------------------------------------------------------------------------ datasets
 
-    def add_dataset(self, ds: Dataset, format: str, files: list[StoredFile], added_by: str) -> DatasetEntry:
+    def add_dataset(self, ds: Dataset, format: str, files: list[StoredFile], added_by: str,
+                    added_at: datetime | None = None) -> DatasetEntry:
         """Store a dataset and the files it was read from (ZIP: one BEIR zip; FILES: documents, questions,
         judgements), keyed by its fingerprint: storing the same content again changes nothing and returns the
         entry stored first."""
@@ -249,7 +255,8 @@ class Workspace:
                 shas = self._put_blobs(conn, files)
                 conn.execute(sa.insert(schema.datasets).values(
                     id=ds.fingerprint, name=_name(ds.name, "the dataset"), format=format, n_docs=ds.n_docs,
-                    n_questions=ds.n_queries, n_judgements=len(ds.qrels), added_at=_now(), added_by=added_by))
+                    n_questions=ds.n_queries, n_judgements=len(ds.qrels), added_at=added_at or _now(),
+                    added_by=added_by))
                 conn.execute(sa.insert(schema.dataset_files), [
                     {"dataset_id": ds.fingerprint, "role": role, "name": f.name, "sha256": s}
                     for role, f, s in zip(ROLES[format], files, shas)])
@@ -329,7 +336,8 @@ class Workspace:
 
     # ---------------------------------------------------------------------------------------------------- runs
 
-    def add_run(self, dataset_id: str, name: str, file: StoredFile, added_by: str) -> RunEntry:
+    def add_run(self, dataset_id: str, name: str, file: StoredFile, added_by: str,
+                added_at: datetime | None = None) -> RunEntry:
         """Store a TREC run of a dataset under a name (refused when the dataset has a run of that name)."""
         name, added_by = _name(name, "the run"), _name(added_by, "the rater or uploader")
         with self._write() as conn:
@@ -339,7 +347,7 @@ class Workspace:
                 raise StoreError(f"{self.label}: the dataset has a run named {name!r} already")
             (sha,) = self._put_blobs(conn, [file])
             conn.execute(sa.insert(r).values(dataset_id=dataset_id, name=name, file_name=file.name, sha256=sha,
-                                             added_at=_now(), added_by=added_by))
+                                             added_at=added_at or _now(), added_by=added_by))
         return next(e for e in self.runs(dataset_id) if e.name == name)
 
     def runs(self, dataset_id: str) -> list[RunEntry]:
@@ -351,15 +359,20 @@ class Workspace:
                                 .order_by(r.c.id)).all()
         return [RunEntry(n, f, int(s), _utc(t), by, sha) for n, f, s, t, by, sha in rows]
 
-    def load_run(self, dataset_id: str, name: str) -> TrecRun:
-        """A stored run, parsed again from its file, under its stored name."""
+    def load_run_file(self, dataset_id: str, name: str) -> StoredFile:
+        """A stored run's file as uploaded."""
         r, b = schema.runs, schema.blobs
         with self._read() as conn:
             row = conn.execute(sa.select(r.c.file_name, b.c.data).join(b, r.c.sha256 == b.c.sha256)
                                .where(r.c.dataset_id == str(dataset_id), r.c.name == str(name))).first()
         if row is None:
             raise StoreError(f"{self.label}: no run {name!r} of dataset {dataset_id!r}")
-        return datasets.parse_run(bytes(row[1]), row[0], name)
+        return StoredFile(row[0], bytes(row[1]))
+
+    def load_run(self, dataset_id: str, name: str) -> TrecRun:
+        """A stored run, parsed again from its file, under its stored name."""
+        f = self.load_run_file(dataset_id, name)
+        return datasets.parse_run(f.data, f.name, name)
 
     def rename_run(self, dataset_id: str, old: str, new: str) -> None:
         """Rename a stored run (refused when the dataset has a run of the new name)."""
@@ -381,7 +394,8 @@ class Workspace:
 
     # ---------------------------------------------------------------------------------------------- embeddings
 
-    def add_embeddings(self, dataset_id: str, name: str, files: list[StoredFile], added_by: str) -> EmbeddingsEntry:
+    def add_embeddings(self, dataset_id: str, name: str, files: list[StoredFile], added_by: str,
+                       added_at: datetime | None = None) -> EmbeddingsEntry:
         """Store an embeddings upload of a dataset (its one or two files) under a name, replacing one of that name."""
         name, added_by = _name(name, "the embeddings"), _name(added_by, "the rater or uploader")
         if not 1 <= len(files) <= 2:
@@ -394,7 +408,7 @@ class Workspace:
             conn.execute(sa.delete(e).where(e.c.dataset_id == dataset_id, e.c.name == name))
             self._drop_unused_blobs(conn)
             shas = self._put_blobs(conn, files)
-            eid = conn.execute(sa.insert(e).values(dataset_id=dataset_id, name=name, added_at=_now(),
+            eid = conn.execute(sa.insert(e).values(dataset_id=dataset_id, name=name, added_at=added_at or _now(),
                                                    added_by=added_by).returning(e.c.id)).scalar_one()
             conn.execute(sa.insert(ef), [{"embeddings_id": eid, "position": i, "name": f.name, "sha256": s}
                                          for i, (f, s) in enumerate(zip(files, shas))])
@@ -427,15 +441,23 @@ class Workspace:
     def grade(self, dataset_id: str, query_id: str, doc_id: str, grade: int, rater: str) -> Grade:
         """Record a rater's grade of a (question, document) pair: a new row, so a rater's later grade of the pair
         is in force and another rater's grade of it, given at the same moment, is kept beside it."""
-        rater = _name(rater, "the rater")
-        if not valid_grade(grade):
-            raise InputError(f"the grade {grade!r} is not an integer within +-{datasets.MAX_GRADE}")
-        g = Grade(str(query_id), str(doc_id), rater, int(grade), _now())
+        (g,) = self.add_grades(dataset_id, [Grade(str(query_id), str(doc_id), rater, grade, _now())])
+        return g
+
+    def add_grades(self, dataset_id: str, grades: list[Grade]) -> list[Grade]:
+        """Record grades as given (their raters and times: a workspace imported), in one transaction."""
+        rows = []
+        for g in grades:
+            if not valid_grade(g.grade):
+                raise InputError(f"the grade {g.grade!r} is not an integer within +-{datasets.MAX_GRADE}")
+            rows.append(Grade(str(g.query_id), str(g.doc_id), _name(g.rater, "the rater"), int(g.grade), g.graded_at))
         with self._write() as conn:
             self._check_dataset(conn, dataset_id)
-            conn.execute(sa.insert(schema.grades).values(dataset_id=dataset_id, query_id=g.query_id, doc_id=g.doc_id,
-                                                         rater=rater, grade=g.grade, graded_at=g.graded_at))
-        return g
+            if rows:
+                conn.execute(sa.insert(schema.grades), [
+                    {"dataset_id": dataset_id, "query_id": g.query_id, "doc_id": g.doc_id, "rater": g.rater,
+                     "grade": g.grade, "graded_at": g.graded_at} for g in rows])
+        return rows
 
     def take_back(self, dataset_id: str, query_id: str, doc_id: str, rater: str) -> int:
         """Delete every grade a rater gave a pair (the rater takes it back); how many rows went."""
@@ -458,7 +480,8 @@ class Workspace:
 
     # --------------------------------------------------------------------------------------------- experiments
 
-    def save_experiment(self, dataset_id: str, name: str, body: dict, created_by: str) -> ExperimentEntry:
+    def save_experiment(self, dataset_id: str, name: str, body: dict, created_by: str,
+                        created_at: datetime | None = None) -> ExperimentEntry:
         """Save an experiment of a dataset: `body` is any JSON object (the lab's: analyses.experiments.record),
         kept as strict JSON (a NaN or an infinity is refused, naming it); a name may be used again (they are told
         apart by time)."""
@@ -477,7 +500,7 @@ class Workspace:
             if used + len(text.encode()) > self.max_bytes:
                 raise StoreFull(f"{self.label}: the store holds {_mb(used)} of its {_mb(self.max_bytes)}; this "
                                 f"experiment would take it beyond ({MAX_BYTES_ENV}); nothing was stored")
-            eid = conn.execute(sa.insert(t).values(dataset_id=dataset_id, name=name, created_at=_now(),
+            eid = conn.execute(sa.insert(t).values(dataset_id=dataset_id, name=name, created_at=created_at or _now(),
                                                    created_by=created_by, body=text).returning(t.c.id)).scalar_one()
         entry = self.experiment_entry(eid)
         assert entry is not None
