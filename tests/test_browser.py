@@ -39,12 +39,13 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server():
+def server(tmp_path_factory):
     """`streamlit run app.py` on a free port of 127.0.0.1, until the module's tests end."""
     port = _free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
            "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    env = {**os.environ, "RETRIEVAL_LAB_HOME": str(tmp_path_factory.mktemp("browser-home"))}  # its own store
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -266,7 +267,7 @@ def test_two_raters_grade_the_same_document_and_see_their_agreement(server, tmp_
             _idle(page)
             pages.append((page, _grade_first_document(page, name, label)))
         (ana, doc), (ben, same) = pages
-        assert doc == same
+        assert doc == same and "rule=mean" in ana.url  # grading counts the raters' grades, and the link says how
         ana.get_by_role("link", name="Overview").first.click()
         _idle(ana)
         ana.get_by_role("link", name="Judge").first.click()

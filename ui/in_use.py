@@ -13,7 +13,8 @@ from retrieval.store.workspace import Grade
 
 from . import state
 
-DEFAULT_RULE = "mean"
+DEFAULT_RULE = "original"  # by default the loaded judgements alone: the article's tables stay exact whatever the
+# workspace holds; a session that grades counts the raters' grades (ui.judge switches it to "mean")
 
 
 @st.cache_resource(max_entries=2, show_spinner=False)

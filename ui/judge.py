@@ -210,6 +210,9 @@ def header(base: Dataset, k: int, holes: pd.DataFrame, grades: dict) -> None:
     message = st.session_state.pop(MESSAGE, None)
     if message:
         st.error(plain(message), icon=":material/error:")
+    if st.session_state.pop(COUNTING, None):
+        st.info(f"Every page now counts the raters' grades, by {RULES['mean']} (the rule below, and in the link; "
+                "'original' leaves them out, as the app does by default).", icon=":material/functions:")
 
 
 def who() -> None:
@@ -267,11 +270,19 @@ def choose_question(base: Dataset, holes: pd.DataFrame, order: list[int]) -> int
     return q
 
 
+COUNTING = "judge_counting"  # the note that grading turned the raters' grades on, shown once
+
+
 def _on_grade(qid: str, did: str, key: str) -> None:
-    """A grade widget's callback: this rater's new grade (or none) goes into the workspace."""
-    message = workspace.give_grade(cache.base_dataset(), qid, did, st.session_state.get(key))
+    """A grade widget's callback: this rater's new grade (or none) goes into the workspace. A session grading
+    while the rule leaves the raters' grades out (the default) counts them from then on, by their mean."""
+    grade = st.session_state.get(key)
+    message = workspace.give_grade(cache.base_dataset(), qid, did, grade)
     if message:
         st.session_state[MESSAGE] = message
+    elif grade is not None and in_use.rule() == "original":
+        st.session_state[state.RULE] = "mean"
+        st.session_state[COUNTING] = True
 
 
 def grade_documents(base: Dataset, holes: pd.DataFrame, q: int, grades: dict) -> None:

@@ -32,10 +32,10 @@ from ..core.errors import InputError
 
 # how the raters' grades of a pair make the one grade the metrics use
 RULES = {
+    "original": "the original judgements only, the raters' grades left out",
     "mean": "the mean, rounded half up",
     "median": "the median, rounded half up",
     "majority": "the grade most raters gave, the lowest on a tie",
-    "original": "the original judgements only, the raters' grades left out",
 }
 
 
