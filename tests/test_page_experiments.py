@@ -44,6 +44,10 @@ def test_save_compare_and_follow_experiments_across_sessions():
     else:
         assert any("is better than" in s for s in said), said
     assert any(f"A article defaults: {a.mean():.4f}; B k1 = 0.5" in shown(c.value) for c in at.caption)
+    d = a - b
+    wins_a, wins_b, ties = int((d > 0).sum()), int((d < 0).sum()), int((d == 0).sum())
+    said = f"A is better on {wins_a} question{'s' if wins_a != 1 else ''}, B on {wins_b}, and {ties} tie{'s' if ties != 1 else ''}."
+    assert any(said in shown(c.value) for c in at.caption), said
     assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")  # the history
 
     again = open_app("pages/experiments.py")  # another session, or after a restart

@@ -78,11 +78,13 @@ def test_runs_are_kept_with_the_dataset_and_the_link_names_them():
 
 
 def test_a_link_to_a_dataset_the_workspace_does_not_hold_says_so_and_keeps_its_settings():
-    at = fresh({"data": "0123456789abcdef", "k1": "1.6", "run": ["gone"]})
+    at = fresh({"data": "0123456789abcdef", "k1": "1.6", "run": ["gone"], "dims": "48"})
     (warning,) = at.warning
     text = shown(warning.value)
     assert "names the dataset 0123456789abcdef, which this lab's workspace does not hold" in text
-    assert "Showing **invented** instead (28 documents, 14 questions); the link's other settings are kept." in text
+    assert "The link's d = 48 is more than invented allows: d = 27 here." in text  # said, not dropped silently
+    assert at.sidebar.slider(key="dims").value == 27
+    assert "Showing **invented** (28 documents, 14 questions); the link's other settings are kept." in text
     assert at.query_params["data"] == "0123456789abcdef" and runs_in(at) == ["gone"]
     assert at.query_params["k1"] == "1.6" and at.sidebar.slider(key="k1").value == 1.6
     at.switch_page("pages/tour.py").run()
@@ -194,3 +196,34 @@ def test_uploaded_embeddings_are_kept_and_the_link_names_them():
     wrong = fresh({**link, "vectors": "nothing-00000000"})
     assert any("names the embeddings nothing-00000000, which could not be opened" in shown(w.value) for w in wrong.warning)
     assert "dense" not in means(wrong)
+
+
+def test_a_link_to_runs_of_the_invented_corpus_no_workspace_holds_says_so():
+    at = fresh({"run": ["elsewhere"]})
+    assert any("names runs or embeddings the workspace does not hold for invented: elsewhere" in shown(w.value)
+               for w in at.warning)
+    assert at.sidebar.markdown[0].value.startswith("**Dataset:** invented")
+
+
+def test_a_slider_tick_never_touches_the_store(monkeypatch):
+    """Moving the sidebar's sliders on the Overview, the Judge and the Experiments pages reads nothing from the store
+    (it is read on a dataset's first use, on entering those pages, and after a write)."""
+    import sqlalchemy as sa
+
+    from apptest import move
+
+    statements = []
+
+    def count(conn, cursor, statement, *rest):
+        statements.append(statement)
+
+    for page in ("pages/overview.py", "pages/judge.py", "pages/experiments.py"):
+        at = open_app(page)
+        sa.event.listen(sa.engine.Engine, "before_cursor_execute", count)
+        try:
+            move(at, "k1", 1.5)
+            move(at, "b", 0.5)
+            move(at, "k", 3)
+        finally:
+            sa.event.remove(sa.engine.Engine, "before_cursor_execute", count)
+        assert not at.exception and statements == [], (page, statements)

@@ -24,6 +24,7 @@ from .in_use import (  # noqa: F401 - the dataset in use and its engine, part of
     current_runs,
     engine,
     invented,
+    max_dims,
     new_judgements,
     parse_beir_zip,
     parse_files,
@@ -46,11 +47,6 @@ def current_params(ds: Dataset | None = None) -> Params:
 def systems(ds: Dataset | None = None) -> list[str]:
     """The systems a fusion can take as members: the registered retrievers, dense if present, the runs."""
     return [*REGISTRY, *(x.name for x in current_sources(ds))]
-
-
-def max_dims(ds: Dataset) -> int:
-    """The largest LSA dimension the dataset allows, capped at the slider's maximum."""
-    return max(1, min(int(state.SLIDERS[state.DIMS].hi), engine(ds).max_dims()))
 
 
 def ranking_params(ds: Dataset, params: Params | None = None) -> Params:

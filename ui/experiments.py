@@ -13,8 +13,9 @@ from retrieval.core.errors import InputError
 from retrieval.evaluation import report
 from retrieval.store.workspace import ExperimentEntry
 
-from . import cache, in_use, state, workspace
-from .compare import tally_text, verdict
+from . import cache, charts, in_use, state, workspace
+from .compare import tally, verdict
+from .format import plural
 from .markdown import escape_markdown as plain
 
 KEY_NAME, KEY_A, KEY_B = "exp_name", "exp_a", "exp_b"
@@ -32,11 +33,13 @@ def label(entry: ExperimentEntry) -> str:
     return f"{entry.name} (#{entry.id}, {when(entry)})"
 
 
-PARAMS = {"k1": "k1", "b": "b", "dims": "d", "rrf_k": "RRF k", "alpha": "alpha", "fusion_depth": "depth"}
+PARAMS = {"k1": "k1", "b": "b", "dims": "d", "rrf_k": "RRF k", "alpha": "alpha"}  # the table's (`experiments show`:
+# every parameter)
 
 
 def saved_frame(entries: list[ExperimentEntry], records: dict[int, dict]) -> pd.DataFrame:
-    """The saved experiments, oldest first: number, name, when (UTC), by whom, and the parameters they were made with."""
+    """The saved experiments, oldest first: number, name, when (UTC), by whom, and the sliders' values they were
+    made with."""
     return pd.DataFrame([{"#": e.id, "name": e.name, "saved": when(e), "by": e.created_by,
                           **{label: records[e.id]["report"]["params"].get(key) for key, label in PARAMS.items()}}
                          for e in entries])
@@ -59,11 +62,14 @@ def history_frame(entries: list[ExperimentEntry], records: dict[int, dict], metr
 
 
 def history_chart(frame: pd.DataFrame, metric: str) -> alt.Chart:
-    """The metric's mean per system across the saved experiments, in time order (a point per experiment)."""
+    """The metric's mean per system across the saved experiments, in time order (a point per experiment), each
+    system in its colour on every page."""
+    systems = list(dict.fromkeys(frame["system"]))
     return alt.Chart(frame).mark_line(point=True).encode(
-        x=alt.X("saved:T", title="saved"),
+        x=alt.X("saved:T", title="saved (UTC)"),
         y=alt.Y("mean:Q", title=state.metric_label(metric)),
-        color=alt.Color("system:N", title="system"),
+        color=alt.Color("system:N", sort=None, scale=charts.system_scale(systems),
+                        legend=alt.Legend(orient="top", title=None)),
         tooltip=["experiment", "system", alt.Tooltip("mean:Q", format=".4f"), "saved:T"],
     )
 
@@ -136,13 +142,16 @@ def compare_section(entries: list[ExperimentEntry], records: dict[int, dict]) ->
     name_a, name_b = f"{sa_} in #{a}", f"{sb_} in #{b}"
     kind, text = verdict(c.interval, name_a, name_b, state.metric_label(metric))
     getattr(st, kind)(text)
+    wins_a, wins_b, ties = tally(c.differences)
     st.caption(f"A {plain(by_id[a].name)}: {c.mean_a:.4f}; B {plain(by_id[b].name)}: {c.mean_b:.4f}, over the "
-               f"{c.questions:,} questions both evaluated. {tally_text(name_a, name_b, c.differences)}")
+               f"{plural(c.questions, 'question')} both evaluated. A is better on {plural(wins_a, 'question')}, B on "
+               f"{wins_b:,}, and {plural(ties, 'tie')}.")
     frame = pd.DataFrame({"question": c.question_ids, "A - B": c.differences})
     frame = frame[frame["A - B"] != 0].sort_values("A - B", key=abs, ascending=False)
-    st.dataframe(frame, hide_index=True, width="stretch",
-                 column_config={"A - B": st.column_config.NumberColumn(format="%+.4f")})
-    st.caption("The questions whose value differs, the largest difference first.")
+    if len(frame):
+        st.dataframe(frame, hide_index=True, width="stretch",
+                     column_config={"A - B": st.column_config.NumberColumn(format="%+.4f")})
+        st.caption("The questions whose value differs, the largest difference first.")
 
 
 def history_section(entries: list[ExperimentEntry], records: dict[int, dict]) -> None:

@@ -49,10 +49,15 @@ def new_judgements(base: Dataset | None = None) -> dict[tuple[str, str], int]:
     grades = workspace_grades(base)
     if not grades:
         return {}
+    held = st.session_state.get(state.COMBINED)  # one per grades read and rule: a tick recomputes nothing
+    if held is not None and held[0] == base.fingerprint and held[1] is grades and held[2] == rule():
+        return dict(held[3])
     combined = combine(((g.query_id, g.doc_id, g.rater, g.grade) for g in grades), rule())
     judged = set(zip((base.query_ids[q] for q in base.qrels.query.tolist()), base.qrels.doc_id.tolist()))
-    return {(q, d): g for (q, d), g in combined.items()
-            if (q, d) not in judged and q in base.query_index and d in base.doc_index}
+    out = {(q, d): g for (q, d), g in combined.items()
+           if (q, d) not in judged and q in base.query_index and d in base.doc_index}
+    st.session_state[state.COMBINED] = (base.fingerprint, grades, rule(), out)
+    return dict(out)
 
 
 def current_dataset() -> Dataset:
@@ -102,3 +107,8 @@ def engine(ds: Dataset, _progress=None) -> Engine:
     corpus is served by their plain-Python twin (same numbers), so a first visit never waits for numba."""
     start_warm_up()
     return for_dataset(ds, _progress, max_chars(APP_MAX_CHARS))  # a dataset above the limit is refused, not built
+
+
+def max_dims(ds: Dataset) -> int:
+    """The largest LSA dimension the dataset allows, capped at the slider's maximum."""
+    return max(1, min(int(state.SLIDERS[state.DIMS].hi), engine(ds).max_dims()))

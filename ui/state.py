@@ -37,6 +37,7 @@ PG_VERSION = "pg_version"  # the judging table's generation: a new table (key) a
 PG_ROWS = "pg_rows"  # (generation, the document ids of the judging table's rows, in order)
 PG_DATASET = "pg_dataset"  # the corpus fingerprint of the dataset the Playground's state belongs to
 GRADES = "workspace_grades"  # the workspace raters' grades as last read: {dataset fingerprint: tuple of store Grades}
+COMBINED = "combined_grades"  # (dataset fingerprint, the grades read, rule, their combination): ui.in_use
 RULE = "rule"  # how the raters' grades combine (the Judge page's selector, bound to the URL: ?rule=median)
 GIVEN = "grades_given"  # grades this session gave (bounded: ui.workspace.MAX_GIVEN)
 EXPERIMENTS = "experiments"  # the saved experiments as last read: {dataset fingerprint: (entries, records by id)}

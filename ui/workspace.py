@@ -337,6 +337,10 @@ def open_stored(dataset_id: str, run_names: list[str], vectors: str | None = Non
     if ws is None:
         return [f"This link names a dataset of the workspace, which cannot be opened here ({problem()})."]
     entry = ws.dataset(dataset_id)
+    invented = in_use.invented()
+    if entry is None and dataset_id == invented.fingerprint:  # runs of the invented corpus, never kept here
+        names = [*run_names, *([vectors] if vectors else [])]
+        return [f"This link names runs or embeddings the workspace does not hold for invented: {', '.join(names)}."]
     if entry is None:
         return [f"This link names the dataset {dataset_id}, which this lab's workspace does not hold (it was deleted, "
                 "or the link comes from another server)."]
@@ -344,7 +348,6 @@ def open_stored(dataset_id: str, run_names: list[str], vectors: str | None = Non
         ds = _stored_dataset(default_url(), entry.id, entry.name)
     except InputError as e:
         return [f"The dataset {entry.name} could not be read from the workspace: {e}"]
-    invented = in_use.invented()
     st.session_state[state.DATASET] = None if ds.fingerprint == invented.fingerprint else ds
     st.session_state[state.STORED] = entry.id
     runs, missing = {}, []
@@ -378,6 +381,10 @@ def follow_link() -> None:
     if not want and not runs and not vectors:
         return
     problems = open_stored(want or in_use.invented().fingerprint, runs, vectors)
+    dims, limit = _int(st.query_params.get(state.DIMS)), in_use.max_dims(in_use.base_dataset())
+    if dims is not None and dims > limit:  # the slider cannot hold it: the nearest it can, said below
+        st.session_state[state.DIMS] = limit
+        problems.append(f"The link's d = {dims} is more than {in_use.base_dataset().name} allows: d = {limit} here.")
     if problems:
         st.session_state[state.LINK_PROBLEM] = (want, runs, problems, _in_use(), vectors)
 
@@ -394,6 +401,13 @@ def _in_use() -> tuple[str | None, list[str], str | None]:
                and dense.corpus_fingerprint == ds.corpus_fingerprint else None)
     return ((ds.fingerprint if stored and uploaded else None), (list(st.session_state.get(state.RUNS, {})) if stored else []),
             vectors)
+
+
+def _int(value) -> int | None:
+    try:
+        return int(str(value))
+    except (TypeError, ValueError):
+        return None
 
 
 def write_link() -> None:
@@ -433,9 +447,11 @@ def link_problems() -> list[str]:
 def say_link_problems() -> None:
     """Each of `link_problems`, at the top of the page, with what is shown instead."""
     ds = in_use.base_dataset()
-    for text in link_problems():
-        st.warning(f"{escape_markdown(text)} Showing **{escape_markdown(ds.name)}** instead ({ds.n_docs:,} documents, "
-                   f"{ds.n_queries:,} questions); the link's other settings are kept.", icon=":material/link_off:")
+    problems = link_problems()
+    if problems:
+        st.warning(" ".join(escape_markdown(p) for p in problems) + f" Showing **{escape_markdown(ds.name)}** "
+                   f"({ds.n_docs:,} documents, {ds.n_queries:,} questions); the link's other settings are kept.",
+                   icon=":material/link_off:")
 
 
 # ---------------------------------------------------------------------------------------- the Data page's list
