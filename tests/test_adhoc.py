@@ -66,6 +66,32 @@ def test_a_dataset_question_typed_verbatim_is_ranked_as_the_engine_ranks_it(eng,
                     assert typed_ev.values[name][m.name][0] == ev.values[name][m.name][at], (q, name, m.name)
 
 
+def test_a_dataset_question_typed_verbatim_is_ranked_as_the_engine_ranks_it_on_any_processor(eng, invented, vectors,
+                                                                                              monkeypatch):
+    """The bundled model's bits differ between processors: an encoder giving slightly other vectors (as another CPU's
+    would) changes nothing for a dataset question's own text, whose vector is the one the dense system holds; a new
+    text is encoded."""
+    real = dense.encode_questions
+    noisy = []
+
+    def another_processor(texts):
+        v = real(texts)
+        noisy.append(texts)
+        return v + np.float32(0.002) * np.sign(np.sin(np.arange(v.size, dtype=np.float32))).reshape(v.shape)
+
+    monkeypatch.setattr(dense, "encode_questions", another_processor)
+    p = Params(members=("BM25", "dense"))
+    ranks = eng.rankings(p, (vectors,))
+    for q in range(invented.n_queries):
+        _, typed, _ = eng.adhoc(invented.query_texts[q], p, (vectors,))
+        d_engine, s_engine = ranks["dense"].top(q, 10)
+        d_typed, s_typed = typed["dense"].top(0, 10)
+        assert d_typed.tolist() == d_engine.tolist() and s_typed.tobytes() == s_engine.tobytes(), q
+    assert noisy == []  # no dataset question was encoded again
+    eng.adhoc("a question no dataset holds", p, (vectors,))
+    assert noisy == [["a question no dataset holds"]]
+
+
 def bm25_by_hand(ds, text, k1, b):
     """BM25 with Lucene's idf written out over the tokenised texts, in plain Python (an independent reference)."""
     docs = [Counter(tokenize(t)) for t in ds.doc_texts]

@@ -5,7 +5,9 @@ retriever held by an Engine and fused with BM25."""
 from __future__ import annotations
 
 import os
+import tempfile
 import time
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -135,19 +137,33 @@ def test_encoding_reports_progress_after_each_batch(encoded, invented_ds):
 
 
 def test_the_shipped_invented_vectors_are_the_bundled_model_s(encoded, invented_ds):
+    """The shipped documents' and questions' vectors are the bundled model's, to what holds on any x86-64
+    processor: each recomputed vector's cosine with the shipped one is at least 0.999. (The model gives the same
+    bits on one processor whatever its threads and batches, not across processors: on a newer CPU with AVX-512 VNNI
+    the issue that made this test portable measured values apart by up to 0.0019; here they are equal.)"""
     docs, queries, _ = encoded
-    shipped = dense.read_vectors(dense.BUNDLED["invented"], dense.corpus_key(invented_ds), invented_ds.n_docs)
-    assert shipped is not None
-    np.testing.assert_allclose(shipped, docs, atol=1e-6, rtol=0)
-    engine = Engine(invented_ds)
+    shipped_docs = dense.read_vectors(dense.BUNDLED["invented"], dense.corpus_key(invented_ds), invented_ds.n_docs)
+    shipped_questions = dense.read_vectors(dense.BUNDLED_QUESTIONS["invented"], dense.questions_key(invented_ds),
+                                           invented_ds.n_queries)
+    assert shipped_docs is not None and shipped_questions is not None
+    for shipped, fresh in ((shipped_docs, docs), (shipped_questions, queries)):
+        fresh = fresh / np.linalg.norm(fresh, axis=1, keepdims=True)
+        cosines = (shipped.astype(np.float64) * fresh).sum(axis=1) / np.linalg.norm(shipped, axis=1)
+        assert cosines.min() >= 0.999, cosines.min()
 
-    def ranks(doc_vectors):
-        e = from_arrays(dense.MODEL, invented_ds.doc_ids, doc_vectors, invented_ds.query_ids, queries)
-        return dense.Dense(align(e, invented_ds)).run(engine.context(), Params(), 28).ranking
 
-    a, b = ranks(shipped), ranks(docs)
-    np.testing.assert_array_equal(a.docs, b.docs)
-    np.testing.assert_array_equal(a.judged_rank, b.judged_rank)
+def test_the_invented_corpus_s_dense_figures_come_from_its_shipped_vectors_alone(invented_ds, monkeypatch):
+    """Nothing of the invented corpus is encoded on this machine: its dense vectors, documents and questions, are
+    the shipped files' bits, so its figures are the same on every processor."""
+    def refuse(*a, **k):
+        raise AssertionError("the invented corpus was encoded here")
+
+    monkeypatch.setattr(dense, "encode_corpus", refuse)
+    monkeypatch.setattr(dense, "encode_questions", refuse)
+    e = dense.embeddings_of(invented_ds, directory=Path(tempfile.mkdtemp()))  # an empty cache: the shipped files
+    want = from_arrays(dense.MODEL, invented_ds.doc_ids, np.load(dense.BUNDLED["invented"])["vectors"],
+                       invented_ds.query_ids, np.load(dense.BUNDLED_QUESTIONS["invented"])["vectors"])
+    assert np.array_equal(e.doc_vectors, want.doc_vectors) and np.array_equal(e.query_vectors, want.query_vectors)
 
 
 def test_q02_money_back_finds_a_refund_document_in_the_top_3(encoded, invented_ds):

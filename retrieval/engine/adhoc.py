@@ -4,8 +4,8 @@ reference formulas, then ranked and measured against judgements given with it.
     text --text.query_counts--> counts over the corpus vocabulary (unknown words dropped, and named)
       BM25   bm25.score (the reference algebra) as a dense row over every document
       LSA    lsa.query_vectors into the engine's fit at d, lsa.cosines with every document
-      dense  the bundled model's question vector (dense.encode_questions), lsa.cosines with the dense system's
-             document vectors (uploaded embeddings can't encode a new text: dense is then left out, and said why)
+      dense  the bundled model's question vector (dense.encode_questions; a dataset question's own text: the vector
+             the dense system holds for it), lsa.cosines with the dense system's document vectors (uploaded embeddings can't encode a new text: dense is then left out, and said why)
       weighted  fusion.weighted_dense over the members' rows; RRF  fusion.rrf over the members' rankings
 
 Every ranking comes from `ranking.rank_rows` (the ranking rule, `order_by_score`, in its compiled pass) on a
@@ -85,9 +85,12 @@ def score_text(engine, text: str, params: Params, sources: Sources = ()) -> Scor
     source = next((x for x in sources if isinstance(x, Aligned)), None)
     if source is not None:
         if source.model == dense.MODEL:
-            # scaled to unit length as every question vector of a dense source is (embeddings.unit_rows)
-            qvec = unit_rows(dense.encode_questions([text]), ["question"], "question", lambda r: "the typed question")
-            qvec = np.asarray(qvec, dtype=np.float64)
+            same = [q for q, t in enumerate(engine.dataset.query_texts) if t == text and source.has_query[q]]
+            if same:  # a dataset question's own text: its vector as the system holds it (the model's bits differ
+                qvec = np.asarray(source.query_vectors[same[0] : same[0] + 1], dtype=np.float64)  # across CPUs)
+            else:  # scaled to unit length as every question vector of a dense source is (embeddings.unit_rows)
+                qvec = unit_rows(dense.encode_questions([text]), ["question"], "question", lambda r: "the typed question")
+                qvec = np.asarray(qvec, dtype=np.float64)
             rows["dense"] = lsa.cosines(qvec, engine.system("dense", sources).model.vt)[0]
         else:
             skipped["dense"] = (f"its vectors ({source.model}) were uploaded: a typed question can't be encoded with "

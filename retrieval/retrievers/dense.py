@@ -49,6 +49,11 @@ CALIBRATION = ("Retrieval is judged on its own before any answer is written. A q
 BATCH = 16  # documents per call to the encoder (measured: 16 encodes Cranfield ~25% faster than 1 or 50)
 CACHE_ENV = "RETRIEVAL_LAB_CACHE"
 BUNDLED = {"invented": DATA_DIR / "invented" / "e5-small.npz"}
+BUNDLED_QUESTIONS = {"invented": DATA_DIR / "invented" / "e5-small-questions.npz"}
+# The bundled model gives the same bits on one processor whatever its threads and batches, but not across processors
+# (its 4-bit engine takes another integer path on newer CPUs): the invented corpus ships its documents' and its
+# questions' vectors, so its dense figures are the same on every machine; a corpus encoded here may differ in the
+# last digits from one encoded on another processor (tests/test_dense.py checks what holds: cosine >= 0.999).
 _CACHE_ARRAYS = ("vectors", "sha256", "model", "key", "n_docs", "dim", "dtype")
 
 Progress = Callable[[int, int, float, float], None]  # (done, total, documents per second, seconds left)
@@ -300,7 +305,9 @@ def document_vectors(dataset: Dataset, progress: Progress | None = None, directo
     """The corpus's document vectors under the bundled model: the shipped file for the invented corpus, else the
     disk cache, else encoded (and cached). A cache file that does not check out is deleted and rebuilt.
 
-    A cache that cannot be written (a read-only folder) is no error: the vectors are returned uncached."""
+    A cache that cannot be written (a read-only folder) is no error: the vectors are returned uncached. The cache's
+    key is the model and the texts, not the processor: vectors cached on another CPU serve as they are (they differ
+    from this one's in the last digits only, which no figure here depends on beyond them)."""
     key = corpus_key(dataset)
     shipped = BUNDLED.get(dataset.name)
     if shipped is not None and shipped.exists():
@@ -330,9 +337,14 @@ def questions_key(dataset: Dataset, model: str = MODEL) -> str:
 
 
 def question_vectors(dataset: Dataset, directory: Path | None = None) -> np.ndarray:
-    """The questions' vectors under the bundled model, cached on disk like the documents' (1,000 short
-    questions take the encoder tens of seconds on 2 cores)."""
+    """The questions' vectors under the bundled model: the shipped file for the invented corpus, else cached on
+    disk like the documents' (1,000 short questions take the encoder tens of seconds on 2 cores)."""
     key = questions_key(dataset)
+    shipped = BUNDLED_QUESTIONS.get(dataset.name)
+    if shipped is not None and shipped.exists():
+        v = read_vectors(shipped, key, dataset.n_queries)
+        if v is not None:
+            return v
     path = (directory or cache_dir()) / f"{key}.npz"
     if path.exists():
         v = read_vectors(path, key, dataset.n_queries)
