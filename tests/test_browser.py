@@ -25,6 +25,8 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
 IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
+PROXY_HEADER = "X-Lab-User"
+SERVER_HOME: dict = {}  # the test server's RETRIEVAL_LAB_HOME (its workspace store)
 
 if not Path(CHROMIUM).exists():
     if os.environ.get("CI"):
@@ -44,7 +46,9 @@ def server(tmp_path_factory):
     port = _free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
            "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
-    env = {**os.environ, "RETRIEVAL_LAB_HOME": str(tmp_path_factory.mktemp("browser-home"))}  # its own store
+    SERVER_HOME["path"] = tmp_path_factory.mktemp("browser-home")
+    env = {**os.environ, "RETRIEVAL_LAB_HOME": str(SERVER_HOME["path"]),  # its own store
+           "RETRIEVAL_LAB_USER_HEADER": PROXY_HEADER}  # as behind an authenticating proxy (a request without it: typed)
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
@@ -293,3 +297,29 @@ def test_two_raters_grade_the_same_document_and_see_their_agreement(server, tmp_
         assert [(d, g) for _, d, g in got["Ana"]] == [(doc, 2)] and [(d, g) for _, d, g in got["Ben"]] == [(doc, 0)]
         assert ana.locator("[data-testid=stException]").count() == 0
         browser.close()
+
+
+def test_behind_a_proxy_the_signed_in_user_grades_without_typing_a_name(server, tmp_path):
+    """With RETRIEVAL_LAB_USER_HEADER set, the proxy's header names the rater: the Judge page says who grades, asks
+    for no name, and the grade is kept under that name."""
+    from playwright.sync_api import sync_playwright
+
+    from retrieval.store.workspace import open_workspace
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        page = browser.new_context(viewport={"width": 1024, "height": 768},
+                                   extra_http_headers={PROXY_HEADER: "carol"}).new_page()
+        page.goto(f"{server}/judge")
+        _idle(page)
+        main = page.locator("[data-testid=stMain]")
+        assert "You grade as carol (from the proxy)." in main.inner_text()
+        assert page.get_by_role("textbox", name="Your name as a rater").count() == 0
+        card = page.locator("[data-testid=stMain] [data-testid=stVerticalBlock]").filter(
+            has=page.locator("[data-testid=stButtonGroup]")).filter(has_not=page.locator("[data-testid=stVerticalBlock]")).first
+        card.get_by_role("radio", name="1 relevant").click()
+        _idle(page)
+        assert "Graded by you 1" in main.inner_text()
+        browser.close()
+    ws = open_workspace(f"sqlite:///{SERVER_HOME['path'] / 'workspace.sqlite'}")
+    assert "carol" in {g.rater for d in ws.datasets() for g in ws.grades(d.id)}
