@@ -300,34 +300,37 @@ def read_vectors(path: Path, key: str, n_docs: int, model: str = MODEL) -> np.nd
     return v if ok else None
 
 
-def document_vectors(dataset: Dataset, progress: Progress | None = None, directory: Path | None = None,
-                     use_cache: bool = True) -> np.ndarray:
-    """The corpus's document vectors under the bundled model: the shipped file for the invented corpus, else the
-    disk cache, else encoded (and cached). A cache file that does not check out is deleted and rebuilt.
-
-    A cache that cannot be written (a read-only folder) is no error: the vectors are returned uncached. The cache's
-    key is the model and the texts, not the processor: vectors cached on another CPU serve as they are (they differ
-    from this one's in the last digits only, which no figure here depends on beyond them)."""
-    key = corpus_key(dataset)
-    shipped = BUNDLED.get(dataset.name)
+def _vectors(shipped: Path | None, path: Path | None, key: str, n: int, encode) -> np.ndarray:
+    """Vectors from the shipped file when it checks out, else the cache file at `path` (None: no cache), else
+    `encode()`, written to `path`. A cache file that does not check out is deleted and rebuilt; one that cannot be
+    written (a read-only folder) is no error: the vectors are returned uncached."""
     if shipped is not None and shipped.exists():
-        v = read_vectors(shipped, key, dataset.n_docs)
+        v = read_vectors(shipped, key, n)
         if v is not None:
             return v
-    if not use_cache:
-        return encode_corpus(dataset, progress)
-    path = cache_path(dataset, directory=directory)
+    if path is None:
+        return encode()
     if path.exists():
-        v = read_vectors(path, key, dataset.n_docs)
+        v = read_vectors(path, key, n)
         if v is not None:
             return v
         path.unlink(missing_ok=True)
-    v = encode_corpus(dataset, progress)
+    v = encode()
     try:
         write_vectors(path, v, key)
     except OSError:
         pass
     return v
+
+
+def document_vectors(dataset: Dataset, progress: Progress | None = None, directory: Path | None = None,
+                     use_cache: bool = True) -> np.ndarray:
+    """The corpus's document vectors under the bundled model: the shipped file for the invented corpus, else the
+    disk cache, else encoded (and cached: `_vectors`). The cache's key is the model and the texts, not the
+    processor: vectors cached on another CPU serve as they are (they differ from this one's in the last digits)."""
+    path = cache_path(dataset, directory=directory) if use_cache else None
+    return _vectors(BUNDLED.get(dataset.name), path, corpus_key(dataset), dataset.n_docs,
+                    lambda: encode_corpus(dataset, progress))
 
 
 def questions_key(dataset: Dataset, model: str = MODEL) -> str:
@@ -340,23 +343,8 @@ def question_vectors(dataset: Dataset, directory: Path | None = None) -> np.ndar
     """The questions' vectors under the bundled model: the shipped file for the invented corpus, else cached on
     disk like the documents' (1,000 short questions take the encoder tens of seconds on 2 cores)."""
     key = questions_key(dataset)
-    shipped = BUNDLED_QUESTIONS.get(dataset.name)
-    if shipped is not None and shipped.exists():
-        v = read_vectors(shipped, key, dataset.n_queries)
-        if v is not None:
-            return v
-    path = (directory or cache_dir()) / f"{key}.npz"
-    if path.exists():
-        v = read_vectors(path, key, dataset.n_queries)
-        if v is not None:
-            return v
-        path.unlink(missing_ok=True)
-    v = encode_questions(list(dataset.query_texts))
-    try:
-        write_vectors(path, v, key)
-    except OSError:
-        pass
-    return v
+    return _vectors(BUNDLED_QUESTIONS.get(dataset.name), (directory or cache_dir()) / f"{key}.npz", key,
+                    dataset.n_queries, lambda: encode_questions(list(dataset.query_texts)))
 
 
 def documents_ready(dataset: Dataset, directory: Path | None = None) -> bool:
