@@ -199,6 +199,9 @@ def test_each_rater_s_latest_grade_is_in_force_and_every_grade_is_kept(url, inve
     assert all(g.graded_at.tzinfo is not None for g in ws.grades(entry.id))
     assert ws.take_back(entry.id, "q01", "d05", "ana") == 2  # her two grades of the pair; ben's stays
     assert [(g.rater, g.grade) for g in ws.grades(entry.id)] == [("ben", 3)]
+    ws.grade(entry.id, "q02", "d01", 1, "ben")
+    ws.grade(entry.id, "q02", "d01", 2, "ana")
+    assert ws.take_back_all(entry.id, "ben") == 2 and [g.rater for g in ws.grades(entry.id)] == ["ana"]
     with pytest.raises(InputError, match="not an integer"):
         ws.grade(entry.id, "q01", "d05", 1.5, "ana")
     with pytest.raises(InputError, match="empty"):

@@ -23,14 +23,9 @@ KEY_SYSTEM_A, KEY_SYSTEM_B, KEY_METRIC, KEY_HISTORY = "exp_system_a", "exp_syste
 MESSAGE = "exp_message"
 
 
-def when(entry: ExperimentEntry) -> str:
-    """When it was saved, UTC, to the minute."""
-    return entry.created_at.strftime("%Y-%m-%d %H:%M")
-
-
 def label(entry: ExperimentEntry) -> str:
     """How an experiment is named in a selector: its name, number and time (the name is shown as text)."""
-    return f"{entry.name} (#{entry.id}, {when(entry)})"
+    return f"{entry.name} (#{entry.id}, {workspace.when(entry.created_at)})"
 
 
 PARAMS = {"k1": "k1", "b": "b", "dims": "d", "rrf_k": "RRF k", "alpha": "alpha"}  # the table's (`experiments show`:
@@ -40,7 +35,7 @@ PARAMS = {"k1": "k1", "b": "b", "dims": "d", "rrf_k": "RRF k", "alpha": "alpha"}
 def saved_frame(entries: list[ExperimentEntry], records: dict[int, dict]) -> pd.DataFrame:
     """The saved experiments, oldest first: number, name, when (UTC), by whom, and the sliders' values they were
     made with."""
-    return pd.DataFrame([{"#": e.id, "name": e.name, "saved": when(e), "by": e.created_by,
+    return pd.DataFrame([{"#": e.id, "name": e.name, "saved": workspace.when(e.created_at), "by": e.created_by,
                           **{label: records[e.id]["report"]["params"].get(key) for key, label in PARAMS.items()}}
                          for e in entries])
 

@@ -409,11 +409,10 @@ def downloads(ds: Dataset, grades: dict) -> None:
 def _forget(rater: str) -> None:
     """Take back every grade this rater gave the loaded dataset (and the widgets' values with them)."""
     base = cache.base_dataset()
-    for q, d in list(mine(in_use.workspace_grades(base), rater)):
-        message = workspace.give_grade(base, q, d, None)
-        if message:
-            st.session_state[MESSAGE] = message
-            return
+    message = workspace.take_back_all(base)
+    if message:
+        st.session_state[MESSAGE] = message
+        return
     prefix = f"{KEY_GRADE}{base.fingerprint}:{rater}:"
     for key in [k for k in st.session_state if isinstance(k, str) and k.startswith(prefix)]:
         del st.session_state[key]

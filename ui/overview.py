@@ -9,9 +9,9 @@ import streamlit as st
 from retrieval.core.params import Params
 from retrieval.corpus.dataset import Dataset
 from retrieval.evaluation import stats
+from retrieval.evaluation.agreement import RULES
 from retrieval.evaluation.experiment import Evaluation, score
 from retrieval.evaluation.metrics import NO_CUTOFF
-from retrieval.evaluation.agreement import RULES
 from retrieval.evaluation.metrics import parse as parse_metric
 
 from . import cache, charts, in_use, state

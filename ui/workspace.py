@@ -281,6 +281,23 @@ def give_grade(base: Dataset, query_id: str, doc_id: str, grade: int | None) -> 
     return None
 
 
+def take_back_all(base: Dataset) -> str | None:
+    """Take back every grade this person gave the loaded dataset (one write), the session's grades read again; a
+    message when it was refused."""
+    rater = person()
+    ws = store()
+    if ws is None:
+        kept = tuple(g for g in in_use.workspace_grades(base) if g.rater != rater)
+        st.session_state.setdefault(state.GRADES, {})[base.fingerprint] = kept
+        return None
+    try:
+        ws.take_back_all(base.fingerprint, rater)
+    except InputError as e:
+        return f"The grades were not taken back: {e}"
+    read_grades(base)
+    return None
+
+
 # ----------------------------------------------------------------------------------------------- experiments
 
 
@@ -520,8 +537,9 @@ def _import() -> None:
                base.fingerprint)
 
 
-def _when(entry: DatasetEntry) -> str:
-    return entry.added_at.strftime("%Y-%m-%d %H:%M")
+def when(t: datetime) -> str:
+    """A stored time as the pages show it: UTC, to the minute."""
+    return t.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
 
 
 def section() -> None:
@@ -555,7 +573,7 @@ def section() -> None:
     if not entries:
         return
     rows = [{"name": e.name, "documents": e.n_docs, "questions": e.n_questions, "judgements": e.n_judgements,
-             "size": mb(e.size), "added": _when(e), "by": e.added_by, "id": e.id} for e in entries]
+             "size": mb(e.size), "added": when(e.added_at), "by": e.added_by, "id": e.id} for e in entries]
     st.dataframe(rows, hide_index=True, width="stretch")
     ids = [e.id for e in entries]
     names = {e.id: e.name for e in entries}

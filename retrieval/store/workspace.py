@@ -466,6 +466,12 @@ class Workspace:
             return conn.execute(sa.delete(t).where(t.c.dataset_id == str(dataset_id), t.c.query_id == str(query_id),
                                                    t.c.doc_id == str(doc_id), t.c.rater == str(rater))).rowcount
 
+    def take_back_all(self, dataset_id: str, rater: str) -> int:
+        """Delete every grade a rater gave a dataset, in one transaction; how many rows went."""
+        t = schema.grades
+        with self._write() as conn:
+            return conn.execute(sa.delete(t).where(t.c.dataset_id == str(dataset_id), t.c.rater == str(rater))).rowcount
+
     def grades(self, dataset_id: str, latest: bool = True) -> list[Grade]:
         """A dataset's grades in the order given; `latest`: only each rater's last grade of each pair."""
         t = schema.grades
