@@ -7,7 +7,8 @@ validation: it names the parameter and the range in its error. `Params` is valid
 so a `Params` that exists is valid and nothing downstream checks it again.
 
 The defaults are the article's: k1 = 1.2, b = 0.75, d = 6, RRF k = 60, alpha = 0.5, each fusion over the top
-10 of its members, the metrics at k = 5.
+10 of its members, the metrics at k = 5; its text analysis: no stemmer, its 45 stop words, each question word
+counted once (k3, read only when repeated words are saturated, is 8).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ class Spec:
     name: str
     label: str
     help: str
-    default: float
+    default: float | str
     lo: float  # the slider's range
     hi: float
     step: float
@@ -38,13 +39,20 @@ class Spec:
     grid: tuple[float, ...] = ()  # the values a tuning sweep tries (empty: 1..the corpus's limit, see `grid_for`)
     integer: bool = False
     choices: tuple[int, ...] = ()  # when set, the values the app offers (the library accepts any valid one)
+    options: tuple[str, ...] = ()  # a parameter that is a choice of names (the text analysis): those names
 
     def cast(self, value):
-        """The value as this parameter's type (int or float)."""
+        """The value as this parameter's type (int, float, or a name for a choice)."""
+        if self.options:
+            return str(value)
         return int(value) if self.integer else float(value)
 
     def check(self, value):
         """The value, validated and cast, or an InputError naming the parameter and what it accepts."""
+        if self.options:
+            if not isinstance(value, str) or value not in self.options:
+                raise InputError(f"{self.name} must be one of {', '.join(self.options)}, got {value!r}")
+            return value
         if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
             raise InputError(f"{self.name} must be a number, got {value!r}")
         v = float(value)
@@ -90,17 +98,37 @@ SPECS: dict[str, Spec] = {s.name: s for s in (
          10, 10, 1000, 1, (1, INF), integer=True, choices=(10, 100, 1000)),
     Spec("weight", "weight", "A member's weight in the weighted fusion of more than two members (min-max scores times the weight, added).",
          0.5, 0.0, 1.0, 0.05, (0.0, INF)),
+    Spec("stemmer", "stemmer", "How words are reduced to a stem before they are counted, as in Elasticsearch's "
+         "analyzers: none (the article), snowball (Snowball's English stemmer, Porter2), porter (Porter's 1980 "
+         "algorithm); both are Snowball's C stemmers (PyStemmer). BM25, LSA and what they fuse into follow it; "
+         "dense reads the raw text.", "none", 0, 0, 0, (0, 0),
+         options=("none", "snowball", "porter")),
+    Spec("stopwords", "stop words", "Which words are dropped before counting: article (the article's 45 words), "
+         "lucene (Lucene's English stop set, 33 words, Elasticsearch's _english_), none.", "article", 0, 0, 0,
+         (0, 0), options=("article", "lucene", "none")),
+    Spec("query_words", "repeated question words", "How a word the question repeats counts in BM25: once (the "
+         "article), each (every repeat adds its weight again, as Lucene's query parser), k3 (saturated by BM25's "
+         "k3: (k3 + 1) qtf / (k3 + qtf)).", "once", 0, 0, 0, (0, 0),
+         options=("once", "each", "k3")),
+    Spec("k3", "BM25 k3", "Saturation of a question word's repeats (with repeated question words = k3): 0 counts "
+         "a word once however often it is repeated, large values count each repeat almost fully.",
+         8.0, 0.0, 20.0, 0.5, (0.0, INF), (0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 100.0)),
     Spec("depth", "list depth", "How many results each system's list keeps for display (the ranks of judged documents are exact at any depth).",
          100, 1, 1000, 1, (1, INF), integer=True),
 )}
 
 SLIDERS = ("k", "k1", "b", "dims", "rrf_k", "alpha")  # the sidebar's, in its order
+ANALYSIS = ("stemmer", "stopwords")  # what the index is built with (a change builds another index)
+QUESTION_SIDE = ("query_words", "k3")  # how the questions' words count in BM25 (a change re-scores, no index)
 MAX_DIMS = int(SPECS["dims"].hi)  # the slider's and the dims curve's cap
 
 
 def grid_for(name: str, limit: int | None = None) -> np.ndarray:
-    """The tuning grid of a parameter as float64; a grid without fixed values (d) runs 1..min(limit, the slider's hi)."""
+    """The tuning grid of a parameter as float64; a grid without fixed values (d) runs 1..min(limit, the slider's hi);
+    a choice's grid is its names."""
     s = SPECS[name]
+    if s.options:
+        return np.array(s.options, dtype=object)
     if s.grid:
         return np.array(s.grid, dtype=np.float64)
     top = int(s.hi) if limit is None else min(int(s.hi), int(limit))
@@ -139,6 +167,10 @@ class Params:
     alpha: float = default("alpha")
     fusion_depth: int = default("fusion_depth")
     depth: int = default("depth")
+    stemmer: str = default("stemmer")
+    stopwords: str = default("stopwords")
+    query_words: str = default("query_words")
+    k3: float = default("k3")
     members: tuple[str, ...] = field(default=ARTICLE_MEMBERS)
     weights: tuple[float, ...] | None = None
 
@@ -179,6 +211,11 @@ class Params:
     def to_json(self) -> dict:
         """The parameters as JSON-ready data (tuples as lists)."""
         return {f.name: list(v) if isinstance(v := getattr(self, f.name), tuple) else v for f in fields(self)}
+
+    @property
+    def analysis(self) -> tuple[str, str]:
+        """(stemmer, stopwords): what the index is built with (`text.Analysis(*params.analysis)`)."""
+        return self.stemmer, self.stopwords
 
     def of(self, names: tuple[str, ...]) -> tuple:
         """The values of the named parameters, in that order (a cache key's part)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import defaultdict
 from collections.abc import Callable
@@ -11,9 +12,12 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
+import Stemmer
 from numba import njit
 
 from ..core import workers
+from ..core.errors import InputError
+from ..core.params import SPECS
 
 TOKEN_PATTERN = r"[a-z0-9]+"
 
@@ -22,12 +26,85 @@ STOP_WORDS: frozenset[str] = frozenset(
     "where when which much many it its with at by from as if there not no s".split()
 )
 
+LUCENE_STOP_WORDS: frozenset[str] = frozenset(
+    "a an and are as at be but by for if in into is it no not of on or such that the their then there these they "
+    "this to was will with".split()
+)  # Lucene's English stop set (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET, Elasticsearch's `_english_`): 33 words
+
+STOP_LISTS: dict[str, frozenset[str]] = {"article": STOP_WORDS, "lucene": LUCENE_STOP_WORDS, "none": frozenset()}
+STEMMERS: dict[str, str | None] = {"none": None, "snowball": "english", "porter": "porter"}  # PyStemmer's names
+assert tuple(STOP_LISTS) == SPECS["stopwords"].options and tuple(STEMMERS) == SPECS["stemmer"].options
+
 _TOKEN_RE = re.compile(TOKEN_PATTERN)
 
 
-def tokenize(text: str) -> list[str]:
-    """Lower-case `[a-z0-9]+` tokens minus the stop words, in text order (the article's `token`)."""
-    return [t for t in _TOKEN_RE.findall(text.lower()) if t not in STOP_WORDS]
+@dataclass(frozen=True)
+class Analysis:
+    """What becomes of a text's `[a-z0-9]+` tokens (lower-cased) before they are counted, as in an Elasticsearch
+    analyzer: the stop words of `stopwords` dropped, then each word stemmed by `stemmer`.
+
+    * stopwords: "article" (the article's 45 words, the default), "lucene" (Lucene's English stop set, 33
+      words) or "none";
+    * stemmer: "none" (the default), "snowball" (Snowball's English stemmer, "Porter2") or "porter" (Porter's
+      1980 algorithm), both Snowball's C stemmers through PyStemmer.
+
+    The default is the article's analysis, so its tables stay exact.
+
+    >>> Analysis("snowball").analyse("Refunds are refunded")
+    ['refund', 'refund']
+    >>> Analysis("none", "none").analyse("Refunds are refunded")
+    ['refunds', 'are', 'refunded']
+    """
+
+    stemmer: str = "none"
+    stopwords: str = "article"
+
+    def __post_init__(self) -> None:
+        for name in ("stemmer", "stopwords"):
+            SPECS[name].check(getattr(self, name))
+
+    @property
+    def stop_words(self) -> frozenset[str]:
+        """The stop words this analysis drops."""
+        return STOP_LISTS[self.stopwords]
+
+    @property
+    def is_article(self) -> bool:
+        """True for the article's analysis (no stemmer, its 45 stop words)."""
+        return self == ARTICLE_ANALYSIS
+
+    def stems(self, words: list[str]) -> list[str]:
+        """Each word's stem (the words themselves without a stemmer)."""
+        algorithm = STEMMERS[self.stemmer]
+        return list(words) if algorithm is None else _stemmer(algorithm).stemWords(words)
+
+    def analyse(self, text: str) -> list[str]:
+        """The text's terms in text order: tokens, the stop words dropped, each one stemmed."""
+        return self.stems([t for t in _TOKEN_RE.findall(text.lower()) if t not in self.stop_words])
+
+    def describe(self) -> str:
+        """'no stemmer, the article's stop words', 'Snowball English stemmer, Lucene's stop words'."""
+        stem = {"none": "no stemmer", "snowball": "Snowball English stemmer", "porter": "Porter stemmer"}[self.stemmer]
+        stop = {"article": "the article's 45 stop words", "lucene": "Lucene's 33 English stop words",
+                "none": "no stop words"}[self.stopwords]
+        return f"{stem}, {stop}"
+
+
+ARTICLE_ANALYSIS = Analysis()
+
+
+@functools.lru_cache(maxsize=None)
+def _stemmer(algorithm: str) -> Stemmer.Stemmer:
+    """One PyStemmer stemmer per algorithm (it caches stems itself)."""
+    return Stemmer.Stemmer(algorithm)
+
+
+def tokenize(text: str, analysis: Analysis = ARTICLE_ANALYSIS) -> list[str]:
+    """Lower-case `[a-z0-9]+` tokens minus the stop words, in text order (the article's `token`); another
+    `analysis` drops its stop words and stems."""
+    if analysis.is_article:
+        return [t for t in _TOKEN_RE.findall(text.lower()) if t not in STOP_WORDS]
+    return analysis.analyse(text)
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,6 +115,16 @@ class TermIndex:
     terms: np.ndarray  # term strings, column order (sorted)
     counts: sp.csr_matrix  # documents x terms, int32 counts
     doc_len: np.ndarray  # tokens per document (after stop words), float64
+    analysis: Analysis = ARTICLE_ANALYSIS  # how its terms came from the texts (and how a question's words must)
+    sources: dict[str, tuple[str, ...]] | None = None  # with a stemmer: each stem's words in the corpus, sorted
+
+    def analyse(self, text: str) -> list[str]:
+        """A text's terms as this index counts them (its analysis), in text order; unknown terms included."""
+        return tokenize(text, self.analysis)
+
+    def words_of(self, term: str) -> tuple[str, ...]:
+        """The corpus's words a term stands for: the words a stem came from ((term,) without a stemmer)."""
+        return self.sources.get(term, (term,)) if self.sources is not None else (term,)
 
     @property
     def n_docs(self) -> int:
@@ -78,7 +165,11 @@ def _tokens(texts) -> list[list[str]]:
 
 
 _SPACES = bytes(c if c in b"abcdefghijklmnopqrstuvwxyz0123456789" else 32 for c in range(256))  # else a space
-_STOP_BYTES = frozenset(w.encode("ascii") for w in STOP_WORDS)
+
+
+def _stop_bytes(stop_words: frozenset[str]) -> list[bytes]:
+    """Stop words as sorted ASCII bytes, the order both tokenisers give them their first ids in."""
+    return sorted(w.encode("ascii") for w in stop_words)
 
 
 def _separated(lowered: str) -> bytes:
@@ -257,11 +348,13 @@ def _grown(v: Vocab, terms: int, chars: int) -> Vocab:
     return v2
 
 
-def _new_vocab() -> Vocab:
-    """An empty table holding the stop words as terms 0..len(STOP_WORDS)-1."""
+def _new_vocab(stop_words: frozenset[str] = STOP_WORDS) -> Vocab:
+    """An empty table holding the stop words as terms 0..len(stop_words)-1."""
     v = Vocab(np.full(1024, -1, dtype=np.int64), np.zeros(256, dtype=np.int64), np.zeros(256, dtype=np.int64),
               np.zeros(256, dtype=np.int64), np.zeros(4096, dtype=np.uint8), np.zeros(3, dtype=np.int64))
-    buf = np.frombuffer(b" ".join(sorted(_STOP_BYTES)), dtype=np.uint8)
+    if not stop_words:
+        return v
+    buf = np.frombuffer(b" ".join(_stop_bytes(stop_words)), dtype=np.uint8)
     return _intern_all(buf, np.array([buf.size], dtype=np.int64), v, 0, np.zeros(buf.size, dtype=np.int32),
                        np.zeros(1, dtype=np.int64))
 
@@ -277,19 +370,21 @@ def _intern_all(buf, ends, v: Vocab, n_stop: int, ids: np.ndarray, per_doc: np.n
     return v
 
 
-def _intern_batch(buf, ends, v: Vocab, n_stop: int, per_doc: np.ndarray, split_above: int) -> tuple[Vocab, np.ndarray]:
+def _intern_batch(buf, ends, v: Vocab, stop_words: frozenset[str], per_doc: np.ndarray,
+                  split_above: int) -> tuple[Vocab, np.ndarray]:
     """A batch's ids (`_intern_all`) and the table after it. Above split_above bytes, with two threads or more, the
     first half of its documents goes into `v` while one of the kernels' worker threads (`workers.submit`)
     tokenises the other half into a table of its own; `_merge` then adds that table's new terms to v in their
     first-seen order, so the terms, their numbers and the ids are those of one pass over the whole batch
     (tests/test_text.py)."""
+    n_stop = len(stop_words)
     if buf.size <= split_above or ends.size < 2 or workers.threads() < 2:
         out = np.empty(buf.size // 2 + 1, dtype=np.int32)
         v = _intern_all(buf, ends, v, n_stop, out, per_doc)
         return v, out[: int(v.sizes[2])].copy()
     m = min(max(int(np.searchsorted(ends, buf.size // 2)) + 1, 1), ends.size - 1)  # documents in the first half
     cut = int(ends[m - 1])
-    second = _new_vocab()
+    second = _new_vocab(stop_words)
     out_b = np.empty((buf.size - cut) // 2 + 1, dtype=np.int32)
     job = workers.submit(_intern_all, buf[cut:], ends[m:] - cut, second, n_stop, out_b, per_doc[m:])
     out_a = np.empty(cut // 2 + 1, dtype=np.int32)
@@ -304,10 +399,11 @@ def _intern_batch(buf, ends, v: Vocab, n_stop: int, per_doc: np.ndarray, split_a
     return v, np.concatenate([ids_a, remap[out_b[: int(second.sizes[2])]]])
 
 
-def _index_compiled(texts, progress, batching: Batching) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _index_compiled(texts, progress, batching: Batching,
+                    stop_words: frozenset[str] = STOP_WORDS) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The compiled pass over every batch: (terms in first-seen order, tokens kept per document, their ids)."""
     n = len(texts)
-    v = _new_vocab()
+    v = _new_vocab(stop_words)
     n_stop = int(v.sizes[0])
     per_doc, ids = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int32)]
     for start, stop in batches(texts, batching):
@@ -316,7 +412,7 @@ def _index_compiled(texts, progress, batching: Batching) -> tuple[np.ndarray, np
         buf = np.frombuffer(_separated("".join(lowered)), dtype=np.uint8)  # one '?' per character beyond ASCII:
         del lowered  # the bytes are as long as the lower-cased text, so `ends` marks each document in them
         per_doc.append(np.zeros(ends.size, dtype=np.int64))
-        v, batch_ids = _intern_batch(buf, ends, v, n_stop, per_doc[-1], batching.split_above)
+        v, batch_ids = _intern_batch(buf, ends, v, stop_words, per_doc[-1], batching.split_above)
         ids.append(batch_ids)
         if progress is not None:
             progress("tokenising documents", min(1.0, stop / max(n, 1)))
@@ -343,12 +439,13 @@ def _fill_fixed(store, starts, lens, table):
 MAX_TERM_TABLE_BYTES = 256 * 2**20  # beyond this (terms x longest term x 5 bytes), the terms are Python strings
 
 
-def _index_python(texts, progress, batching: Batching) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _index_python(texts, progress, batching: Batching,
+                  stop_words: frozenset[str] = STOP_WORDS) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The reference pass, a dictionary mapping each token to an id in one C-level pass per batch: (terms in
     first-seen order, tokens kept per document, their ids)."""
     n = len(texts)
     ids: defaultdict[bytes, int] = defaultdict(count().__next__)
-    ids.update(dict.fromkeys(_STOP_BYTES, -1))
+    ids.update(dict.fromkeys(_stop_bytes(stop_words), -1))
     per_doc, kept = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int32)]
     for start, stop in batches(texts, batching):
         lists = byte_tokens(texts[start:stop])
@@ -359,7 +456,7 @@ def _index_python(texts, progress, batching: Batching) -> tuple[np.ndarray, np.n
         kept.append(flat[keep].astype(np.int32))
         if progress is not None:
             progress("tokenising documents", min(1.0, (start + len(lists)) / max(n, 1)))
-    first_seen = np.array([t.decode("ascii") for t in list(ids)[len(STOP_WORDS) :]], dtype=object)  # insertion
+    first_seen = np.array([t.decode("ascii") for t in list(ids)[len(stop_words) :]], dtype=object)  # insertion
     return first_seen, np.concatenate(per_doc), np.concatenate(kept)  # order = id order (stop words went in first)
 
 
@@ -406,6 +503,7 @@ def build_index(
     progress: Callable[[str, float], None] | None = None,
     method: str = "auto",
     batching: Batching = BATCHING,
+    analysis: Analysis = ARTICLE_ANALYSIS,
 ) -> TermIndex:
     """Tokenise every document once into a sparse count matrix (terms in sorted order).
 
@@ -418,6 +516,8 @@ def build_index(
     "auto" above COMPILED_ABOVE characters once loaded in this process (the warm-up loads it), else above
     LOAD_PAYS_ABOVE.
     `batching` (`Batching`) cuts the corpus into batches (the same index however it is cut).
+    `analysis` (`Analysis`): the stop words both ways drop as they tokenise (the article's by default); with a
+    stemmer, the words' columns are then merged by stem (`stemmed`).
     `progress(stage, fraction)` is called after each batch of documents and at the end of each stage.
     """
     if method not in METHODS:
@@ -425,11 +525,12 @@ def build_index(
     n = len(texts)
     if method == "auto":
         method = method_for(texts)
-    first_seen, per_doc, ids = (_index_compiled if method == "compiled" else _index_python)(texts, progress, batching)
+    first_seen, per_doc, ids = (_index_compiled if method == "compiled" else _index_python)(
+        texts, progress, batching, analysis.stop_words)
     n_terms = len(first_seen)
     if n_terms == 0:  # no document holds a single token: an index with an empty vocabulary
         counts = sp.csr_matrix((n, 0), dtype=np.int32)
-        return TermIndex({}, np.array([], dtype=object), counts, np.zeros(n))
+        return TermIndex({}, np.array([], dtype=object), counts, np.zeros(n), analysis, {} if analysis.stemmer != "none" else None)
     order = np.argsort(first_seen, kind="stable")  # ASCII sorts as its code points: as CountVectorizer's sorted()
     renumber = np.empty(n_terms, dtype=np.int32)
     renumber[order] = np.arange(n_terms, dtype=np.int32)
@@ -441,16 +542,46 @@ def build_index(
     counts.sum_duplicates()  # each row's columns sorted and their repeats counted, in place
     terms = first_seen[order].astype(object)
     vocabulary = dict(zip(terms.tolist(), range(n_terms)))
+    index = TermIndex(vocabulary, terms, counts, per_doc.astype(np.float64), analysis)
+    if analysis.stemmer != "none":
+        index = stemmed(index, analysis)
     if progress is not None:
         progress("building the term matrix", 1.0)
-    return TermIndex(vocabulary, terms, counts, per_doc.astype(np.float64))
+    return index
+
+
+def stemmed(index: TermIndex, analysis: Analysis) -> TermIndex:
+    """The index with the columns of the words that share a stem added into one column per stem (in sorted
+    order, as every index's terms), each stem's words kept (`TermIndex.sources`).
+
+    The stemmer runs once per distinct word, not per token (Snowball's C stemmer: about 1 s per million words);
+    the counts are then one sparse renumbering whose duplicates scipy adds in place. Document lengths do not
+    change: a stemmer maps each word to one stem.
+
+    >>> ix = stemmed(build_index(["refunds refund", "refunded"]), Analysis("snowball"))
+    >>> ix.terms.tolist(), ix.counts.toarray().tolist(), ix.words_of("refund")
+    (['refund'], [[2], [1]], ('refund', 'refunded', 'refunds'))
+    """
+    words = index.terms.tolist()
+    stems, column = np.unique(np.array(analysis.stems(words), dtype=object), return_inverse=True)
+    c = index.counts
+    counts = sp.csr_matrix((c.data, column.astype(c.indices.dtype, copy=False)[c.indices], c.indptr),
+                           shape=(index.n_docs, stems.size))
+    counts.sum_duplicates()
+    sources: dict[str, list[str]] = {}
+    for word, stem in zip(words, stems[column].tolist()):
+        sources.setdefault(stem, []).append(word)
+    terms = stems.astype(object)
+    return TermIndex(dict(zip(terms.tolist(), range(terms.size))), terms, counts, index.doc_len, analysis,
+                     {stem: tuple(ws) for stem, ws in sources.items()})
 
 
 def query_counts(index: TermIndex, texts: list[str] | tuple[str, ...]) -> sp.csr_matrix:
-    """Questions as a questions x terms count matrix over the index's vocabulary (unknown words dropped)."""
+    """Questions as a questions x terms count matrix over the index's vocabulary (unknown words dropped), each
+    question's words analysed as the index's (`TermIndex.analysis`): its stop words dropped, then stemmed."""
     if not index.vocabulary:
         return sp.csr_matrix((len(texts), 0), dtype=np.int32)
-    lists = _tokens(texts)
+    lists = _tokens(texts) if index.analysis.is_article else list(map(index.analyse, texts))
     lens = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
     get = index.vocabulary.get
     flat = np.array([get(t, -1) for t in chain.from_iterable(lists)], dtype=np.int64)

@@ -30,7 +30,7 @@ from ..core.errors import InputError
 from ..core.params import Params
 from ..corpus.dataset import MAX_GRADE, Dataset, Qrels, valid_grade
 from ..corpus.embeddings import Aligned, unit_rows
-from ..corpus.text import query_counts, tokenize
+from ..corpus.text import query_counts
 from ..evaluation import metrics
 from ..evaluation.experiment import Evaluation, score
 from ..retrievers import bm25, dense, lsa
@@ -75,10 +75,12 @@ def score_text(engine, text: str, params: Params, sources: Sources = ()) -> Scor
     """Every system's score of every document for `text` at `params` (the engine's LSA fit and dense vectors
     reused): BM25 and LSA always, dense when the session's vectors are the bundled model's."""
     check_text(text)
-    terms = tuple(dict.fromkeys(tokenize(text)))
+    engine.answers_for(params)
+    terms = tuple(dict.fromkeys(engine.index.analyse(text)))
     unknown = tuple(t for t in terms if t not in engine.index.vocabulary)
     qc = query_counts(engine.index, [text])
-    rows = {"BM25": bm25.score(engine.bm25, qc, params.k1, params.b).toarray()[0].astype(np.float64)}
+    rows = {"BM25": bm25.score(engine.bm25, qc, params.k1, params.b, params.query_words, params.k3).toarray()[0]
+            .astype(np.float64)}
     fit = engine.lsa_fit(params.dims)
     rows["LSA"] = lsa.cosines(lsa.query_vectors(fit.model, qc), fit.model.vt)[0]
     skipped = {}

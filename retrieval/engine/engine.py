@@ -44,7 +44,7 @@ from ..corpus import text
 from ..corpus.dataset import Dataset, TrecRun
 from ..corpus.embeddings import align, from_arrays
 from ..corpus.statistics import DatasetStats, dataset_stats
-from ..corpus.text import TermIndex, build_index, query_counts
+from ..corpus.text import ARTICLE_ANALYSIS, Analysis, TermIndex, build_index, query_counts
 from ..evaluation import metrics, stats
 from ..evaluation.experiment import Evaluation, score
 from ..kernels.rules import ranks_before
@@ -80,6 +80,7 @@ CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is s
     "block": 3,  # a large corpus's SVD at a block's dimensions, which every smaller d truncates (documents x D float64)
     "block questions": 3,  # ... and the questions projected into it (questions x D float64)
     "probe": 4,  # a member's lists' sites in BM25's question layout (questions x 1,000: int64, int32, int32)
+    "plan": 4,  # BM25's plan counting repeated question words (the questions' postings again) and its idf weighed per rule
     "run file": 16,  # the system of an uploaded TREC run (its lists as read)
     "vectors": 2,  # the dense system of uploaded or encoded vectors (float64 copies: 6 KB a document at 384-d)
     "lists": 8,  # the weighted fusion's look-ups: each member's scores of the others' lists (questions x 1,000 float64 each)
@@ -94,7 +95,7 @@ CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is s
 # for other judgements (`Engine.derived`) shares them with the engine it came from (a probe locates a registered
 # retriever's lists, which the texts alone decide, in BM25's layout). A run's judged ranks, the fusions and the
 # landscapes do depend on the judgements: each engine keeps its own.
-CORPUS_KINDS = ("fit", "block", "block questions", "probe", "vectors", "run file", "adhoc rows", "adhoc")
+CORPUS_KINDS = ("fit", "block", "block questions", "probe", "plan", "vectors", "run file", "adhoc rows", "adhoc")
 
 
 # What indexing costs, measured (bench/speed.py's synthetic corpus, 107,000 documents, 39.8 million
@@ -228,9 +229,12 @@ class Engine:
 
     `progress(stage, fraction)` receives the build's stages and the fraction done (0 to 1), for a progress
     bar: tokenising takes about 85% of the time. With `limit`, a dataset of more characters is refused first.
+    `analysis` (`text.Analysis`: stemmer, stop words) is the index's: an engine answers for the parameters of its
+    analysis only (`for_dataset` keeps one engine per dataset and analysis).
     """
 
-    def __init__(self, dataset: Dataset, progress: Callable[[str, float], None] | None = None, limit: int | None = None):
+    def __init__(self, dataset: Dataset, progress: Callable[[str, float], None] | None = None, limit: int | None = None,
+                 analysis: Analysis = ARTICLE_ANALYSIS):
         def step(share0: float, share1: float):
             if progress is None:
                 return None
@@ -240,7 +244,8 @@ class Engine:
             check_size(dataset, limit)  # before the expensive step, and only when it is about to be paid
         self.dataset = dataset
         self.fingerprint = dataset.fingerprint
-        self.index: TermIndex = build_index(dataset.doc_texts, step(0.0, 0.85))
+        self.analysis = analysis
+        self.index: TermIndex = build_index(dataset.doc_texts, step(0.0, 0.85), analysis=analysis)
         release_free_memory()
         if progress is not None:
             progress("preparing BM25", 0.85)
@@ -267,7 +272,7 @@ class Engine:
 
     # what a derived engine shares with its base, all built from the texts alone; everything else is its own (an
     # attribute added to __init__ is then never shared by mistake)
-    _SHARED = ("index", "bm25", "qcounts", "plan")
+    _SHARED = ("analysis", "index", "bm25", "qcounts", "plan")
     _root: "Engine | None" = None  # a derived engine's first engine of the same texts (whose runs it re-judges)
 
     @classmethod
@@ -307,7 +312,23 @@ class Engine:
         """What a retriever's run reads of this engine (`base.Context`): the dataset, its term index and question
         counts, BM25's columns and plan, the judged positions, LSA's fits, the latest runs and the probes."""
         return Context(self.dataset, self.index, self.qcounts, self.bm25, self.plan, self.judged_positions, self.lsa_fit, self.latest_run,
-                       self.probe_for)
+                       self.probe_for, self.bm25_plan)
+
+    def bm25_plan(self, params: Params) -> bm25.QuestionPlan:
+        """BM25's question plan for the parameters' rule for repeated question words: the plan built with the
+        engine for "once" (the article's), else one that counts them (built on first use, then shared by every
+        rule) with its idf weighed for this rule and k3 (`bm25.weighed`: a k3 change shares the postings). Each
+        question's documents lie at the same layout positions in every plan, so the judged positions serve all."""
+        if params.query_words == "once":
+            return self.plan
+        counted = self.memo.get("plan", "counted", lambda: bm25.plan(self.bm25, self.qcounts, counted=True))
+        return self.memo.get("plan", (params.query_words, params.k3), lambda: bm25.weighed(counted, params.query_words, params.k3))
+
+    def answers_for(self, params: Params) -> None:
+        """Raise ValueError unless the parameters' text analysis is this engine's (its index was built with it)."""
+        if Analysis(*params.analysis) != self.analysis:
+            raise ValueError(f"these parameters analyse text with {Analysis(*params.analysis).describe()}; this engine's "
+                             f"index has {self.analysis.describe()}: use for_dataset(dataset, analysis=...)")
 
     def judged_positions(self) -> np.ndarray:
         """The judged documents' positions in BM25's question layout: they change with neither k1 nor b."""
@@ -386,6 +407,11 @@ class Engine:
         """BM25 scores of every question as a sparse matrix: the reference algebra (the sliders use `run`)."""
         return bm25.score(self.bm25, self.qcounts, k1, b)
 
+    def bm25_reference(self, params: Params) -> sp.csr_matrix:
+        """BM25 scores at the parameters (k1, b, the repeated question words' rule and k3) by the reference algebra."""
+        self.answers_for(params)
+        return bm25.score(self.bm25, self.qcounts, params.k1, params.b, params.query_words, params.k3)
+
     def explain_bm25(self, terms: list[str], doc: int, k1: float, b: float) -> list[dict]:
         """Per-term contributions of one document to its BM25 score (bm25.explain)."""
         return bm25.explain(self.bm25, self.index, terms, doc, k1, b)
@@ -434,6 +460,7 @@ class Engine:
     def run(self, name: str, params: Params, sources: Sources = ()) -> BestLists:
         """One system's run at the given parameters (cached on what it reads); in a derived engine, a retriever's
         is its root's run under the same key, re-judged."""
+        self.answers_for(params)
         system = self.system(name, sources)
         root = self._root
         if root is not None and not isinstance(system, Run):
@@ -461,8 +488,8 @@ class Engine:
         if name not in params.members or not others or others[0] not in REGISTRY:
             return None
         other = self.run(others[0], params)
-        at = self.memo.get("probe", self.key(others[0], params),
-                           lambda: bm25.probe_sites(self.plan, other.top_d, other.n_top))
+        at = self.memo.get("probe", (self.key(others[0], params), params.query_words != "once"),
+                           lambda: bm25.probe_sites(self.bm25_plan(params), other.top_d, other.n_top))
         return other.top_d, other.n_top, at
 
     # --------------------------------------------------------------------------------------- all systems
@@ -640,7 +667,7 @@ class Engine:
         The rows of scores are cached per (text, what they read: k1, b, d, dense vectors), so a fusion slider
         re-fuses without re-scoring; the scores as read at the full parameters, and the rankings per judgements too."""
         vectors = tuple(x.fingerprint for x in sources if not isinstance(x, TrecRun))
-        rows = self.memo.get("adhoc rows", (text, params.k1, params.b, params.dims, vectors),
+        rows = self.memo.get("adhoc rows", (text, params.k1, params.b, params.query_words, params.k3, params.dims, vectors),
                              lambda: adhoc.score_text(self, text, params, sources))
         key = (text, params, vectors)
         scores = self.memo.get("adhoc", key, lambda: adhoc.for_params(rows, params))
@@ -654,29 +681,41 @@ _ENGINES = Memo({"engine": ENGINES, "derived": DERIVED})
 _ROOTS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # corpus fingerprint -> a built engine alive
 
 
-def for_dataset(dataset: Dataset, progress: Callable[[str, float], None] | None = None, limit: int | None = None) -> Engine:
-    """The engine of a dataset's content, built once per fingerprint (at most ENGINES kept); `limit`: the most
-    characters a dataset may hold to be built (checked only when it is).
+def for_dataset(dataset: Dataset, progress: Callable[[str, float], None] | None = None, limit: int | None = None,
+                analysis: Analysis = ARTICLE_ANALYSIS) -> Engine:
+    """The engine of a dataset's content and text analysis, built once per fingerprint and analysis (at most
+    ENGINES kept: coming back to an analysis still kept costs nothing); `limit`: the most characters a dataset
+    may hold to be built (checked only when it is).
 
     A dataset whose documents and questions an engine alive already holds, with other judgements (a person
     grading documents), gets an engine derived from that one (`Engine.derived`: nothing re-tokenised), kept
     apart (at most DERIVED), so grading never pushes other datasets' engines out."""
-    corpus = dataset.corpus_fingerprint
+    def key(fingerprint: str):  # the article's analysis keyed by the fingerprint alone, as before analyses existed
+        return fingerprint if analysis.is_article else (fingerprint, analysis)
+
+    corpus = key(dataset.corpus_fingerprint)
     root = _ROOTS.get(corpus)
     if root is not None and root.fingerprint != dataset.fingerprint:
         # the root counts among the ENGINES kept while a derived engine of it is in use (it shares its index)
-        _ENGINES.get("engine", root.fingerprint, lambda: root)
-        return _ENGINES.get("derived", dataset.fingerprint, lambda: Engine.derived(root, dataset))
-    engine = _ENGINES.get("engine", dataset.fingerprint, lambda: root or Engine(dataset, progress, limit))
+        _ENGINES.get("engine", key(root.fingerprint), lambda: root)
+        return _ENGINES.get("derived", key(dataset.fingerprint), lambda: Engine.derived(root, dataset))
+    engine = _ENGINES.get("engine", key(dataset.fingerprint), lambda: root or Engine(dataset, progress, limit, analysis))
     _ROOTS[corpus] = engine
     return engine
 
 
+def built(dataset: Dataset, analysis: Analysis = ARTICLE_ANALYSIS) -> bool:
+    """Whether the engine of this dataset and analysis is kept (`for_dataset` would return it without building)."""
+    key = dataset.fingerprint if analysis.is_article else (dataset.fingerprint, analysis)
+    corpus = dataset.corpus_fingerprint if analysis.is_article else (dataset.corpus_fingerprint, analysis)
+    return _ENGINES.ready("engine", key) or _ENGINES.ready("derived", key) or corpus in _ROOTS
+
+
 def evaluate(dataset: Dataset, params: Params = Params(), metric_names: str | list[str] = metrics.DEFAULT_METRICS,
              runs: tuple[TrecRun, ...] = ()) -> Evaluation:
-    """The whole evaluation of every system with the given parameters, on the dataset's engine (built once per
-    content and kept: `for_dataset`)."""
-    return for_dataset(dataset).evaluate(params, metric_names, runs)
+    """The whole evaluation of every system with the given parameters, on the dataset's engine for their text
+    analysis (built once per content and analysis and kept: `for_dataset`)."""
+    return for_dataset(dataset, analysis=Analysis(*params.analysis)).evaluate(params, metric_names, runs)
 
 
 # --------------------------------------------------------------------------------------- compiled kernels, warmed

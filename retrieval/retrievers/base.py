@@ -34,7 +34,8 @@ class Context:
       compiled pass (`bm25.QuestionPlan`), `judged_positions()`: the judged documents' places in that layout;
     * `lsa_fit(d)`: LSA's model at d dimensions and the questions projected into it (fitted once per d);
     * `latest_run(name)`: a retriever's most recent run (a hint for its next), or None;
-    * `probe_for(name, params)`: the other members' lists a fused postings retriever scores in its own pass.
+    * `probe_for(name, params)`: the other members' lists a fused postings retriever scores in its own pass;
+    * `plan_for(params)`: BM25's plan for the parameters' rule for repeated question words (`plan` for "once").
     """
 
     dataset: Dataset
@@ -46,6 +47,7 @@ class Context:
     lsa_fit: Callable[[int], Any]
     latest_run: Callable[[str], BestLists | None]
     probe_for: Callable[[str, Params], tuple[np.ndarray, np.ndarray, ProbeSites] | None]
+    plan_for: Callable[[Params], QuestionPlan]
 
 
 @dataclass(frozen=True, eq=False)

@@ -10,7 +10,7 @@ compiled kernels, the tuning grid) computes it there, so every path gives the sa
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ClassVar, NamedTuple
 
 import numpy as np
@@ -84,29 +84,75 @@ def prepare(index: TermIndex) -> Bm25Index:
     return Bm25Index(counts, index.doc_len, index.avg_len, idf(index.doc_freq, index.n_docs))
 
 
-def term_weights(bm: Bm25Index, terms: np.ndarray, k1: float, b: float) -> sp.csc_matrix:
-    """BM25 weight of each (document, term) for the given term columns: documents x len(terms)."""
+def term_weights(bm: Bm25Index, terms: np.ndarray, k1: float, b: float, idf_of: np.ndarray | None = None) -> sp.csc_matrix:
+    """BM25 weight of each (document, term) for the given term columns: documents x len(terms); `idf_of`, one
+    per column, in place of the columns' idf (a question word's weight folded in: `question_weight`)."""
     sub = bm.counts[:, terms]
     norm = length_norm(bm.doc_len, bm.avg_len, k1, b)
     col = np.repeat(np.arange(sub.shape[1]), np.diff(sub.indptr))
-    data = bm25_weight(sub.data, bm.idf[terms][col], norm[sub.indices], k1 + 1.0)
+    data = bm25_weight(sub.data, (bm.idf[terms] if idf_of is None else idf_of)[col], norm[sub.indices], k1 + 1.0)
     return sp.csc_matrix((data, sub.indices, sub.indptr), shape=sub.shape)
 
 
-def score(bm: Bm25Index, qcounts: sp.csr_matrix, k1: float = K1_DEFAULT, b: float = B_DEFAULT) -> sp.csr_matrix:
-    """Scores of every question against every document, questions x documents, sparse (a question's distinct terms count once).
+QUESTION_WORDS = params.SPECS["query_words"].options  # once, each, k3
+K3_DEFAULT = params.default("k3")
+
+
+def question_weight(qtf: np.ndarray, query_words: str = "once", k3: float = K3_DEFAULT) -> np.ndarray:
+    """How much a question word counts, given how often the question holds it (qtf):
+
+    * "once" (the article): 1, however often it is repeated;
+    * "each": qtf, each repeat adding the word's weight again (Lucene's query parser, bm25s);
+    * "k3": Robertson's saturation (k3 + 1) qtf / (k3 + qtf): 1 for a word said once, tending to k3 + 1.
+
+    The weight multiplies the word's idf, so a word's BM25 weight in a document is
+    `bm25_weight(f, idf * question_weight(qtf), norm, k1 + 1)` on every path.
+
+    >>> question_weight(np.array([1, 2, 3]), "k3", 1.0).tolist()  # 2 qtf / (1 + qtf)
+    [1.0, 1.3333333333333333, 1.5]
+    """
+    params.check("query_words", query_words)
+    params.check("k3", k3)
+    qtf = np.asarray(qtf, dtype=np.float64)
+    if query_words == "once":
+        return np.ones_like(qtf)
+    if query_words == "each":
+        return qtf
+    return (k3 + 1.0) * qtf / (k3 + qtf)
+
+
+def question_terms(qcounts: sp.csr_matrix, counted: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The questions' term columns as BM25 scores them: (columns, each column's question count, each question
+    entry's position among the columns). Counting repeats, a word said once in one question and twice in another
+    is two columns (its postings twice, its idf weighed apart: `question_weight`); else one column per word (qtf 1).
+    Either way each question holds a column at most once, in ascending order."""
+    if not counted:
+        cols = np.unique(qcounts.indices).astype(np.int64)
+        return cols, np.ones(cols.size), np.searchsorted(cols, qcounts.indices).astype(np.int64)
+    span = int(qcounts.data.max()) + 1 if qcounts.nnz else 1
+    pairs = qcounts.indices.astype(np.int64) * span + qcounts.data
+    unique, at = np.unique(pairs, return_inverse=True)
+    return unique // span, (unique % span).astype(np.float64), at.astype(np.int64)
+
+
+def score(bm: Bm25Index, qcounts: sp.csr_matrix, k1: float = K1_DEFAULT, b: float = B_DEFAULT,
+          query_words: str = "once", k3: float = K3_DEFAULT) -> sp.csr_matrix:
+    """Scores of every question against every document, questions x documents, sparse.
 
     The reference algebra (and what the sliders' fast path, `run`, reproduces to the last bit): each score is
-    the sum of the question terms' weights in ascending term order.
+    the sum of the question terms' weights in ascending term order, a repeated word's idf weighed by
+    `question_weight` (by default each distinct term counts once).
     """
     check_params(k1, b)
     n_docs = bm.counts.shape[0]
-    terms = np.unique(qcounts.indices)
-    if terms.size == 0:
-        return sp.csr_matrix((qcounts.shape[0], n_docs))
-    qbin = qcounts[:, terms]
-    qbin = sp.csr_matrix((np.ones_like(qbin.data, dtype=np.float64), qbin.indices, qbin.indptr), shape=qbin.shape)
-    weights = term_weights(bm, terms, k1, b)
+    q = sp.csr_matrix(qcounts)
+    q.sum_duplicates()
+    q.sort_indices()
+    cols, qtf, at = question_terms(q, query_words != "once")
+    if cols.size == 0:
+        return sp.csr_matrix((q.shape[0], n_docs))
+    qbin = sp.csr_matrix((np.ones(at.size), at, q.indptr), shape=(q.shape[0], cols.size))
+    weights = term_weights(bm, cols, k1, b, bm.idf[cols] * question_weight(qtf, query_words, k3))
     scores = (qbin @ weights.T).tocsr()
     scores.sort_indices()
     return scores
@@ -234,6 +280,7 @@ class QuestionPlan:
     g_start: np.ndarray  # where each group starts in g_doc, + the end
     g_f: np.ndarray  # each group's count (float64)
     g_doc: np.ndarray  # each term's postings' documents by count descending, length ascending, id (int32)
+    qtf: np.ndarray | None = None  # counting repeated words: each term's count in the questions using it (else None)
     spare_weights: list = field(default_factory=list, repr=False)  # `take_weights_buffer`'s arrays between runs
 
     SPARE_KEPT: ClassVar[int] = 2  # weights arrays kept between runs (two runs at once, e.g. two sessions, one each)
@@ -344,22 +391,32 @@ def term_groups(u_ptr: np.ndarray, u_f: np.ndarray, u_docs: np.ndarray, doc_len:
                 g_doc=np.asarray(u_docs[order], dtype=np.int32))
 
 
-def plan(bm: Bm25Index, qcounts: sp.csr_matrix) -> QuestionPlan:
-    """Slice the question terms' columns out of the count matrix and regroup each question's by document (once per dataset)."""
+def plan(bm: Bm25Index, qcounts: sp.csr_matrix, counted: bool = False) -> QuestionPlan:
+    """Slice the question terms' columns out of the count matrix and regroup each question's by document (once per
+    dataset). `counted`: a term per (word, count in the question) (`question_terms`), its idf weighed by
+    `weighed` for the repeated words' rule; each question's documents lie at the same layout positions as in the
+    plan of words counted once (the same documents hold one or several of its words)."""
     q = sp.csr_matrix(qcounts)
     q.sum_duplicates()
     q.sort_indices()
-    terms = np.unique(q.indices).astype(np.int64)
+    terms, qtf, q_u = question_terms(q, counted)
     sub = bm.counts[:, terms] if terms.size else sp.csc_matrix((bm.counts.shape[0], 0))
     sub = sp.csc_matrix(sub)
     sub.sort_indices()
     q_ptr = q.indptr.astype(np.int64)
-    q_u = np.searchsorted(terms, q.indices).astype(np.int64)
     u_ptr = sub.indptr.astype(np.int64)
     n_docs = int(bm.counts.shape[0])
     return QuestionPlan(q_ptr, q_u, terms, u_ptr, sub.indices, np.asarray(sub.data, dtype=np.float64), bm.idf[terms],
                         n_docs, **layout(q_ptr, q_u, u_ptr, sub.indices, sub.data, n_docs),
-                        **term_groups(u_ptr, sub.data, sub.indices, bm.doc_len))
+                        **term_groups(u_ptr, sub.data, sub.indices, bm.doc_len), qtf=qtf if counted else None)
+
+
+def weighed(counted: QuestionPlan, query_words: str, k3: float = K3_DEFAULT) -> QuestionPlan:
+    """A plan of counted words (`plan(..., counted=True)`) with each term's idf weighed by `question_weight` for the
+    rule: the same postings and layout (shared, not copied), only idf_u new. A k3 change is this, not a new plan."""
+    if counted.qtf is None:
+        raise ValueError("weighed: give a plan of counted question words (plan(..., counted=True))")
+    return replace(counted, idf_u=counted.idf_u * question_weight(counted.qtf, query_words, k3), spare_weights=[])
 
 
 def locate(qplan: QuestionPlan, docs: np.ndarray, ptr: np.ndarray | None = None, per_doc: int | None = None) -> np.ndarray:

@@ -21,15 +21,16 @@ from .ranking import BestLists, from_run
 
 
 class Bm25:
-    """BM25 with Lucene's idf (bm25.py): k1, b. A document without a question term scores 0."""
+    """BM25 with Lucene's idf (bm25.py): k1, b, and how repeated question words count (query_words, k3). A
+    document without a question term scores 0."""
 
     name = "BM25"
-    params = ("k1", "b")
+    params = ("k1", "b", "query_words", "k3")
 
     def run(self, context: Context, params: Params, depth: int) -> bm25.Bm25Run:
         probe = context.probe_for(self.name, params)
         probe_d, probe_n, probe_at = probe if probe is not None else (None, None, None)
-        return bm25.run(context.bm25, context.plan, context.dataset, params.k1, params.b, depth, probe=probe_d,
+        return bm25.run(context.bm25, context.plan_for(params), context.dataset, params.k1, params.b, depth, probe=probe_d,
                         probe_n=probe_n, hint=context.latest_run(self.name), probe_at=probe_at,
                         judged_at=context.judged_positions())
 
