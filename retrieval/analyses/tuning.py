@@ -46,12 +46,14 @@ from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 import numpy as np
+import scipy.sparse as sp
 
 import retrieval.fusion as fusion
 
 from ..core.errors import InputError
-from ..core.params import MAX_DIMS, Params, grid_for
+from ..core.params import MAX_DIMS, SPECS, Params, grid_for
 from ..corpus.dataset import Dataset, Qrels
+from ..corpus.text import Analysis, build_index, query_counts
 from ..engine.engine import Engine, for_dataset
 from ..evaluation import metrics, significance, stats
 from ..evaluation.experiment import Evaluation
@@ -68,9 +70,9 @@ REFIT_UP_TO = 40  # dims curves up to this many points fit one SVD per d; longer
 DIRECT_UP_TO = 32  # a truncated curve's cosines are normalised-then-multiplied up to this d, updated beyond it
 FOLDS = 5
 SEED = 0
-PARAMS = ("k1,b", "dims", "rrf_k", "alpha", "alpha,dims", "rrf_k,dims", "k1,dims")
+PARAMS = ("k1,b", "dims", "rrf_k", "alpha", "alpha,dims", "rrf_k,dims", "k1,dims", "analysis")
 SYSTEM_OF = {"k1,b": "BM25", "dims": "LSA", "rrf_k": "RRF", "alpha": "weighted", "alpha,dims": "weighted", "rrf_k,dims": "RRF",
-             "k1,dims": "weighted"}
+             "k1,dims": "weighted", "analysis": "BM25"}
 _DECIMALS = 12  # means are compared at this many decimals, so exact ties never depend on summation order
 _BOOT_CELLS = 8_000_000  # settings x resamples x questions bootstrapped at once
 _NEAR_ZERO = 1e-9  # interval ends this close to zero are recomputed exactly
@@ -181,6 +183,7 @@ class Sweep:
     qids: tuple[str, ...]  # the evaluated questions, column order
     base: Params  # the parameters held fixed
     notes: tuple[str, ...] = field(default=())
+    choices: tuple[str, ...] = ()  # the analysis sweep's: the name of each value of its "analysis" axis (0, 1, ...)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -199,12 +202,16 @@ class Sweep:
     def setting(self, i: int) -> dict[str, float]:
         """The parameter values of setting `i`."""
         pos = np.unravel_index(int(i), self.shape)
-        return {n: _num(a[p], n) for n, a, p in zip(self.names, self.axes, pos)}
+        return {n: self.choices[int(a[p])] if n == "analysis" else _num(a[p], n) for n, a, p in zip(self.names, self.axes, pos)}
 
     def nearest(self, **params: float) -> int:
         """Index of the grid setting closest to the given parameter values (missing ones: the base's)."""
         pos = []
         for n, a in zip(self.names, self.axes):
+            if n == "analysis":
+                name = params.get(n, "/".join(self.base.analysis))
+                pos.append(self.choices.index(name) if name in self.choices else 0)
+                continue
             v = params.get(n, getattr(self.base, n))
             pos.append(int(np.argmin(np.abs(a - float(v)))))
         return int(np.ravel_multi_index(tuple(pos), self.shape))
@@ -228,13 +235,18 @@ def _axis(values, name: str, lo: float, hi: float | None, integer: bool = False)
     return a
 
 
-def _start(dataset: Dataset, metric: str | metrics.Metric, engine: Engine | None) -> tuple[metrics.Metric, Engine, tuple[str, ...]]:
+def engine_for(dataset: Dataset, base: Params, engine: Engine | None = None) -> Engine:
+    """`engine`, else the dataset's engine for the text analysis of `base` (`for_dataset`)."""
+    return engine or for_dataset(dataset, analysis=Analysis(*base.analysis))
+
+
+def _start(dataset: Dataset, metric: str | metrics.Metric, engine: Engine | None,
+           base: Params = Params()) -> tuple[metrics.Metric, Engine, tuple[str, ...]]:
     """Parse the metric, prepare the dataset once, and check there is something to evaluate."""
     m = metrics.parse(metric) if isinstance(metric, str) else metric
     if dataset.evaluated.size == 0:
         raise InputError(f"dataset {dataset.name}: no question has a relevant document, nothing to tune")
-    engine = engine or for_dataset(dataset)
-    return m, engine, tuple(dataset.query_ids[q] for q in dataset.evaluated)
+    return m, engine_for(dataset, base, engine), tuple(dataset.query_ids[q] for q in dataset.evaluated)
 
 
 @dataclass(frozen=True, eq=False)
@@ -249,18 +261,29 @@ class Bm25Grid:
     shape: tuple[int, int]
 
 
-def bm25_grid(engine: Engine) -> Bm25Grid:
+class Analysed(NamedTuple):
+    """What BM25's grid reads of a corpus under one text analysis: its BM25 columns and the questions' counts
+    (an Engine has both; `sweep_analysis` builds them for the analyses it has no engine of)."""
+
+    bm25: bm25.Bm25Index
+    qcounts: sp.csr_matrix
+
+
+def bm25_grid(engine: Engine | Analysed, base: Params = Params()) -> Bm25Grid:
     """bm25.score's algebra with everything but the weights hoisted out of the grid loop.
 
     bm25.score multiplies the questions' 0/1 term matrix (CSR) by the term weights; each score is the sum of
     its terms' weights in the order the question's terms are stored. The products are listed once in that
-    order, so a bincount over them adds the same numbers in the same order, to the same last bit.
+    order, so a bincount over them adds the same numbers in the same order, to the same last bit. The rule for
+    repeated question words (`base.query_words`, `base.k3`) weighs the idf as bm25.score does.
     """
     bmi = engine.bm25
     nq, nd = engine.qcounts.shape[0], bmi.counts.shape[0]
-    terms = np.unique(engine.qcounts.indices)
-    qsub = engine.qcounts[:, terms]
-    qsub.sort_indices()
+    q = sp.csr_matrix(engine.qcounts)
+    q.sum_duplicates()
+    q.sort_indices()
+    terms, qtf, at = bm25.question_terms(q, base.query_words != "once")
+    qsub = sp.csr_matrix((np.ones(at.size), at, q.indptr), shape=(nq, terms.size))
     sub = bmi.counts[:, terms]
     col = np.repeat(np.arange(sub.shape[1]), np.diff(sub.indptr))
     qrow = np.repeat(np.arange(nq), np.diff(qsub.indptr))
@@ -268,10 +291,11 @@ def bm25_grid(engine: Engine) -> Bm25Grid:
     within = np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens)
     elem = np.repeat(sub.indptr[qsub.indices], lens) + within
     cell = np.repeat(qrow, lens) * nd + sub.indices[elem]
-    return Bm25Grid(sub.indices.astype(np.int64), sub.data, bmi.idf[terms][col], elem, cell, (nq, nd))
+    idf = bmi.idf[terms] * bm25.question_weight(qtf, base.query_words, base.k3)
+    return Bm25Grid(sub.indices.astype(np.int64), sub.data, idf[col], elem, cell, (nq, nd))
 
 
-def bm25_grid_scores(g: Bm25Grid, engine: Engine, k1: float, b: float) -> np.ndarray:
+def bm25_grid_scores(g: Bm25Grid, engine: Engine | Analysed, k1: float, b: float) -> np.ndarray:
     """Dense BM25 scores at (k1, b), equal to bm25.score's to the last bit (tests/test_kernels.py)."""
     norm = bm25.length_norm(engine.bm25.doc_len, engine.bm25.avg_len, k1, b)
     weights = bm25.bm25_weight(g.tf, g.idf, norm[g.doc], k1 + 1.0)
@@ -287,20 +311,71 @@ def sweep_bm25(
     base: Params = Params(),
 ) -> Sweep:
     """BM25's per-question metric over the k1 x b grid, re-weighting the count matrix built once."""
-    m, engine, qids = _start(dataset, metric, engine)
+    m, engine, qids = _start(dataset, metric, engine, base)
     k1s = _axis(k1s, "k1", 0.0, None)
     bs = _axis(bs, "b", 0.0, 1.0)
+    ranks = _bm25_ranks(dataset, m, engine, base, k1s, bs)
+    notes = ("no question shares a word with the corpus",) if engine.qcounts.nnz == 0 else ()
+    return Sweep("BM25", m.name, ("k1", "b"), (k1s, bs), _values(dataset, ranks, m), qids, base, notes)
+
+
+def _bm25_ranks(dataset: Dataset, m: metrics.Metric, corpus: Engine | Analysed, base: Params, k1s: np.ndarray,
+                bs: np.ndarray) -> np.ndarray:
+    """The judged ranks at every (k1, b) of the grid (settings x judgements), k1 the slower axis."""
     ranks = np.zeros((k1s.size * bs.size, len(dataset.qrels)), dtype=np.int64)
-    if engine.qcounts.nnz == 0:
-        values = _values(dataset, ranks, m)
-        return Sweep("BM25", m.name, ("k1", "b"), (k1s, bs), values, qids, base, ("no question shares a word with the corpus",))
-    g = bm25_grid(engine)
+    if corpus.qcounts.nnz == 0:
+        return ranks
+    g = bm25_grid(corpus, base)
     i = 0
     for k1 in k1s:
         for b in bs:
-            ranks[i] = _ranks(dataset, bm25_grid_scores(g, engine, float(k1), float(b)), m)
+            ranks[i] = _ranks(dataset, bm25_grid_scores(g, corpus, float(k1), float(b)), m)
             i += 1
-    return Sweep("BM25", m.name, ("k1", "b"), (k1s, bs), _values(dataset, ranks, m), qids, base)
+    return ranks
+
+
+ANALYSES = tuple(Analysis(st, sw) for st in SPECS["stemmer"].options for sw in SPECS["stopwords"].options)
+ANALYSIS_POINTS = 6  # k1 and b values per analysis in the analysis sweep (the grids thinned: 9 x 36 settings)
+
+
+def analysis_name(a: Analysis) -> str:
+    """An analysis as a setting's value: 'snowball/lucene' (stemmer/stop words)."""
+    return f"{a.stemmer}/{a.stopwords}"
+
+
+def sweep_analysis(
+    dataset: Dataset,
+    metric: str | metrics.Metric,
+    analyses: tuple[Analysis, ...] = ANALYSES,
+    k1s=None,
+    bs=None,
+    engine: Engine | None = None,
+    base: Params = Params(),
+    progress=None,
+) -> Sweep:
+    """BM25's per-question metric over the text analyses (stemmer x stop words) jointly with k1 x b (each grid
+    thinned to ANALYSIS_POINTS values unless given), the repeated question words' rule at `base`. The analysis in
+    `base` reuses its engine; every other one builds its BM25 columns once (one index build each, not kept: the
+    engines' cache keeps serving the pages). `progress(analysis name, fraction)` after each analysis."""
+    m, engine, qids = _start(dataset, metric, engine, base)
+    k1s = _axis(thin(K1_GRID, ANALYSIS_POINTS) if k1s is None else k1s, "k1", 0.0, None)
+    bs = _axis(thin(B_GRID, ANALYSIS_POINTS) if bs is None else bs, "b", 0.0, 1.0)
+    if not analyses or len(set(analyses)) != len(analyses):
+        raise InputError("analyses: give distinct text analyses to compare")
+    blocks = []
+    for i, a in enumerate(analyses):
+        if a == engine.analysis:
+            corpus = engine
+        else:
+            index = build_index(dataset.doc_texts, analysis=a)
+            corpus = Analysed(bm25.prepare(index), query_counts(index, dataset.query_texts))
+        blocks.append(_bm25_ranks(dataset, m, corpus, base, k1s, bs))
+        if progress is not None:
+            progress(analysis_name(a), (i + 1) / len(analyses))
+    values = _values(dataset, np.concatenate(blocks), m)
+    axis = np.arange(len(analyses), dtype=np.float64)
+    return Sweep("BM25", m.name, ("analysis", "k1", "b"), (axis, k1s, bs), values, qids, base,
+                 choices=tuple(analysis_name(a) for a in analyses))
 
 
 def _lsa_scores(dataset: Dataset, model: lsa.LsaModel, qvec: np.ndarray) -> np.ndarray:
@@ -412,7 +487,7 @@ def _combine(members: tuple[str, ...], parts: list[tuple[Ranking, np.ndarray, np
 def fixed_parts(dataset: Dataset, params: Params, engine: Engine | None = None, sources: Sources = ()) -> Fixed:
     """The members of `params.members` at `params` (their runs the engine's own, `sources` holding the sources
     that are not registered retrievers: TREC runs, dense vectors), for the fusion sweeps and explanations."""
-    engine = engine or for_dataset(dataset)
+    engine = engine_for(dataset, params, engine)
     parts = [_member_part(dataset, name, params, engine, sources) for name in params.members]
     return _combine(tuple(params.members), parts, dataset.n_queries)
 
@@ -656,9 +731,11 @@ def sweep(
     'rrf_k,dims', 'k1,dims'), the other parameters at `base`; the fusion sweeps fuse `base.members` (`sources`: the
     sources among them that are not registered retrievers)."""
     key = _params_key(params)
-    engine = engine or for_dataset(dataset)
+    engine = engine_for(dataset, base, engine)
     if key == "k1,b":
         return sweep_bm25(dataset, metric, engine=engine, base=base)
+    if key == "analysis":
+        return sweep_analysis(dataset, metric, engine=engine, base=base)
     if key == "dims":
         return sweep_dims(dataset, metric, engine=engine, base=base)
     if key == "rrf_k":
@@ -683,8 +760,8 @@ def current_values(
 ) -> np.ndarray:
     """Per-question values of the swept system at the current setting `base` (which need not be a grid point)."""
     key = _params_key(params)
-    engine = engine or for_dataset(dataset)
-    if key == "k1,b":
+    engine = engine_for(dataset, base, engine)
+    if key in ("k1,b", "analysis"):
         s = sweep_bm25(dataset, metric, [base.k1], [base.b], engine, base)
     elif key == "dims":
         s = sweep_dims(dataset, metric, [base.dims], engine, base, refit=True)
@@ -866,7 +943,8 @@ def place(sweep: Sweep, current: dict) -> tuple[int, bool]:
     whether `current` is that grid setting exactly."""
     near = sweep.nearest(**current)
     at = sweep.setting(near)
-    return near, all(abs(float(at[n]) - float(current.get(n, getattr(sweep.base, n)))) < 1e-9 for n in sweep.names)
+    return near, all(at[n] == current.get(n, "/".join(sweep.base.analysis)) if n == "analysis" else
+                     abs(float(at[n]) - float(current.get(n, getattr(sweep.base, n)))) < 1e-9 for n in sweep.names)
 
 
 def versus_current(values: np.ndarray, best: int, p: np.ndarray, p_holm: np.ndarray, current_values: np.ndarray,
@@ -959,7 +1037,7 @@ def names_text(names: tuple[str, ...]) -> str:
 
 def setting_text(setting: dict) -> str:
     """A setting for reading: 'k1 = 1.2, b = 0.75'."""
-    return ", ".join(f"{n} = {v:g}" for n, v in setting.items())
+    return ", ".join(f"{n} = {v}" if isinstance(v, str) else f"{n} = {v:g}" for n, v in setting.items())
 
 
 def verdict_text(s: Signals, what: str, best: str, label: str) -> str:
@@ -1197,7 +1275,7 @@ def explain_fusion(
     if kind not in ("weighted", "rrf", "RRF"):
         raise InputError(f"fusion kind must be 'weighted' or 'rrf', got {kind!r}")
     q = _question(dataset, question)
-    engine = engine or for_dataset(dataset)
+    engine = engine_for(dataset, params, engine)
     fixed = _fixed_for(dataset, params, engine, fixed, sources)
     names, depth, n = fixed.members, params.fusion_depth, dataset.n_docs
     top = depth if top is None else int(top)
@@ -1284,7 +1362,7 @@ def tune(
     cross-validated gain; `label` names the metric in its text, default its name). A fusion sweep fuses
     `base.members` (`sources`: the sources among them that are not registered retrievers)."""
     key = _params_key(params)
-    engine = engine or for_dataset(dataset)
+    engine = engine_for(dataset, base, engine)
     if key == "alpha":
         check_alpha_members(base.members)
     fixed = fixed_parts(dataset, base, engine, sources) if key in ("rrf_k", "alpha") else None
@@ -1296,16 +1374,51 @@ def tune(
     p, p_holm = versus_best(sw.values, best, sign_vectors, seed)
     cv = cross_validate(sw.values, folds, seed)
     cur = current_values(dataset, key, metric, base, engine, fixed, sources)
-    current = {n: _num(getattr(base, n), n) for n in sw.names}
+    current = current_setting(sw.names, base)
     said = verdict(sw, best, ties, p, p_holm, current, cur, cv, label, sign_vectors, seed)
     return Tuning(dataset.name, sw, best, ties, cv, current, cur, said.signals.current_tied, p, p_holm, sign_vectors, said)
+
+
+def current_setting(names: tuple[str, ...], base: Params) -> dict:
+    """The current values of the swept parameters: {'k1': 1.2, 'b': 0.75}, {'analysis': 'none/article', ...}."""
+    return {n: "/".join(base.analysis) if n == "analysis" else _num(getattr(base, n), n) for n in names}
+
+
+class AnalysisRow(NamedTuple):
+    """One text analysis in the analysis sweep: its best (k1, b) on every question, that mean, and tuning k1 and
+    b for it by cross-validation: the held-out mean and its gain over the current setting."""
+
+    analysis: str
+    best: dict
+    best_mean: float
+    cross_validated: float
+    gain: float  # cross_validated - the current setting's mean
+
+
+def analysis_rows(t: Tuning, folds: int = FOLDS, seed: int = SEED) -> list[AnalysisRow]:
+    """Per analysis of an analysis sweep, its best (k1, b) and its k1 x b tuning cross-validated (the same folds
+    as the sweep's), against the current setting: what stemming or a stop list is worth once k1 and b are tuned
+    for it without seeing the held-out questions."""
+    sw = t.sweep
+    if sw.names[0] != "analysis":
+        return []
+    per = int(np.prod(sw.shape[1:]))
+    now = float(t.current_values.mean())
+    rows = []
+    for i, name in enumerate(sw.choices):
+        block = sw.values[i * per : (i + 1) * per]
+        best = best_setting(block)
+        cv = cross_validate(block, folds, seed)
+        setting = {n: v for n, v in sw.setting(i * per + best).items() if n != "analysis"}
+        rows.append(AnalysisRow(name, setting, float(block[best].mean()), cv.cross_validated, cv.cross_validated - now))
+    return rows
 
 
 def to_json(t: Tuning) -> dict:
     """The tuning report as JSON-ready data: grid, best, tie region, cross-validation, current setting."""
     sw = t.sweep
     means = sw.means
-    grid: dict = {n: [_num(x, n) for x in a] for n, a in zip(sw.names, sw.axes)}
+    grid: dict = {n: list(sw.choices) if n == "analysis" else [_num(x, n) for x in a] for n, a in zip(sw.names, sw.axes)}
     shape = sw.shape
     grid["mean"] = means.reshape(shape).tolist()
     grid["tied"] = t.ties.tied.reshape(shape).tolist()
@@ -1336,6 +1449,7 @@ def to_json(t: Tuning) -> dict:
                     "comparisons": t.verdict.versus.family, "sign_vectors": t.sign_vectors},
         "verdict": {"kind": t.verdict.kind, "text": t.verdict.plain},
         "notes": list(sw.notes),
+        **({"analyses": [r._asdict() for r in analysis_rows(t, t.cv.folds, t.cv.seed)]} if sw.names[0] == "analysis" else {}),
     }
 
 
@@ -1344,6 +1458,7 @@ __all__ = [
     "CrossValidation", "Fixed", "JOINT", "JOINT_POINTS", "Oracle", "Signals", "Sweep", "TieRegion", "Tuning", "Verdict", "Versus",
     "about", "names_text", "offers_best", "p_is", "place", "setting_text", "tied_with_best", "verdict", "verdict_kind",
     "verdict_text", "versus_current",
+    "ANALYSES", "Analysed", "AnalysisRow", "analysis_name", "analysis_rows", "current_setting", "engine_for", "sweep_analysis",
     "best_setting", "check_alpha_members", "cross_validate", "current_values", "dims_axis", "explain_fusion", "fixed_parts",
     "fold_assignment", "judged_ranks", "member_ranks", "oracle", "oracle_of", "sweep", "sweep_alpha", "sweep_bm25",
     "check_joint_members", "joint_axes", "sign_vectors_for", "rescuer", "sweep_dims", "sweep_joint", "sweep_rrf_k", "thin",
