@@ -23,9 +23,10 @@ import retrieval.kernels as _kernels
 from .analyses import experiments, tuning
 from .analyses.diagnosis import THRESHOLD_DEFAULT, diagnose
 from .core.errors import InputError
-from .core.params import ARTICLE_MEMBERS, SPECS, Params
+from .core.params import ANALYSIS, ARTICLE_MEMBERS, QUESTION_SIDE, SPECS, Params
 from .corpus import dataset as datasets
 from .corpus import embeddings
+from .corpus.text import Analysis
 from .engine.engine import CLI_MAX_CHARS, check_size, evaluate, max_chars, warm_up
 from .evaluation import comparison, gate, metrics, stats
 from .evaluation.experiment import json_ready
@@ -82,14 +83,21 @@ def _checked(spec) -> object:
     return value
 
 
+PARAM_FLAGS = ("k1", "b", "dims", "rrf_k", "alpha", "fusion_depth", *ANALYSIS, *QUESTION_SIDE)  # each command's
+
+
 def _param_flags(parser: argparse.ArgumentParser, names: tuple[str, ...], role: str = "",
                  flags: dict[str, str] | None = None) -> None:
     """One flag per parameter (--rrf-k for rrf_k, unless `flags` names it otherwise, checked as it is read), its
     type, default and help from the parameter table."""
     for name in names:
         s = SPECS[name]
-        choices = f"; one of {', '.join(map(str, s.choices))}" if s.choices else ""
         renamed = (flags or {}).get(name)
+        if s.options:  # a choice of names (the text analysis)
+            parser.add_argument(renamed or "--" + name.replace("_", "-"), dest=name, choices=s.options,
+                                default=s.default, help=f"{s.help} {role + ' ' if role else ''}(default {s.default})")
+            continue
+        choices = f"; one of {', '.join(map(str, s.choices))}" if s.choices else ""
         parser.add_argument(renamed or "--" + name.replace("_", "-"), dest=name,
                             type=_checked(s) if renamed else int if s.integer else float,
                             default=s.cast(s.default), metavar=name.upper(),
@@ -133,7 +141,8 @@ def _sources(args: argparse.Namespace, ds: datasets.Dataset) -> tuple:
 def _fused_params(args: argparse.Namespace) -> Params:
     """The parameters of the command line, the fusions' members and weights included."""
     return Params(k1=args.k1, b=args.b, dims=args.dims, rrf_k=args.rrf_k, alpha=args.alpha,
-                  fusion_depth=args.fusion_depth, members=_members(args.fuse), weights=_weights(args.weights))
+                  fusion_depth=args.fusion_depth, stemmer=args.stemmer, stopwords=args.stopwords,
+                  query_words=args.query_words, k3=args.k3, members=_members(args.fuse), weights=_weights(args.weights))
 
 
 def _evaluated(args: argparse.Namespace, params: Params, metric_names: list[str]):
@@ -150,6 +159,13 @@ def _dataset_line(ds: datasets.Dataset) -> str:
     """`dataset NAME: N documents, M questions, K with a relevant document`."""
     return (f"dataset {_t(ds.name)}: {ds.n_docs} documents, {ds.n_queries} questions, {ds.evaluated.size} with a "
             "relevant document")
+
+
+def analysis_text(params: Params) -> str:
+    """'no stemmer, the article's 45 stop words; each question word counted once' (the text header's line)."""
+    words = {"once": "each question word counted once", "each": "a repeated question word counted each time",
+             "k3": f"repeated question words saturated by k3 = {params.k3:g}"}[params.query_words]
+    return f"{Analysis(*params.analysis).describe()}; {words}"
 
 
 def _members(value: str) -> tuple[str, ...]:
@@ -195,7 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     e = sub.add_parser("evaluate", help="evaluate BM25, LSA, the two fusions and any run files")
     _data_flag(e)
-    _param_flags(e, ("k1", "b", "dims", "rrf_k", "alpha", "fusion_depth"))
+    _param_flags(e, PARAM_FLAGS)
     _fusion_flags(e)
     _metrics_flag(e)
     e.add_argument("--bootstrap", default="ndcg@5", metavar="METRIC", help="metric of the paired bootstrap (default ndcg@5)")
@@ -213,7 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "document. Here --alpha is the significance level; the weighted fusion's alpha is "
                     "--fusion-alpha.")
     _data_flag(c)
-    _param_flags(c, ("k1", "b", "dims", "rrf_k", "alpha", "fusion_depth"), flags={"alpha": "--fusion-alpha"})
+    _param_flags(c, PARAM_FLAGS, flags={"alpha": "--fusion-alpha"})
     _fusion_flags(c)
     _metrics_flag(c)
     c.add_argument("--test", default=comparison.DEFAULT_TEST, metavar="|".join(comparison.TESTS),
@@ -239,7 +255,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--metric", default="ndcg@10", help="the metric to tune (default ndcg@10); valid: " + metrics.VALID_FORMS)
     t.add_argument("--folds", type=int, default=tuning.FOLDS, help="cross-validation folds (default 5)")
     t.add_argument("--seed", type=int, default=tuning.SEED, help="seed of the folds and of the bootstrap (default 0)")
-    _param_flags(t, ("k1", "b", "dims", "rrf_k", "alpha", "fusion_depth"), "held fixed or marked as current")
+    _param_flags(t, PARAM_FLAGS, "held fixed or marked as current")
     _fusion_flags(t)
     t.add_argument("--json", action="store_true", help="print the JSON report instead of tables")
     t.set_defaults(func=cmd_tune)
@@ -354,6 +370,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         print_json(report)
         return 0
     print(_dataset_line(ds))
+    print(f"text analysis: {analysis_text(params)}")
     print(f"k1={params.k1} b={params.b} dims={params.dims} rrf_k={params.rrf_k} alpha={params.alpha}\n")
     shown = {s: _t(s) for s in ev.systems}
     width = max(9, *(len(s) for s in shown.values()))
@@ -408,7 +425,7 @@ VERDICT = "verdict: "  # the line of `tune` that says tuning.verdict's text
 
 def _setting(values: dict) -> str:
     """A setting as `k1=1.2 b=0.75`."""
-    return " ".join(f"{k}={v:g}" for k, v in values.items())
+    return " ".join(f"{k}={v}" if isinstance(v, str) else f"{k}={v:g}" for k, v in values.items())
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
@@ -435,7 +452,15 @@ def cmd_tune(args: argparse.Namespace) -> int:
           f"{ties.resamples} resamples, seed {ties.seed})\n")
     mark = np.where(ties.tied, "~", " ")
     mark[result.best] = "*"
-    if len(sw.names) == 2:
+    if sw.names[0] == "analysis":  # per analysis (stemmer/stop words): its best k1 x b and that tuning cross-validated
+        rows = tuning.analysis_rows(result, cv.folds, cv.seed)
+        width = max(len("analysis"), *(len(r.analysis) for r in rows))
+        print(f"{'analysis':{width}s}  best k1    b   {sw.metric:>9s}  cross-validated  gain over current")
+        for i, r in enumerate(rows):
+            best = result.best // (means.size // len(rows)) == i
+            print(f"{r.analysis:{width}s}  {r.best['k1']:7g} {r.best['b']:4g}   {r.best_mean:9.4f}  {r.cross_validated:15.4f}"
+                  f"  {r.gain:+17.4f} {'*' if best else ''}".rstrip())
+    elif len(sw.names) == 2:
         rows, cols = sw.axes
         grid, marks = means.reshape(sw.shape), mark.reshape(sw.shape)
         head = f"{sw.names[0]} \\ {sw.names[1]}"

@@ -335,7 +335,8 @@ def _bm25_ranks(dataset: Dataset, m: metrics.Metric, corpus: Engine | Analysed, 
 
 
 ANALYSES = tuple(Analysis(st, sw) for st in SPECS["stemmer"].options for sw in SPECS["stopwords"].options)
-ANALYSIS_POINTS = 6  # k1 and b values per analysis in the analysis sweep (the grids thinned: 9 x 36 settings)
+ANALYSIS_POINTS = 6  # k1 and b values per analysis in the analysis sweep (the grids thinned, and the base's values
+# added: 9 x 49 settings at the article's k1 = 1.2, b = 0.75)
 
 
 def analysis_name(a: Analysis) -> str:
@@ -355,11 +356,11 @@ def sweep_analysis(
 ) -> Sweep:
     """BM25's per-question metric over the text analyses (stemmer x stop words) jointly with k1 x b (each grid
     thinned to ANALYSIS_POINTS values unless given), the repeated question words' rule at `base`. The analysis in
-    `base` reuses its engine; every other one builds its BM25 columns once (one index build each, not kept: the
+    `base` reuses its engine, and the axes hold base's k1 and b; every other one builds its BM25 columns once (one index build each, not kept: the
     engines' cache keeps serving the pages). `progress(analysis name, fraction)` after each analysis."""
     m, engine, qids = _start(dataset, metric, engine, base)
-    k1s = _axis(thin(K1_GRID, ANALYSIS_POINTS) if k1s is None else k1s, "k1", 0.0, None)
-    bs = _axis(thin(B_GRID, ANALYSIS_POINTS) if bs is None else bs, "b", 0.0, 1.0)
+    k1s = _axis([*thin(K1_GRID, ANALYSIS_POINTS), base.k1] if k1s is None else k1s, "k1", 0.0, None)
+    bs = _axis([*thin(B_GRID, ANALYSIS_POINTS), base.b] if bs is None else bs, "b", 0.0, 1.0)
     if not analyses or len(set(analyses)) != len(analyses):
         raise InputError("analyses: give distinct text analyses to compare")
     blocks = []
