@@ -7,7 +7,8 @@ import streamlit as st
 
 from retrieval.corpus import dataset as datasets
 from retrieval.corpus.dataset import Dataset, TrecRun
-from retrieval.engine.engine import APP_MAX_CHARS, Engine, for_dataset, max_chars, start_warm_up
+from retrieval.corpus.text import Analysis
+from retrieval.engine.engine import APP_MAX_CHARS, Engine, built, for_dataset, max_chars, start_warm_up
 from retrieval.evaluation.agreement import RULES, combine
 from retrieval.store.workspace import Grade
 
@@ -99,14 +100,28 @@ def parse_run(data: bytes, source: str, name: str | None) -> TrecRun:
     return datasets.parse_run(data, source, name)
 
 
-def engine(ds: Dataset, _progress=None) -> Engine:
-    """The dataset's engine, built once per content and shared by every session (retrieval.engine keeps at most
-    ENGINES). It holds the index and every bounded cache of runs and fusions, so a slider change recomputes only
-    what depends on it. `_progress(stage, fraction)` is called while it is built (the Data page's progress bar).
+def engine(ds: Dataset, _progress=None, analysis: Analysis | None = None) -> Engine:
+    """The dataset's engine for the sidebar's text analysis (or `analysis`), built once per content and analysis and
+    shared by every session (retrieval.engine keeps at most ENGINES). It holds the index and every bounded cache of
+    runs and fusions, so a slider change recomputes only what depends on it. `_progress(stage, fraction)` is called
+    while it is built (the Data page's progress bar); without it, an index built for another analysis of a corpus
+    above PROGRESS_ABOVE documents shows a progress bar where the page first needs it.
     The first call of the process starts the compiled kernels' warm-up in the background; until it is done a small
     corpus is served by their plain-Python twin (same numbers), so a first visit never waits for numba."""
     start_warm_up()
-    return for_dataset(ds, _progress, max_chars(APP_MAX_CHARS))  # a dataset above the limit is refused, not built
+    analysis = analysis or state.analysis()
+    limit = max_chars(APP_MAX_CHARS)
+    if _progress is not None or built(ds, analysis) or ds.n_docs <= PROGRESS_ABOVE:
+        return for_dataset(ds, _progress, limit, analysis)  # a dataset above the limit is refused, not built
+    bar = st.progress(0.0, text=f"Indexing with {analysis.describe()}")
+    try:
+        return for_dataset(ds, lambda stage, f: bar.progress(min(max(f, 0.0), 1.0), text=f"Indexing with "
+                           f"{analysis.describe()}: {stage}"), limit, analysis)
+    finally:
+        bar.empty()
+
+
+PROGRESS_ABOVE = 20_000  # documents above which building an index for another analysis shows a progress bar (~0.3 s)
 
 
 def max_dims(ds: Dataset) -> int:

@@ -52,6 +52,7 @@ def render() -> None:
     _slider(state.B)
     sb.caption("LSA")
     _slider(state.DIMS, hi=max(limit, 2) if limit > 1 else 2)
+    text_analysis()
     if limit < 2:
         sb.caption(f"This corpus allows at most {limit} LSA dimension.")
     sb.caption("Fusions")
@@ -64,7 +65,24 @@ def render() -> None:
         for m in fused:
             weight_slider(m)
     sb.button("Article defaults", on_click=state.reset_to_article, width="stretch",
-              help="k1 = 1.2, b = 0.75, d = 6, RRF k = 60, alpha = 0.5, k = 5, nDCG, BM25 + LSA fused from each top 10")
+              help="k1 = 1.2, b = 0.75, d = 6, RRF k = 60, alpha = 0.5, k = 5, nDCG, BM25 + LSA fused from each top 10; "
+                   "no stemmer, the article's stop words, each question word counted once")
+
+
+def text_analysis() -> None:
+    """The "Text analysis" group: stemmer and stop words (a change builds the index once for that analysis; coming
+    back to one still kept costs nothing) and how BM25 counts a repeated question word (a change re-scores only)."""
+    sb = st.sidebar
+    sb.caption("Text analysis")
+    for key in (state.STEMMER, state.STOPWORDS, state.QUERY_WORDS):
+        spec = state.TEXT[key]
+        if st.session_state.get(key) not in spec.options:  # a value from a hand-made URL: the default instead
+            st.session_state[key] = state.DEFAULTS[key]
+        sb.selectbox(spec.label, list(spec.options), key=key, help=spec.help, bind="query-params", persist_state="session")
+    if st.session_state[state.QUERY_WORDS] == "k3":
+        spec = state.TEXT[state.K3]
+        sb.slider(spec.label, min_value=float(spec.lo), max_value=float(spec.hi), step=float(spec.step), key=state.K3,
+                  help=spec.help, bind="query-params", persist_state="session")
 
 
 def fusion_controls(available: list[str]) -> tuple[str, ...]:

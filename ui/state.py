@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from retrieval.core.params import ARTICLE_MEMBERS, SPECS, Params  # noqa: F401 - ARTICLE_MEMBERS, SPECS: the sidebar's
+from retrieval.core.params import ANALYSIS, QUESTION_SIDE, SPECS, Params
+from retrieval.core.params import ARTICLE_MEMBERS  # noqa: F401 - the sidebar's
 from retrieval.core.params import SLIDERS as SLIDER_NAMES
+from retrieval.corpus.text import Analysis
 from retrieval.evaluation.metrics import NO_CUTOFF
 
 from .router import pages
@@ -21,6 +23,10 @@ METRIC = "metric"
 MEMBERS = "fuse"  # the systems both fusions combine
 FUSION_DEPTH = "fusion_depth"
 WEIGHT = "w_"  # + a member's name: its weight when more than two are fused
+STEMMER = "stemmer"  # the text analysis (retrieval.core.params.ANALYSIS, QUESTION_SIDE): the sidebar's "Text analysis"
+STOPWORDS = "stopwords"
+QUERY_WORDS = "query_words"
+K3 = "k3"
 STEP = "step"  # the Tour's step (1 to ui.tour.N_STEPS), bound to the URL: ?step=4
 # plain session keys
 DATASET = "dataset"  # an uploaded retrieval.corpus.dataset.Dataset, or None for the invented corpus
@@ -68,8 +74,10 @@ METRIC_KINDS = {  # label shown -> metric kind in retrieval.evaluation.metrics
 
 SLIDERS = {name: SPECS[name] for name in SLIDER_NAMES}  # bounds, step, default and help: retrieval.core.params
 METRIC_DEFAULT = "nDCG (linear gain)"
+TEXT = {name: SPECS[name] for name in (*ANALYSIS, *QUESTION_SIDE)}  # the "Text analysis" group's
 DEFAULTS = {**{key: s.cast(s.default) for key, s in SLIDERS.items()}, METRIC: METRIC_DEFAULT,
-            MEMBERS: list(ARTICLE_MEMBERS), FUSION_DEPTH: SPECS["fusion_depth"].cast(SPECS["fusion_depth"].default)}
+            MEMBERS: list(ARTICLE_MEMBERS), FUSION_DEPTH: SPECS["fusion_depth"].cast(SPECS["fusion_depth"].default),
+            **{key: s.cast(s.default) for key, s in TEXT.items()}}
 
 
 FRAME = "_frame_running"  # True while app.py runs (set around its run): a page run without it ran alone
@@ -139,7 +147,20 @@ def params(available: list[str] | None = None) -> Params:
     fused = members(available)
     weights = tuple(float(s.get(WEIGHT + m, SPECS["weight"].default)) for m in fused) if len(fused) > 2 else None
     return Params(k1=float(s[K1]), b=float(s[B]), dims=int(s[DIMS]), rrf_k=float(s[RRF_K]), alpha=float(s[ALPHA]),
-                  fusion_depth=int(s.get(FUSION_DEPTH, DEFAULTS[FUSION_DEPTH])), members=fused, weights=weights)
+                  fusion_depth=int(s.get(FUSION_DEPTH, DEFAULTS[FUSION_DEPTH])), stemmer=_choice(STEMMER),
+                  stopwords=_choice(STOPWORDS), query_words=_choice(QUERY_WORDS), k3=float(s.get(K3, DEFAULTS[K3])),
+                  members=fused, weights=weights)
+
+
+def _choice(key: str) -> str:
+    """A text-analysis choice the sidebar holds (its default when the session holds none it knows)."""
+    value = st.session_state.get(key)
+    return value if value in TEXT[key].options else DEFAULTS[key]
+
+
+def analysis() -> Analysis:
+    """The text analysis the sidebar holds (stemmer, stop words): what the engine in use was built with."""
+    return Analysis(_choice(STEMMER), _choice(STOPWORDS))
 
 
 def cutoff() -> int:
