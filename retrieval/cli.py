@@ -31,7 +31,7 @@ from .engine.engine import CLI_MAX_CHARS, check_size, evaluate, max_chars, warm_
 from .evaluation import comparison, gate, metrics, stats
 from .evaluation.experiment import json_ready
 from .evaluation.report import json_report
-from .retrievers import dense
+from .retrievers import bm25, dense
 from .store import transfer, workspace
 
 
@@ -163,9 +163,7 @@ def _dataset_line(ds: datasets.Dataset) -> str:
 
 def analysis_text(params: Params) -> str:
     """'no stemmer, the article's 45 stop words; each question word counted once' (the text header's line)."""
-    words = {"once": "each question word counted once", "each": "a repeated question word counted each time",
-             "k3": f"repeated question words saturated by k3 = {params.k3:g}"}[params.query_words]
-    return f"{Analysis(*params.analysis).describe()}; {words}"
+    return f"{Analysis(*params.analysis).describe()}; {bm25.question_words_text(params.query_words, params.k3)}"
 
 
 def _members(value: str) -> tuple[str, ...]:
@@ -453,7 +451,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     mark = np.where(ties.tied, "~", " ")
     mark[result.best] = "*"
     if sw.names[0] == "analysis":  # per analysis (stemmer/stop words): its best k1 x b and that tuning cross-validated
-        rows = tuning.analysis_rows(result, cv.folds, cv.seed)
+        rows = tuning.analysis_rows(sw, result.current_values, cv.folds, cv.seed)
         width = max(len("analysis"), *(len(r.analysis) for r in rows))
         print(f"{'analysis':{width}s}  best k1    b   {sw.metric:>9s}  cross-validated  gain over current")
         for i, r in enumerate(rows):

@@ -3,6 +3,8 @@ and long texts cut to a bound (PREVIEW_CHARS in tables and lists, FULL_CHARS for
 
 from __future__ import annotations
 
+from retrieval.analyses.tuning import setting_text
+
 MINUS = "\u2212"
 
 
@@ -23,8 +25,8 @@ def p_text(p: float) -> str:
 
 
 def fmt_setting(setting: dict) -> str:
-    """A setting for reading: k1 = 1.2, b = 0.75."""
-    return ", ".join(f"{n} = {v:g}" for n, v in setting.items())
+    """A setting for reading: k1 = 1.2, b = 0.75 (retrieval.analyses.tuning.setting_text: the verdict's words)."""
+    return setting_text(setting)
 
 
 PREVIEW_CHARS = 500  # a text in a table, a preview or a list is cut here: what a page sends stays bounded

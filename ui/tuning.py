@@ -20,6 +20,7 @@ from retrieval.core.params import SPECS, Params
 from retrieval.corpus.dataset import Dataset
 from retrieval.evaluation import significance, stats
 from retrieval.evaluation.experiment import Evaluation
+from retrieval.retrievers import bm25
 from retrieval.retrievers.systems import Sources
 
 from . import cache, charts, memo, state
@@ -34,6 +35,7 @@ WHAT = {  # selector label -> the library's parameter key
     "alpha × d": "alpha,dims",
     "RRF k × d": "rrf_k,dims",
     "k1 × d": "k1,dims",
+    "text analysis × k1 × b": "analysis",
 }
 AXIS_TITLE = {"dims": "LSA dimensions d", "rrf_k": "RRF constant k", "k1": "BM25 k1"}
 KEY_WHAT, KEY_FOLDS, KEY_BEST, KEY_KIND, KEY_QUESTION = "tune_what", "tune_folds", "tune_to_best", "tune_fusion", "tune_question"
@@ -69,15 +71,20 @@ class Landscape(NamedTuple):
     resamples: int = significance.RESAMPLES  # the permutation test's random sign vectors (when not exact)
 
 
+QUESTION_SIDE = ("query_words", "k3")  # how BM25 counts a repeated question word: held by every sweep that scores BM25
+
+
 def held_fixed(what: str, params: Params, sources: Sources = ()) -> tuple:
     """What a sweep of `what` holds at the sidebar's values, as a cache key: for the fusions the (name, value)
-    pairs of `HOLDS[what]` (and the members' weights when the k1 x d sweep fuses more than two), the fusion depth,
-    the members and the content fingerprint of each member that is an uploaded source (None for a registered
-    retriever); nothing for BM25 and LSA."""
+    pairs of `HOLDS[what]` and of BM25's repeated question words (and the members' weights when the k1 x d sweep
+    fuses more than two), the fusion depth, the members and the content fingerprint of each member that is an
+    uploaded source (None for a registered retriever); for BM25's own sweeps its repeated question words; nothing
+    for LSA."""
+    words = tuple((n, SPECS[n].cast(getattr(params, n))) for n in QUESTION_SIDE)
     if what not in FUSED:
-        return ()
+        return (words,) if tuning.SYSTEM_OF[what] == "BM25" else ()
     prints = {x.name: x.fingerprint for x in sources}
-    pairs = tuple((n, SPECS[n].cast(getattr(params, n))) for n in HOLDS[what])
+    pairs = tuple((n, SPECS[n].cast(getattr(params, n))) for n in HOLDS[what]) + words
     if what == "k1,dims" and len(params.members) > 2:
         pairs += (("weights", params.fusion_weights()),)
     return (pairs, int(params.fusion_depth), tuple(params.members), tuple(prints.get(m) for m in params.members))
@@ -112,7 +119,7 @@ def landscape(ds: Dataset, what: str, metric: str, held: tuple, sources: Sources
     dataset's (by content).
     """
     def make() -> Landscape:
-        base, parts = Params(), None
+        base, parts = Params(**dict(held[0])) if held else Params(), None
         if what in FUSED:
             base = held_params(held)
             parts = fixed(ds, held, sources) if what in ("rrf_k", "alpha") else None
@@ -145,17 +152,22 @@ def snap(name: str, value: float) -> float | int:
 
 def move_message(how: str, wanted: dict, snapped: dict) -> str:
     """The message after a move: where the sliders now are, and which values the steps changed."""
-    moved = [f"{n} = {snapped[n]:g}" for n in wanted]
-    changed = [f"{n} {float(v):g} → {snapped[n]:g}" for n, v in wanted.items() if abs(float(snapped[n]) - float(v)) > 1e-9]
+    moved = fmt_setting({n: snapped[n] for n in wanted})
+    changed = [f"{n} {float(v):g} → {snapped[n]:g}" for n, v in wanted.items()
+               if not isinstance(v, str) and abs(float(snapped[n]) - float(v)) > 1e-9]
     note = f" (snapped to the slider's steps: {', '.join(changed)})" if changed else ""
-    return f"{how}: the sidebar now holds {', '.join(moved)}{note}."
+    return f"{how}: the sidebar now holds {moved}{note}."
 
 
 def move_sliders(setting: dict, how: str) -> None:
-    """Set the sidebar sliders (a callback: it runs before app.py draws them) and leave a message saying where."""
-    snapped = {name: snap(name, value) for name, value in setting.items()}
+    """Set the sidebar sliders (a callback: it runs before app.py draws them) and leave a message saying where; an
+    analysis ('snowball/lucene') sets the stemmer and the stop words."""
+    snapped = {name: value if name == "analysis" else snap(name, value) for name, value in setting.items()}
     for name, value in snapped.items():
-        st.session_state[name] = value
+        if name == "analysis":
+            st.session_state[state.STEMMER], st.session_state[state.STOPWORDS] = value.split("/")
+        else:
+            st.session_state[name] = value
     st.session_state[KEY_FLASH] = move_message(how, setting, snapped)
 
 
@@ -248,8 +260,8 @@ def edge_warnings(sw: tuning.Sweep, best: int, dims_limit: int) -> list[str]:
     """One warning per swept parameter whose best lies at an open edge of its axis."""
     pos = np.unravel_index(int(best), sw.shape)
     setting = sw.setting(best)
-    return [edge_text(n, a, setting[n], side)
-            for n, a, i in zip(sw.names, sw.axes, pos) for side in edge_sides(a, int(i), *bounds(n, dims_limit))]
+    return [edge_text(n, a, setting[n], side) for n, a, i in zip(sw.names, sw.axes, pos) if n != "analysis"
+            for side in edge_sides(a, int(i), *bounds(n, dims_limit))]
 
 
 # ------------------------------------------------------------------------------------------- the view
@@ -347,8 +359,8 @@ def no_joint_text(members: tuple[str, ...]) -> str:
 
 
 def current_setting(names: tuple[str, ...], params: Params) -> dict:
-    """The sidebar's value of each swept parameter."""
-    return {n: getattr(params, n) for n in names}
+    """The sidebar's value of each swept parameter (the analysis as 'stemmer/stop words')."""
+    return tuning.current_setting(names, params)
 
 
 def held_values(what: str, p: Params) -> str:
@@ -370,6 +382,9 @@ names_text = tuning.names_text  # swept parameters for reading: 'k1 and b', 'd',
 def held_text_of(v: View) -> str:
     """What the page says about the parameters a sweep does not vary (Markdown)."""
     names = names_text(v.land.sweep.names)
+    if v.what == "analysis":
+        return (f"Swept: every text analysis (stemmer / stop words) with k1 and b; held at the sidebar's values: "
+                f"{bm25.question_words_text(v.params.query_words, v.params.k3)}. Each analysis other than the sidebar's is indexed once for this sweep.")
     if v.what not in FUSED:
         return f"{v.system} reads only {names}: nothing else is held."
     held = held_values(v.what, v.params)
@@ -599,7 +614,7 @@ def grid_text(sw: tuning.Sweep) -> str:
     """The grid's size: '21 alpha × 19 d = 399 settings'; '200 settings' for one parameter."""
     if len(sw.names) == 1:
         return f"{sw.means.size} settings"
-    sizes = " × ".join(f"{a.size} {'d' if n == 'dims' else n}" for n, a in zip(sw.names, sw.axes))
+    sizes = " × ".join(f"{a.size} {'d' if n == 'dims' else 'analyses' if n == 'analysis' else n}" for n, a in zip(sw.names, sw.axes))
     return f"{sizes} = {sw.means.size} settings"
 
 
@@ -610,9 +625,57 @@ def joint_cost_text(sw: tuning.Sweep) -> str:
             f"each is one LSA fit, computed once for this dataset, metric and held values and kept.")
 
 
+def analysis_table(v: View) -> pd.DataFrame:
+    """One row per text analysis: its best k1 and b, that mean, k1 x b tuned for it by cross-validation (the folds
+    slider's folds), and the gain of that over the sidebar's setting; the sidebar's analysis and the best marked."""
+    sw = v.land.sweep
+    rows = tuning.analysis_rows(sw, v.current_vals, v.folds or tuning.FOLDS, tuning.SEED)
+    best = v.best_setting["analysis"]
+    here = v.current["analysis"]
+    return pd.DataFrame({
+        "stemmer / stop words": [r.analysis + (" ★" if r.analysis == best else "") + (" (sidebar)" if r.analysis == here else "")
+                                 for r in rows],
+        "best k1": [r.best["k1"] for r in rows],
+        "best b": [r.best["b"] for r in rows],
+        f"best {v.label}": [r.best_mean for r in rows],
+        "cross-validated": [r.cross_validated for r in rows],
+        "gain over the sidebar's": [signed(r.gain, 4) for r in rows],
+    })
+
+
+def analysis_chart(v: View) -> None:
+    """The analysis sweep: each analysis's best k1 x b and its cross-validated gain, and the move-to-best button."""
+    st.markdown(held_text_of(v))
+    st.dataframe(analysis_table(v).style.format({f"best {v.label}": "{:.4f}", "cross-validated": "{:.4f}",
+                                                 "best k1": "{:g}", "best b": "{:g}"}), width="stretch", hide_index=True)
+    sw = v.land.sweep
+    st.caption(f"★ the best setting of the whole grid ({fmt_setting(v.best_setting)}). Per analysis: the best of its "
+               f"{sw.shape[1]} k1 × {sw.shape[2]} b settings on every question, then k1 and b tuned by "
+               f"{v.folds or tuning.FOLDS}-fold cross-validation (seed {tuning.SEED}): each question scored at the setting "
+               f"chosen without it, and that mean's gain over the sidebar's setting ({v.current_vals.mean():.4f}). "
+               f"{grid_text(sw)}, {v.n_q:,} questions; the verdict above compares the sidebar's setting with the best of all.")
+    best_button(v)
+
+
+def best_button(v: View) -> None:
+    """The move-to-best button (not when every setting ties with the best, nor when the sidebar is there)."""
+    land = v.land
+    if offers_best(v.verdict.kind):
+        verb = "Move the sliders to" if v.verdict.kind == "tune" else "Try"  # the verdict found no finding: the best is a hint
+        st.button(f"{verb} the best setting ({fmt_setting(v.best_setting)})", key=KEY_BEST, icon=":material/star:",
+                  on_click=move_sliders, args=(v.best_setting, "Moved to the best setting"))
+    elif v.verdict.kind != "best":
+        st.caption(f"No move to the best is offered: every setting scores the same here ({land.ties.size} of {v.n_settings} "
+                   "can't be told apart from the best).")
+
+
 def landscape_chart(v: View) -> None:
     """The heatmap (k1 x b, or a joint sweep) or the curve (one parameter), clickable, with how to read it and the
-    move-to-best button (not when every setting ties with the best, nor when the sidebar is there)."""
+    move-to-best button (not when every setting ties with the best, nor when the sidebar is there); for the text
+    analyses, their table (`analysis_chart`)."""
+    if v.what == "analysis":
+        analysis_chart(v)
+        return
     sw, land = v.land.sweep, v.land
     names, means = sw.names, sw.means
     points = points_frame(land)
@@ -642,13 +705,7 @@ def landscape_chart(v: View) -> None:
         st.caption(joint_cost_text(sw))
     for n in sw.notes:
         st.caption(f"Note: {escape_markdown(n)}")
-    if offers_best(v.verdict.kind):
-        verb = "Move the sliders to" if v.verdict.kind == "tune" else "Try"  # the verdict found no finding: the best is a hint
-        st.button(f"{verb} the best setting ({fmt_setting(v.best_setting)})", key=KEY_BEST, icon=":material/star:",
-                  on_click=move_sliders, args=(v.best_setting, "Moved to the best setting"))
-    elif v.verdict.kind != "best":
-        st.caption(f"No move to the best is offered: every setting scores the same here ({land.ties.size} of {v.n_settings} "
-                   "can't be told apart from the best).")
+    best_button(v)
 
 
 # ------------------------------------------------------------------------------------------- significance

@@ -1396,15 +1396,14 @@ class AnalysisRow(NamedTuple):
     gain: float  # cross_validated - the current setting's mean
 
 
-def analysis_rows(t: Tuning, folds: int = FOLDS, seed: int = SEED) -> list[AnalysisRow]:
-    """Per analysis of an analysis sweep, its best (k1, b) and its k1 x b tuning cross-validated (the same folds
-    as the sweep's), against the current setting: what stemming or a stop list is worth once k1 and b are tuned
-    for it without seeing the held-out questions."""
-    sw = t.sweep
+def analysis_rows(sw: Sweep, current_values: np.ndarray, folds: int = FOLDS, seed: int = SEED) -> list[AnalysisRow]:
+    """Per analysis of an analysis sweep, its best (k1, b) and its k1 x b tuning cross-validated (`folds`, `seed`),
+    against the current setting (its per-question values): what stemming or a stop list is worth once k1 and b are
+    tuned for it without seeing the held-out questions."""
     if sw.names[0] != "analysis":
         return []
     per = int(np.prod(sw.shape[1:]))
-    now = float(t.current_values.mean())
+    now = float(np.mean(current_values))
     rows = []
     for i, name in enumerate(sw.choices):
         block = sw.values[i * per : (i + 1) * per]
@@ -1450,7 +1449,7 @@ def to_json(t: Tuning) -> dict:
                     "comparisons": t.verdict.versus.family, "sign_vectors": t.sign_vectors},
         "verdict": {"kind": t.verdict.kind, "text": t.verdict.plain},
         "notes": list(sw.notes),
-        **({"analyses": [r._asdict() for r in analysis_rows(t, t.cv.folds, t.cv.seed)]} if sw.names[0] == "analysis" else {}),
+        **({"analyses": [r._asdict() for r in analysis_rows(sw, t.current_values, t.cv.folds, t.cv.seed)]} if sw.names[0] == "analysis" else {}),
     }
 
 

@@ -121,6 +121,12 @@ def question_weight(qtf: np.ndarray, query_words: str = "once", k3: float = K3_D
     return (k3 + 1.0) * qtf / (k3 + qtf)
 
 
+def question_words_text(query_words: str, k3: float = K3_DEFAULT) -> str:
+    """The rule for reading: 'each question word counted once', 'repeated question words saturated by k3 = 8'."""
+    return {"once": "each question word counted once", "each": "a repeated question word counted each time",
+            "k3": f"repeated question words saturated by k3 = {k3:g}"}[query_words]
+
+
 def question_terms(qcounts: sp.csr_matrix, counted: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The questions' term columns as BM25 scores them: (columns, each column's question count, each question
     entry's position among the columns). Counting repeats, a word said once in one question and twice in another
