@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..corpus.dataset import Dataset
-from ..corpus.text import tokenize
+from ..corpus.text import ARTICLE_ANALYSIS, Analysis, tokenize
 from ..evaluation.metrics import first_relevant_rank
 from ..retrievers.ranking import Ranking
 
@@ -64,9 +64,13 @@ def rank_text(rank: int, depth: int | None = None) -> str:
     return fusion_cut_label(depth) if depth is not None else "not found"
 
 
-def shared_words(question: str, text: str) -> tuple[str, ...]:
-    """The question's tokens that the text also holds, sorted."""
-    return tuple(sorted(set(tokenize(question)) & set(tokenize(text))))
+def shared_words(question: str, text: str, analysis: Analysis = ARTICLE_ANALYSIS) -> tuple[str, ...]:
+    """The text's words whose term the question holds too, sorted: without a stemmer, the question's tokens the
+    text also holds; with one, the text's words that share a stem with a question word ("refunds" for "refund")."""
+    if analysis.stemmer == "none":
+        return tuple(sorted(set(tokenize(question, analysis)) & set(tokenize(text, analysis))))
+    terms = set(analysis.analyse(question))
+    return tuple(sorted({w for t, words in analysis.origins(text).items() if t in terms for w in words}))
 
 
 def classify(rank: int, threshold: int, first_shares: bool, relevant_shares: bool, member_found: bool = False) -> str:
@@ -84,8 +88,10 @@ def classify(rank: int, threshold: int, first_shares: bool, relevant_shares: boo
 
 
 def diagnose(dataset: Dataset, ranking: Ranking, threshold: int = THRESHOLD_DEFAULT,
-             members: Sequence[Ranking] = (), depth: int | None = None) -> list[Case]:
-    """Every question whose first relevant document is not in the top `threshold`, with its words and class.
+             members: Sequence[Ranking] = (), depth: int | None = None,
+             analysis: Analysis = ARTICLE_ANALYSIS) -> list[Case]:
+    """Every question whose first relevant document is not in the top `threshold`, with its words and class (the
+    words shared under `analysis`: the index's, so a stem shared is a word shared).
 
     For a fusion, give its `depth` N and its `members`' rankings: a question it finds nothing relevant for while a
     member ranks a relevant document is then "beyond the fusion's top N" (see the module docstring)."""
@@ -100,11 +106,11 @@ def diagnose(dataset: Dataset, ranking: Ranking, threshold: int = THRESHOLD_DEFA
         top = ranking.top_ids(dataset, q, 1)
         first_id = top[0] if top else None
         first_idx = dataset.doc_index.get(first_id) if first_id is not None else None
-        first_words = shared_words(text, dataset.doc_texts[first_idx]) if first_idx is not None else ()
+        first_words = shared_words(text, dataset.doc_texts[first_idx], analysis) if first_idx is not None else ()
         rel = []
         for did, grade in dataset.relevant_of(q).items():
             j = dataset.doc_index.get(did)
-            rel.append((did, grade, shared_words(text, dataset.doc_texts[j]) if j is not None else ()))
+            rel.append((did, grade, shared_words(text, dataset.doc_texts[j], analysis) if j is not None else ()))
         found_by = tuple((name, int(f[q])) for name, f in member_first)
         kind = classify(rank, threshold, bool(first_words), any(w for _, _, w in rel), any(r > 0 for _, r in found_by))
         cases.append(Case(ranking.name, dataset.query_ids[q], text, rank, first_id, first_words, tuple(rel), kind, depth, found_by))
@@ -125,7 +131,8 @@ class Change:
     other_rank: int
 
 
-def changes(dataset: Dataset, base: Ranking, other: Ranking, threshold: int = THRESHOLD_DEFAULT) -> list[Change]:
+def changes(dataset: Dataset, base: Ranking, other: Ranking, threshold: int = THRESHOLD_DEFAULT,
+            analyses: tuple[Analysis, Analysis] = (ARTICLE_ANALYSIS, ARTICLE_ANALYSIS)) -> list[Change]:
     """What `other` changes relative to `base`, question by question (in the dataset's order).
 
     Rule: a system succeeds on a question with a relevant document when its first relevant document is at rank
@@ -137,9 +144,10 @@ def changes(dataset: Dataset, base: Ranking, other: Ranking, threshold: int = TH
     for q02 "can I get my money back" (a vocabulary gap) and puts export1 first for q10 on the word "data"
     (surface homonymy); dense ranks a relevant document first for both and fails none, so the result is
     q02 fixed (vocabulary gap, BM25 rank 0, dense rank 1) and q10 fixed (surface homonymy), nothing broken.
+    `analyses`: the text analysis each side's words are read with (its index's: a stemmer's changes).
     """
-    base_cases = {c.qid: c for c in diagnose(dataset, base, threshold)}
-    other_cases = {c.qid: c for c in diagnose(dataset, other, threshold)}
+    base_cases = {c.qid: c for c in diagnose(dataset, base, threshold, analysis=analyses[0])}
+    other_cases = {c.qid: c for c in diagnose(dataset, other, threshold, analysis=analyses[1])}
     base_first = first_relevant_rank(dataset.qrels, dataset.n_queries, base.judged_rank)
     other_first = first_relevant_rank(dataset.qrels, dataset.n_queries, other.judged_rank)
     out = []

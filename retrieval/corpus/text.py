@@ -82,6 +82,20 @@ class Analysis:
         """The text's terms in text order: tokens, the stop words dropped, each one stemmed."""
         return self.stems([t for t in _TOKEN_RE.findall(text.lower()) if t not in self.stop_words])
 
+    def origins(self, text: str) -> dict[str, tuple[str, ...]]:
+        """Each of the text's terms (in text order) with the text's words it came from (a stem's words, else itself).
+
+        >>> Analysis("snowball").origins("refunds and a refund")
+        {'refund': ('refunds', 'refund')}
+        """
+        words = [t for t in _TOKEN_RE.findall(text.lower()) if t not in self.stop_words]
+        out: dict[str, list[str]] = {}
+        for word, term in zip(words, self.stems(words)):
+            seen = out.setdefault(term, [])
+            if word not in seen:
+                seen.append(word)
+        return {t: tuple(ws) for t, ws in out.items()}
+
     def describe(self) -> str:
         """'no stemmer, the article's stop words', 'Snowball English stemmer, Lucene's stop words'."""
         stem = {"none": "no stemmer", "snowball": "Snowball English stemmer", "porter": "Porter stemmer"}[self.stemmer]

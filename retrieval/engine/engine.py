@@ -412,9 +412,11 @@ class Engine:
         self.answers_for(params)
         return bm25.score(self.bm25, self.qcounts, params.k1, params.b, params.query_words, params.k3)
 
-    def explain_bm25(self, terms: list[str], doc: int, k1: float, b: float) -> list[dict]:
-        """Per-term contributions of one document to its BM25 score (bm25.explain)."""
-        return bm25.explain(self.bm25, self.index, terms, doc, k1, b)
+    def explain_bm25(self, terms: list[str], doc: int, params: Params) -> list[dict]:
+        """Per-term contributions of one document to its BM25 score at the parameters (bm25.explain): `terms` as the
+        index analyses a question (`TermIndex.analyse`), repeats included."""
+        self.answers_for(params)
+        return bm25.explain(self.bm25, self.index, terms, doc, params.k1, params.b, params.query_words, params.k3)
 
     def in_vocabulary(self, term: str) -> bool:
         """Whether a term occurs in the corpus."""

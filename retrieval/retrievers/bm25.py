@@ -9,6 +9,7 @@ compiled kernels, the tuning grid) computes it there, so every path gives the sa
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import ClassVar, NamedTuple
@@ -613,17 +614,24 @@ def search(dataset: Dataset, scores: sp.csr_matrix | Bm25Run, depth: int = 100, 
     return rank_rows(name, dataset, chunks(scores), depth)
 
 
-def explain(bm: Bm25Index, index: TermIndex, question_terms: list[str], doc: int, k1: float, b: float) -> list[dict]:
-    """Per-term contributions of one document for one question: idf, count, saturation, length norm and the product."""
+def explain(bm: Bm25Index, index: TermIndex, question_terms: list[str], doc: int, k1: float, b: float,
+            query_words: str = "once", k3: float = K3_DEFAULT) -> list[dict]:
+    """Per-term contributions of one document for one question (its terms as the index analyses them, repeats
+    included): idf, the question's count of the term (qtf) and its weight by the repeated words' rule, the
+    document's count, saturation, length norm and the product, and the corpus's words the term stands for (a
+    stem's words)."""
     check_params(k1, b)
     norm = float(length_norm(bm.doc_len[doc : doc + 1], bm.avg_len, k1, b)[0])
+    qtf = Counter(question_terms)
     out = []
-    for t in dict.fromkeys(question_terms):
+    for t in qtf:
         j = index.vocabulary.get(t)
         f = float(bm.counts[doc, j]) if j is not None else 0.0
         w_idf = float(bm.idf[j]) if j is not None else 0.0
+        q_w = float(question_weight(np.array([qtf[t]]), query_words, k3)[0])
         sat = float(saturation(np.float64(f), np.float64(norm), k1)) if f else 0.0
-        weight = float(bm25_weight(np.float64(f), np.float64(w_idf), np.float64(norm), k1 + 1.0)) if f else 0.0
-        out.append({"term": t, "in_vocabulary": j is not None, "df": int(index.doc_freq[j]) if j is not None else 0,
-                    "idf": w_idf, "tf": f, "length_norm": norm, "saturation": sat, "score": weight})
+        weight = float(bm25_weight(np.float64(f), np.float64(w_idf * q_w), np.float64(norm), k1 + 1.0)) if f else 0.0
+        out.append({"term": t, "words": index.words_of(t) if j is not None else (t,), "in_vocabulary": j is not None,
+                    "df": int(index.doc_freq[j]) if j is not None else 0, "idf": w_idf, "qtf": qtf[t],
+                    "question_weight": q_w, "tf": f, "length_norm": norm, "saturation": sat, "score": weight})
     return out

@@ -1,0 +1,118 @@
+"""What a stemmer does to BM25's failures: which it fixes, which it breaks, and the words it merged to do it.
+
+BM25 is run at the same parameters under two text analyses that differ only in the stemmer: without one and with
+Snowball's English stemmer (or the stemmer in use and none, when the parameters already stem). `diagnosis.changes`
+then says, question by question at the same threshold, which failures the stemmer fixes (each with the class of
+the failure it fixes: a vocabulary gap it closes, a late rank it lifts) and which it breaks; `merges` shows the
+words behind each: a question word and a document word that differ but share a stem ("refund" and "refunds"
+close a gap; "general" and "generalization" may open a false match).
+
+Worked example (the invented corpus, the article's parameters, threshold 3): BM25 fails q02 "can I get my money
+back" by a vocabulary gap; with the Snowball stemmer it still does, since no relevant document shares a stem
+with "money" or "back" (the relevant documents say "refund"): a stemmer cannot close that gap, only another
+retriever or a rewritten question can.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ..core.params import Params
+from ..corpus.dataset import Dataset
+from ..corpus.text import Analysis
+from ..engine.engine import Engine, for_dataset
+from .diagnosis import THRESHOLD_DEFAULT, Change, changes, diagnose
+
+TRIED = "snowball"  # the stemmer compared with none when the parameters use none
+
+
+@dataclass(frozen=True)
+class Merge:
+    """A question word and a document word that differ but share a stem: what the stemmer matched."""
+
+    question_word: str
+    doc_word: str
+    stem: str
+
+
+def merges(analysis: Analysis, question: str, text: str) -> tuple[Merge, ...]:
+    """The (question word, text word) pairs that differ but share a stem under `analysis`, in question order.
+
+    >>> merges(Analysis("snowball"), "refund policy", "Refunds follow our policies")
+    (Merge(question_word='refund', doc_word='refunds', stem='refund'), Merge(question_word='policy', doc_word='policies', stem='polici'))
+    """
+    if analysis.stemmer == "none":
+        return ()
+    in_text = analysis.origins(text)
+    return tuple(Merge(q, t, stem) for stem, words in analysis.origins(question).items() if stem in in_text
+                 for q in words for t in in_text[stem] if q != t)
+
+
+@dataclass(frozen=True)
+class StemmerChange:
+    """One question the stemmer fixes or breaks, and the merges on the document that decided it: for a fixed
+    question the first relevant document the stemmed BM25 ranks, for a broken one the stemmed BM25's first result."""
+
+    change: Change  # base: BM25 without the stemmer, other: with it
+    doc: str | None
+    merges: tuple[Merge, ...]
+
+
+@dataclass(frozen=True)
+class StemmerEffect:
+    """BM25's failures with and without a stemmer, at the same parameters and threshold."""
+
+    without: Analysis
+    with_stemmer: Analysis
+    threshold: int
+    failures_without: int  # questions BM25 fails without the stemmer
+    failures_with: int
+    gaps: tuple[str, ...]  # the questions BM25 fails by a vocabulary gap without the stemmer
+    changes: tuple[StemmerChange, ...]
+
+    @property
+    def fixed(self) -> tuple[StemmerChange, ...]:
+        """The failures the stemmer fixes."""
+        return tuple(c for c in self.changes if c.change.outcome == "fixed")
+
+    @property
+    def broken(self) -> tuple[StemmerChange, ...]:
+        """The questions the stemmer breaks."""
+        return tuple(c for c in self.changes if c.change.outcome == "broken")
+
+    @property
+    def gaps_closed(self) -> tuple[str, ...]:
+        """The vocabulary gaps (without the stemmer) that the stemmer fixes."""
+        return tuple(c.change.qid for c in self.fixed if c.change.kind == "vocabulary gap")
+
+
+def pair(params: Params) -> tuple[Analysis, Analysis]:
+    """(without a stemmer, with one) for the parameters' stop words: their own stemmer, or TRIED when they use none."""
+    stemmer = params.stemmer if params.stemmer != "none" else TRIED
+    return Analysis("none", params.stopwords), Analysis(stemmer, params.stopwords)
+
+
+def stemmer_effect(dataset: Dataset, params: Params = Params(), threshold: int = THRESHOLD_DEFAULT,
+                   engines: tuple[Engine, Engine] | None = None) -> StemmerEffect:
+    """What the stemmer changes in BM25's failures at `params` (`pair`: without and with it), each side's engine
+    the dataset's for its analysis (`engines` when given, else `for_dataset`: built once, then kept)."""
+    without, with_stemmer = pair(params)
+    e0, e1 = engines or (for_dataset(dataset, analysis=without), for_dataset(dataset, analysis=with_stemmer))
+    r0 = e0.run("BM25", replace(params, stemmer=without.stemmer)).ranking
+    r1 = e1.run("BM25", replace(params, stemmer=with_stemmer.stemmer)).ranking
+    before = diagnose(dataset, r0, threshold, analysis=without)
+    after = diagnose(dataset, r1, threshold, analysis=with_stemmer)
+    out = []
+    for c in changes(dataset, r0, r1, threshold, (without, with_stemmer)):
+        q = dataset.query_index[c.qid]
+        if c.outcome == "fixed":
+            ranked = [d for d in r1.top_ids(dataset, q, c.other_rank) if d in dataset.relevant_of(q)]
+            doc = ranked[0] if ranked else None
+        else:
+            top = r1.top_ids(dataset, q, 1)
+            doc = top[0] if top else None
+        j = dataset.doc_index.get(doc) if doc is not None else None
+        found = merges(with_stemmer, c.question, dataset.doc_texts[j]) if j is not None else ()
+        out.append(StemmerChange(c, doc, found))
+    gaps = tuple(x.qid for x in before if x.kind == "vocabulary gap")
+    return StemmerEffect(without, with_stemmer, threshold, len(before), len(after), gaps, tuple(out))
