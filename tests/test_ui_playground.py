@@ -10,6 +10,7 @@ import pytest
 
 from retrieval.core.params import Params
 from retrieval.corpus.dataset import assemble
+from retrieval.corpus.text import Analysis
 from retrieval.engine import adhoc, engine
 from ui import playground as pg
 from ui.format import MINUS
@@ -155,10 +156,22 @@ def test_the_bm25_table_adds_up_to_the_scores(eng, invented):
     p = Params(k1=0.9, b=0.4)
     one, ranks, scores = eng.adhoc("refund within days support", p)
     docs = ranks["BM25"].top(0, pg.TOP)[0]
-    frame = pg.bm25_frame(eng, list(scores.terms), docs, one, p)
-    assert list(frame.columns) == ["document", *scores.terms, "BM25 score"]
+    frame, columns = pg.bm25_frame(eng, scores.text, docs, one, p)
+    assert columns == list(scores.terms) and list(frame.columns) == ["document", *scores.terms, "BM25 score"]
     np.testing.assert_allclose(frame["BM25 score"], scores.rows["BM25"][docs], rtol=0, atol=1e-12)
     np.testing.assert_allclose(frame[list(scores.terms)].sum(axis=1), frame["BM25 score"], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("query_words", ["each", "k3"])
+def test_under_a_stemmer_the_bm25_table_names_the_words_of_each_stem_and_still_adds_up(invented, query_words):
+    stemmed = engine.for_dataset(invented, analysis=Analysis("snowball"))
+    p = Params(stemmer="snowball", query_words=query_words, k3=2.0)
+    one, ranks, scores = stemmed.adhoc("refunds refund refunded plans", p)
+    docs = ranks["BM25"].top(0, pg.TOP)[0]
+    frame, columns = pg.bm25_frame(stemmed, scores.text, docs, one, p)
+    assert columns[0] == "refund ← refunds, refund, refunded" and columns[1] == "plan ← plans"
+    np.testing.assert_allclose(frame["BM25 score"], scores.rows["BM25"][docs], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(frame[columns].sum(axis=1), frame["BM25 score"], rtol=0, atol=1e-12)
 
 
 def test_the_marks_counted_against_the_bound_are_the_changes_from_the_original_judgements():

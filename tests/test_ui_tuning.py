@@ -62,27 +62,30 @@ def test_scale_and_steps_texts():
 
 def test_held_fixed_and_current_setting():
     p = Params(k1=0.9, b=0.4, dims=3, rrf_k=20, alpha=0.3)
-    held = ((("k1", 0.9), ("b", 0.4), ("dims", 3)), 10, ("BM25", "LSA"), (None, None))
+    words = (("query_words", "once"), ("k3", 8.0))  # BM25's rule for repeated question words: held by its sweeps
+    held = ((("k1", 0.9), ("b", 0.4), ("dims", 3), *words), 10, ("BM25", "LSA"), (None, None))
     assert ui.held_fixed("alpha", p) == held == ui.held_fixed("rrf_k", p)
-    assert ui.held_fixed("k1,b", p) == () and ui.held_fixed("dims", p) == ()
+    assert ui.held_fixed("k1,b", p) == (words,) == ui.held_fixed("analysis", p) and ui.held_fixed("dims", p) == ()
+    assert ui.held_fixed("k1,b", replace(p, query_words="k3", k3=2.0)) == ((("query_words", "k3"), ("k3", 2.0)),)
     # a joint sweep holds what it does not sweep: never d, so a move of the d slider reuses it
-    assert ui.held_fixed("alpha,dims", p) == ((("k1", 0.9), ("b", 0.4)), 10, ("BM25", "LSA"), (None, None))
+    assert ui.held_fixed("alpha,dims", p) == ((("k1", 0.9), ("b", 0.4), *words), 10, ("BM25", "LSA"), (None, None))
     assert ui.held_fixed("alpha,dims", p) == ui.held_fixed("alpha,dims", replace(p, dims=50, alpha=0.9))
-    assert ui.held_fixed("k1,dims", p)[0] == (("b", 0.4), ("alpha", 0.3))
+    assert ui.held_fixed("k1,dims", p)[0] == (("b", 0.4), ("alpha", 0.3), *words)
     assert ui.held_params(ui.held_fixed("k1,dims", p)) == Params(b=0.4, alpha=0.3)
     three = Params(members=("BM25", "LSA", "dense"), weights=(1.0, 2.0, 0.5))
-    assert ui.held_fixed("k1,dims", three)[0] == (("b", 0.75), ("alpha", 0.5), ("weights", (1.0, 2.0, 0.5)))
+    assert ui.held_fixed("k1,dims", three)[0] == (("b", 0.75), ("alpha", 0.5), *words, ("weights", (1.0, 2.0, 0.5)))
     assert ui.held_params(ui.held_fixed("k1,dims", three)).weights == (1.0, 2.0, 0.5)
     # an sources source among the members is held by its content's fingerprint, never by the object
     dense = SimpleNamespace(name="dense", fingerprint="f1")
     run = SimpleNamespace(name="r *1*", fingerprint="f2")
     q = Params(members=("dense", "BM25", "r *1*"), weights=(1.0, 2.0, 0.5), fusion_depth=100)
-    assert ui.held_fixed("rrf_k", q, (dense, run)) == ((("k1", 1.2), ("b", 0.75), ("dims", 6)), 100, ("dense", "BM25", "r *1*"),
-                                                       ("f1", None, "f2"))
+    assert ui.held_fixed("rrf_k", q, (dense, run)) == ((("k1", 1.2), ("b", 0.75), ("dims", 6), *words), 100,
+                                                       ("dense", "BM25", "r *1*"), ("f1", None, "f2"))
     held = ui.held_params(ui.held_fixed("rrf_k", q, (dense, run)))
     assert held.members == q.members and held.fusion_depth == 100 and held.weights == (1.0, 1.0, 1.0)
     assert ui.held_params(ui.held_fixed("alpha", p)) == Params(k1=0.9, b=0.4, dims=3)
     assert ui.current_setting(("k1", "b"), p) == {"k1": 0.9, "b": 0.4}
+    assert ui.current_setting(("analysis", "k1"), replace(p, stemmer="porter")) == {"analysis": "porter/article", "k1": 0.9}
     assert ui.current_setting(("alpha",), p) == {"alpha": 0.3}
 
 
@@ -367,10 +370,11 @@ def test_fusion_formula_at_the_sidebars_values():
 def test_the_alpha_sweeps_are_offered_for_exactly_two_members_and_d_with_lsa_fused():
     one = ["k1 × b (BM25)", "LSA dimensions", "RRF constant"]
     assert ui.offered(("BM25", "LSA")) == list(ui.WHAT)
-    assert ui.offered(("BM25", "dense")) == [*one, "alpha (weighted fusion)"]  # LSA not fused: no sweep with d
-    assert ui.offered(("BM25", "LSA", "dense")) == [*one, "RRF k × d", "k1 × d"]
-    assert ui.offered(("dense", "LSA")) == [*one, "alpha (weighted fusion)", "alpha × d", "RRF k × d"]  # no BM25: no k1 × d
-    assert ui.offered(("BM25",)) == one
+    text = "text analysis × k1 × b"  # BM25's own: offered whatever is fused
+    assert ui.offered(("BM25", "dense")) == [*one, "alpha (weighted fusion)", text]  # LSA not fused: no sweep with d
+    assert ui.offered(("BM25", "LSA", "dense")) == [*one, "RRF k × d", "k1 × d", text]
+    assert ui.offered(("dense", "LSA")) == [*one, "alpha (weighted fusion)", "alpha × d", "RRF k × d", text]  # no k1 × d
+    assert ui.offered(("BM25",)) == [*one, text]
     assert ui.no_joint_text(("BM25", "dense")).startswith("No joint sweep with d: it varies LSA's dimensions inside the fusion")
     assert ui.no_joint_text(("dense", "LSA")) == "No k1 × d sweep: the sidebar fuses dense + LSA, without BM25."
     assert ui.no_joint_text(("BM25", "LSA")) == ""

@@ -15,10 +15,11 @@ import streamlit as st
 from retrieval.analyses import diagnosis, teaching
 from retrieval.core.params import Params
 from retrieval.corpus.dataset import Dataset
-from retrieval.corpus.text import tokenize
+from retrieval.corpus.text import Analysis
+from retrieval.retrievers import bm25
 from retrieval.retrievers.ranking import Ranking
 
-from . import cache, charts
+from . import cache, charts, state
 from .format import clip, plural
 from .markdown import escape_markdown, highlight_markdown
 from .per_question import fusion_depths, page_count, page_rows, paged
@@ -59,10 +60,11 @@ def ranking_key(r: Ranking) -> str:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _diagnose(_ds: Dataset, fingerprint: str, _ranking: Ranking, key: str, threshold: int,
-              _members: tuple[Ranking, ...], member_keys: tuple[str, ...], depth: int | None) -> list[diagnosis.Case]:
+              _members: tuple[Ranking, ...], member_keys: tuple[str, ...], depth: int | None,
+              analysis: tuple[str, str]) -> list[diagnosis.Case]:
     """The failing questions of one system (cached on the dataset's, the ranking's and a fusion's members' content,
-    the threshold and a fusion's depth)."""
-    return diagnosis.diagnose(_ds, _ranking, threshold, _members, depth)
+    the threshold, a fusion's depth and the text analysis its shared words are read with)."""
+    return diagnosis.diagnose(_ds, _ranking, threshold, _members, depth, Analysis(*analysis))
 
 
 def diagnose_all(ds: Dataset, ranks: dict[str, Ranking], threshold: int, p: Params) -> dict[str, list[diagnosis.Case]]:
@@ -72,7 +74,7 @@ def diagnose_all(ds: Dataset, ranks: dict[str, Ranking], threshold: int, p: Para
     for name, r in ranks.items():
         members = tuple(ranks[m] for m in p.members if m in ranks) if name in depths else ()
         out[name] = _diagnose(ds, ds.fingerprint, r, ranking_key(r), threshold, members,
-                              tuple(ranking_key(m) for m in members), depths.get(name))
+                              tuple(ranking_key(m) for m in members), depths.get(name), p.analysis)
     return out
 
 
@@ -308,8 +310,17 @@ def first_results_frame(answers: list, relevant: dict[str, int], depths: Mapping
 
 
 def shared_with(ds: Dataset, qtext: str, doc_ids: list[str]) -> set[str]:
-    """The question's words shared with any of these documents (those in the corpus)."""
-    return {w for d in doc_ids if (t := doc_text(ds, d)) is not None for w in diagnosis.shared_words(qtext, t)}
+    """The question's words shared with any of these documents (those in the corpus; a stem shared is a word shared)."""
+    analysis = state.analysis()
+    return {w for d in doc_ids if (t := doc_text(ds, d)) is not None for w in diagnosis.shared_words(t, qtext, analysis)}
+
+
+WORDS_SHOWN = 6  # a stem's corpus words listed in the per-term table at most
+
+
+def words_text(words: tuple[str, ...], n: int = WORDS_SHOWN) -> str:
+    """A term's corpus words for a table: 'refund, refunded, refunds', '… (+4)' beyond n."""
+    return ", ".join(words[:n]) + (f" … (+{len(words) - n})" if len(words) > n else "")
 
 
 def head_cut(text: str, n: int = HEAD_CHARS) -> int:
@@ -329,7 +340,7 @@ def doc_box(ds: Dataset, qtext: str, doc_id: str, what: str, color: str) -> None
         if text is None:
             st.markdown(f"**{escape_markdown(doc_id)}** · {escape_markdown(what)} · not in the corpus, no text to show")
             return
-        words = diagnosis.shared_words(qtext, text)
+        words = diagnosis.shared_words(qtext, text, state.analysis())
         marks = {w: color for w in words}
         st.markdown(f"**{escape_markdown(doc_id)}** · {escape_markdown(what)} · shares: {escape_markdown(teaching.words_label(words))}")
         cut = head_cut(text)
@@ -375,7 +386,7 @@ def question_up_close(ds: Dataset, ranks: dict[str, Ranking], q: int, depths: Ma
     st.markdown("**Question:** " + highlight_markdown(clip(qtext), colors))
     st.caption(
         f":{RELEVANT_COLOR}-background[shared with a relevant document] · :{WRONG_COLOR}-background[shared only with a wrong first result] · "
-        f"question words after the stop words: {escape_markdown(clip(', '.join(tokenize(qtext)))) or 'none'}"
+        f"question terms after the text analysis: {escape_markdown(clip(', '.join(state.analysis().analyse(qtext)))) or 'none'}"
     )
     st.dataframe(first_results_frame(answers, relevant, depths), hide_index=True, width="stretch")
     left, right = st.columns(2, gap="large")
@@ -421,7 +432,7 @@ def term_tables(ds: Dataset, eng, bm: Ranking, q: int, terms: list[str], docs: l
     rows, summary, mismatch = [], [], False
     for d in docs:
         j = ds.doc_index[d]
-        parts = eng.explain_bm25(terms, j, p.k1, p.b)
+        parts = eng.explain_bm25(terms, j, p)
         total = sum(x["score"] for x in parts)
         pos = teaching.bm25_position(bm, q, j)
         if pos and not np.isclose(listed_scores[pos - 1], total):  # the explanation must add up to the ranking's score
@@ -437,7 +448,8 @@ def term_tables(ds: Dataset, eng, bm: Ranking, q: int, terms: list[str], docs: l
         })
         for x in parts:
             rows.append({
-                "document": d, "term": x["term"], "in the corpus": x["in_vocabulary"], "df": x["df"], "idf": x["idf"],
+                "document": d, "term": x["term"], "the corpus's words": words_text(x["words"]),
+                "in the corpus": x["in_vocabulary"], "df": x["df"], "idf": x["idf"], "qtf": x["qtf"], "question weight": x["question_weight"],
                 "tf": int(x["tf"]), "length norm K": x["length_norm"], "saturation": x["saturation"], "contribution": x["score"],
             })
     return pd.DataFrame(rows), pd.DataFrame(summary), mismatch
@@ -458,7 +470,7 @@ def bm25_terms(ds: Dataset, ranks: dict[str, Ranking], q: int, answers: list, p:
     docs = st.multiselect("documents", options, default=default_docs, format_func=lambda d: doc_label(d, relevant, top_bm),
                           key=f"diag_docs_{ds.query_ids[q]}",
                           help="Defaults: BM25's first result and the question's relevant documents; BM25's top 10 and every system's first result can be added.")
-    terms = tokenize(qtext)
+    terms = eng.index.analyse(qtext)
     if not terms:
         st.info("The question has no word left after the stop words: BM25 scores every document 0.")
         return
@@ -487,12 +499,13 @@ def bm25_terms(ds: Dataset, ranks: dict[str, Ranking], q: int, answers: list, p:
             st.caption(f"Not in the corpus vocabulary (they can never match): {escape_markdown(', '.join(unknown))}.")
     st.dataframe(
         per_term, hide_index=True, width="stretch", height="content" if len(per_term) <= 30 else "auto",
-        column_config={c: st.column_config.NumberColumn(format="%.4f") for c in ("idf", "length norm K", "saturation", "contribution")},
+        column_config={c: st.column_config.NumberColumn(format="%.4f")
+                       for c in ("idf", "question weight", "length norm K", "saturation", "contribution")},
     )
     st.caption(
-        f"contribution = idf × saturation; idf = ln(1 + (N − df + 0.5) / (df + 0.5)) with N = {ds.n_docs:,}; "
+        f"contribution = idf × question weight × saturation; idf = ln(1 + (N − df + 0.5) / (df + 0.5)) with N = {ds.n_docs:,}; "
         f"saturation = tf × (k1 + 1) / (tf + K), which tends to k1 + 1 = {p.k1 + 1:g} however often the term repeats; "
         f"length norm K = k1 × (1 − b + b × length / average length), average length {eng.doc_length(0)[1]:.2f} tokens: "
         "a document longer than average gets a larger K and each occurrence counts for less. "
-        "A question word counts once however often the question repeats it."
+        f"Question weight: {bm25.question_words_text(p.query_words, p.k3)} (qtf: how often the question holds the term)."
     )

@@ -20,6 +20,7 @@ from retrieval.corpus.dataset import Dataset
 from retrieval.engine import adhoc
 from retrieval.evaluation import metrics
 from retrieval.evaluation.experiment import Evaluation
+from retrieval.retrievers import bm25
 from retrieval.retrievers.ranking import Ranking
 from retrieval.retrievers.systems import Sources
 
@@ -299,16 +300,25 @@ def doc_line(one: Dataset, scores: adhoc.Scores, ranks: Mapping[str, Ranking], s
     return f"**{rank}. {plain(d)}**{judged} · " + " · ".join(parts)
 
 
-def bm25_frame(eng, terms: Sequence[str], docs: Sequence[int], one: Dataset, p: Params) -> pd.DataFrame:
-    """BM25's contribution of each question word (those in the vocabulary) to each document's score, and the sum."""
+def term_label(term: str, words: tuple[str, ...]) -> str:
+    """A term's column: the term, and with a stemmer the question's words it came from ('refund ← refunds')."""
+    return term if words == (term,) else f"{term} ← {', '.join(words)}"
+
+
+def bm25_frame(eng, text: str, docs: Sequence[int], one: Dataset, p: Params) -> tuple[pd.DataFrame, list[str]]:
+    """BM25's contribution of each question term (those in the vocabulary; a stem labelled with the question's
+    words it came from) to each document's score, and the sum; and the terms' column labels."""
+    origins = eng.index.analysis.origins(text)
+    terms = eng.index.analyse(text)  # repeats included: the rule for repeated question words reads them
+    labels = {t: term_label(t, ws) for t, ws in origins.items() if eng.in_vocabulary(t)}
     rows = []
     for j in docs:
-        parts = eng.explain_bm25(list(terms), int(j), p.k1, p.b)
+        parts = eng.explain_bm25(terms, int(j), p)
         row = {"document": one.doc_ids[j]}
-        row.update({x["term"]: x["score"] for x in parts})
+        row.update({labels[x["term"]]: x["score"] for x in parts if x["term"] in labels})
         row["BM25 score"] = sum(x["score"] for x in parts)
         rows.append(row)
-    return pd.DataFrame(rows, columns=["document", *terms, "BM25 score"])
+    return pd.DataFrame(rows, columns=["document", *labels.values(), "BM25 score"]), list(labels.values())
 
 
 # ------------------------------------------------------------------------------------------ sections
@@ -460,13 +470,15 @@ def up_close(eng, one: Dataset, scores: adhoc.Scores, ranks: Mapping[str, Rankin
                 continue
             for i, d in enumerate(docs.tolist(), 1):
                 body = clip(one.doc_texts[d], CLOSE_CHARS)  # what is shown, and searched for shared words (a 2 MB text is not)
-                shared = diagnosis.shared_words(text, body)
+                shared = diagnosis.shared_words(text, body, eng.index.analysis)
                 with st.container(border=True):
                     st.markdown(doc_line(one, scores, ranks, s, i, d, grades))
                     st.markdown(highlight_markdown(body, {w: SHARED_COLOR for w in shared}))
             if known:
-                st.markdown(f"**BM25's per-term contributions** (k1 = {p.k1:g}, b = {p.b:g}) to these documents")
-                st.dataframe(bm25_frame(eng, known, docs, one, p), hide_index=True, width="stretch", key=f"pg_bm25_{s}",
-                             column_config={c: st.column_config.NumberColumn(format="%.4f") for c in (*known, "BM25 score")})
+                st.markdown(f"**BM25's per-term contributions** (k1 = {p.k1:g}, b = {p.b:g}; "
+                            f"{bm25.question_words_text(p.query_words, p.k3)}) to these documents")
+                frame, columns = bm25_frame(eng, text, docs, one, p)
+                st.dataframe(frame, hide_index=True, width="stretch", key=f"pg_bm25_{s}",
+                             column_config={c: st.column_config.NumberColumn(format="%.4f") for c in (*columns, "BM25 score")})
     st.caption(f":{SHARED_COLOR}-background[**shared**] = a word of the question the document holds too (after the stop words). "
                "A contribution is idf × tf × (k1 + 1) / (tf + k1 × (1 − b + b × length / average length)), the Diagnosis page writes it out.")
