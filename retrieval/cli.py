@@ -89,7 +89,7 @@ PARAM_FLAGS = ("k1", "b", "dims", "rrf_k", "alpha", "fusion_depth", *ANALYSIS, *
 def _param_flags(parser: argparse.ArgumentParser, names: tuple[str, ...], role: str = "",
                  flags: dict[str, str] | None = None) -> None:
     """One flag per parameter (--rrf-k for rrf_k, unless `flags` names it otherwise, checked as it is read), its
-    type, default and help from the parameter table."""
+    type, default and help from the parameter table; a parameter with choices (the fusion depth) takes only those."""
     for name in names:
         s = SPECS[name]
         renamed = (flags or {}).get(name)
@@ -100,7 +100,7 @@ def _param_flags(parser: argparse.ArgumentParser, names: tuple[str, ...], role: 
         choices = f"; one of {', '.join(map(str, s.choices))}" if s.choices else ""
         parser.add_argument(renamed or "--" + name.replace("_", "-"), dest=name,
                             type=_checked(s) if renamed else int if s.integer else float,
-                            default=s.cast(s.default), metavar=name.upper(),
+                            default=s.cast(s.default), metavar=name.upper(), choices=s.choices or None,
                             help=f"{s.help} {role + ' ' if role else ''}(default {s.cast(s.default):g}{choices})")
 
 
@@ -249,7 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "the best in-sample mean beside its k-fold cross-validated estimate (questions split by a seeded "
                     "permutation; each fold measured with the setting chosen on the others).")
     _data_flag(t)
-    t.add_argument("--params", default="k1,b", help="what to sweep: k1,b (BM25) | dims (LSA) | rrf_k (RRF) | alpha (weighted) (default k1,b)")
+    t.add_argument("--params", default="k1,b", help=f"what to sweep (the system it scores): {tuning.PARAMS_FORMS} (default k1,b)")
     t.add_argument("--metric", default="ndcg@10", help="the metric to tune (default ndcg@10); valid: " + metrics.VALID_FORMS)
     t.add_argument("--folds", type=int, default=tuning.FOLDS, help="cross-validation folds (default 5)")
     t.add_argument("--seed", type=int, default=tuning.SEED, help="seed of the folds and of the bootstrap (default 0)")
@@ -369,12 +369,16 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         return 0
     print(_dataset_line(ds))
     print(f"text analysis: {analysis_text(params)}")
-    print(f"k1={params.k1} b={params.b} dims={params.dims} rrf_k={params.rrf_k} alpha={params.alpha}\n")
+    print(f"k1={params.k1} b={params.b} dims={params.dims} rrf_k={params.rrf_k} alpha={params.alpha} "
+          f"fusion_depth={params.fusion_depth}\n")
     shown = {s: _t(s) for s in ev.systems}
     width = max(9, *(len(s) for s in shown.values()))
     print(f"{'system':{width}s} " + " ".join(f"{n:>10s}" for n in names))
     for s in ev.systems:
         print(f"{shown[s]:{width}s} " + " ".join(f"{ev.mean(s, n):10.6f}" for n in names))
+    if args.embeddings is None and dense.documents_ready(ds):  # the app's rule for showing dense at once
+        print(f"note: dense, which the app shows on {_t(ds.name)}, is left out: add --embeddings e5-small (its vectors "
+              "are here, nothing to encode)")
     print("\nrank of the first relevant document (- = not found):")
     qids = [_t(ds.query_ids[q]) for q in ds.evaluated]
     qw = max(4, *(len(q) for q in qids))

@@ -433,3 +433,64 @@ def test_two_calibrations_at_once_time_the_encoder_one_after_the_other(counting,
     for t in threads:
         t.join(10)
     assert most[0] == 1 and dense.rate_in_force() == pytest.approx(0.002)
+
+
+# ------------------------------------------------------------------------------------ the live rate, and stopping
+
+
+def words(n: int) -> str:
+    """n words "w": 2n - 1 characters, n + 4 tokens for the stand-in encoder, so 2 x (n + 4) characters with the
+    prefix: the stand-in's time is exactly proportional to the characters the live rate counts."""
+    return " ".join(["w"] * n)
+
+
+def test_the_time_left_is_right_from_the_first_batch_whatever_the_documents_lengths(counting):
+    """Short documents first, long ones after (a corpus sorted by length): at a constant speed the time left is
+    the true one after every batch, the first included; a rate in documents a second would have said a fraction."""
+    lengths = [2] * 8 + [40] * 8
+    ds = assemble("sorted", [(f"d{i}", words(n)) for i, n in enumerate(lengths)], [("q", "x")], [("q", "d0", 1)])
+    calls = []
+    dense.encode_corpus(ds, lambda *a: calls.append(a), batch=4)
+    per_doc = [0.002 * (n + 4) for n in lengths]  # the stand-in's seconds
+    for done, total, rate, left in calls:
+        assert total == 16
+        assert left == pytest.approx(sum(per_doc[done:]))
+    assert [c[0] for c in calls] == [4, 8, 12, 16] and calls[-1][3] == 0
+
+
+def test_a_change_of_load_shows_in_the_time_left_within_the_rate_window(counting, monkeypatch):
+    """The machine three times slower from the third batch on: once RATE_WINDOW batches ran slow, the time left is
+    the slow rate's, not an average since the start."""
+    passage = counting.passage
+    batches = []
+
+    def loaded(texts):
+        batches.append(len(texts))
+        slow = 3.0 if len(batches) > 2 else 1.0
+        counting.clock[0] += (slow - 1.0) * 0.002 * sum(len(t.split()) + 4 for t in texts)
+        return passage(texts)
+
+    monkeypatch.setattr(counting, "passage", loaded)
+    ds = assemble("even", [(f"d{i}", words(6)) for i in range(20)], [("q", "x")], [("q", "d0", 1)])
+    calls = []
+    dense.encode_corpus(ds, lambda *a: calls.append(a), batch=2)
+    fast, slow = 0.002 * 10, 3 * 0.002 * 10  # seconds a document
+    assert calls[0][3] == pytest.approx(18 * fast) and calls[0][2] == pytest.approx(1 / fast)
+    done, _, rate, left = calls[1 + dense.RATE_WINDOW]  # the window all slow batches
+    assert left == pytest.approx((20 - done) * slow) and rate == pytest.approx(1 / slow)
+
+
+def test_a_stop_between_batches_ends_the_encoding_and_caches_nothing(counted, tmp_path):
+    ds = assemble("four", [(f"d{i}", f"text {i}") for i in range(4)], [("q", "text")], [("q", "d0", 1)])
+    asked = []
+    with pytest.raises(dense.Cancelled):
+        dense.encode_corpus(ds, lambda *a: asked.append(a[0]), batch=1, stop=lambda: len(asked) >= 2)
+    assert counted == [1, 1] and asked == [1, 2]  # no batch begun after the stop
+    with pytest.raises(dense.Cancelled):  # a stop during the last batch: nothing returned either
+        dense.encode_corpus(ds, batch=4, stop=lambda: len(counted) > 2)
+    with pytest.raises(dense.Cancelled):
+        dense.embeddings_of(ds, directory=tmp_path, stop=lambda: True)
+    assert not dense.documents_ready(ds, directory=tmp_path)  # no document vectors cached: nothing to take for done
+    assert [p.name for p in tmp_path.iterdir()] == [f"{dense.questions_key(ds)}.npz"]  # the questions came first
+    assert dense.document_vectors(ds, directory=tmp_path, stop=lambda: False).shape == (4, 3)
+    assert dense.documents_ready(ds, directory=tmp_path)  # an encoding not stopped is cached as before

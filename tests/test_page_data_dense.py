@@ -154,3 +154,57 @@ def test_bad_embeddings_get_one_message_naming_the_file_and_the_dataset_stays(ba
     assert len(errors) == 1 and "bad.npz" in errors[0] and re.search(says, errors[0]), errors
     assert "**fruit**" in at.caption[0].value  # still the dataset in use
     assert not any("The system **dense** ranks by cosine" in i.value for i in at.info)
+
+
+def test_cancel_stops_the_encoding_at_once_keeps_what_was_loaded_and_says_so(monkeypatch):
+    """The encoder held inside its first batch (as a long one on a busy machine): Cancel ends the page's wait at
+    once, says where it stopped and that the session is as it was; the thread then stops at the batch's end,
+    leaving no vectors kept or cached; the encoding can be started again."""
+    import threading
+
+    from retrieval.corpus import dataset
+    from retrieval.retrievers import dense
+
+    inside, release = threading.Event(), threading.Event()
+
+    def held(texts):
+        inside.set()
+        release.wait(60)
+        return np.ones((len(texts), 384), np.float32) / np.sqrt(384)
+
+    monkeypatch.setattr(dense, "encode_passages", held)
+    at = fruit()
+    next(b for b in at.button if b.label == "Encode with the bundled model").click().run()
+    ds = dataset.load_beir_zip(beir_zip(), "fruit.zip")
+    job = ui_dense.job_of(ds)
+    assert inside.wait(60) and job.running
+    at.run()
+    progress = " ".join(str(p.proto.text) for p in at.get("progress"))
+    assert "0 of 6 documents" in progress and "estimated before starting, measured again after the first batch" in progress
+    next(b for b in at.button if b.label == "Cancel").click().run()
+    assert not at.exception and not job.running and job.thread.is_alive()  # the page is free; the batch goes on
+    said = " ".join(i.value for i in at.info)
+    assert "Encoding cancelled after 0 of 6 documents" in said and "nothing of it is kept or cached" in said
+    assert "**fruit** and its systems, without dense" in said and "ends the batch it is in" in said
+    assert "**fruit**" in at.caption[0].value  # the dataset in use stays
+    assert "Encode with the bundled model" in [b.label for b in at.button]  # it can be started again
+    release.set()
+    job.thread.join(30)
+    assert not job.thread.is_alive() and job.result is None and job.error is None
+    assert not dense.documents_ready(ds)  # nothing cached
+    at.run()
+    assert not any("The system **dense** ranks by cosine" in i.value for i in at.info)
+    assert "dense" not in to_overview(at).dataframe[0].value.index
+
+
+def test_the_progress_says_the_estimate_before_starting_then_the_live_time_left():
+    job = ui_dense.Job("k", 1400, estimate=251.0)
+    assert ui_dense.progress_text(job) == ("0 of 1,400 documents; 4 min 11 s estimated before starting, measured "
+                                           "again after the first batch")
+    job.progress(32, 1400, 2.5, 547.0)
+    job.elapsed = 13.0
+    assert ui_dense.progress_text(job) == ("32 of 1,400 documents, 2.5 a second now, about 9 min 7 s left (9 min 20 s "
+                                           "in all; 4 min 11 s estimated before starting)")
+    job.cancel()
+    job.progress(48, 1400, 2.5, 540.0)  # the batch in progress when Cancel was pressed: not counted
+    assert (job.done, job.cancelled, job.running) == (32, True, False)

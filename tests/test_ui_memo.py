@@ -123,6 +123,22 @@ def test_finished_jobs_are_dropped_earliest_first_and_a_failed_one_is_started_ag
     assert len(jobs) == 0 and jobs.get(corpus("c")) is None
 
 
+def test_a_cancelled_job_is_over_at_once_counts_until_its_batch_ends_and_is_started_again(encoder):
+    jobs = ui_dense.Jobs(max_running=1, keep=2)
+    a = jobs.start(corpus("a"), estimate=30.0)
+    assert a.estimate == 30.0
+    a.cancel()
+    assert a.cancelled and not a.running and a.stopping  # over for the page; its thread still in its batch
+    with pytest.raises(InputError, match="1 encodings are running on this server already"):
+        jobs.start(corpus("b"))  # the cores are still taken
+    encoder.set()
+    _finish(a)
+    assert not a.stopping
+    again = jobs.start(corpus("a"))
+    assert again is not a and jobs.get(corpus("a")) is again  # a new encoding, not the cancelled one
+    _finish(again)
+
+
 def test_the_page_s_jobs_are_the_server_s_one_instance():
     assert isinstance(ui_dense.JOBS, ui_dense.Jobs)
     assert (ui_dense.JOBS.max_running, ui_dense.JOBS.keep) == (ui_dense.MAX_JOBS, ui_dense.KEEP_FINISHED)

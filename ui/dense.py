@@ -4,7 +4,9 @@ with its progress, asking before a long wait, and uploaded embeddings.
 A session's dense source is an `embeddings.Aligned` for the dataset in use: the bundled model's vectors when
 they are there without encoding (the invented corpus ships them; any corpus encoded once is in the disk cache),
 or vectors the person encoded here or uploaded. Encoding runs in a background thread, one per corpus for the
-whole server (a second session asking for the same corpus follows the same job: `JOBS`, a `Jobs`); the page polls it.
+whole server (a second session asking for the same corpus follows the same job: `JOBS`, a `Jobs`); the page polls it,
+shows the time left at the live rate (the estimate made before starting until the first batch ends), and its
+Cancel button stops it: the page at once, the thread after the batch in progress, nothing kept or cached.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ KEEP_FINISHED = 4  # finished jobs kept (with their vectors, or their error) for
 KEY_CONFIRM = "dense_confirm"
 KEY_UPLOAD = "dense_upload"
 KEY_ENCODE, KEY_USE = "dense_encode", "dense_use"
+KEY_CANCEL = "dense_cancel"
 KEY_FILES = "dense_files"
 KEY_MESSAGE = "dense_message"  # an error from a button's callback, shown once  # the names of the uploaded embeddings in use
 
@@ -45,23 +48,46 @@ class Job:
     rate: float = 0.0
     left: float = math.nan
     started: float = field(default_factory=time.monotonic)
+    elapsed: float = 0.0  # seconds from the start to the latest batch's end
+    estimate: float = math.nan  # the offer's estimate of the whole encoding, made before it started
+    cancelled: bool = False  # Cancel pressed: the job is over for the page at once (its thread stops between batches)
     result: Aligned | None = None
     error: str | None = None
     thread: threading.Thread | None = None
 
     @property
     def running(self) -> bool:
-        return self.result is None and self.error is None
+        return self.result is None and self.error is None and not self.cancelled
+
+    @property
+    def stopping(self) -> bool:
+        """Cancelled, its thread still in the batch it was encoding (its cores still taken)."""
+        return self.cancelled and self.thread is not None and self.thread.is_alive()
 
     def progress(self, done: int, total: int, rate: float, left: float) -> None:
-        self.done, self.total, self.rate, self.left = done, total, rate, left
+        if not self.cancelled:  # the figures stay those of the moment Cancel was pressed
+            self.done, self.total, self.rate, self.left = done, total, rate, left
+            self.elapsed = time.monotonic() - self.started
+
+    def cancel(self) -> None:
+        """Stop the encoding: the page stops following it now, the thread at the end of its batch (dense.Cancelled);
+        nothing of it is kept or cached. A job already over stays as it is."""
+        if self.running:
+            self.cancelled = True
+            self.elapsed = time.monotonic() - self.started
 
 
 def _encode(job: Job, ds: Dataset) -> None:
     try:
-        job.result = embeddings.align(dense.embeddings_of(ds, job.progress), ds)
+        result = embeddings.align(dense.embeddings_of(ds, job.progress, stop=lambda: job.cancelled), ds)
+    except dense.Cancelled:
+        return
     except Exception as e:  # noqa: BLE001 - reported on the page, never a traceback
-        job.error = f"{type(e).__name__}: {e}"
+        if not job.cancelled:
+            job.error = f"{type(e).__name__}: {e}"
+        return
+    if not job.cancelled:
+        job.result = result
 
 
 class Jobs:
@@ -84,19 +110,20 @@ class Jobs:
         self._jobs: dict[str, Job] = {}  # corpus key -> its job, in the order started
         self._lock = threading.Lock()
 
-    def start(self, ds: Dataset) -> Job:
-        """The encoding job of the dataset's corpus, started if none is running or done (a failed one is started
-        again); an InputError when `max_running` are running already."""
+    def start(self, ds: Dataset, estimate: float = math.nan) -> Job:
+        """The encoding job of the dataset's corpus, started if none is running or done (a failed or cancelled one
+        is started again; `estimate`: the offer's, in seconds); an InputError when `max_running` are running
+        already (a cancelled one still ending its batch counts)."""
         key = dense.corpus_key(ds)
         with self._lock:
             job = self._jobs.get(key)
-            if job is not None and job.error is None:
+            if job is not None and job.error is None and not job.cancelled:
                 return job
-            if sum(j.running for j in self._jobs.values()) >= self.max_running:
+            if sum(j.running or j.stopping for j in self._jobs.values()) >= self.max_running:
                 raise InputError(f"{self.max_running} encodings are running on this server already; try again when one ends")
-            job = Job(key, ds.n_docs)
+            job = Job(key, ds.n_docs, estimate=estimate)
             job.thread = threading.Thread(target=_encode, args=(job, ds), name=f"encode-{key[:8]}", daemon=True)
-            self._jobs.pop(key, None)  # a failed job of the corpus: replaced, and the new one counts as the newest
+            self._jobs.pop(key, None)  # a failed or cancelled job of the corpus: replaced, the new one the newest
             self._jobs[key] = job
             finished = [k for k, j in self._jobs.items() if not j.running]
             for k in finished[: max(0, len(finished) - self.keep)]:  # the earliest started first
@@ -122,9 +149,9 @@ class Jobs:
 JOBS = Jobs()  # the server's jobs: one per corpus, shared by every session (see Jobs)
 
 
-def start(ds: Dataset) -> Job:
+def start(ds: Dataset, estimate: float = math.nan) -> Job:
     """The encoding job of the dataset's corpus, started if it is not running (at most MAX_JOBS at once)."""
-    return JOBS.start(ds)
+    return JOBS.start(ds, estimate)
 
 
 def job_of(ds: Dataset) -> Job | None:
@@ -133,9 +160,24 @@ def job_of(ds: Dataset) -> Job | None:
 
 
 def progress_text(job: Job) -> str:
-    """'640 of 1,400 documents, 5.3 a second, about 2 min 23 s left'."""
-    left = "" if math.isnan(job.left) else f", about {duration(job.left)} left"
-    return f"{job.done:,} of {job.total:,} documents, {job.rate:.1f} a second{left}"
+    """'640 of 1,400 documents, 5.3 a second now, about 2 min 23 s left (6 min 10 s in all; 4 min 11 s estimated
+    before starting)': the time left at the live rate (dense.encode_corpus) from the first batch on; before it,
+    the estimate made before starting."""
+    before = "" if math.isnan(job.estimate) else f"{duration(job.estimate)} estimated before starting"
+    if math.isnan(job.left):
+        return f"{job.done:,} of {job.total:,} documents" + (
+            f"; {before}, measured again after the first batch" if before else "")
+    in_all = f" ({duration(job.elapsed + job.left)} in all{'; ' + before if before else ''})"
+    return f"{job.done:,} of {job.total:,} documents, {job.rate:.1f} a second now, about {duration(job.left)} left{in_all}"
+
+
+def cancelled_text(job: Job, ds: Dataset) -> str:
+    """What a cancelled encoding left: where it stopped, nothing kept, the session as it was."""
+    ending = (f" The encoder ends the batch it is in (at most {dense.BATCH} documents) and stops." if job.stopping
+              else "")
+    return (f"Encoding cancelled after {job.done:,} of {job.total:,} documents ({duration(job.elapsed)}): nothing "
+            f"of it is kept or cached, and the session goes on with what it had loaded, **{plain(ds.name)}** and "
+            f"its systems, without dense.{ending}")
 
 
 def duration(seconds: float) -> str:
@@ -241,6 +283,7 @@ def _follow(ds: Dataset) -> None:
         return
     if job.running:
         st.progress(job.done / max(job.total, 1), text=f"Encoding with the bundled model: {progress_text(job)}")
+        st.button("Cancel", icon=":material/cancel:", key=KEY_CANCEL, on_click=job.cancel)
         return
     if job.result is not None:
         use(job.result)
@@ -263,6 +306,8 @@ def section(ds: Dataset) -> None:
     else:
         if job is not None and job.error:
             st.error(plain(f"The encoding failed: {job.error}"), icon=":material/error:")
+        if job is not None and job.cancelled:
+            st.info(cancelled_text(job, ds), icon=":material/cancel:")
         _offer(ds)
     files = st.file_uploader("Or bring your own embeddings: an .npz (doc_ids, doc_vectors, query_ids, query_vectors), "
                              "or a documents and a questions file (.jsonl or .parquet, each with id and vector)",
@@ -286,8 +331,9 @@ def _offer(ds: Dataset) -> None:
         return
     st.write(f"The bundled model (multilingual-e5-small, 4-bit, on this machine's CPU) would encode the "
              f"{ds.n_docs:,} documents in about **{duration(seconds)}** (its time per token on this machine, "
-             "times the tokens counted on a sample). The vectors are then cached on disk, so this happens once "
-             "per corpus.")
+             "times the tokens counted on a sample; other work on the machine slows it, and once it runs the "
+             "time left is measured again after each batch). The vectors are then cached on disk, so this "
+             "happens once per corpus.")
     ok = True
     if needs_confirmation(seconds):
         st.info("That is a long wait. Two other ways: upload embeddings you computed elsewhere (below), or run "
@@ -305,8 +351,9 @@ def _timed() -> bool:
 
 def _on_encode(ds: Dataset) -> None:
     """The encode button's callback (callbacks run before the page, so the job starts whatever reruns follow)."""
+    seconds = estimate(ds)
     try:
-        start(ds)
+        start(ds, math.nan if seconds is None else seconds)
     except InputError as e:
         st.session_state[KEY_MESSAGE] = str(e)
 

@@ -73,6 +73,8 @@ SEED = 0
 PARAMS = ("k1,b", "dims", "rrf_k", "alpha", "alpha,dims", "rrf_k,dims", "k1,dims", "analysis")
 SYSTEM_OF = {"k1,b": "BM25", "dims": "LSA", "rrf_k": "RRF", "alpha": "weighted", "alpha,dims": "weighted", "rrf_k,dims": "RRF",
              "k1,dims": "weighted", "analysis": "BM25"}
+PARAMS_FORMS = " | ".join(f"{k} ({SYSTEM_OF[k]})" for k in PARAMS)  # what --params takes, each with the system it
+# scores: `tune --help` and the error of an unknown value list it alike
 _DECIMALS = 12  # means are compared at this many decimals, so exact ties never depend on summation order
 _BOOT_CELLS = 8_000_000  # settings x resamples x questions bootstrapped at once
 _NEAR_ZERO = 1e-9  # interval ends this close to zero are recomputed exactly
@@ -751,7 +753,7 @@ def _params_key(params: str) -> str:
     key = ",".join(p.strip().lower().replace("-", "_") for p in params.split(","))
     key = {"b,k1": "k1,b", "dims,alpha": "alpha,dims", "dims,rrf_k": "rrf_k,dims", "dims,k1": "k1,dims"}.get(key, key)
     if key not in PARAMS:
-        raise InputError(f"unknown parameters {params!r}: valid are {' | '.join(PARAMS)}")
+        raise InputError(f"unknown parameters {params!r}: valid are {PARAMS_FORMS}")
     return key
 
 

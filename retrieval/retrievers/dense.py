@@ -20,6 +20,7 @@ import os
 import tempfile
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -47,6 +48,10 @@ CALIBRATION = ("Retrieval is judged on its own before any answer is written. A q
                "late, or not at all, is a failure that a fluent generator would hide. Recall, precision and nDCG at "
                "a cutoff measure it, question by question.")  # about 100 tokens: what `_timed_rate` encodes
 BATCH = 16  # documents per call to the encoder (measured: 16 encodes Cranfield ~25% faster than 1 or 50)
+RATE_WINDOW = 3  # encode_corpus's live rate: over the latest this many batches, so that the time left follows the
+# machine's load within a batch or two (a rate since the start lagged by minutes: Cranfield's batches took 4.5 to 24 s
+# each on 2 shared cores, measured)
+PREFIX_CHARS = len("passage: ")  # what the encoder reads beside each document's text: an empty one costs too
 CACHE_ENV = "RETRIEVAL_LAB_CACHE"
 BUNDLED = {"invented": DATA_DIR / "invented" / "e5-small.npz"}
 BUNDLED_QUESTIONS = {"invented": DATA_DIR / "invented" / "e5-small-questions.npz"}
@@ -57,6 +62,11 @@ BUNDLED_QUESTIONS = {"invented": DATA_DIR / "invented" / "e5-small-questions.npz
 _CACHE_ARRAYS = ("vectors", "sha256", "model", "key", "n_docs", "dim", "dtype")
 
 Progress = Callable[[int, int, float, float], None]  # (done, total, documents per second, seconds left)
+Stop = Callable[[], bool]  # asked between batches: True stops the encoding (Cancelled)
+
+
+class Cancelled(Exception):
+    """An encoding stopped because its `stop()` said so, between two batches: nothing of it is returned or cached."""
 
 
 def _encoder():
@@ -75,22 +85,43 @@ def encode_questions(texts: list[str]) -> np.ndarray:
     return np.asarray(_encoder().query(list(texts)), dtype=np.float32).reshape(len(texts), -1)
 
 
-def encode_corpus(dataset: Dataset, progress: Progress | None = None, batch: int = BATCH) -> np.ndarray:
-    """Every document's vector with the bundled model, `batch` documents per call; after each batch
-    `progress(done, total, documents per second so far, seconds left at that rate)`."""
+def encode_corpus(dataset: Dataset, progress: Progress | None = None, batch: int = BATCH,
+                  stop: Stop | None = None) -> np.ndarray:
+    """Every document's vector with the bundled model, `batch` documents per call. After each batch
+    `progress(done, total, documents per second, seconds left)`, both at the live rate: the latest RATE_WINDOW
+    batches' seconds per character (the prefix counted: PREFIX_CHARS) times the characters left, so the first
+    batch already re-estimates at the machine's load of the moment, and a change of load shows within a batch or
+    two. `stop()` is asked before each batch and after the last: True raises Cancelled (an encoding call itself
+    cannot be interrupted, so a stop waits for the batch in progress)."""
     if batch < 1:
         raise InputError(f"batch must be at least 1, got {batch}")
     texts = list(dataset.doc_texts)
     total = len(texts)
+    weights = [len(t) + PREFIX_CHARS for t in texts]
+    chars_left = sum(weights)
+    recent: deque[tuple[int, int, float]] = deque(maxlen=RATE_WINDOW)  # (documents, characters, seconds) a batch
     parts = []
-    t0 = time.perf_counter()
+    _encoder()  # loaded before any batch is timed
     for start in range(0, total, batch):
+        _check(stop)
+        t0 = time.perf_counter()
         parts.append(encode_passages(texts[start : start + batch]))
         done = min(start + batch, total)
+        chars = sum(weights[start:done])
+        chars_left -= chars
+        recent.append((done - start, chars, time.perf_counter() - t0))
         if progress is not None:
-            rate = done / max(time.perf_counter() - t0, 1e-9)
-            progress(done, total, rate, (total - done) / rate)
+            docs, window_chars, seconds = (sum(x) for x in zip(*recent))
+            seconds = max(seconds, 1e-9)
+            progress(done, total, docs / seconds, chars_left * seconds / window_chars)
+    _check(stop)
     return np.vstack(parts) if parts else np.zeros((0, _encoder().dim), dtype=np.float32)
+
+
+def _check(stop: Stop | None) -> None:
+    """Raise Cancelled when `stop()` says so."""
+    if stop is not None and stop():
+        raise Cancelled("the encoding was stopped")
 
 
 _RATE: list[float] = []  # the fastest of the bundled model's seconds per token measured in this process
@@ -324,13 +355,14 @@ def _vectors(shipped: Path | None, path: Path | None, key: str, n: int, encode) 
 
 
 def document_vectors(dataset: Dataset, progress: Progress | None = None, directory: Path | None = None,
-                     use_cache: bool = True) -> np.ndarray:
+                     use_cache: bool = True, stop: Stop | None = None) -> np.ndarray:
     """The corpus's document vectors under the bundled model: the shipped file for the invented corpus, else the
-    disk cache, else encoded (and cached: `_vectors`). The cache's key is the model and the texts, not the
-    processor: vectors cached on another CPU serve as they are (they differ from this one's in the last digits)."""
+    disk cache, else encoded (and cached: `_vectors`; an encoding stopped by `stop`, Cancelled, caches nothing).
+    The cache's key is the model and the texts, not the processor: vectors cached on another CPU serve as they are
+    (they differ from this one's in the last digits)."""
     path = cache_path(dataset, directory=directory) if use_cache else None
     return _vectors(BUNDLED.get(dataset.name), path, corpus_key(dataset), dataset.n_docs,
-                    lambda: encode_corpus(dataset, progress))
+                    lambda: encode_corpus(dataset, progress, stop=stop))
 
 
 def questions_key(dataset: Dataset, model: str = MODEL) -> str:
@@ -357,10 +389,14 @@ def documents_ready(dataset: Dataset, directory: Path | None = None) -> bool:
     return path.exists() and read_vectors(path, key, dataset.n_docs) is not None
 
 
-def embeddings_of(dataset: Dataset, progress: Progress | None = None, directory: Path | None = None) -> Embeddings:
-    """The dataset's documents and questions under the bundled model (both cached, see document_vectors)."""
-    docs = document_vectors(dataset, progress, directory)
-    return from_arrays(MODEL, dataset.doc_ids, docs, dataset.query_ids, question_vectors(dataset, directory))
+def embeddings_of(dataset: Dataset, progress: Progress | None = None, directory: Path | None = None,
+                  stop: Stop | None = None) -> Embeddings:
+    """The dataset's documents and questions under the bundled model (both cached, see document_vectors). The
+    questions first (the short encoding), then the documents, which `stop` may cut between batches (Cancelled): a
+    stopped encoding leaves no document vectors cached, so nothing takes them for a finished one."""
+    questions = question_vectors(dataset, directory)
+    docs = document_vectors(dataset, progress, directory, stop=stop)
+    return from_arrays(MODEL, dataset.doc_ids, docs, dataset.query_ids, questions)
 
 
 # --------------------------------------------------------------------------------------------- the retriever
