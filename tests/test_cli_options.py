@@ -43,7 +43,8 @@ def test_the_error_lists_the_depths_the_help_names(capsys):
 def test_each_named_depth_is_taken_and_the_text_header_shows_it(capsys, mini, depth):
     code, out, err = run_main(capsys, "evaluate", "--data", str(mini), "--dims", "2", "--fusion-depth", str(depth))
     assert code == 0, err
-    assert out.splitlines()[1] == f"k1=1.2 b=0.75 dims=2 rrf_k=60.0 alpha=0.5 fusion_depth={depth}"
+    assert out.splitlines()[2] == f"k1=1.2 b=0.75 dims=2 rrf_k=60.0 alpha=0.5 fusion_depth={depth}"
+    assert out.splitlines()[1] == "text analysis: no stemmer, the article's 45 stop words; each question word counted once"
 
 
 def _help_forms(text: str) -> list[str]:
