@@ -152,6 +152,13 @@ def _dataset_line(ds: datasets.Dataset) -> str:
             "relevant document")
 
 
+def _meaning(ds: datasets.Dataset, names: list[str]) -> None:
+    """The text header's warnings on the metrics that cannot mean what they say on these judgements (bpref, judged@k
+    without a document judged not relevant: metrics.meaning_warnings, the JSON's too)."""
+    for w in metrics.meaning_warnings(ds.qrels, ds.n_queries, names):
+        print(f"warning: {_t(w)}")
+
+
 def _members(value: str) -> tuple[str, ...]:
     """A --fuse list."""
     return tuple(x.strip() for x in value.split(",") if x.strip())
@@ -354,7 +361,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         print_json(report)
         return 0
     print(_dataset_line(ds))
-    print(f"k1={params.k1} b={params.b} dims={params.dims} rrf_k={params.rrf_k} alpha={params.alpha}\n")
+    print(f"k1={params.k1} b={params.b} dims={params.dims} rrf_k={params.rrf_k} alpha={params.alpha}")
+    _meaning(ds, all_metrics)
+    print()
     shown = {s: _t(s) for s in ev.systems}
     width = max(9, *(len(s) for s in shown.values()))
     print(f"{'system':{width}s} " + " ".join(f"{n:>10s}" for n in names))
@@ -398,7 +407,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     elif args.form == "markdown":
         print(table.to_markdown(), end="")
     else:
-        print(_dataset_line(ds) + "\n")
+        print(_dataset_line(ds))
+        _meaning(ds, names)
+        print()
         print(table.to_text(), end="")
     return 0
 
