@@ -619,19 +619,22 @@ def gains_sentence(g: Gains, qids: Sequence[str], label: str, n_members: int) ->
     if not later:
         return said + ": on each it puts the first relevant document higher than any member does."
     return (said + f". On {len(later):,} of them ({id_list(later)}) its first relevant document is no higher than the "
-            "better member's: **the gain comes from the later relevant documents**, those past the first (the table "
-            "below shows where each system puts them)."
+            "better member's: **the gain comes from the later relevant documents**: past the first, it ranks more of "
+            "them, or better-graded ones, higher than either member does (the table below shows where each system puts them)."
             + (f" On {len(first):,} ({id_list(first)}) it puts the first relevant document higher." if first else ""))
 
 
 def relevant_ranks(ds: Dataset, ranking, q: int, n: int = 4) -> str:
-    """The ranks of a question's relevant documents in a system's list, best first: "1, 3" ("none" when none is
-    listed; "and N more" past n)."""
-    sel = (ds.qrels.query == q) & ds.qrels.relevant
-    ranks = np.sort(ranking.judged_rank[sel][ranking.judged_rank[sel] > 0])
-    if not ranks.size:
+    """The ranks of a question's relevant documents in a system's list with their grades, best first: "1 (2), 3 (1)"
+    ("none" when none is listed; "and N more" past n)."""
+    sel = np.flatnonzero((ds.qrels.query == q) & ds.qrels.relevant)
+    ranks = ranking.judged_rank[sel]
+    order = np.argsort(ranks[ranks > 0], kind="stable")
+    listed, grades = ranks[ranks > 0][order], ds.qrels.grade[sel][ranks > 0][order]
+    if not listed.size:
         return "none"
-    return ", ".join(str(int(r)) for r in ranks[:n]) + (f" and {ranks.size - n} more" if ranks.size > n else "")
+    return (", ".join(f"{int(r)} ({int(g)})" for r, g in zip(listed[:n], grades[:n]))
+            + (f" and {listed.size - n} more" if listed.size > n else ""))
 
 
 def gains_rows(v: View, systems: Sequence[str], rows: Sequence[int]) -> pd.DataFrame:
@@ -676,7 +679,7 @@ def step_fusion(v: View) -> None:
         st.dataframe(gains_rows(v, shown, gained), hide_index=True, width="stretch",
                      column_config={"question": st.column_config.TextColumn(width=70)})
         st.caption(f"The questions a fusion scores above every member on, on {v.label}: each system's value and the ranks of "
-                   "the relevant documents in its list. Where the first ranks are the same, compare the later ones.")
+                   "the relevant documents in its list, with their grades in brackets. Where the first ranks are the same, compare the later ones.")
     m = np.stack([v.ev.first_rank[s] for s in members])
     rows = np.flatnonzero((m != m[0]).any(axis=0))
     if rows.size:
