@@ -302,7 +302,7 @@ def test_the_gains_sentence_says_first_or_later_or_none_from_the_numbers():
     assert (g.above, g.later) == ((0, 2), (0,))  # question 2: its first relevant (1) is higher than the members' (2)
 
 
-def test_the_trap_on_the_data_at_k_5_is_q03_whose_list_is_shorter_than_k(invented):
+def test_the_trap_on_the_data_at_k_5_names_q03_whose_list_is_shorter_than_k(invented):
     """The issue: at k = 5 the tour said no question has a relevant document in BM25's top 5 and another outside
     it, while q03 has one at rank 1 and recall@5 = 0.5 (BM25 lists two documents for it)."""
     ev = evaluate(invented, metric_names=["recall@5"])
@@ -310,11 +310,12 @@ def test_the_trap_on_the_data_at_k_5_is_q03_whose_list_is_shorter_than_k(invente
     split = [invented.query_ids[q] for q in tour.split_questions(invented, r, 5)]
     recall = dict(zip([invented.query_ids[q] for q in invented.evaluated], ev.values["BM25"]["recall@5"]))
     assert split == [q for q, v in recall.items() if 0 < v < 1] and "q03" in split
-    q = tour.trap_question(invented, r, 5)
-    assert invented.query_ids[q] == split[0] and int(r.n_results[q]) >= tour.TRAP_MIN_LISTED
+    assert all(int(r.n_results[invented.query_index[q]]) < 5 for q in split)  # each lists fewer than 5 documents
+    assert tour.trap_question(invented, r, 5) is None
     assert "no question has" in tour.no_trap_sentence("x", "BM25", 5, [])
-    one = tour.no_trap_sentence("x", "BM25", 5, ["q03"])
-    assert "1 question (q03) has a relevant document in BM25's top 5 and another outside it" in one and "single document" in one
+    said = tour.no_trap_sentence("x", "BM25", 5, split)
+    assert f"{len(split)} question" in said and "(q03" in said and "lists fewer than 5 documents" in said
+    assert "no question has" not in said
 
 
 def test_the_corpus_sentence_says_which_judgements_were_given_on_the_judge_page():

@@ -768,9 +768,6 @@ def step_trap(v: View) -> None:
     trap_on_the_data(v)
 
 
-TRAP_MIN_LISTED = 2  # scikit-learn's ndcg_score refuses a single document: a list of at least two shows the trap
-
-
 def split_questions(ds: Dataset, ranking, k: int) -> list[int]:
     """The evaluated questions (indices) with a relevant document in the system's top k and another outside it (a
     recall@k strictly between 0 and 1): where the trap can show on real data."""
@@ -783,21 +780,23 @@ def split_questions(ds: Dataset, ranking, k: int) -> list[int]:
 
 
 def trap_question(ds: Dataset, ranking, k: int) -> int | None:
-    """The first of `split_questions` whose list holds at least TRAP_MIN_LISTED documents (scikit-learn refuses
-    one), None when there is none."""
-    return next((q for q in split_questions(ds, ranking, k) if int(ranking.n_results[q]) >= TRAP_MIN_LISTED), None)
+    """The first of `split_questions` whose top k is full, None when there is none. With fewer than k documents
+    listed, scikit-learn's top k takes unretrieved documents (score 0) too, which then earn gain in its DCG and in
+    none of ours: neither of its calls can agree with our nDCG, and the trap no longer shows alone."""
+    return next((q for q in split_questions(ds, ranking, k) if int(ranking.n_results[q]) >= k), None)
 
 
 def no_trap_sentence(name: str, system: str, k: int, split: Sequence[str]) -> str:
     """Why the trap has no example on the data at this k, from the questions with a relevant document in the top k
-    and another outside it (`split`, their ids: each then lists a single document)."""
+    and another outside it (`split`, their ids: the system lists fewer than k documents for each)."""
     if not split:
         return (f"**On {plain(name)}** no question has a relevant document in {system}'s top {k} and another outside it, "
                 "so the trap does not show here at this k (try a smaller k in the sidebar).")
-    return (f"**On {plain(name)}**, {plural(len(split), 'question')} ({id_list(split)}) {'has' if len(split) == 1 else 'have'} "
-            f"a relevant document in {system}'s top {k} and another outside it, but {system} lists a single document for "
-            f"{'it' if len(split) == 1 else 'each'}, and scikit-learn's `ndcg_score` refuses one document: the trap cannot be "
-            "shown with it here.")
+    one = len(split) == 1
+    return (f"**On {plain(name)}**, {plural(len(split), 'question')} ({id_list(split)}) {'has' if one else 'have'} a relevant "
+            f"document in {system}'s top {k} and another outside it, but {system} lists fewer than {k} documents for "
+            f"{'it' if one else 'each'}: scikit-learn's top {k} would then take unretrieved documents too, and its numbers "
+            "would differ from ours for that reason as well. Try a smaller k in the sidebar to see the trap on this data.")
 
 
 def data_toy(ds: Dataset, ranking, q: int, k: int) -> teaching.Toy:
@@ -820,9 +819,7 @@ def trap_on_the_data(v: View) -> None:
     i = int(np.flatnonzero(v.ds.evaluated == q)[0])
     ours = float(v.ev.values[BASE][f"ndcg@{v.k}"][i])
     missing = [d for d in toy.relevant if d not in toy.ranking]
-    listed = int(r.n_results[q])
-    short = f" (it lists {plural(listed, 'document')})" if listed < v.k else ""
-    st.markdown(f"**On {plain(v.title)}**, question {plain(v.ds.query_ids[q])} and {BASE}'s top {v.k}{short}, the same check: "
+    st.markdown(f"**On {plain(v.title)}**, question {plain(v.ds.query_ids[q])} and {BASE}'s top {v.k}, the same check: "
                 + trap_sentence(ours, trap.whole, trap.retrieved_only, missing, v.k, advice=False))
     cols = st.columns(3)
     cols[0].metric(f"ours, nDCG@{v.k}", fmt6(ours), border=True, help="The engine's nDCG of this question.")
@@ -864,7 +861,7 @@ def step_dense(v: View) -> None:
     said, _ = summary
     st.markdown(said)
     i_of = {qid: i for i, qid in enumerate(v.qids)}
-    for kind, c in examples(cases).items():
+    for kind, c in examples(cases, shown_classes(cases)).items():
         if c is None:
             st.markdown("- " + missing_sentence(BASE, kind, v.k))
         else:
