@@ -192,7 +192,7 @@ def check_tour(steps: list[Step], rep: dict, boot_best: dict, judged: set[tuple[
     assert got[:2] == [len(missed), n] and sum(got[2:]) == len(missed)
     assert got[5] >= sum(bm[q] > K for q in missed) and sum(got[2:5]) <= sum(bm[q] == 0 for q in missed)
     if not judged_not_relevant:  # no judgement says "not relevant": no homonymy can be told, and the step says so
-        assert got[3] == 0 and "fails no question on a **surface homonymy**" in s5.text
+        assert got[3] == 0 and "No judgement of this data says *not relevant*, so no failure can be called a **surface homonymy**" in s5.text
     examples = re.findall(r"^Question (\S+), “[^”]*”: (.*)$", s5.text, flags=re.M)  # each example's sentence, one line
     assert examples, s5.text
     for q, said in examples:

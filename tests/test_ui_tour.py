@@ -148,6 +148,9 @@ def test_the_examples_are_the_first_case_of_each_class_and_none_when_missing(inv
     assert "Judge page" in top and "surface homonymy" in top and "wrong and" not in top
     assert tour.first_result_note(shown_["unjudged at the top"]) == "BM25's first result, unjudged"
     assert "fails no question on a **surface homonymy** in the top 3" in tour.missing_sentence("BM25", "surface homonymy", 3)
+    none_said = tour.missing_sentence("BM25", "surface homonymy", 3, judged_not_relevant=False)
+    assert "No judgement of this data says *not relevant*, so no failure can be called a **surface homonymy**" in none_said
+    assert tour.missing_sentence("BM25", "late rank", 3, False) == tour.missing_sentence("BM25", "late rank", 3)
     counts = tour.counts_sentence("BM25", cases, 14, 3)
     assert "2 questions out of 14 (1 vocabulary gap, 0 surface homonymy, 1 unjudged at the top, 0 late rank)" in counts
     # graded 0 on the Judge page, export1 makes q10 the article's surface homonymy

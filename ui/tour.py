@@ -501,8 +501,12 @@ def first_result_note(c: diagnosis.Case) -> str:
     return f"{c.system}'s first result, {judged}"
 
 
-def missing_sentence(system: str, kind: str, threshold: int) -> str:
-    """What the tour says when a class has no example on this data."""
+def missing_sentence(system: str, kind: str, threshold: int, judged_not_relevant: bool = True) -> str:
+    """What the tour says when a class has no example on this data; for a surface homonymy on judgements that name no
+    document not relevant (`judged_not_relevant` False), why there can be none."""
+    if kind == diagnosis.HOMONYMY and not judged_not_relevant:
+        return (f"No judgement of this data says *not relevant*, so no failure can be called a **{kind}** here: a first "
+                "result no judgement names is *unjudged at the top* until a person grades it on the Judge page.")
     return f"On this data {plain(system)} fails no question on a **{kind}** in the top {threshold}: this class has no example here."
 
 
@@ -541,9 +545,10 @@ def base_cases(v: View) -> list[diagnosis.Case]:
 def step_why(v: View) -> None:
     cases = base_cases(v)
     st.markdown(counts_sentence(BASE, cases, int(v.ds.evaluated.size), v.k))
+    zero = bool((v.ds.qrels.grade <= 0).any())
     for kind, c in examples(cases, shown_classes(cases)).items():
         if c is None:
-            st.info(missing_sentence(BASE, kind, v.k), icon=":material/info:")
+            st.info(missing_sentence(BASE, kind, v.k, zero), icon=":material/info:")
         else:
             example_box(v.ds, c, v.k)
     st.caption(f"The examples are {BASE}'s first failing question of each class that occurs, chosen from the diagnosis of this data. "
