@@ -230,7 +230,7 @@ def check_tour(steps: list[Step], rep: dict, boot_best: dict, judged: set[tuple[
                     f"better on {counts[2]:,}.") in s6.text
         above = [q for q in qids if rep["per_query"][f][q][f"ndcg@{K}"] > max(rep["per_query"][x][q][f"ndcg@{K}"] for x in members) + 1e-12]
         if above:
-            said = re.search(rf"{f} scores above both its members on nDCG@{K} on ([\d,]+) questions? \((.+?)\)", s6.text)
+            said = re.search(rf"On nDCG@{K} itself, {f} scores above both its members on ([\d,]+) questions? \((.+?)\)", s6.text)
             assert int(said.group(1).replace(",", "")) == len(above) and ids_said(said.group(2)) == above[:6]
             later = [q for q in above if (ff[q] or big) >= min(bm[q] or big, ls[q] or big)]
             if later:

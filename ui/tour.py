@@ -620,7 +620,7 @@ def gains_sentence(g: Gains, qids: Sequence[str], label: str, n_members: int) ->
         return (f"On no question does {f} score above {every} on {label}: its mean moves only by taking the better "
                 "member's value where they differ.")
     later, first = [qids[i] for i in g.later], [qids[i] for i in g.above if i not in g.later]
-    said = f"{f} scores above {every} on {label} on {plural(len(g.above), 'question')} ({id_list([qids[i] for i in g.above])})"
+    said = f"On {label} itself, {f} scores above {every} on {plural(len(g.above), 'question')} ({id_list([qids[i] for i in g.above])})"
     if not later:
         return said + ": on each it puts the first relevant document higher than any member does."
     return (said + f". On {len(later):,} of them ({id_list(later)}) its first relevant document is no higher than the "
@@ -643,12 +643,12 @@ def relevant_ranks(ds: Dataset, ranking, q: int, n: int = 4) -> str:
 
 
 def gains_rows(v: View, systems: Sequence[str], rows: Sequence[int]) -> pd.DataFrame:
-    """The questions a fusion gains on: each system's value of the sidebar's metric and the ranks of the question's
-    relevant documents in its list."""
+    """The questions a fusion gains on: per system, its value of the sidebar's metric and the ranks (grades) of the
+    question's relevant documents in its list, "0.950 · 1 (2), 3 (1)"."""
     frame = pd.DataFrame({"question": [v.qids[i] for i in rows]})
     for s in systems:
-        frame[f"{s}, {v.label}"] = [round(float(v.ev.values[s][v.metric][i]), 3) for i in rows]
-        frame[f"{s}: relevant at"] = [relevant_ranks(v.ds, v.ev.rankings[s], int(v.ds.evaluated[i])) for i in rows]
+        frame[s] = [f"{float(v.ev.values[s][v.metric][i]):.3f} · {relevant_ranks(v.ds, v.ev.rankings[s], int(v.ds.evaluated[i]))}"
+                    for i in rows]
     return frame
 
 
@@ -683,8 +683,9 @@ def step_fusion(v: View) -> None:
     if gained:
         st.dataframe(gains_rows(v, shown, gained), hide_index=True, width="stretch",
                      column_config={"question": st.column_config.TextColumn(width=70)})
-        st.caption(f"The questions a fusion scores above every member on, on {v.label}: each system's value and the ranks of "
-                   "the relevant documents in its list, with their grades in brackets. Where the first ranks are the same, compare the later ones.")
+        st.caption(f"The questions a fusion scores above every member on, on {v.label}: each system's value · the ranks of "
+                   "the relevant documents in its list (their grades in brackets). Where the first ranks are the same, compare "
+                   "the later ones.")
     m = np.stack([v.ev.first_rank[s] for s in members])
     rows = np.flatnonzero((m != m[0]).any(axis=0))
     if rows.size:
