@@ -238,7 +238,8 @@ def check_tour(steps: list[Step], rep: dict, boot_best: dict, judged: set[tuple[
         else:
             assert f"On no question does {f} score above both its members on nDCG@{K}" in s6.text
     depth = rep["params"]["fusion_depth"]
-    table = next((t for t in s6.tables if "question" in t.columns and "RRF" in t.columns), None)
+    table = next((t for t in s6.tables if "question" in t.columns and "RRF" in t.columns  # the first ranks' table
+                  and not t["RRF"].astype(str).str.contains(" · ").any()), None)
     for row in ([] if table is None else table.to_dict("records")):  # the one rule of a miss, cell by cell
         q = row["question"]
         for f in ("weighted", "RRF"):
