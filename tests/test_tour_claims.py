@@ -146,7 +146,7 @@ def check_tour(steps: list[Step], rep: dict, boot_best: dict, judged: set[tuple[
     bm, ls = firsts(rep, "BM25"), firsts(rep, "LSA")
     qids = list(bm)
     n = len(qids)
-    mean = lambda s: sysm[s][f"ndcg@{K}"]  # noqa: E731
+    mean = lambda s: sysm[s][f"ndcg@{K}"]
 
     # 1. the corpus
     s1 = steps[0]
@@ -193,7 +193,7 @@ def check_tour(steps: list[Step], rep: dict, boot_best: dict, judged: set[tuple[
     assert got[5] >= sum(bm[q] > K for q in missed) and sum(got[2:5]) <= sum(bm[q] == 0 for q in missed)
     if not judged_not_relevant:  # no judgement says "not relevant": no homonymy can be told, and the step says so
         assert got[3] == 0 and "No judgement of this data says *not relevant*, so no failure can be called a **surface homonymy**" in s5.text
-    examples = re.findall(r"^Question (\S+), “[^”]*”: (.*)$", s5.text, flags=re.M)  # each example's sentence, one line
+    examples = re.findall(r"^Question (\S+), “[^”]*”: (.*)$", s5.text, flags=re.MULTILINE)  # each example's sentence, one line
     assert examples, s5.text
     for q, said in examples:
         if "**late rank**" in said:

@@ -7,7 +7,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from retrieval.analyses.diagnosis import beyond_cut, fusion_cut_label, members_found, rank_text
+from retrieval.analyses.diagnosis import (
+    beyond_cut,
+    fusion_cut_label,
+    members_found,
+    rank_text,
+)
 from retrieval.core.params import Params
 from retrieval.corpus.dataset import Dataset
 from retrieval.evaluation.experiment import Evaluation
