@@ -20,5 +20,5 @@ page.failing_questions(ds, cases, k, p.fusion_depth)
 page.dense_changes(ds, ranks, cases, k)
 q = page.choose_question(ds, cases)
 if q is not None:
-    answers = page.question_up_close(ds, ranks, q, page.fusion_depths(ranks, p))
+    answers = page.question_up_close(ds, ranks, q, page.fusion_depths(ranks, p), p.members)
     page.bm25_terms(ds, ranks, q, answers, p)

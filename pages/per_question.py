@@ -17,13 +17,14 @@ ev = cache.evaluation([state.metric_name()])
 
 first = page.first_ranks(ev)
 depths = page.fusion_depths(first.columns, p)
+found = page.found_by_members(first, p.members)
 rows = page.chosen_rows(first, k)
-picked = page.heatmap(ds, rows, k, depths)
-page.counts(first, k, depths)
+picked = page.heatmap(ds, rows, k, depths, found)
+page.counts(first, k, depths, found)
 if picked is not None:
     page.question_dialog(ds, ev, picked, k, p)
 
-one = page.choose_question(ds, ev, depths)
+one = page.choose_question(ds, ev, depths, p.members)
 page.side_by_side(one, k, p)
 page.judged_documents(one, k, p.fusion_depth)
 page.full_text(one, k)

@@ -23,7 +23,7 @@ if result is not None:
     one, ranks, scores = result
     page.words(scores)
     grades = dict(zip(one.qrels.doc_id.tolist(), one.qrels.grade.tolist()))
-    page.measures(one, ranks, ds, origin, page.metric_names(state.metric_name()))
+    page.measures(one, ranks, ds, origin, page.metric_names(state.metric_name(), state.cutoff()))
     page.top_lists(one, ranks, grades, p)
     page.judge(ds, one, ranks, grades, p, message)
     page.up_close(cache.engine(ds), one, scores, ranks, grades, p)

@@ -166,6 +166,13 @@ def analysis_text(params: Params) -> str:
     return f"{Analysis(*params.analysis).describe()}; {bm25.question_words_text(params.query_words, params.k3)}"
 
 
+def _meaning(ds: datasets.Dataset, names: list[str]) -> None:
+    """The text header's warnings on the metrics that cannot mean what they say on these judgements (bpref, judged@k
+    without a document judged not relevant: metrics.meaning_warnings, the JSON's too)."""
+    for w in metrics.meaning_warnings(ds.qrels, ds.n_queries, names):
+        print(f"warning: {_t(w)}")
+
+
 def _members(value: str) -> tuple[str, ...]:
     """A --fuse list."""
     return tuple(x.strip() for x in value.split(",") if x.strip())
@@ -370,7 +377,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     print(_dataset_line(ds))
     print(f"text analysis: {analysis_text(params)}")
     print(f"k1={params.k1} b={params.b} dims={params.dims} rrf_k={params.rrf_k} alpha={params.alpha} "
-          f"fusion_depth={params.fusion_depth}\n")
+          f"fusion_depth={params.fusion_depth}")
+    _meaning(ds, all_metrics)
+    print()
     shown = {s: _t(s) for s in ev.systems}
     width = max(9, *(len(s) for s in shown.values()))
     print(f"{'system':{width}s} " + " ".join(f"{n:>10s}" for n in names))
@@ -417,7 +426,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     elif args.form == "markdown":
         print(table.to_markdown(), end="")
     else:
-        print(_dataset_line(ds) + "\n")
+        print(_dataset_line(ds))
+        _meaning(ds, names)
+        print()
         print(table.to_text(), end="")
     return 0
 

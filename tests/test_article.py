@@ -72,7 +72,8 @@ def test_text_output_has_the_three_tables_and_the_diagnosis():
     assert "BM25        0.857143   0.666667   0.821429   0.691171" in text
     assert "[-0.081, +0.107]" in text and "= +0.012" in text
     assert "q02 'can I get my money back' -> not found, no result at all: vocabulary gap" in text
-    assert "q10 'I want my data from yesterday back' -> not found, first result: export1 (shares 'data'): surface homonymy" in text
+    # export1 is the article's surface homonymy, but no judgement names it: the lab says so instead of calling it wrong
+    assert "q10 'I want my data from yesterday back' -> not found, first result: export1 (shares 'data'): unjudged at the top" in text
     for doc in ("refund1", "refund2", "refund3", "backup3", "backup2"):
         assert f"    {doc} (grade " in text and text.split(f"    {doc} (grade ")[1].split("\n")[0].endswith("none")
 
@@ -85,7 +86,7 @@ def test_diagnosis_classes_and_words(invented):
     cases = diagnose(invented, Engine(invented).rankings(Params())["BM25"])
     assert [(c.qid, c.rank, c.first_result, c.first_result_words, c.kind) for c in cases] == [
         ("q02", 0, None, (), "vocabulary gap"),
-        ("q10", 0, "export1", ("data",), "surface homonymy"),
+        ("q10", 0, "export1", ("data",), "unjudged at the top"),  # the article's homonymy, once export1 is graded 0
     ]
     assert [(d, g, w) for d, g, w in cases[0].relevant] == [("refund1", 2, ()), ("refund2", 2, ()), ("refund3", 1, ())]
     assert [(d, g, w) for d, g, w in cases[1].relevant] == [("backup3", 2, ()), ("backup2", 1, ())]

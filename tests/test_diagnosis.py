@@ -8,13 +8,17 @@ import pytest
 from retrieval.analyses.diagnosis import (
     CLASSES,
     FUSION_CUT,
+    HOMONYMY,
     OUTCOMES,
+    UNJUDGED,
     Change,
+    beyond_cut,
     changes,
     class_label,
     classify,
     describe,
     diagnose,
+    members_found,
     rank_text,
     shared_words,
 )
@@ -46,6 +50,7 @@ JUDGED = [
     ("q_ok", "crumble", 2),
     ("q_late", "apple", 2),
     ("q_homonym", "branch", 2),
+    ("q_homonym", "river", 0),  # judged not relevant: "river" sharing "bank" is a surface homonymy
     ("q_gap", "refund", 2),
     ("q_gap_with_result", "refund", 1),
     ("q_beyond", "tea", 1),
@@ -94,7 +99,16 @@ def test_late_rank(case):
 def test_surface_homonymy(case):
     c = by_qid(diagnose(*case))["q_homonym"]
     assert (c.rank, c.kind, c.first_result, c.first_result_words) == (0, "surface homonymy", "river", ("bank",))
-    assert c.relevant == (("branch", 2, ()),)
+    assert c.relevant == (("branch", 2, ()),) and c.first_grade == 0
+
+
+def test_an_unjudged_first_result_on_a_shared_word_is_unjudged_at_the_top_not_a_homonymy(case):
+    ds, r = case
+    unjudged = assemble("diag", list(DOCS.items()), list(QUESTIONS.items()), [j for j in JUDGED if j != ("q_homonym", "river", 0)])
+    c = by_qid(diagnose(unjudged, from_lists("SYS", unjudged, [r.top(q)[0] for q in range(ds.n_queries)],
+                                             [r.top(q)[1] for q in range(ds.n_queries)])))["q_homonym"]
+    # the same list and the same shared word: with no judgement of "river", the lab cannot call it wrong
+    assert (c.rank, c.kind, c.first_result, c.first_result_words, c.first_grade) == (0, UNJUDGED, "river", ("bank",), None)
 
 
 def test_vocabulary_gap_with_and_without_results(case):
@@ -139,6 +153,9 @@ def test_threshold_parameter(case):
 def test_classify_rules(rank, threshold, first_shares, relevant_shares, want):
     assert classify(rank, threshold, first_shares, relevant_shares) == want
     assert want in CLASSES
+    # the first result unjudged: a shared word makes it "unjudged at the top", never a homonymy; the rest is the same
+    unjudged = classify(rank, threshold, first_shares, relevant_shares, first_judged=False)
+    assert unjudged == (UNJUDGED if want == HOMONYMY else want)
 
 
 @pytest.mark.parametrize(
@@ -155,10 +172,17 @@ def test_a_fusion_that_loses_what_a_member_ranks_is_beyond_its_top_n(rank, first
 
 
 def test_the_fusion_class_and_ranks_as_shown():
-    assert FUSION_CUT in CLASSES and CLASSES[:3] == ("vocabulary gap", "surface homonymy", "late rank")
+    assert CLASSES == ("vocabulary gap", "surface homonymy", "unjudged at the top", "late rank", FUSION_CUT)
     assert class_label(FUSION_CUT, 10) == "beyond the fusion's top 10" and class_label(FUSION_CUT, None) == FUSION_CUT
     assert class_label("late rank", 100) == "late rank"
-    assert [rank_text(4), rank_text(0), rank_text(0, 1000), rank_text(7, 10)] == ["4", "not found", "beyond the fusion's top 1000", "7"]
+    # the one rule of a miss: "> N" only for a fusion one of whose members lists a relevant document
+    assert [rank_text(4), rank_text(0), rank_text(0, 1000), rank_text(0, 1000, True), rank_text(7, 10, True)] == [
+        "4", "not found", "not found", "> 1000", "7"]
+    assert rank_text(0, None, True) == "not found"  # not a fusion: a member's find means nothing
+    assert [beyond_cut(0, 10, True), beyond_cut(0, 10, False), beyond_cut(3, 10, True), beyond_cut(0, None, True)] == [
+        True, False, False, False]
+    assert members_found([np.array([0, 3, 0]), np.array([0, 0, 12])]).tolist() == [False, True, True]
+    assert members_found([]).tolist() == []
 
 
 # A fusion of two members at depth 10: BM25 ranks the relevant document "branch" 13th, LSA not at all; both put
@@ -199,10 +223,12 @@ def test_a_fusion_cut_above_the_relevant_document_is_its_own_class(bank):
     # the rule: the fusion finds nothing relevant (rank 0) and a member (BM25, rank 13) ranks a relevant document
     assert (c.rank, c.first_result_words, c.members, c.depth) == (0, ("bank",), (("BM25", 13), ("LSA", 0)), 10)
     assert c.kind == FUSION_CUT and class_label(c.kind, c.depth) == "beyond the fusion's top 10"
-    # without its members the same case reads as before: nothing found, a wrong first result sharing "bank"
-    assert by_qid(diagnose(ds, fused, 3))["q_cut"].kind == "surface homonymy"
-    # no member finds "other": the words' classes still apply (n00 first, sharing "bank")
-    assert (got["q_nobody"].kind, got["q_nobody"].members) == ("surface homonymy", (("BM25", 0), ("LSA", 0)))
+    assert c.rank_text == "> 10"  # a member lists it: the fusion lost it to its cut
+    # without its members the same case reads as before: nothing found, an unjudged first result sharing "bank"
+    assert by_qid(diagnose(ds, fused, 3))["q_cut"].kind == UNJUDGED
+    # no member finds "other": the words' classes still apply (n00 first, sharing "bank", unjudged), and it is not found
+    assert (got["q_nobody"].kind, got["q_nobody"].members) == (UNJUDGED, (("BM25", 0), ("LSA", 0)))
+    assert got["q_nobody"].rank_text == "not found"
     # BM25 alone, given no depth: late rank at 13
     alone = by_qid(diagnose(ds, bm25, 3, members=(lsa,)))["q_cut"]
     assert (alone.rank, alone.kind, alone.members, alone.depth) == (13, "late rank", (), None)
@@ -230,7 +256,10 @@ def test_invented_corpus_diagnosis(invented):
 
     r = Engine(invented).rankings(Params())
     got = {c.qid: c.kind for c in diagnose(invented, r["BM25"])}
-    assert got == {"q02": "vocabulary gap", "q10": "surface homonymy"}
+    # q10's first result, export1, shares "data" but no judgement names it: unjudged at the top, not a homonymy
+    assert got == {"q02": "vocabulary gap", "q10": UNJUDGED}
+    graded = invented.with_judgements([("q10", "export1", 0)])  # a person says it is not relevant: the article's reading
+    assert {c.qid: c.kind for c in diagnose(graded, Engine(graded).rankings(Params())["BM25"])}["q10"] == HOMONYMY
     # LSA finds q10 at 13: late rank
     lsa = by_qid(diagnose(invented, r["LSA"]))
     assert (lsa["q10"].rank, lsa["q10"].kind) == (13, "late rank")
@@ -339,7 +368,7 @@ def test_invented_corpus_dense_fixes_q02_and_q10_and_breaks_nothing(invented, in
     got = changes(invented, r["BM25"], r["dense"], threshold=3)
     assert [(c.qid, c.outcome, c.kind, c.base_rank, c.other_rank) for c in got] == [
         ("q02", "fixed", "vocabulary gap", 0, 1),
-        ("q10", "fixed", "surface homonymy", 0, 1),
+        ("q10", "fixed", UNJUDGED, 0, 1),
     ]
     assert describe(got[0]) == "fixed: q02, vocabulary gap; dense rank 1, BM25 not found"
     assert got[0].question == "can I get my money back"

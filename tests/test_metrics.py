@@ -497,3 +497,35 @@ def test_the_ideal_dcg_kept_per_judgements_is_the_formula_and_follows_new_judgem
     again = experiment.ideal_dcg(more, m)
     want = metrics.ideal_dcg(more.qrels, more.n_queries, 3)
     assert np.array_equal(again, want) and again[q] >= kept[q] and not np.array_equal(again, kept)
+
+
+# ------------------------------------------------------------------------------ where bpref and judged@k mean nothing
+
+
+def test_without_a_judged_non_relevant_document_bpref_is_the_whole_lists_recall_and_warns():
+    # judgements of relevant documents only (Cranfield's): a system that lists every document gets bpref 1 however it
+    # ranks them, one that ranks the relevant document first and stops gets the same; nDCG tells them apart
+    ds = assemble("rel-only", [(f"d{i}", f"text {i}") for i in range(6)], [("q1", "a"), ("q2", "b")],
+                  [("q1", "d5", 1), ("q2", "d0", 1)])
+    everything_last = parse_run(b"q1 Q0 d0 1 9 s\nq1 Q0 d1 2 8 s\nq1 Q0 d2 3 7 s\nq1 Q0 d3 4 6 s\nq1 Q0 d4 5 5 s\nq1 Q0 d5 6 4 s\n"
+                                b"q2 Q0 d5 1 9 s\nq2 Q0 d0 2 8 s\n", "run")
+    r = from_run(everything_last, ds)
+    assert metrics.per_query(ds.qrels, 2, r.judged_rank, "bpref").tolist() == [1.0, 1.0]
+    assert metrics.per_query(ds.qrels, 2, r.judged_rank, "ndcg@5").tolist()[0] == 0.0
+    assert metrics.without_non_relevant(ds.qrels, 2) == (2, 2)
+    said = metrics.meaning_warnings(ds.qrels, 2, ["bpref", "ndcg@5", "judged@5"])
+    assert [w.split(":")[0] for w in said] == ["bpref", "judged@k"]
+    assert "2 of the 2 questions" in said[0] and "rewards ranking anything" in said[0] and "scores 1" in said[0]
+    assert "equals precision@k" in said[1]
+    assert metrics.meaning_warnings(ds.qrels, 2, ["ndcg@5", "map", "mrr"]) == []  # the other metrics keep their meaning
+    # one question judged not relevant somewhere: it leaves the count; both: no warning
+    one = assemble("one", [(f"d{i}", f"text {i}") for i in range(6)], [("q1", "a"), ("q2", "b")],
+                   [("q1", "d5", 1), ("q1", "d0", 0), ("q2", "d0", 1)])
+    assert metrics.without_non_relevant(one.qrels, 2) == (1, 2)
+    assert "1 of the 2 questions" in metrics.meaning_warnings(one.qrels, 2, ["bpref"])[0]
+    both = assemble("both", [(f"d{i}", f"text {i}") for i in range(6)], [("q1", "a"), ("q2", "b")],
+                    [("q1", "d5", 1), ("q1", "d0", 0), ("q2", "d0", 1), ("q2", "d1", 0)])
+    assert metrics.meaning_warnings(both.qrels, 2, ["bpref", "judged@3"]) == []
+    # a question with no relevant document is out of every mean: it does not count either way
+    unjudged = assemble("u", [("d0", "x"), ("d1", "y")], [("q1", "a"), ("q2", "b")], [("q1", "d0", 1), ("q1", "d1", 0)])
+    assert metrics.without_non_relevant(unjudged.qrels, 2) == (0, 1)

@@ -53,6 +53,13 @@ def at():
     return open_diagnosis()
 
 
+def test_graded_not_relevant_on_the_judge_page_export1_makes_q10_the_articles_surface_homonymy(invented):
+    graded = invented.with_judgements([("q10", "export1", 0)])
+    at = open_app(PAGE, before=lambda a: (a.session_state.__setitem__("dataset", graded), a.run()))
+    row = overlap(at)[("BM25", "q10")]
+    assert (row["class"], row["its judgement"]) == ("surface homonymy", "grade 0")
+
+
 def test_opens_at_the_sidebars_k_with_the_article_failures(at):
     assert at.title[0].value == "Diagnosis"
     assert not at.number_input  # no threshold of its own: the sidebar's k (5) is the threshold
@@ -61,8 +68,11 @@ def test_opens_at_the_sidebars_k_with_the_article_failures(at):
     assert rows[("BM25", "q02")]["class"] == "vocabulary gap"
     assert rows[("BM25", "q02")]["first result"] == "none"
     assert rows[("BM25", "q02")]["relevant documents (grade): shared words"] == "refund1 (2): none; refund2 (2): none; refund3 (1): none"
-    assert rows[("BM25", "q10")]["class"] == "surface homonymy"
+    # export1 shares "data" with q10 but no judgement names it: unjudged at the top, and the page says to grade it
+    assert rows[("BM25", "q10")]["class"] == "unjudged at the top" and rows[("BM25", "q10")]["its judgement"] == "unjudged"
     assert rows[("BM25", "q10")]["first result"] == "export1"
+    assert any("*unjudged at the top*" in i.value and "Judge page" in i.value for i in at.info)
+    assert "Judge: grade them" in [p.value for p in at.get("page_link")]
     assert rows[("BM25", "q10")]["shared with the first result"] == "data"
     assert rows[("LSA", "q10")]["class"] == "late rank" and rows[("LSA", "q10")]["first relevant at"] == "13"
     assert {q for _, q in rows} == {"q02", "q10"}
@@ -73,11 +83,11 @@ def test_a_fusion_losing_what_lsa_ranks_13th_is_beyond_its_top_10(at):
     rows = overlap(at)
     for fusion in ("weighted", "RRF"):  # LSA has q10's backup2 at 13, the fusions keep their top 10
         row = rows[(fusion, "q10")]
-        assert row["class"] == row["first relevant at"] == "beyond the fusion's top 10"
+        assert row["class"] == "beyond the fusion's top 10" and row["first relevant at"] == "> 10"  # as the heatmap writes it
         assert row["members: first relevant at"] == "BM25 not found, LSA 13"
-        # q02: no member finds a refund document, so the words' class stands; the fusion's miss is still its cut
-        assert rows[(fusion, "q02")]["class"] in ("vocabulary gap", "surface homonymy")
-        assert rows[(fusion, "q02")]["first relevant at"] == "beyond the fusion's top 10"
+        # q02: no member finds a refund document, so the words' class stands and the fusion's miss is not found
+        assert rows[(fusion, "q02")]["class"] in ("vocabulary gap", "unjudged at the top")
+        assert rows[(fusion, "q02")]["first relevant at"] == "not found"
     assert rows[("BM25", "q10")]["members: first relevant at"] == ""
     counts = table(at, "vocabulary gap")
     assert counts["beyond the fusion's top 10"].tolist() == [0, 0, 0, 1, 1]
@@ -90,7 +100,7 @@ def test_the_fusion_depth_follows_the_sidebar():
     assert "beyond the fusion's top 100" in shown(at.caption[0].value)
     for fusion in ("weighted", "RRF"):  # at depth 100 both fusions reach LSA's 13th: found, late
         assert (rows[(fusion, "q10")]["class"], rows[(fusion, "q10")]["first relevant at"]) == ("late rank", "13")
-    assert rows[("RRF", "q02")]["first relevant at"] == "beyond the fusion's top 100"
+    assert rows[("RRF", "q02")]["first relevant at"] == "not found"  # neither member lists a refund document
 
 
 def test_an_old_link_with_t_opens_at_the_sidebars_k():
@@ -104,7 +114,8 @@ def test_an_old_link_with_t_opens_at_the_sidebars_k():
 
 def test_counts_per_class_and_system(at):
     counts = table(at, "vocabulary gap")
-    assert counts.loc["BM25", "vocabulary gap"] == 1 and counts.loc["BM25", "surface homonymy"] == 1
+    assert counts.loc["BM25", "vocabulary gap"] == 1 and counts.loc["BM25", "unjudged at the top"] == 1
+    assert counts.loc["BM25", "surface homonymy"] == 0
     assert counts.loc["BM25", "late rank"] == 0 and counts.loc["LSA", "late rank"] == 1
     assert list(counts["all"]) == [2, 2, 0, 2, 2]  # dense (the pinned model) fails none
     assert len(at.get("vega_lite_chart")) >= 1
@@ -128,7 +139,7 @@ def test_with_dense_the_page_answers_the_articles_hypothesis_before_the_question
                for m in md)
     lines = "\n".join(md)
     assert "fixed: q02, vocabulary gap; dense rank 1, BM25 not found" in lines
-    assert "fixed: q10, surface homonymy; dense rank 1, BM25 not found" in lines
+    assert "fixed: q10, unjudged at the top; dense rank 1, BM25 not found" in lines
     assert "broken:" not in lines
 
 
@@ -223,7 +234,7 @@ def test_corpus_text_is_never_live_markup():
         ("d5", "Windows open at dawn."),
     ]
     queries = [("q<1>", "<img src=x onerror=alert(1)> data **now** [x](javascript:alert(1))")]
-    ds = assemble("hostile", docs, queries, [("q<1>", "d3", 1)])
+    ds = assemble("hostile", docs, queries, [("q<1>", "d3", 1), ("q<1>", "d1", 0)])  # d1 judged not relevant
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.session_state["dataset"] = ds
     at.run()

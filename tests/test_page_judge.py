@@ -233,3 +233,27 @@ def test_pages_of_a_question_s_documents_and_taking_every_grade_back():
     at.button(key="judge_forget").click().run()
     assert in_use(at, ds) == {}
     assert grade_widgets(at) and all(w.value is None for w in grade_widgets(at))
+
+
+def test_after_a_grade_every_page_naming_the_dataset_says_it_was_edited():
+    """The issue: after a grade the sidebar, the Overview and Tour step 1 still said "invented — 28 documents", and
+    step 1 counted 28 judgements without saying one was a grade given here."""
+    at = as_rater(open_app("pages/judge.py"))
+    grade_widgets(at)[0].set_value(1).run()
+    loaded = len(load("invented").qrels)
+    edited = "invented · edited: 1 grade"
+    for path in ("pages/overview.py", "pages/per_question.py", "pages/diagnosis.py", "pages/tour.py"):
+        at.switch_page(path).run()
+        assert not at.exception, (path, [e.value for e in at.exception])
+        assert shown(at.sidebar.markdown[0].value).startswith(f"**Dataset:** {edited} — 28 documents"), path
+        said = "\n".join(shown(x.value) for x in (*at.caption, *at.markdown))
+        assert f"**{edited}**" in said, path
+    # Tour step 1: the judgements in use, and how many of them were given here
+    assert {m.label: m.value for m in at.metric}["judgements"] == str(loaded + 1)
+    assert f"Of the {loaded + 1} judgements in use, {loaded} came with the data and 1 is a grade given on the Judge page." in \
+        "\n".join(shown(m.value) for m in at.markdown)
+    at.switch_page("pages/judge.py").run()  # taken back: the name is the loaded dataset's again
+    next(w for w in grade_widgets(at) if w.value is not None).set_value(None).run()
+    at.switch_page("pages/overview.py").run()
+    assert shown(at.sidebar.markdown[0].value).startswith("**Dataset:** invented — 28 documents")
+    assert "edited" not in "\n".join(shown(c.value) for c in at.caption)

@@ -61,21 +61,22 @@ def test_heatmap_has_every_question_and_system_with_not_found_labelled(at):
     assert by.loc[("q10", "LSA"), "label"] == "13" and by.loc[("q10", "BM25"), "label"] == "—"
     assert by.loc[("q10", "BM25"), "status"] == "not found" and by.loc[("q10", "LSA"), "status"] == "beyond the top 5"
     assert by.loc[("q01", "LSA"), "label"] == "2" and by.loc[("q12", "BM25"), "label"] == "2"
-    assert (cells["label"] == "—").sum() == 3  # q02 for BM25 and LSA, q10 for BM25
-    # a fusion's miss is its cut: the fusions keep their top 10 (the sidebar's fusion depth)
+    assert (cells["label"] == "—").sum() == 5  # q02 for BM25, LSA and both fusions, q10 for BM25
+    # one rule: a fusion's miss is its cut ("> 10", the sidebar's fusion depth) only where a member lists a relevant
+    # document (q10: LSA at 13); where none does (q02: neither BM25 nor LSA), it is not found, as for any system
     for fusion in ("weighted", "RRF"):
-        for q in ("q02", "q10"):
-            assert (by.loc[(q, fusion), "label"], by.loc[(q, fusion), "status"]) == ("> 10", "beyond the fusion's top 10")
+        assert (by.loc[("q10", fusion), "label"], by.loc[("q10", fusion), "status"]) == ("> 10", "beyond the fusion's top 10")
+        assert (by.loc[("q02", fusion), "label"], by.loc[("q02", fusion), "status"]) == ("—", "not found")
     assert "I want my data from yesterday back" in by.loc[("q10", "LSA"), "question"]  # the hover text
 
 
 def test_counts_per_system(at):
     counts = at.dataframe[0].value
     assert list(counts.index) == SYSTEMS
-    assert list(counts.columns) == ["in the top 5", "beyond 5", "missed", "a miss is"]
-    assert counts.loc["BM25"].tolist() == [12, 0, 2, "not found"]
-    assert counts.loc["LSA"].tolist() == [12, 1, 1, "not found"]
-    assert counts.loc["RRF"].tolist() == [12, 0, 2, "beyond the fusion's top 10"]
+    assert list(counts.columns) == ["in the top 5", "beyond 5", "not found", "> 10"]
+    assert counts.loc["BM25"].tolist() == [12, 0, 2, 0]
+    assert counts.loc["LSA"].tolist() == [12, 1, 1, 0]
+    assert counts.loc["RRF"].tolist() == [12, 0, 1, 1]  # q02 not found (no member lists it), q10 beyond its top 10
 
 
 def test_the_default_question_side_by_side(at):
@@ -87,6 +88,14 @@ def test_the_default_question_side_by_side(at):
     assert bm25["grade"].tolist() == ["✓ 2", "", "✓ 1"]
     assert len(tables["LSA"]) == 10 and tables["LSA"]["document"].tolist()[:3] == ["sso1", "pricing1", "pricing2"]
     assert tables["LSA"]["text"].str.len().gt(0).all()
+
+
+def test_q02_no_member_finds_so_the_fusions_do_not_find_it_either():
+    at = open_app(PAGE)
+    at.selectbox(key="pq_question").set_value(1).run()
+    assert first_relevant(at) == {"BM25": "not found", "LSA": "not found", "dense": "1", "weighted": "not found", "RRF": "not found"}
+    heads = [m.value for m in at.markdown if m.value.startswith("**RRF**")]
+    assert heads == ["**RRF** · no relevant document in its list, nor in its members'"]
 
 
 def test_selecting_q10_shows_lsa_at_13_and_bm25_not_found():

@@ -232,3 +232,19 @@ def test_long_documents_are_shown_cut(monkeypatch):
     bodies = [m.value for m in at.markdown]
     assert any("cherry" in b for b in bodies) and max(map(len, bodies)) < 4 * playground.CLOSE_CHARS
     assert page_bytes(at) < PAGE_BYTES
+
+
+@pytest.mark.parametrize("k", [5, 3])
+def test_the_metrics_are_at_the_sidebar_s_k(k, invented_engine):
+    """The issue: the Playground showed hit@3 beside nDCG@5 while the sidebar said k = 5."""
+    ds, eng, sources = invented_engine
+    at = open_app(PAGE, query={"k": str(k)})
+    at.selectbox(key=state.PG_FROM).set_value("q12").run()  # BM25 puts misc4 second: every metric says something
+    assert not at.exception, [e.value for e in at.exception]
+    frame = frame_with(at, "system", "question")
+    assert [c for c in frame.columns if "@" in c] == [f"nDCG@{k}", f"hit@{k}", f"recall@{k}"]
+    one, ranks, _ = eng.adhoc(ds.query_texts[ds.query_index["q12"]], Params(), sources, adhoc.judgements_of(ds, ds.query_index["q12"]), "q12")
+    typed_ = adhoc.evaluate(one, ranks, [f"hit@{k}", f"ndcg@{k}"])
+    bm = frame[frame["system"] == "BM25"].set_index("question")
+    assert bm.loc["typed", f"hit@{k}"] == typed_.values["BM25"][f"hit@{k}"][0]
+    assert bm.loc["typed", f"nDCG@{k}"] == pytest.approx(typed_.values["BM25"][f"ndcg@{k}"][0], abs=1e-12)

@@ -160,6 +160,26 @@ def test_json_report_leaves_out_a_bootstrap_metric_not_listed(invented, capsys):
     assert json.loads(json.dumps(mine)) == json.loads(capsys.readouterr().out)
 
 
+def test_bpref_without_judged_non_relevant_documents_warns_in_the_json_and_the_text_header(invented, capsys):
+    # the invented corpus's judgements name relevant documents only: bpref is the whole list's recall there
+    ev = evaluate(invented, Params(), ["ndcg@5", "bpref", "judged@5"])
+    said = metrics.meaning_warnings(invented.qrels, invented.n_queries, ["bpref", "judged@5"])
+    assert len(said) == 2 and said[0].startswith("bpref: 14 of the 14 questions") and said[1].startswith("judged@k: 14 of")
+    mine = report.json_report(ev, Params(), ["ndcg@5", "bpref", "judged@5"], "ndcg@5")
+    assert mine["warnings"] == said
+    assert report.json_report(ev, Params(), ["ndcg@5"], "bpref")["warnings"] == said[:1]  # the bootstrap's metric too
+    assert report.json_report(ev, Params(), ["ndcg@5"], "ndcg@5")["warnings"] == []  # nDCG: nothing to say
+    assert cli.main(["evaluate", "--metrics", "ndcg@5,bpref,judged@5", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["warnings"] == said
+    assert cli.main(["evaluate", "--metrics", "ndcg@5,bpref"]) == 0
+    header = capsys.readouterr().out.split("\n\n")[0].splitlines()
+    assert header[2:] == [f"warning: {said[0]}"]  # under the dataset and parameter lines, before the tables
+    assert cli.main(["compare", "--metrics", "bpref"]) == 0
+    assert f"warning: {said[0]}" in capsys.readouterr().out.split("\n\n")[0]
+    assert cli.main(["evaluate"]) == 0
+    assert "warning" not in capsys.readouterr().out  # the default metrics: no warning, the output as before
+
+
 def test_cli_command_quotes_and_keeps_inexact_numbers():
     cmd = report.cli_command("my data.zip", Params(b=0.35000000000000003), ["mrr"], "mrr", {"my run": "a b.txt"})
     args = shlex.split(cmd)

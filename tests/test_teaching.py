@@ -153,13 +153,16 @@ def test_overlap_rows_and_counts_on_the_invented_corpus(invented, evaluation):
     assert set(by_q) == {"q02", "q10"}
     assert by_q["q02"]["class"] == "vocabulary gap" and by_q["q02"]["first result"] == "none"
     assert by_q["q02"]["relevant documents (grade): shared words"] == "refund1 (2): none; refund2 (2): none; refund3 (1): none"
-    assert by_q["q10"]["class"] == "surface homonymy" and by_q["q10"]["shared with the first result"] == "data"
+    assert by_q["q10"]["class"] == "unjudged at the top" and by_q["q10"]["shared with the first result"] == "data"
     assert by_q["q10"]["first result"] == "export1" and by_q["q10"]["first relevant at"] == "not found"
+    assert by_q["q10"]["its judgement"] == "unjudged" and by_q["q02"]["its judgement"] == ""  # q02: nothing listed
+    assert teaching.judgement_label(0) == "grade 0" and teaching.judgement_label(None) == "unjudged"
     lsa = {r["question"]: r for r in teaching.overlap_rows(cases["LSA"])}
     assert lsa["q10"]["class"] == "late rank" and lsa["q10"]["first relevant at"] == "13"
     counts = {(r["system"], r["class"]): r["questions"] for r in teaching.class_counts(cases)}
     assert len(counts) == 4 * len(diagnosis.CLASSES)
-    assert counts[("BM25", "vocabulary gap")] == 1 and counts[("BM25", "surface homonymy")] == 1 and counts[("BM25", "late rank")] == 0
+    assert counts[("BM25", "vocabulary gap")] == 1 and counts[("BM25", "unjudged at the top")] == 1
+    assert counts[("BM25", "surface homonymy")] == 0 and counts[("BM25", "late rank")] == 0
     assert counts[("LSA", "late rank")] == 1 and counts[("LSA", "surface homonymy")] == 0
 
 

@@ -35,9 +35,10 @@ def test_class_table_is_systems_by_classes_with_their_sum():
     assert table.columns.tolist() == [*diagnosis.CLASSES, "all"]
     assert table["all"].tolist() == [2, 2, 0]
     assert table.loc["LSA", "surface homonymy"] == 1 and table.loc["BM25", "vocabulary gap"] == 1
-    assert table.loc["RRF"].tolist() == [0, 0, 0, 0, 0]
+    assert table.loc["RRF"].tolist() == [0, 0, 0, 0, 0, 0]
     named = ui.class_table(pd.DataFrame(teaching.class_counts(CASES)), list(CASES), 100)
-    assert named.columns.tolist() == ["vocabulary gap", "surface homonymy", "late rank", "beyond the fusion's top 100", "all"]
+    assert named.columns.tolist() == ["vocabulary gap", "surface homonymy", "unjudged at the top", "late rank",
+                                      "beyond the fusion's top 100", "all"]
     assert named.to_numpy().tolist() == table.to_numpy().tolist()
 
 
@@ -45,10 +46,13 @@ def test_a_fusions_rows_name_its_depth_and_its_members_ranks():
     cut = diagnosis.Case("RRF", "q7", "bank hours", 0, "n00", ("bank",), (("branch", 1, ()),), diagnosis.FUSION_CUT, 10,
                          (("BM25", 13), ("LSA", 0)))
     late = diagnosis.Case("BM25", "q7", "bank hours", 13, "n00", ("bank",), (("branch", 1, ()),), "late rank")
-    rows = ui.case_rows([cut, late])
-    assert [r["class"] for r in rows] == ["beyond the fusion's top 10", "late rank"]
-    assert [r["first relevant at"] for r in rows] == ["beyond the fusion's top 10", "13"]
-    assert [r["members: first relevant at"] for r in rows] == ["BM25 13, LSA not found", ""]
+    lost = diagnosis.Case("RRF", "q8", "bank hours", 0, "n00", ("bank",), (("branch", 1, ()),), diagnosis.UNJUDGED, 10,
+                          (("BM25", 0), ("LSA", 0)))
+    rows = ui.case_rows([cut, late, lost])
+    assert [r["class"] for r in rows] == ["beyond the fusion's top 10", "late rank", "unjudged at the top"]
+    # one rule: "> 10" where a member lists a relevant document, "not found" where none does
+    assert [r["first relevant at"] for r in rows] == ["> 10", "13", "not found"]
+    assert [r["members: first relevant at"] for r in rows] == ["BM25 13, LSA not found", "", "BM25 not found, LSA not found"]
     assert rows[0]["shared with the first result"] == "bank" and rows[0]["system"] == "RRF"
 
 
@@ -83,15 +87,18 @@ def test_relevant_words_win_over_wrong_ones():
 
 def test_first_results_frame_reads_each_systems_answer():
     answers = [FirstResult("BM25", 3, "d9", 10), FirstResult("LSA", 0, None, 0), FirstResult("RRF", 1, "d1", 10)]
-    rows = ui.first_results_frame(answers, {"d1": 2}).to_dict("records")
+    rows = ui.first_results_frame(answers, {"d1": 2, "d9": 0}).to_dict("records")
     assert rows == [
         {"system": "BM25", "first relevant at": "3", "first result": "d9", "first result is relevant": "no", "results": 10},
         {"system": "LSA", "first relevant at": "not found", "first result": "none (empty list)", "first result is relevant": "—", "results": 0},
         {"system": "RRF", "first relevant at": "1", "first result": "d1", "first result is relevant": "yes", "results": 10},
     ]
-    missed = [FirstResult("RRF", 0, "d9", 10), FirstResult("BM25", 0, "d9", 10)]
-    fused = ui.first_results_frame(missed, {"d1": 2}, {"RRF": 100})["first relevant at"].tolist()
-    assert fused == ["beyond the fusion's top 100", "not found"]  # a fusion's not-found is its cut
+    assert ui.first_results_frame(answers, {"d1": 2})["first result is relevant"].tolist() == ["unjudged", "—", "yes"]
+    missed = [FirstResult("RRF", 0, "d9", 10), FirstResult("BM25", 0, "d9", 10), FirstResult("LSA", 4, "d9", 10)]
+    fused = ui.first_results_frame(missed, {"d1": 2}, {"RRF": 100}, ("BM25", "LSA"))["first relevant at"].tolist()
+    assert fused == ["> 100", "not found", "4"]  # LSA lists it: the fusion's miss is its cut
+    alone = ui.first_results_frame(missed, {"d1": 2}, {"RRF": 100}, ("BM25",))["first relevant at"].tolist()
+    assert alone == ["not found", "not found", "4"]  # its only member lists nothing relevant: not found
 
 
 def test_doc_label_and_rank_text():
@@ -158,14 +165,15 @@ def test_dense_summary_on_the_invented_corpus(invented, with_dense):
     assert said == ("The article's hypothesis (a dense retriever closes BM25's vocabulary gap) holds on this data: dense fixes "
                     "1 of the 1 vocabulary-gap question BM25 fails at k = 3, and it breaks 0 of the 12 questions BM25 answers "
                     "in its top 3.")
-    assert [c.kind for c in classes] == list(diagnosis.CLASSES[:3])  # neither BM25 nor dense is a fusion: no class of the cut
+    assert [c.kind for c in classes] == list(diagnosis.CLASSES[:4])  # neither BM25 nor dense is a fusion: no class of the cut
     got = {c.kind: c for c in classes}
     assert [shown(x) for x in got["vocabulary gap"].fixed] == ["fixed: q02, vocabulary gap; dense rank 1, BM25 not found · “can I get my money back”"]
-    assert [shown(x) for x in got["surface homonymy"].fixed] == [
-        "fixed: q10, surface homonymy; dense rank 1, BM25 not found · “I want my data from yesterday back”"]
+    assert [shown(x) for x in got["unjudged at the top"].fixed] == [
+        "fixed: q10, unjudged at the top; dense rank 1, BM25 not found · “I want my data from yesterday back”"]
     assert all(c.broken == () for c in classes) and got["late rank"].fixed == ()
     assert [shown(c.heading) for c in classes] == ["**vocabulary gap** · fixed 1 of BM25's 1 · broken 0",
-                                                   "**surface homonymy** · fixed 1 of BM25's 1 · broken 0",
+                                                   "**surface homonymy** · fixed 0 of BM25's 0 · broken 0",
+                                                   "**unjudged at the top** · fixed 1 of BM25's 1 · broken 0",
                                                    "**late rank** · fixed 0 of BM25's 0 · broken 0"]
 
 
@@ -223,8 +231,9 @@ def test_the_section_renders_the_verdict_and_the_lines(invented, with_dense):
     assert body[0].startswith("The article's hypothesis (a dense retriever closes BM25's vocabulary gap) holds on this data")
     assert body[1:] == ["**vocabulary gap** · fixed 1 of BM25's 1 · broken 0",
                         "- fixed: q02, vocabulary gap; dense rank 1, BM25 not found · “can I get my money back”",
-                        "**surface homonymy** · fixed 1 of BM25's 1 · broken 0",
-                        "- fixed: q10, surface homonymy; dense rank 1, BM25 not found · “I want my data from yesterday back”",
+                        "**surface homonymy** · fixed 0 of BM25's 0 · broken 0",
+                        "**unjudged at the top** · fixed 1 of BM25's 1 · broken 0",
+                        "- fixed: q10, unjudged at the top; dense rank 1, BM25 not found · “I want my data from yesterday back”",
                         "**late rank** · fixed 0 of BM25's 0 · broken 0"]
 
 

@@ -22,12 +22,15 @@ def test_cut_keeps_one_line_and_n_characters():
 
 def test_rank_label():
     assert ui.rank_label(0) == charts.NOT_FOUND and ui.rank_label(3) == "3"
-    assert ui.rank_label(0, 100) == "> 100" and ui.rank_label(7, 100) == "7"  # a fusion's miss: beyond its top N
+    assert ui.rank_label(0, 100, True) == "> 100" and ui.rank_label(7, 100) == "7"  # a member lists it: beyond the top N
+    assert ui.rank_label(0, 100) == charts.NOT_FOUND  # no member lists a relevant document: not found, fusion or not
 
 
 def test_a_cells_text_and_what_its_miss_means():
-    assert [ui.cell_label(0), ui.cell_label(0, 10), ui.cell_label(4), ui.cell_label(4, 10)] == ["—", "> 10", "4", "4"]
-    assert ui.missing_text() == charts.NOT_FOUND and ui.missing_text(1000) == "beyond the fusion's top 1000"
+    assert [ui.cell_label(0), ui.cell_label(0, 10, True), ui.cell_label(0, 10), ui.cell_label(4), ui.cell_label(4, 10, True)] == [
+        "—", "> 10", "—", "4", "4"]
+    assert ui.missing_text() == charts.NOT_FOUND and ui.missing_text(1000, True) == "beyond the fusion's top 1000"
+    assert ui.missing_text(1000) == charts.NOT_FOUND
     assert ui.fusion_depths(["BM25", "weighted", "mine", "RRF"], Params(fusion_depth=100)) == {"weighted": 100, "RRF": 100}
 
 
@@ -53,15 +56,20 @@ def test_pages():
 def test_counts_frame_splits_every_question_three_ways():
     counts = ui.counts_frame(FIRST, 5)
     assert counts.index.tolist() == ["BM25", "LSA"]
-    assert counts.loc["BM25"].tolist() == [2, 1, 1, charts.NOT_FOUND]  # ranks 1 and 2 inside; 7 beyond; one not found
-    assert counts.loc["LSA"].tolist() == [2, 1, 1, charts.NOT_FOUND]
-    assert list(counts.columns) == ["in the top 5", "beyond 5", "missed", "a miss is"]
+    assert counts.loc["BM25"].tolist() == [2, 1, 1]  # ranks 1 and 2 inside; 7 beyond; one not found
+    assert counts.loc["LSA"].tolist() == [2, 1, 1]
+    assert list(counts.columns) == ["in the top 5", "beyond 5", "not found"]
 
 
 def test_a_fusions_misses_are_counted_beyond_its_top_n():
-    counts = ui.counts_frame(FIRST, 5, {"LSA": 10})  # LSA standing for a fusion of depth 10
-    assert counts.loc["BM25", "missed"] == 1 and counts.loc["BM25", "a miss is"] == charts.NOT_FOUND
-    assert counts.loc["LSA", "missed"] == 1 and counts.loc["LSA", "a miss is"] == "beyond the fusion's top 10"
+    first = FIRST.assign(RRF=[1, 0, 0, 0])  # a fusion of depth 10 missing three questions
+    found = ui.found_by_members(first, ("BM25", "LSA"))
+    assert found.tolist() == [True, False, True, True]  # question 2: neither member lists a relevant document
+    counts = ui.counts_frame(first, 5, {"RRF": 10}, found)
+    assert list(counts.columns) == ["in the top 5", "beyond 5", "not found", "> 10"]
+    assert counts.loc["RRF"].tolist() == [1, 0, 1, 2]  # question 2 not found; 3 and 5 beyond its top 10
+    assert counts.loc["BM25"].tolist() == [2, 1, 1, 0]  # not a fusion: its miss is not found
+    assert counts.loc["RRF", "not found"] + counts.loc["RRF", "> 10"] == int((first["RRF"] == 0).sum())
     assert not counts.isna().any().any()  # every cell says something
 
 
@@ -90,8 +98,10 @@ def test_heatmap_cells_one_per_question_and_system():
     cells = ui.heatmap_cells(DS, shown)
     assert cells[["qid", "row", "system", "rank", "label", "missing"]].values.tolist() == [
         ["q1", "q1 · apple", "BM25", 1, "1", charts.NOT_FOUND], ["q2", "q2 · pear", "BM25", 0, "—", charts.NOT_FOUND]]
-    fused = ui.heatmap_cells(DS, shown.rename(columns={"BM25": "RRF"}), {"RRF": 10})
+    fused = ui.heatmap_cells(DS, shown.rename(columns={"BM25": "RRF"}), {"RRF": 10}, pd.Series([True, True], index=[0, 1]))
     assert fused[["label", "missing"]].values.tolist() == [["1", "beyond the fusion's top 10"], ["> 10", "beyond the fusion's top 10"]]
+    lost = ui.heatmap_cells(DS, shown.rename(columns={"BM25": "RRF"}), {"RRF": 10}, pd.Series([True, False], index=[0, 1]))
+    assert lost[["label", "missing"]].values.tolist()[1] == ["—", charts.NOT_FOUND]  # no member lists one: not found
     long = assemble("t", [("d1", "x")], [("q1", "word " * 30)], [("q1", "d1", 1)])
     assert ui.heatmap_cells(long, pd.DataFrame({"BM25": [1]}, index=[0]))["row"][0] == "q1 · " + ui.cut("word " * 30, ui.ROW_CHARS)
 

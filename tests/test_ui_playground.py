@@ -38,9 +38,10 @@ def test_the_judging_table_s_edits_apply_by_row_and_ignore_what_is_not_a_mark():
     assert pg.edited({"b": 1}, {}, rows, {}) == {"b": 1}
 
 
-def test_the_metrics_are_the_sidebar_s_then_the_article_s_once_each():
-    assert pg.metric_names("ndcg@5") == ["ndcg@5", "hit@3", "recall@5", "mrr"]
-    assert pg.metric_names("precision@10") == ["precision@10", "hit@3", "recall@5", "mrr", "ndcg@5"]
+def test_the_metrics_are_the_sidebar_s_then_the_four_at_the_sidebar_s_k_once_each():
+    assert pg.metric_names("ndcg@5", 5) == ["ndcg@5", "hit@5", "recall@5", "mrr"]
+    assert pg.metric_names("precision@10", 10) == ["precision@10", "hit@10", "recall@10", "mrr", "ndcg@10"]
+    assert pg.metric_names("bpref", 3) == ["bpref", "hit@3", "recall@3", "mrr", "ndcg@3"]
 
 
 def test_the_words_note_names_the_unknown_words_and_says_when_nothing_can_match(eng):

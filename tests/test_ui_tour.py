@@ -136,16 +136,38 @@ def test_the_examples_are_the_first_case_of_each_class_and_none_when_missing(inv
     ev = evaluate(invented, metric_names=["hit@3"])
     cases = diagnosis.diagnose(invented, ev.rankings["BM25"], 3)
     found = tour.examples(cases)
-    assert found["vocabulary gap"].qid == "q02" and found["surface homonymy"].qid == "q10"
+    assert found["vocabulary gap"].qid == "q02" and found["surface homonymy"] is None  # export1 is unjudged for q10
+    # step 5 shows the article's two classes (a note for a missing one) and every other class that occurs
+    assert tour.shown_classes(cases) == ["vocabulary gap", "surface homonymy", "unjudged at the top"]
+    shown_ = tour.examples(cases, tour.shown_classes(cases))
+    assert shown_["unjudged at the top"].qid == "q10" and shown_["surface homonymy"] is None
     gap = tour.case_sentence(found["vocabulary gap"], 3)
     assert "its list is empty" in gap and "none of its 3 relevant documents shares a word" in gap and "**vocabulary gap**" in gap
-    homonymy = tour.case_sentence(found["surface homonymy"], 3)
-    assert "puts export1 first on “data”" in homonymy and "**surface homonymy**" in homonymy
-    only_gap = tour.examples([c for c in cases if c.kind == "vocabulary gap"])
-    assert only_gap["surface homonymy"] is None
+    top = tour.case_sentence(shown_["unjudged at the top"], 3)
+    assert "puts export1 first on “data”" in top and "No judgement names export1" in top and "**unjudged at the top**" in top
+    assert "Judge page" in top and "surface homonymy" in top and "wrong and" not in top
+    assert tour.first_result_note(shown_["unjudged at the top"]) == "BM25's first result, unjudged"
     assert "fails no question on a **surface homonymy** in the top 3" in tour.missing_sentence("BM25", "surface homonymy", 3)
+    none_said = tour.missing_sentence("BM25", "surface homonymy", 3, judged_not_relevant=False)
+    assert "No judgement of this data says *not relevant*, so no failure can be called a **surface homonymy**" in none_said
+    assert tour.missing_sentence("BM25", "late rank", 3, False) == tour.missing_sentence("BM25", "late rank", 3)
     counts = tour.counts_sentence("BM25", cases, 14, 3)
-    assert "2 questions out of 14 (1 vocabulary gap, 1 surface homonymy, 0 late rank)" in counts
+    assert "2 questions out of 14 (1 vocabulary gap, 0 surface homonymy, 1 unjudged at the top, 0 late rank)" in counts
+    # graded 0 on the Judge page, export1 makes q10 the article's surface homonymy
+    graded = invented.with_judgements([("q10", "export1", 0)])
+    homonymy = tour.examples(diagnosis.diagnose(graded, evaluate(graded, metric_names=["hit@3"]).rankings["BM25"], 3))
+    said = tour.case_sentence(homonymy["surface homonymy"], 3)
+    assert "a judgement says it is not relevant (grade 0)" in said and "**surface homonymy**" in said
+    assert tour.first_result_note(homonymy["surface homonymy"]) == "BM25's first result, judged not relevant (grade 0)"
+
+
+def test_a_late_rank_is_shown_when_it_occurs(invented):
+    ev = evaluate(invented, metric_names=["hit@1"])
+    cases = diagnosis.diagnose(invented, ev.rankings["BM25"], 1)  # at k = 1, q12 (rank 2) is a late rank
+    assert "late rank" in tour.shown_classes(cases)
+    late = tour.examples(cases, tour.shown_classes(cases))["late rank"]
+    assert late.qid == "q12" and "at rank 2, beyond the top 1. A **late rank**." in tour.case_sentence(late, 1)
+    assert tour.class_phrase("late rank") == "a late rank" and tour.class_phrase("unjudged at the top") == "its first result unjudged"
 
 
 def test_a_case_sentence_escapes_what_the_dataset_wrote():
@@ -239,3 +261,69 @@ def test_the_trap_question_is_the_first_with_a_relevant_document_in_and_one_out(
     assert set(toy.universe) == {"pricing1", "sso1", "pricing2"}
     assert tour.found_in_top(invented, r, q, 3) == (2, 2)  # at k = 3 both are in: q01 no longer shows the trap
     assert tour.trap_question(invented, r, 3) != q
+
+
+# ------------------------------------------------------------------------------------------ the issue's corrections
+
+
+def test_the_fusions_gain_on_the_invented_corpus_comes_from_the_later_relevant_documents(invented):
+    ev = evaluate(invented, metric_names=["ndcg@5"])
+    members = ["BM25", "LSA"]
+    qids = [invented.query_ids[q] for q in invented.evaluated]
+    for f in ("weighted", "RRF"):
+        g = tour.fusion_gains(f, ev.values[f]["ndcg@5"], [ev.values[m]["ndcg@5"] for m in members], ev.first_rank[f],
+                              [ev.first_rank[m] for m in members])
+        above = [qids[i] for i in g.above]
+        # q03: both members and the fusion put a relevant document first (0.76 and 0.86); the fusion also puts the
+        # second one higher than either member does, 0.95: above both, by the later relevant document
+        assert "q03" in above and "q03" in [qids[i] for i in g.later]
+        for i in g.above:
+            assert ev.values[f]["ndcg@5"][i] > max(ev.values[m]["ndcg@5"][i] for m in members)
+        said = tour.gains_sentence(g, qids, "nDCG@5", 2)
+        assert f"On nDCG@5 itself, {f} scores above both its members on {len(g.above)} question" in said
+        assert "**the gain comes from the later relevant documents**" in said
+    rrf = tour.fusion_gains("RRF", ev.values["RRF"]["ndcg@5"], [ev.values[m]["ndcg@5"] for m in members],
+                            ev.first_rank["RRF"], [ev.first_rank[m] for m in members])
+    q03 = qids.index("q03")
+    assert tour.relevant_ranks(invented, ev.rankings["RRF"], int(invented.evaluated[q03])) == "1 (2), 3 (1)"
+    assert tour.relevant_ranks(invented, ev.rankings["BM25"], int(invented.evaluated[q03])) == "1 (2)"
+    assert tour.relevant_ranks(invented, ev.rankings["LSA"], int(invented.evaluated[q03])) == "1 (1), 2 (2)"
+    assert q03 in rrf.later
+
+
+def test_the_gains_sentence_says_first_or_later_or_none_from_the_numbers():
+    qids = ["a", "b", "c"]
+    none = tour.Gains("RRF", (), ())
+    assert tour.gains_sentence(none, qids, "MRR", 2).startswith("On no question does RRF score above both its members on MRR")
+    first = tour.Gains("RRF", (0, 2), ())
+    assert "on 2 questions (a, c): on each it puts the first relevant document higher" in tour.gains_sentence(first, qids, "MRR", 3)
+    assert "above every member" in tour.gains_sentence(first, qids, "MRR", 3)
+    mixed = tour.gains_sentence(tour.Gains("RRF", (0, 1), (1,)), qids, "nDCG@5", 2)
+    assert "On 1 of them (b)" in mixed and "On 1 (a) it puts the first relevant document higher." in mixed
+    g = tour.fusion_gains("F", np.array([0.9, 0.5, 0.8]), [np.array([0.8, 0.5, 0.7]), np.array([0.7, 0.6, 0.1])],
+                          np.array([1, 1, 1]), [np.array([1, 1, 2]), np.array([3, 1, 0])])
+    assert (g.above, g.later) == ((0, 2), (0,))  # question 2: its first relevant (1) is higher than the members' (2)
+
+
+def test_the_trap_on_the_data_at_k_5_names_q03_whose_list_is_shorter_than_k(invented):
+    """The issue: at k = 5 the tour said no question has a relevant document in BM25's top 5 and another outside
+    it, while q03 has one at rank 1 and recall@5 = 0.5 (BM25 lists two documents for it)."""
+    ev = evaluate(invented, metric_names=["recall@5"])
+    r = ev.rankings["BM25"]
+    split = [invented.query_ids[q] for q in tour.split_questions(invented, r, 5)]
+    recall = dict(zip([invented.query_ids[q] for q in invented.evaluated], ev.values["BM25"]["recall@5"]))
+    assert split == [q for q, v in recall.items() if 0 < v < 1] and "q03" in split
+    assert all(int(r.n_results[invented.query_index[q]]) < 5 for q in split)  # each lists fewer than 5 documents
+    assert tour.trap_question(invented, r, 5) is None
+    assert "no question has" in tour.no_trap_sentence("x", "BM25", 5, [])
+    said = tour.no_trap_sentence("x", "BM25", 5, split)
+    assert f"{len(split)} question" in said and "(q03" in said and "lists fewer than 5 documents" in said
+    assert "no question has" not in said
+
+
+def test_the_corpus_sentence_says_which_judgements_were_given_on_the_judge_page():
+    f = tour.corpus_facts(small(), added=1)
+    assert (f.judgements, f.added) == (4, 1)
+    text = tour.corpus_sentence("fruit · edited: 1 grade", f)
+    assert text.startswith("**fruit · edited\\: 1 grade** holds") and "Of the 4 judgements in use, 3 came with the data and 1 is a grade given on the Judge page." in text
+    assert "Judge page" not in tour.corpus_sentence("fruit", tour.corpus_facts(small()))

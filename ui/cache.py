@@ -22,6 +22,7 @@ from .in_use import (  # noqa: F401 - the dataset in use and its engine, part of
     base_dataset,
     current_dataset,
     current_runs,
+    dataset_label,
     engine,
     invented,
     max_dims,

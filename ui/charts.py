@@ -446,7 +446,7 @@ def failure_classes(counts: pd.DataFrame, systems: list[str], classes: list[str]
         x=alt.X("system:N", sort=systems, title=None, axis=alt.Axis(labelAngle=0)),
         xOffset=alt.XOffset("class:N", sort=classes),
         y=alt.Y("questions:Q", title="failing questions", axis=alt.Axis(tickMinStep=1)),
-        color=alt.Color("class:N", sort=classes, legend=alt.Legend(orient="top", title=None, labelLimit=260),
+        color=alt.Color("class:N", sort=classes, legend=alt.Legend(orient="top", title=None, labelLimit=260, columns=3),
                         scale=alt.Scale(domain=list(colors), range=list(colors.values()))),
         tooltip=["system:N", "class:N", "questions:Q"],
     ).properties(height=230)

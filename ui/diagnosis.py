@@ -5,7 +5,7 @@ highlighted, and BM25's per-term contributions for chosen documents at the curre
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,6 +17,7 @@ from retrieval.core.params import Params
 from retrieval.corpus.dataset import Dataset
 from retrieval.corpus.text import Analysis
 from retrieval.retrievers import bm25
+from retrieval.engine import adhoc
 from retrieval.retrievers.ranking import Ranking
 
 from . import cache, charts, state
@@ -28,7 +29,8 @@ QUESTION_KEY = "diag_question"
 CASE_CLASS_KEY, CASE_PAGE_KEY = "diag_case_class", "diag_case_page"  # the failing questions' class filter and page
 DOC_PAGE_KEY = "diag_docs_page_"  # + "relevant" / "wrong": one question's documents, a few to a page
 ALL_CLASSES = "all classes"
-CLASS_COLORS = {"vocabulary gap": "#d62728", "surface homonymy": "#ff7f0e", "late rank": "#1f77b4", diagnosis.FUSION_CUT: "#9467bd"}
+CLASS_COLORS = {"vocabulary gap": "#d62728", diagnosis.HOMONYMY: "#ff7f0e", diagnosis.UNJUDGED: "#8c8c8c", "late rank": "#1f77b4",
+                diagnosis.FUSION_CUT: "#9467bd"}
 CASES_PER_PAGE = 15  # failing questions (rows: system x question) per page
 DOCS_PER_PAGE = 3  # relevant documents, and wrong first results, shown at a time for one question
 HEAD_CHARS = 200  # a document box shows this much of its text; the rest (up to REST_CHARS) is one click away
@@ -96,8 +98,7 @@ def case_rows(cases: list[diagnosis.Case]) -> list[dict]:
     and, for a fusion, where each member puts the first relevant document."""
     rows = []
     for c, row in zip(cases, teaching.overlap_rows(cases)):
-        row = {**row, "class": diagnosis.class_label(c.kind, c.depth), "first relevant at": diagnosis.rank_text(c.rank, c.depth),
-               "text": clip(row["text"])}
+        row = {**row, "class": diagnosis.class_label(c.kind, c.depth), "text": clip(row["text"])}
         row["members: first relevant at"] = ", ".join(f"{m} {diagnosis.rank_text(r)}" for m, r in c.members)
         rows.append(row)
     return rows
@@ -107,15 +108,25 @@ def header(ds: Dataset, k: int, depth: int) -> None:
     """The title and the classes defined, at the sidebar's cutoff k and fusion depth."""
     st.title("Diagnosis")
     st.caption(
-        f"**{escape_markdown(ds.name)}**. A question is diagnosed when its first relevant document is not in a system's "
+        f"**{escape_markdown(cache.dataset_label())}**. A question is diagnosed when its first relevant document is not in a system's "
         f"top k, the sidebar's cutoff: k = {k} (the article diagnoses at 3). "
         "Its class: **vocabulary gap** (nothing relevant found and no relevant document shares a word with the question), "
-        "**surface homonymy** (nothing relevant found and a wrong document comes first on a word it shares with the question), "
+        "**surface homonymy** (nothing relevant found and a document judged not relevant comes first on a word it shares "
+        "with the question), **unjudged at the top** (the same, but no judgement names that document: it may be relevant; "
+        "grade it on the Judge page), "
         "**late rank** (the relevant document is there, beyond k, or further down than the list goes), "
         f"**{diagnosis.fusion_cut_label(depth)}** (a fusion finds nothing relevant in its list, its top {depth}, the sidebar's "
-        "fusion depth, while one of its members ranks a relevant document). "
+        f"fusion depth, while one of its members ranks a relevant document: its first relevant rank reads “> {depth}”; "
+        "“not found” when no member lists one). "
         "Words are the tokeniser's: lower case, stop words removed."
     )
+
+
+def unjudged_note(n: int) -> str:
+    """What the failing questions "unjudged at the top" (n of them, system x question) ask of a person."""
+    return (f"{plural(n, 'failing question')} (system × question) {'is' if n == 1 else 'are'} *unjudged at the top*: the "
+            "first result shares words with the question but no judgement names it, so it may be relevant. It is not "
+            "wrong until a person says so: grade it on the Judge page (graded 0, it becomes a surface homonymy).")
 
 
 def first_page() -> None:
@@ -142,6 +153,10 @@ def failing_questions(ds: Dataset, cases: dict[str, list[diagnosis.Case]], thres
     st.dataframe(class_table(counts, systems, depth), width="stretch",
                  column_config={cut: st.column_config.NumberColumn(f"> {depth} (fusions)", help=cut)})
     st.caption(f"Out of {ds.evaluated.size:,} questions with a relevant document; “> {depth} (fusions)”: {cut}.")
+    unjudged = sum(c.kind == diagnosis.UNJUDGED for c in all_cases)
+    if unjudged:
+        st.info(unjudged_note(unjudged), icon=":material/rule:")
+        st.page_link("pages/judge.py", label="Judge: grade them", icon=":material/rule:")
     present = [kind for kind in diagnosis.CLASSES if any(c.kind == kind for c in all_cases)]
     chosen = st.segmented_control("class", [ALL_CLASSES, *present], default=ALL_CLASSES, key=CASE_CLASS_KEY, required=True,
                                   format_func=lambda kind: labels.get(kind, kind), on_change=first_page)
@@ -296,17 +311,25 @@ def question_colors(relevant_words: set[str], wrong_words: set[str]) -> dict[str
     return {**{w: WRONG_COLOR for w in wrong_words}, **{w: RELEVANT_COLOR for w in relevant_words}}
 
 
-def first_results_frame(answers: list, relevant: dict[str, int], depths: Mapping[str, int] | None = None) -> pd.DataFrame:
-    """One row per system: where its first relevant document is (a fusion's not-found: beyond its top N, N from
-    `depths`), its first result and whether that is relevant."""
+def first_results_frame(answers: list, judged: Mapping[str, int], depths: Mapping[str, int] | None = None,
+                        members: Sequence[str] = ()) -> pd.DataFrame:
+    """One row per system: where its first relevant document is (diagnosis.rank_text: a fusion, N from `depths`,
+    reads "> N" when one of its `members` lists a relevant document), its first result and whether that is relevant
+    by the question's judgements (`judged`, any grade): yes, no (judged not relevant) or unjudged."""
     depths = depths or {}
+    found = any(a.rank > 0 for a in answers if a.system in members)
     return pd.DataFrame([{
         "system": a.system,
-        "first relevant at": diagnosis.rank_text(a.rank, depths.get(a.system)),
+        "first relevant at": diagnosis.rank_text(a.rank, depths.get(a.system), found),
         "first result": a.first or "none (empty list)",
-        "first result is relevant": ("yes" if a.first in relevant else "no") if a.first else "—",
+        "first result is relevant": first_verdict(judged.get(a.first)) if a.first else "—",
         "results": a.n_results,
     } for a in answers])
+
+
+def first_verdict(grade: int | None) -> str:
+    """Whether a first result is relevant: yes (grade > 0), no (judged not relevant) or unjudged (no judgement)."""
+    return "unjudged" if grade is None else "yes" if grade > 0 else "no"
 
 
 def shared_with(ds: Dataset, qtext: str, doc_ids: list[str]) -> set[str]:
@@ -375,9 +398,11 @@ def choose_question(ds: Dataset, cases: dict[str, list[diagnosis.Case]]) -> int 
     return ds.query_index[qid]
 
 
-def question_up_close(ds: Dataset, ranks: dict[str, Ranking], q: int, depths: Mapping[str, int] | None = None) -> list:
+def question_up_close(ds: Dataset, ranks: dict[str, Ranking], q: int, depths: Mapping[str, int] | None = None,
+                      members: Sequence[str] = ()) -> list:
     """The question with its shared words coloured, each system's first result, and the relevant and wrong
-    documents' texts, a few at a time; returns each system's first results (teaching.first_results)."""
+    documents' texts, a few at a time; returns each system's first results (teaching.first_results). `members`:
+    the fusions' (a fusion's miss reads "> N" only when one of them lists a relevant document)."""
     qtext = ds.query_texts[q]
     relevant = ds.relevant_of(q)
     answers = teaching.first_results(ds, ranks, q)
@@ -385,10 +410,11 @@ def question_up_close(ds: Dataset, ranks: dict[str, Ranking], q: int, depths: Ma
     colors = question_colors(shared_with(ds, qtext, list(relevant)), shared_with(ds, qtext, shown_wrong))
     st.markdown("**Question:** " + highlight_markdown(clip(qtext), colors))
     st.caption(
-        f":{RELEVANT_COLOR}-background[shared with a relevant document] · :{WRONG_COLOR}-background[shared only with a wrong first result] · "
+        f":{RELEVANT_COLOR}-background[shared with a relevant document] · :{WRONG_COLOR}-background[shared only with a first result not judged relevant] · "
         f"question terms after the text analysis: {escape_markdown(clip(', '.join(state.analysis().analyse(qtext)))) or 'none'}"
     )
-    st.dataframe(first_results_frame(answers, relevant, depths), hide_index=True, width="stretch")
+    judged = dict(adhoc.judgements_of(ds, q))
+    st.dataframe(first_results_frame(answers, judged, depths, members), hide_index=True, width="stretch")
     left, right = st.columns(2, gap="large")
     with left:
         st.markdown(f"**Relevant documents** ({len(relevant):,})")
@@ -397,12 +423,14 @@ def question_up_close(ds: Dataset, ranks: dict[str, Ranking], q: int, depths: Ma
         for d, g in items[lo:hi]:
             doc_box(ds, qtext, d, f"relevant, grade {g}", RELEVANT_COLOR)
     with right:
-        st.markdown(f"**Wrong first results** ({len(shown_wrong):,})")
+        st.markdown(f"**First results not judged relevant** ({len(shown_wrong):,})")
         if not shown_wrong:
-            st.caption("No system puts a wrong document first for this question" + (" (some return nothing)." if any(a.first is None for a in answers) else "."))
+            st.caption("No system puts a document not judged relevant first for this question"
+                       + (" (some return nothing)." if any(a.first is None for a in answers) else "."))
         lo, hi = doc_page("wrong", len(shown_wrong))
         for d in shown_wrong[lo:hi]:
-            doc_box(ds, qtext, d, "first result of " + ", ".join(a.system for a in answers if a.first == d), WRONG_COLOR)
+            doc_box(ds, qtext, d, "first result of " + ", ".join(a.system for a in answers if a.first == d) + ", "
+                    + ("judged not relevant" if d in judged else "unjudged: grade it on the Judge page"), WRONG_COLOR)
     return answers
 
 

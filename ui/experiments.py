@@ -164,7 +164,7 @@ def history_section(entries: list[ExperimentEntry], records: dict[int, dict]) ->
 def page() -> None:
     st.title("Experiments")
     base = cache.base_dataset()
-    st.caption(f"{plain(base.name)}: save what the sidebar shows as a named experiment, come back tomorrow, compare "
+    st.caption(f"{plain(in_use.dataset_label())}: save what the sidebar shows as a named experiment, come back tomorrow, compare "
                "two, and follow a metric across them.")
     ws = workspace.store()
     if ws is None:

@@ -77,6 +77,19 @@ def current_dataset() -> Dataset:
     return ds
 
 
+def edited_name(name: str, grades: int) -> str:
+    """A dataset's name with the grades added to its loaded judgements: "invented · edited: 1 grade" (as it is
+    with none)."""
+    return f"{name} · edited: {grades:,} grade{'s' if grades != 1 else ''}" if grades else name
+
+
+def dataset_label() -> str:
+    """The dataset in use as every page names it (plain text: escape it for Markdown): its name, and "edited: N
+    grades" when the workspace raters' grades add N judgements to the loaded ones (`new_judgements`)."""
+    base = base_dataset()
+    return edited_name(base.name, len(new_judgements(base)))
+
+
 def current_runs() -> tuple[TrecRun, ...]:
     """The uploaded run files, in upload order."""
     return tuple(st.session_state.get(state.RUNS, {}).values())

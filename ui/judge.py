@@ -201,7 +201,7 @@ def header(base: Dataset, k: int, holes: pd.DataFrame, grades: dict) -> None:
     questions = holes["q"].nunique()
     everyone = in_use.workspace_grades(base)
     raters = len({g.rater for g in everyone})
-    st.caption(f"{plain(base.name)}: {pairs:,} unjudged documents in some system's top {k}, over {questions:,} of "
+    st.caption(f"{plain(in_use.dataset_label())}: {pairs:,} unjudged documents in some system's top {k}, over {questions:,} of "
                f"{base.n_queries:,} questions (the cutoff k is the sidebar's). Grade them: every page then measures with "
                f"the raters' grades. {len(grades):,} pairs graded in this workspace ({len(everyone):,} grades by "
                f"{raters:,} rater{'s' if raters != 1 else ''}; combined by {plain(RULES[in_use.rule()])}). An unjudged "
@@ -420,5 +420,5 @@ def _forget(rater: str) -> None:
 
 def nothing_to_judge(base: Dataset, k: int) -> None:
     """What the page says when every document in every top k is judged."""
-    st.success(f"Every document in every system's top {k} is judged for {plain(base.name)}: nothing to grade at "
+    st.success(f"Every document in every system's top {k} is judged for {plain(in_use.dataset_label())}: nothing to grade at "
                "this cutoff (a larger k may show some).", icon=":material/check_circle:")

@@ -11,7 +11,7 @@ from retrieval.corpus.dataset import Dataset
 from retrieval.evaluation import stats
 from retrieval.evaluation.agreement import RULES
 from retrieval.evaluation.experiment import Evaluation, score
-from retrieval.evaluation.metrics import NO_CUTOFF
+from retrieval.evaluation.metrics import NO_CUTOFF, meaning_warnings
 from retrieval.evaluation.metrics import parse as parse_metric
 
 from . import cache, charts, in_use, state
@@ -40,7 +40,7 @@ def curve_metrics(kind: str) -> list[str]:
 
 def caption(ds: Dataset, p: Params, dims_used: int) -> str:
     """What is measured, with the parameters in force (the dataset's name escaped)."""
-    return (f"**{escape_markdown(ds.name)}**: {ds.n_docs:,} documents, {ds.evaluated.size:,} questions with a relevant "
+    return (f"**{escape_markdown(cache.dataset_label())}**: {ds.n_docs:,} documents, {ds.evaluated.size:,} questions with a relevant "
             f"document. BM25 k1 = {p.k1:g}, b = {p.b:g} · LSA d = {dims_used} · RRF k = {p.rrf_k:g} · weighted alpha = "
             f"{p.alpha:g}. nDCG uses linear gain unless marked _exp.")
 
@@ -120,6 +120,8 @@ def warnings(ds: Dataset, ev: Evaluation, k: int | None = None) -> None:
     """The dataset's and the systems' warnings (they quote ids and run names: escaped), then, with the cutoff `k`,
     the judged@k warning (or, for judgements of relevant documents only and judged@k shown, what it means there)."""
     for note in list(ds.warnings) + list(ev.notes):
+        st.warning(escape_markdown(note), icon=":material/warning:")
+    for note in meaning_warnings(ds.qrels, ds.n_queries, [m for m in ev.metrics if m.kind == "bpref"]):
         st.warning(escape_markdown(note), icon=":material/warning:")
     if k is None:
         return

@@ -7,7 +7,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from retrieval.analyses.diagnosis import fusion_cut_label
+from retrieval.analyses.diagnosis import (
+    beyond_cut,
+    fusion_cut_label,
+    members_found,
+    rank_text,
+)
 from retrieval.core.params import Params
 from retrieval.corpus.dataset import Dataset
 from retrieval.evaluation.experiment import Evaluation
@@ -15,6 +20,7 @@ from retrieval.retrievers.systems import FUSIONS
 
 from . import charts
 from .format import FULL_CHARS, clip, full_text_note
+from .in_use import dataset_label
 from .markdown import escape_markdown as plain
 
 PAGE_SIZE = 30  # heatmap rows per page
@@ -46,21 +52,28 @@ def fusion_depths(systems, p: Params) -> dict[str, int]:
     return {s: p.fusion_depth for s in systems if s in FUSIONS}
 
 
-def rank_label(r: int, depth: int | None = None) -> str:
-    """A rank for display, 0 meaning not found; for a fusion (its depth given), "> N": beyond its top N."""
-    if r:
-        return str(int(r))
-    return f"> {depth}" if depth is not None else charts.NOT_FOUND
+def rank_label(r: int, depth: int | None = None, member_found: bool = False) -> str:
+    """A rank for display (diagnosis.rank_text, the one rule): the rank; "> N" for a fusion (its depth given) that
+    lost a relevant document one of its members lists; else not found."""
+    return rank_text(int(r), depth, member_found)
 
 
-def cell_label(r: int, depth: int | None = None) -> str:
-    """A heatmap cell's text: the rank, "> N" for a fusion's miss, "—" for not found (the legend names both)."""
-    return rank_label(r, depth) if r or depth is not None else charts.NOT_FOUND_MARK
+def cell_label(r: int, depth: int | None = None, member_found: bool = False) -> str:
+    """A heatmap cell's text: the rank, "> N" for a fusion's cut (`rank_label`), "—" for not found (the legend
+    names both)."""
+    return rank_label(r, depth, member_found) if r or beyond_cut(r, depth, member_found) else charts.NOT_FOUND_MARK
 
 
-def missing_text(depth: int | None = None) -> str:
-    """What a miss means: not found, or for a fusion "beyond the fusion's top N"."""
-    return fusion_cut_label(depth) if depth is not None else charts.NOT_FOUND
+def missing_text(depth: int | None = None, member_found: bool = False) -> str:
+    """What a miss means: "beyond the fusion's top N" for a fusion's cut (`beyond_cut`), else not found."""
+    return fusion_cut_label(depth) if beyond_cut(0, depth, member_found) else charts.NOT_FOUND
+
+
+def found_by_members(first: pd.DataFrame, members) -> pd.Series:
+    """Per question (the rows of `first`): whether one of the fusions' members lists a relevant document."""
+    cols = [m for m in members if m in first.columns]
+    found = members_found([first[m].to_numpy() for m in cols]) if cols else np.zeros(len(first), dtype=bool)
+    return pd.Series(found, index=first.index)
 
 
 def first_ranks(ev: Evaluation) -> pd.DataFrame:
@@ -100,10 +113,13 @@ def page_rows(rows: pd.DataFrame, page: int, size: int = PAGE_SIZE) -> pd.DataFr
     return rows.iloc[(page - 1) * size: page * size]
 
 
-def heatmap_cells(ds: Dataset, shown: pd.DataFrame, depths: dict[str, int] | None = None) -> pd.DataFrame:
+def heatmap_cells(ds: Dataset, shown: pd.DataFrame, depths: dict[str, int] | None = None,
+                  found: pd.Series | None = None) -> pd.DataFrame:
     """One cell per question and system: the question's id and text (for the tooltip), its row label, the rank,
-    the cell's text and what a miss means (a fusion's, among `depths`, is beyond its top N)."""
+    the cell's text and what a miss means (a fusion's, among `depths`, is beyond its top N where one of its
+    members lists a relevant document, `found` by question; else not found)."""
     depths = depths or {}
+    found = found if found is not None else pd.Series(False, index=shown.index)
     return pd.DataFrame([
         {
             "qid": ds.query_ids[q],
@@ -111,28 +127,37 @@ def heatmap_cells(ds: Dataset, shown: pd.DataFrame, depths: dict[str, int] | Non
             "row": f"{ds.query_ids[q]} · {cut(ds.query_texts[q], ROW_CHARS)}",
             "system": s,
             "rank": int(shown.at[q, s]),
-            "label": cell_label(shown.at[q, s], depths.get(s)),
-            "missing": missing_text(depths.get(s)),
+            "label": cell_label(shown.at[q, s], depths.get(s), bool(found.get(q, False))),
+            "missing": missing_text(depths.get(s), bool(found.get(q, False))),
         }
         for q in shown.index
         for s in shown.columns
     ])
 
 
-MISSED, MISSED_AS = "missed", "a miss is"  # the counts' last two columns
+MISSED = charts.NOT_FOUND  # the counts' column of the questions with nothing relevant found
 
 
-def counts_frame(first: pd.DataFrame, k: int, depths: dict[str, int] | None = None) -> pd.DataFrame:
-    """Per system: questions whose first relevant document is in the top k, beyond it, or missed, and what a miss
-    is for that system: not found in its list, or for a fusion (among `depths`) beyond its top N."""
+def cut_column(depth: int) -> str:
+    """The counts' column of a fusion's cut: "> 10"."""
+    return f"> {int(depth)}"
+
+
+def counts_frame(first: pd.DataFrame, k: int, depths: dict[str, int] | None = None, found: pd.Series | None = None) -> pd.DataFrame:
+    """Per system: questions whose first relevant document is in the top k, beyond it, not found, and (with
+    fusions among `depths`) beyond a fusion's top N, by the one rule (`beyond_cut`; `found`: per question, one of
+    the fusions' members lists a relevant document)."""
     depths = depths or {}
+    found = found.reindex(first.index, fill_value=False).to_numpy() if found is not None else np.zeros(len(first), dtype=bool)
     systems = list(first.columns)
+    cut = {s: (first[s].to_numpy() == 0) & found if s in depths else np.zeros(len(first), dtype=bool) for s in systems}
     out = {
         f"in the top {k}": [int(((first[s] > 0) & (first[s] <= k)).sum()) for s in systems],
         f"beyond {k}": [int((first[s] > k).sum()) for s in systems],
-        MISSED: [int((first[s] == 0).sum()) for s in systems],
-        MISSED_AS: [fusion_cut_label(depths[s]) if s in depths else charts.NOT_FOUND for s in systems],
+        MISSED: [int((first[s] == 0).sum()) - int(cut[s].sum()) for s in systems],
     }
+    if depths:
+        out[cut_column(next(iter(depths.values())))] = [int(cut[s].sum()) for s in systems]
     return pd.DataFrame(out, index=pd.Index(systems, name="system"))
 
 
@@ -166,7 +191,7 @@ def header(ds: Dataset, k: int) -> None:
     """The title and what the page shows."""
     st.title("Per question")
     st.caption(
-        f"**{plain(ds.name)}**: where does each system put the first relevant document of each question? "
+        f"**{plain(dataset_label())}**: where does each system put the first relevant document of each question? "
         f"Cutoff k = {k} (sidebar); {ds.evaluated.size:,} of {ds.n_queries:,} questions have a relevant document and are shown."
     )
 
@@ -199,7 +224,8 @@ def heatmap_key() -> str:
     return f"{KEY_HEAT}_{st.session_state.get(KEY_HEAT_ROUND, 0)}"
 
 
-def heatmap(ds: Dataset, rows: pd.DataFrame, k: int, depths: dict[str, int] | None = None) -> int | None:
+def heatmap(ds: Dataset, rows: pd.DataFrame, k: int, depths: dict[str, int] | None = None,
+            found: pd.Series | None = None) -> int | None:
     """One page of the heatmap, the full width of the page; returns the question a new click picked (its index),
     which the page opens in a dialog (and below), else None."""
     if rows.empty:
@@ -209,7 +235,7 @@ def heatmap(ds: Dataset, rows: pd.DataFrame, k: int, depths: dict[str, int] | No
     page = paged(n_pages, KEY_PAGE)
     if n_pages > 1:
         st.caption(f"{len(rows):,} questions, {PAGE_SIZE} per page: page {page} of {n_pages}.")
-    cells = heatmap_cells(ds, page_rows(rows, page), depths)
+    cells = heatmap_cells(ds, page_rows(rows, page), depths, found)
     event = st.altair_chart(charts.rank_heatmap(cells, MAX_RANK, k, select="pick"), width="stretch",
                             on_select="rerun", selection_mode="pick", key=heatmap_key())
     picked = ((event.get("selection") or {}).get("pick") or [{}])[0].get("qid")  # the event is a dict (attribute access too)
@@ -222,16 +248,20 @@ def heatmap(ds: Dataset, rows: pd.DataFrame, k: int, depths: dict[str, int] | No
     return ds.query_index[picked]
 
 
-def counts(first: pd.DataFrame, k: int, depths: dict[str, int]) -> None:
+def counts(first: pd.DataFrame, k: int, depths: dict[str, int], found: pd.Series | None = None) -> None:
     """Questions by where each system's first relevant document lands, and how to read the heatmap."""
-    st.dataframe(counts_frame(first, k, depths), width="stretch", column_config={
-        MISSED_AS: st.column_config.TextColumn(help="not found: no relevant document in the system's list; beyond the "
-                                                    "fusion's top N: a fusion keeps its top N (the fusion depth)")})
+    depth = next(iter(depths.values())) if depths else None
+    config = {MISSED: st.column_config.NumberColumn(help="No relevant document in the system's list, and for a fusion in "
+                                                         "none of its members' lists either.")}
+    if depth is not None:
+        config[cut_column(depth)] = st.column_config.NumberColumn(help=f"{fusion_cut_label(depth)}: a member lists a relevant "
+                                                                       "document, the fusion's list (its top N) does not.")
+    st.dataframe(counts_frame(first, k, depths, found), width="stretch", column_config=config)
     fused = ""
-    if depths:
-        depth = next(iter(depths.values()))
-        fused = (f"A fusion keeps its top {depth} (the sidebar's fusion depth): its miss, amber, reads “> {depth}”, "
-                 f"{fusion_cut_label(depth)}. ")
+    if depth is not None:
+        fused = (f"A fusion keeps its top {depth} (the sidebar's fusion depth): where one of its members lists a relevant "
+                 f"document and the fusion does not, its miss, amber, reads “> {depth}”, {fusion_cut_label(depth)}; where "
+                 "no member lists one, it is not found. ")
     st.caption(
         f"Questions by where the first relevant document lands, over all {len(first):,} questions. "
         f"Colour: the rank of the first relevant document (dark = near the top, pale = rank {MAX_RANK} or deeper); "
@@ -251,7 +281,7 @@ def question_dialog(ds: Dataset, ev: Evaluation, q: int, k: int, p: Params) -> N
     """The clicked question over the page, where the click was: its first relevant ranks, each system's top list
     and its judged documents (the same question stays open below the heatmap)."""
     one = Question(ds, ev, q)
-    summary(one, fusion_depths(one.systems, p))
+    summary(one, fusion_depths(one.systems, p), p.members)
     side_by_side(one, k, p, key="pq_dialog_top_")
     judged_documents(one, k, p.fusion_depth)
     st.caption("Close this (Esc, or click outside) to go back to the heatmap; the question stays open below it.")
@@ -273,6 +303,10 @@ class Question:
             jr = self.ranks[s].judged_rank[self.judged]
             hit = jr[(jr > 0) & (ds.qrels.grade[self.judged] > 0)]
             self.firsts[s] = int(hit.min()) if hit.size else 0
+
+    def member_found(self, members) -> bool:
+        """Whether one of the fusions' `members` lists a relevant document of this question."""
+        return any(self.firsts.get(m, 0) > 0 for m in members)
 
     def doc_text(self, d: int) -> str:
         """A document's text, or a note for a run's document outside the corpus."""
@@ -305,7 +339,7 @@ class Question:
         return list(dict.fromkeys(list(self.grades) + [d for s in self.systems for d in self.ranks[s].top_ids(self.ds, self.q, n)]))
 
 
-def choose_question(ds: Dataset, ev: Evaluation, depths: dict[str, int] | None = None) -> Question:
+def choose_question(ds: Dataset, ev: Evaluation, depths: dict[str, int] | None = None, members=()) -> Question:
     """The question selector, the question and its relevant documents, and each system's first relevant rank."""
     st.divider()
     st.header("One question")
@@ -318,12 +352,13 @@ def choose_question(ds: Dataset, ev: Evaluation, depths: dict[str, int] | None =
         help="Type to search by id or words.",
     )
     one = Question(ds, ev, q)
-    summary(one, depths or {})
+    summary(one, depths or {}, members)
     return one
 
 
-def summary(one: Question, depths: dict[str, int]) -> None:
-    """The question, its relevant documents, and each system's first relevant rank (a fusion's miss: "> N")."""
+def summary(one: Question, depths: dict[str, int], members=()) -> None:
+    """The question, its relevant documents, and each system's first relevant rank (a fusion's miss: "> N" when one
+    of its `members` lists a relevant document, else not found)."""
     ds, q = one.ds, one.q
     st.markdown(f"**{plain(ds.query_ids[q])}** — {plain(clip(ds.query_texts[q]))}")
     if one.relevant:
@@ -334,11 +369,12 @@ def summary(one: Question, depths: dict[str, int]) -> None:
         st.warning("This question has no relevant document in the judgements: it is left out of every mean.", icon=":material/info:")
     per_row = 3 if len(one.systems) > 4 else len(one.systems)  # names stay readable: at most three cards a row beyond four
     cols = [c for start in range(0, len(one.systems), per_row) for c in st.columns(per_row)][:len(one.systems)]
+    found = one.member_found(members)
     for col, s in zip(cols, one.systems):
         d = depths.get(s)
-        col.metric(plain(s), rank_label(one.firsts[s], d), border=True,
+        col.metric(plain(s), rank_label(one.firsts[s], d, found), border=True,
                    help="Rank of the first relevant document in this system's list"
-                        + (f"; “> {d}”: {fusion_cut_label(d)}, its list." if d is not None and not one.firsts[s] else "."))
+                        + (f"; “> {d}”: {fusion_cut_label(d)}, its list." if beyond_cut(one.firsts[s], d, found) else "."))
 
 
 def side_by_side(one: Question, k: int, p: Params, key: str = "pq_top_") -> None:
@@ -360,8 +396,9 @@ def side_by_side(one: Question, k: int, p: Params, key: str = "pq_top_") -> None
             with col:
                 total = int(one.ranks[s].n_results[one.q])
                 first = one.firsts[s]
-                missed = (f"no relevant document in its top {p.fusion_depth}: {fusion_cut_label(p.fusion_depth)}" if s in FUSIONS
-                          else "no relevant document in its list")
+                missed = (f"no relevant document in its top {p.fusion_depth}: {fusion_cut_label(p.fusion_depth)}"
+                          if beyond_cut(first, p.fusion_depth if s in FUSIONS else None, one.member_found(p.members))
+                          else "no relevant document in its list" + (", nor in its members'" if s in FUSIONS else ""))
                 st.markdown(f"**{plain(s)}** · " + (f"first relevant at rank {first}" if first else missed))
                 if df.empty:
                     st.info(f"{plain(s)} returns nothing for this question.", icon=":material/block:")

@@ -18,7 +18,6 @@ from retrieval.core.errors import InputError
 from retrieval.core.params import Params
 from retrieval.corpus.dataset import Dataset
 from retrieval.engine import adhoc
-from retrieval.evaluation import metrics
 from retrieval.evaluation.experiment import Evaluation
 from retrieval.retrievers import bm25
 from retrieval.retrievers.ranking import Ranking
@@ -144,9 +143,9 @@ def original_grades(ds: Dataset) -> dict[str, int]:
 # ------------------------------------------------------------------------------------------ pure helpers
 
 
-def metric_names(chosen: str) -> list[str]:
-    """The sidebar's metric, then the article's four (once each)."""
-    return list(dict.fromkeys([chosen, *metrics.DEFAULT_METRICS]))
+def metric_names(chosen: str, k: int) -> list[str]:
+    """The sidebar's metric, then hit, recall and nDCG at the sidebar's k and MRR, as the Overview's table (once each)."""
+    return list(dict.fromkeys([chosen, f"hit@{k}", f"recall@{k}", "mrr", f"ndcg@{k}"]))
 
 
 def question_label(ds: Dataset, qid: str) -> str:

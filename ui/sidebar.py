@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from retrieval.evaluation import metrics
+
 from . import cache, state
 from .markdown import escape_markdown
 
@@ -39,13 +41,15 @@ def render() -> None:
     """Draw the shared sidebar."""
     ds = cache.current_dataset()
     sb = st.sidebar
-    sb.markdown(f"**Dataset:** {escape_markdown(ds.name)} — {ds.n_docs:,} documents, {ds.n_queries:,} questions")
+    sb.markdown(f"**Dataset:** {escape_markdown(cache.dataset_label())} — {ds.n_docs:,} documents, {ds.n_queries:,} questions")
     if st.session_state.get(state.DATASET) is not None:
         sb.button("Back to the invented corpus", on_click=_use_invented, width="stretch")
     limit = cache.max_dims(ds)
     _clamp_dims(limit)
     sb.selectbox("metric", list(state.METRIC_KINDS), key=state.METRIC, bind="query-params", persist_state="session",
                  help="nDCG uses linear gain (the grade) unless the exponential variant is chosen.")
+    for note in metrics.meaning_warnings(ds.qrels, ds.n_queries, [state.metric_name()]):
+        sb.warning(escape_markdown(note), icon=":material/warning:")
     _slider(state.K)
     sb.caption("BM25")
     _slider(state.K1)

@@ -52,7 +52,7 @@ SPLIT_K_MAX = overview.K_MAX  # the smallest cutoff at which two systems part is
 SAMPLE_QUESTIONS = 5
 TRAP_K = 5  # the article's worked example is scored at 5
 SHOWN_RELEVANT = 2  # relevant documents shown in full under a failing question
-EXAMPLE_CLASSES = ("vocabulary gap", "surface homonymy")  # the article's two failures, in its order
+EXAMPLE_CLASSES = ("vocabulary gap", diagnosis.HOMONYMY)  # the article's two failures, in its order
 
 
 # ------------------------------------------------------------------------------------------ the step and its URL
@@ -120,10 +120,17 @@ class View:
     k: int
     metric: str  # the sidebar's metric at k, e.g. ndcg@5
     params: Params
+    name: str = ""  # the dataset as every page names it ("invented · edited: 1 grade"), plain text
+    added: int = 0  # judgements the workspace's grades add to the loaded ones
 
     @property
     def label(self) -> str:
         return state.metric_label(self.metric)
+
+    @property
+    def title(self) -> str:
+        """The dataset's name as the pages write it (with its edits)."""
+        return self.name or self.ds.name
 
     @property
     def table(self) -> list[str]:
@@ -139,7 +146,8 @@ class View:
 def view(ds: Dataset) -> View:
     """The evaluation of every system at the sidebar's values, on the four metrics and the sidebar's metric."""
     k, metric = state.cutoff(), state.metric_name()
-    return View(ds, cache.evaluation(overview.table_metrics(k, metric), ds), k, metric, cache.ranking_params(ds))
+    return View(ds, cache.evaluation(overview.table_metrics(k, metric), ds), k, metric, cache.ranking_params(ds),
+                cache.dataset_label(), len(cache.new_judgements()))
 
 
 def fmt6(x: float) -> str:
@@ -178,14 +186,15 @@ class CorpusFacts:
     judgements: int
     grades: dict[int, int]  # positive grade -> judgements with it, highest first
     not_relevant: int  # judgements with a grade of 0 or less
+    added: int = 0  # of the judgements, those the workspace's grades add to the loaded ones (the Judge page)
 
 
-def corpus_facts(ds: Dataset) -> CorpusFacts:
-    """The dataset's sizes and its judgements by grade."""
+def corpus_facts(ds: Dataset, added: int = 0) -> CorpusFacts:
+    """The dataset's sizes and its judgements by grade (`added` of them from the workspace's grades)."""
     g = ds.qrels.grade
     counts = Counter(int(x) for x in g[g > 0])
     return CorpusFacts(ds.n_docs, ds.n_queries, int(ds.evaluated.size), int(g.size),
-                       dict(sorted(counts.items(), reverse=True)), int((g <= 0).sum()))
+                       dict(sorted(counts.items(), reverse=True)), int((g <= 0).sum()), int(added))
 
 
 def corpus_sentence(name: str, f: CorpusFacts) -> str:
@@ -198,6 +207,9 @@ def corpus_sentence(name: str, f: CorpusFacts) -> str:
     left_out = (f" The other {plural(rest, 'question')} {'has' if rest == 1 else 'have'} no relevant document and "
                 f"{'is' if rest == 1 else 'are'} left out of every mean." if rest else "")
     zero = f" {plural(f.not_relevant, 'judgement')} say{'s' if f.not_relevant == 1 else ''} *not relevant*." if f.not_relevant else ""
+    if f.added:
+        zero += (f" Of the {plural(f.judgements, 'judgement')} in use, {f.judgements - f.added:,} came with the data and "
+                 f"{f.added:,} {'is a grade' if f.added == 1 else 'are grades'} given on the Judge page.")
     return (f"**{plain(name)}** holds {plural(f.documents, 'document')} and {plural(f.questions, 'question')}; "
             f"{f.evaluated:,} of the questions have at least one relevant document, and every mean in this tour is over them."
             f"{left_out} The {plural(relevant, 'relevant judgement')} ({by_grade}) are all a retriever is measured "
@@ -215,13 +227,14 @@ def sample_questions(ds: Dataset, n: int = SAMPLE_QUESTIONS) -> pd.DataFrame:
 
 
 def step_corpus(v: View) -> None:
-    f = corpus_facts(v.ds)
-    st.markdown(corpus_sentence(v.ds.name, f))
+    f = corpus_facts(v.ds, v.added)
+    st.markdown(corpus_sentence(v.name or v.ds.name, f))
     cols = st.columns(4)
     cols[0].metric("documents", f"{f.documents:,}", border=True)
     cols[1].metric("questions", f"{f.questions:,}", border=True)
     cols[2].metric("evaluated", f"{f.evaluated:,}", border=True, help="Questions with at least one relevant document.")
-    cols[3].metric("judgements", f"{f.judgements:,}", border=True)
+    cols[3].metric("judgements", f"{f.judgements:,}", border=True,
+                   help=f"{f.judgements - f.added:,} loaded and {f.added:,} given on the Judge page." if f.added else None)
     st.dataframe(sample_questions(v.ds), hide_index=True, width="stretch",
                  column_config={"question": st.column_config.TextColumn(width=70),
                                 "text": st.column_config.TextColumn(width="medium"),
@@ -384,9 +397,13 @@ def disagreement_sentence(a: str, b: str, k: int, only_a: Sequence[str], only_b:
             f"little to gain here. {fail}")
 
 
-def rank_text(r: int) -> str:
-    """A first relevant rank for a table: the rank, or 'not found'."""
-    return str(int(r)) if r > 0 else charts.NOT_FOUND
+def rank_cells(v: View, system: str, rows: np.ndarray) -> list[str]:
+    """A system's first relevant rank of the chosen questions as every page writes it (diagnosis.rank_text): a
+    fusion's miss reads "> N" when one of its members lists a relevant document, else "not found"."""
+    depth = v.params.fusion_depth if system in FUSIONS else None
+    members = [m for m in v.params.members if m in v.ev.first_rank]
+    found = diagnosis.members_found([v.ev.first_rank[m] for m in members]) if members else np.zeros(len(v.qids), dtype=bool)
+    return [diagnosis.rank_text(int(v.ev.first_rank[system][i]), depth, bool(found[i])) for i in rows]
 
 
 RANK_COLUMNS = {"question": st.column_config.TextColumn(width=70), "text": st.column_config.TextColumn(width="medium")}
@@ -399,7 +416,7 @@ def first_rank_rows(v: View, systems: Sequence[str], rows: np.ndarray, pair_k: i
     if text:
         frame["text"] = [pq.cut(v.ds.query_texts[v.ds.evaluated[i]], 120) for i in rows]
     for s in systems:
-        frame[s] = [rank_text(v.ev.first_rank[s][i]) for i in rows]
+        frame[s] = rank_cells(v, s, rows)
     if pair_k is not None:
         a, b = systems[0], systems[1]
         fa, fb = found(v.ev.first_rank[a], pair_k), found(v.ev.first_rank[b], pair_k)
@@ -436,6 +453,21 @@ def examples(cases: Sequence[diagnosis.Case], classes: Sequence[str] = EXAMPLE_C
     return {kind: next((c for c in cases if c.kind == kind), None) for kind in classes}
 
 
+def shown_classes(cases: Sequence[diagnosis.Case]) -> list[str]:
+    """The classes step 5 shows, in diagnosis.CLASSES order: the article's two (an example, or a note that this data
+    has none) and every other class that occurs."""
+    present = {c.kind for c in cases}
+    return [kind for kind in diagnosis.CLASSES if kind in EXAMPLE_CLASSES or kind in present]
+
+
+CLASS_PHRASES = {diagnosis.UNJUDGED: "its first result unjudged"}  # a class inside a sentence, when "a <class>" reads badly
+
+
+def class_phrase(kind: str) -> str:
+    """A class inside a sentence: "a vocabulary gap", "its first result unjudged"."""
+    return CLASS_PHRASES.get(kind, f"a {kind}")
+
+
 def case_sentence(c: diagnosis.Case, k: int) -> str:
     """Why one question fails at cutoff k, from its diagnosis (every id, word and text escaped)."""
     q = f"Question {plain(c.qid)}, “{plain(clip(c.question.strip(), 200))}”"
@@ -447,16 +479,34 @@ def case_sentence(c: diagnosis.Case, k: int) -> str:
         first = "its list is empty" if c.first_result is None else f"its first result is {plain(c.first_result)}, on no shared word"
         return (f"{q}: {plain(c.system)} finds nothing relevant, {first}, and {rel_text}. A **vocabulary gap**: no retriever "
                 "that matches words can find these documents; the cure is one that does not depend on the same words.")
-    if c.kind == "surface homonymy":
+    first = plain(c.first_result or "")
+    if c.kind == diagnosis.HOMONYMY:
         words = ", ".join(f"“{plain(w)}”" for w in c.first_result_words)
-        return (f"{q}: {plain(c.system)} puts {plain(c.first_result or '')} first on {words}, which it shares with the question, "
-                f"while {rel_text}. A **surface homonymy**: worse than no answer, a convincing and wrong context.")
+        return (f"{q}: {plain(c.system)} puts {first} first on {words}, which it shares with the question, and a judgement "
+                f"says it is not relevant (grade {c.first_grade}), while {rel_text}. A **surface homonymy**: worse than no "
+                "answer, a convincing and wrong context.")
+    if c.kind == diagnosis.UNJUDGED:
+        words = ", ".join(f"“{plain(w)}”" for w in c.first_result_words)
+        return (f"{q}: {plain(c.system)} puts {first} first on {words}, which it shares with the question, while {rel_text}. "
+                f"No judgement names {first} for this question: **unjudged at the top**, not a wrong answer until a person "
+                "says so. Read it and grade it on the Judge page: graded not relevant, it is a surface homonymy; graded "
+                "relevant, the question is found at rank 1.")
     where = f"at rank {c.rank}" if c.rank > 0 else "further down than its list goes"
     return f"{q}: the relevant document is there, {where}, beyond the top {k}. A **late rank**."
 
 
-def missing_sentence(system: str, kind: str, threshold: int) -> str:
-    """What the tour says when a class has no example on this data."""
+def first_result_note(c: diagnosis.Case) -> str:
+    """What a failing question's first result is, by the judgements: judged not relevant, or unjudged."""
+    judged = "unjudged" if c.first_grade is None else f"judged not relevant (grade {c.first_grade})"
+    return f"{c.system}'s first result, {judged}"
+
+
+def missing_sentence(system: str, kind: str, threshold: int, judged_not_relevant: bool = True) -> str:
+    """What the tour says when a class has no example on this data; for a surface homonymy on judgements that name no
+    document not relevant (`judged_not_relevant` False), why there can be none."""
+    if kind == diagnosis.HOMONYMY and not judged_not_relevant:
+        return (f"No judgement of this data says *not relevant*, so no failure can be called a **{kind}** here: a first "
+                "result no judgement names is *unjudged at the top* until a person grades it on the Judge page.")
     return f"On this data {plain(system)} fails no question on a **{kind}** in the top {threshold}: this class has no example here."
 
 
@@ -478,11 +528,13 @@ def example_box(ds: Dataset, c: diagnosis.Case, k: int) -> None:
         colors = diag.question_colors(relevant_words, set(c.first_result_words))
         st.markdown("**Question:** " + highlight_markdown(clip(ds.query_texts[q]), colors))
         if c.first_result is not None:
-            diag.doc_box(ds, c.question, c.first_result, f"{c.system}'s first result", diag.WRONG_COLOR)
+            diag.doc_box(ds, c.question, c.first_result, first_result_note(c), diag.WRONG_COLOR)
         for d, g, _ in c.relevant[:SHOWN_RELEVANT]:
             diag.doc_box(ds, c.question, d, f"relevant, grade {g}", diag.RELEVANT_COLOR)
         if len(c.relevant) > SHOWN_RELEVANT:
             st.caption(f"and {plural(len(c.relevant) - SHOWN_RELEVANT, 'more relevant document')} (the Diagnosis page shows them all).")
+        if c.kind == diagnosis.UNJUDGED:
+            st.page_link("pages/judge.py", label=f"Judge: grade {plain(c.first_result)}", icon=":material/rule:")
 
 
 def base_cases(v: View) -> list[diagnosis.Case]:
@@ -493,12 +545,13 @@ def base_cases(v: View) -> list[diagnosis.Case]:
 def step_why(v: View) -> None:
     cases = base_cases(v)
     st.markdown(counts_sentence(BASE, cases, int(v.ds.evaluated.size), v.k))
-    for kind, c in examples(cases).items():
+    zero = bool((v.ds.qrels.grade <= 0).any())
+    for kind, c in examples(cases, shown_classes(cases)).items():
         if c is None:
-            st.info(missing_sentence(BASE, kind, v.k), icon=":material/info:")
+            st.info(missing_sentence(BASE, kind, v.k, zero), icon=":material/info:")
         else:
             example_box(v.ds, c, v.k)
-    st.caption(f"The examples are {BASE}'s first failing question of each class, chosen from the diagnosis of this data. "
+    st.caption(f"The examples are {BASE}'s first failing question of each class that occurs, chosen from the diagnosis of this data. "
                "The Diagnosis page has every failing question of every system, and BM25's score term by term.")
 
 
@@ -536,6 +589,69 @@ def ranks_sentence(fusion: str, fusion_ranks: np.ndarray, member_ranks: Sequence
             f"{int((f == best).sum()):,}, beats both on {int((f < best).sum()):,} and falls behind the better on {int((f > best).sum()):,}.")
 
 
+@dataclass(frozen=True)
+class Gains:
+    """Where a fusion scores above every member on one metric, question by question (positions in the evaluated)."""
+
+    fusion: str
+    above: tuple[int, ...]  # the fusion's value is above every member's
+    later: tuple[int, ...]  # of those, its first relevant document is no higher than the best member's first
+
+
+def fusion_gains(fusion: str, values: np.ndarray, member_values: Sequence[np.ndarray], first: np.ndarray,
+                 member_first: Sequence[np.ndarray]) -> Gains:
+    """The questions a fusion scores above every member on (its per-question `values` against theirs), and those of
+    them where its first relevant rank is no better than the best member's: there the gain comes from the later
+    relevant documents, ranked higher by the fusion than by either member."""
+    top = np.max(np.stack([np.asarray(m, dtype=float) for m in member_values]), axis=0)
+    above = np.flatnonzero(np.asarray(values, dtype=float) > top + 1e-12)
+    never = np.iinfo(np.int64).max
+    best = np.min(np.stack([np.where(np.asarray(m) > 0, m, never) for m in member_first]), axis=0)
+    own = np.where(np.asarray(first) > 0, first, never)
+    return Gains(fusion, tuple(int(i) for i in above), tuple(int(i) for i in above if own[i] >= best[i]))
+
+
+def gains_sentence(g: Gains, qids: Sequence[str], label: str, n_members: int) -> str:
+    """Where a fusion's gain on the mean comes from, from `fusion_gains`: the questions it scores above every member
+    on, and how many of them it wins with later relevant documents, not the first."""
+    f = plain(g.fusion)
+    every = "both its members" if n_members == 2 else "every member"
+    if not g.above:
+        return (f"On no question does {f} score above {every} on {label}: its mean moves only by taking the better "
+                "member's value where they differ.")
+    later, first = [qids[i] for i in g.later], [qids[i] for i in g.above if i not in g.later]
+    said = f"On {label} itself, {f} scores above {every} on {plural(len(g.above), 'question')} ({id_list([qids[i] for i in g.above])})"
+    if not later:
+        return said + ": on each it puts the first relevant document higher than any member does."
+    return (said + f". On {len(later):,} of them ({id_list(later)}) its first relevant document is no higher than the "
+            "better member's: **the gain comes from the later relevant documents**: past the first, it ranks more of "
+            "them, or better-graded ones, higher than either member does (the table below shows where each system puts them)."
+            + (f" On {len(first):,} ({id_list(first)}) it puts the first relevant document higher." if first else ""))
+
+
+def relevant_ranks(ds: Dataset, ranking, q: int, n: int = 4) -> str:
+    """The ranks of a question's relevant documents in a system's list with their grades, best first: "1 (2), 3 (1)"
+    ("none" when none is listed; "and N more" past n)."""
+    sel = np.flatnonzero((ds.qrels.query == q) & ds.qrels.relevant)
+    ranks = ranking.judged_rank[sel]
+    order = np.argsort(ranks[ranks > 0], kind="stable")
+    listed, grades = ranks[ranks > 0][order], ds.qrels.grade[sel][ranks > 0][order]
+    if not listed.size:
+        return "none"
+    return (", ".join(f"{int(r)} ({int(g)})" for r, g in zip(listed[:n], grades[:n]))
+            + (f" and {listed.size - n} more" if listed.size > n else ""))
+
+
+def gains_rows(v: View, systems: Sequence[str], rows: Sequence[int]) -> pd.DataFrame:
+    """The questions a fusion gains on: per system, its value of the sidebar's metric and the ranks (grades) of the
+    question's relevant documents in its list, "0.950 · 1 (2), 3 (1)"."""
+    frame = pd.DataFrame({"question": [v.qids[i] for i in rows]})
+    for s in systems:
+        frame[s] = [f"{float(v.ev.values[s][v.metric][i]):.3f} · {relevant_ranks(v.ds, v.ev.rankings[s], int(v.ds.evaluated[i]))}"
+                    for i in rows]
+    return frame
+
+
 def fusion_intro(members: Sequence[str], p: Params) -> str:
     """What the two fusions compute, with the sidebar's members and values."""
     names = [plain(m) for m in members]
@@ -555,10 +671,21 @@ def step_fusion(v: View) -> None:
     shown = [*members, *fusions]
     member_means = {m: v.ev.mean(m, v.metric) for m in members}
     st.markdown(fusion_intro(members, v.params))
+    gains = {}
     for f in fusions:
+        gains[f] = fusion_gains(f, v.ev.values[f][v.metric], [v.ev.values[m][v.metric] for m in members],
+                                v.ev.first_rank[f], [v.ev.first_rank[m] for m in members])
         st.markdown("- " + fusion_sentence(f, v.ev.mean(f, v.metric), member_means, v.label) + " "
-                    + ranks_sentence(f, v.ev.first_rank[f], [v.ev.first_rank[m] for m in members]))
+                    + ranks_sentence(f, v.ev.first_rank[f], [v.ev.first_rank[m] for m in members]) + " "
+                    + gains_sentence(gains[f], v.qids, v.label, len(members)))
     st.dataframe(means_table(v.ev, shown, v.table), width="stretch")
+    gained = sorted({i for g in gains.values() for i in g.above})
+    if gained:
+        st.dataframe(gains_rows(v, shown, gained), hide_index=True, width="stretch",
+                     column_config={"question": st.column_config.TextColumn(width=70)})
+        st.caption(f"The questions a fusion scores above every member on, on {v.label}: each system's value · the ranks of "
+                   "the relevant documents in its list (their grades in brackets). Where the first ranks are the same, compare "
+                   "the later ones.")
     m = np.stack([v.ev.first_rank[s] for s in members])
     rows = np.flatnonzero((m != m[0]).any(axis=0))
     if rows.size:
@@ -647,14 +774,35 @@ def step_trap(v: View) -> None:
     trap_on_the_data(v)
 
 
-def trap_question(ds: Dataset, ranking, k: int) -> int | None:
-    """The first evaluated question (an index) whose top k is full and holds a relevant document but misses
-    another, where the trap shows on real data; None when there is none."""
+def split_questions(ds: Dataset, ranking, k: int) -> list[int]:
+    """The evaluated questions (indices) with a relevant document in the system's top k and another outside it (a
+    recall@k strictly between 0 and 1): where the trap can show on real data."""
+    out = []
     for q in ds.evaluated:
         found, relevant = found_in_top(ds, ranking, int(q), k)
-        if 0 < found < relevant and int(ranking.n_results[q]) >= k:
-            return int(q)
-    return None
+        if 0 < found < relevant:
+            out.append(int(q))
+    return out
+
+
+def trap_question(ds: Dataset, ranking, k: int) -> int | None:
+    """The first of `split_questions` whose top k is full, None when there is none. With fewer than k documents
+    listed, scikit-learn's top k takes unretrieved documents (score 0) too, which then earn gain in its DCG and in
+    none of ours: neither of its calls can agree with our nDCG, and the trap no longer shows alone."""
+    return next((q for q in split_questions(ds, ranking, k) if int(ranking.n_results[q]) >= k), None)
+
+
+def no_trap_sentence(name: str, system: str, k: int, split: Sequence[str]) -> str:
+    """Why the trap has no example on the data at this k, from the questions with a relevant document in the top k
+    and another outside it (`split`, their ids: the system lists fewer than k documents for each)."""
+    if not split:
+        return (f"**On {plain(name)}** no question has a relevant document in {system}'s top {k} and another outside it, "
+                "so the trap does not show here at this k (try a smaller k in the sidebar).")
+    one = len(split) == 1
+    return (f"**On {plain(name)}**, {plural(len(split), 'question')} ({id_list(split)}) {'has' if one else 'have'} a relevant "
+            f"document in {system}'s top {k} and another outside it, but {system} lists fewer than {k} documents for "
+            f"{'it' if one else 'each'}: scikit-learn's top {k} would then take unretrieved documents too, and its numbers "
+            "would differ from ours for that reason as well. Try a smaller k in the sidebar to see the trap on this data.")
 
 
 def data_toy(ds: Dataset, ranking, q: int, k: int) -> teaching.Toy:
@@ -670,15 +818,14 @@ def trap_on_the_data(v: View) -> None:
     r = v.ev.rankings[BASE]
     q = trap_question(v.ds, r, v.k)
     if q is None:
-        st.markdown(f"**On {plain(v.ds.name)}** no question has a relevant document in {BASE}'s top {v.k} and another "
-                    "outside it, so the trap does not show here at this k (try a smaller k in the sidebar).")
+        st.markdown(no_trap_sentence(v.title, BASE, v.k, [v.ds.query_ids[x] for x in split_questions(v.ds, r, v.k)]))
         return
     toy = data_toy(v.ds, r, q, v.k)
     trap = teaching.sklearn_trap(toy, v.k)
     i = int(np.flatnonzero(v.ds.evaluated == q)[0])
     ours = float(v.ev.values[BASE][f"ndcg@{v.k}"][i])
     missing = [d for d in toy.relevant if d not in toy.ranking]
-    st.markdown(f"**On {plain(v.ds.name)}**, question {plain(v.ds.query_ids[q])} and {BASE}'s top {v.k}, the same check: "
+    st.markdown(f"**On {plain(v.title)}**, question {plain(v.ds.query_ids[q])} and {BASE}'s top {v.k}, the same check: "
                 + trap_sentence(ours, trap.whole, trap.retrieved_only, missing, v.k, advice=False))
     cols = st.columns(3)
     cols[0].metric(f"ours, nDCG@{v.k}", fmt6(ours), border=True, help="The engine's nDCG of this question.")
@@ -694,10 +841,10 @@ def dense_example_sentence(c: diagnosis.Case, dense_rank: int, threshold: int) -
     q = "Question " + plain(c.qid)
     base = diagnosis.rank_label(c.rank)
     if 0 < dense_rank <= threshold:
-        return (f"{q} ({BASE}: {base}, a {c.kind}): {DENSE} puts its first relevant document at rank {dense_rank}, "
+        return (f"{q} ({BASE}: {base}, {class_phrase(c.kind)}): {DENSE} puts its first relevant document at rank {dense_rank}, "
                 f"inside the top {threshold}: **fixed**.")
     now = f"at rank {dense_rank}, still beyond the top {threshold}" if dense_rank else "nowhere in its list"
-    return f"{q} ({BASE}: {base}, a {c.kind}): {DENSE} puts its first relevant document {now}: **not fixed**."
+    return f"{q} ({BASE}: {base}, {class_phrase(c.kind)}): {DENSE} puts its first relevant document {now}: **not fixed**."
 
 
 def dense_hint() -> str:
@@ -720,7 +867,7 @@ def step_dense(v: View) -> None:
     said, _ = summary
     st.markdown(said)
     i_of = {qid: i for i, qid in enumerate(v.qids)}
-    for kind, c in examples(cases).items():
+    for kind, c in examples(cases, shown_classes(cases)).items():
         if c is None:
             st.markdown("- " + missing_sentence(BASE, kind, v.k))
         else:
@@ -753,7 +900,7 @@ def next_pages(available: Sequence[str]) -> list[tuple[str, str, str, str]]:
 
 
 def step_yours(v: View) -> None:
-    st.markdown(f"That was **{plain(v.ds.name)}** at k1 = {v.params.k1:g}, b = {v.params.b:g}, d = {v.params.dims}, "
+    st.markdown(f"That was **{plain(v.title)}** at k1 = {v.params.k1:g}, b = {v.params.b:g}, d = {v.params.dims}, "
                 f"RRF k = {v.params.rrf_k:g}, alpha = {v.params.alpha:g}, k = {v.k}. Every step follows the sidebar and the "
                 "dataset: load yours and walk it again.")
     for path, title, icon, text in next_pages([p for p, _, _ in router.PAGES]):

@@ -6,10 +6,16 @@ Classes, in the order they are tested:
 * **late rank** - the relevant document is found, beyond the threshold;
 * **beyond the fusion's top N** - a fusion (its list cut at its depth N) finds nothing relevant while one of its
   members ranks a relevant document: the fusion lost it to its cut, not to the words (N = `Params.fusion_depth`);
-* **surface homonymy** - nothing relevant is found and a non-relevant document comes first on a word it shares
-  with the question (an incidental match that makes a convincing, wrong context);
+* **surface homonymy** - nothing relevant is found and a document judged not relevant (grade <= 0) comes first on a
+  word it shares with the question (an incidental match that makes a convincing, wrong context);
+* **unjudged at the top** - nothing relevant is found and a document no judgement names comes first on a word it
+  shares with the question: it may be relevant, the judgements do not say (grade it on the Judge page);
 * **vocabulary gap** - nothing relevant is found and no relevant document shares a word with the question;
 * otherwise (a relevant document shares words, the list ended before it) - **late rank** again, "beyond the list".
+
+A missed question (no relevant document in a system's list) reads one way everywhere (`rank_text`): **"> N"** for a
+fusion of depth N when one of its members lists a relevant document (the fusion lost it to its cut), **"not found"**
+otherwise (no member lists one, or the system is not a fusion).
 
 `changes` compares two systems question by question at the same threshold: what one fixes or breaks relative
 to the other, each with the failure class of the side that fails (`describe` gives the plain line).
@@ -20,13 +26,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..corpus.dataset import Dataset
 from ..corpus.text import ARTICLE_ANALYSIS, Analysis, tokenize
+from ..engine.adhoc import judgements_of
 from ..evaluation.metrics import first_relevant_rank
 from ..retrievers.ranking import Ranking
 
 FUSION_CUT = "beyond the fusion's top N"  # N: the fusion's depth (class_label writes it out)
-CLASSES = ("vocabulary gap", "surface homonymy", "late rank", FUSION_CUT)
+HOMONYMY, UNJUDGED = "surface homonymy", "unjudged at the top"
+CLASSES = ("vocabulary gap", HOMONYMY, UNJUDGED, "late rank", FUSION_CUT)
+NOT_FOUND = "not found"
 THRESHOLD_DEFAULT = 3
 OUTCOMES = ("fixed", "broken")
 
@@ -45,6 +56,17 @@ class Case:
     kind: str
     depth: int | None = None  # a fusion's depth N (its list is its top N); None for any other system
     members: tuple[tuple[str, int], ...] = ()  # a fusion's members with their first relevant rank (0 = not found)
+    first_grade: int | None = None  # the first result's grade for this question, None when no judgement names it
+
+    @property
+    def member_found(self) -> bool:
+        """A fusion's member lists a relevant document (its miss is then "> N", its cut)."""
+        return any(r > 0 for _, r in self.members)
+
+    @property
+    def rank_text(self) -> str:
+        """The first relevant rank as every table shows it (`rank_text`)."""
+        return rank_text(self.rank, self.depth, self.member_found)
 
 
 def fusion_cut_label(depth: int) -> str:
@@ -57,11 +79,24 @@ def class_label(kind: str, depth: int | None) -> str:
     return fusion_cut_label(depth) if kind == FUSION_CUT and depth is not None else kind
 
 
-def rank_text(rank: int, depth: int | None = None) -> str:
-    """A first relevant rank for a table: "4", "not found", or for a fusion (depth given) "beyond the fusion's top N"."""
+def beyond_cut(rank: int, depth: int | None, member_found: bool) -> bool:
+    """The one rule of a miss: a system with nothing relevant in its list (rank 0) that is a fusion (its depth given)
+    one of whose members lists a relevant document lost it to its cut (beyond its top N); any other miss is not found."""
+    return int(rank) <= 0 and depth is not None and bool(member_found)
+
+
+def rank_text(rank: int, depth: int | None = None, member_found: bool = False) -> str:
+    """A first relevant rank as every page writes it: "4"; "> 10" for a fusion of depth 10 that lost a relevant
+    document a member lists (`beyond_cut`); else "not found"."""
     if rank > 0:
-        return str(rank)
-    return fusion_cut_label(depth) if depth is not None else "not found"
+        return str(int(rank))
+    return f"> {int(depth)}" if beyond_cut(rank, depth, member_found) else NOT_FOUND
+
+
+def members_found(member_ranks: Sequence[np.ndarray]) -> np.ndarray:
+    """Per question: whether any member's first relevant rank is found (> 0); all False without members."""
+    ranks = [np.asarray(r) for r in member_ranks]
+    return np.any(np.stack(ranks) > 0, axis=0) if ranks else np.zeros(0, dtype=bool)
 
 
 def shared_words(question: str, text: str, analysis: Analysis = ARTICLE_ANALYSIS) -> tuple[str, ...]:
@@ -73,15 +108,17 @@ def shared_words(question: str, text: str, analysis: Analysis = ARTICLE_ANALYSIS
     return tuple(sorted({w for t, words in analysis.origins(text).items() if t in terms for w in words}))
 
 
-def classify(rank: int, threshold: int, first_shares: bool, relevant_shares: bool, member_found: bool = False) -> str:
+def classify(rank: int, threshold: int, first_shares: bool, relevant_shares: bool, member_found: bool = False,
+             first_judged: bool = True) -> str:
     """The failure class of a question (see the module docstring for the rules). `member_found`: the system is a
-    fusion and one of its members ranks a relevant document."""
+    fusion and one of its members ranks a relevant document; `first_judged`: a judgement names the first result
+    (the caller knows it is not relevant: nothing relevant is found)."""
     if rank > threshold:
         return "late rank"
     if member_found:
         return FUSION_CUT
     if first_shares:
-        return "surface homonymy"
+        return HOMONYMY if first_judged else UNJUDGED
     if not relevant_shares:
         return "vocabulary gap"
     return "late rank"
@@ -107,13 +144,17 @@ def diagnose(dataset: Dataset, ranking: Ranking, threshold: int = THRESHOLD_DEFA
         first_id = top[0] if top else None
         first_idx = dataset.doc_index.get(first_id) if first_id is not None else None
         first_words = shared_words(text, dataset.doc_texts[first_idx], analysis) if first_idx is not None else ()
+        judged = dict(judgements_of(dataset, q))
         rel = []
         for did, grade in dataset.relevant_of(q).items():
             j = dataset.doc_index.get(did)
             rel.append((did, grade, shared_words(text, dataset.doc_texts[j], analysis) if j is not None else ()))
         found_by = tuple((name, int(f[q])) for name, f in member_first)
-        kind = classify(rank, threshold, bool(first_words), any(w for _, _, w in rel), any(r > 0 for _, r in found_by))
-        cases.append(Case(ranking.name, dataset.query_ids[q], text, rank, first_id, first_words, tuple(rel), kind, depth, found_by))
+        grade = judged.get(first_id) if first_id is not None else None
+        kind = classify(rank, threshold, bool(first_words), any(w for _, _, w in rel), any(r > 0 for _, r in found_by),
+                        grade is not None)
+        cases.append(Case(ranking.name, dataset.query_ids[q], text, rank, first_id, first_words, tuple(rel), kind, depth,
+                          found_by, grade))
     return cases
 
 
@@ -141,9 +182,9 @@ def changes(dataset: Dataset, base: Ranking, other: Ranking, threshold: int = TH
     failure class `diagnose` gives the failing side; a question both succeed or both fail on is not listed.
 
     Worked example (the invented corpus, threshold 3, base BM25, other dense): BM25 finds nothing relevant
-    for q02 "can I get my money back" (a vocabulary gap) and puts export1 first for q10 on the word "data"
-    (surface homonymy); dense ranks a relevant document first for both and fails none, so the result is
-    q02 fixed (vocabulary gap, BM25 rank 0, dense rank 1) and q10 fixed (surface homonymy), nothing broken.
+    for q02 "can I get my money back" (a vocabulary gap) and puts export1, which no judgement names, first for q10
+    on the word "data" (unjudged at the top); dense ranks a relevant document first for both and fails none, so the
+    result is q02 fixed (vocabulary gap, BM25 rank 0, dense rank 1) and q10 fixed (unjudged at the top), nothing broken.
     `analyses`: the text analysis each side's words are read with (its index's: a stemmer's changes).
     """
     base_cases = {c.qid: c for c in diagnose(dataset, base, threshold, analysis=analyses[0])}
@@ -163,7 +204,8 @@ def changes(dataset: Dataset, base: Ranking, other: Ranking, threshold: int = TH
 
 
 def rank_label(rank: int) -> str:
-    """A first relevant rank in words: "rank 4", or "not found" for 0 (rank_text's)."""
+    """A first relevant rank in words: "rank 4", or "not found" for 0 (rank_text's; neither system of a change is
+    a fusion)."""
     return f"rank {rank}" if rank > 0 else rank_text(rank)
 
 

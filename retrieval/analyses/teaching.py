@@ -285,6 +285,11 @@ def words_label(words: Sequence[str]) -> str:
     return ", ".join(words) if words else "none"
 
 
+def judgement_label(grade: int | None) -> str:
+    """A document's judgement for a table cell: 'grade 0' (judged), or 'unjudged' (no judgement names it)."""
+    return "unjudged" if grade is None else f"grade {int(grade)}"
+
+
 def overlap_rows(cases: Iterable[Case]) -> list[dict]:
     """The lexical-overlap table: one row per failing question and system."""
     rows = []
@@ -293,8 +298,9 @@ def overlap_rows(cases: Iterable[Case]) -> list[dict]:
             "system": c.system,
             "question": c.qid,
             "class": c.kind,
-            "first relevant at": str(c.rank) if c.rank > 0 else "not found",
+            "first relevant at": c.rank_text,
             "first result": c.first_result or "none",
+            "its judgement": judgement_label(c.first_grade) if c.first_result else "",
             "shared with the first result": words_label(c.first_result_words) if c.first_result else "",
             "relevant documents (grade): shared words": "; ".join(f"{d} ({g}): {words_label(w)}" for d, g, w in c.relevant),
             "text": c.question,

@@ -272,3 +272,44 @@ def judged_ranks_from_list(ranking: list[str], judged: dict[str, int]) -> tuple[
         grade=np.array([judged[d] for d in ids], dtype=np.int64),
     )
     return qrels, np.array([pos.get(d, 0) for d in ids], dtype=np.int64)
+
+
+# ------------------------------------------------------------------------------ where a metric means nothing
+
+
+def without_non_relevant(qrels: Qrels, n_queries: int) -> tuple[int, int]:
+    """(questions with a relevant document but no judgement of a non-relevant one (grade <= 0), questions with a
+    relevant document): on the first, bpref is the whole list's recall and judged@k is precision@k."""
+    has_rel = _relevant_count(qrels, n_queries) > 0
+    has_non = np.bincount(qrels.query[~qrels.relevant], minlength=n_queries) > 0
+    return int((has_rel & ~has_non).sum()), int(has_rel.sum())
+
+
+def meaning_warnings(qrels: Qrels, n_queries: int, names) -> list[str]:
+    """One warning per metric kind among `names` that cannot mean what it says on these judgements, in KINDS order:
+
+    * bpref, on the questions no judgement says *not relevant* for: every listed relevant document counts 1 wherever
+      it is listed, so bpref is the recall of the whole list and rewards ranking anything (a system that lists every
+      document scores 1 there);
+    * judged@k, on the same questions: every judged document is relevant, so judged@k is precision@k and cannot
+      show a hole in the judgements.
+
+    Worked example: relevant-only judgements of 225 questions (Cranfield's) give both warnings, "225 of the 225
+    questions ..."; a question with a grade-0 judgement is left out of the count, and none left gives no warning.
+    """
+    kinds = {parse(n).kind if isinstance(n, str) else n.kind for n in names}
+    if not kinds & {"bpref", "judged"}:
+        return []
+    bare, total = without_non_relevant(qrels, n_queries)
+    if not bare:
+        return []
+    which = f"{bare:,} of the {total:,} questions with a relevant document have no document judged not relevant"
+    out = []
+    if "bpref" in kinds:
+        out.append(f"bpref: {which}. There bpref counts each relevant document listed, wherever it is listed (the recall "
+                   "of the whole list), so it rewards ranking anything: a system that lists every document scores 1. "
+                   "Read nDCG or recall@k instead.")
+    if "judged" in kinds:
+        out.append(f"judged@k: {which}. There every judged document is relevant, so judged@k equals precision@k and "
+                   "cannot show a hole in the judgements.")
+    return out

@@ -19,6 +19,7 @@ from ..core.params import ARTICLE_MEMBERS, Params
 from ..corpus.dataset import Dataset, TrecRun
 from ..retrievers.ranking import Ranking
 from .experiment import Evaluation, bootstrap_report, json_ready, to_json
+from .metrics import meaning_warnings
 
 
 @dataclass(frozen=True)
@@ -159,12 +160,15 @@ def json_report(
     """The report ``python -m retrieval evaluate --json --metrics M --bootstrap B --compare A,B`` prints.
 
     `evaluation` must hold every metric of `metric_names` and `bootstrap_metric`; the report lists only
-    `metric_names` (the bootstrap metric is computed for the bootstrap alone, as the command line does).
+    `metric_names` (the bootstrap metric is computed for the bootstrap alone, as the command line does). Its
+    warnings are the dataset's and the systems', then `metrics.meaning_warnings` of these metrics.
     """
     names = list(metric_names)
     boot = bootstrap_report(evaluation, bootstrap_metric, *compare)
     report = to_json(evaluation, params, boot)
     report["metrics"] = names
+    ds = evaluation.dataset
+    report["warnings"] += meaning_warnings(ds.qrels, ds.n_queries, [*names, bootstrap_metric])
     for row in report["systems"].values():
         for m in list(row):
             if m not in names:
