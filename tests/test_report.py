@@ -173,7 +173,7 @@ def test_bpref_without_judged_non_relevant_documents_warns_in_the_json_and_the_t
     assert json.loads(capsys.readouterr().out)["warnings"] == said
     assert cli.main(["evaluate", "--metrics", "ndcg@5,bpref"]) == 0
     header = capsys.readouterr().out.split("\n\n")[0].splitlines()
-    assert header[2:] == [f"warning: {said[0]}"]  # under the dataset and parameter lines, before the tables
+    assert header[3:] == [f"warning: {said[0]}"]  # under the dataset, analysis and parameter lines, before the tables
     assert cli.main(["compare", "--metrics", "bpref"]) == 0
     assert f"warning: {said[0]}" in capsys.readouterr().out.split("\n\n")[0]
     assert cli.main(["evaluate"]) == 0
