@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from retrieval.analyses import tuning
+from retrieval.analyses import stemming, tuning
 from retrieval.core.params import Params
 from retrieval.engine.engine import evaluate
 
@@ -59,3 +59,20 @@ def test_the_tuning_page_sweeps_the_analyses(invented):
     assert table["stemmer / stop words"].str.contains("(sidebar)", regex=False).sum() == 1
     assert table["stemmer / stop words"].str.contains("★").sum() == 1
     assert t.verdict.plain in shown(" ".join(m.value for m in at.markdown)).replace("**", "")  # the CLI's words
+
+
+def test_the_tour_says_whether_a_stemmer_closes_q02s_gap(invented):
+    at = open_app(query={"step": "5"})
+    assert not at.exception
+    effect = stemming.stemmer_effect(invented, Params(), 5)
+    said = [shown(m.value) for m in at.markdown]
+    assert "q02" in effect.gaps and "q02" not in effect.gaps_closed  # "money back" shares no stem with "refund"
+    assert stemming.gap_sentence(effect, "q02") in said
+    assert any(x.startswith(stemming.effect_sentence(effect)) for x in said)
+
+
+def test_the_diagnosis_lists_what_a_stemmer_fixes_and_breaks(invented):
+    at = open_app("pages/diagnosis.py")
+    assert "What a stemmer changes" in [s.value for s in at.subheader]
+    effect = stemming.stemmer_effect(invented, Params(), 5)
+    assert stemming.effect_sentence(effect) in [shown(m.value) for m in at.markdown]

@@ -5,6 +5,7 @@ and the article's defaults unchanged."""
 
 from __future__ import annotations
 
+import doctest
 import itertools
 
 import numpy as np
@@ -18,6 +19,7 @@ from retrieval.corpus.dataset import assemble
 from retrieval.corpus.text import ARTICLE_ANALYSIS, Analysis, build_index, query_counts
 from retrieval.engine.engine import Engine, evaluate, for_dataset
 from retrieval.evaluation import metrics
+from retrieval.analyses import stemming
 from retrieval.retrievers import bm25
 
 ANALYSES = [Analysis(s, w) for s, w in itertools.product(("none", "snowball", "porter"), ("article", "lucene", "none"))]
@@ -173,3 +175,25 @@ def test_an_engine_answers_only_for_its_own_analysis(invented):
         e.evaluate(Params(), ["ndcg@5"])
     assert metrics.parse("ndcg@5")  # and the module-level evaluate picks the right engine by itself
     assert evaluate(invented, Params(stemmer="snowball"), ["ndcg@5"]).means() == e.evaluate(Params(stemmer="snowball"), ["ndcg@5"]).means()
+
+
+@pytest.mark.parametrize("module", [text, bm25, stemming])
+def test_the_worked_examples_in_the_docstrings_hold(module):
+    result = doctest.testmod(module)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_a_stemmer_fixes_and_breaks_by_merging_words():
+    docs = [("r1", "Refunds are paid within 14 days"), ("x1", "A general overview of the plans"),
+            ("x2", "Generalization of plan pricing"), ("r2", "Pricing generalization for teams")]
+    queries = [("q1", "refund"), ("q2", "generalization pricing"), ("q3", "money back")]
+    ds = assemble("merge", docs, queries, [("q1", "r1", 2), ("q2", "r2", 2), ("q3", "r1", 1)])
+    e = stemming.stemmer_effect(ds, Params(), threshold=1)
+    fixed = {c.change.qid: c for c in e.fixed}
+    assert "q1" in fixed and fixed["q1"].change.kind == "vocabulary gap" and "q1" in e.gaps_closed
+    assert fixed["q1"].merges == (stemming.Merge("refund", "refunds", "refund"),)
+    assert "q3" in e.gaps and "q3" not in e.gaps_closed  # "money back" shares no stem with "refunds"
+    assert stemming.gap_sentence(e, "q3").startswith("A stemmer can't close this gap")
+    assert stemming.gap_sentence(e, "q1").startswith("A stemmer closes this gap: with the Snowball English stemmer BM25 ranks")
+    said = stemming.effect_sentence(e)
+    assert f"fixes {stemming._plural(len(e.fixed), 'question')}" in said and f"of the {len(e.gaps)} vocabulary gaps" in said

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from retrieval.analyses import diagnosis, teaching
+from retrieval.analyses import diagnosis, stemming, teaching
 from retrieval.core.params import Params
 from retrieval.corpus.dataset import Dataset
 from retrieval.corpus.text import Analysis
@@ -280,6 +280,50 @@ def dense_changes(ds: Dataset, ranks: Mapping[str, Ranking], cases: Mapping[str,
             with st.expander(f"{plural(len(rest), 'more question')} of this class"):
                 box = st.container(height=320) if len(rest) > SCROLL_LINES else st.container()
                 box.markdown("\n".join(f"- {line}" for line in rest))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def stemmer_effect(_ds: Dataset, fingerprint: str, params: Params, threshold: int) -> stemming.StemmerEffect:
+    """What a stemmer changes in BM25's failures at the parameters (cached on the dataset's content, the parameters
+    and the threshold): each side's engine the dataset's for its analysis, built once and kept."""
+    return stemming.stemmer_effect(_ds, params, threshold)
+
+
+def merges_text(c: stemming.StemmerChange) -> str:
+    """The words a stemmer matched on the deciding document, escaped: '“refund” ~ “refunds” (refund)'."""
+    if not c.merges:
+        return "no word it merged"
+    shown = ", ".join(f"“{escape_markdown(m.question_word)}” ~ “{escape_markdown(m.doc_word)}”" for m in c.merges[:WORDS_SHOWN])
+    return shown + (f" … (+{len(c.merges) - WORDS_SHOWN})" if len(c.merges) > WORDS_SHOWN else "")
+
+
+def stemmer_line(c: stemming.StemmerChange) -> str:
+    """One question a stemmer fixes or breaks: its line (diagnosis.describe), the document and the merged words."""
+    what = "its first relevant document" if c.change.outcome == "fixed" else "the stemmed first result"
+    doc = escape_markdown(c.doc) if c.doc is not None else "none"
+    return f"{change_line(c.change)} · {what} {doc}: {merges_text(c)}"
+
+
+def stemmer_changes(ds: Dataset, threshold: int, p: Params) -> None:
+    """What a stemmer changes in BM25's failures (Snowball against none, or the sidebar's stemmer against none): the
+    summary sentence, then the questions it fixes and breaks with the words it merged to do it."""
+    st.subheader("What a stemmer changes")
+    with st.spinner("Running BM25 with and without the stemmer…"):
+        e = stemmer_effect(ds, ds.fingerprint, p, threshold)
+    st.caption(
+        f"{BASE} at the sidebar's values with {e.without.describe()} against {e.with_stemmer.describe()}, at k = "
+        f"{threshold}: *fixed* when it fails without the stemmer and not with it, *broken* the other way; the class is the "
+        "failing side's. A merge “question word” ~ “document word” is what the stemmer matched: the same stem, "
+        "different words (a merge of unrelated words is how a stemmer breaks a question)."
+    )
+    st.markdown(escape_markdown(stemming.effect_sentence(e, BASE)))
+    lines = [stemmer_line(c) for c in (*e.fixed, *e.broken)]
+    if lines:
+        st.markdown("\n".join(f"- {line}" for line in lines[:LINES_SHOWN]))
+    if len(lines) > LINES_SHOWN:
+        with st.expander(f"{plural(len(lines) - LINES_SHOWN, 'more question')}"):
+            box = st.container(height=320) if len(lines) - LINES_SHOWN > SCROLL_LINES else st.container()
+            box.markdown("\n".join(f"- {line}" for line in lines[LINES_SHOWN:]))
 
 
 # ------------------------------------------------------------------------------------------ one question up close

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from retrieval.analyses import diagnosis, teaching
+from retrieval.analyses import diagnosis, stemming, teaching
 from retrieval.core.params import Params
 from retrieval.corpus.dataset import Dataset
 from retrieval.engine import adhoc
@@ -546,11 +546,17 @@ def step_why(v: View) -> None:
     cases = base_cases(v)
     st.markdown(counts_sentence(BASE, cases, int(v.ds.evaluated.size), v.k))
     zero = bool((v.ds.qrels.grade <= 0).any())
+    effect = diag.stemmer_effect(v.ds, v.ds.fingerprint, v.params, v.k)
     for kind, c in examples(cases, shown_classes(cases)).items():
         if c is None:
             st.info(missing_sentence(BASE, kind, v.k, zero), icon=":material/info:")
         else:
             example_box(v.ds, c, v.k)
+            if kind == "vocabulary gap":
+                st.markdown(plain(stemming.gap_sentence(effect, c.qid, BASE)))
+    turn = ("and the sidebar's *Text analysis* turns it on." if v.params.stemmer == "none" else
+            "against none: the sidebar's *Text analysis* stems already.")
+    st.markdown(plain(stemming.effect_sentence(effect, BASE)) + f" The Diagnosis page lists what it fixes and breaks, {turn}")
     st.caption(f"The examples are {BASE}'s first failing question of each class that occurs, chosen from the diagnosis of this data. "
                "The Diagnosis page has every failing question of every system, and BM25's score term by term.")
 

@@ -69,6 +69,7 @@ class StemmerEffect:
     failures_with: int
     gaps: tuple[str, ...]  # the questions BM25 fails by a vocabulary gap without the stemmer
     changes: tuple[StemmerChange, ...]
+    failing_with: tuple[tuple[str, str], ...] = ()  # (question id, class) of each question BM25 fails with the stemmer
 
     @property
     def fixed(self) -> tuple[StemmerChange, ...]:
@@ -115,4 +116,45 @@ def stemmer_effect(dataset: Dataset, params: Params = Params(), threshold: int =
         found = merges(with_stemmer, c.question, dataset.doc_texts[j]) if j is not None else ()
         out.append(StemmerChange(c, doc, found))
     gaps = tuple(x.qid for x in before if x.kind == "vocabulary gap")
-    return StemmerEffect(without, with_stemmer, threshold, len(before), len(after), gaps, tuple(out))
+    return StemmerEffect(without, with_stemmer, threshold, len(before), len(after), gaps, tuple(out),
+                         tuple((c.qid, c.kind) for c in after))
+
+
+STEMMER_NAMES = {"snowball": "Snowball English", "porter": "Porter"}
+
+
+def effect_sentence(e: StemmerEffect, system: str = "BM25") -> str:
+    """What the stemmer does to the system's failures, in one plain sentence (ids are the caller's to escape).
+
+    >>> e = StemmerEffect(Analysis(), Analysis("snowball"), 3, 2, 2, ("q02",), ())
+    >>> print(effect_sentence(e))
+    With the Snowball English stemmer, BM25 misses the top 3 on 2 questions instead of 2: it fixes none and breaks none. It closes 0 of the 1 vocabulary gap.
+    """
+    stemmer = STEMMER_NAMES[e.with_stemmer.stemmer]
+    count = lambda n, what: "none" if n == 0 else _plural(n, what)  # noqa: E731
+    gaps = (f" It closes {len(e.gaps_closed)} of the {_plural(len(e.gaps), 'vocabulary gap')}." if e.gaps else
+            " No failure here is a vocabulary gap.")
+    return (f"With the {stemmer} stemmer, {system} misses the top {e.threshold} on {_plural(e.failures_with, 'question')} "
+            f"instead of {e.failures_without}: it fixes {count(len(e.fixed), 'question')} and breaks "
+            f"{count(len(e.broken), 'question')}.{gaps}")
+
+
+def gap_sentence(e: StemmerEffect, qid: str, system: str = "BM25") -> str:
+    """Whether the stemmer closes one vocabulary gap (a question the system fails by one without it), in plain text."""
+    stemmer = STEMMER_NAMES[e.with_stemmer.stemmer]
+    if qid in e.gaps_closed:
+        c = next(x for x in e.fixed if x.change.qid == qid)
+        words = ", ".join(f"“{m.question_word}” ~ “{m.doc_word}”" for m in c.merges) or "shared stems"
+        return (f"A stemmer closes this gap: with the {stemmer} stemmer {system} ranks a relevant document at "
+                f"{c.change.other_rank} ({words}).")
+    kind = dict(e.failing_with).get(qid)
+    if kind == "vocabulary gap":
+        return (f"A stemmer can't close this gap: with the {stemmer} stemmer no relevant document shares a stem with the "
+                "question either; only a retriever that does not match words, or a rewritten question, can.")
+    return (f"With the {stemmer} stemmer a relevant document shares a stem with the question, yet {system} still misses "
+            f"the top {e.threshold} ({kind}).")
+
+
+def _plural(n: int, noun: str) -> str:
+    """'1 question', '2 questions' (`retrieval.core.words.plural` where it exists)."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
