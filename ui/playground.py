@@ -378,32 +378,45 @@ def words(scores: adhoc.Scores) -> None:
         st.caption(f"**{plain(name)}** is left out: {plain(why)}.")
 
 
+def relevant_note(n_relevant: int) -> str:
+    """The line under the cards: how many documents the cards count as relevant, or that they wait for one. One
+    short line either way, so that the first tick leaves everything below where it was."""
+    if not n_relevant:
+        return "— : no document is judged relevant yet. Tick some in the table below."
+    return f"{n_relevant} document{'s' if n_relevant != 1 else ''} judged relevant: tick or untick in the table below."
+
+
 def measures(one: Dataset, ranks: Mapping[str, Ranking], ds: Dataset, origin: str | None, names: list[str]) -> None:
     """The chosen metric per system for the typed text with its change from the original, then every metric
-    for both, and the judged documents' ranks for both."""
+    for both. Drawn the same with or without a relevant document (a dash for the values), so the judging table
+    below does not move under the pointer when a first document is ticked."""
     st.subheader("How the systems do on it")
     typed = adhoc.evaluate(one, ranks, names)
     at = original_position(ds, origin)
     original = cache.evaluation(names, ds) if origin is not None else None
     chosen = names[0]
-    if typed.values and not next(iter(typed.values.values()))[chosen].size:
-        st.info("No document is judged relevant for this question yet: mark some in the table below to measure it.",
-                icon=":material/rule:")
-    else:
-        st.markdown(f"**{state.metric_label(chosen)}** for the typed text" + (f", and its change from {plain(origin)}'s" if at is not None else ""))
-        with st.container(horizontal=True, wrap=True, gap="small"):
-            for s in ranks:
-                value, delta, change = headline(typed, original, at, s, chosen)
-                st.metric(plain(s), value, delta, border=True, width=METRIC_WIDTH, delta_color="normal" if change else "off",
-                          help="For the typed text with the judgements below; the change is from the original question's.")
-        frame = metrics_frame(typed, original, at, list(ranks), names)
-        st.dataframe(frame, hide_index=True, width="stretch", key="pg_metrics",
-                     column_config={state.metric_label(n): st.column_config.NumberColumn(format="%.4f") for n in names})
-    if len(one.qrels):
-        st.markdown("**Ranks of the judged documents**" + (f" (typed ← original {plain(origin)})" if origin else ""))
-        originals = cache.rankings(ds) if origin is not None else None
-        st.dataframe(judged_ranks_frame(one, ranks, ds, originals, origin), hide_index=True, width="stretch",
-                     key="pg_judged_ranks")
+    st.markdown(f"**{state.metric_label(chosen)}** for the typed text" + (f", and its change from {plain(origin)}'s" if at is not None else ""))
+    with st.container(horizontal=True, wrap=True, gap="small"):
+        for s in ranks:
+            value, delta, change = headline(typed, original, at, s, chosen)
+            st.metric(plain(s), value, delta, border=True, width=METRIC_WIDTH, delta_color="normal" if change else "off",
+                      help="For the typed text with the judgements below; the change is from the original question's.")
+    st.caption(relevant_note(int((one.qrels.grade > 0).sum())))
+    frame = metrics_frame(typed, original, at, list(ranks), names)
+    st.dataframe(frame, hide_index=True, width="stretch", key="pg_metrics",
+                 column_config={state.metric_label(n): st.column_config.NumberColumn(format="%.4f") for n in names})
+
+
+def judged_ranks(one: Dataset, ranks: Mapping[str, Ranking], ds: Dataset, origin: str | None) -> None:
+    """Each judged document's rank per system, typed beside original: under the judging table (it grows a row with
+    each tick), an HTML table as wide as its text (every system's column in view at 1024 px), its cells escaped."""
+    if not len(one.qrels):
+        return
+    st.markdown("**Ranks of the judged documents**" + (f" (typed ← original {plain(origin)})" if origin else ""))
+    originals = cache.rankings(ds) if origin is not None else None
+    frame = judged_ranks_frame(one, ranks, ds, originals, origin)
+    st.table(frame.rename(columns=plain).map(lambda v: plain(v) if isinstance(v, str) else v), hide_index=True,
+             width="content", border="horizontal")
 
 
 def top_lists(one: Dataset, ranks: Mapping[str, Ranking], grades: Mapping[str, int], p: Params) -> None:
