@@ -109,7 +109,7 @@ def test_q02_with_refund_changes_the_ranks_as_the_ad_hoc_scoring_says(q02, inven
     assert at.text_input(key=state.PG_TEXT).value == "can I get my money back"
     assert any("None of its words" in w.value and "vocabulary gap" in w.value for w in at.warning)
     judged = judged_ranks(at)
-    assert judged.loc["refund1", "BM25"] == "not found ← not found"
+    assert judged.loc["refund1", "BM25"] == "not found"  # the same for the typed text and q02: written once
     assert cards(at)["BM25"] == ("0.0000", "0.0000")
     typed(at, "can I get my money back refund")
     one, ranks, _ = eng.adhoc("can I get my money back refund", Params(), sources, adhoc.judgements_of(ds, 1), "q02")

@@ -245,7 +245,7 @@ def dcg_written_out(f: Figures) -> None:
             ideal = teaching.ideal_terms(toy, k, exponential)
             dcg, idcg = sum(t["term"] for t in terms), sum(t["term"] for t in ideal)
             name = f"nDCG@{k} ({'exponential' if exponential else 'linear'} gain)"
-            with st.container(horizontal=True, wrap=True, gap="large"):  # side by side at 1440 px, one above the other at 1024
+            with st.container(horizontal=True, wrap=True, gap="medium"):  # side by side at 1440 px, one above the other at 1024
                 with st.container(width=TERMS_WIDTH):
                     st.markdown(f"**DCG@{k}** of the ranking = {dcg:.6f}")
                     st.dataframe(pd.DataFrame(terms, columns=TERM_COLUMNS), hide_index=True, width="stretch", column_config=term_cfg)

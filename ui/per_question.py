@@ -179,7 +179,7 @@ def first_page() -> None:
 
 def chosen_rows(first: pd.DataFrame, k: int) -> pd.DataFrame:
     """The filter and order controls, and the heatmap's rows they select."""
-    with st.container(horizontal=True, wrap=True, gap="large"):  # each control whole: one above the other at 1024 px
+    with st.container(horizontal=True, wrap=True, gap="medium"):  # each control whole: one above the other at 1024 px
         show = st.segmented_control(
             "Show", [SHOW_ALL, SHOW_MISSED], default=SHOW_ALL, key=KEY_SHOW, required=True, persist_state="session",
             on_change=first_page, width="content",

@@ -266,8 +266,8 @@ def judging_frame(one: Dataset, ranks: Mapping[str, Ranking], grades: Mapping[st
 
 def judged_ranks_frame(one: Dataset, ranks: Mapping[str, Ranking], ds: Dataset, original: Mapping[str, Ranking] | None,
                        qid: str | None) -> pd.DataFrame:
-    """Each judged document's rank per system for the typed text and, beside it, for the original question
-    (`typed ← original`); by grade then id."""
+    """Each judged document's rank per system for the typed text and, where the original question's differs,
+    that one beside it (`typed ← original`); by grade then id."""
     orig_q = ds.query_index.get(qid) if qid is not None else None
     base = np.flatnonzero(ds.qrels.query == orig_q) if orig_q is not None else np.zeros(0, dtype=np.int64)
     before_ids = {str(ds.qrels.doc_id[j]): j for j in base}
@@ -276,10 +276,8 @@ def judged_ranks_frame(one: Dataset, ranks: Mapping[str, Ranking], ds: Dataset, 
         row = {"document": d, "grade": int(g)}
         for s, r in ranks.items():
             now = rank_label(int(r.judged_rank[j]))
-            if original is not None and s in original and d in before_ids:
-                row[s] = f"{now} ← {rank_label(int(original[s].judged_rank[before_ids[d]]))}"
-            else:
-                row[s] = now
+            before = rank_label(int(original[s].judged_rank[before_ids[d]])) if original is not None and s in original and d in before_ids else now
+            row[s] = now if before == now else f"{now} ← {before}"
         out.append(row)
     frame = pd.DataFrame(out, columns=["document", "grade", *ranks])
     return frame.sort_values(["grade", "document"], ascending=[False, True], kind="stable")
@@ -417,6 +415,9 @@ def judged_ranks(one: Dataset, ranks: Mapping[str, Ranking], ds: Dataset, origin
     frame = judged_ranks_frame(one, ranks, ds, originals, origin)
     st.table(frame.rename(columns=plain).map(lambda v: plain(v) if isinstance(v, str) else v), hide_index=True,
              width="content", border="horizontal")
+    if origin:
+        st.caption(f"“typed ← original”: the rank for the typed text, then for {plain(origin)} as the dataset has it, "
+                   "where the two differ; a single rank where they are the same.")
 
 
 def top_lists(one: Dataset, ranks: Mapping[str, Ranking], grades: Mapping[str, int], p: Params) -> None:
