@@ -26,4 +26,5 @@ if result is not None:
     page.measures(one, ranks, ds, origin, page.metric_names(state.metric_name(), state.cutoff()))
     page.top_lists(one, ranks, grades, p)
     page.judge(ds, one, ranks, grades, p, message)
+    page.judged_ranks(one, ranks, ds, origin)  # under the judging table: a tick moves nothing above it
     page.up_close(cache.engine(ds), one, scores, ranks, grades, p)

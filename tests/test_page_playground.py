@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from test_page_hostile import HOSTILE_ZIP, QUERIES, QUERY_IDS, assert_inert, hostile_zip
+from test_page_hostile import HOSTILE_ZIP, QUERIES, QUERY_IDS, assert_inert, hostile_zip, live_markup
 
 from retrieval.core.params import Params
 from retrieval.corpus import dataset, embeddings
@@ -41,6 +41,13 @@ def frame_with(at, *columns):
     return found[0]
 
 
+def judged_ranks(at):
+    """The ranks of the judged documents: an HTML table (st.table), by document."""
+    found = [t.value for t in at.table if {"document", "grade", "BM25", "LSA"} <= set(t.value.columns)]
+    assert len(found) == 1, [t.value.columns for t in at.table]
+    return found[0].set_index("document")
+
+
 def top_grid(at):
     return next(d.value for d in at.dataframe if list(d.value.columns) == SYSTEMS)
 
@@ -65,7 +72,8 @@ def test_a_typed_question_shows_every_system_s_top_10(invented_engine):
     bodies = [shown(m.value) for m in at.markdown]
     first = ranks["BM25"].top_ids(one, 0, 1)[0]
     assert any(b.startswith(f"**1. {first}** · BM25 ") for b in bodies)  # the BM25 tab's first document, its scores
-    assert any("No document is judged relevant" in i.value for i in at.info)  # nothing judged: no metric yet
+    assert {v for v, _ in cards(at).values()} == {"—"}  # nothing judged: no metric yet, the cards there all the same
+    assert any(c.value.startswith("— : no document is judged relevant yet") for c in at.caption)
 
 
 def test_the_sidebar_moves_the_typed_question_s_lists(invented_engine):
@@ -100,12 +108,12 @@ def test_q02_with_refund_changes_the_ranks_as_the_ad_hoc_scoring_says(q02, inven
     at = q02
     assert at.text_input(key=state.PG_TEXT).value == "can I get my money back"
     assert any("None of its words" in w.value and "vocabulary gap" in w.value for w in at.warning)
-    judged = frame_with(at, "document", "grade", "BM25", "LSA").set_index("document")
-    assert judged.loc["refund1", "BM25"] == "not found ← not found"
+    judged = judged_ranks(at)
+    assert judged.loc["refund1", "BM25"] == "not found"  # the same for the typed text and q02: written once
     assert cards(at)["BM25"] == ("0.0000", "0.0000")
     typed(at, "can I get my money back refund")
     one, ranks, _ = eng.adhoc("can I get my money back refund", Params(), sources, adhoc.judgements_of(ds, 1), "q02")
-    judged = frame_with(at, "document", "grade", "BM25", "LSA").set_index("document")
+    judged = judged_ranks(at)
     for s in SYSTEMS:
         for d in ("refund1", "refund2", "refund3"):
             r = int(ranks[s].judged_rank[list(one.qrels.doc_id).index(d)])
@@ -182,8 +190,43 @@ def test_a_hostile_dataset_s_questions_in_the_playground_are_inert():
         at.selectbox(key=state.PG_FROM).set_value(qid).run()
         assert at.text_input(key=state.PG_TEXT).value == text
         assert_inert(at, f"playground, question {qid}")
+        ranks = next(t.value for t in at.table if "document" in t.value.columns)  # the ranks of the judged documents
+        cells = [*map(str, ranks.columns), *(v for c in ranks.columns for v in ranks[c] if isinstance(v, str))]
+        assert not [c for c in cells if live_markup(c)], cells
     assert [t.label for t in at.tabs] == ["BM25", "LSA", "weighted", "RRF"]  # no vectors for an upload
     assert any("dense once its vectors are there" in shown(c.value) for c in at.caption)
+
+
+def above_the_judging_table(at) -> list[str]:
+    """The kinds of the page's elements above the judging table, in order (a metric card counted as one)."""
+    editor = at.data_editor[0].proto.id
+    out = []
+
+    def walk(node) -> bool:
+        if getattr(getattr(node, "proto", None), "id", None) == editor:
+            return True
+        out.append(node.type)
+        return any(walk(node.children[i]) for i in sorted(getattr(node, "children", {}) or {}))
+
+    assert walk(at.main)
+    return out
+
+
+def test_a_first_tick_changes_nothing_above_the_judging_table():
+    """A typed question has no judgement: the cards are there with a dash, and the first tick fills them in
+    without adding anything above the table (the table once jumped some 560 px under the pointer)."""
+    at = open_app(PAGE)
+    typed(at, "refund after two weeks")
+    before = above_the_judging_table(at)
+    assert {v for v, _ in cards(at).values()} == {"—"} and before.count("metric") == len(SYSTEMS)
+    rows = list(at.data_editor[0].value["document"])
+    at.session_state[at.data_editor[0].key] = {"edited_rows": {0: {"relevant": True}}, "added_rows": [], "deleted_rows": []}
+    at.run()
+    assert not at.exception and at.session_state[state.PG_JUDGED] == {rows[0]: 1}
+    assert above_the_judging_table(at) == before
+    assert any(v[0].isdigit() for v, _ in cards(at).values())
+    assert any(c.value == "1 document judged relevant: tick or untick in the table below." for c in at.caption)
+    assert "table" not in before and list(judged_ranks(at).index) == [rows[0]]  # the ranks of the judged: below the table
 
 
 def test_marks_beyond_the_bound_are_refused_with_a_message(monkeypatch):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
+import pytest
 
 from ui import charts
 
@@ -199,3 +201,30 @@ def test_a_spec_handed_out_is_a_copy_changing_it_changes_no_later_spec(invented)
     first["layer"][0]["encoding"]["color"]["scale"]["range"][0] = "#000000"
     first["datasets"].clear()
     assert _resolved(charts.bars_spec(bars)) == _altair_reference(charts.bars_with_intervals(bars))
+
+
+def _x_axis(spec: dict) -> dict:
+    """The x axis of a layered spec that names one (the bootstrap histogram's)."""
+    return next(layer["encoding"]["x"]["axis"] for layer in spec["layer"] if "axis" in layer["encoding"].get("x", {}))
+
+
+@pytest.mark.parametrize("low, high", [(-0.0143, 0.0151), (-0.004, 0.006), (0.179, 0.246), (-0.081, 0.107), (-0.6, 0.9)])
+def test_the_bootstrap_histograms_axis_never_repeats_a_label(low, high):
+    """Cranfield's weighted - RRF spans about -0.014 to +0.015: ticks every 0.005 written with two decimals read
+    "−0.01 −0.01 +0.00 +0.01 +0.01". Each tick now has the decimals its step needs."""
+    edges = np.linspace(low, high, 51)
+    bins = pd.DataFrame({"start": edges[:-1], "end": edges[1:], "count": np.arange(50) % 7 + 1})
+    spec = charts.histogram_with_interval(bins, low + 0.1 * (high - low), high - 0.1 * (high - low), (low + high) / 2).to_dict()
+    axis = _x_axis(spec)
+    labels = [format(v, axis["format"]) for v in axis["values"]]  # d3-format's "+.3f" writes what Python's does
+    assert len(labels) >= 5 and len(set(labels)) == len(labels), labels
+    domain = next(layer["encoding"]["x"]["scale"]["domain"] for layer in spec["layer"] if "axis" in layer["encoding"].get("x", {}))
+    assert domain[0] <= min(axis["values"]) and max(axis["values"]) <= domain[1]
+    assert axis["format"] == "+.2f" or (high - low) < 0.1  # two decimals as before wherever they are enough
+
+
+def test_signed_ticks_take_a_round_step_and_the_decimals_it_needs():
+    assert charts.signed_ticks(-0.0143, 0.0151) == ([-0.01, -0.005, 0.0, 0.005, 0.01, 0.015], "+.3f")
+    assert charts.signed_ticks(0.15, 0.29) == ([0.16, 0.18, 0.2, 0.22, 0.24, 0.26, 0.28], "+.2f")
+    values, fmt = charts.signed_ticks(0.1999, 0.2001)
+    assert fmt == "+.5f" and len({format(v, fmt) for v in values}) == len(values) <= 12

@@ -107,8 +107,10 @@ def test_the_judged_ranks_put_the_typed_text_s_beside_the_original_s(eng, invent
             now = ranks[s].judged_rank[list(one.qrels.doc_id).index(d)]
             before = original[s].judged_rank[j[d]]
             label = lambda r: str(r) if r else "not found"  # noqa: E731
-            assert frame.loc[d, s] == f"{label(now)} ← {label(before)}"
+            assert frame.loc[d, s] == (label(now) if now == before else f"{label(now)} ← {label(before)}")
     assert frame.loc["refund1", "BM25"] == "1 ← not found"
+    cells = [frame.loc[d, s] for d in frame.index for s in ranks]
+    assert any("←" in c for c in cells) and any("←" not in c for c in cells)  # a rank that did not change: written once
 
 
 def test_the_headline_is_the_typed_value_and_its_change_from_the_original(eng, invented):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from collections.abc import Sequence
 
 import altair as alt
@@ -217,6 +218,19 @@ def rank_heatmap(df: pd.DataFrame, max_rank: int = 20, k: int | None = None, sel
         height=26 * len(rows), padding={"top": LEGEND_ROOM, "left": 5, "bottom": 5, "right": 5}, autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
 
 
+def signed_ticks(lo: float, hi: float, target: int = 12) -> tuple[list[float], str]:
+    """Ticks for a signed axis over [lo, hi]: the multiples of a round step (1, 2 or 5 times a power of ten) giving
+    at most about `target` of them, and a format ("+.2f", "+.3f"...) with as many decimals as the step needs (at least
+    two), so that no two ticks read the same (a step of 0.005 written with two decimals read "+0.01" twice)."""
+    span = hi - lo if hi > lo else 1e-6
+    raw = span / target
+    power = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw * (1 - 1e-9))
+    decimals = max(2, -math.floor(math.log10(step) + 1e-9))
+    first, last = math.ceil(lo / step - 1e-9), math.floor(hi / step + 1e-9)
+    return [round(i * step, decimals + 3) for i in range(first, last + 1)], f"+.{decimals}f"
+
+
 def histogram_with_interval(bins: pd.DataFrame, low: float, high: float, observed: float) -> alt.Chart:
     """The bootstrap distribution of the mean difference, its 95% interval shaded, zero and the observed mean marked.
 
@@ -227,6 +241,7 @@ def histogram_with_interval(bins: pd.DataFrame, low: float, high: float, observe
     hi_x = max(float(bins["end"].max()), 0.0, high)
     pad = 0.04 * (hi_x - lo_x or 1.0)
     xscale = alt.Scale(domain=[lo_x - pad, hi_x + pad], nice=False)
+    ticks, tick_format = signed_ticks(lo_x - pad, hi_x + pad)
     band = alt.Chart(pd.DataFrame({"low": [low], "high": [high], "what": ["95% interval"]})).mark_rect(opacity=0.18).encode(
         x=alt.X("low:Q", scale=xscale), x2="high:Q",
         color=alt.Color("what:N", scale=alt.Scale(domain=["95% interval"], range=["#f59f00"]),
@@ -234,7 +249,7 @@ def histogram_with_interval(bins: pd.DataFrame, low: float, high: float, observe
         tooltip=[alt.Tooltip("low:Q", format="+.4f", title="95% low"), alt.Tooltip("high:Q", format="+.4f", title="95% high")],
     )
     hist = alt.Chart(bins.assign(base=0)).mark_rect(color="#4c78a8", opacity=0.85, stroke="white", strokeWidth=0.5).encode(
-        x=alt.X("start:Q", title="resampled mean difference", scale=xscale, axis=alt.Axis(format="+.2f", tickCount=12)),
+        x=alt.X("start:Q", title="resampled mean difference", scale=xscale, axis=alt.Axis(values=ticks, format=tick_format)),
         x2="end:Q",
         y=alt.Y("count:Q", title="resamples"),
         y2="base:Q",
@@ -326,7 +341,7 @@ def tuning_heatmap(cells: pd.DataFrame, marks: pd.DataFrame, label: str, select:
         color=alt.Color("mean:Q", title=label, scale=alt.Scale(scheme="viridis", **({"domain": list(domain)} if domain else {})),
                         legend=alt.Legend(orient="right", format=".4f", gradientLength=260, tickCount=5)),
         opacity=alt.Opacity("status:N", title=None, scale=alt.Scale(domain=[TIED, NOT_TIED], range=[1.0, 0.22]),
-                            legend=alt.Legend(orient="top", symbolType="square", symbolSize=180, labelLimit=320)),
+                            legend=alt.Legend(orient="top", direction="vertical", symbolType="square", symbolSize=180, labelLimit=320)),
     )
     crosses = alt.Chart(cells[cells["status"] == NOT_TIED]).mark_text(text="×", fontSize=13, color="#495057").encode(
         x=alt.X("b:Q", scale=xs), y=alt.Y("k1:Q", scale=ys))
@@ -334,7 +349,7 @@ def tuning_heatmap(cells: pd.DataFrame, marks: pd.DataFrame, label: str, select:
         x=alt.X("b:Q", scale=xs), y=alt.Y("k1:Q", scale=ys),
         shape=alt.Shape("what:N", scale=alt.Scale(domain=[BEST, CURRENT], range=[_STAR, "diamond"]), legend=None),
         color=alt.Color("what:N", title=None, scale=alt.Scale(domain=list(_MARK_COLORS), range=list(_MARK_COLORS.values())),
-                        legend=alt.Legend(orient="top", symbolStrokeColor="black", symbolStrokeWidth=1, symbolSize=180)),
+                        legend=alt.Legend(orient="top", direction="vertical", symbolStrokeColor="black", symbolStrokeWidth=1, symbolSize=180)),
         tooltip=[alt.Tooltip("what:N", title=" "), alt.Tooltip("k1:Q"), alt.Tooltip("b:Q"), alt.Tooltip("mean:Q", format=".4f", title=label)],
     )
     layers = [rect, crosses, points]
@@ -366,7 +381,7 @@ def tuning_curve(points: pd.DataFrame, bands: pd.DataFrame, marks: pd.DataFrame,
     dots = alt.Chart(points).mark_circle(size=42 if len(points) <= 40 else 22, opacity=1).encode(
         x=x, y=alt.Y("mean:Q", scale=ys), tooltip=tooltip,
         color=alt.Color("status:N", title=None, scale=alt.Scale(domain=[TIED, NOT_TIED], range=["#2f9e44", "#adb5bd"]),
-                        legend=alt.Legend(orient="top", labelLimit=320)),
+                        legend=alt.Legend(orient="top", direction="vertical", labelLimit=320)),
     )
     current = marks[marks["what"] == CURRENT]
     rule = alt.Chart(current).mark_rule(strokeDash=[6, 4], strokeWidth=2).encode(
@@ -399,7 +414,7 @@ def oracle_wins(df: pd.DataFrame) -> alt.Chart:
         y=alt.Y("system:N", sort=order, title=None, axis=alt.Axis(labelLimit=160, labelFontSize=12)),
         x=alt.X("questions:Q", title="questions on which it is the best", axis=alt.Axis(tickMinStep=1)),
         color=alt.Color("how:N", title=None, scale=alt.Scale(domain=kinds, range=["#1c7ed6", "#a5d8ff"]),
-                        legend=alt.Legend(orient="top", labelLimit=240)),
+                        legend=alt.Legend(orient="top", direction="vertical", labelLimit=240)),  # inside a half-width chart
         order=alt.Order("order:Q"),
         tooltip=[alt.Tooltip("system:N"), alt.Tooltip("how:N", title=" "), alt.Tooltip("questions:Q")],
     ).properties(height=44 * len(order) + 90)
@@ -446,10 +461,13 @@ def failure_classes(counts: pd.DataFrame, systems: list[str], classes: list[str]
         x=alt.X("system:N", sort=systems, title=None, axis=alt.Axis(labelAngle=0)),
         xOffset=alt.XOffset("class:N", sort=classes),
         y=alt.Y("questions:Q", title="failing questions", axis=alt.Axis(tickMinStep=1)),
-        color=alt.Color("class:N", sort=classes, legend=alt.Legend(orient="top", title=None, labelLimit=260, columns=3),
+        color=alt.Color("class:N", sort=classes, legend=alt.Legend(orient="top", title=None, labelLimit=260, columns=2),  # whole at 1024 px
                         scale=alt.Scale(domain=list(colors), range=list(colors.values()))),
         tooltip=["system:N", "class:N", "questions:Q"],
     ).properties(height=230)
+
+
+SHORT_ID = 8  # a document id longer than this is written tilted under its bar
 
 
 def bm25_terms(per_term: pd.DataFrame, summary: pd.DataFrame, docs: list[str]) -> alt.LayerChart:
@@ -458,11 +476,13 @@ def bm25_terms(per_term: pd.DataFrame, summary: pd.DataFrame, docs: list[str]) -
     `per_term` columns: document, term, idf, tf, length norm K, saturation, contribution (positive only);
     `summary`: document, BM25 score; `docs`: the documents in display order.
     """
-    x = alt.X("document:N", sort=docs, title=None, scale=alt.Scale(domain=docs, paddingInner=0.35), axis=alt.Axis(labelAngle=0))
+    tilt = max(map(len, docs), default=0) > SHORT_ID  # long ids tilted and whole, not cut to one same prefix
+    x = alt.X("document:N", sort=docs, title=None, scale=alt.Scale(domain=docs, paddingInner=0.35),
+              axis=alt.Axis(labelAngle=-40 if tilt else 0, labelLimit=240))
     bars = alt.Chart(per_term).mark_bar().encode(
         x=x,
         y=alt.Y("sum(contribution):Q", title="BM25 score = sum of the term contributions"),
-        color=alt.Color("term:N", legend=alt.Legend(orient="top", title="question term")),
+        color=alt.Color("term:N", legend=alt.Legend(orient="top", title="question term", direction="vertical", labelLimit=120)),  # a half-width chart at 1024 px
         order=alt.Order("term:N"),
         tooltip=["document:N", "term:N", alt.Tooltip("idf:Q", format=".4f"), "tf:Q",
                  alt.Tooltip("length norm K:Q", format=".4f"), alt.Tooltip("saturation:Q", format=".4f"),

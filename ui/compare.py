@@ -97,13 +97,13 @@ def comparison(ds: Dataset, ev: Evaluation, metric: str, label: str, a: str, b: 
     kind, text = verdict(iv, a, b, label)
     getattr(st, kind)(text, icon=":material/balance:" if kind == "info" else ":material/trending_up:")
     name_a, name_b = plain(a), plain(b)
-    m1, m2, m3, m4 = st.columns([1, 1.6, 1, 1])
-    m1.metric(f"mean difference, A {MINUS} B", signed(iv.mean), border=True,
-              help=f"Mean over the questions of {name_a}'s {label} minus {name_b}'s.")
-    m2.metric("95% interval", interval_text(iv.low, iv.high), border=True,
-              help="Percentile bootstrap: the 126th and the 4875th of the 5000 sorted resampled means.")
-    m3.metric(f"A: {name_a}", f"{ev.mean(a, metric):.3f}", border=True, help=f"{name_a}'s mean {label}.")
-    m4.metric(f"B: {name_b}", f"{ev.mean(b, metric):.3f}", border=True, help=f"{name_b}'s mean {label}.")
+    with st.container(horizontal=True, wrap=True, gap="small"):  # each card as wide as its text: two rows at 1024 px
+        st.metric(f"mean difference, A {MINUS} B", signed(iv.mean), border=True, width="content",
+                  help=f"Mean over the questions of {name_a}'s {label} minus {name_b}'s.")
+        st.metric("95% interval", interval_text(iv.low, iv.high), border=True, width="content",
+                  help="Percentile bootstrap: the 126th and the 4875th of the 5000 sorted resampled means.")
+        st.metric(f"A: {name_a}", f"{ev.mean(a, metric):.3f}", border=True, width="content", help=f"{name_a}'s mean {label}.")
+        st.metric(f"B: {name_b}", f"{ev.mean(b, metric):.3f}", border=True, width="content", help=f"{name_b}'s mean {label}.")
 
     st.subheader("The bootstrap distribution")
     st.altair_chart(charts.histogram_with_interval(bins, iv.low, iv.high, iv.mean), width="stretch")

@@ -488,25 +488,25 @@ def downloads(ds: Dataset, later: tuple[str, ...] = ()) -> None:
     st.caption(f"At the current sliders ({', '.join(state.metric_label(m) for m in names)}; "
                f"k1 = {params.k1:g}, b = {params.b:g}, d = {params.dims}, RRF k = {params.rrf_k:g}, alpha = {params.alpha:g}). "
                "Files are made when a button is clicked.")
-    c1, c2, c3 = st.columns(3)
-    c1.download_button("Metrics (CSV)", functools.partial(report.metrics_csv, ev, names), file_name=f"{stem}_metrics.csv",
-                       mime="text/csv", key="data_dl_metrics", on_click="ignore", icon=":material/table:", width="stretch",
-                       help="One row per system, one column per metric: the means over the questions with a relevant document.")
-    c2.download_button("Per question (CSV)", functools.partial(report.per_question_csv, ev, names), file_name=f"{stem}_per_question.csv",
-                       mime="text/csv", key="data_dl_per_question", on_click="ignore", icon=":material/table_rows:", width="stretch",
-                       help="One row per system and question: the rank of the first relevant document (empty: not found) and every metric.")
-    c3.download_button("JSON report", lambda: json.dumps(report.json_report(ev, params, names, chosen), indent=2),
-                       file_name=f"{stem}_report.json", mime="application/json",
-                       key="data_dl_json", on_click="ignore", icon=":material/data_object:", width="stretch",
-                       help=f"The report of `python -m retrieval evaluate --json`, with the paired bootstrap BM25 - LSA on {state.metric_label(chosen)}.")
+    files = st.container(horizontal=True, wrap=True, gap="small")  # each button as wide as its text
+    files.download_button("Metrics (CSV)", functools.partial(report.metrics_csv, ev, names), file_name=f"{stem}_metrics.csv",
+                          mime="text/csv", key="data_dl_metrics", on_click="ignore", icon=":material/table:", width="content",
+                          help="One row per system, one column per metric: the means over the questions with a relevant document.")
+    files.download_button("Per question (CSV)", functools.partial(report.per_question_csv, ev, names), file_name=f"{stem}_per_question.csv",
+                          mime="text/csv", key="data_dl_per_question", on_click="ignore", icon=":material/table_rows:", width="content",
+                          help="One row per system and question: the rank of the first relevant document (empty: not found) and every metric.")
+    files.download_button("JSON report", lambda: json.dumps(report.json_report(ev, params, names, chosen), indent=2),
+                          file_name=f"{stem}_report.json", mime="application/json",
+                          key="data_dl_json", on_click="ignore", icon=":material/data_object:", width="content",
+                          help=f"The report of `python -m retrieval evaluate --json`, with the paired bootstrap BM25 - LSA on {state.metric_label(chosen)}.")
     st.markdown("**Each system's ranking as a TREC run** (`qid Q0 docid rank score tag`, the top of each list as the app keeps it)")
     ranks = cache.rankings()
-    run_cols = st.columns(min(len(ranks), 6))
-    for i, (name, ranking) in enumerate(ranks.items()):
-        run_cols[i % len(run_cols)].download_button(
-            plain(name), functools.partial(report.trec_run, ranking, ds, name), file_name=f"{stem}_{report.run_tag(name)}.run",
-            mime="text/plain", key=f"data_dl_run:{name}", on_click="ignore", icon=":material/download:", width="stretch",
-        )
+    with st.container(horizontal=True, wrap=True, gap="small"):  # a run's name whole, however long
+        for name, ranking in ranks.items():
+            st.download_button(
+                plain(name), functools.partial(report.trec_run, ranking, ds, name), file_name=f"{stem}_{report.run_tag(name)}.run",
+                mime="text/plain", key=f"data_dl_run:{name}", on_click="ignore", icon=":material/download:", width="content",
+            )
     base = cache.base_dataset()  # the dataset as loaded: the command line reads its files, not the Judge page's grades
     data_arg = cli_data_arg(st.session_state.get(state.DATASET) is not None, st.session_state.get(SOURCE), base.fingerprint)
     with st.expander("The same JSON report from the command line"):

@@ -386,17 +386,17 @@ def downloads(ds: Dataset, grades: dict) -> None:
     base = cache.base_dataset()
     every, only_new = file_names(ds.name)
     everyone = in_use.workspace_grades(base)
-    a, b, c = st.columns(3)
-    a.download_button(f"All judgements in use ({len(ds.qrels):,})", functools.partial(all_qrels, ds), file_name=every,
-                      mime="text/plain", key="judge_dl_all", on_click="ignore", icon=":material/download:",
-                      width="stretch", help="TREC qrels, `qid 0 docid grade` a line: the loaded judgements and the "
-                      "raters' grades, combined by the rule chosen.")
-    b.download_button(f"The raters' combined ({len(grades):,})", functools.partial(new_qrels, grades), file_name=only_new,
-                      mime="text/plain", key="judge_dl_new", on_click="ignore", icon=":material/download:",
-                      width="stretch", disabled=not grades, help="TREC qrels of the workspace's grades, combined.")
+    row = st.container(horizontal=True, wrap=True, gap="small")  # each button as wide as its text, wrapping at 1024 px
+    row.download_button(f"All judgements in use ({len(ds.qrels):,})", functools.partial(all_qrels, ds), file_name=every,
+                        mime="text/plain", key="judge_dl_all", on_click="ignore", icon=":material/download:",
+                        width="content", help="TREC qrels, `qid 0 docid grade` a line: the loaded judgements and the "
+                        "raters' grades, combined by the rule chosen.")
+    row.download_button(f"The raters' combined ({len(grades):,})", functools.partial(new_qrels, grades), file_name=only_new,
+                        mime="text/plain", key="judge_dl_new", on_click="ignore", icon=":material/download:",
+                        width="content", disabled=not grades, help="TREC qrels of the workspace's grades, combined.")
     rater = workspace.person()
-    c.button("Take every grade of yours back", key="judge_forget", on_click=_forget, args=(rater,),
-             disabled=not mine(everyone, rater), icon=":material/undo:", width="stretch")
+    row.button("Take every grade of yours back", key="judge_forget", on_click=_forget, args=(rater,),
+               disabled=not mine(everyone, rater), icon=":material/undo:", width="content")
     names = sorted({g.rater for g in everyone})
     if names:
         x, y = st.columns([2, 1], vertical_alignment="bottom")

@@ -26,6 +26,8 @@ BASE_RANKING, BASE_UNRETRIEVED = "ml_base_ranking", "ml_base_unretrieved"
 SHUFFLES, BEFORE, LAST = "ml_shuffles", "ml_before", "ml_last"
 CURRENT = "ml_rows"  # the tables as last shown, edits included (editors lose their edits on a page switch; this keeps them)
 COLUMNS = ["document", "grade"]
+PRESET_WIDTH = 330  # px: the longest preset whole
+TERMS_WIDTH = 430  # px: a table of DCG terms with all six columns in view
 TERM_COLUMNS = ["position", "document", "grade", "gain", "discount", "term"]
 
 
@@ -89,6 +91,12 @@ def ndcg_line(name: str, dcg: float, idcg: float, value: float) -> str:
     return f"{name} = {dcg:.6f} / {idcg:.6f} = **{fmt(value)}**" if idcg > 0 else f"{name}: the ideal DCG is 0, nothing to normalise by."
 
 
+def cards():
+    """A row of figures, each as wide as its label and value (six decimals), wrapping onto the next line where the
+    page is narrow (1024 px with the sidebar open) rather than cutting them."""
+    return st.container(horizontal=True, wrap=True, gap="medium")
+
+
 # ------------------------------------------------------------------------------------------ the tables in session state
 
 
@@ -146,14 +154,14 @@ def header(k: int) -> None:
         f"metrics (`retrieval.evaluation.metrics`, the ones behind every other page) at the sidebar's cutoff **k = {k}**. "
         "The start is the article's worked example: relevant {a: 2, b: 1, c: 1}, ranking x y a b z, universe a b c x y z w v."
     )
-    top = st.columns([3, 2, 2, 3], vertical_alignment="bottom")
-    top[0].selectbox("start from", list(PRESETS), key=PRESET_KEY, on_change=on_preset,
+    with st.container(horizontal=True, wrap=True, vertical_alignment="bottom"):  # the buttons wrap below at 1024 px
+        st.selectbox("start from", list(PRESETS), key=PRESET_KEY, on_change=on_preset, width=PRESET_WIDTH,
                      help="Replaces the tables with one of the article's three rankings.")
-    top[1].button("Start over", icon=":material/restart_alt:", on_click=on_preset, width="stretch", key="ml_start_over",
+        st.button("Start over", icon=":material/restart_alt:", on_click=on_preset, width="content", key="ml_start_over",
                   help="Puts the chosen ranking of the article back, undoing every edit.")
-    top[2].button("Shuffle the ranking", icon=":material/shuffle:", on_click=on_shuffle, width="stretch", key="ml_shuffle",
+        st.button("Shuffle the ranking", icon=":material/shuffle:", on_click=on_shuffle, width="content", key="ml_shuffle",
                   help="Reorders the retrieved documents (each keeps its grade): watch RR and nDCG move while the set-based metrics stay put.")
-    top[3].caption("Edit a cell to change an id or a grade; add or delete rows at the table's edge.")
+    st.caption("Edit a cell to change an id or a grade; add or delete rows at the table's edge.")
 
 
 def _editor(rows: list[dict], key: str, grade_required: bool) -> pd.DataFrame:
@@ -204,10 +212,10 @@ class Figures:
         self.before = st.session_state.get(BEFORE)
         st.session_state[LAST] = self.now
 
-    def metric(self, col, label: str, name: str) -> None:
-        """A figure of now; after a shuffle, with its change since before it."""
+    def metric(self, label: str, name: str) -> None:
+        """A card of a figure of now, as wide as its text; after a shuffle, with its change since before it."""
         x = self.now[name]
-        col.metric(label, fmt(x), **shuffle_delta(x, self.before.get(name) if self.before else None))
+        st.metric(label, fmt(x), **shuffle_delta(x, self.before.get(name) if self.before else None), width="content")
 
 
 def rank_aware(f: Figures) -> None:
@@ -216,8 +224,9 @@ def rank_aware(f: Figures) -> None:
     st.subheader("Rank-aware metrics")
     if not f.toy.relevant:
         st.info("No document has a grade above 0: this question has no relevant document, so it would be left out of every mean (the metrics are undefined).")
-    for col, label in zip(st.columns(len(f.values)), f.values):
-        f.metric(col, label, label)
+    with cards():
+        for label in f.values:
+            f.metric(label, label)
     st.caption(
         f"hit@{k}: a relevant document in the top {k}? · recall@{k}: the share of the relevant documents in the top {k} · "
         "RR: 1 / the rank of the first relevant document (its mean over questions is the MRR) · "
@@ -236,13 +245,13 @@ def dcg_written_out(f: Figures) -> None:
             ideal = teaching.ideal_terms(toy, k, exponential)
             dcg, idcg = sum(t["term"] for t in terms), sum(t["term"] for t in ideal)
             name = f"nDCG@{k} ({'exponential' if exponential else 'linear'} gain)"
-            a, b = st.columns(2, gap="large")
-            with a:
-                st.markdown(f"**DCG@{k}** of the ranking = {dcg:.6f}")
-                st.dataframe(pd.DataFrame(terms, columns=TERM_COLUMNS), hide_index=True, width="stretch", column_config=term_cfg)
-            with b:
-                st.markdown(f"**ideal DCG@{k}**: every judged grade, best first = {idcg:.6f}")
-                st.dataframe(pd.DataFrame(ideal, columns=TERM_COLUMNS), hide_index=True, width="stretch", column_config=term_cfg)
+            with st.container(horizontal=True, wrap=True, gap="medium"):  # side by side at 1440 px, one above the other at 1024
+                with st.container(width=TERMS_WIDTH):
+                    st.markdown(f"**DCG@{k}** of the ranking = {dcg:.6f}")
+                    st.dataframe(pd.DataFrame(terms, columns=TERM_COLUMNS), hide_index=True, width="stretch", column_config=term_cfg)
+                with st.container(width=TERMS_WIDTH):
+                    st.markdown(f"**ideal DCG@{k}**: every judged grade, best first = {idcg:.6f}")
+                    st.dataframe(pd.DataFrame(ideal, columns=TERM_COLUMNS), hide_index=True, width="stretch", column_config=term_cfg)
             st.markdown(ndcg_line(name, dcg, idcg, f.values[name]))
 
 
@@ -255,10 +264,11 @@ def sklearn_trap(f: Figures) -> None:
         f"the ranked documents get {len(retrieved)}, {max(len(retrieved) - 1, 0)}, ..., 1 and every other document 0."
     )
     ours = f.values[f"nDCG@{k} (linear gain)"]
-    a, b, c = st.columns(3)
-    a.metric(f"ours, nDCG@{k}", fmt(ours), delta="ideal DCG from every judged document", delta_color="gray", delta_arrow="off")
-    b.metric("scikit-learn, whole universe", fmt(trap.whole), **versus_ours(trap.whole, ours))
-    c.metric("scikit-learn, only the retrieved", fmt(trap.retrieved_only), **versus_ours(trap.retrieved_only, ours))
+    with cards():
+        st.metric(f"ours, nDCG@{k}", fmt(ours), delta="ideal DCG from every judged document", delta_color="gray",
+                  delta_arrow="off", width="content")
+        st.metric("scikit-learn, whole universe", fmt(trap.whole), **versus_ours(trap.whole, ours), width="content")
+        st.metric("scikit-learn, only the retrieved", fmt(trap.retrieved_only), **versus_ours(trap.retrieved_only, ours), width="content")
     if trap.note:
         st.caption(f"scikit-learn refused one call: {escape_markdown(trap.note)}")
     missing = [d for d in f.toy.relevant if d not in retrieved]
@@ -287,11 +297,11 @@ def order_blind(f: Figures) -> None:
         "IDBasedContextPrecision = |retrieved ∩ relevant| / |retrieved| and IDBasedContextRecall = |retrieved ∩ relevant| / |relevant|, "
         "computed on sets of ids: they never look at the order. Shuffle the ranking: RR and nDCG move, these two do not."
     )
-    row = st.columns(4)
-    f.metric(row[0], "context precision (ID-based)", "context precision")
-    f.metric(row[1], "context recall (ID-based)", "context recall")
-    f.metric(row[2], "RR", "RR")
-    f.metric(row[3], f"nDCG@{k}", f"nDCG@{k} (linear gain)")
+    with cards():
+        f.metric("context precision (ID-based)", "context precision")
+        f.metric("context recall (ID-based)", "context recall")
+        f.metric("RR", "RR")
+        f.metric(f"nDCG@{k}", f"nDCG@{k} (linear gain)")
     if f.before:
         compare = ["RR", f"nDCG@{k} (linear gain)", f"nDCG@{k} (exponential gain)", f"hit@{k}", f"recall@{k}", "context precision", "context recall"]
         st.markdown(f"**Before the shuffle:** {escape_markdown(f.before['ranking'])} → **now:** {escape_markdown(f.now['ranking'])}")

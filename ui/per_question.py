@@ -204,15 +204,17 @@ def first_page() -> None:
 
 def chosen_rows(first: pd.DataFrame, k: int) -> pd.DataFrame:
     """The filter and order controls, and the heatmap's rows they select."""
-    c1, c2 = st.columns([3, 2])
-    show = c1.segmented_control(
-        "Show", [SHOW_ALL, SHOW_MISSED], default=SHOW_ALL, key=KEY_SHOW, required=True, persist_state="session", on_change=first_page,
-        help="'Missed' keeps the questions where at least one system has no relevant document in its top k.",
-    )
-    order = c2.segmented_control(
-        "Order", [SORT_ID, SORT_HARD], default=SORT_ID, key=KEY_SORT, required=True, persist_state="session", on_change=first_page,
-        help="Hardest first: the most systems with no relevant document first, then the most beyond the top k, then the mean rank of the first relevant document.",
-    )
+    with st.container(horizontal=True, wrap=True, gap="medium"):  # each control whole: one above the other at 1024 px
+        show = st.segmented_control(
+            "Show", [SHOW_ALL, SHOW_MISSED], default=SHOW_ALL, key=KEY_SHOW, required=True, persist_state="session",
+            on_change=first_page, width="content",
+            help="'Missed' keeps the questions where at least one system has no relevant document in its top k.",
+        )
+        order = st.segmented_control(
+            "Order", [SORT_ID, SORT_HARD], default=SORT_ID, key=KEY_SORT, required=True, persist_state="session",
+            on_change=first_page, width="content",
+            help="Hardest first: the most systems with no relevant document first, then the most beyond the top k, then the mean rank of the first relevant document.",
+        )
     rows = first[missed(first, k)] if show == SHOW_MISSED else first
     if order == SORT_HARD:
         rows = hardest_first(rows, k, int(first.to_numpy().max(initial=0)) + 1)

@@ -266,8 +266,8 @@ def judging_frame(one: Dataset, ranks: Mapping[str, Ranking], grades: Mapping[st
 
 def judged_ranks_frame(one: Dataset, ranks: Mapping[str, Ranking], ds: Dataset, original: Mapping[str, Ranking] | None,
                        qid: str | None) -> pd.DataFrame:
-    """Each judged document's rank per system for the typed text and, beside it, for the original question
-    (`typed ← original`); by grade then id."""
+    """Each judged document's rank per system for the typed text and, where the original question's differs,
+    that one beside it (`typed ← original`); by grade then id."""
     orig_q = ds.query_index.get(qid) if qid is not None else None
     base = np.flatnonzero(ds.qrels.query == orig_q) if orig_q is not None else np.zeros(0, dtype=np.int64)
     before_ids = {str(ds.qrels.doc_id[j]): j for j in base}
@@ -276,10 +276,8 @@ def judged_ranks_frame(one: Dataset, ranks: Mapping[str, Ranking], ds: Dataset, 
         row = {"document": d, "grade": int(g)}
         for s, r in ranks.items():
             now = rank_label(int(r.judged_rank[j]))
-            if original is not None and s in original and d in before_ids:
-                row[s] = f"{now} ← {rank_label(int(original[s].judged_rank[before_ids[d]]))}"
-            else:
-                row[s] = now
+            before = rank_label(int(original[s].judged_rank[before_ids[d]])) if original is not None and s in original and d in before_ids else now
+            row[s] = now if before == now else f"{now} ← {before}"
         out.append(row)
     frame = pd.DataFrame(out, columns=["document", "grade", *ranks])
     return frame.sort_values(["grade", "document"], ascending=[False, True], kind="stable")
@@ -387,32 +385,48 @@ def words(scores: adhoc.Scores) -> None:
         st.caption(f"**{plain(name)}** is left out: {plain(why)}.")
 
 
+def relevant_note(n_relevant: int) -> str:
+    """The line under the cards: how many documents the cards count as relevant, or that they wait for one. One
+    short line either way, so that the first tick leaves everything below where it was."""
+    if not n_relevant:
+        return "— : no document is judged relevant yet. Tick some in the table below."
+    return f"{n_relevant} document{'s' if n_relevant != 1 else ''} judged relevant: tick or untick in the table below."
+
+
 def measures(one: Dataset, ranks: Mapping[str, Ranking], ds: Dataset, origin: str | None, names: list[str]) -> None:
     """The chosen metric per system for the typed text with its change from the original, then every metric
-    for both, and the judged documents' ranks for both."""
+    for both. Drawn the same with or without a relevant document (a dash for the values), so the judging table
+    below does not move under the pointer when a first document is ticked."""
     st.subheader("How the systems do on it")
     typed = adhoc.evaluate(one, ranks, names)
     at = original_position(ds, origin)
     original = cache.evaluation(names, ds) if origin is not None else None
     chosen = names[0]
-    if typed.values and not next(iter(typed.values.values()))[chosen].size:
-        st.info("No document is judged relevant for this question yet: mark some in the table below to measure it.",
-                icon=":material/rule:")
-    else:
-        st.markdown(f"**{state.metric_label(chosen)}** for the typed text" + (f", and its change from {plain(origin)}'s" if at is not None else ""))
-        with st.container(horizontal=True, wrap=True, gap="small"):
-            for s in ranks:
-                value, delta, change = headline(typed, original, at, s, chosen)
-                st.metric(plain(s), value, delta, border=True, width=METRIC_WIDTH, delta_color="normal" if change else "off",
-                          help="For the typed text with the judgements below; the change is from the original question's.")
-        frame = metrics_frame(typed, original, at, list(ranks), names)
-        st.dataframe(frame, hide_index=True, width="stretch", key="pg_metrics",
-                     column_config={state.metric_label(n): st.column_config.NumberColumn(format="%.4f") for n in names})
-    if len(one.qrels):
-        st.markdown("**Ranks of the judged documents**" + (f" (typed ← original {plain(origin)})" if origin else ""))
-        originals = cache.rankings(ds) if origin is not None else None
-        st.dataframe(judged_ranks_frame(one, ranks, ds, originals, origin), hide_index=True, width="stretch",
-                     key="pg_judged_ranks")
+    st.markdown(f"**{state.metric_label(chosen)}** for the typed text" + (f", and its change from {plain(origin)}'s" if at is not None else ""))
+    with st.container(horizontal=True, wrap=True, gap="small"):
+        for s in ranks:
+            value, delta, change = headline(typed, original, at, s, chosen)
+            st.metric(plain(s), value, delta, border=True, width=METRIC_WIDTH, delta_color="normal" if change else "off",
+                      help="For the typed text with the judgements below; the change is from the original question's.")
+    st.caption(relevant_note(int((one.qrels.grade > 0).sum())))
+    frame = metrics_frame(typed, original, at, list(ranks), names)
+    st.dataframe(frame, hide_index=True, width="stretch", key="pg_metrics",
+                 column_config={state.metric_label(n): st.column_config.NumberColumn(format="%.4f") for n in names})
+
+
+def judged_ranks(one: Dataset, ranks: Mapping[str, Ranking], ds: Dataset, origin: str | None) -> None:
+    """Each judged document's rank per system, typed beside original: under the judging table (it grows a row with
+    each tick), an HTML table as wide as its text (every system's column in view at 1024 px), its cells escaped."""
+    if not len(one.qrels):
+        return
+    st.markdown("**Ranks of the judged documents**" + (f" (typed ← original {plain(origin)})" if origin else ""))
+    originals = cache.rankings(ds) if origin is not None else None
+    frame = judged_ranks_frame(one, ranks, ds, originals, origin)
+    st.table(frame.rename(columns=plain).map(lambda v: plain(v) if isinstance(v, str) else v), hide_index=True,
+             width="content", border="horizontal")
+    if origin:
+        st.caption(f"“typed ← original”: the rank for the typed text, then for {plain(origin)} as the dataset has it, "
+                   "where the two differ; a single rank where they are the same.")
 
 
 def top_lists(one: Dataset, ranks: Mapping[str, Ranking], grades: Mapping[str, int], p: Params) -> None:

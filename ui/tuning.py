@@ -53,6 +53,7 @@ HOLDS = {  # what a fusion sweep holds at the sidebar's values (besides the memb
 EDGE_ZONE = 0.1  # the best is "at the edge" when it lies in the outer tenth of an axis's settings (at least the end one)
 GAIN_EPS = tuning.GAIN_EPS  # a cross-validated gain at or below this is no gain
 CHART_ROWS = 15  # the fusion chart draws at most this many documents (the table holds them all)
+ORACLE_WIDTH = 450  # px: the oracle's table with all its columns in view, and its chart beside it where the page is wide
 MEMO = memo.TUNING  # the app memo's kind (ui.memo.SIZES) of everything computed here, per engine
 VERSUS = memo.VERDICTS  # its kind of the current setting's tests against the best (small: many, one per slider value)
 
@@ -851,9 +852,10 @@ def oracle_section(v: View) -> None:
     st.caption(f"Mean {v.label}: the oracle {oracle.mean:.4f}; the best single system, {escape_markdown(best_system)}, "
                f"{oracle.system_means[best_system]:.4f}.")
     table, wins = oracle_tables(oracle)
-    left, right = st.columns([1, 1], gap="large")
-    left.dataframe(table.style.format({"mean": "{:.4f}", "below the oracle": "{:.4f}"}), width="stretch")
-    right.altair_chart(charts.oracle_wins(wins), width="stretch")
+    with st.container(horizontal=True, wrap=True, gap="medium"):  # side by side at 1440 px; at 1024 the table whole, the chart below
+        st.dataframe(table.style.format({"mean": "{:.4f}", "below the oracle": "{:.4f}"}), width=ORACLE_WIDTH)
+        with st.container(width=ORACLE_WIDTH):
+            st.altair_chart(charts.oracle_wins(wins), width="stretch")
     all_tied = sum(1 for w in oracle.winners if len(w) == len(oracle.systems))
     st.caption(
         f"For each of the {v.n_q} questions, the system (uploaded runs included) with the highest {v.label}; {all_tied} questions "
