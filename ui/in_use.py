@@ -125,11 +125,11 @@ def engine(ds: Dataset, _progress=None, analysis: Analysis | None = None) -> Eng
     analysis = analysis or state.analysis()
     limit = max_chars(APP_MAX_CHARS)
     if _progress is not None or built(ds, analysis) or ds.n_docs <= PROGRESS_ABOVE:
-        return for_dataset(ds, _progress, limit, analysis)  # a dataset above the limit is refused, not built
+        return for_dataset(ds, _progress, limit, analysis, budgeted=True)  # refused above the limits, not built
     bar = st.progress(0.0, text=f"Indexing with {analysis.describe()}")
     try:
         return for_dataset(ds, lambda stage, f: bar.progress(min(max(f, 0.0), 1.0), text=f"Indexing with "
-                           f"{analysis.describe()}: {stage}"), limit, analysis)
+                           f"{analysis.describe()}: {stage}"), limit, analysis, budgeted=True)
     finally:
         bar.empty()
 

@@ -72,6 +72,16 @@ class Memo:
         with self._lock:
             return len(self._stores.get(kind, ()))
 
+    def items(self, kind: str) -> list[tuple[Hashable, object]]:
+        """The (key, value) pairs of a kind, least recently used first."""
+        with self._lock:
+            return list(self._stores.get(kind, {}).items())
+
+    def discard(self, kind: str, key: Hashable) -> bool:
+        """Drop the value under (kind, key), if held; whether one was."""
+        with self._lock:
+            return self._stores.get(kind, {}).pop(key, None) is not None
+
     def clear(self) -> None:
         """Drop every value."""
         with self._lock:

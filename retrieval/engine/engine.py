@@ -17,11 +17,13 @@ Worked example: `Engine(load("invented")).evaluate(Params(), "ndcg@5").mean("BM2
 from __future__ import annotations
 
 import ctypes
+import gc
 import hashlib
 import os
 import subprocess
 import sys
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from dataclasses import replace
@@ -52,7 +54,7 @@ from ..retrievers import bm25, dense, lsa
 from ..retrievers.base import Context
 from ..retrievers.ranking import THRESHOLD, BestLists, Ranking, judged_layout
 from ..retrievers.systems import FUSIONS, REGISTRY, Retriever, Run, Sources, system_of
-from . import adhoc
+from . import adhoc, budget
 
 ENGINES = 4  # engines kept per process (one per dataset fingerprint), most recently used
 DERIVED = 4  # engines derived from another of the same documents and questions (other judgements), kept besides
@@ -242,6 +244,8 @@ class Engine:
 
         if limit is not None:
             check_size(dataset, limit)  # before the expensive step, and only when it is about to be paid
+        self.cost = budget.COST.of(dataset)  # what it holds once evaluated, by the cost model (budget.py)
+        self.last_used = time.monotonic()
         self.dataset = dataset
         self.fingerprint = dataset.fingerprint
         self.analysis = analysis
@@ -289,6 +293,7 @@ class Engine:
             raise ValueError(f"{dataset.name}: not the documents and questions of {base.dataset.name}; build its own engine")
         engine = cls.__new__(cls)
         engine.__dict__.update({k: base.__dict__[k] for k in cls._SHARED})
+        engine.cost, engine.last_used = 0, time.monotonic()  # its index is its root's (counted there)
         engine.dataset, engine.fingerprint = dataset, dataset.fingerprint
         corpus = base.memo.corpus if isinstance(base.memo, SharedMemo) else base.memo
         engine.memo = SharedMemo(Memo(CACHE_SIZES), corpus, CORPUS_KINDS)
@@ -684,10 +689,11 @@ _ROOTS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # corpus fi
 
 
 def for_dataset(dataset: Dataset, progress: Callable[[str, float], None] | None = None, limit: int | None = None,
-                analysis: Analysis = ARTICLE_ANALYSIS) -> Engine:
+                analysis: Analysis = ARTICLE_ANALYSIS, budgeted: bool = False) -> Engine:
     """The engine of a dataset's content and text analysis, built once per fingerprint and analysis (at most
     ENGINES kept: coming back to an analysis still kept costs nothing); `limit`: the most characters a dataset
-    may hold to be built (checked only when it is).
+    may hold to be built (checked only when it is); `budgeted` (the app's server): a new engine is admitted under the
+    server's memory budget first (`admit`: refused, or older engines dropped).
 
     A dataset whose documents and questions an engine alive already holds, with other judgements (a person
     grading documents), gets an engine derived from that one (`Engine.derived`: nothing re-tokenised), kept
@@ -695,15 +701,94 @@ def for_dataset(dataset: Dataset, progress: Callable[[str, float], None] | None 
     def key(fingerprint: str):  # the article's analysis keyed by the fingerprint alone, as before analyses existed
         return fingerprint if analysis.is_article else (fingerprint, analysis)
 
+    start_janitor()
     corpus = key(dataset.corpus_fingerprint)
     root = _ROOTS.get(corpus)
     if root is not None and root.fingerprint != dataset.fingerprint:
         # the root counts among the ENGINES kept while a derived engine of it is in use (it shares its index)
-        _ENGINES.get("engine", key(root.fingerprint), lambda: root)
-        return _ENGINES.get("derived", key(dataset.fingerprint), lambda: Engine.derived(root, dataset))
-    engine = _ENGINES.get("engine", key(dataset.fingerprint), lambda: root or Engine(dataset, progress, limit, analysis))
-    _ROOTS[corpus] = engine
+        _ENGINES.get("engine", key(root.fingerprint), lambda: root).last_used = time.monotonic()
+        engine = _ENGINES.get("derived", key(dataset.fingerprint), lambda: Engine.derived(root, dataset))
+    else:
+        engine = _ENGINES.get("engine", key(dataset.fingerprint),
+                              lambda: root or _admitted(dataset, progress, limit, analysis, budgeted))
+        _ROOTS[corpus] = engine
+    engine.last_used = time.monotonic()
     return engine
+
+
+def _admitted(dataset: Dataset, progress, limit: int | None, analysis: Analysis, budgeted: bool) -> Engine:
+    """A new engine, admitted first under the server's memory budget when `budgeted` (`admit`)."""
+    if limit is not None:
+        check_size(dataset, limit)
+    if budgeted:
+        admit(dataset)
+    return Engine(dataset, progress, limit, analysis)
+
+
+def held() -> int:
+    """The bytes the kept engines hold by the cost model (derived engines share their root's)."""
+    return sum(e.cost for _, e in _ENGINES.items("engine"))
+
+
+def admit(dataset: Dataset) -> int:
+    """Make room for the dataset's engine under the memory budget (budget.py) before anything is indexed: refuse it
+    when it would not fit with every other engine dropped, else drop idle engines, then the least recently used,
+    until it fits. Returns its cost (the bytes it will hold)."""
+    cost, limit = budget.COST.of(dataset), budget.budget()
+    budget.refuse_above(dataset, cost, limit)
+    drop_idle()
+    for key, e in _ENGINES.items("engine"):  # least recently used first
+        if held() + cost <= limit:
+            break
+        drop(key, e)
+    release_free_memory()
+    return cost
+
+
+def drop(key, engine: Engine) -> None:
+    """Stop keeping an engine and the engines derived from it (they hold its index)."""
+    _ENGINES.discard("engine", key)
+    for k, d in _ENGINES.items("derived"):
+        if d.root is engine:
+            _ENGINES.discard("derived", k)
+
+
+def drop_idle(now: float | None = None) -> int:
+    """Drop the engines no one used for budget.idle_seconds() (their derived engines with them); how many."""
+    now = time.monotonic() if now is None else now
+    limit = budget.idle_seconds()
+    dropped = 0
+    for k, d in _ENGINES.items("derived"):
+        if now - d.last_used > limit:
+            dropped += _ENGINES.discard("derived", k)
+    for k, e in _ENGINES.items("engine"):
+        if now - e.last_used > limit and not any(d.root is e for _, d in _ENGINES.items("derived")):
+            drop(k, e)
+            dropped += 1
+    return dropped
+
+
+_JANITOR: list[threading.Thread] = []
+_JANITOR_LOCK = threading.Lock()
+
+
+def start_janitor() -> None:
+    """Once per process, a daemon thread that drops idle engines (`drop_idle`) and hands the freed heap back to the
+    system, every quarter of the idle time (at most a minute)."""
+    with _JANITOR_LOCK:
+        if _JANITOR and _JANITOR[0].is_alive():
+            return
+
+        def work() -> None:
+            while True:
+                time.sleep(min(60.0, budget.idle_seconds() / 4))
+                if drop_idle():
+                    gc.collect()
+                    release_free_memory()
+
+        t = threading.Thread(target=work, name="retrieval-janitor", daemon=True)
+        _JANITOR[:] = [t]
+        t.start()
 
 
 def built(dataset: Dataset, analysis: Analysis = ARTICLE_ANALYSIS) -> bool:
