@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 import subprocess
 import sys
@@ -204,6 +206,110 @@ def test_missing_zip_and_run_file_in_process(capsys, tmp_path):
     ):
         code, _, err = run_main(capsys, "evaluate", *args)
         assert code == 2 and len(err.strip().splitlines()) == 1 and str(path) in err, err
+
+
+def _main_within(capsys, seconds: float, *args: str, unblock: Path | None = None) -> tuple[int, str, str, float]:
+    """`main(args)` in a thread; if it has not returned within `seconds`, the FIFO `unblock` is opened for writing
+    and closed (its reader then sees the end and the call can end), and the test fails: it hung."""
+    import threading
+    import time
+
+    from retrieval.cli import main
+
+    result: dict = {}
+
+    def call() -> None:
+        try:
+            result["code"] = main(list(args))
+        except BaseException as e:  # noqa: BLE001 - a traceback is what the test reports
+            result["error"] = e
+
+    t0 = time.monotonic()
+    thread = threading.Thread(target=call, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    elapsed = time.monotonic() - t0
+    if thread.is_alive() and unblock is not None:
+        os.close(os.open(unblock, os.O_WRONLY | os.O_NONBLOCK))
+        thread.join(30)
+    out = capsys.readouterr()
+    assert elapsed < seconds, f"{args}: still running after {seconds} s (it hangs)"
+    assert "error" not in result, f"{args}: {result.get('error')!r} escaped main"
+    return result["code"], out.out, out.err, elapsed
+
+
+def _one_line_naming(code: int, out: str, err: str, path: Path) -> str:
+    assert code == 2 and out == "" and "Traceback" not in err, (code, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and str(path) in lines[0], err
+    return lines[0]
+
+
+@pytest.mark.parametrize("flag", ["--data", "--run"])
+def test_a_fifo_is_one_line_and_exit_2_within_a_second(capsys, tmp_path, flag):
+    fifo = tmp_path / ("data.zip" if flag == "--data" else "mine.run")
+    os.mkfifo(fifo)
+    code, out, err, _ = _main_within(capsys, 1.0, "evaluate", flag, str(fifo), unblock=fifo)
+    assert "named pipe" in _one_line_naming(code, out, err, fifo)
+
+
+def test_a_zip_linked_to_dev_zero_is_one_line_and_exit_2_without_reading_it(tmp_path):
+    """Run as `python -m retrieval` with its memory bounded to 1 GiB: before, it read /dev/zero until MemoryError."""
+    import resource
+    import time
+
+    link = tmp_path / "zero.zip"
+    link.symlink_to("/dev/zero")
+    run = tmp_path / "zero.run"
+    run.symlink_to("/dev/zero")
+
+    def bounded():
+        resource.setrlimit(resource.RLIMIT_DATA, (1 << 30, 1 << 30))
+
+    for flag, path in (("--data", link), ("--run", run)):
+        t0 = time.monotonic()
+        done = subprocess.run([sys.executable, "-m", "retrieval", "evaluate", flag, str(path)], check=False, cwd=ROOT, capture_output=True,
+                              text=True, timeout=120, preexec_fn=bounded)
+        assert "character device" in _one_line_naming(done.returncode, done.stdout, done.stderr, path)
+        print(f"{flag} -> /dev/zero: exit 2 after {time.monotonic() - t0:.2f} s (with the interpreter's start)")
+
+
+class _As:
+    """Within it, this process's effective user is `nobody` (root's read override dropped; restored on exit)."""
+
+    def __enter__(self):
+        os.seteuid(65534)
+
+    def __exit__(self, *exc):
+        os.seteuid(0)
+
+
+def test_a_folder_or_file_it_may_not_read_is_one_line_and_exit_2(capsys):
+    """chmod 000 on a BEIR folder, on its qrels/ and on a run file; as root (the suite's usual user), for whom
+    chmod 000 blocks nothing, the reads are made as `nobody` (the effective user, dropped and restored)."""
+    import shutil
+    import tempfile
+
+    import retrieval.cli  # noqa: F401 - imported before the user changes
+
+    base = Path(tempfile.mkdtemp(dir="/tmp"))  # /tmp, not pytest's root-only tmp_path: nobody must reach it
+    try:
+        base.chmod(0o755)
+        hidden, qrels_hidden = beir(base / "hidden"), beir(base / "qrels_hidden")
+        run = base / "mine.run"
+        run.write_text("q1 Q0 d1 1 2.0 tag\n")
+        for p in (hidden, qrels_hidden / "qrels", run):
+            p.chmod(0)
+        as_nobody = _As() if os.geteuid() == 0 else contextlib.nullcontext()
+        for args, path in ((("--data", str(hidden)), hidden), (("--data", str(qrels_hidden)), qrels_hidden / "qrels"),
+                           (("--run", str(run)), run)):
+            with as_nobody:
+                code, out, err, _ = _main_within(capsys, 1.0, "evaluate", *args)
+            assert "Permission denied" in _one_line_naming(code, out, err, path)
+    finally:
+        for p in base.rglob("*"):
+            p.chmod(0o700)
+        shutil.rmtree(base)
 
 
 def test_unknown_subcommand_is_one_line(capsys):
