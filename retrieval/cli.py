@@ -21,7 +21,7 @@ import numpy as np
 import retrieval.kernels as _kernels
 
 from .analyses import experiments, tuning
-from .analyses.diagnosis import THRESHOLD_DEFAULT, diagnose
+from .analyses.diagnosis import RELEVANT_LISTED, THRESHOLD_DEFAULT, diagnose
 from .core.errors import InputError
 from .core.params import ARTICLE_MEMBERS, SPECS, Params
 from .corpus import dataset as datasets
@@ -371,7 +371,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     print(f"\nmean {boot['metric']} difference ({_t(boot['a'])} - {_t(boot['b'])}) = {boot['mean_diff']:+.3f}  "
           f"{conf}% bootstrap interval = [{boot['ci_low']:+.3f}, {boot['ci_high']:+.3f}]"
           f"  ({boot['resamples']} resamples, seed {boot['seed']})")
-    cases = diagnose(ds, ev.rankings["BM25"], args.threshold)
+    cases = diagnose(ds, ev.rankings["BM25"], args.threshold, listed=RELEVANT_LISTED)
     print(f"\ndiagnosis (BM25, first relevant document not in the top {args.threshold}): {len(cases)} questions")
     for c in cases:
         where = f"rank {c.rank}" if c.rank else "not found"
@@ -380,6 +380,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         print(_t(f"{c.qid} {c.question!r}") + f" -> {where}, {first}{_t(shares)}: {c.kind}")
         for did, grade, words in c.relevant:
             print(f"    {_t(did)} (grade {grade}): words in common = {_t(', '.join(words)) if words else 'none'}")
+        if c.more_relevant:
+            print(f"    ... and {_count(c.more_relevant, 'more relevant document')} (the first {RELEVANT_LISTED} are listed)")
     return 0
 
 

@@ -612,3 +612,21 @@ COMPARE_BAD_INPUT = {  # the arguments after `compare` -> what the one line on s
 def test_compare_bad_input_is_one_line_naming_the_parameter(capsys, args):
     code, out, err = run_main(capsys, "compare", *args.split())
     assert_bad_input(subprocess.CompletedProcess(args, code, out, err), COMPARE_BAD_INPUT[args])
+
+
+def test_the_text_reports_diagnosis_lists_a_bounded_number_of_relevant_documents(capsys, tmp_path):
+    """A question judged against 40 documents, none of which BM25 finds: the report lists RELEVANT_LISTED of them
+    and counts the rest (before, it listed every one: 1.4 M lines for a 10 M-line qrels)."""
+    from retrieval.analyses.diagnosis import RELEVANT_LISTED
+
+    corpus = "".join(json.dumps({"_id": f"d{i}", "text": f"plain words number {i}"}) + "\n" for i in range(60))
+    queries = json.dumps({"_id": "q1", "text": "zebra"}) + "\n" + json.dumps({"_id": "q2", "text": "number 7"}) + "\n"
+    qrels = "query-id\tcorpus-id\tscore\n" + "".join(f"q1\td{i}\t1\n" for i in range(40)) + "q2\td7\t1\n"
+    code, out, err = run_main(capsys, "evaluate", "--data", str(beir(tmp_path / "many", corpus, queries, qrels)),
+                              "--dims", "2")
+    assert code == 0, err
+    block = out[out.index("\ndiagnosis"):]
+    listed = re.findall(r"^    d\d+ \(grade 1\)", block, re.MULTILINE)
+    assert len(listed) == RELEVANT_LISTED < 40
+    assert f"    ... and {40 - RELEVANT_LISTED} more relevant documents (the first {RELEVANT_LISTED} are listed)" in block
+    assert "vocabulary gap" in block  # the class still looks at every relevant document

@@ -28,6 +28,8 @@ from ..retrievers.ranking import Ranking
 FUSION_CUT = "beyond the fusion's top N"  # N: the fusion's depth (class_label writes it out)
 CLASSES = ("vocabulary gap", "surface homonymy", "late rank", FUSION_CUT)
 THRESHOLD_DEFAULT = 3
+RELEVANT_LISTED = 10  # a text report's relevant documents listed per diagnosed question (the rest counted): a
+# question judged against 714,287 documents made a 1.4 M-line report; the Diagnosis page shows them a few to a page
 OUTCOMES = ("fixed", "broken")
 
 
@@ -45,6 +47,7 @@ class Case:
     kind: str
     depth: int | None = None  # a fusion's depth N (its list is its top N); None for any other system
     members: tuple[tuple[str, int], ...] = ()  # a fusion's members with their first relevant rank (0 = not found)
+    more_relevant: int = 0  # relevant documents left out of `relevant` (diagnose's `listed`)
 
 
 def fusion_cut_label(depth: int) -> str:
@@ -84,11 +87,13 @@ def classify(rank: int, threshold: int, first_shares: bool, relevant_shares: boo
 
 
 def diagnose(dataset: Dataset, ranking: Ranking, threshold: int = THRESHOLD_DEFAULT,
-             members: Sequence[Ranking] = (), depth: int | None = None) -> list[Case]:
+             members: Sequence[Ranking] = (), depth: int | None = None, listed: int | None = None) -> list[Case]:
     """Every question whose first relevant document is not in the top `threshold`, with its words and class.
 
     For a fusion, give its `depth` N and its `members`' rankings: a question it finds nothing relevant for while a
-    member ranks a relevant document is then "beyond the fusion's top N" (see the module docstring)."""
+    member ranks a relevant document is then "beyond the fusion's top N" (see the module docstring).
+    `listed`: at most this many relevant documents kept per question (in the judgements' order), the others
+    counted (`Case.more_relevant`); the class still looks at every one (until one shares a word)."""
     first = first_relevant_rank(dataset.qrels, dataset.n_queries, ranking.judged_rank)
     member_first = [(m.name, first_relevant_rank(dataset.qrels, dataset.n_queries, m.judged_rank)) for m in members] if depth is not None else []
     cases = []
@@ -101,13 +106,18 @@ def diagnose(dataset: Dataset, ranking: Ranking, threshold: int = THRESHOLD_DEFA
         first_id = top[0] if top else None
         first_idx = dataset.doc_index.get(first_id) if first_id is not None else None
         first_words = shared_words(text, dataset.doc_texts[first_idx]) if first_idx is not None else ()
-        rel = []
-        for did, grade in dataset.relevant_of(q).items():
+        def words(did: str, text: str = text) -> tuple[str, ...]:
             j = dataset.doc_index.get(did)
-            rel.append((did, grade, shared_words(text, dataset.doc_texts[j]) if j is not None else ()))
+            return shared_words(text, dataset.doc_texts[j]) if j is not None else ()
+
+        relevant = list(dataset.relevant_of(q).items())
+        kept = relevant if listed is None else relevant[:listed]
+        rel = [(did, grade, words(did)) for did, grade in kept]
+        shares = any(w for _, _, w in rel) or any(words(did) for did, _ in relevant[len(kept):])
         found_by = tuple((name, int(f[q])) for name, f in member_first)
-        kind = classify(rank, threshold, bool(first_words), any(w for _, _, w in rel), any(r > 0 for _, r in found_by))
-        cases.append(Case(ranking.name, dataset.query_ids[q], text, rank, first_id, first_words, tuple(rel), kind, depth, found_by))
+        kind = classify(rank, threshold, bool(first_words), shares, any(r > 0 for _, r in found_by))
+        cases.append(Case(ranking.name, dataset.query_ids[q], text, rank, first_id, first_words, tuple(rel), kind, depth,
+                          found_by, len(relevant) - len(kept)))
     return cases
 
 
