@@ -26,7 +26,14 @@ from .core.errors import InputError
 from .core.params import ARTICLE_MEMBERS, SPECS, Params
 from .corpus import dataset as datasets
 from .corpus import embeddings
-from .engine.engine import CLI_MAX_CHARS, check_size, evaluate, max_chars, warm_up
+from .engine.engine import (
+    CLI_MAX_CHARS,
+    check_size,
+    evaluate,
+    max_chars,
+    repair_compiled_cache,
+    warm_up,
+)
 from .evaluation import comparison, gate, metrics, stats
 from .evaluation.experiment import json_ready
 from .evaluation.report import json_report
@@ -594,6 +601,8 @@ def cmd_workspace_import(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: exit status 0, or 2 with one line on stderr for bad input."""
     _kernels.serve_small_from_python()  # a small corpus needs no compiler: served at once even on a fresh clone
+    for w in repair_compiled_cache():  # a damaged compiled cache: cleared and compiled again, said, never a traceback
+        print(f"warning: {_t(w)}", file=sys.stderr)
     try:
         args = build_parser().parse_args(argv)
         return args.func(args)

@@ -152,6 +152,25 @@ def test_a_broken_upload_names_file_and_line_and_the_old_dataset_stays():
     assert to_overview(at).sidebar.markdown[0].value.startswith("**Dataset:** fruit")
 
 
+def test_an_upload_that_fails_inside_the_app_is_not_blamed_on_the_file(monkeypatch):
+    """A failure of the app's own (here the EOFError a damaged numba cache raised) while loading a good upload: the
+    message says the app failed, never that the user's file "could not be read"."""
+    from ui import in_use
+
+    built = in_use.for_dataset
+
+    def broken(ds, *args, **kwargs):
+        if ds.n_docs == 5:  # the upload's (the invented corpus the page opened with is built as before)
+            raise EOFError("Ran out of input")
+        return built(ds, *args, **kwargs)
+
+    monkeypatch.setattr(in_use, "for_dataset", broken)
+    at = upload(open_data(), "data_zip", ("good.zip", beir_zip(docs=DOCS[:5]), "application/zip"))
+    said = shown(at.error[0].value)
+    assert said.startswith("good.zip: not loaded: the app failed while loading it (EOFError: Ran out of input)"), said
+    assert "could not be read" not in said and "not a fault found in the file" in said
+
+
 def test_an_upload_is_processed_once_not_on_every_rerun():
     at = open_data()
     upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))

@@ -197,7 +197,8 @@ def load_dataset(files: list, parse: Callable[..., Dataset], source: str | None)
             return
         except Exception as e:  # noqa: BLE001 - an upload must never take the loaded dataset down with it
             status.update(label=f"{plain(label)}: not loaded", state="error", expanded=False)
-            _fail(f"{label}: could not be read ({type(e).__name__}: {e})", old)
+            _fail(f"{label}: not loaded: the app failed while loading it ({type(e).__name__}: {e}), an error of the "
+                  "app's, not a fault found in the file", old)
             return
     msgs = [("success", f"Loaded {ds.name}: {ds.n_docs:,} documents, {ds.n_queries:,} questions, "
                         f"{len(ds.qrels):,} judgements ({mb(size)} read in {times['reading']:.2f} s, parsed in "
