@@ -42,12 +42,14 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def _serving(home: Path, env: dict[str, str] | None = None):
-    """`streamlit run app.py` on a free port of 127.0.0.1 with its own store (`home`), until the block ends: its URL."""
+def _serving(home: Path, env: dict[str, str] | None = None, script: Path = ROOT / "app.py"):
+    """`streamlit run app.py` (or `script`) on a free port of 127.0.0.1 with its own store (`home`), until the block
+    ends: its URL."""
     port = _free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
+    cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port),
            "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, "RETRIEVAL_LAB_HOME": str(home), **(env or {})},
+    env = {**os.environ, "RETRIEVAL_LAB_HOME": str(home), "PYTHONPATH": str(ROOT), **(env or {})}
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
@@ -158,6 +160,34 @@ def test_moving_a_slider_redraws_the_chart(server, tmp_path):
         assert shot.stat().st_size > 10_000
         print(f"slider to redrawn chart: {elapsed:.2f} s; screenshot {shot}")
         browser.close()
+
+
+ESCAPED = ["corpus.jsonl:1: broken JSON", "f.jsonl:100: bad :smile: x", "see http://evil.example/x, www.e.x or m@e.x",
+           "a -> b <- c -- d >= e", "**zz** $x$ [l](http://e.x) ![i](http://e.x/i.png) :red[r] <b>b</b> `t`",
+           "hit@3 ndcg@5 :material/home: :streamlit:"]
+
+
+def test_escaped_text_is_shown_and_copied_exactly_as_written(tmp_path):
+    """ui.markdown.escape_markdown's output rendered by Streamlit in Chromium: the text a person reads (and copies)
+    is the text itself, without invisible characters (U+2060 word joiners were copied with it), and nothing became a
+    link, an image, an emoji, a colour or a symbol."""
+    from playwright.sync_api import sync_playwright
+
+    script = tmp_path / "escaped.py"
+    script.write_text("import streamlit as st\nfrom ui.markdown import escape_markdown\n"
+                      f"for text in {ESCAPED!r}:\n    st.error(escape_markdown(text))\n")
+    with _serving(tmp_path / "home", script=script) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        page = browser.new_page(viewport={"width": 1024, "height": 768})
+        page.goto(url)
+        page.wait_for_selector(IDLE, timeout=90_000)
+        page.locator("[data-testid=stAlert]").nth(len(ESCAPED) - 1).wait_for(timeout=30_000)
+        bodies = page.locator("[data-testid=stAlert] [data-testid=stMarkdownContainer]")
+        read = [bodies.nth(i).text_content() for i in range(bodies.count())]
+        made = page.locator("[data-testid=stAlert] :is(a, img, [data-testid=stIconMaterial], .stMarkdownColoredText)").count()
+        browser.close()
+    assert read == ESCAPED
+    assert made == 0
 
 
 def _run_file(path: Path) -> Path:
