@@ -630,3 +630,25 @@ def test_the_text_reports_diagnosis_lists_a_bounded_number_of_relevant_documents
     assert len(listed) == RELEVANT_LISTED < 40
     assert f"    ... and {40 - RELEVANT_LISTED} more relevant documents (the first {RELEVANT_LISTED} are listed)" in block
     assert "vocabulary gap" in block  # the class still looks at every relevant document
+
+
+ONE_PLURAL = re.compile(r"(?<![\d,.])1 (?:more )?(?:relevant )?(?:documents|questions|judgements|lines|terms|settings|"
+                        r"resamples|kernels|signatures|vectors|ids)\b")
+
+
+def test_a_count_of_one_meets_its_noun_in_the_singular(capsys, tmp_path):
+    """One question with one judgement, and a run naming one question the dataset lacks and one unknown document:
+    '1 question', '1 judgement names 1 question that is not in', never '1 questions'."""
+    corpus = "".join(json.dumps({"_id": f"d{i}", "text": t}) + "\n" for i, t in enumerate(["apple pie", "pear tart"]))
+    queries = json.dumps({"_id": "q1", "text": "zebra"}) + "\n"
+    qrels = "query-id\tcorpus-id\tscore\nq1\td0\t1\nq9\td1\t1\n"
+    run = tmp_path / "one.run"
+    run.write_text("q1 Q0 d0 1 2.0 one\nq1 Q0 ghost 2 1.0 one\nq7 Q0 d1 1 1.0 one\n")
+    code, out, err = run_main(capsys, "evaluate", "--data", str(beir(tmp_path / "one", corpus, queries, qrels)),
+                              "--dims", "1", "--run", str(run))
+    assert code == 0, err
+    assert "2 documents, 1 question, 1 with a relevant document" in out
+    assert "1 judgement names 1 question that is not in" in err and "it is left out" in err
+    assert "1 question is not in the dataset" in err and "1 line names a document that is not in the corpus" in err
+    assert "): 1 question\n" in out  # the diagnosis's count
+    assert not ONE_PLURAL.search(out + err), ONE_PLURAL.findall(out + err)

@@ -171,6 +171,21 @@ def test_an_upload_that_fails_inside_the_app_is_not_blamed_on_the_file(monkeypat
     assert "could not be read" not in said and "not a fault found in the file" in said
 
 
+def test_a_dataset_of_one_question_and_one_judgement_is_said_in_the_singular():
+    """'1 question, 1 judgement' on the Data page, its sidebar and the statistics' notices (it said '1 questions')."""
+    import re
+
+    one = re.compile(r"(?<![\d,.])1 (?:documents|questions|judgements|lines|terms)\b")
+    at = upload(open_data(), "data_zip", ("one.zip", beir_zip(docs=DOCS[:2], queries=[("q1", "apple tree")],
+                                                              qrels=[("q1", "d2", 1)]), "application/zip"))
+    said = [shown(e.value) for kind in ("success", "info", "caption", "markdown", "warning") for e in getattr(at, kind)]
+    said += [shown(e.value) for e in at.sidebar.markdown]
+    text = "\n".join(said)
+    assert "Loaded one: 2 documents, 1 question, 1 judgement" in text
+    assert "2 documents, 1 question" in shown(at.sidebar.markdown[0].value)
+    assert not one.findall(text), one.findall(text)
+
+
 def test_an_upload_is_processed_once_not_on_every_rerun():
     at = open_data()
     upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))

@@ -139,7 +139,7 @@ def failing_questions(ds: Dataset, cases: dict[str, list[diagnosis.Case]], thres
     cut = labels[diagnosis.FUSION_CUT]
     st.dataframe(class_table(counts, systems, depth), width="stretch",
                  column_config={cut: st.column_config.NumberColumn(f"> {depth} (fusions)", help=cut)})
-    st.caption(f"Out of {ds.evaluated.size:,} questions with a relevant document; “> {depth} (fusions)”: {cut}.")
+    st.caption(f"Out of {plural(ds.evaluated.size, 'question')} with a relevant document; “> {depth} (fusions)”: {cut}.")
     present = [kind for kind in diagnosis.CLASSES if any(c.kind == kind for c in all_cases)]
     chosen = st.segmented_control("class", [ALL_CLASSES, *present], default=ALL_CLASSES, key=CASE_CLASS_KEY, required=True,
                                   format_func=lambda kind: labels.get(kind, kind), on_change=first_page)
@@ -161,7 +161,7 @@ def failing_questions(ds: Dataset, cases: dict[str, list[diagnosis.Case]], thres
             "relevant documents (grade): shared words": st.column_config.TextColumn(width="large"),
         },
     )
-    st.caption(f"{len(rows):,} failing question{'s' if len(rows) != 1 else ''} (system × question)"
+    st.caption(f"{plural(len(rows), 'failing question')} (system × question)"
                + (f", {CASES_PER_PAGE} per page: page {page} of {n_pages}." if n_pages > 1 else "."))
 
 

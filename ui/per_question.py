@@ -14,7 +14,7 @@ from retrieval.evaluation.experiment import Evaluation
 from retrieval.retrievers.systems import FUSIONS
 
 from . import charts
-from .format import FULL_CHARS, clip, full_text_note
+from .format import FULL_CHARS, clip, full_text_note, plural
 from .markdown import escape_markdown as plain
 
 PAGE_SIZE = 30  # heatmap rows per page
@@ -368,7 +368,7 @@ def side_by_side(one: Question, k: int, p: Params, key: str = "pq_top_") -> None
                     continue
                 st.dataframe(styled(df), hide_index=True, column_config=columns, width="stretch", key=f"{key}{s}")
                 if total < n_show:
-                    st.caption(f"{plain(s)} returns only {total} document{'s' if total != 1 else ''}: {short_list_reason(s, p.fusion_depth)}.")
+                    st.caption(f"{plain(s)} returns only {plural(total, 'document')}: {short_list_reason(s, p.fusion_depth)}.")
 
 
 def judged_documents(one: Question, k: int, fusion_depth: int | None = None) -> None:

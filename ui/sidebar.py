@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from . import cache, state
+from .format import plural
 from .markdown import escape_markdown
 
 
@@ -39,7 +40,7 @@ def render() -> None:
     """Draw the shared sidebar."""
     ds = cache.current_dataset()
     sb = st.sidebar
-    sb.markdown(f"**Dataset:** {escape_markdown(ds.name)} — {ds.n_docs:,} documents, {ds.n_queries:,} questions")
+    sb.markdown(f"**Dataset:** {escape_markdown(ds.name)} — {plural(ds.n_docs, 'document')}, {plural(ds.n_queries, 'question')}")
     if st.session_state.get(state.DATASET) is not None:
         sb.button("Back to the invented corpus", on_click=_use_invented, width="stretch")
     limit = cache.max_dims(ds)

@@ -25,6 +25,7 @@ import orjson
 
 from ..core.environment import bytes_from_env
 from ..core.errors import InputError
+from ..core.words import agree, plural
 
 _PACKAGE = Path(__file__).resolve().parents[1]
 # the built-in datasets: the repository's data/ in a source checkout, `retrieval/_data/` where the package is installed
@@ -610,13 +611,17 @@ def assemble(
     if unknown_q:
         n = sum(unknown_q.values())
         ex = ", ".join(sorted(unknown_q)[:5])
-        warnings.append(f"{qrels_src}: {n} judgements name {len(unknown_q)} questions that are not in {q_src} ({ex}); they are left out")
+        m = len(unknown_q)
+        warnings.append(f"{qrels_src}: {plural(n, 'judgement')} {agree(n, 'names', 'name')} {plural(m, 'question')} that "
+                        f"{agree(m, 'is', 'are')} not in {q_src} ({ex}); {agree(n, 'it is', 'they are')} left out")
     if unknown_d:
         n = sum(unknown_d.values())
         ex = ", ".join(sorted(unknown_d)[:5])
+        m = len(unknown_d)
         warnings.append(
-            f"{qrels_src}: {n} judgements name {len(unknown_d)} documents that are not in {doc_src} ({ex}); "
-            "they are kept: no system can retrieve them, but they count in recall and in the ideal DCG"
+            f"{qrels_src}: {plural(n, 'judgement')} {agree(n, 'names', 'name')} {plural(m, 'document')} that "
+            f"{agree(m, 'is', 'are')} not in {doc_src} ({ex}); {agree(n, 'it is', 'they are')} kept: no system can "
+            f"retrieve {agree(m, 'it', 'them')}, but {agree(n, 'it counts', 'they count')} in recall and in the ideal DCG"
         )
     if not any(g > 0 for *_, g in rows):
         raise InputError(f"{qrels_src}: no judgement with a positive grade names a known question")

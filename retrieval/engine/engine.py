@@ -35,6 +35,7 @@ import scipy.sparse as sp
 import retrieval.fusion as fusion
 import retrieval.kernels as _kernels
 
+from ..core.words import plural
 from ..core import params as params_spec  # the parameter table (`params` names the values everywhere here)
 from ..core import workers
 from ..core.errors import InputError
@@ -300,7 +301,7 @@ class Engine:
         return self._root or self
 
     def __repr__(self) -> str:
-        return f"Engine({self.dataset.name!r}, {self.dataset.n_docs} documents, {self.dataset.n_queries} questions)"
+        return f"Engine({self.dataset.name!r}, {plural(self.dataset.n_docs, 'document')}, {plural(self.dataset.n_queries, 'question')})"
 
     # --------------------------------------------------------------------------------------- what is built once
 
