@@ -45,6 +45,13 @@ def shown(text: str) -> str:
     return "".join(next(g for g in (m.group(1), m.group(3), m.group(4)) if g is not None) for m in read)
 
 
+def outside_code(text: str) -> str:
+    """A Markdown body with its code spans (ui.markdown's way of showing a word the renderer would turn into a link
+    or a symbol: inert, shown as typed) replaced by a placeholder; backslash escapes stay as they are."""
+    read = re.finditer(r"(\\[!-/:-@\[-`{-~])|(`+) ?.+? ?\2|(.)", text, re.DOTALL)
+    return "".join("\0" if m.group(2) else m.group(0) for m in read)
+
+
 def large_corpus(monkeypatch) -> None:
     """From now on engines are built anew and every corpus takes the prefix path (lsa.PREFIX_ABOVE = 0): LSA's first
     fit at a block counts as slow (`Engine.waiting`), as on a 100,000-document upload."""

@@ -253,6 +253,7 @@ def test_a_fifo_is_one_line_and_exit_2_within_a_second(capsys, tmp_path, flag):
     assert "named pipe" in _one_line_naming(code, out, err, fifo)
 
 
+@pytest.mark.slow
 def test_a_zip_linked_to_dev_zero_is_one_line_and_exit_2_without_reading_it(tmp_path):
     """Run as `python -m retrieval` with its memory bounded to 1 GiB: before, it read /dev/zero until MemoryError."""
     import resource
@@ -326,10 +327,10 @@ def test_unknown_ids_are_warned_with_counts_and_exit_0(runs):
     assert "Traceback" not in out.stderr
     warnings = [line for line in out.stderr.splitlines() if line.startswith("warning")]
     text = "\n".join(warnings)
-    assert re.search(r"\b2 judgements\b.*\b1 questions?\b.*q9", text), text
-    assert re.search(r"\b1 judgements?\b.*\b1 documents?\b.*ghost", text), text
-    assert re.search(r"ext.*\b1 questions?\b.*qX", text), text
-    assert re.search(r"ext.*\b1 lines?\b.*documents", text), text
+    assert re.search(r"\b2 judgements\b.*\b1 question\b.*q9", text), text
+    assert re.search(r"\b1 judgement\b.*\b1 document\b.*ghost", text), text
+    assert re.search(r"ext.*\b1 question\b.*qX", text), text
+    assert re.search(r"ext.*\b1 line names a document\b", text), text
     report = json.loads(out.stdout)
     assert report["warnings"] and any("q9" in w for w in report["warnings"])
 

@@ -108,7 +108,7 @@ def test_a_question_without_a_vector_scores_nothing_and_says_so():
     part = from_arrays("random", e.doc_ids, e.doc_vectors, e.query_ids[:2], e.query_vectors[:2])
     run = dense.Dense(align(part, ds)).run(Engine(ds), Params(), 5)
     assert run.n_res[2] == 0 and run.ranking.top(2)[0].size == 0 and run.hi[2] == 0
-    assert run.ranking.warnings == ("dense: questions: 1 of the dataset's 3 questions have no vector ('q2'); they score nothing",)
+    assert run.ranking.warnings == ("dense: questions: 1 of the dataset's 3 questions has no vector ('q2'); it scores nothing",)
     other, _ = planted(41, 3)  # another corpus
     with pytest.raises(InputError, match="aligned with another dataset"):
         dense.Dense(align(part, ds)).run(Engine(other), Params(), 5)

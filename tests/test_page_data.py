@@ -120,7 +120,7 @@ def test_a_beir_zip_upload_replaces_the_dataset_everywhere():
     before = means(to_overview(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()))
     upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
     assert "Loaded fruit: 6 documents, 3 questions, 5 judgements" in shown(at.success[0].value)
-    assert any("1 documents that are not in" in shown(w.value) and "ghost" in shown(w.value) for w in at.warning)
+    assert any("1 judgement names 1 document that is not in" in shown(w.value) and "ghost" in shown(w.value) for w in at.warning)
     assert "**fruit**, 6 documents, 3 questions" in at.caption[0].value
     assert metric_values(at)["documents"] == "6"
     assert at.sidebar.markdown[0].value == "**Dataset:** fruit — 6 documents, 3 questions"  # in the same run
@@ -246,7 +246,7 @@ def test_a_run_upload_adds_a_system_which_can_be_renamed_and_removed():
 def test_a_run_that_does_not_fit_is_refused_and_a_new_dataset_drops_old_runs():
     at = open_data()
     upload(at, "data_runs", [("other.run", b"x1 Q0 d1 1 1 t\n", "text/plain")])
-    assert shown(at.error[0].value).startswith("other.run: not added: none of its 1 questions")
+    assert shown(at.error[0].value).startswith("other.run: not added: none of its 1 question (x1")
     upload(at, "data_runs", [("mine.run", INVENTED_RUN, "text/plain")])
     upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
     assert any(shown(w.value).startswith("Run mysys was removed: none of its 2 questions") for w in at.warning)

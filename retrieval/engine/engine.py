@@ -766,6 +766,7 @@ def start_warm_up(background_process: bool = True) -> threading.Thread:
             return _WARMING[0]
         for w in repair_compiled_cache():  # before the child's warm-up and any kernel of this process reads it
             log.warning("%s", w)
+        dense.sweep_temporary_files()  # the vectors cache's orphan temporary files, at the app's start
         _kernels.serve_small_from_python()
         t = threading.Thread(target=warm_up_and_calibrate, args=(background_process,), name=WARM_UP_THREAD, daemon=True)
         _WARMING.append(t)
