@@ -21,13 +21,21 @@ import numpy as np
 import retrieval.kernels as _kernels
 
 from .analyses import experiments, tuning
-from .analyses.diagnosis import THRESHOLD_DEFAULT, diagnose
+from .analyses.diagnosis import RELEVANT_LISTED, THRESHOLD_DEFAULT, diagnose
 from .core.errors import InputError
 from .core.params import ANALYSIS, ARTICLE_MEMBERS, QUESTION_SIDE, SPECS, Params
+from .core.words import plural
 from .corpus import dataset as datasets
 from .corpus import embeddings
 from .corpus.text import Analysis
-from .engine.engine import CLI_MAX_CHARS, check_size, evaluate, max_chars, warm_up
+from .engine.engine import (
+    CLI_MAX_CHARS,
+    check_size,
+    evaluate,
+    max_chars,
+    repair_compiled_cache,
+    warm_up,
+)
 from .evaluation import comparison, gate, metrics, stats
 from .evaluation.experiment import json_ready
 from .evaluation.report import json_report
@@ -157,8 +165,8 @@ def _evaluated(args: argparse.Namespace, params: Params, metric_names: list[str]
 
 def _dataset_line(ds: datasets.Dataset) -> str:
     """`dataset NAME: N documents, M questions, K with a relevant document`."""
-    return (f"dataset {_t(ds.name)}: {ds.n_docs} documents, {ds.n_queries} questions, {ds.evaluated.size} with a "
-            "relevant document")
+    return (f"dataset {_t(ds.name)}: {plural(ds.n_docs, 'document')}, {plural(ds.n_queries, 'question')}, "
+            f"{ds.evaluated.size:,} with a relevant document")
 
 
 def analysis_text(params: Params) -> str:
@@ -199,7 +207,7 @@ def _embeddings(value: str, ds: datasets.Dataset):
     """--embeddings: the bundled model's vectors of the dataset, or a file (pair) of them, aligned with it."""
     if value == "e5-small":
         if not dense.cache_path(ds).exists() and ds.name not in dense.BUNDLED:
-            print(f"encoding {ds.n_docs:,} documents with the bundled model, about {dense.estimate_seconds(ds):,.0f} s; "
+            print(f"encoding {plural(ds.n_docs, 'document')} with the bundled model, about {dense.estimate_seconds(ds):,.0f} s; "
                   f"the vectors are cached in {dense.cache_dir()}", file=sys.stderr)
         return embeddings.align(dense.embeddings_of(ds, _progress), ds)
     paths = [x.strip() for x in value.split(",")]
@@ -346,7 +354,8 @@ def cmd_warmup(args: argparse.Namespace) -> int:
     t = time.perf_counter()
     sigs = warm_up()
     if not args.quiet:
-        print(f"kernels ready: {len(sigs)} kernels, {sum(sigs.values())} signatures, {time.perf_counter() - t:.1f} s"
+        print(f"kernels ready: {plural(len(sigs), 'kernel')}, {plural(sum(sigs.values()), 'signature')}, "
+              f"{time.perf_counter() - t:.1f} s"
               if sigs else "numba is disabled (NUMBA_DISABLE_JIT): the kernels run as plain Python")
     return 0
 
@@ -398,9 +407,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     conf = int(stats.CONFIDENCE * 100)
     print(f"\nmean {boot['metric']} difference ({_t(boot['a'])} - {_t(boot['b'])}) = {boot['mean_diff']:+.3f}  "
           f"{conf}% bootstrap interval = [{boot['ci_low']:+.3f}, {boot['ci_high']:+.3f}]"
-          f"  ({boot['resamples']} resamples, seed {boot['seed']})")
-    cases = diagnose(ds, ev.rankings["BM25"], args.threshold)
-    print(f"\ndiagnosis (BM25, first relevant document not in the top {args.threshold}): {len(cases)} questions")
+          f"  ({plural(boot['resamples'], 'resample')}, seed {boot['seed']})")
+    cases = diagnose(ds, ev.rankings["BM25"], args.threshold, listed=RELEVANT_LISTED)
+    print(f"\ndiagnosis (BM25, first relevant document not in the top {args.threshold}): {plural(len(cases), 'question')}")
     for c in cases:
         where = f"rank {c.rank}" if c.rank else "not found"
         first = f"first result: {_t(c.first_result)}" if c.first_result else "no result at all"
@@ -408,6 +417,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         print(_t(f"{c.qid} {c.question!r}") + f" -> {where}, {first}{_t(shares)}: {c.kind}")
         for did, grade, words in c.relevant:
             print(f"    {_t(did)} (grade {grade}): words in common = {_t(', '.join(words)) if words else 'none'}")
+        if c.more_relevant:
+            print(f"    ... and {plural(c.more_relevant, 'more relevant document')} (the first {RELEVANT_LISTED} are listed)")
     return 0
 
 
@@ -460,9 +471,10 @@ def cmd_tune(args: argparse.Namespace) -> int:
     means = sw.means
     conf = int(ties.confidence * 100)
     axes = " x ".join(sw.names)
-    print(f"tune {_t(sw.system)} on {_t(ds.name)} ({len(sw.qids)} questions): {sw.metric} over {axes} ({means.size} settings)")
+    print(f"tune {_t(sw.system)} on {_t(ds.name)} ({plural(len(sw.qids), 'question')}): {sw.metric} over {axes} "
+          f"({plural(means.size, 'setting')})")
     print(f"* best, ~ can't be told apart from the best (paired bootstrap against the best, {conf}%, "
-          f"{ties.resamples} resamples, seed {ties.seed})\n")
+          f"{plural(ties.resamples, 'resample')}, seed {ties.seed})\n")
     mark = np.where(ties.tied, "~", " ")
     mark[result.best] = "*"
     if sw.names[0] == "analysis":  # per analysis (stemmer/stop words): its best k1 x b and that tuning cross-validated
@@ -501,15 +513,10 @@ def cmd_tune(args: argparse.Namespace) -> int:
     print(f"{cv.folds}-fold cross-validation (seed {cv.seed}): in-sample best {cv.in_sample:.4f}, "
           f"cross-validated {cv.cross_validated:.4f} (over-fitting {cv.optimism:+.4f})")
     for f, c in enumerate(cv.chosen):
-        print(f"  fold {f + 1} ({cv.fold_sizes[f]} questions): chose {_setting(sw.setting(c))}, "
+        print(f"  fold {f + 1} ({plural(cv.fold_sizes[f], 'question')}): chose {_setting(sw.setting(c))}, "
               f"{cv.train_means[f]:.4f} on the other folds, {cv.test_means[f]:.4f} held out")
     print(f"\n{VERDICT}{_t(said.plain)}")  # tuning.verdict's words, the Tuning page's too (without its bold)
     return 0
-
-
-def _count(n: int, noun: str) -> str:
-    """`1 question`, `2 questions`."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
@@ -521,18 +528,18 @@ def cmd_gate(args: argparse.Namespace) -> int:
         return result.exit_code
     iv = result.interval
     conf = int(iv.confidence * 100)
-    print(f"gate: {_t(result.system)} {result.metric} on {_t(result.dataset)}, {len(result.qids)} questions")
+    print(f"gate: {_t(result.system)} {result.metric} on {_t(result.dataset)}, {plural(len(result.qids), 'question')}")
     print(f"baseline {result.baseline.mean():.6f}  current {result.current.mean():.6f}  "
           f"difference {iv.mean:+.6f}, {conf}% bootstrap interval [{iv.low:+.6f}, {iv.high:+.6f}] "
-          f"({iv.resamples} resamples, seed {iv.seed}); paired randomisation p = {result.p_value:.4g}")
+          f"({plural(iv.resamples, 'resample')}, seed {iv.seed}); paired randomisation p = {result.p_value:.4g}")
     worse = result.worse()
     listing = [f"  {_t(q)}: {a:.6f} -> {b:.6f} ({b - a:+.6f})" for q, a, b in worse]
     if result.failed:
         print(f"FAIL: {_t(result.system)} is worse beyond noise (the interval lies below zero); "
-              f"{_count(len(worse), 'question')} got worse: {', '.join(_t(q) for q, _, _ in worse)}")
+              f"{plural(len(worse), 'question')} got worse: {', '.join(_t(q) for q, _, _ in worse)}")
         print("\n".join(listing))
         return gate.FAIL
-    print(f"PASS: no loss beyond noise ({_count(len(worse), 'question')} got worse, {len(result.better())} got better)")
+    print(f"PASS: no loss beyond noise ({plural(len(worse), 'question')} got worse, {len(result.better())} got better)")
     if listing:
         print("\n".join(listing))
     return gate.PASS
@@ -556,7 +563,7 @@ def cmd_experiments_list(args: argparse.Namespace) -> int:
     rows = [(str(e.id), f"{_t(names.get(e.dataset_id, '?'))} ({e.dataset_id})", _t(e.name),
              e.created_at.strftime("%Y-%m-%d %H:%M"), _t(e.created_by)) for e in entries]
     _print_rows(("#", "dataset", "name", "saved (UTC)", "by"), rows)
-    print(f"{_count(len(entries), 'experiment')}")
+    print(f"{plural(len(entries), 'experiment')}")
     return 0
 
 
@@ -573,8 +580,8 @@ def cmd_experiments_show(args: argparse.Namespace) -> int:
         return 0
     report = rec["report"]
     print(f"experiment #{entry.id} {_t(entry.name)}: saved {entry.created_at:%Y-%m-%d %H:%M} UTC by {_t(entry.created_by)}")
-    print(f"dataset {_t(report['dataset']['name'])} ({entry.dataset_id}): {report['dataset']['documents']} documents, "
-          f"{report['dataset']['queries']} questions")
+    print(f"dataset {_t(report['dataset']['name'])} ({entry.dataset_id}): "
+          f"{plural(report['dataset']['documents'], 'document')}, {plural(report['dataset']['queries'], 'question')}")
     print("parameters: " + ", ".join(f"{k} = {_t(v)}" for k, v in report["params"].items()))
     runs = rec.get("runs") or []
     print("runs: " + (", ".join(_t(r["name"]) for r in runs) if runs else "none"))
@@ -602,7 +609,7 @@ def cmd_experiments_compare(args: argparse.Namespace) -> int:
     print(f"A: #{ea.id} {_t(ea.name)}, {_t(c.system_a)}: {c.metric} {c.mean_a:.4f}")
     print(f"B: #{eb.id} {_t(eb.name)}, {_t(c.system_b)}: {c.metric} {c.mean_b:.4f}")
     print(f"A - B = {c.interval.mean:+.4f}; {c.verdict}")
-    print(f"A is better on {_count(wins_a, 'question')}, B on {wins_b}, {c.questions - wins_a - wins_b} tied")
+    print(f"A is better on {plural(wins_a, 'question')}, B on {wins_b}, {c.questions - wins_a - wins_b} tied")
     return 0
 
 
@@ -623,13 +630,15 @@ def cmd_workspace_export(args: argparse.Namespace) -> int:
 def cmd_workspace_import(args: argparse.Namespace) -> int:
     n = transfer.import_workspace(_store(args), datasets.read_file(Path(args.file)), args.file,
                                   datasets.zip_limits(datasets.CLI_LIMITS))
-    print(f"imported {_count(n, 'dataset')} from {_t(args.file)}")
+    print(f"imported {plural(n, 'dataset')} from {_t(args.file)}")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: exit status 0, or 2 with one line on stderr for bad input."""
     _kernels.serve_small_from_python()  # a small corpus needs no compiler: served at once even on a fresh clone
+    for w in repair_compiled_cache():  # a damaged compiled cache: cleared and compiled again, said, never a traceback
+        print(f"warning: {_t(w)}", file=sys.stderr)
     try:
         args = build_parser().parse_args(argv)
         return args.func(args)

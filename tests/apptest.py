@@ -40,8 +40,16 @@ def frame_with(at: AppTest, column: str):
 
 
 def shown(text: str) -> str:
-    """What a person reads of a Markdown body: backslash escapes and the word joiners of ui.markdown removed."""
-    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text).replace("\u2060", "")
+    """What a person reads of a Markdown body: backslash escapes resolved, ui.markdown's code spans as they read."""
+    read = re.finditer(r"\\([!-/:-@\[-`{-~])|(`+) ?(.+?) ?\2|(.)", text, re.DOTALL)  # an escape, a code span, a character
+    return "".join(next(g for g in (m.group(1), m.group(3), m.group(4)) if g is not None) for m in read)
+
+
+def outside_code(text: str) -> str:
+    """A Markdown body with its code spans (ui.markdown's way of showing a word the renderer would turn into a link
+    or a symbol: inert, shown as typed) replaced by a placeholder; backslash escapes stay as they are."""
+    read = re.finditer(r"(\\[!-/:-@\[-`{-~])|(`+) ?.+? ?\2|(.)", text, re.DOTALL)
+    return "".join("\0" if m.group(2) else m.group(0) for m in read)
 
 
 def large_corpus(monkeypatch) -> None:

@@ -187,3 +187,15 @@ def test_the_means_table_spans_the_page_above_the_bars(at):
     assert at.dataframe and not any(col.dataframe for col in at.columns)
     heads = [h.value for h in at.subheader]
     assert heads.index("Means") < heads.index("With 95% bootstrap intervals")
+
+
+def test_no_page_icon_is_fetched_from_another_origin():
+    """A page's icon is its tab's favicon until app.py's arrives, and Streamlit's frontend fetches a Material icon's
+    favicon from fonts.gstatic.com: every page's icon is an emoji (drawn in place). tests/test_browser.py checks the
+    requests themselves, page by page, opened cold."""
+    from streamlit.string_util import is_emoji
+
+    from ui import router
+
+    icons = {title: icon for _, title, icon in router.PAGES}  # what router.pages() gives st.Page
+    assert all(is_emoji(icon) and not icon.startswith(":material") for icon in icons.values()), icons

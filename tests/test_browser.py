@@ -7,6 +7,7 @@ exception is shown, and saves a screenshot.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -40,16 +41,16 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """`streamlit run app.py` on a free port of 127.0.0.1, until the module's tests end."""
+@contextlib.contextmanager
+def _serving(home: Path, env: dict[str, str] | None = None, script: Path = ROOT / "app.py"):
+    """`streamlit run app.py` (or `script`) on a free port of 127.0.0.1 with its own store (`home`), until the block
+    ends: its URL."""
     port = _free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
+    cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port),
            "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
-    SERVER_HOME["path"] = tmp_path_factory.mktemp("browser-home")
-    env = {**os.environ, "RETRIEVAL_LAB_HOME": str(SERVER_HOME["path"]),  # its own store
-           "RETRIEVAL_LAB_USER_HEADER": PROXY_HEADER}  # as behind an authenticating proxy (a request without it: typed)
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    env = {**os.environ, "RETRIEVAL_LAB_HOME": str(home), "PYTHONPATH": str(ROOT), **(env or {})}
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -61,12 +62,60 @@ def server(tmp_path_factory):
     else:
         proc.kill()
         pytest.fail(f"streamlit did not start: {proc.stdout.read().decode()[-2000:]}")
-    yield url
-    proc.terminate()
     try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """`streamlit run app.py` on a free port of 127.0.0.1, until the module's tests end."""
+    SERVER_HOME["path"] = tmp_path_factory.mktemp("browser-home")
+    # as behind an authenticating proxy (a request without the header: the rater's name is typed)
+    with _serving(SERVER_HOME["path"], {"RETRIEVAL_LAB_USER_HEADER": PROXY_HEADER}) as url:
+        yield url
+
+
+def _page_paths() -> list[str]:
+    """Every page's URL path, as the router names them (pages/per_question.py -> per_question)."""
+    from ui import router
+
+    return [Path(path).stem for path, _, _ in router.PAGES]
+
+
+@pytest.mark.parametrize("path", _page_paths())
+def test_a_page_opened_cold_after_a_fresh_start_requests_nothing_but_the_app(tmp_path, path):
+    """A fresh server, the page's URL opened in a new browser (context), every request logged until the page is idle
+    and a while after: none may go to another origin than the app's (no icon from fonts.gstatic.com, no font, no
+    emoji from a CDN), or an offline classroom would wait on it. Before, the first session after a start fetched
+    the page's Material icon from fonts.gstatic.com as its favicon."""
+    from urllib.parse import urlsplit
+
+    from playwright.sync_api import sync_playwright
+
+    with _serving(tmp_path / "home") as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        context = browser.new_context(viewport={"width": 1024, "height": 768})
+        page = context.new_page()
+        seen: list[str] = []
+        page.on("request", lambda r: seen.append(r.url))
+        page.goto(f"{url}/{path}")
+        page.wait_for_selector(IDLE, timeout=90_000)
+        time.sleep(3.0)  # late requests: the favicon, fonts, lazily loaded parts
+        page.wait_for_selector(IDLE, timeout=60_000)
+        favicon = page.evaluate("document.querySelector(\"link[rel='shortcut icon']\")?.href ?? ''")
+        assert page.locator("[data-testid=stException]").count() == 0
+        browser.close()
+    own = urlsplit(url).netloc
+    foreign = [u for u in seen if urlsplit(u).scheme not in ("data", "blob") and urlsplit(u).netloc != own]
+    assert len(seen) > 10, seen  # the page was loaded and its requests seen
+    assert not foreign, f"/{path} requested another origin: {foreign}"
+    assert urlsplit(favicon).scheme == "data" or urlsplit(favicon).netloc == own, favicon
 
 
 def test_moving_a_slider_redraws_the_chart(server, tmp_path):
@@ -111,6 +160,34 @@ def test_moving_a_slider_redraws_the_chart(server, tmp_path):
         assert shot.stat().st_size > 10_000
         print(f"slider to redrawn chart: {elapsed:.2f} s; screenshot {shot}")
         browser.close()
+
+
+ESCAPED = ["corpus.jsonl:1: broken JSON", "f.jsonl:100: bad :smile: x", "see http://evil.example/x, www.e.x or m@e.x",
+           "a -> b <- c -- d >= e", "**zz** $x$ [l](http://e.x) ![i](http://e.x/i.png) :red[r] <b>b</b> `t`",
+           "hit@3 ndcg@5 :material/home: :streamlit:"]
+
+
+def test_escaped_text_is_shown_and_copied_exactly_as_written(tmp_path):
+    """ui.markdown.escape_markdown's output rendered by Streamlit in Chromium: the text a person reads (and copies)
+    is the text itself, without invisible characters (U+2060 word joiners were copied with it), and nothing became a
+    link, an image, an emoji, a colour or a symbol."""
+    from playwright.sync_api import sync_playwright
+
+    script = tmp_path / "escaped.py"
+    script.write_text("import streamlit as st\nfrom ui.markdown import escape_markdown\n"
+                      f"for text in {ESCAPED!r}:\n    st.error(escape_markdown(text))\n")
+    with _serving(tmp_path / "home", script=script) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        page = browser.new_page(viewport={"width": 1024, "height": 768})
+        page.goto(url)
+        page.wait_for_selector(IDLE, timeout=90_000)
+        page.locator("[data-testid=stAlert]").nth(len(ESCAPED) - 1).wait_for(timeout=30_000)
+        bodies = page.locator("[data-testid=stAlert] [data-testid=stMarkdownContainer]")
+        read = [bodies.nth(i).text_content() for i in range(bodies.count())]
+        made = page.locator("[data-testid=stAlert] :is(a, img, [data-testid=stIconMaterial], .stMarkdownColoredText)").count()
+        browser.close()
+    assert read == ESCAPED
+    assert made == 0
 
 
 def _run_file(path: Path) -> Path:

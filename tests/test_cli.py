@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 import subprocess
 import sys
@@ -206,6 +208,111 @@ def test_missing_zip_and_run_file_in_process(capsys, tmp_path):
         assert code == 2 and len(err.strip().splitlines()) == 1 and str(path) in err, err
 
 
+def _main_within(capsys, seconds: float, *args: str, unblock: Path | None = None) -> tuple[int, str, str, float]:
+    """`main(args)` in a thread; if it has not returned within `seconds`, the FIFO `unblock` is opened for writing
+    and closed (its reader then sees the end and the call can end), and the test fails: it hung."""
+    import threading
+    import time
+
+    from retrieval.cli import main
+
+    result: dict = {}
+
+    def call() -> None:
+        try:
+            result["code"] = main(list(args))
+        except BaseException as e:  # noqa: BLE001 - a traceback is what the test reports
+            result["error"] = e
+
+    t0 = time.monotonic()
+    thread = threading.Thread(target=call, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    elapsed = time.monotonic() - t0
+    if thread.is_alive() and unblock is not None:
+        os.close(os.open(unblock, os.O_WRONLY | os.O_NONBLOCK))
+        thread.join(30)
+    out = capsys.readouterr()
+    assert elapsed < seconds, f"{args}: still running after {seconds} s (it hangs)"
+    assert "error" not in result, f"{args}: {result.get('error')!r} escaped main"
+    return result["code"], out.out, out.err, elapsed
+
+
+def _one_line_naming(code: int, out: str, err: str, path: Path) -> str:
+    assert code == 2 and out == "" and "Traceback" not in err, (code, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and str(path) in lines[0], err
+    return lines[0]
+
+
+@pytest.mark.parametrize("flag", ["--data", "--run"])
+def test_a_fifo_is_one_line_and_exit_2_within_a_second(capsys, tmp_path, flag):
+    fifo = tmp_path / ("data.zip" if flag == "--data" else "mine.run")
+    os.mkfifo(fifo)
+    code, out, err, _ = _main_within(capsys, 1.0, "evaluate", flag, str(fifo), unblock=fifo)
+    assert "named pipe" in _one_line_naming(code, out, err, fifo)
+
+
+@pytest.mark.slow
+def test_a_zip_linked_to_dev_zero_is_one_line_and_exit_2_without_reading_it(tmp_path):
+    """Run as `python -m retrieval` with its memory bounded to 1 GiB: before, it read /dev/zero until MemoryError."""
+    import resource
+    import time
+
+    link = tmp_path / "zero.zip"
+    link.symlink_to("/dev/zero")
+    run = tmp_path / "zero.run"
+    run.symlink_to("/dev/zero")
+
+    def bounded():
+        resource.setrlimit(resource.RLIMIT_DATA, (1 << 30, 1 << 30))
+
+    for flag, path in (("--data", link), ("--run", run)):
+        t0 = time.monotonic()
+        done = subprocess.run([sys.executable, "-m", "retrieval", "evaluate", flag, str(path)], check=False, cwd=ROOT, capture_output=True,
+                              text=True, timeout=120, preexec_fn=bounded)
+        assert "character device" in _one_line_naming(done.returncode, done.stdout, done.stderr, path)
+        print(f"{flag} -> /dev/zero: exit 2 after {time.monotonic() - t0:.2f} s (with the interpreter's start)")
+
+
+class _As:
+    """Within it, this process's effective user is `nobody` (root's read override dropped; restored on exit)."""
+
+    def __enter__(self):
+        os.seteuid(65534)
+
+    def __exit__(self, *exc):
+        os.seteuid(0)
+
+
+def test_a_folder_or_file_it_may_not_read_is_one_line_and_exit_2(capsys):
+    """chmod 000 on a BEIR folder, on its qrels/ and on a run file; as root (the suite's usual user), for whom
+    chmod 000 blocks nothing, the reads are made as `nobody` (the effective user, dropped and restored)."""
+    import shutil
+    import tempfile
+
+    import retrieval.cli  # noqa: F401 - imported before the user changes
+
+    base = Path(tempfile.mkdtemp(dir="/tmp"))  # /tmp, not pytest's root-only tmp_path: nobody must reach it
+    try:
+        base.chmod(0o755)
+        hidden, qrels_hidden = beir(base / "hidden"), beir(base / "qrels_hidden")
+        run = base / "mine.run"
+        run.write_text("q1 Q0 d1 1 2.0 tag\n")
+        for p in (hidden, qrels_hidden / "qrels", run):
+            p.chmod(0)
+        as_nobody = _As() if os.geteuid() == 0 else contextlib.nullcontext()
+        for args, path in ((("--data", str(hidden)), hidden), (("--data", str(qrels_hidden)), qrels_hidden / "qrels"),
+                           (("--run", str(run)), run)):
+            with as_nobody:
+                code, out, err, _ = _main_within(capsys, 1.0, "evaluate", *args)
+            assert "Permission denied" in _one_line_naming(code, out, err, path)
+    finally:
+        for p in base.rglob("*"):
+            p.chmod(0o700)
+        shutil.rmtree(base)
+
+
 def test_unknown_subcommand_is_one_line(capsys):
     code, _, err = run_main(capsys, "evaluat")
     assert code == 2 and len(err.strip().splitlines()) == 1, err
@@ -220,10 +327,10 @@ def test_unknown_ids_are_warned_with_counts_and_exit_0(runs):
     assert "Traceback" not in out.stderr
     warnings = [line for line in out.stderr.splitlines() if line.startswith("warning")]
     text = "\n".join(warnings)
-    assert re.search(r"\b2 judgements\b.*\b1 questions?\b.*q9", text), text
-    assert re.search(r"\b1 judgements?\b.*\b1 documents?\b.*ghost", text), text
-    assert re.search(r"ext.*\b1 questions?\b.*qX", text), text
-    assert re.search(r"ext.*\b1 lines?\b.*documents", text), text
+    assert re.search(r"\b2 judgements\b.*\b1 question\b.*q9", text), text
+    assert re.search(r"\b1 judgement\b.*\b1 document\b.*ghost", text), text
+    assert re.search(r"ext.*\b1 question\b.*qX", text), text
+    assert re.search(r"ext.*\b1 line names a document\b", text), text
     report = json.loads(out.stdout)
     assert report["warnings"] and any("q9" in w for w in report["warnings"])
 
@@ -506,3 +613,43 @@ COMPARE_BAD_INPUT = {  # the arguments after `compare` -> what the one line on s
 def test_compare_bad_input_is_one_line_naming_the_parameter(capsys, args):
     code, out, err = run_main(capsys, "compare", *args.split())
     assert_bad_input(subprocess.CompletedProcess(args, code, out, err), COMPARE_BAD_INPUT[args])
+
+
+def test_the_text_reports_diagnosis_lists_a_bounded_number_of_relevant_documents(capsys, tmp_path):
+    """A question judged against 40 documents, none of which BM25 finds: the report lists RELEVANT_LISTED of them
+    and counts the rest (before, it listed every one: 1.4 M lines for a 10 M-line qrels)."""
+    from retrieval.analyses.diagnosis import RELEVANT_LISTED
+
+    corpus = "".join(json.dumps({"_id": f"d{i}", "text": f"plain words number {i}"}) + "\n" for i in range(60))
+    queries = json.dumps({"_id": "q1", "text": "zebra"}) + "\n" + json.dumps({"_id": "q2", "text": "number 7"}) + "\n"
+    qrels = "query-id\tcorpus-id\tscore\n" + "".join(f"q1\td{i}\t1\n" for i in range(40)) + "q2\td7\t1\n"
+    code, out, err = run_main(capsys, "evaluate", "--data", str(beir(tmp_path / "many", corpus, queries, qrels)),
+                              "--dims", "2")
+    assert code == 0, err
+    block = out[out.index("\ndiagnosis"):]
+    listed = re.findall(r"^    d\d+ \(grade 1\)", block, re.MULTILINE)
+    assert len(listed) == RELEVANT_LISTED < 40
+    assert f"    ... and {40 - RELEVANT_LISTED} more relevant documents (the first {RELEVANT_LISTED} are listed)" in block
+    assert "vocabulary gap" in block  # the class still looks at every relevant document
+
+
+ONE_PLURAL = re.compile(r"(?<![\d,.])1 (?:more )?(?:relevant )?(?:documents|questions|judgements|lines|terms|settings|"
+                        r"resamples|kernels|signatures|vectors|ids)\b")
+
+
+def test_a_count_of_one_meets_its_noun_in_the_singular(capsys, tmp_path):
+    """One question with one judgement, and a run naming one question the dataset lacks and one unknown document:
+    '1 question', '1 judgement names 1 question that is not in', never '1 questions'."""
+    corpus = "".join(json.dumps({"_id": f"d{i}", "text": t}) + "\n" for i, t in enumerate(["apple pie", "pear tart"]))
+    queries = json.dumps({"_id": "q1", "text": "zebra"}) + "\n"
+    qrels = "query-id\tcorpus-id\tscore\nq1\td0\t1\nq9\td1\t1\n"
+    run = tmp_path / "one.run"
+    run.write_text("q1 Q0 d0 1 2.0 one\nq1 Q0 ghost 2 1.0 one\nq7 Q0 d1 1 1.0 one\n")
+    code, out, err = run_main(capsys, "evaluate", "--data", str(beir(tmp_path / "one", corpus, queries, qrels)),
+                              "--dims", "1", "--run", str(run))
+    assert code == 0, err
+    assert "2 documents, 1 question, 1 with a relevant document" in out
+    assert "1 judgement names 1 question that is not in" in err and "it is left out" in err
+    assert "1 question is not in the dataset" in err and "1 line names a document that is not in the corpus" in err
+    assert "): 1 question\n" in out  # the diagnosis's count
+    assert not ONE_PLURAL.search(out + err), ONE_PLURAL.findall(out + err)

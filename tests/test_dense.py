@@ -5,6 +5,8 @@ retriever held by an Engine and fused with BM25."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -106,7 +108,7 @@ def test_a_question_without_a_vector_scores_nothing_and_says_so():
     part = from_arrays("random", e.doc_ids, e.doc_vectors, e.query_ids[:2], e.query_vectors[:2])
     run = dense.Dense(align(part, ds)).run(Engine(ds), Params(), 5)
     assert run.n_res[2] == 0 and run.ranking.top(2)[0].size == 0 and run.hi[2] == 0
-    assert run.ranking.warnings == ("dense: questions: 1 of the dataset's 3 questions have no vector ('q2'); they score nothing",)
+    assert run.ranking.warnings == ("dense: questions: 1 of the dataset's 3 questions has no vector ('q2'); it scores nothing",)
     other, _ = planted(41, 3)  # another corpus
     with pytest.raises(InputError, match="aligned with another dataset"):
         dense.Dense(align(part, ds)).run(Engine(other), Params(), 5)
@@ -494,3 +496,64 @@ def test_a_stop_between_batches_ends_the_encoding_and_caches_nothing(counted, tm
     assert [p.name for p in tmp_path.iterdir()] == [f"{dense.questions_key(ds)}.npz"]  # the questions came first
     assert dense.document_vectors(ds, directory=tmp_path, stop=lambda: False).shape == (4, 3)
     assert dense.documents_ready(ds, directory=tmp_path)  # an encoding not stopped is cached as before
+
+
+def _with_nan(path, ds):
+    with np.load(path) as z:
+        v = z["vectors"].copy()
+    v[1, 0] = np.nan
+    dense.write_vectors(path, v, dense.corpus_key(ds))  # written as the cache writes: its checksum matches
+
+
+def _too_long(path, ds):
+    with np.load(path) as z:
+        v = z["vectors"].copy()
+    dense.write_vectors(path, v * 3.0, dense.corpus_key(ds))  # finite, checksummed, but not the encoder's unit rows
+
+
+def _a_folder(path, ds):
+    path.unlink()
+    (path / "inside").mkdir(parents=True)
+
+
+@pytest.mark.parametrize("damage", [_with_nan, _too_long, _a_folder])
+def test_a_cache_entry_that_checks_out_by_its_checksum_but_not_by_its_content_is_deleted_said_and_rebuilt(
+        counted, tmp_path, damage, caplog):
+    """NaN with a matching checksum, rows that are not unit vectors, a folder in the file's place: each is refused,
+    deleted and rebuilt, and the one message names the cache file (never the user's data); the dataset's vectors
+    then align as they should."""
+    ds = tiny()
+    want = dense.document_vectors(ds, directory=tmp_path)
+    path = dense.cache_path(ds, directory=tmp_path)
+    damage(path, ds)
+    assert dense.read_vectors(path, dense.corpus_key(ds), ds.n_docs) is None
+    assert not dense.documents_ready(ds, directory=tmp_path)
+    with caplog.at_level("WARNING", logger="retrieval"):
+        np.testing.assert_array_equal(dense.document_vectors(ds, directory=tmp_path), want)
+    assert counted == [3, 3]  # rebuilt once
+    assert path.is_file() and dense.read_vectors(path, dense.corpus_key(ds), ds.n_docs) is not None
+    said = [r.getMessage() for r in caplog.records if r.name == "retrieval"]
+    assert len(said) == 1 and said[0].startswith(f"{path}: cache file refused") and "deleted" in said[0], said
+    assert ds.name not in said[0].replace(str(tmp_path), "")
+
+
+def test_an_interrupted_writes_temporary_file_is_removed_when_the_cache_is_next_opened_unless_it_is_being_written(
+        counted, tmp_path):
+    """A `kill -9` during write_vectors leaves `<key>XXXX.tmp`: the cache folder's first use in a process (here a
+    new folder) removes it; a temporary file another process is writing (it holds the write's flock) stays."""
+    orphan = tmp_path / "0123abcd.tmp"
+    orphan.write_bytes(b"x" * 1000)
+    busy = tmp_path / "4567ef.tmp"
+    busy.write_bytes(b"y")
+    hold = ("import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); "
+            "print('locked', flush=True); time.sleep(60)")
+    writer = subprocess.Popen([sys.executable, "-c", hold, str(busy)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert writer.stdout.readline().strip() == "locked"
+        ds = tiny()
+        dense.document_vectors(ds, directory=tmp_path)
+        assert not orphan.exists() and busy.exists()
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted([busy.name, dense.cache_path(ds, directory=tmp_path).name])
+    finally:
+        writer.kill()
+        writer.wait()

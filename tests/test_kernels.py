@@ -765,3 +765,65 @@ def test_work_done_in_the_background_runs_on_threads_of_the_lowest_priority():
         assert {nice for _, nice in seen["background"]} == {19}
         assert {name for name, _ in seen["app"]} == {"retrieval"} and 19 not in {nice for _, nice in seen["app"]}
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) != 19  # the caller's own thread untouched
+
+
+def test_a_damaged_numba_cache_is_cleared_and_compiled_again_with_a_warning(tmp_path):
+    """An empty `.nbi` (numba's cache index, cut by a kill or a full disk) made the first call of the kernel end in
+    EOFError; `repair_disk_cache` finds it, clears the kernel's cache files and says so naming the index file, and
+    the kernel is compiled again."""
+    import importlib.util
+
+    from retrieval.kernels import dispatch
+
+    source = tmp_path / "cached_twice.py"
+    source.write_text("from numba import njit\n\n\n@njit(cache=True)\ndef twice(x):\n    return 2 * x\n")
+
+    def fresh():  # the module as a new process imports it: a new dispatcher, which reads the cache on its first call
+        spec = importlib.util.spec_from_file_location("cached_twice", source)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    assert fresh().twice(3) == 6  # compiled, and cached on disk
+    (index,) = (tmp_path / "__pycache__").glob("cached_twice.twice-*.nbi")
+    assert dispatch.repair_disk_cache(dispatch.cached_dispatchers([fresh()])) == []  # a whole cache is left alone
+    index.write_bytes(b"")
+    module = fresh()
+    said = dispatch.repair_disk_cache(dispatch.cached_dispatchers([module]))
+    assert len(said) == 1 and said[0].startswith(f"{index}: ") and "damaged" in said[0] and "compiled again" in said[0]
+    assert not list((tmp_path / "__pycache__").glob("cached_twice.twice-*.nb[ic]"))
+    assert module.twice(3) == 6
+    assert index.stat().st_size > 0  # written anew
+    data = next((tmp_path / "__pycache__").glob("cached_twice.twice-*.nbc"))
+    data.write_bytes(data.read_bytes()[:10])  # a data file cut short: the same
+    module = fresh()
+    assert len(dispatch.repair_disk_cache(dispatch.cached_dispatchers([module]))) == 1 and module.twice(4) == 8
+
+
+@pytest.mark.slow
+def test_the_command_line_clears_a_damaged_kernel_cache_and_says_so_without_a_traceback(tmp_path):
+    """`python -m retrieval evaluate` with an empty index file in place of a kernel's: one warning naming the file,
+    the tables, exit 0 (it ended in EOFError). The kernel's cache files are put back afterwards."""
+    import shutil
+
+    from retrieval import kernels
+
+    cache = Path(kernels.__file__).parent / "__pycache__"
+    index = next(iter(sorted(cache.glob("layout.layout-*.nbi"))), None) or cache / "layout.layout-57.py311.nbi"
+    saved = tmp_path / "saved"
+    saved.mkdir()
+    kept = [shutil.copy2(f, saved) for f in cache.glob(f"{index.stem}.*")] if cache.is_dir() else []
+    cache.mkdir(exist_ok=True)
+    try:
+        index.write_bytes(b"")
+        done = subprocess.run([sys.executable, "-m", "retrieval", "evaluate"], cwd=ROOT, capture_output=True, text=True,
+                              timeout=600, check=False)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+        warned = [line for line in done.stderr.splitlines() if "damaged" in line]
+        assert len(warned) == 1 and warned[0].startswith(f"warning: {index}: "), done.stderr
+        assert "BM25" in done.stdout
+    finally:
+        for f in cache.glob(f"{index.stem}.*"):
+            f.unlink()
+        for f in kept:
+            shutil.copy2(f, cache)

@@ -302,7 +302,7 @@ def test_a_large_corpus_serves_every_d_as_a_prefix_of_one_fit(mid_corpus, monkey
         z = direct.transform(lsa.TfidfTransformer().fit_transform(e.index.counts))
         want = z / np.maximum(np.linalg.norm(z, axis=1, keepdims=True), 1e-12)
         assert np.abs((got.doc_vectors * want).sum(axis=1)).min() > 0.99999
-        assert f"first {d} components of one {block_dims}-dimension SVD" in got.note
+        assert f"first {d} component{'s' * (d != 1)} of one {block_dims}-dimension SVD" in got.note
         # the questions: the block's projection, cut at d, is the truncated model's own, to the last bit
         assert np.array_equal(e.lsa_fit(d).qvec, lsa.query_vectors(got, e.qcounts))
     assert fits == [8, 16]  # one SVD for each block

@@ -120,7 +120,7 @@ def test_a_beir_zip_upload_replaces_the_dataset_everywhere():
     before = means(to_overview(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()))
     upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
     assert "Loaded fruit: 6 documents, 3 questions, 5 judgements" in shown(at.success[0].value)
-    assert any("1 documents that are not in" in shown(w.value) and "ghost" in shown(w.value) for w in at.warning)
+    assert any("1 judgement names 1 document that is not in" in shown(w.value) and "ghost" in shown(w.value) for w in at.warning)
     assert "**fruit**, 6 documents, 3 questions" in at.caption[0].value
     assert metric_values(at)["documents"] == "6"
     assert at.sidebar.markdown[0].value == "**Dataset:** fruit — 6 documents, 3 questions"  # in the same run
@@ -150,6 +150,40 @@ def test_a_broken_upload_names_file_and_line_and_the_old_dataset_stays():
     at.run()  # a rerun neither re-processes the upload nor forgets the message
     assert shown(at.error[0].value) == "worse.zip: not a zip file"
     assert to_overview(at).sidebar.markdown[0].value.startswith("**Dataset:** fruit")
+
+
+def test_an_upload_that_fails_inside_the_app_is_not_blamed_on_the_file(monkeypatch):
+    """A failure of the app's own (here the EOFError a damaged numba cache raised) while loading a good upload: the
+    message says the app failed, never that the user's file "could not be read"."""
+    from ui import in_use
+
+    built = in_use.for_dataset
+
+    def broken(ds, *args, **kwargs):
+        if ds.n_docs == 5:  # the upload's (the invented corpus the page opened with is built as before)
+            raise EOFError("Ran out of input")
+        return built(ds, *args, **kwargs)
+
+    monkeypatch.setattr(in_use, "for_dataset", broken)
+    at = upload(open_data(), "data_zip", ("good.zip", beir_zip(docs=DOCS[:5]), "application/zip"))
+    said = shown(at.error[0].value)
+    assert said.startswith("good.zip: not loaded: the app failed while loading it (EOFError: Ran out of input)"), said
+    assert "could not be read" not in said and "not a fault found in the file" in said
+
+
+def test_a_dataset_of_one_question_and_one_judgement_is_said_in_the_singular():
+    """'1 question, 1 judgement' on the Data page, its sidebar and the statistics' notices (it said '1 questions')."""
+    import re
+
+    one = re.compile(r"(?<![\d,.])1 (?:documents|questions|judgements|lines|terms)\b")
+    at = upload(open_data(), "data_zip", ("one.zip", beir_zip(docs=DOCS[:2], queries=[("q1", "apple tree")],
+                                                              qrels=[("q1", "d2", 1)]), "application/zip"))
+    said = [shown(e.value) for kind in ("success", "info", "caption", "markdown", "warning") for e in getattr(at, kind)]
+    said += [shown(e.value) for e in at.sidebar.markdown]
+    text = "\n".join(said)
+    assert "Loaded one: 2 documents, 1 question, 1 judgement" in text
+    assert "2 documents, 1 question" in shown(at.sidebar.markdown[0].value)
+    assert not one.findall(text), one.findall(text)
 
 
 def test_an_upload_is_processed_once_not_on_every_rerun():
@@ -212,7 +246,7 @@ def test_a_run_upload_adds_a_system_which_can_be_renamed_and_removed():
 def test_a_run_that_does_not_fit_is_refused_and_a_new_dataset_drops_old_runs():
     at = open_data()
     upload(at, "data_runs", [("other.run", b"x1 Q0 d1 1 1 t\n", "text/plain")])
-    assert shown(at.error[0].value).startswith("other.run: not added: none of its 1 questions")
+    assert shown(at.error[0].value).startswith("other.run: not added: none of its 1 question (x1")
     upload(at, "data_runs", [("mine.run", INVENTED_RUN, "text/plain")])
     upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
     assert any(shown(w.value).startswith("Run mysys was removed: none of its 2 questions") for w in at.warning)

@@ -236,7 +236,7 @@ def test_question_text_is_shown_inert_and_the_run_side_by_side(big):
     big.selectbox(key="pq_question").set_value(3).run()
     assert not big.exception
     line = next(m.value for m in big.markdown if m.value.startswith("**q03**"))
-    assert "\\<b\\>" in line and "\\*topic03\\*" in line and "\\[x\\]" in line  # escaped, never markup
+    assert "\\<b\\>" in line and "\\*topic03\\*" in line and "`[x](http://e.x)`" in line  # escaped or code, never markup
     tables = side_by_side(big)
     assert list(tables) == [*UPLOADED, "mine"]
     assert tables["mine"]["document"].tolist() == ["d04", "d03"] and tables["mine"]["grade"].tolist() == ["", "✓ 2"]

@@ -95,7 +95,7 @@ def test_run_fits(tiny):
     assert report.run_fits(ok, tiny) == (True, "")
     other_q = parse_run(b"x1 Q0 d1 1 1 t\n", "b.txt")
     fits, why = report.run_fits(other_q, tiny)
-    assert not fits and "none of its 1 questions" in why and "tiny" in why
+    assert not fits and "none of its 1 question (x1" in why and "tiny" in why
     other_d = parse_run(b"q1 Q0 zz 1 1 t\n", "c.txt")
     fits, why = report.run_fits(other_d, tiny)
     assert not fits and "documents" in why

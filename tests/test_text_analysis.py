@@ -14,6 +14,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from retrieval.core.errors import InputError
 from retrieval.core.params import Params
+from retrieval.core.words import plural
 from retrieval.corpus import text
 from retrieval.corpus.dataset import assemble
 from retrieval.corpus.text import ARTICLE_ANALYSIS, Analysis, build_index, query_counts
@@ -196,4 +197,4 @@ def test_a_stemmer_fixes_and_breaks_by_merging_words():
     assert stemming.gap_sentence(e, "q3").startswith("A stemmer can't close this gap")
     assert stemming.gap_sentence(e, "q1").startswith("A stemmer closes this gap: with the Snowball English stemmer BM25 ranks")
     said = stemming.effect_sentence(e)
-    assert f"fixes {stemming._plural(len(e.fixed), 'question')}" in said and f"of the {len(e.gaps)} vocabulary gaps" in said
+    assert f"fixes {plural(len(e.fixed), 'question')}" in said and f"of the {len(e.gaps)} vocabulary gaps" in said

@@ -55,7 +55,7 @@ def test_stat_notes_say_only_what_is_there():
     assert ui.stat_notes(some) == [
         "1,200 questions have no relevant document: they are left out of every mean.",
         "3 judgements name documents that are not in the corpus: no system can find them.",
-        "1 documents hold no token after the tokeniser: no lexical system can find them.",
+        "1 document holds no token after the tokeniser: no lexical system can find it.",
     ]
 
 

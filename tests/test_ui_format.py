@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from apptest import shown
 from ui import format as fmt
 from ui import markdown
 
@@ -26,17 +27,30 @@ from ui import markdown
 def test_escape_markdown_leaves_no_live_markup(text):
     out = markdown.escape_markdown(text)
     assert "\n" not in out
-    unescaped = re.sub(r"\\[!-/:-@\[-`{-~]", "", out.replace("\u2060", ""))  # drop every backslash escape
+    unescaped = re.sub(r"\\[!-/:-@\[-`{-~]", "", out)  # drop every backslash escape
+    unescaped = re.sub(r"(`+)[^`]+?\1", "", unescaped)  # and every code span (shown as typed, never parsed)
     assert not set(unescaped) & set("<>*_`[]()#!:$|{}~\\-=@.")
 
 
-def test_escape_markdown_breaks_what_the_renderer_would_turn_into_links_or_symbols():
-    assert "http\\:\u2060" in markdown.escape_markdown("http://x")
-    assert "www\u2060\\." in markdown.escape_markdown("www.x")
-    assert "\\-\u2060\\>" in markdown.escape_markdown("->")
-    assert "@\u2060" in markdown.escape_markdown("a@b.c")
-    assert "\\:\u2060streamlit" in markdown.escape_markdown(":streamlit:")
+def test_escape_markdown_shows_what_the_renderer_would_turn_into_links_or_symbols_as_code():
+    assert markdown.escape_markdown("see http://x now") == "see `http://x` now"
+    assert markdown.escape_markdown("www.x") == "`www.x`"
+    assert markdown.escape_markdown("a -> b") == "a `->` b"
+    assert markdown.escape_markdown("a@b.c") == "`a@b.c`"
+    assert markdown.escape_markdown(":streamlit:") == "`:streamlit:`"
+    assert markdown.escape_markdown("f.jsonl:100: bad") == "`f.jsonl:100:` bad"  # 💯 otherwise
+    assert markdown.escape_markdown("tick`s") == "tick\\`s" and markdown.escape_markdown("`a`:x:") == "`` `a`:x: ``"
     assert markdown.escape_markdown("plain words 42") == "plain words 42"
+
+
+@pytest.mark.parametrize("text", ["corpus.jsonl:1: broken JSON", "hit@3 and ndcg@5", "d1 (grade 2): a-b", "x :3: y",
+                                  "see http://e.x or mail@e.x -> :streamlit:", "`a` **b** $c$ :red[d]"])
+def test_escaped_text_is_copied_as_written_without_invisible_characters(text):
+    """The word joiners (U+2060) once placed after every ':' and '@' were copied with the text (`corpus.jsonl:⁠1`):
+    what the renderer shows of the escaped text (escapes resolved, code spans as they are) is the text itself."""
+    out = markdown.escape_markdown(text)
+    assert not re.search(r"[\u200b-\u200f\u2060-\u2064\ufeff]", out)
+    assert shown(out) == text
 
 
 def test_highlight_markdown_marks_whole_tokens_case_insensitively():

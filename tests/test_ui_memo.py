@@ -97,7 +97,7 @@ def test_one_job_per_corpus_at_most_max_running(encoder):
     a = jobs.start(corpus("a" * 12))
     assert a.running and jobs.start(corpus("a" * 12)) is a and jobs.get(corpus("a" * 12)) is a  # a second session follows it
     assert a.thread.daemon and a.thread.name == "encode-aaaaaaaa"
-    with pytest.raises(InputError, match="1 encodings are running on this server already"):
+    with pytest.raises(InputError, match="1 encoding is running on this server already"):
         jobs.start(corpus("b"))
     encoder.set()
     _finish(a)

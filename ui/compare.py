@@ -16,7 +16,7 @@ from retrieval.evaluation.experiment import Evaluation
 from retrieval.evaluation.report import report_metrics
 
 from . import cache, charts, state
-from .format import MINUS, interval_text, signed
+from .format import MINUS, agree, interval_text, plural, signed
 from .markdown import escape_markdown as plain
 
 KEY_A, KEY_B = "cmp_a", "cmp_b"
@@ -67,8 +67,8 @@ def tally(diff: np.ndarray) -> tuple[int, int, int]:
 def tally_text(a: str, b: str, diff: np.ndarray) -> str:
     """'A is better on 3 questions, B on 1, and 2 are ties' (names escaped)."""
     wins_a, wins_b, ties = tally(diff)
-    return (f"{plain(a)} is better on {wins_a} question{'s' if wins_a != 1 else ''}, {plain(b)} on {wins_b}, "
-            f"and {ties} {'are ties' if ties != 1 else 'is a tie'} (grey diamonds on the zero line). Hover a bar for the question.")
+    return (f"{plain(a)} is better on {plural(wins_a, 'question')}, {plain(b)} on {wins_b}, "
+            f"and {ties} {agree(ties, 'is a tie', 'are ties')} (grey diamonds on the zero line). Hover a bar for the question.")
 
 
 def choose_pair(systems: list[str]) -> tuple[str, str]:
@@ -86,7 +86,7 @@ def header(ds: Dataset, label: str) -> None:
     st.title("Compare")
     st.caption(
         f"**{plain(ds.name)}**: is one system better than another on **{label}** (the sidebar's metric and cutoff), "
-        f"or is the difference noise? The questions are the unit: {ds.evaluated.size:,} questions with a relevant "
+        f"or is the difference noise? The questions are the unit: {plural(ds.evaluated.size, 'question')} with a relevant "
         "document, each scored by both systems.")
 
 

@@ -21,7 +21,7 @@ from retrieval.evaluation import report
 from retrieval.retrievers.systems import SYSTEMS
 
 from . import cache, charts, dense, live, state, workspace
-from .format import FULL_CHARS, PREVIEW_CHARS, clip, full_text_note, mb
+from .format import FULL_CHARS, PREVIEW_CHARS, agree, clip, full_text_note, mb, plural
 from .markdown import escape_markdown as plain
 
 PREVIEW_ROWS = 100
@@ -64,11 +64,17 @@ def stat_notes(s) -> list[str]:
     """The statistics worth a notice: questions left out of the means, judgements and documents no system can find."""
     notes = []
     if s.questions_without_relevant:
-        notes.append(f"{s.questions_without_relevant:,} questions have no relevant document: they are left out of every mean.")
+        n = s.questions_without_relevant
+        notes.append(f"{plural(n, 'question')} {agree(n, 'has', 'have')} no relevant document: {agree(n, 'it is', 'they are')} "
+                     "left out of every mean.")
     if s.judgements_outside_corpus:
-        notes.append(f"{s.judgements_outside_corpus:,} judgements name documents that are not in the corpus: no system can find them.")
+        n = s.judgements_outside_corpus
+        notes.append(f"{plural(n, 'judgement')} {agree(n, 'names a document that is', 'name documents that are')} not in "
+                     f"the corpus: no system can find {agree(n, 'it', 'them')}.")
     if s.empty_documents:
-        notes.append(f"{s.empty_documents:,} documents hold no token after the tokeniser: no lexical system can find them.")
+        n = s.empty_documents
+        notes.append(f"{plural(n, 'document')} {agree(n, 'holds', 'hold')} no token after the tokeniser: no lexical system "
+                     f"can find {agree(n, 'it', 'them')}.")
     return notes
 
 
@@ -139,7 +145,7 @@ def show_messages(ds: Dataset) -> None:
 def _fail(message: str, old: Dataset) -> None:
     """Keep the dataset in use and say why the upload was refused (shown until the next upload)."""
     post([("error", message),
-          ("info", f"Still using {old.name} ({old.n_docs:,} documents, {old.n_queries:,} questions).")], old)
+          ("info", f"Still using {old.name} ({plural(old.n_docs, 'document')}, {plural(old.n_queries, 'question')}).")], old)
 
 
 # ------------------------------------------------------------------------------------------ uploads
@@ -167,19 +173,20 @@ def load_dataset(files: list, parse: Callable[..., Dataset], source: str | None)
             bar.progress(0.1, text=f"Parsing {mb(size)}")
             ds = parse(*(x for d, f in zip(data, files) for x in (d, f.name)))
             times["parsing"] = time.perf_counter() - t
-            st.write(f"Parsed {ds.n_docs:,} documents, {ds.n_queries:,} questions, {len(ds.qrels):,} judgements "
+            st.write(f"Parsed {plural(ds.n_docs, 'document')}, {plural(ds.n_queries, 'question')}, "
+                     f"{plural(len(ds.qrels), 'judgement')} "
                      f"in {times['parsing']:.2f} s")
             t = time.perf_counter()
-            status.update(label=f"Tokenising and indexing {ds.n_docs:,} documents", expanded=True)
+            status.update(label=f"Tokenising and indexing {plural(ds.n_docs, 'document')}", expanded=True)
             bar.progress(0.4, text="Tokenising and indexing")
             prep = cache.engine(ds, _progress=lambda stage, f: bar.progress(0.4 + 0.3 * min(max(f, 0.0), 1.0),
                                                                             text=f"Tokenising and indexing: {stage}"))
             times["indexing"] = time.perf_counter() - t
-            st.write(f"Indexed {prep.n_terms:,} terms in {times['indexing']:.2f} s")
+            st.write(f"Indexed {plural(prep.n_terms, 'term')} in {times['indexing']:.2f} s")
             t = time.perf_counter()
             later = cache.waiting(ds)  # a large corpus: LSA's SVD is fitted in the background, the rest now
             now = "every system" if not later else "the systems that need no SVD"
-            status.update(label=f"First evaluation: {now} for {ds.n_queries:,} questions at the current sliders", expanded=True)
+            status.update(label=f"First evaluation: {now} for {plural(ds.n_queries, 'question')} at the current sliders", expanded=True)
             bar.progress(0.7, text="Evaluating")
             if later:
                 cache.fit_in_background(ds)
@@ -197,14 +204,15 @@ def load_dataset(files: list, parse: Callable[..., Dataset], source: str | None)
             return
         except Exception as e:  # noqa: BLE001 - an upload must never take the loaded dataset down with it
             status.update(label=f"{plain(label)}: not loaded", state="error", expanded=False)
-            _fail(f"{label}: could not be read ({type(e).__name__}: {e})", old)
+            _fail(f"{label}: not loaded: the app failed while loading it ({type(e).__name__}: {e}), an error of the "
+                  "app's, not a fault found in the file", old)
             return
-    msgs = [("success", f"Loaded {ds.name}: {ds.n_docs:,} documents, {ds.n_queries:,} questions, "
-                        f"{len(ds.qrels):,} judgements ({mb(size)} read in {times['reading']:.2f} s, parsed in "
+    msgs = [("success", f"Loaded {ds.name}: {plural(ds.n_docs, 'document')}, {plural(ds.n_queries, 'question')}, "
+                        f"{plural(len(ds.qrels), 'judgement')} ({mb(size)} read in {times['reading']:.2f} s, parsed in "
                         f"{times['parsing']:.2f} s, indexed in {times['indexing']:.2f} s, first evaluation "
                         f"{times['evaluating']:.2f} s). Every page now uses it.")]
     if later:
-        msgs.append(("info", f"LSA's SVD on {ds.n_docs:,} documents started in the background at upload: until it is "
+        msgs.append(("info", f"LSA's SVD on {plural(ds.n_docs, 'document')} started in the background at upload: until it is "
                              f"done, the Overview and this page show the systems that need no fit first, then "
                              f"{', '.join(later)}; other pages wait for it."))
     msgs += [("warning", w) for w in ds.warnings]
@@ -286,7 +294,7 @@ def add_runs(files: list) -> None:
         runs[name] = run
         st.session_state[RUN_FILES][name] = f.name
         added.append(name)
-        msgs.append(("success", f"Added the run {name} from {f.name}: {len(run.query_ids):,} questions, {run_lines(run):,} lines."))
+        msgs.append(("success", f"Added the run {name} from {f.name}: {plural(len(run.query_ids), 'question')}, {plural(run_lines(run), 'line')}."))
         if not_kept:
             msgs.append(("warning", not_kept))
     if added:
@@ -332,7 +340,8 @@ def header(ds: Dataset) -> None:
     st.title("Data")
     uploaded = st.session_state.get(state.DATASET) is not None
     st.caption(
-        f"In use: **{plain(ds.name)}**, {ds.n_docs:,} documents, {ds.n_queries:,} questions, {len(ds.qrels):,} judgements"
+        f"In use: **{plain(ds.name)}**, {plural(ds.n_docs, 'document')}, {plural(ds.n_queries, 'question')}, "
+        f"{plural(len(ds.qrels), 'judgement')}"
         + ("" if uploaded else " (the invented corpus shipped with the app)")
         + f"; {len(st.session_state[state.RUNS])} uploaded run files. An upload replaces it on every page"
         + ("; the sidebar's button goes back to the invented corpus." if uploaded else ".")
@@ -385,7 +394,7 @@ def run_files() -> None:
         a, b, c = st.columns([3, 4, 1], vertical_alignment="bottom")
         a.text_input("system name", value=name, key=f"data_run_name:{name}", on_change=rename, args=(name,))
         src = st.session_state[RUN_FILES].get(name, "")
-        b.caption(f"{plain(src)}: {len(run.query_ids):,} questions, {run_lines(run):,} lines")
+        b.caption(f"{plain(src)}: {plural(len(run.query_ids), 'question')}, {plural(run_lines(run), 'line')}")
         c.button("Remove", key=f"data_run_remove:{name}", on_click=remove, args=(name,), width="stretch")
 
 
@@ -397,17 +406,17 @@ def preview(ds: Dataset) -> None:
     with t_docs:
         n = min(PREVIEW_ROWS, ds.n_docs)
         st.dataframe(texts_preview(ds.doc_ids, ds.doc_texts, n), hide_index=True, width="stretch", column_config=text_col)
-        st.caption(f"The first {n:,} of {ds.n_docs:,} documents (title and text joined, as BEIR does), each cut at "
+        st.caption(f"The first {n:,} of {plural(ds.n_docs, 'document')} (title and text joined, as BEIR does), each cut at "
                    f"{PREVIEW_CHARS:,} characters.")
         read_in_full(ds, n)
     with t_q:
         n = min(PREVIEW_ROWS, ds.n_queries)
         st.dataframe(texts_preview(ds.query_ids, ds.query_texts, n), hide_index=True, width="stretch", column_config=text_col)
-        st.caption(f"The first {n:,} of {ds.n_queries:,} questions, each cut at {PREVIEW_CHARS:,} characters.")
+        st.caption(f"The first {n:,} of {plural(ds.n_queries, 'question')}, each cut at {PREVIEW_CHARS:,} characters.")
     with t_j:
         n = min(PREVIEW_ROWS, len(ds.qrels))
         st.dataframe(judgements_preview(ds, n), hide_index=True, width="stretch")
-        st.caption(f"The first {n:,} of {len(ds.qrels):,} judgements, by question. A grade of 0 or less is judged not relevant.")
+        st.caption(f"The first {n:,} of {plural(len(ds.qrels), 'judgement')}, by question. A grade of 0 or less is judged not relevant.")
 
 
 def read_in_full(ds: Dataset, n: int) -> None:
@@ -468,7 +477,7 @@ def follow_fit(ds: Dataset, later: tuple[str, ...]) -> None:
 
 def later_text(ds: Dataset) -> str:
     """What the page says of the parts that wait on LSA's SVD."""
-    return f"follow here once LSA's SVD on {ds.n_docs:,} documents is fitted (it runs in the background)."
+    return f"follow here once LSA's SVD on {plural(ds.n_docs, 'document')} is fitted (it runs in the background)."
 
 
 def downloads(ds: Dataset, later: tuple[str, ...] = ()) -> None:

@@ -25,6 +25,7 @@ from retrieval.corpus.embeddings import Aligned
 from retrieval.retrievers import dense
 
 from . import in_use, live, memo, state, workspace
+from .format import agree, plural
 from .markdown import escape_markdown as plain
 
 ASK_ABOVE_S = 60.0  # an encoding estimated longer than this is started only once the person confirms
@@ -120,7 +121,8 @@ class Jobs:
             if job is not None and job.error is None and not job.cancelled:
                 return job
             if sum(j.running or j.stopping for j in self._jobs.values()) >= self.max_running:
-                raise InputError(f"{self.max_running} encodings are running on this server already; try again when one ends")
+                raise InputError(f"{plural(self.max_running, 'encoding')} {agree(self.max_running, 'is', 'are')} running on "
+                                 "this server already; try again when one ends")
             job = Job(key, ds.n_docs, estimate=estimate)
             job.thread = threading.Thread(target=_encode, args=(job, ds), name=f"encode-{key[:8]}", daemon=True)
             self._jobs.pop(key, None)  # a failed or cancelled job of the corpus: replaced, the new one the newest

@@ -152,7 +152,7 @@ def failing_questions(ds: Dataset, cases: dict[str, list[diagnosis.Case]], thres
     cut = labels[diagnosis.FUSION_CUT]
     st.dataframe(class_table(counts, systems, depth), width="stretch",
                  column_config={cut: st.column_config.NumberColumn(f"> {depth} (fusions)", help=cut)})
-    st.caption(f"Out of {ds.evaluated.size:,} questions with a relevant document; “> {depth} (fusions)”: {cut}.")
+    st.caption(f"Out of {plural(ds.evaluated.size, 'question')} with a relevant document; “> {depth} (fusions)”: {cut}.")
     unjudged = sum(c.kind == diagnosis.UNJUDGED for c in all_cases)
     if unjudged:
         st.info(unjudged_note(unjudged), icon=":material/rule:")
@@ -178,7 +178,7 @@ def failing_questions(ds: Dataset, cases: dict[str, list[diagnosis.Case]], thres
             "relevant documents (grade): shared words": st.column_config.TextColumn(width="large"),
         },
     )
-    st.caption(f"{len(rows):,} failing question{'s' if len(rows) != 1 else ''} (system × question)"
+    st.caption(f"{plural(len(rows), 'failing question')} (system × question)"
                + (f", {CASES_PER_PAGE} per page: page {page} of {n_pages}." if n_pages > 1 else "."))
 
 

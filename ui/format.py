@@ -3,6 +3,7 @@ and long texts cut to a bound (PREVIEW_CHARS in tables and lists, FULL_CHARS for
 
 from __future__ import annotations
 
+from retrieval.core.words import agree, plural  # noqa: F401 - the one rule of a count and its noun, the pages' too
 from retrieval.analyses.tuning import setting_text
 
 MINUS = "\u2212"
@@ -45,9 +46,6 @@ def full_text_note(text: str, limit: int = FULL_CHARS) -> str:
     return f"{n:,} characters" + (f"; only the first {limit:,} are shown." if n > limit else ".")
 
 
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """'1 question', '1,400 questions' (`many`: the plural when it is not word + s)."""
-    return f"{n:,} {word if n == 1 else many or word + 's'}"
 
 
 def mb(n: int) -> str:

@@ -27,7 +27,7 @@ from retrieval.store.workspace import Grade
 
 from . import cache, in_use, state, workspace
 from .data import download_stem
-from .format import FULL_CHARS, clip, full_text_note, signed
+from .format import FULL_CHARS, clip, full_text_note, plural, signed
 from .markdown import escape_markdown as plain
 from .overview import JUDGED_FLOOR
 from .per_question import cut, page_count
@@ -204,7 +204,7 @@ def header(base: Dataset, k: int, holes: pd.DataFrame, grades: dict) -> None:
     st.caption(f"{plain(in_use.dataset_label())}: {pairs:,} unjudged documents in some system's top {k}, over {questions:,} of "
                f"{base.n_queries:,} questions (the cutoff k is the sidebar's). Grade them: every page then measures with "
                f"the raters' grades. {len(grades):,} pairs graded in this workspace ({len(everyone):,} grades by "
-               f"{raters:,} rater{'s' if raters != 1 else ''}; combined by {plain(RULES[in_use.rule()])}). An unjudged "
+               f"{plural(raters, 'rater')}; combined by {plain(RULES[in_use.rule()])}). An unjudged "
                "document counts as not relevant.")
     who()
     message = st.session_state.pop(MESSAGE, None)
@@ -369,7 +369,7 @@ def raters(base: Dataset) -> None:
     st.dataframe(agreement_frame(everyone), hide_index=True, width="stretch")
     alpha = "undefined (too few pairs graded twice, or one grade throughout)" if a.alpha is None else f"{a.alpha:.3f}"
     twice = a.pairs_graded_twice
-    st.caption(f"{len(names)} raters ({', '.join(plain(n) for n in names)}); {twice:,} document{'s' if twice != 1 else ''} "
+    st.caption(f"{plural(len(names), 'rater')} ({', '.join(plain(n) for n in names)}); {plural(twice, 'document')} "
                f"graded by two or more. Krippendorff's alpha (ordinal, all raters): {alpha}. Both are 1 when the raters "
                "agree throughout and 0 at what chance gives; kappa is undefined over fewer than two shared documents, "
                "or when both raters gave one and the same grade throughout.")

@@ -15,6 +15,7 @@ from retrieval.evaluation.metrics import NO_CUTOFF, meaning_warnings
 from retrieval.evaluation.metrics import parse as parse_metric
 
 from . import cache, charts, in_use, state
+from .format import agree, plural
 from .markdown import escape_markdown
 
 K_MAX = 20  # the curves run over k = 1..K_MAX
@@ -52,8 +53,8 @@ def workspace_note(ds: Dataset) -> str | None:
     if not added:
         return None
     raters = len({g.rater for g in in_use.workspace_grades(base)})
-    return (f"{added:,} of the {len(ds.qrels):,} judgements in use come from this workspace's {raters:,} "
-            f"rater{'s' if raters != 1 else ''}, combined by {RULES[in_use.rule()]} (the Judge page's choice).")
+    return (f"{added:,} of the {plural(len(ds.qrels), 'judgement')} in use {agree(added, 'comes', 'come')} from this "
+            f"workspace's {plural(raters, 'rater')}, combined by {RULES[in_use.rule()]} (the Judge page's choice).")
 
 
 def summary(ev: Evaluation, metrics: list[str]) -> pd.DataFrame:

@@ -19,7 +19,7 @@ from retrieval.evaluation.experiment import Evaluation
 from retrieval.retrievers.systems import FUSIONS
 
 from . import charts
-from .format import FULL_CHARS, clip, full_text_note
+from .format import FULL_CHARS, clip, full_text_note, plural
 from .in_use import dataset_label
 from .markdown import escape_markdown as plain
 
@@ -407,7 +407,7 @@ def side_by_side(one: Question, k: int, p: Params, key: str = "pq_top_") -> None
                     continue
                 st.dataframe(styled(df), hide_index=True, column_config=columns, width="stretch", key=f"{key}{s}")
                 if total < n_show:
-                    st.caption(f"{plain(s)} returns only {total} document{'s' if total != 1 else ''}: {short_list_reason(s, p.fusion_depth)}.")
+                    st.caption(f"{plain(s)} returns only {plural(total, 'document')}: {short_list_reason(s, p.fusion_depth)}.")
 
 
 def judged_documents(one: Question, k: int, fusion_depth: int | None = None) -> None:

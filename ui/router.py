@@ -7,18 +7,23 @@ from pathlib import Path
 import streamlit as st
 
 ROOT = Path(__file__).resolve().parent.parent
+# Each page's icon is an emoji, never a ":material/...:" icon: the browser shows the current page's icon as the tab's
+# favicon until app.py's own (set_page_config) arrives, and Streamlit's frontend fetches a Material icon's favicon from
+# fonts.gstatic.com (an emoji's is drawn in place, a data: URL). The app makes no request beyond its own server
+# (tests/test_browser.py opens every page cold and fails on any other origin); Material icons inside a page are drawn
+# with the font Streamlit serves itself.
 PAGES = (  # file, title, icon; the first is the landing page
-    ("pages/tour.py", "Tour", ":material/route:"),
-    ("pages/overview.py", "Overview", ":material/leaderboard:"),
-    ("pages/per_question.py", "Per question", ":material/grid_on:"),
-    ("pages/playground.py", "Playground", ":material/edit_note:"),
-    ("pages/diagnosis.py", "Diagnosis", ":material/troubleshoot:"),
-    ("pages/compare.py", "Compare", ":material/compare_arrows:"),
-    ("pages/tuning.py", "Tuning", ":material/tune:"),
-    ("pages/metrics_lab.py", "Metrics lab", ":material/school:"),
-    ("pages/judge.py", "Judge", ":material/rule:"),
-    ("pages/experiments.py", "Experiments", ":material/history:"),
-    ("pages/data.py", "Data", ":material/database:"),
+    ("pages/tour.py", "Tour", "🧭"),
+    ("pages/overview.py", "Overview", "📊"),
+    ("pages/per_question.py", "Per question", "🔢"),
+    ("pages/playground.py", "Playground", "📝"),
+    ("pages/diagnosis.py", "Diagnosis", "🩺"),
+    ("pages/compare.py", "Compare", "⚖️"),
+    ("pages/tuning.py", "Tuning", "🎛️"),
+    ("pages/metrics_lab.py", "Metrics lab", "🎓"),
+    ("pages/judge.py", "Judge", "✅"),
+    ("pages/experiments.py", "Experiments", "🧪"),
+    ("pages/data.py", "Data", "🗂️"),
 )
 
 

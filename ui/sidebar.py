@@ -11,6 +11,7 @@ import streamlit as st
 from retrieval.evaluation import metrics
 
 from . import cache, state
+from .format import plural
 from .markdown import escape_markdown
 
 
@@ -41,7 +42,8 @@ def render() -> None:
     """Draw the shared sidebar."""
     ds = cache.current_dataset()
     sb = st.sidebar
-    sb.markdown(f"**Dataset:** {escape_markdown(cache.dataset_label())} — {ds.n_docs:,} documents, {ds.n_queries:,} questions")
+    sb.markdown(f"**Dataset:** {escape_markdown(cache.dataset_label())} — {plural(ds.n_docs, 'document')}, "
+                f"{plural(ds.n_queries, 'question')}")
     if st.session_state.get(state.DATASET) is not None:
         sb.button("Back to the invented corpus", on_click=_use_invented, width="stretch")
     limit = cache.max_dims(ds)

@@ -27,7 +27,7 @@ from retrieval.evaluation.experiment import Evaluation
 from . import cache, charts, compare, overview, router, state
 from . import diagnosis as diag
 from . import per_question as pq
-from .format import MINUS, clip, interval_text, plural, signed
+from .format import MINUS, agree, clip, interval_text, plural, signed
 from .markdown import escape_markdown as plain
 from .markdown import highlight_markdown
 
@@ -206,7 +206,7 @@ def corpus_sentence(name: str, f: CorpusFacts) -> str:
     rest = f.questions - f.evaluated
     left_out = (f" The other {plural(rest, 'question')} {'has' if rest == 1 else 'have'} no relevant document and "
                 f"{'is' if rest == 1 else 'are'} left out of every mean." if rest else "")
-    zero = f" {plural(f.not_relevant, 'judgement')} say{'s' if f.not_relevant == 1 else ''} *not relevant*." if f.not_relevant else ""
+    zero = f" {plural(f.not_relevant, 'judgement')} {agree(f.not_relevant, 'says', 'say')} *not relevant*." if f.not_relevant else ""
     if f.added:
         zero += (f" Of the {plural(f.judgements, 'judgement')} in use, {f.judgements - f.added:,} came with the data and "
                  f"{f.added:,} {'is a grade' if f.added == 1 else 'are grades'} given on the Judge page.")
@@ -239,7 +239,8 @@ def step_corpus(v: View) -> None:
                  column_config={"question": st.column_config.TextColumn(width=70),
                                 "text": st.column_config.TextColumn(width="medium"),
                                 "relevant documents (grade)": st.column_config.TextColumn(width="medium")})
-    st.caption(f"The first {min(SAMPLE_QUESTIONS, f.evaluated)} of the {f.evaluated:,} questions; the Data page shows them all.")
+    st.caption(f"The first {min(SAMPLE_QUESTIONS, f.evaluated)} of the {plural(f.evaluated, 'question')}; the Data page shows "
+               f"{agree(f.evaluated, 'it', 'them all')}.")
 
 
 # ------------------------------------------------------------------------------------------ 2. one question
@@ -474,7 +475,7 @@ def case_sentence(c: diagnosis.Case, k: int) -> str:
     rel = len(c.relevant)
     sharing = [d for d, _, w in c.relevant if w]
     rel_text = (f"none of its {plural(rel, 'relevant document')} shares a word with it (after the stop words)" if not sharing
-                else f"{len(sharing)} of its {plural(rel, 'relevant document')} share{'s' if len(sharing) == 1 else ''} a word with it")
+                else f"{len(sharing)} of its {plural(rel, 'relevant document')} {agree(len(sharing), 'shares', 'share')} a word with it")
     if c.kind == "vocabulary gap":
         first = "its list is empty" if c.first_result is None else f"its first result is {plain(c.first_result)}, on no shared word"
         return (f"{q}: {plain(c.system)} finds nothing relevant, {first}, and {rel_text}. A **vocabulary gap**: no retriever "

@@ -533,7 +533,7 @@ def _import() -> None:
     except InputError as e:
         state.post([("error", str(e))], base.fingerprint)
         return
-    state.post([("success", f"Imported {n:,} dataset{'s' if n != 1 else ''} from {f.name}: open one below.")],
+    state.post([("success", f"Imported {plural(n, 'dataset')} from {f.name}: open one below.")],
                base.fingerprint)
 
 

@@ -39,6 +39,8 @@ HOMONYMY, UNJUDGED = "surface homonymy", "unjudged at the top"
 CLASSES = ("vocabulary gap", HOMONYMY, UNJUDGED, "late rank", FUSION_CUT)
 NOT_FOUND = "not found"
 THRESHOLD_DEFAULT = 3
+RELEVANT_LISTED = 10  # a text report's relevant documents listed per diagnosed question (the rest counted): a
+# question judged against 714,287 documents made a 1.4 M-line report; the Diagnosis page shows them a few to a page
 OUTCOMES = ("fixed", "broken")
 
 
@@ -57,6 +59,8 @@ class Case:
     depth: int | None = None  # a fusion's depth N (its list is its top N); None for any other system
     members: tuple[tuple[str, int], ...] = ()  # a fusion's members with their first relevant rank (0 = not found)
     first_grade: int | None = None  # the first result's grade for this question, None when no judgement names it
+    more_relevant: int = 0  # relevant documents left out of `relevant` (diagnose's `listed`)
+
 
     @property
     def member_found(self) -> bool:
@@ -125,13 +129,15 @@ def classify(rank: int, threshold: int, first_shares: bool, relevant_shares: boo
 
 
 def diagnose(dataset: Dataset, ranking: Ranking, threshold: int = THRESHOLD_DEFAULT,
-             members: Sequence[Ranking] = (), depth: int | None = None,
+             members: Sequence[Ranking] = (), depth: int | None = None, listed: int | None = None,
              analysis: Analysis = ARTICLE_ANALYSIS) -> list[Case]:
     """Every question whose first relevant document is not in the top `threshold`, with its words and class (the
     words shared under `analysis`: the index's, so a stem shared is a word shared).
 
     For a fusion, give its `depth` N and its `members`' rankings: a question it finds nothing relevant for while a
-    member ranks a relevant document is then "beyond the fusion's top N" (see the module docstring)."""
+    member ranks a relevant document is then "beyond the fusion's top N" (see the module docstring).
+    `listed`: at most this many relevant documents kept per question (in the judgements' order), the others
+    counted (`Case.more_relevant`); the class still looks at every one (until one shares a word)."""
     first = first_relevant_rank(dataset.qrels, dataset.n_queries, ranking.judged_rank)
     member_first = [(m.name, first_relevant_rank(dataset.qrels, dataset.n_queries, m.judged_rank)) for m in members] if depth is not None else []
     cases = []
@@ -145,16 +151,20 @@ def diagnose(dataset: Dataset, ranking: Ranking, threshold: int = THRESHOLD_DEFA
         first_idx = dataset.doc_index.get(first_id) if first_id is not None else None
         first_words = shared_words(text, dataset.doc_texts[first_idx], analysis) if first_idx is not None else ()
         judged = dict(judgements_of(dataset, q))
-        rel = []
-        for did, grade in dataset.relevant_of(q).items():
+
+        def words(did: str, text: str = text) -> tuple[str, ...]:
             j = dataset.doc_index.get(did)
-            rel.append((did, grade, shared_words(text, dataset.doc_texts[j], analysis) if j is not None else ()))
+            return shared_words(text, dataset.doc_texts[j], analysis) if j is not None else ()
+
+        relevant = list(dataset.relevant_of(q).items())
+        kept = relevant if listed is None else relevant[:listed]
+        rel = [(did, grade, words(did)) for did, grade in kept]
+        shares = any(w for _, _, w in rel) or any(words(did) for did, _ in relevant[len(kept):])
         found_by = tuple((name, int(f[q])) for name, f in member_first)
         grade = judged.get(first_id) if first_id is not None else None
-        kind = classify(rank, threshold, bool(first_words), any(w for _, _, w in rel), any(r > 0 for _, r in found_by),
-                        grade is not None)
+        kind = classify(rank, threshold, bool(first_words), shares, any(r > 0 for _, r in found_by), grade is not None)
         cases.append(Case(ranking.name, dataset.query_ids[q], text, rank, first_id, first_words, tuple(rel), kind, depth,
-                          found_by, grade))
+                          found_by, first_grade=grade, more_relevant=len(relevant) - len(kept)))
     return cases
 
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..core.errors import InputError
 from ..core.params import Params
+from ..core.words import plural
 from ..corpus.dataset import TrecRun
 from ..evaluation import stats
 from ..evaluation.experiment import Evaluation, to_json
@@ -72,7 +73,7 @@ class Comparison:
     def verdict(self) -> str:
         """'can't be told apart' when the 95% interval holds zero, as the Compare page says, else which is better."""
         iv = self.interval
-        span = f"95% interval of the mean difference [{iv.low:+.4f}, {iv.high:+.4f}] over {self.questions} questions"
+        span = f"95% interval of the mean difference [{iv.low:+.4f}, {iv.high:+.4f}] over {plural(self.questions, 'question')}"
         if iv.holds_zero:
             return f"can't be told apart: the {span} holds zero"
         better = "A" if iv.mean > 0 else "B"

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..core.params import Params
+from ..core.words import plural
 from ..corpus.dataset import Dataset
 from ..corpus.text import Analysis
 from ..engine.engine import Engine, for_dataset
@@ -131,10 +132,10 @@ def effect_sentence(e: StemmerEffect, system: str = "BM25") -> str:
     With the Snowball English stemmer, BM25 misses the top 3 on 2 questions instead of 2: it fixes none and breaks none. It closes 0 of the 1 vocabulary gap.
     """
     stemmer = STEMMER_NAMES[e.with_stemmer.stemmer]
-    count = lambda n, what: "none" if n == 0 else _plural(n, what)  # noqa: E731
-    gaps = (f" It closes {len(e.gaps_closed)} of the {_plural(len(e.gaps), 'vocabulary gap')}." if e.gaps else
+    count = lambda n, what: "none" if n == 0 else plural(n, what)  # noqa: E731
+    gaps = (f" It closes {len(e.gaps_closed)} of the {plural(len(e.gaps), 'vocabulary gap')}." if e.gaps else
             " No failure here is a vocabulary gap.")
-    return (f"With the {stemmer} stemmer, {system} misses the top {e.threshold} on {_plural(e.failures_with, 'question')} "
+    return (f"With the {stemmer} stemmer, {system} misses the top {e.threshold} on {plural(e.failures_with, 'question')} "
             f"instead of {e.failures_without}: it fixes {count(len(e.fixed), 'question')} and breaks "
             f"{count(len(e.broken), 'question')}.{gaps}")
 
@@ -154,7 +155,3 @@ def gap_sentence(e: StemmerEffect, qid: str, system: str = "BM25") -> str:
     return (f"With the {stemmer} stemmer a relevant document shares a stem with the question, yet {system} still misses "
             f"the top {e.threshold} ({kind}).")
 
-
-def _plural(n: int, noun: str) -> str:
-    """'1 question', '2 questions' (`retrieval.core.words.plural` where it exists)."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

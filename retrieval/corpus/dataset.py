@@ -12,6 +12,7 @@ import io
 import json
 import os
 import re
+import stat
 import zipfile
 import zlib
 from collections.abc import Iterable, Iterator
@@ -24,6 +25,7 @@ import orjson
 
 from ..core.environment import bytes_from_env
 from ..core.errors import InputError
+from ..core.words import agree, plural
 
 _PACKAGE = Path(__file__).resolve().parents[1]
 # the built-in datasets: the repository's data/ in a source checkout, `retrieval/_data/` where the package is installed
@@ -609,13 +611,17 @@ def assemble(
     if unknown_q:
         n = sum(unknown_q.values())
         ex = ", ".join(sorted(unknown_q)[:5])
-        warnings.append(f"{qrels_src}: {n} judgements name {len(unknown_q)} questions that are not in {q_src} ({ex}); they are left out")
+        m = len(unknown_q)
+        warnings.append(f"{qrels_src}: {plural(n, 'judgement')} {agree(n, 'names', 'name')} {plural(m, 'question')} that "
+                        f"{agree(m, 'is', 'are')} not in {q_src} ({ex}); {agree(n, 'it is', 'they are')} left out")
     if unknown_d:
         n = sum(unknown_d.values())
         ex = ", ".join(sorted(unknown_d)[:5])
+        m = len(unknown_d)
         warnings.append(
-            f"{qrels_src}: {n} judgements name {len(unknown_d)} documents that are not in {doc_src} ({ex}); "
-            "they are kept: no system can retrieve them, but they count in recall and in the ideal DCG"
+            f"{qrels_src}: {plural(n, 'judgement')} {agree(n, 'names', 'name')} {plural(m, 'document')} that "
+            f"{agree(m, 'is', 'are')} not in {doc_src} ({ex}); {agree(n, 'it is', 'they are')} kept: no system can "
+            f"retrieve {agree(m, 'it', 'them')}, but {agree(n, 'it counts', 'they count')} in recall and in the ideal DCG"
         )
     if not any(g > 0 for *_, g in rows):
         raise InputError(f"{qrels_src}: no judgement with a positive grade names a known question")
@@ -723,12 +729,35 @@ def beir_zip(ds: Dataset) -> bytes:
     return buf.getvalue()
 
 
+_NOT_REGULAR = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+                (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
 def read_file(path: Path) -> bytes:
-    """A file's bytes, or an error naming it."""
+    """A regular file's bytes, or one error naming it: missing, unreadable, or not a regular file (a FIFO, a device
+    such as a `.zip` link to /dev/zero, a folder), which is never read (opened without blocking, checked, closed)."""
     try:
-        return path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO with no writer opens at once instead of hanging
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
+    except OSError as e:
+        raise InputError(f"{path}: cannot be read ({e.strerror})") from None
+    with os.fdopen(fd, "rb") as f:
+        mode = os.fstat(fd).st_mode
+        kind = next((what for test, what in _NOT_REGULAR if test(mode)), None if stat.S_ISREG(mode) else "not a file")
+        if kind is not None:
+            raise InputError(f"{path}: {kind}, not a regular file: not read")
+        os.set_blocking(fd, True)
+        try:
+            return f.read()
+        except OSError as e:
+            raise InputError(f"{path}: cannot be read ({e.strerror})") from None
+
+
+def _folder_names(path: Path) -> list[str]:
+    """The names in a folder, or one error naming it when it cannot be listed (no read permission)."""
+    try:
+        return os.listdir(path)
     except OSError as e:
         raise InputError(f"{path}: cannot be read ({e.strerror})") from None
 
@@ -737,12 +766,14 @@ def load_beir_dir(path: Path, name: str | None = None) -> Dataset:
     """A BEIR dataset from a folder."""
     if not path.is_dir():
         raise InputError(f"{path}: not a folder")
+    _folder_names(path)  # a folder it may not list: said as such, not as a folder missing its files
     missing = [n for n in ("corpus.jsonl", "queries.jsonl") if not (path / n).is_file()]
     missing += [] if (path / "qrels").is_dir() else ["qrels/"]
     if missing:
         raise InputError(f"{path}: not a BEIR folder, its top level has no {', '.join(missing)} "
                          "(a BEIR folder holds corpus.jsonl, queries.jsonl and qrels/test.tsv)")
-    names = ["corpus.jsonl", "queries.jsonl"] + [f"qrels/{p.name}" for p in (path / "qrels").iterdir() if p.is_file()]
+    names = ["corpus.jsonl", "queries.jsonl"] + [f"qrels/{n}" for n in sorted(_folder_names(path / "qrels"))
+                                                 if (path / "qrels" / n).is_file()]
     c, q, r = _beir_members(names, str(path))
     paths = [path / n for n in (c, q, r)]
     srcs = tuple(str(p) for p in paths)
@@ -773,11 +804,7 @@ def load(name_or_path: str | Path = "invented", limits: ZipLimits | None = None)
 def read_run(path: str | Path, name: str | None = None) -> TrecRun:
     """A TREC run file read from disk (`parse_run` of its bytes); its name is `name`, else the file's tag."""
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise InputError(f"{path}: {e.strerror or e}") from None
-    return parse_run(data, path.name, name)
+    return parse_run(read_file(path), path.name, name)
 
 
 def from_files(

@@ -31,6 +31,7 @@ from pathlib import PurePosixPath
 import numpy as np
 
 from ..core.errors import InputError
+from ..core.words import agree, plural
 from .dataset import Dataset, json_objects
 
 MAX_BYTES = 1 << 30  # 1 GiB: a file, or an .npz member uncompressed (700,000 x 384 float32 vectors fit)
@@ -103,17 +104,19 @@ def unit_rows(values: np.ndarray, ids: Sequence[str], where: str, locate: Callab
     if values.ndim != 2:
         raise InputError(f"{where}: vectors must be a 2-D array (one row per id), found shape {values.shape}")
     if values.shape[0] != len(ids):
-        raise InputError(f"{where}: {values.shape[0]} vectors for {len(ids)} ids")
+        raise InputError(f"{where}: {plural(values.shape[0], 'vector')} for {plural(len(ids), 'id')}")
     if values.shape[0] and values.shape[1] == 0:
         raise InputError(f"{where}: the vectors have no dimension")
     v = values.astype(np.float64)
     bad = np.flatnonzero(~np.isfinite(v).all(axis=1))
     if bad.size:
-        raise InputError(f"{locate(int(bad[0]))}: {bad.size} vectors hold NaN or infinite values (this is the first)")
+        raise InputError(f"{locate(int(bad[0]))}: {plural(bad.size, 'vector')} {agree(bad.size, 'holds', 'hold')} NaN or "
+                         f"infinite values{agree(bad.size, '', ' (this is the first)')}")
     scale = np.abs(v).max(axis=1, initial=0.0)
     zero = np.flatnonzero(scale == 0)
     if zero.size:
-        raise InputError(f"{locate(int(zero[0]))}: {zero.size} vectors are all zeros (this is the first): "
+        raise InputError(f"{locate(int(zero[0]))}: {plural(zero.size, 'vector')} {agree(zero.size, 'is', 'are')} all "
+                         f"zeros{agree(zero.size, '', ' (this is the first)')}: "
                          "a zero vector has no direction, its cosine is undefined")
     v /= scale[:, None]
     v /= np.linalg.norm(v, axis=1, keepdims=True)
@@ -384,7 +387,8 @@ def align(embeddings: Embeddings, dataset: Dataset) -> Aligned:
         have = np.zeros(dataset.n_docs, dtype=bool)
         have[d_pos] = True
         lacking = [dataset.doc_ids[i] for i in np.flatnonzero(~have)]
-        raise InputError(f"{d_src}: {len(lacking)} of the dataset's {dataset.n_docs} documents have no vector "
+        raise InputError(f"{d_src}: {len(lacking):,} of the dataset's {plural(dataset.n_docs, 'document')} "
+                         f"{agree(len(lacking), 'has', 'have')} no vector "
                          f"(first: {lacking[0]!r}); a document without a vector cannot be ranked")
     dim = embeddings.dim
     docs = np.zeros((dataset.n_docs, dim), dtype=np.float32)
@@ -396,7 +400,8 @@ def align(embeddings: Embeddings, dataset: Dataset) -> Aligned:
     has[q_pos] = True
     if not has.all():
         lacking = [dataset.query_ids[i] for i in np.flatnonzero(~has)]
-        q_notes.append(f"{q_src}: {len(lacking)} of the dataset's {dataset.n_queries} questions have no vector "
-                       f"({_first_ids(lacking)}); they score nothing")
+        q_notes.append(f"{q_src}: {len(lacking):,} of the dataset's {plural(dataset.n_queries, 'question')} "
+                       f"{agree(len(lacking), 'has', 'have')} no vector ({_first_ids(lacking)}); "
+                       f"{agree(len(lacking), 'it scores', 'they score')} nothing")
     return Aligned(embeddings.model, docs, queries, has, dataset.fingerprint, embeddings.fingerprint,
                    (*embeddings.warnings, *notes, *q_notes), dataset.corpus_fingerprint)

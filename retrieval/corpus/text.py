@@ -16,7 +16,6 @@ import Stemmer
 from numba import njit
 
 from ..core import workers
-from ..core.errors import InputError
 from ..core.params import SPECS
 
 TOKEN_PATTERN = r"[a-z0-9]+"

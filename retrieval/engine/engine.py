@@ -19,6 +19,7 @@ from __future__ import annotations
 import ctypes
 import gc
 import hashlib
+import logging
 import os
 import subprocess
 import sys
@@ -36,6 +37,7 @@ import scipy.sparse as sp
 import retrieval.fusion as fusion
 import retrieval.kernels as _kernels
 
+from ..core.words import plural
 from ..core import params as params_spec  # the parameter table (`params` names the values everywhere here)
 from ..core import workers
 from ..core.errors import InputError
@@ -309,7 +311,7 @@ class Engine:
         return self._root or self
 
     def __repr__(self) -> str:
-        return f"Engine({self.dataset.name!r}, {self.dataset.n_docs} documents, {self.dataset.n_queries} questions)"
+        return f"Engine({self.dataset.name!r}, {plural(self.dataset.n_docs, 'document')}, {plural(self.dataset.n_queries, 'question')})"
 
     # --------------------------------------------------------------------------------------- what is built once
 
@@ -807,12 +809,34 @@ def evaluate(dataset: Dataset, params: Params = Params(), metric_names: str | li
 
 # --------------------------------------------------------------------------------------- compiled kernels, warmed
 
+_REPAIRED: list[str] = []  # repair_compiled_cache's warnings, once its one pass of the process is done ("" if none)
+_REPAIR_LOCK = threading.Lock()
+log = logging.getLogger("retrieval")
+
+
+def repair_compiled_cache() -> list[str]:
+    """Numba's cache on disk of every compiled kernel (the library's and the tokeniser's) checked once per process,
+    before any kernel is loaded from it: a damaged one (an empty `.nbi` index, a cut data file) is cleared and
+    compiled again rather than ending the first call in EOFError (`dispatch.repair_disk_cache`). Returns the
+    warnings of this process's first call, each naming a cleared index file; later calls return nothing."""
+    with _REPAIR_LOCK:
+        if _REPAIRED:
+            return []
+        said = _kernels.dispatch.repair_disk_cache(_kernels.dispatch.cached_dispatchers([*_kernels.MODULES, text]))
+        _REPAIRED.extend(said or [""])
+        return said
+
+
 def warm_up() -> dict[str, int]:
     """Compile every kernel with the argument types the app and the command line pass, or load it from numba's
     cache on disk (`cache=True`: `__pycache__` beside the module, or $NUMBA_CACHE_DIR): an engine on the invented
     corpus evaluated as the sliders do (a first run, a run with the previous one as a hint, both fusions over BM25 +
     LSA and over BM25 + dense vectors, a TREC run, the reference rankings). Returns each kernel's number of
-    signatures. `python -m retrieval warmup` runs it, once after installing, so no first visit waits for numba."""
+    signatures. `python -m retrieval warmup` runs it, once after installing, so no first visit waits for numba.
+    A damaged cache is cleared first (`repair_compiled_cache`)."""
+
+    for w in repair_compiled_cache():
+        log.warning("%s", w)
 
     with _kernels.compiled_here():
         ds = datasets.load("invented")
@@ -866,6 +890,9 @@ def start_warm_up(background_process: bool = True) -> threading.Thread:
     with _WARMING_LOCK:
         if _WARMING:
             return _WARMING[0]
+        for w in repair_compiled_cache():  # before the child's warm-up and any kernel of this process reads it
+            log.warning("%s", w)
+        dense.sweep_temporary_files()  # the vectors cache's orphan temporary files, at the app's start
         _kernels.serve_small_from_python()
         t = threading.Thread(target=warm_up_and_calibrate, args=(background_process,), name=WARM_UP_THREAD, daemon=True)
         _WARMING.append(t)

@@ -44,6 +44,7 @@ import numpy as np
 from scipy import stats as scipy_stats
 
 from ..core.errors import InputError
+from ..core.words import plural
 from . import metrics, significance, stats
 from .experiment import Evaluation, json_ready
 
@@ -300,7 +301,7 @@ class ComparisonTable:
                       "none, a single system")
         return (f"{bold}: the best mean of its column. {marks}: the systems it beats significantly, with a higher "
                 f"mean and a Holm-corrected p < {self.alpha:g}. Test: {TEST_NAMES[self.test]} ({how}). Correction: "
-                f"{correction}. Means over {self.questions:,} question{'s' if self.questions != 1 else ''} with a "
+                f"{correction}. Means over {plural(self.questions, 'question')} with a "
                 "relevant document.")
 
     def _cells(self, labels: Mapping[str, str] | None, digits: int):

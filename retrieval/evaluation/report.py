@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..core.params import ARTICLE_MEMBERS, Params
+from ..core.words import plural
 from ..corpus.dataset import Dataset, TrecRun
 from ..retrievers.ranking import Ranking
 from .experiment import Evaluation, bootstrap_report, json_ready, to_json
@@ -75,7 +76,7 @@ def run_fits(run: TrecRun, dataset: Dataset) -> tuple[bool, str]:
     known_q = [i for i, q in enumerate(run.query_ids) if q in dataset.query_index]
     if not known_q:
         ex = ", ".join(run.query_ids[:3])
-        return False, f"none of its {len(run.query_ids)} questions ({ex}, ...) is in {dataset.name}"
+        return False, f"none of its {plural(len(run.query_ids), 'question')} ({ex}, ...) is in {dataset.name}"
     if not any(d in dataset.doc_index for i in known_q for d in run.doc_ids[i]):
         return False, f"none of its documents is in the corpus of {dataset.name}"
     return True, ""

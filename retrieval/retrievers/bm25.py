@@ -19,6 +19,7 @@ import scipy.sparse as sp
 
 import retrieval.kernels as k
 
+from ..core.words import plural
 from ..core import params
 from ..core.errors import InputError
 from ..core.thresholds import GROUPED_SHARE, SORT_BUDGET
@@ -608,7 +609,7 @@ def search(dataset: Dataset, scores: sp.csr_matrix | Bm25Run, depth: int = 100, 
         if r.name == name and scores.depth == depth:
             return r
         if depth > scores.top_d.shape[1]:
-            raise InputError(f"depth {depth} is beyond the {scores.top_d.shape[1]} documents this BM25 run kept")
+            raise InputError(f"depth {depth} is beyond the {plural(scores.top_d.shape[1], 'document')} this BM25 run kept")
         n_list = np.minimum(np.minimum(scores.n_top, scores.n_res), depth)
         return from_padded(name, scores.top_d[:, :depth], scores.top_s[:, :depth], n_list, r.judged_rank, scores.n_res)
     return rank_rows(name, dataset, chunks(scores), depth)

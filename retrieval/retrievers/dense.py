@@ -15,8 +15,11 @@ the fusion's look-ups and a plain numpy reference (`reference_scores`) agree to 
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
+import logging
 import os
+import shutil
 import tempfile
 import threading
 import time
@@ -60,6 +63,8 @@ BUNDLED_QUESTIONS = {"invented": DATA_DIR / "invented" / "e5-small-questions.npz
 # questions' vectors, so its dense figures are the same on every machine; a corpus encoded here may differ in the
 # last digits from one encoded on another processor (tests/test_dense.py checks what holds: cosine >= 0.999).
 _CACHE_ARRAYS = ("vectors", "sha256", "model", "key", "n_docs", "dim", "dtype")
+
+log = logging.getLogger("retrieval")
 
 Progress = Callable[[int, int, float, float], None]  # (done, total, documents per second, seconds left)
 Stop = Callable[[], bool]  # asked between batches: True stops the encoding (Cancelled)
@@ -304,6 +309,7 @@ def write_vectors(path: Path, vectors: np.ndarray, key: str, model: str = MODEL)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.stem, suffix=".tmp")
     try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # held while writing: `sweep_temporary_files` leaves a file being written
         with os.fdopen(fd, "wb") as f:
             np.savez(f, vectors=vectors, sha256=np.str_(_digest(vectors)), model=np.str_(model), key=np.str_(key),
                      n_docs=np.int64(vectors.shape[0]), dim=np.int64(vectors.shape[1]), dtype=np.str_(vectors.dtype.str))
@@ -315,37 +321,123 @@ def write_vectors(path: Path, vectors: np.ndarray, key: str, model: str = MODEL)
         raise
 
 
-def read_vectors(path: Path, key: str, n_docs: int, model: str = MODEL) -> np.ndarray | None:
-    """A cache file's vectors if the file is whole and is the one asked for (model, corpus key, shape, dtype and
-    checksum all match), else None: a damaged or mismatching file is never trusted."""
+UNIT_TOLERANCE = 1e-3  # a cached row's norm may differ from 1 by this much (the encoder's rows: by ~1e-7)
+CHECK_ROWS = 65_536  # rows of a cache file checked at once (finite, unit): 100 MB of float64 at 384 dimensions
+
+
+def _checked(path: Path, key: str, n_docs: int, model: str = MODEL) -> tuple[np.ndarray | None, str]:
+    """`read_vectors` with the reason a file is refused ("" when it is not)."""
+    if path.is_dir():
+        return None, "a folder in its place"
     try:
         with np.load(path, allow_pickle=False) as z:
             if sorted(z.files) != sorted(_CACHE_ARRAYS):
-                return None
+                return None, "not a cache file of vectors"
             v = z["vectors"]
-            ok = (str(z["model"]) == model and str(z["key"]) == key and str(z["dtype"]) == v.dtype.str == "<f4"
-                  and v.ndim == 2 and v.shape == (n_docs, int(z["dim"])) and int(z["n_docs"]) == n_docs
-                  and _digest(v) == str(z["sha256"]))
-    except Exception:  # any damage (bad zip, truncated member, CRC, header) means "not usable"
-        return None
-    return v if ok else None
+            if str(z["model"]) != model or str(z["key"]) != key:
+                return None, "another model's or corpus's vectors"
+            if not (str(z["dtype"]) == v.dtype.str == "<f4" and v.ndim == 2 and v.shape == (n_docs, int(z["dim"]))
+                    and int(z["n_docs"]) == n_docs and v.shape[1] > 0):
+                return None, f"vectors of shape {v.shape}, {n_docs} rows expected"
+            if _digest(v) != str(z["sha256"]):
+                return None, "its checksum does not match"
+    except Exception as e:  # noqa: BLE001 - any damage (bad zip, truncated member, CRC, header, a folder) means "not usable"
+        return None, f"unreadable ({type(e).__name__})"
+    # the checksum only says the file is the one written: what was written must be vectors the ranking can use,
+    # checked a block of rows at a time (a million documents' vectors are 1.5 GB: no full-size temporary)
+    for start in range(0, v.shape[0], CHECK_ROWS):
+        block = v[start : start + CHECK_ROWS]
+        if not np.isfinite(block).all():
+            return None, "it holds NaN or infinite values"
+        if np.abs(np.linalg.norm(block.astype(np.float64), axis=1) - 1.0).max(initial=0.0) > UNIT_TOLERANCE:
+            return None, "its rows are not unit vectors"
+    return v, ""
+
+
+def read_vectors(path: Path, key: str, n_docs: int, model: str = MODEL) -> np.ndarray | None:
+    """A cache file's vectors if the file is whole, is the one asked for (model, corpus key, shape, dtype and
+    checksum all match) and holds what the encoder writes (finite unit rows), else None: a damaged, mismatching or
+    implausible file is never trusted, whatever its checksum says."""
+    return _checked(path, key, n_docs, model)[0]
+
+
+_SWEPT: set[Path] = set()  # cache folders whose orphan temporary files were removed in this process
+_SWEPT_LOCK = threading.Lock()
+
+
+def _writing(tmp: Path) -> bool:
+    """Whether a live process is still writing this temporary file (it holds `write_vectors`' lock on it)."""
+    try:
+        fd = os.open(tmp, os.O_RDONLY)
+    except OSError:
+        return True  # gone or unreadable: not ours to remove
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)  # closing drops the lock taken here
+    return False
+
+
+def sweep_temporary_files(directory: Path | None = None) -> list[Path]:
+    """The cache folder's temporary files that no live process writes (a `kill -9` during `write_vectors` leaves
+    one, as large as the vectors) removed, once per folder and process (the cache's first use); returns them."""
+    folder = directory or cache_dir()
+    with _SWEPT_LOCK:
+        if folder in _SWEPT:
+            return []
+        _SWEPT.add(folder)
+    removed = []
+    try:
+        candidates = [p for p in folder.glob("*.tmp") if p.is_file()]
+    except OSError:
+        return []
+    for tmp in candidates:
+        if not _writing(tmp):
+            try:
+                tmp.unlink()
+                removed.append(tmp)
+            except OSError:
+                pass
+    for tmp in removed:
+        log.warning("%s: a cache file's unfinished copy (a write was interrupted): removed", tmp)
+    return removed
+
+
+def _discard(path: Path, why: str) -> None:
+    """A cache entry that does not check out deleted (a file, or a folder in its place), said naming the cache file:
+    the vectors are then encoded again. One that cannot be deleted is left: the vectors are returned uncached."""
+    try:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
+    except OSError as e:
+        log.warning("%s: cache file refused (%s) and not deleted (%s): the vectors are encoded again, uncached",
+                    path, why, e.strerror or e)
+        return
+    log.warning("%s: cache file refused (%s): deleted, the vectors are encoded again", path, why)
 
 
 def _vectors(shipped: Path | None, path: Path | None, key: str, n: int, encode) -> np.ndarray:
     """Vectors from the shipped file when it checks out, else the cache file at `path` (None: no cache), else
-    `encode()`, written to `path`. A cache file that does not check out is deleted and rebuilt; one that cannot be
-    written (a read-only folder) is no error: the vectors are returned uncached."""
+    `encode()`, written to `path`. A cache entry that does not check out (`_checked`: damaged, another corpus's,
+    NaN, rows not unit, a folder in its place) is deleted, said naming it (`_discard`), and rebuilt; one that cannot
+    be written (a read-only folder) is no error: the vectors are returned uncached. The folder's orphan temporary
+    files are removed at its first use in the process (`sweep_temporary_files`)."""
     if shipped is not None and shipped.exists():
         v = read_vectors(shipped, key, n)
         if v is not None:
             return v
     if path is None:
         return encode()
-    if path.exists():
-        v = read_vectors(path, key, n)
+    sweep_temporary_files(path.parent)
+    if path.exists() or path.is_symlink():
+        v, why = _checked(path, key, n)
         if v is not None:
             return v
-        path.unlink(missing_ok=True)
+        _discard(path, why)
     v = encode()
     try:
         write_vectors(path, v, key)
@@ -386,7 +478,8 @@ def documents_ready(dataset: Dataset, directory: Path | None = None) -> bool:
     if shipped is not None and shipped.exists() and read_vectors(shipped, key, dataset.n_docs) is not None:
         return True
     path = cache_path(dataset, directory=directory)
-    return path.exists() and read_vectors(path, key, dataset.n_docs) is not None
+    sweep_temporary_files(path.parent)
+    return path.is_file() and read_vectors(path, key, dataset.n_docs) is not None
 
 
 def embeddings_of(dataset: Dataset, progress: Progress | None = None, directory: Path | None = None,

@@ -26,6 +26,7 @@ from sklearn.utils.extmath import safe_sparse_dot, svd_flip
 
 import retrieval.kernels as k
 
+from ..core.words import plural
 from ..core import params
 from ..core.errors import InputError
 from ..corpus.dataset import Dataset
@@ -86,7 +87,7 @@ def fit(index: TermIndex, dims: int = DIMS_DEFAULT, algorithm: str = "auto", see
     used = dims
     if dims > limit:
         used = limit
-        notes.append(f"{dims} dimensions asked, {limit} used: the most this corpus allows (min(documents, terms) - 1)")
+        notes.append(f"{plural(dims, 'dimension')} asked, {limit} used: the most this corpus allows (min(documents, terms) - 1)")
     tfidf = TfidfTransformer()
     nnz = index.counts.nnz  # the TF-IDF matrix's too: every stored count is weighted, none dropped
     solver = algorithm
@@ -237,8 +238,8 @@ def truncate(base: LsaModel, dims: int) -> LsaModel:
     used = min(int(dims), base.dims)
     notes = [n for n in (base.note,) if n]
     if used < int(dims):
-        notes.append(f"{dims} dimensions asked, {used} used: the most this corpus allows (min(documents, terms) - 1)")
-    notes.append(f"the first {used} components of one {base.dims}-dimension SVD (every d up to {base.dims} from it)")
+        notes.append(f"{plural(int(dims), 'dimension')} asked, {used} used: the most this corpus allows (min(documents, terms) - 1)")
+    notes.append(f"the first {plural(used, 'component')} of one {base.dims}-dimension SVD (every d up to {base.dims} from it)")
     vecs = np.ascontiguousarray(_unit_rows(base.raw[:, :used]), dtype=np.float64)
     return LsaModel(base.tfidf, base.components, vecs, np.ascontiguousarray(vecs.T), used, int(dims), base.algorithm,
                     "; ".join(notes))

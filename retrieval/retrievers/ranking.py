@@ -15,6 +15,7 @@ import scipy.sparse as sp
 
 import retrieval.kernels as k
 
+from ..core.words import agree, plural
 from ..corpus.dataset import Dataset, TrecRun
 
 THRESHOLD = 1e-9  # a score at or below this is not a result: zero is not an answer
@@ -292,11 +293,16 @@ def from_run(run: TrecRun, dataset: Dataset, name: str | None = None) -> Ranking
     warnings = list(run.warnings)
     if unknown_q:
         ex = ", ".join(sorted(unknown_q)[:5])
-        warnings.append(f"run {name}: {len(unknown_q)} questions are not in the dataset ({ex}); their lines are left out")
+        n = len(unknown_q)
+        warnings.append(f"run {name}: {plural(n, 'question')} {agree(n, 'is', 'are')} not in the dataset ({ex}); "
+                        f"{agree(n, 'its', 'their')} lines are left out")
     if unknown_d:
-        warnings.append(f"run {name}: {unknown_d} lines name documents that are not in the corpus; they keep their rank and count as not relevant")
+        warnings.append(f"run {name}: {plural(unknown_d, 'line')} {agree(unknown_d, 'names a document that is', 'name documents that are')} "
+                        f"not in the corpus; {agree(unknown_d, 'it keeps its', 'they keep their')} rank and "
+                        f"{agree(unknown_d, 'counts', 'count')} as not relevant")
     missing = nq - (len(run.query_ids) - len(unknown_q))
     if missing:
-        warnings.append(f"run {name}: {missing} questions have no line in the run; they score zero")
+        warnings.append(f"run {name}: {plural(missing, 'question')} {agree(missing, 'has', 'have')} no line in the run; "
+                        f"{agree(missing, 'it scores', 'they score')} zero")
     n_results = np.array([len(x) for x in tops_d], dtype=np.int64)
     return _pack(name, tops_d, tops_s, judged_rank, n_results, tuple(names), warnings)
