@@ -408,7 +408,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     print(f"\nmean {boot['metric']} difference ({_t(boot['a'])} - {_t(boot['b'])}) = {boot['mean_diff']:+.3f}  "
           f"{conf}% bootstrap interval = [{boot['ci_low']:+.3f}, {boot['ci_high']:+.3f}]"
           f"  ({plural(boot['resamples'], 'resample')}, seed {boot['seed']})")
-    cases = diagnose(ds, ev.rankings["BM25"], args.threshold, listed=RELEVANT_LISTED)
+    cases = diagnose(ds, ev.rankings["BM25"], args.threshold, listed=RELEVANT_LISTED, analysis=Analysis(*params.analysis))
     print(f"\ndiagnosis (BM25, first relevant document not in the top {args.threshold}): {plural(len(cases), 'question')}")
     for c in cases:
         where = f"rank {c.rank}" if c.rank else "not found"

@@ -129,7 +129,7 @@ def test_a_cancelled_job_is_over_at_once_counts_until_its_batch_ends_and_is_star
     assert a.estimate == 30.0
     a.cancel()
     assert a.cancelled and not a.running and a.stopping  # over for the page; its thread still in its batch
-    with pytest.raises(InputError, match="1 encodings are running on this server already"):
+    with pytest.raises(InputError, match="1 encoding is running on this server already"):
         jobs.start(corpus("b"))  # the cores are still taken
     encoder.set()
     _finish(a)

@@ -66,7 +66,7 @@ def _diagnose(_ds: Dataset, fingerprint: str, _ranking: Ranking, key: str, thres
               analysis: tuple[str, str]) -> list[diagnosis.Case]:
     """The failing questions of one system (cached on the dataset's, the ranking's and a fusion's members' content,
     the threshold, a fusion's depth and the text analysis its shared words are read with)."""
-    return diagnosis.diagnose(_ds, _ranking, threshold, _members, depth, Analysis(*analysis))
+    return diagnosis.diagnose(_ds, _ranking, threshold, _members, depth, analysis=Analysis(*analysis))
 
 
 def diagnose_all(ds: Dataset, ranks: dict[str, Ranking], threshold: int, p: Params) -> dict[str, list[diagnosis.Case]]:
