@@ -18,7 +18,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from .corpus import dataset
-from .engine import engine
+from .engine import budget, engine
 from .evaluation.comparison import escape_control
 from .retrievers import dense
 from .store import workspace
@@ -90,6 +90,9 @@ def help_text(width: int = 80) -> str:
                                 f"file, {_mib(dataset.MAX_TOTAL_BYTES)} in all)"),
         (engine.MAX_CHARS_ENV, f"the text a corpus may hold to be indexed (default {engine.APP_MAX_CHARS:,} "
                                "characters)"),
+        (budget.BUDGET_ENV, f"the memory the server's indexes may take in all (default "
+                            f"{_mib(budget.DEFAULT_BUDGET)}; bytes or e.g. 8G)"),
+        (budget.IDLE_ENV, f"seconds an index no one uses is kept (default {budget.DEFAULT_IDLE:g})"),
         (USER_HEADER_ENV, "the header an authenticating proxy sets to the signed-in user, e.g. X-Forwarded-User"),
     ]
     pad = max(len(name) for name, _ in settings) + 4

@@ -8,7 +8,15 @@ import streamlit as st
 from retrieval.corpus import dataset as datasets
 from retrieval.corpus.dataset import Dataset, TrecRun
 from retrieval.corpus.text import Analysis
-from retrieval.engine.engine import APP_MAX_CHARS, Engine, built, for_dataset, max_chars, start_warm_up
+from retrieval.engine.engine import (
+    APP_MAX_CHARS,
+    IDLE_HOOKS,
+    Engine,
+    built,
+    for_dataset,
+    max_chars,
+    start_warm_up,
+)
 from retrieval.evaluation.agreement import RULES, combine
 from retrieval.store.workspace import Grade
 
@@ -111,6 +119,17 @@ def parse_files(docs: bytes, docs_name: str, queries: bytes, queries_name: str, 
 def parse_run(data: bytes, source: str, name: str | None) -> TrecRun:
     """A TREC run file parsed from its bytes."""
     return datasets.parse_run(data, source, name)
+
+
+def clear_parses() -> None:
+    """Drop the uploads parsed and cached here (each session keeps its own dataset): called when the server drops
+    idle engines, so a heavy upload's parse does not outlive the work on it."""
+    for parsed in (parse_beir_zip, parse_files, parse_run):
+        parsed.clear()
+
+
+if clear_parses not in IDLE_HOOKS:  # once per process, however often this module is imported
+    IDLE_HOOKS.append(clear_parses)
 
 
 def engine(ds: Dataset, _progress=None, analysis: Analysis | None = None) -> Engine:

@@ -102,11 +102,10 @@ CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is s
 CORPUS_KINDS = ("fit", "block", "block questions", "probe", "plan", "vectors", "run file", "adhoc rows", "adhoc")
 
 
-# What indexing costs, measured (bench/speed.py's synthetic corpus, 107,000 documents, 39.8 million
-# characters): building an engine and two evaluations added 0.98 GiB to the process, 26.5 bytes per character of
-# text. A server refuses a corpus above APP_MAX_CHARS before indexing it (about 1.1 GiB each; at most ENGINES are
-# kept); the command line, which serves one person, above CLI_MAX_CHARS. $RETRIEVAL_LAB_MAX_CHARS sets both.
-BYTES_PER_CHAR = 26.5
+# The text a corpus may hold to be indexed: a server refuses a corpus above APP_MAX_CHARS before indexing it, the
+# command line, which serves one person, above CLI_MAX_CHARS; $RETRIEVAL_LAB_MAX_CHARS sets both. What an engine
+# costs is priced by budget.COST (documents, words, judgements, questions), and a server's engines share one
+# memory budget (budget.py, `admit`).
 APP_MAX_CHARS = 40_000_000
 CLI_MAX_CHARS = 400_000_000
 MAX_CHARS_ENV = "RETRIEVAL_LAB_MAX_CHARS"
@@ -130,7 +129,7 @@ def check_size(dataset: Dataset, limit: int) -> None:
     if chars > limit:
         raise InputError(
             f"{dataset.name}: {chars:,} characters of text; indexing them would take about "
-            f"{chars * BYTES_PER_CHAR / 2**30:.1f} GiB of memory; the limit here is {limit:,} characters (set "
+            f"{budget.gib(budget.COST.of(dataset))} of memory; the limit here is {limit:,} characters (set "
             f"{MAX_CHARS_ENV} to raise it)")
 
 
@@ -770,6 +769,7 @@ def drop_idle(now: float | None = None) -> int:
     return dropped
 
 
+IDLE_HOOKS: list[Callable[[], None]] = []  # called after the janitor dropped idle engines (the app clears its parse caches)
 _JANITOR: list[threading.Thread] = []
 _JANITOR_LOCK = threading.Lock()
 
@@ -785,6 +785,8 @@ def start_janitor() -> None:
             while True:
                 time.sleep(min(60.0, budget.idle_seconds() / 4))
                 if drop_idle():
+                    for hook in list(IDLE_HOOKS):
+                        hook()
                     gc.collect()
                     release_free_memory()
 
