@@ -1034,8 +1034,9 @@ def about(x: float) -> str:
 
 
 def names_text(names: tuple[str, ...]) -> str:
-    """Swept parameters for reading: 'k1 and b', 'd', 'RRF k and d'."""
-    return " and ".join({"dims": "d", "rrf_k": "RRF k"}.get(n, n) for n in names)
+    """Swept parameters for reading: 'k1 and b', 'd', 'RRF k and d', 'the text analysis, k1 and b'."""
+    said = [{"dims": "d", "rrf_k": "RRF k", "analysis": "the text analysis"}.get(n, n) for n in names]
+    return " and ".join(said) if len(said) < 3 else ", ".join(said[:-1]) + " and " + said[-1]
 
 
 def setting_text(setting: dict) -> str:
