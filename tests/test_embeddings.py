@@ -237,6 +237,8 @@ def test_bad_parquet_is_one_message_naming_the_file():
         (parquet(pa.table({"id": ["a"], "emb": [[1.0, 2.0]]})), "d.parquet: the columns must include id and vector (found: id, emb)"),
         (parquet(pa.table({"id": ["a"], "vector": [["x", "y"]]})), "d.parquet: column vector must hold lists of real numbers, found lists of string"),
         (parquet(pa.table({"id": ["a", None], "vector": [[1.0], [2.0]]})), "d.parquet: row 2: column id is empty (null)"),
+        (parquet(pa.Table.from_arrays([pa.array(["a"]), pa.array(["b"]), pa.array([[1.0]])], names=["id", "id", "vector"])),
+         "d.parquet: the column id appears 2 times; keep one"),
         (b"PAR1 nonsense", None),
     ]
     for data, message in cases:

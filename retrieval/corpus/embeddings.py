@@ -366,6 +366,9 @@ def _parquet_declared(pf, source: str, side: int, limits: Limits, upload: _Uploa
     schema = pf.schema_arrow
     if "id" not in schema.names or "vector" not in schema.names:
         raise InputError(f"{source}: the columns must include id and vector (found: {', '.join(schema.names)})")
+    for name in ("id", "vector"):
+        if schema.names.count(name) > 1:
+            raise InputError(f"{source}: the column {name} appears {schema.names.count(name)} times; keep one")
     id_type, t = schema.field("id").type, schema.field("vector").type
     if not (pa.types.is_string(id_type) or pa.types.is_large_string(id_type) or pa.types.is_integer(id_type)):
         raise InputError(f"{source}: column id must hold strings or integers, found {id_type}")
