@@ -215,7 +215,8 @@ def _embeddings(value: str, ds: datasets.Dataset):
         embeddings.loader_for(paths)  # the files' kinds, before reading any
     except InputError:
         raise InputError(f"--embeddings {value!r}: give e5-small, or {embeddings.FORMS} as DOCS,QUESTIONS") from None
-    return embeddings.align(embeddings.load_files([(p, datasets.read_file(Path(p))) for p in paths]), ds)
+    files = [(p, datasets.read_file(Path(p))) for p in paths]
+    return embeddings.align(embeddings.load_files(files, embeddings.Limits.of(ds)), ds)
 
 
 def build_parser() -> argparse.ArgumentParser:

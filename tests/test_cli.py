@@ -430,6 +430,10 @@ def test_embeddings_from_an_npz_make_the_system_dense_and_fuse_with_bm25(capsys,
     ({"doc_vectors": [[0.0, 0.0]] + [[1.0, 0.0]] * 4}, "zero"),
     ({"doc_ids": ["d1", "d1", "d3", "d4", "d5"]}, "d1"),
     ({"doc_vectors": [["a", "b"]] * 5}, "dtype|numbers|numeric"),
+    ({"doc_vectors": [[1.0] * 4097] * 5, "query_vectors": [[1.0] * 4097] * 4},
+     r"array doc_vectors: vectors of 4,097 dimensions, above the 4,096 limit \(embeddings\.MAX_DIM\)"),
+    ({"query_ids": ["q1", "q2", "q3", "q4", "q5"], "query_vectors": [[1.0, 0.0]] * 5},
+     r"array query_ids: 5 rows, more than the dataset's 4 questions \(one vector a question at most\)"),
 ])
 def test_bad_embeddings_exit_2_with_one_line_naming_the_file(capsys, good, tmp_path, bad, says):
     import numpy as np

@@ -237,6 +237,8 @@ def test_bad_parquet_is_one_message_naming_the_file():
         (parquet(pa.table({"id": ["a"], "emb": [[1.0, 2.0]]})), "d.parquet: the columns must include id and vector (found: id, emb)"),
         (parquet(pa.table({"id": ["a"], "vector": [["x", "y"]]})), "d.parquet: column vector must hold lists of real numbers, found lists of string"),
         (parquet(pa.table({"id": ["a", None], "vector": [[1.0], [2.0]]})), "d.parquet: row 2: column id is empty (null)"),
+        (parquet(pa.Table.from_arrays([pa.array(["a"]), pa.array(["b"]), pa.array([[1.0]])], names=["id", "id", "vector"])),
+         "d.parquet: the column id appears 2 times; keep one"),
         (b"PAR1 nonsense", None),
     ]
     for data, message in cases:
@@ -258,3 +260,180 @@ def test_the_files_kinds_pick_their_loader_and_anything_else_is_refused_by_name(
         with pytest.raises(InputError, match="give one .npz file") as e:
             emb.loader_for(names)
         assert all(n in str(e.value) for n in names)
+
+
+# ------------------------------------------------------------------ bounded by what they can mean, from headers
+
+
+def npy_header(shape, descr="<f4") -> bytes:
+    """An .npy header (format 1.0) declaring `shape`, with no data after it."""
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buf, {"descr": descr, "fortran_order": False, "shape": shape})
+    return b"\x93NUMPY\x01\x00" + buf.getvalue()[8:]
+
+
+def lying_npz(doc_shape, query_shape, n_docs=28, n_queries=14) -> bytes:
+    """An .npz with real id arrays and vector arrays whose headers declare these shapes over a 64-byte body."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, arr in (("doc_ids", np.array([f"d{i}" for i in range(n_docs)])),
+                          ("query_ids", np.array([f"q{i}" for i in range(n_queries)]))):
+            with z.open(f"{name}.npy", "w") as f:
+                np.save(f, arr)
+        z.writestr("doc_vectors.npy", npy_header(doc_shape) + b"\x00" * 64)
+        z.writestr("query_vectors.npy", npy_header(query_shape) + b"\x00" * 64)
+    return buf.getvalue()
+
+
+@pytest.fixture
+def nothing_read(monkeypatch):
+    """np.load fails the test if called: a refusal must come from the headers alone."""
+    monkeypatch.setattr(np, "load", lambda *a, **k: pytest.fail("an array was read"))
+
+
+def test_the_28_by_9_million_npz_is_refused_from_its_headers_without_allocating(nothing_read):
+    """The issue's file: 28 x 9,000,000 and 14 x 9,000,000 float32 declared (1.5 GB) in a small zip, each member
+    under MAX_BYTES: refused by its width, naming the array and the limit, with nothing allocated."""
+    import tracemalloc
+
+    from retrieval.corpus.dataset import load
+
+    data = lying_npz((28, 9_000_000), (14, 9_000_000))
+    assert len(data) < 10_000
+    tracemalloc.start()
+    try:
+        with pytest.raises(InputError) as err:
+            emb.load_files([("wide.npz", data)], emb.Limits.of(load("invented")))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert str(err.value) == "wide.npz: array doc_vectors: vectors of 9,000,000 dimensions, above the 4,096 limit (embeddings.MAX_DIM)"
+    assert peak < 5 * 2**20  # numpy reports its allocations to tracemalloc: the 1 GB array was never made
+
+
+def test_the_limit_is_on_the_whole_upload_not_on_each_member(nothing_read):
+    """Each vector array under MAX_BYTES (800 and 400 MB declared), both together above it: refused at the second."""
+    data = lying_npz((200_000, 1024), (100_000, 1024))
+    with pytest.raises(InputError) as err:
+        emb.load_npz(data, "two.npz")
+    assert str(err.value) == ("two.npz: array query_vectors (390.6 MB) brings the upload to 1,171.9 MB as its arrays' "
+                              "headers declare, above the 1,024.0 MB limit of one upload (embeddings.MAX_BYTES)")
+
+
+@pytest.mark.parametrize("limits, message", [
+    (emb.Limits(27, 14), "rows.npz: array doc_ids: 28 rows, more than the dataset's 27 documents (one vector a document at most)"),
+    (emb.Limits(28, 1), "rows.npz: array query_ids: 14 rows, more than the dataset's 1 question (one vector a question at most)"),
+])
+def test_more_rows_than_the_dataset_has_documents_or_questions_are_refused_from_the_headers(nothing_read, limits, message):
+    with pytest.raises(InputError) as err:
+        emb.load_npz(lying_npz((28, 384), (14, 384)), "rows.npz", limits)
+    assert str(err.value) == message
+
+
+def test_a_vectors_header_with_more_rows_than_its_ids_is_refused_by_its_rows(nothing_read):
+    with pytest.raises(InputError) as err:
+        emb.load_npz(lying_npz((10**9, 384), (14, 384)), "lie.npz", emb.Limits(28, 14))
+    assert str(err.value) == ("lie.npz: array doc_vectors: 1,000,000,000 rows, more than the dataset's 28 documents "
+                              "(one vector a document at most)")
+
+
+def test_a_jsonl_line_too_wide_and_too_many_lines_are_refused_as_they_are_parsed():
+    wide = jsonl(["a"], vectors(1)) + json.dumps({"id": "b", "vector": [1.0] * (emb.MAX_DIM + 1)}).encode() + b"\n"
+    with pytest.raises(InputError) as err:
+        emb.load_jsonl(wide, "docs.jsonl", b"", "q.jsonl")
+    assert str(err.value) == "docs.jsonl:2: vectors of 4,097 dimensions, above the 4,096 limit (embeddings.MAX_DIM)"
+    with pytest.raises(InputError) as err:
+        emb.load_jsonl(jsonl([f"d{i}" for i in range(5)], vectors(5)), "docs.jsonl",
+                       jsonl(["q1", "q2", "q3"], vectors(3)), "q.jsonl", limits=emb.Limits(5, 2))
+    assert str(err.value) == "q.jsonl:3: 3 rows, more than the dataset's 2 questions (one vector a question at most)"
+
+
+def test_jsonl_texts_and_values_are_bounded_per_upload(monkeypatch):
+    docs, queries = jsonl(["a", "b"], vectors(2)), jsonl(["q"], vectors(1))
+    monkeypatch.setattr(emb, "MAX_BYTES", len(docs) + len(queries) - 1)  # each file fits, the two together do not
+    with pytest.raises(InputError) as err:
+        emb.load_jsonl(docs, "docs.jsonl", queries, "q.jsonl")
+    assert str(err.value).startswith("q.jsonl (0.0 MB) brings the upload to 0.0 MB of text, above the 0.0 MB limit of one "
+                                     "upload (embeddings.MAX_BYTES)")
+    zeros = b"".join(b'{"id": "%d", "vector": [%s]}\n' % (i, b",".join([b"1"] * 100)) for i in range(4))
+    monkeypatch.setattr(emb, "MAX_BYTES", len(zeros) * 2)  # the text fits; 400 values at 8 bytes do not
+    with pytest.raises(InputError) as err:
+        emb.load_jsonl(zeros, "docs.jsonl", b"", "q.jsonl")
+    assert str(err.value).startswith("docs.jsonl:3 (0.0 MB) brings the upload to 0.0 MB of values read (8 bytes each)")
+
+
+def parquet_of(table) -> bytes:
+    import pyarrow.parquet as pq
+
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    return buf.getvalue()
+
+
+@pytest.fixture
+def footer_only(monkeypatch):
+    """Reading a Parquet file's columns fails the test: a refusal must come from its footer alone."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    monkeypatch.setattr(pq.ParquetFile, "read", lambda *a, **k: pytest.fail("columns were read"))
+
+
+def test_a_too_wide_parquet_is_refused_from_its_footer(footer_only):
+    import pyarrow as pa
+
+    q = parquet_of(pa.table({"id": ["q"], "vector": [[1.0, 2.0]]}))
+    fixed = pa.table({"id": ["a", "b"], "vector": pa.array([[1.0] * 5000] * 2, type=pa.list_(pa.float32(), 5000))})
+    with pytest.raises(InputError) as err:
+        emb.load_parquet(parquet_of(fixed), "d.parquet", q, "q.parquet")
+    assert str(err.value) == "d.parquet: column vector: vectors of 5,000 dimensions, above the 4,096 limit (embeddings.MAX_DIM)"
+    varying = pa.table({"id": ["a", "b"], "vector": [[1.0] * 5000] * 2})
+    with pytest.raises(InputError) as err:
+        emb.load_parquet(parquet_of(varying), "d.parquet", q, "q.parquet")
+    assert str(err.value) == ("d.parquet: column vector declares 10,000 values for 2 rows, more than 4,096 a row: "
+                              "vectors above the 4,096 limit (embeddings.MAX_DIM)")
+
+
+def test_a_parquet_with_more_rows_than_documents_or_questions_is_refused_from_its_footer(monkeypatch):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    reads = []
+    read = pq.ParquetFile.read
+    monkeypatch.setattr(pq.ParquetFile, "read", lambda self, *a, **k: reads.append(self.metadata.num_rows) or read(self, *a, **k))
+    d = parquet_of(pa.table({"id": ["a", "b"], "vector": [[1.0, 2.0], [2.0, 1.0]]}))
+    q = parquet_of(pa.table({"id": ["q1", "q2", "q3"], "vector": [[1.0, 2.0]] * 3}))
+    with pytest.raises(InputError) as err:
+        emb.load_parquet(d, "d.parquet", q, "q.parquet", limits=emb.Limits(1, 3))
+    assert str(err.value) == "d.parquet: 2 rows, more than the dataset's 1 document (one vector a document at most)"
+    assert reads == []
+    with pytest.raises(InputError) as err:
+        emb.load_parquet(d, "d.parquet", q, "q.parquet", limits=emb.Limits(2, 2))
+    assert str(err.value) == "q.parquet: 3 rows, more than the dataset's 2 questions (one vector a question at most)"
+    assert reads == [2]  # the documents' file, within its limit, was read; the questions' was not
+
+
+def test_a_parquet_row_wider_than_the_limit_among_narrow_ones_is_refused_by_its_row():
+    """The footer's average is within MAX_DIM; the row read is not: refused naming it (not as rows of unequal width)."""
+    import pyarrow as pa
+
+    q = parquet_of(pa.table({"id": ["q"], "vector": [[1.0, 2.0]]}))
+    d = parquet_of(pa.table({"id": ["a", "b", "c"], "vector": [[1.0, 2.0], [1.0] * 5000, [1.0, 2.0]]}))
+    with pytest.raises(InputError) as err:
+        emb.load_parquet(d, "d.parquet", q, "q.parquet")
+    assert str(err.value) == "d.parquet: row 2 (id 'b'): vectors of 5,000 dimensions, above the 4,096 limit (embeddings.MAX_DIM)"
+
+
+def test_the_shipped_vectors_of_the_invented_corpus_load_within_every_limit(tmp_path):
+    """The bundled model's vectors shipped with the invented corpus (data/invented/e5-small*.npz), saved as an
+    upload, load within the dataset's limits and give the same content as the bundled model's."""
+    from retrieval.corpus.dataset import load
+    from retrieval.retrievers import dense
+
+    ds = load("invented")
+    with np.load(dense.BUNDLED["invented"]) as docs, np.load(dense.BUNDLED_QUESTIONS["invented"]) as qs:
+        dv, qv = docs["vectors"], qs["vectors"]
+    assert (dv.shape, qv.shape) == ((ds.n_docs, 384), (ds.n_queries, 384))
+    data = npz_bytes(doc_ids=np.array(ds.doc_ids), doc_vectors=dv, query_ids=np.array(ds.query_ids), query_vectors=qv,
+                     model=np.str_(dense.MODEL))
+    e = emb.load_files([("e5-small.npz", data)], emb.Limits.of(ds))
+    assert e.fingerprint == dense.embeddings_of(ds, directory=tmp_path).fingerprint
+    assert emb.align(e, ds).has_query.all()

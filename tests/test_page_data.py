@@ -12,6 +12,7 @@ import json
 import shlex
 import zipfile
 
+import numpy as np
 import pytest
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
@@ -251,6 +252,84 @@ def test_a_run_that_does_not_fit_is_refused_and_a_new_dataset_drops_old_runs():
     upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
     assert any(shown(w.value).startswith("Run mysys was removed: none of its 2 questions") for w in at.warning)
     assert [d.proto.label for d in report_downloads(at)][3:] == ["BM25", "LSA", "weighted", "RRF"]  # fruit: no vectors
+
+
+def cached_bytes(name: str | None = None) -> int:
+    """The bytes Streamlit's data cache holds for the function `name` (e.g. "parse_beir_zip"; None: every function),
+    as its own statistics count them (what a refused 40 M-character upload left behind: +170 MB)."""
+    from streamlit.runtime.caching import cache_data_api
+
+    stats = cache_data_api._data_caches.get_stats().get("cache_memory_bytes", [])
+    return sum(s.byte_length for s in stats if name is None or s.cache_name.endswith(f".{name}"))
+
+
+@pytest.fixture
+def no_parse_cached():
+    """Streamlit's cached parses emptied before and after the test."""
+    from ui import in_use
+
+    parses = (in_use.parse_beir_zip, in_use.parse_files, in_use.parse_run)
+    for parse in parses:
+        parse.clear()
+    yield
+    for parse in parses:
+        parse.clear()
+
+
+def test_an_upload_refused_by_the_text_limit_leaves_nothing_cached(monkeypatch, no_parse_cached):
+    monkeypatch.setenv("RETRIEVAL_LAB_MAX_CHARS", "5000")  # this zip holds 10,800 characters
+    at = open_data()
+    big = [(f"d{i}", "apple " * 600) for i in range(1, 4)]
+    upload(at, "data_zip", ("big.zip", beir_zip(docs=big, qrels=[("q1", "d1", 1)]), "application/zip"))
+    assert "characters of text" in shown(at.error[0].value) and "**invented**" in at.caption[0].value
+    assert cached_bytes("parse_beir_zip") == 0
+    docs = "id,text\n" + "".join(f"{d},{t}\n" for d, t in big)
+    upload(at, "data_docs", ("docs.csv", docs.encode(), "text/csv"))
+    upload(at, "data_queries", ("questions.jsonl", b'{"_id": "q1", "text": "apple"}\n', "application/json"))
+    upload(at, "data_qrels", ("qrels.txt", b"q1 0 d1 1\n", "text/plain"))
+    assert "characters of text" in shown(at.error[0].value) and "**invented**" in at.caption[0].value
+    assert cached_bytes("parse_files") == 0
+    monkeypatch.delenv("RETRIEVAL_LAB_MAX_CHARS")
+    upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))  # accepted: its parse is kept, and counted
+    assert "**fruit**" in at.caption[0].value and cached_bytes("parse_beir_zip") > 0
+
+
+def test_an_upload_refused_after_parsing_leaves_nothing_cached(monkeypatch, no_parse_cached):
+    """Refused when its engine is built (as a memory budget would refuse it): the parse kept is dropped."""
+    from retrieval.core.errors import InputError
+    from ui import in_use
+
+    build = in_use.for_dataset
+
+    def refuse(ds, *args, **kwargs):
+        if ds.name == "fruit":
+            raise InputError("fruit: refused by the engine")
+        return build(ds, *args, **kwargs)
+
+    monkeypatch.setattr(in_use, "for_dataset", refuse)
+    at = open_data()
+    upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
+    assert [shown(e.value) for e in at.error] == ["fruit: refused by the engine"]
+    assert cached_bytes("parse_beir_zip") == 0
+
+
+def test_a_run_or_embeddings_refused_leave_nothing_cached(no_parse_cached):
+    at = open_data()
+    upload(at, "data_runs", [("other.run", b"x1 Q0 d1 1 1 t\n", "text/plain")])
+    assert shown(at.error[0].value).startswith("other.run: not added: none of its 1 questions")
+    assert cached_bytes("parse_run") == 0
+    upload(at, "data_runs", [("mine.run", INVENTED_RUN, "text/plain")])  # accepted: kept, and counted
+    assert cached_bytes("parse_run") > 0
+    from ui import dense as ui_dense
+
+    before = cached_bytes()
+    wide = io.BytesIO()
+    np.savez(wide, doc_ids=np.array([f"d{i}" for i in range(28)]), doc_vectors=np.ones((28, 5000), np.float32),
+             query_ids=np.array(["q01"]), query_vectors=np.ones((1, 5000), np.float32))
+    upload(at, ui_dense.KEY_UPLOAD, [("wide.npz", wide.getvalue(), "application/octet-stream")])
+    next(b for b in at.button if b.label == "Use these embeddings").click().run()
+    assert "wide.npz: array doc_vectors: vectors of 5,000 dimensions" in shown(at.error[-1].value)
+    assert cached_bytes() == before  # embeddings are never cached by Streamlit: nothing to drop
 
 
 def test_downloads_hold_the_metrics_the_runs_and_the_command_line_report(downloads, capsys, tmp_path):

@@ -161,6 +161,7 @@ def load_dataset(files: list, parse: Callable[..., Dataset], source: str | None)
     old = cache.current_dataset()
     label = ", ".join(f.name for f in files)
     times = {}
+    parsed = None  # the parse's arguments once it returned (and Streamlit's cache kept it)
     with st.status(f"Loading {plain(label)}", expanded=True) as status:
         bar = st.progress(0.0, text="Reading")
         try:
@@ -171,7 +172,9 @@ def load_dataset(files: list, parse: Callable[..., Dataset], source: str | None)
             t = time.perf_counter()
             status.update(label=f"Parsing {plain(label)} ({mb(size)})", expanded=True)
             bar.progress(0.1, text=f"Parsing {mb(size)}")
-            ds = parse(*(x for d, f in zip(data, files) for x in (d, f.name)))
+            args = tuple(x for d, f in zip(data, files) for x in (d, f.name))
+            ds = parse(*args)
+            parsed = args
             times["parsing"] = time.perf_counter() - t
             st.write(f"Parsed {plural(ds.n_docs, 'document')}, {plural(ds.n_queries, 'question')}, "
                      f"{plural(len(ds.qrels), 'judgement')} "
@@ -201,11 +204,13 @@ def load_dataset(files: list, parse: Callable[..., Dataset], source: str | None)
         except InputError as e:
             status.update(label=f"{plain(label)}: not loaded", state="error", expanded=False)
             _fail(str(e), old)
+            _drop_parse(parse, parsed)
             return
         except Exception as e:  # noqa: BLE001 - an upload must never take the loaded dataset down with it
             status.update(label=f"{plain(label)}: not loaded", state="error", expanded=False)
             _fail(f"{label}: not loaded: the app failed while loading it ({type(e).__name__}: {e}), an error of the "
                   "app's, not a fault found in the file", old)
+            _drop_parse(parse, parsed)
             return
     msgs = [("success", f"Loaded {ds.name}: {plural(ds.n_docs, 'document')}, {plural(ds.n_queries, 'question')}, "
                         f"{plural(len(ds.qrels), 'judgement')} ({mb(size)} read in {times['reading']:.2f} s, parsed in "
@@ -230,6 +235,13 @@ def load_dataset(files: list, parse: Callable[..., Dataset], source: str | None)
     # The d slider's maximum follows the dataset, so the sidebar draws a new widget; a value written here,
     # before it is drawn, carries over (otherwise the browser resets it to its minimum, 1).
     st.session_state[state.DIMS] = st.session_state[state.DIMS]
+
+
+def _drop_parse(parse: Callable, args: tuple | None) -> None:
+    """A refused upload leaves nothing cached: its parse, kept by Streamlit's cache when it returned (`args`: the
+    arguments it was called with, None when it did not return), is dropped from it."""
+    if args is not None:
+        parse.clear(*args)
 
 
 def _new(key: str, token: tuple) -> bool:
@@ -288,6 +300,7 @@ def add_runs(files: list) -> None:
         fits, why = report.run_fits(run, ds)
         if not fits:
             msgs.append(("error", f"{f.name}: not added: {why}."))
+            _drop_parse(cache.parse_run, (f.getvalue(), f.name, None))
             continue
         run, not_kept = workspace.keep_run(run, f.getvalue(), f.name, set(SYSTEMS) | set(runs))
         name = run.name

@@ -274,7 +274,7 @@ def load_upload(files: list) -> Aligned:
         embeddings.loader_for([f.name for f in ordered])
     except InputError as e:
         raise InputError(f"{e} (the one whose name holds 'quer' or 'question' is the questions')") from None
-    return embeddings.align(embeddings.load_files([(f.name, f.getvalue()) for f in ordered]), ds)
+    return embeddings.align(embeddings.load_files([(f.name, f.getvalue()) for f in ordered], embeddings.Limits.of(ds)), ds)
 
 
 @st.fragment(run_every=1.0)

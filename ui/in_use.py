@@ -13,6 +13,7 @@ from retrieval.engine.engine import (
     IDLE_HOOKS,
     Engine,
     built,
+    check_size,
     for_dataset,
     max_chars,
     start_warm_up,
@@ -103,16 +104,24 @@ def current_runs() -> tuple[TrecRun, ...]:
     return tuple(st.session_state.get(state.RUNS, {}).values())
 
 
+def _within_limit(ds: Dataset) -> Dataset:
+    """The dataset, or the refusal of one above the app's text limit (`check_size`, as its engine would refuse it),
+    raised from the cached parse so that a refused upload leaves nothing in Streamlit's cache."""
+    check_size(ds, max_chars(APP_MAX_CHARS))
+    return ds
+
+
 @st.cache_data(max_entries=8, show_spinner=False)
 def parse_beir_zip(data: bytes, source: str) -> Dataset:
-    """A BEIR zip parsed from its bytes (cached on the content, not the file object)."""
-    return datasets.load_beir_zip(data, source)
+    """A BEIR zip parsed from its bytes (cached on the content, not the file object); one above the text limit is
+    refused, not cached."""
+    return _within_limit(datasets.load_beir_zip(data, source))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def parse_files(docs: bytes, docs_name: str, queries: bytes, queries_name: str, qrels: bytes, qrels_name: str) -> Dataset:
-    """A dataset from three uploaded files, cached on their bytes."""
-    return datasets.from_files((docs, docs_name), (queries, queries_name), (qrels, qrels_name), name="uploaded")
+    """A dataset from three uploaded files, cached on their bytes; one above the text limit is refused, not cached."""
+    return _within_limit(datasets.from_files((docs, docs_name), (queries, queries_name), (qrels, qrels_name), name="uploaded"))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

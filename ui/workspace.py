@@ -176,7 +176,7 @@ def _open_vectors(ws: Workspace, ds: Dataset, name: str) -> str | None:
     """Make a stored embeddings upload the session's dense source; a message if it cannot."""
     try:
         files = ws.embeddings_files(ds.fingerprint, name)
-        aligned = embeddings.align(embeddings.load_files([(f.name, f.data) for f in files]), ds)
+        aligned = embeddings.align(embeddings.load_files([(f.name, f.data) for f in files], embeddings.Limits.of(ds)), ds)
     except InputError as e:
         return f"This link names the embeddings {name}, which could not be opened: {e}"
     st.session_state[state.DENSE] = aligned

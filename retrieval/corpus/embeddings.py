@@ -13,8 +13,16 @@ Vectors are checked (real numbers, 2-D, one width for documents and questions, f
 and their rows scaled to unit length, stored as float32: a score is then a cosine. `align` puts them in the
 dataset's document and question order.
 
-Memory is bounded before anything is decompressed: a file, or an `.npz` member (by the size its zip entry and
-its array header declare), above `MAX_BYTES` is refused.
+Memory is bounded by what the vectors can mean, before anything is decompressed or allocated (`Limits`):
+
+- rows: at most one document vector per document of the dataset they are for and one question vector per question
+  (the document side and the question side are bounded apart, as the loaders read them apart);
+- width: at most `MAX_DIM` dimensions;
+- bytes: everything one upload expands to as read (every array of an `.npz`, both files of a pair) at most
+  `MAX_BYTES` in all.
+
+An `.npz` is checked from each member's array header and zip entry, a Parquet file from its footer (rows, the
+vector column's values and type), a JSONL file by its text's size, then line by line as it is parsed.
 """
 
 from __future__ import annotations
@@ -34,7 +42,8 @@ from ..core.errors import InputError
 from ..core.words import agree, plural
 from .dataset import Dataset, json_objects
 
-MAX_BYTES = 1 << 30  # 1 GiB: a file, or an .npz member uncompressed (700,000 x 384 float32 vectors fit)
+MAX_BYTES = 1 << 30  # 1 GiB: what one upload expands to as read, all its arrays or both its files together
+MAX_DIM = 4096  # the widest vectors accepted (e5-small's are 384 wide, e5-large's 1,024, text-embedding-3-large's 3,072)
 NPZ_ARRAYS = ("doc_ids", "doc_vectors", "query_ids", "query_vectors")
 _REAL = "iuf"  # dtype kinds accepted as vector values: integers and floats (not bool, complex, strings, objects)
 
@@ -47,6 +56,56 @@ def _check_size(n_bytes: int, where: str) -> None:
     """Refuse more than MAX_BYTES, naming what and both sizes."""
     if n_bytes > MAX_BYTES:
         raise InputError(f"{where} is {_size_text(n_bytes)}, above the {_size_text(MAX_BYTES)} limit (embeddings.MAX_BYTES)")
+
+
+class _Upload:
+    """The bytes one upload expands to, added up over its arrays or files; more than MAX_BYTES in all is refused,
+    naming the array or file that crosses the limit (`as_what`: how they are counted, for the message)."""
+
+    def __init__(self, as_what: str = "") -> None:
+        self.total = 0
+        self.as_what = as_what
+
+    def add(self, n_bytes: int, where: str) -> None:
+        _check_size(n_bytes, where)
+        self.total += n_bytes
+        if self.total > MAX_BYTES:
+            raise InputError(f"{where} ({_size_text(n_bytes)}) brings the upload to {_size_text(self.total)}"
+                             f"{self.as_what}, above the {_size_text(MAX_BYTES)} limit of one upload (embeddings.MAX_BYTES)")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def check_width(width: int, where: str) -> None:
+    """Refuse vectors wider than MAX_DIM, naming where and both widths."""
+    if width > MAX_DIM:
+        raise InputError(f"{where}: vectors of {width:,} dimensions, above the {MAX_DIM:,} limit (embeddings.MAX_DIM)")
+
+
+DOCUMENTS, QUESTIONS = 0, 1  # the two sides of an upload
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The most vectors each side of an upload may hold: one per document and one per question of the dataset they
+    are for (`Limits.of(dataset)`); None: not bounded (vectors read without a dataset). Vectors beyond these
+    would name ids the dataset does not have (ids are unique): they could only be left out."""
+
+    documents: int | None = None
+    questions: int | None = None
+
+    @classmethod
+    def of(cls, dataset: Dataset) -> Limits:
+        return cls(dataset.n_docs, dataset.n_queries)
+
+    def check_rows(self, side: int, rows: int, where: str) -> None:
+        """Refuse more rows on a side than the dataset has documents (side 0) or questions (side 1)."""
+        most, what = ((self.documents, "document"), (self.questions, "question"))[side]
+        if most is not None and rows > most:
+            raise InputError(f"{where}: {_plural(rows, 'row')}, more than the dataset's {_plural(most, what)} "
+                             f"(one vector a {what} at most)")
 
 
 @dataclass(frozen=True, eq=False)
@@ -150,7 +209,8 @@ def from_arrays(model: str, doc_ids: Sequence[str], doc_vectors: np.ndarray, que
 
 
 def _npz_header(zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str) -> tuple[tuple[int, ...], np.dtype]:
-    """An .npy member's declared shape and dtype, read from its header alone (nothing else is decompressed)."""
+    """An .npy member's declared shape and dtype, read from its header alone (nothing else is decompressed); an
+    object dtype is refused."""
     readers = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
     try:
         with zf.open(info) as f:
@@ -162,8 +222,24 @@ def _npz_header(zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str) -> tuple
         raise InputError(f"{where}: not a readable .npy array ({e})") from None
     if dtype.hasobject:
         raise InputError(f"{where}: holds Python objects (dtype {dtype}), not numbers or strings; save it with a numeric dtype")
-    _check_size(int(np.prod(shape, dtype=np.int64)) * dtype.itemsize, where)
     return shape, dtype
+
+
+NPZ_SIDES = {"doc_ids": DOCUMENTS, "doc_vectors": DOCUMENTS, "query_ids": QUESTIONS, "query_vectors": QUESTIONS}
+
+
+def _check_npz_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, where: str, limits: Limits,
+                      upload: _Upload) -> None:
+    """An .npz member checked from its zip entry and its array header alone: its rows (the side's limit), its
+    width (a vectors array) and its bytes (the larger of what the zip entry and the header declare, added to the
+    upload's)."""
+    _check_size(info.file_size, where)
+    shape, dtype = _npz_header(zf, info, where)
+    if name in NPZ_SIDES and len(shape) >= 1:
+        limits.check_rows(NPZ_SIDES[name], int(shape[0]), where)
+    if name.endswith("_vectors") and len(shape) == 2:
+        check_width(int(shape[1]), where)
+    upload.add(max(info.file_size, int(np.prod(shape, dtype=object)) * dtype.itemsize), where)
 
 
 def _ids_of(values: np.ndarray, where: str) -> list[str]:
@@ -182,10 +258,11 @@ def _ids_of(values: np.ndarray, where: str) -> list[str]:
     raise InputError(f"{where}: ids must be strings or integers, found dtype {values.dtype}")
 
 
-def load_npz(data: bytes, source: str) -> Embeddings:
+def load_npz(data: bytes, source: str, limits: Limits = Limits()) -> Embeddings:
     """Embeddings from an .npz with arrays doc_ids, doc_vectors, query_ids, query_vectors (and optionally model).
 
-    Each member's size is checked against MAX_BYTES from its zip entry and its array header before it is read.
+    Every member is checked from its zip entry and its array header (rows against `limits`, width against MAX_DIM,
+    the bytes of all of them together against MAX_BYTES) before any is read.
     The model is the `model` array's string, else the file's name.
     """
     _check_size(len(data), source)
@@ -199,11 +276,12 @@ def load_npz(data: bytes, source: str) -> Embeddings:
         raise InputError(f"{source}: no array {missing[0]!r} (an .npz needs {', '.join(NPZ_ARRAYS)}; "
                          f"found: {', '.join(sorted(infos)) or 'nothing'})")
     wanted = [n for n in (*NPZ_ARRAYS, "model") if n in infos]
+    upload = _Upload(" as its arrays' headers declare")
+    for name in wanted:
+        _check_npz_member(zf, infos[name], name, f"{source}: array {name}", limits, upload)
     arrays = {}
     for name in wanted:
         where = f"{source}: array {name}"
-        _check_size(infos[name].file_size, where)
-        _npz_header(zf, infos[name], where)
         try:
             with zf.open(infos[name]) as f:
                 arrays[name] = np.load(f, allow_pickle=False)
@@ -224,18 +302,22 @@ def load_npz(data: bytes, source: str) -> Embeddings:
 # --------------------------------------------------------------------------------------------- JSONL
 
 
-def _jsonl_side(data: bytes, source: str) -> tuple[list[str], np.ndarray, list[int]]:
-    """Ids, vectors (rows x dim, float64) and line numbers of a JSONL vectors file."""
-    _check_size(len(data), source)
+def _jsonl_side(data: bytes, source: str, side: int, limits: Limits, values: _Upload) -> tuple[list[str], np.ndarray, list[int]]:
+    """Ids, vectors (rows x dim, float64) and line numbers of a JSONL vectors file (its text's size checked by the
+    caller); each line's width (MAX_DIM), the rows (`limits`) and the values read (8 bytes each, added to
+    `values`) are checked as it is parsed."""
     ids, rows, lines = [], [], []
     width = None
     for n, rec in json_objects(data, source):
+        limits.check_rows(side, len(ids) + 1, f"{source}:{n}")
         rid = rec.get("id", rec.get("_id"))
         if not isinstance(rid, (str, int)) or isinstance(rid, bool):
             raise InputError(f"{source}:{n}: no 'id' field (a string or an integer)")
         vec = rec.get("vector")
         if not isinstance(vec, list):
             raise InputError(f"{source}:{n}: no 'vector' field (a list of numbers)")
+        check_width(len(vec), f"{source}:{n}")
+        values.add(8 * len(vec), f"{source}:{n}")
         try:
             row = np.array(vec)
         except ValueError:
@@ -254,11 +336,17 @@ def _jsonl_side(data: bytes, source: str) -> tuple[list[str], np.ndarray, list[i
 
 
 def load_jsonl(docs_data: bytes, docs_source: str, queries_data: bytes, queries_source: str,
-               model: str | None = None) -> Embeddings:
+               model: str | None = None, limits: Limits = Limits()) -> Embeddings:
     """Embeddings from two JSONL files (documents, questions), each line {"id": ..., "vector": [...]}.
 
-    The model is `model`, else the documents file's name."""
-    sides = [_jsonl_side(docs_data, docs_source), _jsonl_side(queries_data, queries_source)]
+    The two texts together are at most MAX_BYTES, and so are the values read from them (8 bytes each); each line's
+    width and each side's rows are checked as it is parsed. The model is `model`, else the documents file's name."""
+    text = _Upload(" of text")
+    text.add(len(docs_data), docs_source)
+    text.add(len(queries_data), queries_source)
+    values = _Upload(" of values read (8 bytes each)")
+    sides = [_jsonl_side(docs_data, docs_source, DOCUMENTS, limits, values),
+             _jsonl_side(queries_data, queries_source, QUESTIONS, limits, values)]
 
     def at(source: str, ids: list[str], lines: list[int]) -> Callable[[int], str]:
         return lambda r: f"{source}:{lines[r]} (id {ids[r]!r})"
@@ -271,8 +359,45 @@ def load_jsonl(docs_data: bytes, docs_source: str, queries_data: bytes, queries_
 # --------------------------------------------------------------------------------------------- Parquet
 
 
-def _parquet_side(data: bytes, source: str) -> tuple[list[str], np.ndarray]:
-    """Ids and vectors of a Parquet file with the columns id and vector (uncompressed size checked first)."""
+def _parquet_declared(pf, source: str, side: int, limits: Limits, upload: _Upload) -> None:
+    """A Parquet file checked from its footer alone, before any column is read: the columns id and vector and their
+    types, the rows (`limits`), the vector width (a fixed-size list's size, else the values per row the vector
+    column declares), and the bytes its columns take once decoded (values at 8 bytes, ids as declared
+    uncompressed), added to the upload's."""
+    import pyarrow as pa
+
+    schema = pf.schema_arrow
+    if "id" not in schema.names or "vector" not in schema.names:
+        raise InputError(f"{source}: the columns must include id and vector (found: {', '.join(schema.names)})")
+    for name in ("id", "vector"):
+        if schema.names.count(name) > 1:
+            raise InputError(f"{source}: the column {name} appears {schema.names.count(name)} times; keep one")
+    id_type, t = schema.field("id").type, schema.field("vector").type
+    if not (pa.types.is_string(id_type) or pa.types.is_large_string(id_type) or pa.types.is_integer(id_type)):
+        raise InputError(f"{source}: column id must hold strings or integers, found {id_type}")
+    if not (pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)):
+        raise InputError(f"{source}: column vector must hold lists of numbers, found {t}")
+    if not (pa.types.is_integer(t.value_type) or pa.types.is_floating(t.value_type)):
+        raise InputError(f"{source}: column vector must hold lists of real numbers, found lists of {t.value_type}")
+    meta = pf.metadata
+    rows = meta.num_rows
+    limits.check_rows(side, rows, source)
+    if pa.types.is_fixed_size_list(t):
+        check_width(t.list_size, f"{source}: column vector")
+    paths = [meta.schema.column(i).path for i in range(meta.num_columns)]
+    leaves = [i for i, path in enumerate(paths) if path.split(".")[0] == "vector"]
+    chunks = [meta.row_group(g) for g in range(meta.num_row_groups)]
+    values = sum(g.column(i).num_values for g in chunks for i in leaves)
+    if values > rows * MAX_DIM:
+        raise InputError(f"{source}: column vector declares {values:,} values for {_plural(rows, 'row')}, more than "
+                         f"{MAX_DIM:,} a row: vectors above the {MAX_DIM:,} limit (embeddings.MAX_DIM)")
+    ids = sum(g.column(i).total_uncompressed_size for g in chunks for i, path in enumerate(paths) if path == "id")
+    upload.add(max(8 * values + ids, sum(g.total_byte_size for g in chunks)), f"{source} decoded")
+
+
+def _parquet_side(data: bytes, source: str, side: int, limits: Limits, upload: _Upload) -> tuple[list[str], np.ndarray]:
+    """Ids and vectors of a Parquet file with the columns id and vector (its footer checked first:
+    `_parquet_declared`)."""
     try:
         import pyarrow as pa
         import pyarrow.compute as pc
@@ -282,28 +407,21 @@ def _parquet_side(data: bytes, source: str) -> tuple[list[str], np.ndarray]:
     _check_size(len(data), source)
     try:
         pf = pq.ParquetFile(io.BytesIO(data))
-        meta = pf.metadata
-        _check_size(sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups)), f"{source} uncompressed")
-        names = pf.schema_arrow.names
-        if "id" not in names or "vector" not in names:
-            raise InputError(f"{source}: the columns must include id and vector (found: {', '.join(names)})")
+        _parquet_declared(pf, source, side, limits, upload)
         table = pf.read(columns=["id", "vector"])
     except (pa.ArrowException, OSError) as e:
         raise InputError(f"{source}: not a readable Parquet file ({e})") from None
     ids_col, vec_col = table.column("id"), table.column("vector")
+    limits.check_rows(side, len(ids_col), source)
     for name, col in (("id", ids_col), ("vector", vec_col)):
         if col.null_count:
             first = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
             raise InputError(f"{source}: row {first + 1}: column {name} is empty (null)")
-    if not (pa.types.is_string(ids_col.type) or pa.types.is_large_string(ids_col.type) or pa.types.is_integer(ids_col.type)):
-        raise InputError(f"{source}: column id must hold strings or integers, found {ids_col.type}")
     ids = [str(v) for v in ids_col.to_pylist()]
-    t = vec_col.type
-    if not (pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)):
-        raise InputError(f"{source}: column vector must hold lists of numbers, found {t}")
-    if not (pa.types.is_integer(t.value_type) or pa.types.is_floating(t.value_type)):
-        raise InputError(f"{source}: column vector must hold lists of real numbers, found lists of {t.value_type}")
     lengths = pc.list_value_length(vec_col).to_numpy(zero_copy_only=False)
+    if lengths.size and lengths.max() > MAX_DIM:
+        r = int(np.argmax(lengths))
+        check_width(int(lengths[r]), f"{source}: row {r + 1} (id {ids[r]!r})")
     if lengths.size and (lengths != lengths[0]).any():
         r = int(np.flatnonzero(lengths != lengths[0])[0])
         raise InputError(f"{source}: row {r + 1} (id {ids[r]!r}): the vector has {lengths[r]} values, row 1's has {lengths[0]}")
@@ -315,11 +433,14 @@ def _parquet_side(data: bytes, source: str) -> tuple[list[str], np.ndarray]:
 
 
 def load_parquet(docs_data: bytes, docs_source: str, queries_data: bytes, queries_source: str,
-                 model: str | None = None) -> Embeddings:
+                 model: str | None = None, limits: Limits = Limits()) -> Embeddings:
     """Embeddings from two Parquet files (documents, questions) with the columns id and vector (needs pyarrow).
 
-    The model is `model`, else the documents file's name."""
-    (d_ids, dv), (q_ids, qv) = _parquet_side(docs_data, docs_source), _parquet_side(queries_data, queries_source)
+    Each file's footer is checked before its columns are read: rows against `limits`, width against MAX_DIM, the
+    bytes both decode to together against MAX_BYTES. The model is `model`, else the documents file's name."""
+    upload = _Upload(" as the footers declare")
+    (d_ids, dv), (q_ids, qv) = (_parquet_side(docs_data, docs_source, DOCUMENTS, limits, upload),
+                                _parquet_side(queries_data, queries_source, QUESTIONS, limits, upload))
     return from_arrays(model or PurePosixPath(docs_source).stem, d_ids, dv, q_ids, qv, (docs_source, queries_source))
 
 
@@ -356,10 +477,11 @@ def loader_for(names: Sequence[str]) -> Callable:
     raise InputError(f"{', '.join(names) or 'no file'}: give {FORMS}")
 
 
-def load_files(files: Sequence[tuple[str, bytes]]) -> Embeddings:
-    """Embeddings from (file name, bytes): one .npz, or the documents' and the questions' files, in that order."""
+def load_files(files: Sequence[tuple[str, bytes]], limits: Limits = Limits()) -> Embeddings:
+    """Embeddings from (file name, bytes): one .npz, or the documents' and the questions' files, in that order;
+    `limits`: the most vectors of each side (`Limits.of(dataset)` for the dataset they are for)."""
     load = loader_for([name for name, _ in files])
-    return load(*(part for name, data in files for part in (data, name)))
+    return load(*(part for name, data in files for part in (data, name)), limits=limits)
 
 
 def _first_ids(ids: Sequence[str], k: int = 3) -> str:
@@ -370,8 +492,8 @@ def _positions(ids: tuple[str, ...], index: dict[str, int], source: str, what: s
     """Each embedding row's position in the dataset (-1: not in it), and a warning when some are not."""
     pos = np.array([index.get(i, -1) for i in ids], dtype=np.int64)
     unknown = [ids[r] for r in np.flatnonzero(pos < 0)]
-    notes = [f"{source}: {len(unknown)} {what} vectors name ids that are not in the dataset ({_first_ids(unknown)}); "
-             "they are left out"] if unknown else []
+    notes = [(f"{source}: {len(unknown)} {what} vectors name ids that are not in the dataset ({_first_ids(unknown)}); "
+              "they are left out")] if unknown else []
     return np.flatnonzero(pos >= 0), pos[pos >= 0], notes
 
 
