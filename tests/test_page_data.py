@@ -316,7 +316,7 @@ def test_an_upload_refused_after_parsing_leaves_nothing_cached(monkeypatch, no_p
 def test_a_run_or_embeddings_refused_leave_nothing_cached(no_parse_cached):
     at = open_data()
     upload(at, "data_runs", [("other.run", b"x1 Q0 d1 1 1 t\n", "text/plain")])
-    assert shown(at.error[0].value).startswith("other.run: not added: none of its 1 questions")
+    assert shown(at.error[0].value).startswith("other.run: not added: none of its 1 question ")
     assert cached_bytes("parse_run") == 0
     upload(at, "data_runs", [("mine.run", INVENTED_RUN, "text/plain")])  # accepted: kept, and counted
     assert cached_bytes("parse_run") > 0
