@@ -138,7 +138,7 @@ def test_uploaded_embeddings_become_the_dense_system():
 @pytest.mark.slow
 @pytest.mark.parametrize("bad, says", [
     (dict(doc_vectors=np.ones((6, 4)), query_vectors=np.ones((3, 5))), "dimension"),
-    (dict(doc_ids=FRUIT_DOCS[:5], doc_vectors=np.ones((5, 4))), "1 of the dataset's 6 documents have no vector"),
+    (dict(doc_ids=FRUIT_DOCS[:5], doc_vectors=np.ones((5, 4))), "1 of the dataset's 6 documents has no vector"),
     (dict(doc_vectors=np.full((6, 4), np.inf)), "infinite|NaN"),
     (dict(doc_vectors=np.ones((6, 4097)), query_vectors=np.ones((3, 4097))), "4,097 dimensions, above the 4,096 limit"),
     (dict(doc_ids=[*FRUIT_DOCS, "d7"], doc_vectors=np.ones((7, 4))), "7 rows, more than the dataset's 6 documents"),
