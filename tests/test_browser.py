@@ -214,6 +214,16 @@ def _idle(page) -> None:
     page.wait_for_selector(IDLE, timeout=60_000)
 
 
+def _upload_zip(page, url: str, path: Path, timeout: int = 60_000) -> None:
+    """On the Data page, upload a BEIR zip as a person does, and wait until the app shows it (its link in the URL)."""
+    page.goto(f"{url}/data")
+    _idle(page)
+    uploader = page.locator("[data-testid=stFileUploader]").filter(has_text="A BEIR dataset as a .zip")
+    uploader.locator("input[type=file]").set_input_files(str(path))
+    page.wait_for_url("**data=*", timeout=timeout)
+    _idle(page)
+
+
 def _drawn_heatmap(page) -> dict:
     """The heatmap as the browser drew it: the svg's size, the plot's size, the column headers and legend labels."""
     chart = page.locator("[data-testid=stVegaLiteChart]").first
@@ -295,12 +305,7 @@ def test_an_upload_survives_a_reload_and_its_link_opens_it_in_another_browser(se
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         first = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
-        first.goto(f"{server}/data")
-        _idle(first)
-        uploader = first.locator("[data-testid=stFileUploader]").filter(has_text="A BEIR dataset as a .zip")
-        uploader.locator("input[type=file]").set_input_files(str(zipped))
-        first.wait_for_url("**data=*", timeout=60_000)
-        _idle(first)
+        _upload_zip(first, server, zipped)
         sidebar = "[data-testid=stSidebar]"
         assert "fruit — 6 documents, 3 questions" in first.locator(sidebar).inner_text()
         first.reload()
@@ -446,10 +451,7 @@ def test_memory_returns_to_the_server_when_the_session_ends(tmp_path):
         _idle(page)
         time.sleep(5)  # the invented corpus's engine built, the warm-up done
         base = _rss(pid)
-        uploader = page.locator("[data-testid=stFileUploader]").filter(has_text="A BEIR dataset as a .zip")
-        uploader.locator("input[type=file]").set_input_files(str(zipped))
-        page.wait_for_url("**data=*", timeout=120_000)
-        _idle(page)
+        _upload_zip(page, url, zipped, 120_000)
         assert "300,000 documents" in page.locator("[data-testid=stSidebar]").inner_text()
         page.get_by_role("link", name="Overview").first.click()
         _idle(page)

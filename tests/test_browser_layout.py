@@ -22,7 +22,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from test_browser import ARGS, CHROMIUM, _idle, server  # noqa: F401  (the module's server, as a fixture here too)
+from test_browser import ARGS, CHROMIUM, _idle, _upload_zip, server  # noqa: F401  (the module's server, as a fixture here too)
 
 from ui.router import PAGES
 
@@ -163,12 +163,7 @@ def test_nothing_is_cut_at_1024_by_768_on_the_invented_corpus_nor_on_an_uploaded
         page = browser.new_context(viewport=SMALL).new_page()
         found = [f"invented, {x}" for x in _cut_on_every_page(page, server, "")]
 
-        page.goto(f"{server}/data")
-        _idle(page)
-        uploader = page.locator("[data-testid=stFileUploader]").filter(has_text="A BEIR dataset as a .zip")
-        uploader.locator("input[type=file]").set_input_files(str(zipped))
-        page.wait_for_url("**data=*", timeout=120_000)
-        _idle(page)
+        _upload_zip(page, server, zipped, 120_000)
         assert "generated — 300 documents, 40 questions" in page.locator("[data-testid=stSidebar]").inner_text()
         query = "?" + page.url.split("?", 1)[1]
         found += [f"generated, {x}" for x in _cut_on_every_page(page, server, query)]
