@@ -11,6 +11,7 @@ import sys
 import textwrap
 import time
 import weakref
+import zlib
 
 import numpy as np
 import pytest
@@ -32,7 +33,7 @@ def fresh(monkeypatch):
 
 
 def corpus(name: str, n_docs: int = 200, words: int = 8, n_judged: int = 20):
-    rng = np.random.default_rng(abs(hash(name)) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(name.encode()))  # the same corpus in every process
     docs = [(f"d{i}", " ".join(f"w{x}" for x in rng.integers(0, 500, words))) for i in range(n_docs)]
     return assemble(name, docs, [("q1", "w1 w2"), ("q2", "w3")], [("q1", f"d{i}", 1) for i in range(n_judged)])
 

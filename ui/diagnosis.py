@@ -283,10 +283,17 @@ def dense_changes(ds: Dataset, ranks: Mapping[str, Ranking], cases: Mapping[str,
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def stemmer_effect(_ds: Dataset, fingerprint: str, params: Params, threshold: int) -> stemming.StemmerEffect:
+def _stemmer_effect(_ds: Dataset, fingerprint: str, params: Params, threshold: int, _engines: tuple) -> stemming.StemmerEffect:
     """What a stemmer changes in BM25's failures at the parameters (cached on the dataset's content, the parameters
-    and the threshold): each side's engine the dataset's for its analysis, built once and kept."""
-    return stemming.stemmer_effect(_ds, params, threshold)
+    and the threshold; `_engines` are the two sides' engines of that content)."""
+    return stemming.stemmer_effect(_ds, params, threshold, _engines)
+
+
+def stemmer_effect(ds: Dataset, params: Params, threshold: int) -> stemming.StemmerEffect:
+    """`_stemmer_effect` of the dataset in use, each side's engine the app's (`cache.engine`: admitted under the
+    server's memory budget, with a progress bar while a large corpus is indexed)."""
+    engines = tuple(cache.engine(ds, analysis=a) for a in stemming.pair(params))
+    return _stemmer_effect(ds, ds.fingerprint, params, threshold, engines)
 
 
 def merges_text(c: stemming.StemmerChange) -> str:
@@ -309,7 +316,7 @@ def stemmer_changes(ds: Dataset, threshold: int, p: Params) -> None:
     summary sentence, then the questions it fixes and breaks with the words it merged to do it."""
     st.subheader("What a stemmer changes")
     with st.spinner("Running BM25 with and without the stemmer…"):
-        e = stemmer_effect(ds, ds.fingerprint, p, threshold)
+        e = stemmer_effect(ds, p, threshold)
     st.caption(
         f"{BASE} at the sidebar's values with {e.without.describe()} against {e.with_stemmer.describe()}, at k = "
         f"{threshold}: *fixed* when it fails without the stemmer and not with it, *broken* the other way; the class is the "

@@ -547,7 +547,7 @@ def step_why(v: View) -> None:
     cases = base_cases(v)
     st.markdown(counts_sentence(BASE, cases, int(v.ds.evaluated.size), v.k))
     zero = bool((v.ds.qrels.grade <= 0).any())
-    effect = diag.stemmer_effect(v.ds, v.ds.fingerprint, v.params, v.k)
+    effect = diag.stemmer_effect(v.ds, v.params, v.k)
     for kind, c in examples(cases, shown_classes(cases)).items():
         if c is None:
             st.info(missing_sentence(BASE, kind, v.k, zero), icon=":material/info:")
