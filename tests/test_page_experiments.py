@@ -7,6 +7,7 @@ import pytest
 
 import retrieval
 from retrieval.evaluation import stats
+from retrieval.retrievers.dense import MODEL
 
 from apptest import move, open_app, shown
 
@@ -30,7 +31,15 @@ def test_save_compare_and_follow_experiments_across_sessions():
     save(at, "k1 = 0.5 <b>*bold*</b>")
     table = next(d.value for d in at.dataframe if "k1" in d.value.columns)
     assert list(table["name"]) == ["article defaults", "k1 = 0.5 <b>*bold*</b>"]  # as text, in a table
+    assert list(table.columns) == ["#", "name", "saved", "by", "k1"]  # only what differs between the two
+    assert any("The 2 experiments differ in 1 setting of " in shown(c.value) and ": k1; the other" in shown(c.value)
+               for c in at.caption)
+    at.toggle(key="exp_every_setting").set_value(True).run()  # every setting, on request
+    table = next(d.value for d in at.dataframe if "k1" in d.value.columns)
     assert list(table["k1"]) == [1.2, 0.5] and list(table["d"]) == [6, 6]
+    assert list(table["stemmer"]) == ["none", "none"] and list(table["metric"]) == ["ndcg@5", "ndcg@5"]
+    assert list(table["grades rule"]) == ["original", "original"] and list(table["embeddings"])[0].startswith(MODEL + " (")
+    at.toggle(key="exp_every_setting").set_value(False).run()
     table = next(d.value for d in at.dataframe if "BM25" in d.value.columns)
 
     ds = retrieval.load("invented")
@@ -49,6 +58,7 @@ def test_save_compare_and_follow_experiments_across_sessions():
     said = f"A is better on {wins_a} question{'s' if wins_a != 1 else ''}, B on {wins_b}, and {ties} tie{'s' if ties != 1 else ''}."
     assert any(said in shown(c.value) for c in at.caption), said
     assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")  # the history
+    assert any("Each grey line is an experiment, #N its number in the table above" in shown(c.value) for c in at.caption)
 
     again = open_app("pages/experiments.py")  # another session, or after a restart
     table = next(d.value for d in again.dataframe if "k1" in d.value.columns)
@@ -59,3 +69,15 @@ def test_the_page_says_when_nothing_can_be_saved(monkeypatch):
     monkeypatch.setenv("RETRIEVAL_LAB_DATABASE_URL", "postgresql+psycopg://nobody@127.0.0.1:1/none")
     at = open_app("pages/experiments.py")
     assert any("The workspace cannot be opened, so nothing can be saved" in shown(w.value) for w in at.warning)
+
+
+def test_two_experiments_that_differ_by_the_stemmer_alone_say_so():
+    at = open_app("pages/experiments.py")
+    save(at, "plain")
+    move(at, "stemmer", "snowball")
+    save(at, "stemmed")
+    table = next(d.value for d in at.dataframe if "name" in d.value.columns and "by" in d.value.columns)
+    assert list(table.columns) == ["#", "name", "saved", "by", "stemmer"]
+    assert list(table["stemmer"]) == ["none", "snowball"]
+    assert any("differ in 1 setting of " in shown(c.value) and ": stemmer; the other" in shown(c.value)
+               for c in at.caption)

@@ -1,8 +1,11 @@
 """The Experiments page's parts: save the current view as a named experiment (in the workspace), the dataset's
-saved experiments, two of them compared question by question (paired bootstrap, the Compare page's verdict), and a
-metric across them in time order, so a week of tuning is one chart."""
+saved experiments with the settings that differ among them (every one on request), two of them compared question
+by question (paired bootstrap, the Compare page's verdict), and a metric across them in time order, so a week of
+tuning is one chart."""
 
 from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
 
 import altair as alt
 import pandas as pd
@@ -10,6 +13,7 @@ import streamlit as st
 
 from retrieval.analyses import experiments
 from retrieval.core.errors import InputError
+from retrieval.corpus.embeddings import Aligned
 from retrieval.evaluation import report
 from retrieval.store.workspace import ExperimentEntry
 
@@ -20,6 +24,7 @@ from .markdown import escape_markdown as plain
 
 KEY_NAME, KEY_A, KEY_B = "exp_name", "exp_a", "exp_b"
 KEY_SYSTEM_A, KEY_SYSTEM_B, KEY_METRIC, KEY_HISTORY = "exp_system_a", "exp_system_b", "exp_metric", "exp_history_metric"
+KEY_EVERY = "exp_every_setting"  # the toggle: every setting in the table, not only those that differ
 MESSAGE = "exp_message"
 
 
@@ -28,16 +33,17 @@ def label(entry: ExperimentEntry) -> str:
     return f"{entry.name} (#{entry.id}, {workspace.when(entry.created_at)})"
 
 
-PARAMS = {"k1": "k1", "b": "b", "dims": "d", "rrf_k": "RRF k", "alpha": "alpha"}  # the table's (`experiments show`:
-# every parameter)
+def settings(entries: list[ExperimentEntry], records: dict[int, dict]) -> experiments.Settings:
+    """The listed experiments' settings and which of them differ (`analyses.experiments.compare_settings`)."""
+    return experiments.compare_settings([records[e.id] for e in entries])
 
 
-def saved_frame(entries: list[ExperimentEntry], records: dict[int, dict]) -> pd.DataFrame:
-    """The saved experiments, oldest first: number, name, when (UTC), by whom, and the sliders' values they were
-    made with."""
-    return pd.DataFrame([{"#": e.id, "name": e.name, "saved": workspace.when(e.created_at), "by": e.created_by,
-                          **{label: records[e.id]["report"]["params"].get(key) for key, label in PARAMS.items()}}
-                         for e in entries])
+def saved_frame(entries: list[ExperimentEntry], records: dict[int, dict], every: bool = False) -> pd.DataFrame:
+    """The saved experiments, oldest first: number, name, when (UTC), by whom, and the settings that differ among
+    them (every setting with `every`, or when there is one experiment)."""
+    rows = settings(entries, records).rows(every)
+    return pd.DataFrame([{"#": e.id, "name": e.name, "saved": workspace.when(e.created_at), "by": e.created_by, **row}
+                         for e, row in zip(entries, rows)])
 
 
 def means_frame(entries: list[ExperimentEntry], records: dict[int, dict], metric: str) -> pd.DataFrame:
@@ -49,24 +55,87 @@ def means_frame(entries: list[ExperimentEntry], records: dict[int, dict], metric
 
 
 def history_frame(entries: list[ExperimentEntry], records: dict[int, dict], metric: str) -> pd.DataFrame:
-    """`analyses.experiments.history` as rows: time, experiment, system, mean."""
+    """`analyses.experiments.history` as rows: time, experiment ("#3 name"), its number, system, mean, and the time
+    as the tooltip says it."""
     points = experiments.history([(e.id, e.name, e.created_at.isoformat(), records[e.id]) for e in entries], metric)
-    return pd.DataFrame({"saved": pd.to_datetime([p.created_at for p in points], utc=True),
-                         "experiment": [f"#{p.experiment} {p.name}" for p in points],
-                         "system": [p.system for p in points], "mean": [p.mean for p in points]})
+    saved = pd.to_datetime([p.created_at for p in points], utc=True)
+    return pd.DataFrame({"saved": saved, "experiment": [f"#{p.experiment} {p.name}" for p in points],
+                         "number": [f"#{p.experiment}" for p in points], "system": [p.system for p in points],
+                         "mean": [p.mean for p in points], "at": [f"{t:%Y-%m-%d %H:%M:%S} UTC" for t in saved]})
 
 
-def history_chart(frame: pd.DataFrame, metric: str) -> alt.Chart:
-    """The metric's mean per system across the saved experiments, in time order (a point per experiment), each
-    system in its colour on every page."""
+STEPS = (  # a time axis's tick intervals, finest first: (Vega's unit, step, seconds)
+    *(("second", n, n) for n in (1, 2, 5, 10, 15, 30)),
+    *(("minute", n, 60 * n) for n in (1, 2, 5, 10, 15, 30)),
+    *(("hour", n, 3600 * n) for n in (1, 2, 3, 6, 12)),
+    *(("day", n, 86400 * n) for n in (1, 2, 7, 14)),
+    *(("month", n, 2_629_746 * n) for n in (1, 2, 3, 6)),
+    *(("year", n, 31_556_952 * n) for n in (1, 2, 5, 10, 20, 50, 100)),
+)
+MAX_TICKS = 6  # a time axis's labels at most (plus one), so each is whole at 1024 pixels wide
+
+
+def time_axis(times: list[datetime]) -> tuple[tuple[datetime, datetime], str, int, str]:
+    """How the history's time axis reads (UTC): its domain (the times padded by 5% of their span, or a minute
+    either side of a single time), the tick interval (Vega's unit and step: at most MAX_TICKS intervals across the
+    domain) and the labels' strftime format, so that no two labels read the same: seconds for an axis of seconds,
+    the day beside the hours when it spans two days, the year beside the days when it spans two years."""
+    lo, hi = min(times), max(times)
+    pad = timedelta(minutes=1) if hi == lo else (hi - lo) * 0.05
+    lo, hi = lo - pad, hi + pad
+    span = (hi - lo).total_seconds()
+    unit, step, _ = next((x for x in STEPS if span / x[2] <= MAX_TICKS), STEPS[-1])
+    a, b = lo.astimezone(UTC), hi.astimezone(UTC)
+    if unit == "second":
+        fmt = "%H:%M:%S"
+    elif unit in ("minute", "hour"):
+        fmt = "%H:%M" if a.date() == b.date() else "%b %d %H:%M"
+    elif unit in ("day", "month") and a.year != b.year:
+        fmt = "%b %d, %Y" if unit == "day" else "%b %Y"
+    else:
+        fmt = {"day": "%b %d", "month": "%b %Y", "year": "%Y"}[unit]
+    return (lo, hi), unit, step, fmt
+
+
+LABEL_GAP = 1 / 16  # the least gap between two experiments' numbers on the chart, as a share of the time axis
+
+
+def labelled(times: list[datetime], domain: tuple[datetime, datetime]) -> list[bool]:
+    """Which experiments' numbers the chart writes (times in order): each one at least LABEL_GAP of the axis after
+    the last one written, so that no two overlap; the others are named in their tooltip."""
+    gap = (domain[1] - domain[0]) * LABEL_GAP
+    out, last = [], None
+    for t in times:
+        keep = last is None or t - last >= gap
+        out.append(keep)
+        last = t if keep else last
+    return out
+
+
+def history_chart(frame: pd.DataFrame, metric: str) -> alt.LayerChart:
+    """The metric's mean per system across the saved experiments on a time axis in UTC (a point per system and
+    experiment, each system in its colour on every page): each experiment a faint vertical line with its number
+    ("#3") at the top where there is room, its name, system, mean and time in the tooltip."""
     systems = list(dict.fromkeys(frame["system"]))
-    return alt.Chart(frame).mark_line(point=True).encode(
-        x=alt.X("saved:T", title="saved (UTC)"),
-        y=alt.Y("mean:Q", title=state.metric_label(metric)),
+    marks = frame.drop_duplicates("number")[["saved", "number", "experiment", "at"]].reset_index(drop=True)
+    times = [t.to_pydatetime() for t in marks["saved"]]
+    (lo, hi), unit, step, fmt = time_axis(times) if times else ((datetime.now(UTC),) * 2, "day", 1, "%b %d")
+    marks["label"] = [n if keep else "" for n, keep in zip(marks["number"], labelled(times, (lo, hi)))]
+    x = alt.X("saved:T", title="saved (UTC)",
+              scale=alt.Scale(type="utc", domain=[lo.isoformat(), hi.isoformat()]),
+              axis=alt.Axis(format=fmt, tickCount={"interval": unit, "step": step}, labelAngle=0, labelOverlap=True))
+    tip = ["experiment", alt.Tooltip("at:N", title="saved")]
+    rules = alt.Chart(marks).mark_rule(color="#9e9e9e", opacity=0.35).encode(x=x, tooltip=tip)
+    numbers = alt.Chart(marks).mark_text(baseline="top", dy=2, fontSize=11, color="#616161").encode(
+        x=x, y=alt.value(0), text="label:N", tooltip=tip)
+    lines = alt.Chart(frame).mark_line(point=True).encode(
+        x=x,
+        y=alt.Y("mean:Q", title=state.metric_label(metric), scale=alt.Scale(zero=False, padding=20)),
         color=alt.Color("system:N", sort=None, scale=charts.system_scale(systems),
                         legend=alt.Legend(orient="top", title=None)),
-        tooltip=["experiment", "system", alt.Tooltip("mean:Q", format=".4f"), "saved:T"],
+        tooltip=["experiment", "system", alt.Tooltip("mean:Q", format=".4f"), alt.Tooltip("at:N", title="saved")],
     )
+    return alt.layer(rules, lines, numbers)
 
 
 # ------------------------------------------------------------------------------------------ the page's parts
@@ -77,8 +146,9 @@ def _save() -> None:
     name = str(st.session_state.get(KEY_NAME) or "").strip()
     ds, base = cache.current_dataset(), cache.base_dataset()
     names = report.report_metrics(state.cutoff(), state.metric_name())
+    vectors = next((x for x in cache.current_sources(ds) if isinstance(x, Aligned)), None)
     rec = experiments.record(cache.evaluation(names), cache.ranking_params(ds), cache.current_runs(), in_use.rule(),
-                             len(in_use.new_judgements(base)))
+                             len(in_use.new_judgements(base)), vectors, state.cutoff(), state.metric_name())
     message = workspace.save_experiment(base, name, rec)
     st.session_state[MESSAGE] = message
 
@@ -98,8 +168,12 @@ def save_section() -> None:
 
 def saved_section(entries: list[ExperimentEntry], records: dict[int, dict]) -> None:
     st.subheader("Saved experiments of this dataset")
-    st.dataframe(saved_frame(entries, records), hide_index=True, width="stretch")
-    st.caption("Oldest first; times are UTC; the parameters each was saved with.")
+    found = settings(entries, records)
+    every = st.toggle("Every setting", key=KEY_EVERY, disabled=len(entries) < 2,
+                      help="Show every setting each experiment was saved with, not only those that differ among them.")
+    shown = {c.label: st.column_config.Column(c.label, help=c.help) for c in found.shown_columns(every)}
+    st.dataframe(saved_frame(entries, records, every), hide_index=True, width="stretch", column_config=shown)
+    st.caption(f"Oldest first; times are UTC. {plain(found.sentence)}")
     metric = state.metric_name()
     numbers = {c: st.column_config.NumberColumn(format="%.4f") for c in means_frame(entries, records, metric).columns[2:]}
     st.dataframe(means_frame(entries, records, metric), hide_index=True, width="stretch", column_config=numbers)
@@ -157,8 +231,21 @@ def history_section(entries: list[ExperimentEntry], records: dict[int, dict]) ->
                           key=KEY_HISTORY, format_func=state.metric_label)
     frame = history_frame(entries, records, metric)
     st.altair_chart(history_chart(frame, metric), width="stretch")
-    st.caption(f"Each saved experiment's mean {plain(state.metric_label(metric))} per system, in the order they were "
-               "saved.")
+    st.caption(f"Each saved experiment's mean {plain(state.metric_label(metric))} per system, at the time it was "
+               f"saved (UTC). {history_note(frame)}")
+
+
+def history_note(frame: pd.DataFrame) -> str:
+    """What the history chart's numbers are: each experiment's number, and which ones are only in the tooltip."""
+    marks = frame.drop_duplicates("number")
+    if marks.empty:
+        return "No saved experiment measured this metric."
+    times = [t.to_pydatetime() for t in marks["saved"]]
+    hidden = len(times) - sum(labelled(times, time_axis(times)[0]))
+    said = "Each grey line is an experiment, #N its number in the table above"
+    if hidden:
+        return f"{said}; {plural(hidden, 'number')} of experiments saved close to another {'is' if hidden == 1 else 'are'} left out: hover a line or a point for its name."
+    return f"{said}; hover a line or a point for its name."
 
 
 def page() -> None:

@@ -1,9 +1,11 @@
-"""Saved experiments: what is kept of a view (its report, runs, grades rule), two of them compared question by
-question, and a metric across a dataset's experiments in time order.
+"""Saved experiments: what is kept of a view (its report, runs, embeddings, grades rule, metric), every setting of
+each and which of them differ among several, two of them compared question by question, and a metric across a
+dataset's experiments in time order.
 
 A record is the report of `python -m retrieval evaluate --json` (`evaluation.experiment.to_json`: the dataset,
 every parameter, the metrics' means and per-question values of every system) with what else decides the numbers:
-the runs' names and contents' fingerprints, and the rule and count of the workspace raters' grades.
+the runs' names and contents' fingerprints, the dense vectors' model and fingerprint, the rule and count of the
+workspace raters' grades, and the view's cutoff and metric.
 
 >>> import retrieval
 >>> ds = retrieval.load("invented")
@@ -16,14 +18,16 @@ the runs' names and contents' fingerprints, and the rule and count of the worksp
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..core.errors import InputError
-from ..core.params import Params
+from ..core.params import SPECS, Params
 from ..core.words import plural
 from ..corpus.dataset import TrecRun
+from ..corpus.embeddings import Aligned
 from ..evaluation import stats
 from ..evaluation.experiment import Evaluation, to_json
 
@@ -31,14 +35,165 @@ VERSION = 1  # of the record's shape
 
 
 def record(evaluation: Evaluation, params: Params, runs: tuple[TrecRun, ...] = (), rule: str = "original",
-           workspace_grades: int = 0) -> dict:
-    """What a saved experiment keeps: the JSON report, and the runs, grades rule and count behind it."""
+           workspace_grades: int = 0, embeddings: Aligned | None = None, k: int | None = None,
+           metric: str | None = None) -> dict:
+    """What a saved experiment keeps: the JSON report, and the runs, dense vectors (None: no dense system), grades
+    rule and count behind it, and the view's cutoff k and metric (None: not said, e.g. a script's record)."""
     return {
         "version": VERSION,
         "report": to_json(evaluation, params, None),
         "runs": [{"name": r.name, "fingerprint": r.fingerprint} for r in runs],
         "grades": {"rule": rule, "from_workspace": int(workspace_grades)},
+        "embeddings": None if embeddings is None else {"model": embeddings.model, "fingerprint": embeddings.fingerprint},
+        "view": {"k": None if k is None else int(k), "metric": metric},
     }
+
+
+# --------------------------------------------------------------------------- every setting, and which ones differ
+
+NOT_RECORDED = "not recorded"  # a setting the record predates (runs, grades and parameters are always there)
+SHORT = {"k": "k", "k1": "k1", "b": "b", "dims": "d", "rrf_k": "RRF k", "alpha": "alpha", "k3": "k3"}  # the
+# table's short names of the sliders' parameters; every other parameter is named by its label in `params.SPECS`
+FIELDS = {  # the `Params` fields that are not in the parameter table (a field neither names is shown by its name)
+    "members": ("fused systems", "The systems both fusions combine."),
+    "weights": ("fusion weights", "The weighted fusion's weight per fused system; none: alpha and 1 - alpha."),
+}
+OTHER = (  # what decides the numbers beside the parameters: key, label, help
+    ("runs", "runs", "The uploaded run files: each name, and the first 8 hex digits of its content's fingerprint."),
+    ("embeddings", "embeddings", "The dense system's vectors: their model, and the first 8 hex digits of their "
+                                 "fingerprint; none: no dense system."),
+    ("grades_rule", "grades rule", "How the workspace raters' grades were combined into one per pair (original: "
+                                   "the loaded judgements alone)."),
+    ("workspace_grades", "raters' grades", "How many judgements the workspace raters' grades added."),
+    ("metric", "metric", "The sidebar's metric when the experiment was saved."),
+    ("metrics", "metrics", "The metrics measured."),
+)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting of a saved experiment: its key (`settings_of`), the table's column name and what it is."""
+
+    key: str
+    label: str
+    help: str
+
+
+def _cutoff(rec: dict):
+    """The view's cutoff k: as recorded, else the cutoff of the first metric that has one (the app's metrics are
+    all at k), else NOT_RECORDED."""
+    k = (rec.get("view") or {}).get("k")
+    if k is not None:
+        return k
+    cut = next((m.partition("@")[2] for m in rec["report"]["metrics"] if "@" in m), "")
+    return int(cut) if cut.isdigit() else NOT_RECORDED
+
+
+def settings_of(rec: dict) -> dict[str, object]:
+    """Every setting of a saved experiment, JSON-ready, by key: the cutoff k and each parameter (every field of
+    `Params`, in the order of the parameter table: one added later is there without a change here, and a record
+    that predates it has its default, what the lab did before it existed), then the runs, the dense vectors, the
+    grades rule and count, the sidebar's metric and the metrics measured."""
+    params, defaults = rec["report"]["params"], Params().to_json()
+    out: dict[str, object] = {"k": _cutoff(rec)}
+    for name in (*(n for n in SPECS if n in params or n in defaults), *params, *defaults):
+        out.setdefault(name, params[name] if name in params else defaults[name])
+    view = rec.get("view") or {}
+    grades = rec.get("grades") or {}
+    out.update({
+        "runs": [{"name": r["name"], "fingerprint": r["fingerprint"]} for r in rec.get("runs") or []],
+        "embeddings": rec["embeddings"] if "embeddings" in rec else NOT_RECORDED,
+        "grades_rule": grades.get("rule", "original"),
+        "workspace_grades": int(grades.get("from_workspace", 0)),
+        "metric": view.get("metric") or NOT_RECORDED,
+        "metrics": list(rec["report"]["metrics"]),
+    })
+    return out
+
+
+def _same(value) -> str:
+    """A value's identity for "differs": numbers as floats (6 and 6.0 are one value), the rest as canonical JSON."""
+    def norm(v):
+        if isinstance(v, bool) or v is None or isinstance(v, str):
+            return v
+        if isinstance(v, (int, float)):
+            return float(v)
+        if isinstance(v, dict):
+            return {k: norm(x) for k, x in v.items()}
+        return [norm(x) for x in v]
+    return json.dumps(norm(value), sort_keys=True)
+
+
+def shown(value) -> str | int | float:
+    """A setting's value as a table shows it: a number as it is, a list joined by commas ("none" when empty), a run
+    or the embeddings by name (model) and the first 8 hex digits of the fingerprint, None as "none"."""
+    if value is None:
+        return "none"
+    if isinstance(value, dict) and "fingerprint" in value:
+        return f"{value.get('name') or value.get('model')} ({str(value['fingerprint'])[:8]})"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(shown(v)) for v in value) if value else "none"
+    return value
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Several saved experiments' settings: every setting any of them has (table order), each one's values, and
+    the keys whose value is not the same in all."""
+
+    columns: tuple[Setting, ...]
+    values: tuple[dict[str, object], ...]
+    differing: tuple[str, ...]
+
+    def shown_columns(self, every: bool = False) -> tuple[Setting, ...]:
+        """The settings a table shows: those that differ, or every one (`every`, or a single experiment)."""
+        if every or len(self.values) < 2:
+            return self.columns
+        return tuple(c for c in self.columns if c.key in self.differing)
+
+    def rows(self, every: bool = False) -> list[dict[str, object]]:
+        """One row per experiment, column label -> the value shown; a column is numbers only when each of its
+        values is a number, else text throughout."""
+        cols = self.shown_columns(every)
+        cells = [[shown(v[c.key]) for c in cols] for v in self.values]
+        numeric = [all(isinstance(r[j], (int, float)) and not isinstance(r[j], bool) for r in cells)
+                   for j in range(len(cols))]
+        return [{c.label: (x if numeric[j] else str(x)) for j, (c, x) in enumerate(zip(cols, r))} for r in cells]
+
+    @property
+    def sentence(self) -> str:
+        """What differs among the experiments, in one plain sentence."""
+        n, m = len(self.values), len(self.columns)
+        if n == 0:
+            return "No experiment is listed."
+        if n == 1:
+            return f"One experiment: each of its {plural(m, 'setting')} is shown."
+        if not self.differing:
+            return (f"The {n:,} experiments share each of their {plural(m, 'setting')}: only their names and times "
+                    "differ.")
+        labels = [c.label for c in self.columns if c.key in self.differing]
+        named = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+        rest = m - len(labels)
+        same = f"; the other {rest:,} {'is' if rest == 1 else 'are'} the same in all" if rest else ""
+        return f"The {n:,} experiments differ in {plural(len(labels), 'setting')} of {m:,}: {named}{same}."
+
+
+def compare_settings(records: list[dict]) -> Settings:
+    """Every setting of these saved experiments (`settings_of`), in the order of the parameter table and then the
+    other settings, and which of them differ among the experiments."""
+    each = [settings_of(r) for r in records]
+    keys: list[str] = []
+    for v in each:
+        keys.extend(k for k in v if k not in keys)
+    labels = {k: (label, help_) for k, label, help_ in OTHER}
+    params = [k for k in keys if k not in labels]
+    order = [k for k in SPECS if k in params] + [k for k in params if k not in SPECS] + list(labels)
+    values = tuple({k: v.get(k, NOT_RECORDED) for k in order} for v in each)
+    labels.update(FIELDS)
+    columns = tuple(Setting(k, SHORT.get(k) or (SPECS[k].label if k in SPECS else labels.get(k, (k, ""))[0]),
+                            SPECS[k].help if k in SPECS else labels.get(k, (k, ""))[1]) for k in order)
+    differing = tuple(k for k in order if len({_same(v[k]) for v in values}) > 1)
+    return Settings(columns, values, differing)
 
 
 def _values(rec: dict, system: str, metric: str, which: str) -> dict[str, float]:
