@@ -557,14 +557,18 @@ def _entry_json(e: workspace.ExperimentEntry) -> dict:
 def cmd_experiments_list(args: argparse.Namespace) -> int:
     ws = _store(args)
     entries = ws.experiments(args.dataset)
-    if args.json:
-        print_json({"experiments": [_entry_json(e) for e in entries]})
+    found = experiments.from_settings([experiments.settings_of(ws.experiment(e.id)[1]) for e in entries])
+    if args.json:  # each entry with every setting; "differing": the settings whose value is not the same in all
+        print_json({"experiments": [{**_entry_json(e), "settings": v} for e, v in zip(entries, found.values)],
+                    "differing": list(found.differing)})
         return 0
     names = {d.id: d.name for d in ws.datasets()}
+    shown = [c for c in found.columns if c.key in found.differing]
     rows = [(str(e.id), f"{_t(names.get(e.dataset_id, '?'))} ({e.dataset_id})", _t(e.name),
-             e.created_at.strftime("%Y-%m-%d %H:%M"), _t(e.created_by)) for e in entries]
-    _print_rows(("#", "dataset", "name", "saved (UTC)", "by"), rows)
-    print(f"{plural(len(entries), 'experiment')}")
+             e.created_at.strftime("%Y-%m-%d %H:%M"), _t(e.created_by),
+             *(_t(experiments.shown(v[c.key])) for c in shown)) for e, v in zip(entries, found.values)]
+    _print_rows(("#", "dataset", "name", "saved (UTC)", "by", *(c.label for c in shown)), rows)
+    print(f"{plural(len(entries), 'experiment')}" + (f"; {found.sentence}" if len(entries) > 1 else ""))
     return 0
 
 
@@ -577,7 +581,7 @@ def _print_rows(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
 def cmd_experiments_show(args: argparse.Namespace) -> int:
     entry, rec = _store(args).experiment(args.id)
     if args.json:
-        print_json({**_entry_json(entry), "record": rec})
+        print_json({**_entry_json(entry), "record": rec, "settings": experiments.settings_of(rec)})
         return 0
     report = rec["report"]
     print(f"experiment #{entry.id} {_t(entry.name)}: saved {entry.created_at:%Y-%m-%d %H:%M} UTC by {_t(entry.created_by)}")
@@ -588,6 +592,9 @@ def cmd_experiments_show(args: argparse.Namespace) -> int:
     print("runs: " + (", ".join(_t(r["name"]) for r in runs) if runs else "none"))
     grades = rec.get("grades", {})
     print(f"workspace grades: {grades.get('from_workspace', 0)}, combined by {_t(grades.get('rule', 'original'))}")
+    settings = experiments.settings_of(rec)
+    print(f"embeddings: {_t(experiments.shown(settings['embeddings']))}; cutoff k: {_t(settings['k'])}; "
+          f"the view's metric: {_t(settings['metric'])}")
     names = report["metrics"]
     rows = [(_t(s), *("" if row.get(m) is None else f"{row[m]:.4f}" for m in names)) for s, row in report["systems"].items()]
     _print_rows(("system", *names), rows)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 
 import pytest
 
@@ -53,6 +54,30 @@ def test_list_and_show_read_the_saved_experiments(saved, capsys):
     assert code == 0 and "k1 = 0.5" in out and row[1] == f"{bm25:.4f}"
     code, out, _ = run(capsys, "experiments", "show", str(b), "--store", url, "--json")
     assert strict(out)["record"]["report"]["params"]["k1"] == 0.5
+
+
+def test_list_and_show_carry_every_setting_and_say_which_differ(saved, capsys):
+    url, (a, b), ds = saved
+    code, out, _ = run(capsys, "experiments", "list", "--store", url, "--json")
+    got = strict(out)
+    assert code == 0 and got["differing"] == ["k1"]
+    first, second = got["experiments"]
+    assert set(first) == {"id", "dataset", "name", "saved", "by", "settings"}  # the keys it had, and the settings
+    for f in fields(retrieval.Params):  # every parameter, from Params itself
+        assert f.name in first["settings"], f.name
+    assert (first["settings"]["k1"], second["settings"]["k1"]) == (1.2, 0.5)
+    assert second["settings"]["stemmer"] == "none" and second["settings"]["members"] == ["BM25", "LSA"]
+    assert second["settings"]["grades_rule"] == "original" and second["settings"]["metrics"] == ["ndcg@5", "mrr"]
+    code, out, _ = run(capsys, "experiments", "list", "--store", url)
+    header = out.splitlines()[0].split()
+    assert header[-1] == "k1" and "differ in 1 setting of" in out
+    assert [line.split()[-1] for line in out.splitlines()[1:3]] == ["1.2", "0.5"]
+    code, out, _ = run(capsys, "experiments", "show", str(b), "--store", url, "--json")
+    shown = strict(out)
+    assert shown["settings"] == second["settings"] and set(shown) == {"id", "dataset", "name", "saved", "by", "record",
+                                                                      "settings"}
+    code, out, _ = run(capsys, "experiments", "show", str(b), "--store", url)
+    assert "embeddings: none; cutoff k: 5; the view's metric: not recorded" in out
 
 
 def test_compare_is_the_paired_bootstrap_of_the_two_experiments(saved, capsys):

@@ -181,7 +181,11 @@ class Settings:
 def compare_settings(records: list[dict]) -> Settings:
     """Every setting of these saved experiments (`settings_of`), in the order of the parameter table and then the
     other settings, and which of them differ among the experiments."""
-    each = [settings_of(r) for r in records]
+    return from_settings([settings_of(r) for r in records])
+
+
+def from_settings(each: list[dict[str, object]]) -> Settings:
+    """`compare_settings` of the experiments' `settings_of` (so a long list need not hold every record at once)."""
     keys: list[str] = []
     for v in each:
         keys.extend(k for k in v if k not in keys)
