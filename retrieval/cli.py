@@ -253,9 +253,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--alpha", dest="level", type=float, default=comparison.ALPHA, metavar="LEVEL",
                    help=f"the significance level, in (0, 1) (default {comparison.ALPHA:g})")
     shown = c.add_mutually_exclusive_group()
-    for form in ("json", "latex", "markdown"):
+    for form, named in (("json", "JSON"), ("latex", "LaTeX"), ("markdown", "Markdown"), ("csv", "CSV")):
         shown.add_argument(f"--{form}", dest="form", action="store_const", const=form,
-                           help=f"print the table as {'JSON' if form == 'json' else form.capitalize()} instead of text")
+                           help=f"print the table as {named} instead of text")
     c.set_defaults(func=cmd_compare, form="text")
     t = sub.add_parser(
         "tune", help="a metric over a parameter grid: best setting, tie region, cross-validated estimate",
@@ -437,6 +437,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(table.to_latex(), end="")
     elif args.form == "markdown":
         print(table.to_markdown(), end="")
+    elif args.form == "csv":
+        print(table.to_csv(), end="")
     else:
         print(_dataset_line(ds))
         _meaning(ds, names)

@@ -4,8 +4,10 @@ renderings: LaTeX that pdflatex compiles, Markdown that a CommonMark parser read
 
 from __future__ import annotations
 
+import csv
 import doctest
 import html
+import io
 import itertools
 import json
 import os
@@ -377,3 +379,31 @@ def test_the_module_s_examples_run():
 def test_the_ci_script_installs_pdflatex_when_missing():
     script = (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text()
     assert "texlive-latex-base" in script and "texlive-latex-recommended" in script and "pdflatex" in script
+
+
+def test_the_latex_means_are_right_aligned_with_the_letters_after_them(hostile_table):
+    tex = hostile_table.to_latex()
+    assert r"\begin{tabular}{llr@{}lr@{}l}" in tex  # per metric: the means right-aligned, then their letters
+    lines = tex.splitlines()
+    head = lines[lines.index(r"\toprule") + 1]
+    assert head == r" & System & ndcg@10 & & ndcg\_exp@5 \\"  # each header over its means
+    body = lines[lines.index(r"\midrule") + 1:lines.index(r"\bottomrule")]
+    for row, system, means in zip(body, hostile_table.systems, hostile_table.means):
+        cells = row.removesuffix(r" \\").split(" & ")[-4:]
+        assert len(cells) == 4, row
+        for (num, sup), metric, value in zip((cells[:2], cells[2:]), hostile_table.metrics, means):
+            assert re.fullmatch(r"(\\textbf\{)?\d\.\d{4}\}?", num) and float(num.strip(r"\textbf{}")) == round(value, 4)
+            beaten = hostile_table._sup(system, metric)
+            assert sup == (f"$^{{{beaten}}}$" if beaten else "")
+
+
+def test_the_csv_holds_every_mean_and_the_systems_each_beats(hostile_table):
+    rows = list(csv.reader(io.StringIO(hostile_table.to_csv())))
+    assert rows[0] == ["letter", "system", "ndcg@10", "ndcg@10 beats", "ndcg_exp@5", "ndcg_exp@5 beats"]
+    assert [r[1] for r in rows[1:]] == list(hostile_table.systems)  # the hostile name read back whole
+    letter = dict(zip(hostile_table.systems, hostile_table.letters))
+    for r, system in zip(rows[1:], hostile_table.systems):
+        assert r[0] == letter[system]
+        for j, m in enumerate(hostile_table.metrics):
+            assert float(r[2 + 2 * j]) == hostile_table.mean(system, m)  # every digit
+            assert r[3 + 2 * j] == "".join(letter[s] for s in hostile_table.beats(system, m))

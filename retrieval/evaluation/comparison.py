@@ -27,12 +27,14 @@ every system, so each pair is tested on its per-question differences d = a - b):
 Holm's step-down correction (`significance.holm`) is applied over all the pairs of systems, separately for each
 metric: with k systems each metric is one family of k (k - 1) / 2 comparisons.
 
-Renderers: `ComparisonTable.to_text` (aligned, for a terminal), `to_markdown`, `to_latex` (booktabs) and
-`to_json` (strict JSON). Every user string (system names, metric labels) is escaped for the format it reaches.
+Renderers: `ComparisonTable.to_text` (aligned, for a terminal), `to_markdown`, `to_latex` (booktabs, the means
+right-aligned), `to_csv` and `to_json` (strict JSON). Every user string (system names, metric labels) is escaped for the format it reaches.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 import string
 import textwrap
@@ -341,18 +343,32 @@ class ComparisonTable:
 
     def to_latex(self, labels: Mapping[str, str] | None = None, digits: int = DIGITS) -> str:
         """A LaTeX table (``booktabs``: \\toprule, \\midrule, \\bottomrule) with the statement as its caption: the
-        best in ``\\textbf``, the letters of the systems beaten as ``$^{ac}$``. Every system name and metric label
-        is escaped (`escape_latex`). Needs ``\\usepackage{booktabs}``."""
+        best in ``\\textbf``, the letters of the systems beaten as ``$^{ac}$``. Each metric is two columns,
+        ``r@{}l``: its means right-aligned (so their digits line up), the letters just after them; its header is
+        over the means. Every system name and metric label is escaped (`escape_latex`). Needs
+        ``\\usepackage{booktabs}``."""
         heads, rows = self._cells(labels, digits)
         body = []
         for letter, s, cells in zip(self.letters, self.systems, rows):
-            shown = [(rf"\textbf{{{num}}}" if top else num) + (f"$^{{{sup}}}$" if sup else "") for num, top, sup in cells]
-            body.append(" & ".join([letter, escape_latex(s), *shown]) + r" \\")
+            shown = [((rf"\textbf{{{num}}}" if top else num), (f"$^{{{sup}}}$" if sup else "")) for num, top, sup in cells]
+            body.append(" & ".join([letter, escape_latex(s), *(x for pair in shown for x in pair)]) + r" \\")
+        head = " & ".join(["", "System", *(f"{escape_latex(h)} &" for h in heads)])[:-2]  # the last: no letters' cell
         return "\n".join([
-            r"\begin{table}", r"\centering", rf"\begin{{tabular}}{{ll{'l' * len(heads)}}}", r"\toprule",
-            " & ".join(["", "System", *map(escape_latex, heads)]) + r" \\", r"\midrule", *body, r"\bottomrule",
+            r"\begin{table}", r"\centering", rf"\begin{{tabular}}{{ll{'r@{}l' * len(heads)}}}", r"\toprule",
+            head + r" \\", r"\midrule", *body, r"\bottomrule",
             r"\end{tabular}", rf"\caption{{{escape_latex(self.statement('Bold', 'Superscripts'))}}}", r"\end{table}",
         ]) + "\n"
+
+    def to_csv(self) -> str:
+        """The table as CSV: a row per system with its letter, its name, and per metric its mean (every digit) and
+        the letters of the systems it beats significantly (empty: none); the header names each metric as given
+        (``ndcg@10``, ``ndcg@10 beats``)."""
+        out = io.StringIO()
+        w = csv.writer(out, lineterminator="\n")
+        w.writerow(["letter", "system", *(x for m in self.metrics for x in (m, f"{m} beats"))])
+        for letter, s, row in zip(self.letters, self.systems, self.means):
+            w.writerow([letter, s, *(x for m, v in zip(self.metrics, row) for x in (repr(float(v)), self._sup(s, m)))])
+        return out.getvalue()
 
     def to_json(self) -> dict:
         """The table as a plain dict that ``json.dumps(..., allow_nan=False)`` accepts: the test and its settings,

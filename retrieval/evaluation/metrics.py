@@ -72,6 +72,23 @@ def parse(name: str) -> Metric:
     return Metric(kind, None if k is None else int(k))
 
 
+def names_at(cutoffs) -> list[str]:
+    """Every metric name `parse` takes at these cutoffs, in KINDS order, each kind's cutoffs ascending: a kind
+    without a cutoff once (rprec), one whose cutoff is optional also whole-list (mrr, mrr@5, ...).
+
+    >>> names_at([10, 5])[:4], names_at([5])[-3:]
+    (['hit@5', 'hit@10', 'recall@5', 'recall@10'], ['rprec', 'bpref', 'judged@5'])
+    """
+    cuts = sorted({int(k) for k in cutoffs})
+    out = []
+    for kind in KINDS:
+        if kind in CUTOFF_OPTIONAL + NO_CUTOFF:
+            out.append(kind)
+        if kind not in NO_CUTOFF:
+            out.extend(f"{kind}@{k}" for k in cuts if k >= 1)
+    return out
+
+
 def parse_list(names: str | list[str] | tuple[str, ...]) -> list[Metric]:
     """Metrics from a comma-separated string or a list, duplicates removed, order kept."""
     items = names.split(",") if isinstance(names, str) else list(names)
