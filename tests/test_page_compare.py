@@ -216,3 +216,110 @@ def test_the_t_test_of_a_single_question_is_a_warning_not_an_exception(tmp_path)
     from apptest import shown
 
     assert any("t-test: needs at least 2 questions" in shown(w.value) for w in at.warning)
+
+
+# ------------------------------------------------------- any metric the command line takes, and the table's files
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """The data behind every deferred download button of the next runs, by deferred file id."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+    from streamlit.testing.v1 import app_test as app_test_module
+
+    made: dict[str, tuple] = {}
+
+    class Recording(MediaFileManager):
+        def add_deferred(self, data_callable, mimetype, coordinates, file_name=None, *, element_id=""):
+            file_id = super().add_deferred(data_callable, mimetype, coordinates, file_name, element_id=element_id)
+            made[file_id] = (data_callable, file_name)
+            return file_id
+
+    monkeypatch.setattr(app_test_module, "MediaFileManager", Recording)
+    return made
+
+
+def test_every_metric_the_command_line_takes_is_offered(at):
+    from retrieval.evaluation import metrics
+
+    from ui import compare
+
+    options = at.multiselect(key="cmp_more_metrics").options
+    offered = [m for m in metrics.names_at((*compare.CUTOFFS, 5)) if m != "ndcg@5"]
+    assert len(options) == len(offered) and "MAP@100" in options and "nDCG@10" in options and "bpref" in options
+    for name in offered:
+        metrics.parse(name)  # each one the parser takes
+
+
+def test_the_page_makes_the_command_line_s_table_and_its_files(downloads, capsys):
+    """Unticking the sidebar's metric and choosing nDCG@10 and MAP@100 gives `compare --metrics ndcg@10,map@100`:
+    the same rows on the page, and the same LaTeX, Markdown and CSV, byte for byte, in the downloads."""
+    from retrieval import cli
+
+    at = open_app(PAGE)
+    at.checkbox(key="cmp_with_sidebar").uncheck().run()
+    assert any("Choose a metric for the table" in i.value for i in at.info)
+    at.multiselect(key="cmp_more_metrics").set_value(["ndcg@10", "map@100"]).run()
+    at.selectbox(key="cmp_test").set_value("t-test").run()
+    assert not at.exception
+    assert table_of(at)[0] == ["", "system", "nDCG@10", "MAP@100"]
+    page_rows = next(m.value for m in at.markdown if m.value.startswith("| | system |")).splitlines()[2:]
+    files = {}
+    for d in at.get("download_button"):
+        make, name = downloads[d.proto.deferred_file_id]
+        files[name] = make()
+    assert sorted(files) == ["invented_comparison.csv", "invented_comparison.md", "invented_comparison.tex"]
+    said = next(c.value for c in at.caption if c.value.startswith("Each file is what"))
+    assert "`python -m retrieval compare --metrics ndcg@10,map@100 --test t-test --alpha 0.05`" in said
+    capsys.readouterr()
+    for form, ext in (("--latex", "tex"), ("--markdown", "md"), ("--csv", "csv")):
+        assert cli.main(["compare", "--metrics", "ndcg@10,map@100", "--test", "t-test", "--embeddings", "e5-small",
+                         form]) == 0
+        out = capsys.readouterr().out
+        assert files[f"invented_comparison.{ext}"] == out, form
+    cli_rows = files["invented_comparison.md"].splitlines()[2:2 + len(page_rows)]
+    assert page_rows == cli_rows  # the page's rows are the command line's: means, bold, superscripts
+    assert r"\begin{tabular}{llr@{}lr@{}l}" in files["invented_comparison.tex"]
+
+
+def test_a_typed_metric_is_taken_and_a_wrong_one_refused_in_one_message():
+    from apptest import shown
+
+    at = open_app(PAGE)
+    at.multiselect(key="cmp_more_metrics").set_value(["NDCG@15"]).run()
+    assert not at.exception and at.multiselect(key="cmp_more_metrics").value == ["ndcg@15"]
+    assert table_of(at)[0] == ["", "system", "nDCG@5", "nDCG@15"]
+    at.multiselect(key="cmp_more_metrics").set_value(["ndcg@15", "rprec@5", "nonsense"]).run()
+    assert not at.exception
+    errors = [shown(e.value) for e in at.error]
+    assert errors == ["More metrics: metric 'rprec@5' takes no cutoff (its depth is the question's number of "
+                      "relevant documents): write rprec"]
+    assert at.multiselect(key="cmp_more_metrics").value == ["ndcg@15"]
+    assert table_of(at)[0] == ["", "system", "nDCG@5", "nDCG@15"]  # the table as it was
+    at.run()
+    assert not at.error  # said once
+
+
+def test_a_metric_at_its_own_cutoff_stays_when_k_moves():
+    at = open_app(PAGE)
+    at.multiselect(key="cmp_more_metrics").set_value(["hit@5", "map@100", "ndcg@10"]).run()
+    move(at, "k", 10)
+    assert not at.exception
+    assert at.multiselect(key="cmp_more_metrics").value == ["hit@10", "map@100"]  # ndcg@10 is now the sidebar's
+    assert table_of(at)[0] == ["", "system", "nDCG@10", "hit@10", "MAP@100"]
+
+
+def test_the_cutoff_follows_and_the_typed_names_are_checked_without_streamlit():
+    from ui import compare
+
+    assert compare.follow_cutoff(["hit@5", "mrr", "map@100", "rprec"], 5, 10) == ["hit@10", "mrr", "map@100", "rprec"]
+    assert compare.follow_cutoff(["hit@5", "hit@10"], 5, 10) == ["hit@10"]
+    assert compare.follow_cutoff(["hit@5"], None, 10) == ["hit@5"]
+    assert compare.checked(["NDCG@10", "ndcg@10", "map"]) == (["ndcg@10", "map"], None)
+    assert compare.checked(["P@10", "R-prec", "MAP@100", "nDCG_exp@3"]) == (["precision@10", "rprec", "map@100",
+                                                                          "ndcg_exp@3"], None)
+    good, refused = compare.checked(["mrr", "hit", "x@1"])
+    assert good == ["mrr"] and refused == "metric 'hit' needs a cutoff, e.g. hit@10"
+    assert compare.table_names("ndcg@5", False, ["mrr"]) == ("mrr",)
+    assert compare.table_names("ndcg@5", True, ["ndcg@5", "mrr"]) == ("ndcg@5", "mrr")
+    assert "ndcg@37" in compare.more_metrics("ndcg@5", 5, ["ndcg@37"])

@@ -1,6 +1,7 @@
 """The Compare page's parts: two systems on the sidebar's metric, the paired bootstrap of their per-question
-difference, a plain verdict, and the question-by-question bars; then the table of every system at once, the
-significant differences marked (retrieval.evaluation.comparison)."""
+difference, a plain verdict, and the question-by-question bars; then the table of every system at once on any
+metrics the command line takes, the significant differences marked (retrieval.evaluation.comparison), to download
+as LaTeX, Markdown and CSV."""
 
 from __future__ import annotations
 
@@ -11,16 +12,20 @@ import streamlit as st
 from retrieval.core.errors import InputError
 from retrieval.corpus.dataset import Dataset
 from retrieval.evaluation import comparison as tables
-from retrieval.evaluation import stats
+from retrieval.evaluation import metrics, stats
 from retrieval.evaluation.experiment import Evaluation
-from retrieval.evaluation.report import report_metrics
 
 from . import cache, charts, state
+from .data import download_stem
 from .format import MINUS, agree, interval_text, plural, signed
 from .markdown import escape_markdown as plain
 
 KEY_A, KEY_B = "cmp_a", "cmp_b"
 KEY_MORE, KEY_TEST, KEY_LEVEL = "cmp_more_metrics", "cmp_test", "cmp_level"  # the table's widgets
+KEY_SIDEBAR = "cmp_with_sidebar"  # the table begins with the sidebar's metric (unticked: the chosen ones alone)
+KEY_MORE_K, KEY_REFUSED = "cmp_more_k", "cmp_refused"  # the cutoff the chosen metrics follow; a typed name refused
+CUTOFFS = (1, 3, 5, 10, 20, 100, 1000)  # offered for every metric with a cutoff, with the sidebar's k; any other typed
+MAX_METRICS = 12  # a table's metrics beside the sidebar's: each one is a significance test over every pair
 LEVELS = (0.01, 0.05, 0.1)
 DEFAULT_A, DEFAULT_B = "BM25", "LSA"
 BINS = 50
@@ -122,16 +127,64 @@ def comparison(ds: Dataset, ev: Evaluation, metric: str, label: str, a: str, b: 
 # ------------------------------------------------------------------------------------------- every system at once
 
 
-def more_metrics(metric: str, k: int) -> list[str]:
-    """The table's other metrics to choose from: the report's (hit, recall and nDCG at k, MRR) but the sidebar's."""
-    return [m for m in report_metrics(k, metric) if m != metric]
+def more_metrics(metric: str, k: int, chosen: list[str] | tuple[str, ...] = ()) -> list[str]:
+    """The table's metrics to choose from: every one the command line's --metrics takes (`metrics.names_at`) at
+    CUTOFFS and the sidebar's k, and any chosen before (a cutoff typed), but the sidebar's own metric."""
+    return [m for m in dict.fromkeys([*metrics.names_at((*CUTOFFS, k)), *chosen]) if m != metric]
 
 
-def carry_over(options: list[str]) -> None:
-    """Keep the chosen extra metrics across a cutoff change (hit@5 chosen becomes hit@10), before the widget is
-    made: an option that is no longer offered is dropped."""
-    kinds = {m.partition("@")[0] for m in st.session_state.get(KEY_MORE) or []}
-    st.session_state[KEY_MORE] = [m for m in options if m.partition("@")[0] in kinds]
+def follow_cutoff(chosen: list[str], old: int | None, k: int) -> list[str]:
+    """The chosen metrics after the sidebar's cutoff moved from `old` to `k`: one at the old cutoff follows it
+    (hit@5 becomes hit@10), one at another cutoff (map@100) or with none (mrr) stays."""
+    if old is None or old == k:
+        return list(chosen)
+    moved = []
+    for m in chosen:
+        kind, _, cut = m.partition("@")
+        moved.append(f"{kind}@{k}" if cut == str(old) else m)
+    return list(dict.fromkeys(moved))
+
+
+def carry_over(metric: str, k: int) -> list[str]:
+    """Before the widget is made: the chosen metrics kept across a cutoff change (`follow_cutoff`), those no longer
+    offered (the sidebar's own) dropped; the options offered."""
+    chosen = follow_cutoff(list(st.session_state.get(KEY_MORE) or []), st.session_state.get(KEY_MORE_K), k)
+    st.session_state[KEY_MORE_K] = k
+    options = more_metrics(metric, k, chosen)
+    st.session_state[KEY_MORE] = [m for m in chosen if m in options]
+    return options
+
+
+def _as_named(typed: str) -> str:
+    """A typed metric as the parser names it: a kind as the page labels it (P@10, R-prec, MAP@100) as its name."""
+    kind, at, cut = typed.strip().partition("@")
+    return {state.metric_label(k).lower(): k for k in metrics.KINDS}.get(kind.lower(), kind) + at + cut
+
+
+def checked(names: list[str]) -> tuple[list[str], str | None]:
+    """The names the metric parser takes, as it names them (NDCG@10 and nDCG@10 are ndcg@10, P@10 is
+    precision@10), duplicates dropped, and the parser's message for the first one it refuses (None when it takes
+    all)."""
+    good, refused = [], None
+    for name in names:
+        try:
+            good.append(metrics.parse(_as_named(str(name))).name)
+        except InputError as e:
+            refused = refused or str(e)
+    return list(dict.fromkeys(good)), refused
+
+
+def _check_typed() -> None:
+    """The multiselect's callback: a typed name the parser refuses is taken out, its message kept for the page."""
+    good, refused = checked(list(st.session_state.get(KEY_MORE) or []))
+    st.session_state[KEY_MORE] = good
+    if refused:
+        st.session_state[KEY_REFUSED] = refused
+
+
+def table_names(metric: str, with_sidebar: bool, more: list[str]) -> tuple[str, ...]:
+    """The table's metrics, in order: the sidebar's first (unless left out), then the chosen."""
+    return tuple(dict.fromkeys([*([metric] if with_sidebar else []), *more]))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -143,23 +196,35 @@ def table(values: np.ndarray, systems: tuple[str, ...], names: tuple[str, ...], 
 
 
 def every_system(ds: Dataset, metric: str) -> None:
-    """The table the IR field publishes: every system's mean on the sidebar's metric (and any other chosen), the
-    best in bold, on each value the letters of the systems it beats significantly; the test chosen here and the
-    statement under the table."""
+    """The table the IR field publishes: every system's mean on the sidebar's metric (unless left out) and any
+    other chosen (every metric the command line takes), the best in bold, on each value the letters of the systems
+    it beats significantly; the test chosen here, the statement under the table, and the table as LaTeX, Markdown
+    and CSV: what `python -m retrieval compare` prints for the same systems and metrics."""
     st.divider()
     st.subheader("Every system at once")
     st.caption("The table papers publish: each system's mean, the best of each column in **bold**, and on each value "
                "the letters of the systems it beats significantly.")
-    options = more_metrics(metric, state.cutoff())
-    carry_over(options)
+    options = carry_over(metric, state.cutoff())
     c1, c2 = st.columns([1.4, 0.6])  # the test's longest name whole at 1024 pixels wide, the sidebar open
     test = c1.selectbox("Test", tables.TESTS, format_func=tables.TEST_NAMES.get, key=KEY_TEST,
                         persist_state="session", help="Paired and two-sided, over the questions with a relevant document.")
     level = c2.selectbox("p below", LEVELS, index=LEVELS.index(tables.ALPHA), key=KEY_LEVEL,
                          persist_state="session", help="The significance level alpha, after Holm's correction.")
-    more = st.multiselect("More metrics", options, key=KEY_MORE, format_func=state.metric_label,
-                          persist_state="session", help=f"Beside {state.metric_label(metric)}, the sidebar's metric.")
-    names = tuple([metric, *more])
+    more = st.multiselect("More metrics", options, key=KEY_MORE, format_func=state.metric_label, persist_state="session",
+                          on_change=_check_typed, accept_new_options=True, max_selections=MAX_METRICS,
+                          placeholder="e.g. nDCG@10, MAP@100; or type one, e.g. ndcg@15",
+                          help=f"Beside {state.metric_label(metric)}, the sidebar's metric: any metric the command "
+                               f"line's --metrics takes ({metrics.VALID_FORMS}); type a cutoff not listed.")
+    refused = st.session_state.pop(KEY_REFUSED, None)
+    if refused:
+        st.error(f"More metrics: {plain(refused)}", icon=":material/error:")
+    with_sidebar = st.checkbox(f"Begin with {state.metric_label(metric)}, the sidebar's metric", value=True,
+                               key=KEY_SIDEBAR, persist_state="session",
+                               help="Untick it for a table of the chosen metrics alone.")
+    names = table_names(metric, with_sidebar, checked(list(more))[0])
+    if not names:
+        st.info("Choose a metric for the table, or tick the sidebar's.", icon=":material/info:")
+        return
     ev = cache.evaluation(list(names), ds)
     values = np.array([[ev.values[s][m] for m in names] for s in ev.systems])
     try:
@@ -169,3 +234,32 @@ def every_system(ds: Dataset, metric: str) -> None:
         return
     st.markdown(shown.to_markdown(escape=plain, labels={m: state.metric_label(m) for m in names}, statement=False))
     st.caption(shown.statement())
+    downloads(shown, ds.name, names, test, level)
+
+
+FORMS = (  # the table's downloads: label, the ComparisonTable renderer, file extension, MIME type, icon, help
+    ("LaTeX", "to_latex", "tex", "application/x-tex", ":material/functions:",
+     "A booktabs table, the means right-aligned, the statement as its caption."),
+    ("Markdown", "to_markdown", "md", "text/markdown", ":material/article:",
+     "A GitHub Markdown table, the statement under it."),
+    ("CSV", "to_csv", "csv", "text/csv", ":material/table:",
+     "Per system its letter, name, and per metric every digit of its mean and the letters of the systems it beats."),
+)
+
+
+def command(names: tuple[str, ...], test: str, level: float) -> str:
+    """The command line's options for this table: `--metrics ... --test ... --alpha ...`."""
+    return f"--metrics {','.join(names)} --test {test} --alpha {level:g}"
+
+
+def downloads(shown: tables.ComparisonTable, dataset_name: str, names: tuple[str, ...], test: str, level: float) -> None:
+    """The table as LaTeX (booktabs, the means right-aligned), Markdown and CSV, each made when its button is
+    clicked: what `python -m retrieval compare` prints with --latex, --markdown or --csv."""
+    stem = f"{download_stem(dataset_name)}_comparison"
+    with st.container(horizontal=True, wrap=True, gap="small"):
+        for label, render, ext, mime, icon, help_ in FORMS:
+            st.download_button(label, getattr(shown, render), file_name=f"{stem}.{ext}", mime=mime,
+                               key=f"cmp_dl_{ext}", on_click="ignore", icon=icon, width="content", help=help_)
+    st.caption(f"Each file is what `python -m retrieval compare {command(names, test, level)}` prints with `--latex`, "
+               "`--markdown` or `--csv`, for the same dataset, systems and parameters (the LaTeX needs "
+               "`\\usepackage{booktabs}`).")
