@@ -57,7 +57,7 @@ def test_list_and_show_read_the_saved_experiments(saved, capsys):
 
 
 def test_list_and_show_carry_every_setting_and_say_which_differ(saved, capsys):
-    url, (a, b), ds = saved
+    url, (_, b), _ = saved
     code, out, _ = run(capsys, "experiments", "list", "--store", url, "--json")
     got = strict(out)
     assert code == 0 and got["differing"] == ["k1"]

@@ -392,7 +392,8 @@ def test_the_latex_means_are_right_aligned_with_the_letters_after_them(hostile_t
         cells = row.removesuffix(r" \\").split(" & ")[-4:]
         assert len(cells) == 4, row
         for (num, sup), metric, value in zip((cells[:2], cells[2:]), hostile_table.metrics, means):
-            assert re.fullmatch(r"(\\textbf\{)?\d\.\d{4}\}?", num) and float(num.strip(r"\textbf{}")) == round(value, 4)
+            digits = re.fullmatch(r"(?:\\textbf\{)?(\d\.\d{4})\}?", num)
+            assert digits and float(digits.group(1)) == round(value, 4), num
             beaten = hostile_table._sup(system, metric)
             assert sup == (f"$^{{{beaten}}}$" if beaten else "")
 

@@ -12,7 +12,12 @@ import pytest
 
 import retrieval
 from retrieval.analyses import experiments
-from retrieval.analyses.experiments import NOT_RECORDED, compare_settings, record, settings_of
+from retrieval.analyses.experiments import (
+    NOT_RECORDED,
+    compare_settings,
+    record,
+    settings_of,
+)
 from retrieval.core.params import SPECS, Params
 from retrieval.corpus.dataset import parse_run
 from retrieval.corpus.embeddings import Aligned

@@ -292,8 +292,8 @@ def test_a_typed_metric_is_taken_and_a_wrong_one_refused_in_one_message():
     at.multiselect(key="cmp_more_metrics").set_value(["ndcg@15", "rprec@5", "nonsense"]).run()
     assert not at.exception
     errors = [shown(e.value) for e in at.error]
-    assert errors == ["More metrics: metric 'rprec@5' takes no cutoff (its depth is the question's number of "
-                      "relevant documents): write rprec"]
+    assert errors == [("More metrics: metric 'rprec@5' takes no cutoff (its depth is the question's number of "
+                       "relevant documents): write rprec")]
     assert at.multiselect(key="cmp_more_metrics").value == ["ndcg@15"]
     assert table_of(at)[0] == ["", "system", "nDCG@5", "nDCG@15"]  # the table as it was
     at.run()

@@ -60,10 +60,10 @@ FIELDS = {  # the `Params` fields that are not in the parameter table (a field n
 }
 OTHER = (  # what decides the numbers beside the parameters: key, label, help
     ("runs", "runs", "The uploaded run files: each name, and the first 8 hex digits of its content's fingerprint."),
-    ("embeddings", "embeddings", "The dense system's vectors: their model, and the first 8 hex digits of their "
-                                 "fingerprint; none: no dense system."),
-    ("grades_rule", "grades rule", "How the workspace raters' grades were combined into one per pair (original: "
-                                   "the loaded judgements alone)."),
+    ("embeddings", "embeddings", ("The dense system's vectors: their model, and the first 8 hex digits of their "
+                                  "fingerprint; none: no dense system.")),
+    ("grades_rule", "grades rule", ("How the workspace raters' grades were combined into one per pair (original: "
+                                    "the loaded judgements alone).")),
     ("workspace_grades", "raters' grades", "How many judgements the workspace raters' grades added."),
     ("metric", "metric", "The sidebar's metric when the experiment was saved."),
     ("metrics", "metrics", "The metrics measured."),
@@ -102,7 +102,7 @@ def settings_of(rec: dict) -> dict[str, object]:
     grades = rec.get("grades") or {}
     out.update({
         "runs": [{"name": r["name"], "fingerprint": r["fingerprint"]} for r in rec.get("runs") or []],
-        "embeddings": rec["embeddings"] if "embeddings" in rec else NOT_RECORDED,
+        "embeddings": rec.get("embeddings", NOT_RECORDED),
         "grades_rule": grades.get("rule", "original"),
         "workspace_grades": int(grades.get("from_workspace", 0)),
         "metric": view.get("metric") or NOT_RECORDED,
