@@ -261,5 +261,6 @@ def downloads(shown: tables.ComparisonTable, dataset_name: str, names: tuple[str
             st.download_button(label, getattr(shown, render), file_name=f"{stem}.{ext}", mime=mime,
                                key=f"cmp_dl_{ext}", on_click="ignore", icon=icon, width="content", help=help_)
     st.caption(f"Each file is what `python -m retrieval compare {command(names, test, level)}` prints with `--latex`, "
-               "`--markdown` or `--csv`, for the same dataset, systems and parameters (the LaTeX needs "
+               "`--markdown` or `--csv`, for the same dataset, systems (the dense one with `--embeddings`, each run with `--run`) "
+               "and parameters (the LaTeX needs "
                "`\\usepackage{booktabs}`).")

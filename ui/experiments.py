@@ -64,7 +64,7 @@ def history_frame(entries: list[ExperimentEntry], records: dict[int, dict], metr
                          "mean": [p.mean for p in points], "at": [f"{t:%Y-%m-%d %H:%M:%S} UTC" for t in saved]})
 
 
-STEPS = (  # a time axis's tick intervals, finest first: (Vega's unit, step, seconds)
+STEPS = (  # a time axis's tick intervals, finest first: (unit, step, seconds)
     *(("second", n, n) for n in (1, 2, 5, 10, 15, 30)),
     *(("minute", n, 60 * n) for n in (1, 2, 5, 10, 15, 30)),
     *(("hour", n, 3600 * n) for n in (1, 2, 3, 6, 12)),
@@ -73,13 +73,30 @@ STEPS = (  # a time axis's tick intervals, finest first: (Vega's unit, step, sec
     *(("year", n, 31_556_952 * n) for n in (1, 2, 5, 10, 20, 50, 100)),
 )
 MAX_TICKS = 6  # a time axis's labels at most (plus one), so each is whole at 1024 pixels wide
+_FREQ = {"second": "s", "minute": "min", "hour": "h"}
 
 
-def time_axis(times: list[datetime]) -> tuple[tuple[datetime, datetime], str, int, str]:
+def ticks(lo: datetime, hi: datetime, unit: str, step: int) -> list[datetime]:
+    """The round times from lo to hi every `step` units, in UTC: a multiple of step seconds, minutes or hours (of
+    the day), a day of the month one more than a multiple of step (1, 8, 15, ...), a month or a year so counted."""
+    a, b = pd.Timestamp(lo).tz_convert(UTC), pd.Timestamp(hi).tz_convert(UTC)
+    if unit in _FREQ:
+        f = f"{step}{_FREQ[unit]}"
+        out = pd.date_range(a.ceil(f), b, freq=f)
+    elif unit == "day":
+        out = [t for t in pd.date_range(a.ceil("D"), b, freq="D") if (t.day - 1) % step == 0]
+    elif unit == "month":
+        out = [t for t in pd.date_range(a.ceil("D"), b, freq="MS") if (t.month - 1) % step == 0]
+    else:
+        out = [t for t in pd.date_range(a.ceil("D"), b, freq="YS") if t.year % step == 0]
+    return [t.to_pydatetime() for t in out]
+
+
+def time_axis(times: list[datetime]) -> tuple[tuple[datetime, datetime], list[datetime], str]:
     """How the history's time axis reads (UTC): its domain (the times padded by 5% of their span, or a minute
-    either side of a single time), the tick interval (Vega's unit and step: at most MAX_TICKS intervals across the
-    domain) and the labels' strftime format, so that no two labels read the same: seconds for an axis of seconds,
-    the day beside the hours when it spans two days, the year beside the days when it spans two years."""
+    either side of a single time), its ticks (round times, at most MAX_TICKS intervals across the domain: `ticks`)
+    and the labels' strftime format, so that no two labels read the same: seconds for an axis of seconds, the day
+    beside the hours when it spans two days, the year beside the days when it spans two years."""
     lo, hi = min(times), max(times)
     pad = timedelta(minutes=1) if hi == lo else (hi - lo) * 0.05
     lo, hi = lo - pad, hi + pad
@@ -94,7 +111,15 @@ def time_axis(times: list[datetime]) -> tuple[tuple[datetime, datetime], str, in
         fmt = "%b %d, %Y" if unit == "day" else "%b %Y"
     else:
         fmt = {"day": "%b %d", "month": "%b %Y", "year": "%Y"}[unit]
-    return (lo, hi), unit, step, fmt
+    return (lo, hi), ticks(lo, hi, unit, step), fmt
+
+
+def vega_time(t: datetime) -> alt.DateTime:
+    """A time as Vega-Lite's scale domain and axis values take it: a DateTime in UTC (a number there, read as a
+    timestamp by the schema, draws nothing in Streamlit's Vega)."""
+    t = t.astimezone(UTC)
+    return alt.DateTime(year=t.year, month=t.month, date=t.day, hours=t.hour, minutes=t.minute, seconds=t.second,
+                        milliseconds=t.microsecond // 1000, utc=True)
 
 
 LABEL_GAP = 1 / 16  # the least gap between two experiments' numbers on the chart, as a share of the time axis
@@ -119,11 +144,10 @@ def history_chart(frame: pd.DataFrame, metric: str) -> alt.LayerChart:
     systems = list(dict.fromkeys(frame["system"]))
     marks = frame.drop_duplicates("number")[["saved", "number", "experiment", "at"]].reset_index(drop=True)
     times = [t.to_pydatetime() for t in marks["saved"]]
-    (lo, hi), unit, step, fmt = time_axis(times) if times else ((datetime.now(UTC),) * 2, "day", 1, "%b %d")
+    (lo, hi), at, fmt = time_axis(times or [datetime.now(UTC)])
     marks["label"] = [n if keep else "" for n, keep in zip(marks["number"], labelled(times, (lo, hi)))]
-    x = alt.X("saved:T", title="saved (UTC)",
-              scale=alt.Scale(type="utc", domain=[lo.isoformat(), hi.isoformat()]),
-              axis=alt.Axis(format=fmt, tickCount={"interval": unit, "step": step}, labelAngle=0, labelOverlap=True))
+    x = alt.X("saved:T", title="saved (UTC)", scale=alt.Scale(type="utc", domain=[vega_time(lo), vega_time(hi)]),
+              axis=alt.Axis(format=fmt, values=[vega_time(t) for t in at], labelAngle=0, labelOverlap=True))
     tip = ["experiment", alt.Tooltip("at:N", title="saved")]
     rules = alt.Chart(marks).mark_rule(color="#9e9e9e", opacity=0.35).encode(x=x, tooltip=tip)
     numbers = alt.Chart(marks).mark_text(baseline="top", dy=2, fontSize=11, color="#616161").encode(
