@@ -26,8 +26,9 @@ from ..core.words import plural
 from ..corpus.dataset import TrecRun
 from ..evaluation import stats
 from ..evaluation.experiment import Evaluation, to_json
+from ..evaluation.records import VERSION
 
-VERSION = 1  # of the record's shape
+# VERSION: of the record's shape, read by evaluation.records.check (what a reader of a saved experiment relies on)
 
 
 def record(evaluation: Evaluation, params: Params, runs: tuple[TrecRun, ...] = (), rule: str = "original",
