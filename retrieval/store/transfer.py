@@ -45,6 +45,9 @@ INDEX = "workspace.json"
 MAX_INDEX_BYTES = 16 * 2**20  # workspace.json: about 200 bytes per file it names, so some 80,000 files
 MAX_LINE_BYTES = 64 * 2**10  # one grade's line of grades.jsonl (two ids, a name of at most 200 characters, a time)
 GRADES_BATCH = 5_000  # grades written at once while grades.jsonl is read
+# The most bytes one value (a stored file) takes in each database: SQLite's SQLITE_MAX_LENGTH as built by default,
+# PostgreSQL's bytea. A member beyond is refused before it is read, not read whole to be refused by the database.
+LARGEST_VALUE = {"sqlite": 10**9, "postgresql": 2**30 - 1}
 _BEIR = ("corpus.jsonl", "queries.jsonl", "qrels/test.tsv")  # a dataset's BEIR folder in the export (datasets.beir_zip)
 _GRADE_KEYS = ("query_id", "doc_id", "rater", "grade", "graded_at")
 
@@ -230,12 +233,16 @@ class _Reader:
         if self.read_so_far > self.limits.total:
             raise InputError(f"{self.source}/{name}: the members expand beyond {self.limits.total:,} bytes in all")
 
-    def bytes(self, name: str, where: str) -> bytes:
-        """A stored file's bytes (held whole: the store keeps it as one value), within the upload bounds."""
+    def bytes(self, name: str, where: str, largest: int) -> bytearray:
+        """A stored file's bytes (held whole, not copied: the store keeps it as one value), within the upload
+        bounds and `largest`, the most one value of the store's database takes (checked before it is read)."""
         info = self._info(name, where)
+        if info.file_size > largest:
+            raise InputError(f"{self.source}/{name}: declares {info.file_size:,} bytes, more than the {largest:,} one "
+                             "file of this store may hold")
         (data,) = datasets.read_members(self.zf, (info.filename,), self.source, self.limits)
         self._count(len(data), name)
-        return bytes(data)
+        return data
 
     def _chunks(self, info: zipfile.ZipInfo, bound: int, what: str) -> Iterator[bytes]:
         """A member's bytes a chunk at a time, refused once past `bound` (whatever its header declares)."""
@@ -371,7 +378,8 @@ def _import_dataset(ws: Workspace, reader: _Reader, d: dict, where: str) -> str:
         raise InputError(f"{where}: {len(d['upload'])} uploaded files for format {fmt!r}")
     if ws.dataset(expected) is not None:
         raise InputError(f"{where}: the dataset {expected} again (the export names each once)")
-    files = [StoredFile(f["name"], reader.bytes(f["path"], where)) for f in d["upload"]]
+    largest = LARGEST_VALUE.get(ws.engine.dialect.name, 10**9)
+    files = [StoredFile(f["name"], reader.bytes(f["path"], where, largest)) for f in d["upload"]]
     if fmt == ZIP:
         ds = datasets.load_beir_zip(files[0].data, files[0].name, reader.limits)
     else:
@@ -382,12 +390,12 @@ def _import_dataset(ws: Workspace, reader: _Reader, d: dict, where: str) -> str:
     del files, ds  # one dataset's files held at a time
     for i, r in enumerate(d["runs"]):
         at = f"{where}, run {i + 1}"
-        _stored(at, ws.add_run, expected, r["name"], StoredFile(r["file_name"], reader.bytes(r["path"], at)),
+        _stored(at, ws.add_run, expected, r["name"], StoredFile(r["file_name"], reader.bytes(r["path"], at, largest)),
                 r["added_by"], _parse_time(r["added_at"], at))
     for i, e in enumerate(d["embeddings"]):
         at = f"{where}, embeddings {i + 1}"
         _stored(at, ws.add_embeddings, expected, e["name"],
-                [StoredFile(f["name"], reader.bytes(f["path"], at)) for f in e["files"]], e["added_by"],
+                [StoredFile(f["name"], reader.bytes(f["path"], at, largest)) for f in e["files"]], e["added_by"],
                 _parse_time(e["added_at"], at))
     batch: list[Grade] = []
     for g in _grades(reader, d["grades"], where):
