@@ -253,9 +253,10 @@ print(json.dumps({"code": code, "grown": (resource.getrusage(resource.RUSAGE_SEL
 """
 
 
-def _huge(data: bytes, member: str, path: Path, head: bytes = b"", fill: bytes = b"\n" * 2**20, tail: bytes = b"") -> Path:
-    """The export with `member` replaced by `head`, 1 GiB of `fill` and `tail`, written a MiB at a time (the zip
-    about 1 MB)."""
+def _huge(data: bytes, member: str, path: Path, head: bytes = b"", fill: bytes = b"\n" * 2**20, tail: bytes = b"",
+          size: int = GIB) -> Path:
+    """The export with `member` replaced by `head`, `size` bytes of `fill` (1 GiB) and `tail`, written a MiB at a
+    time (the zip about 1 MB)."""
     src = zipfile.ZipFile(io.BytesIO(data))
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
         for name in src.namelist():
@@ -264,7 +265,7 @@ def _huge(data: bytes, member: str, path: Path, head: bytes = b"", fill: bytes =
                 continue
             with out.open(name, "w", force_zip64=True) as f:
                 f.write(head)
-                for _ in range(GIB // len(fill)):
+                for _ in range(size // len(fill)):
                     f.write(fill)
                 f.write(tail)
     return path
@@ -281,13 +282,18 @@ HUGE = {  # the member replaced, how, and what the one line on stderr says
     "an experiment of newlines": (lambda ix: ix["experiments"][0]["path"], {"head": b"{"},
                                   r"experiments/\d+\.json: (declares|expands past) [\d,]+ bytes"),
     "workspace.json padded": (lambda ix: INDEX, {"fill": b" " * 2**20}, r"workspace\.json: (declares|expands past)"),
+    "an experiment of 60 MiB of empty lists": (lambda ix: ix["experiments"][0]["path"],
+                                               {"head": b"[", "fill": b"[]," * (2**20 // 3), "tail": b"[]]",
+                                                "size": 60 * 2**20},
+                                               r"experiments/\d+\.json: its JSON would take about [\d,]+ MiB to read"),
 }
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", list(HUGE))
-def test_a_member_of_1_gib_in_a_1_mb_zip_is_refused_within_fixed_memory(case, tmp_path):
-    """The command line's import (its bounds the larger: 4 GiB a member) of an export whose member is 1 GiB:
+def test_a_huge_member_in_a_1_mb_zip_is_refused_within_fixed_memory(case, tmp_path):
+    """The command line's import (its bounds the larger: 4 GiB a member) of an export whose member is 1 GiB (or an
+    experiment of 60 MiB of empty lists, which json.loads would make 1.5 GiB of):
     exit 2, one line naming the member and line, the store empty, and the process's peak memory grown by at most
     256 MiB over its size after a good import."""
     source, _, _ = filled(f"sqlite:///{tmp_path / 'source.sqlite'}")
