@@ -312,12 +312,12 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Every dataset (as a BEIR folder and as uploaded), run, embeddings file, grade "
                                    "(qrels per rater and combined by each rule) and saved experiment, in one zip; "
                                    "an import reads one back into an empty store, every dataset checked against "
-                                   "its id.")
+                                   "its id and every record against what the export writes: all of it, or nothing.")
     ks = k.add_subparsers(dest="action", required=True, parser_class=_Parser)
     ke = ks.add_parser("export", help="write the workspace to a zip")
     ke.add_argument("file", help="the zip to write (replaced whole, or not at all)")
     ke.set_defaults(func=cmd_workspace_export)
-    ki = ks.add_parser("import", help="read an exported zip into an empty store")
+    ki = ks.add_parser("import", help="read an exported zip into an empty store (all of it, or nothing)")
     ki.add_argument("file", help="the zip to read")
     ki.set_defaults(func=cmd_workspace_import)
     for parser in (xl, xw, xc, ke, ki):

@@ -530,8 +530,8 @@ def _import() -> None:
     base = in_use.base_dataset()
     try:
         n = transfer.import_workspace(ws, f.getvalue(), f.name)
-    except InputError as e:
-        state.post([("error", str(e))], base.fingerprint)
+    except InputError as e:  # one transaction: nothing of the zip was stored, the dataset in use stays
+        state.post([("error", f"Not imported, the workspace left as it was: {e}")], base.fingerprint)
         return
     state.post([("success", f"Imported {plural(n, 'dataset')} from {f.name}: open one below.")],
                base.fingerprint)

@@ -30,8 +30,9 @@ from ..corpus.dataset import TrecRun
 from ..corpus.embeddings import Aligned
 from ..evaluation import stats
 from ..evaluation.experiment import Evaluation, to_json
+from ..evaluation.records import VERSION
 
-VERSION = 1  # of the record's shape
+# VERSION: of the record's shape, read by evaluation.records.check (what a reader of a saved experiment relies on)
 
 
 def record(evaluation: Evaluation, params: Params, runs: tuple[TrecRun, ...] = (), rule: str = "original",

@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -173,14 +174,33 @@ class Workspace:
         self.engine = engine
         self.label = label  # the store's URL without its password: what messages name
         self.max_bytes = max_bytes
+        self._held = threading.local()  # the connection of this thread's `transaction()`, while one is open
 
     # ------------------------------------------------------------------------------------------- transactions
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Every write and read this thread makes inside the block is one transaction (the whole import of a
+        workspace, transfer.py): committed when the block ends, rolled back on any error, and none of it kept by a
+        process killed inside it. Other threads and processes wait for it to write (the lock of `_write`)."""
+        if getattr(self._held, "conn", None) is not None:
+            raise RuntimeError("a transaction is open on this thread already")
+        with self._write() as conn:
+            self._held.conn = conn
+            try:
+                yield
+            finally:
+                self._held.conn = None
 
     @contextmanager
     def _write(self) -> Iterator[sa.Connection]:
         """One write transaction: SQLite's BEGIN IMMEDIATE (a writer waits for another rather than failing when it
         upgrades its lock), PostgreSQL's advisory lock (the size check and the write it guards, one writer at a time
-        across servers). Committed at the end, rolled back on any error."""
+        across servers). Committed at the end, rolled back on any error. Inside `transaction()`, its connection."""
+        held = getattr(self._held, "conn", None)
+        if held is not None:
+            yield held
+            return
         try:
             with self.engine.connect() as conn:
                 if conn.dialect.name == "sqlite":
@@ -196,6 +216,10 @@ class Workspace:
 
     @contextmanager
     def _read(self) -> Iterator[sa.Connection]:
+        held = getattr(self._held, "conn", None)
+        if held is not None:  # inside `transaction()`: what it wrote so far is read
+            yield held
+            return
         try:
             with self.engine.connect() as conn:
                 yield conn
