@@ -20,7 +20,7 @@ import pandas as pd
 import streamlit as st
 
 from retrieval.corpus.dataset import Dataset, format_qrels
-from retrieval.evaluation.agreement import RULES, agreement, disagreements
+from retrieval.evaluation.agreement import RULES, agreement, disagreements, explain
 from retrieval.evaluation.experiment import Evaluation
 from retrieval.retrievers.ranking import Ranking
 from retrieval.store.workspace import Grade
@@ -133,13 +133,20 @@ def rater_qrels(grades: tuple[Grade, ...], rater: str) -> str:
     return new_qrels(mine(grades, rater))
 
 
+def _kappa_text(x: float | None) -> str:
+    return "undefined" if x is None else f"{x:.3f}"
+
+
 def agreement_frame(grades: tuple[Grade, ...]) -> pd.DataFrame:
-    """Each two raters: the pairs both graded and Cohen's kappa over them (empty where undefined)."""
+    """Each two raters: the pairs both graded and Cohen's kappa over them, plain and weighted for graded relevance
+    (linear, quadratic); "undefined" where it is."""
     a = agreement((g.query_id, g.doc_id, g.rater, g.grade) for g in grades)
     return pd.DataFrame({
         "raters": [f"{x} and {y}" for x, y in a.cohen],
         "pairs both graded": [a.shared[p] for p in a.cohen],
-        "Cohen's kappa": ["undefined" if a.cohen[p] is None else f"{a.cohen[p]:.3f}" for p in a.cohen],
+        "Cohen's kappa": [_kappa_text(a.cohen[p]) for p in a.cohen],
+        "linear weighted": [_kappa_text(a.linear[p]) for p in a.cohen],
+        "quadratic weighted": [_kappa_text(a.quadratic[p]) for p in a.cohen],
     })
 
 
@@ -191,6 +198,17 @@ def grade_key(fingerprint: str, rater: str, qid: str, did: str) -> str:
     return f"{KEY_GRADE}{fingerprint}:{rater}:{qid}:{did}"
 
 
+def in_force(everyone: tuple[Grade, ...], grades: dict, rule: str) -> str:
+    """What the workspace holds and what of it the metrics count under `rule` (the selector's value, in the link):
+    the header's sentence (names escaped)."""
+    pairs = len({(g.query_id, g.doc_id) for g in everyone})
+    held = (f"{plural(pairs, 'pair')} graded in this workspace ({plural(len(everyone), 'grade')} by "
+            f"{plural(len({g.rater for g in everyone}), 'rater')})")
+    if rule == "original":
+        return f"{held}, none counted: the rule below is {plain(RULES[rule])}."
+    return f"{held}; {len(grades):,} in force, combined by {plain(RULES[rule])} (the rule below, in the link)."
+
+
 # ------------------------------------------------------------------------------------------ the page's parts
 
 
@@ -200,12 +218,10 @@ def header(base: Dataset, k: int, holes: pd.DataFrame, grades: dict) -> None:
     pairs = holes[["q", "doc"]].drop_duplicates().shape[0]
     questions = holes["q"].nunique()
     everyone = in_use.workspace_grades(base)
-    raters = len({g.rater for g in everyone})
     st.caption(f"{plain(in_use.dataset_label())}: {pairs:,} unjudged documents in some system's top {k}, over {questions:,} of "
                f"{base.n_queries:,} questions (the cutoff k is the sidebar's). Grade them: every page then measures with "
-               f"the raters' grades. {len(grades):,} pairs graded in this workspace ({len(everyone):,} grades by "
-               f"{plural(raters, 'rater')}; combined by {plain(RULES[in_use.rule()])}). An unjudged "
-               "document counts as not relevant.")
+               f"the raters' grades. {in_force(everyone, grades, in_use.rule())} An unjudged document counts as not "
+               "relevant.")
     who()
     message = st.session_state.pop(MESSAGE, None)
     if message:
@@ -352,8 +368,7 @@ def means(base: Dataset, ds: Dataset, metric: str, k: int) -> None:
 def raters(base: Dataset) -> None:
     """The raters: the rule combining their grades (in the URL), how far they agree, where they differ most."""
     st.subheader("Raters")
-    st.selectbox("Combine the raters' grades by", list(RULES), key=state.RULE, bind="query-params",
-                 persist_state="session",
+    st.selectbox("Combine the raters' grades by", list(RULES), key=state.RULE, persist_state="session",
                  help="The one grade per document the metrics use, from every rater's grade of it in this workspace: "
                       + "; ".join(f"{name}: {text}" for name, text in RULES.items()) + ".")
     st.caption(f"In force: {plain(RULES[in_use.rule()])}.")
@@ -370,9 +385,10 @@ def raters(base: Dataset) -> None:
     alpha = "undefined (too few pairs graded twice, or one grade throughout)" if a.alpha is None else f"{a.alpha:.3f}"
     twice = a.pairs_graded_twice
     st.caption(f"{plural(len(names), 'rater')} ({', '.join(plain(n) for n in names)}); {plural(twice, 'document')} "
-               f"graded by two or more. Krippendorff's alpha (ordinal, all raters): {alpha}. Both are 1 when the raters "
+               f"graded by two or more. Krippendorff's alpha (ordinal, all raters): {alpha}. Each is 1 when the raters "
                "agree throughout and 0 at what chance gives; kappa is undefined over fewer than two shared documents, "
                "or when both raters gave one and the same grade throughout.")
+    st.markdown("\n".join(f"- {plain(e.sentence)}" for e in explain(a)))
     rows = disagreement_frame(everyone)
     if len(rows):
         st.markdown(f"**Where they differ most** ({len(rows):,} shown, the largest spread first)")
