@@ -10,7 +10,15 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from retrieval.core.errors import InputError
-from retrieval.evaluation.agreement import RULES, WEIGHTS, agreement, combine, disagreements, explain, kappa
+from retrieval.evaluation.agreement import (
+    RULES,
+    WEIGHTS,
+    agreement,
+    combine,
+    disagreements,
+    explain,
+    kappa,
+)
 
 
 def _rows(table: dict[tuple[str, str], dict[str, int]]):

@@ -31,6 +31,7 @@ from .format import FULL_CHARS, clip, full_text_note, plural, signed
 from .markdown import escape_markdown as plain
 from .overview import JUDGED_FLOOR
 from .per_question import cut, page_count
+from .rater import BLIND, blind_toggle, name_input
 
 DISAGREEMENTS = 20  # pairs listed where the raters differ most
 MESSAGE = "judge_message"  # the last grade's refusal, shown once
@@ -232,14 +233,29 @@ def header(base: Dataset, k: int, holes: pd.DataFrame, grades: dict) -> None:
 
 
 def who() -> None:
-    """Who grades: the proxy's user, else a name typed once per session (grading waits for one)."""
+    """Who grades: the proxy's user, else a name typed once in this browser (grading waits for one)."""
     user = workspace.proxy_user()
     if user:
         st.caption(f"You grade as **{plain(user)}** (from the proxy).")
-        return
-    st.text_input("Your name as a rater", key=state.RATER, max_chars=200, persist_state="session",
-                  placeholder="type it to grade", help="Each grade is kept with its rater's name and time; several "
-                  "raters may grade the same documents, and the page shows how far they agree.")
+    else:
+        name_input("Your name as a rater", "type it to grade", "Each grade is kept with its rater's name and time; "
+                   "several raters may grade the same documents, and the page shows how far they agree.")
+    if blind_toggle():
+        st.caption("Blind grading: the other raters' grades of a document, the grade in force and where the raters "
+                   "differ show once you have graded it; the downloads of their grades wait too.")
+
+
+def blind() -> bool:
+    """Whether this rater grades blind (ui.rater: their choice, kept in this browser)."""
+    return bool(st.session_state.get(BLIND))
+
+
+def seen_by(grades: tuple[Grade, ...], rater: str, blind_: bool) -> tuple[Grade, ...]:
+    """The grades this rater may see: every one, or blind, those of the pairs they have graded themselves."""
+    if not blind_:
+        return grades
+    graded = set(mine(grades, rater))
+    return tuple(g for g in grades if (g.query_id, g.doc_id) in graded)
 
 
 def summary(holes: pd.DataFrame, systems: list[str], graded: set, k: int) -> None:
@@ -334,7 +350,8 @@ def grade_documents(base: Dataset, holes: pd.DataFrame, q: int, grades: dict) ->
                 on_change=_on_grade, args=(qid, did, key), label_visibility="collapsed",
                 disabled=not named or (at_bound and given is None))
             said = [f"you {given}"] if given is not None else []
-            said += [f"{plain(who_)} {g}" for who_, g in sorted(theirs.get((qid, did), {}).items())]
+            hidden = blind() and given is None  # blind grading: nothing of the others' until graded
+            said += [] if hidden else [f"{plain(who_)} {g}" for who_, g in sorted(theirs.get((qid, did), {}).items())]
             if said:
                 in_force = grades.get((qid, did))
                 st.caption(f"Graded by {', '.join(said)}" + (f": {in_force} in force, by {plain(RULES[in_use.rule()])}"
@@ -389,9 +406,10 @@ def raters(base: Dataset) -> None:
                "agree throughout and 0 at what chance gives; kappa is undefined over fewer than two shared documents, "
                "or when both raters gave one and the same grade throughout.")
     st.markdown("\n".join(f"- {plain(e.sentence)}" for e in explain(a)))
-    rows = disagreement_frame(everyone)
+    rows = disagreement_frame(seen_by(everyone, workspace.person(), blind()))
     if len(rows):
-        st.markdown(f"**Where they differ most** ({len(rows):,} shown, the largest spread first)")
+        st.markdown(f"**Where they differ most** ({len(rows):,} shown, the largest spread first"
+                    + ("; blind grading: of the documents you have graded" if blind() else "") + ")")
         st.dataframe(rows, hide_index=True, width="stretch")
 
 
@@ -402,18 +420,21 @@ def downloads(ds: Dataset, grades: dict) -> None:
     base = cache.base_dataset()
     every, only_new = file_names(ds.name)
     everyone = in_use.workspace_grades(base)
+    rater = workspace.person()
+    hide = blind() and bool(set(grades) - set(mine(everyone, rater)))  # some not graded by you
+    waits = " Blind grading: it waits until you have graded every document it names." if hide else ""
     row = st.container(horizontal=True, wrap=True, gap="small")  # each button as wide as its text, wrapping at 1024 px
     row.download_button(f"All judgements in use ({len(ds.qrels):,})", functools.partial(all_qrels, ds), file_name=every,
                         mime="text/plain", key="judge_dl_all", on_click="ignore", icon=":material/download:",
-                        width="content", help="TREC qrels, `qid 0 docid grade` a line: the loaded judgements and the "
-                        "raters' grades, combined by the rule chosen.")
+                        width="content", disabled=hide, help="TREC qrels, `qid 0 docid grade` a line: the loaded "
+                        "judgements and the raters' grades, combined by the rule chosen." + waits)
     row.download_button(f"The raters' combined ({len(grades):,})", functools.partial(new_qrels, grades), file_name=only_new,
                         mime="text/plain", key="judge_dl_new", on_click="ignore", icon=":material/download:",
-                        width="content", disabled=not grades, help="TREC qrels of the workspace's grades, combined.")
-    rater = workspace.person()
+                        width="content", disabled=not grades or hide,
+                        help="TREC qrels of the workspace's grades, combined." + waits)
     row.button("Take every grade of yours back", key="judge_forget", on_click=_forget, args=(rater,),
                disabled=not mine(everyone, rater), icon=":material/undo:", width="content")
-    names = sorted({g.rater for g in everyone})
+    names = sorted({g.rater for g in everyone} if not blind() else {g.rater for g in everyone} & {rater})
     if names:
         x, y = st.columns([2, 1], vertical_alignment="bottom")
         who_ = x.selectbox("One rater's grades", names, key="judge_dl_rater")

@@ -40,6 +40,7 @@ from retrieval.store.workspace import (
 from . import in_use, state
 from .format import mb, plural
 from .markdown import escape_markdown
+from .rater import name_input
 
 DATA = "data"  # the URL's dataset: its id in the store (Dataset.fingerprint); none for the invented corpus
 RUN = "run"  # the URL's runs: a stored run's name, once per run in use
@@ -419,8 +420,8 @@ def follow_rule() -> list[str]:
     if given in RULES:
         st.session_state[state.RULE] = given
         return []
-    return [f"The link's rule = {given[:40]} is none of the grades rules ({', '.join(RULES)}): {in_use.DEFAULT_RULE} "
-            "here."]
+    return [(f"The link's rule = {given[:40]} is none of the grades rules ({', '.join(RULES)}): "
+             f"{in_use.DEFAULT_RULE} here.")]
 
 
 def write_rule() -> None:
@@ -584,8 +585,7 @@ def section() -> None:
     if user:
         st.caption(f"Signed in as **{escape_markdown(user)}** (from the proxy): uploads and grades carry this name.")
     else:
-        st.text_input("Your name", key=state.RATER, max_chars=200, placeholder=ANONYMOUS,
-                      help="Uploads and grades carry it (anonymous without one). Typed once per session.")
+        name_input("Your name", ANONYMOUS, "Uploads and grades carry it (anonymous without one).")
     entries = ws.datasets()
     used, limit = ws.size(), ws.max_bytes
     exporting, importing = st.columns(2)

@@ -31,6 +31,7 @@ from itertools import combinations
 
 import krippendorff
 import numpy as np
+
 from ..core.errors import InputError
 from ..core.words import agree, plural
 
