@@ -12,7 +12,7 @@ import types
 import pytest
 import streamlit.runtime.context as st_context
 
-from ui import judge as ui
+from retrieval.corpus.dataset import load
 from ui import rater, state
 
 from apptest import open_app, shown
@@ -100,10 +100,11 @@ def test_blind_grading_hides_the_others_grades_until_the_rater_has_graded(monkey
     spread = next(d.value for d in ben.dataframe if "spread" in d.value.columns)
     assert list(spread["document"]) == [docs[0]]
     buttons = {d.proto.label: d.proto.disabled for d in ben.get("download_button")}
-    assert buttons["The raters' combined (2)"] and buttons["All judgements in use (30)"]
+    every = f"All judgements in use ({len(load('invented').qrels) + 2})"
+    assert buttons["The raters' combined (2)"] and buttons[every]
     assert ben.selectbox(key="judge_dl_rater").options == ["Ben"]
     next(w for w in grade_widgets(ben) if w.key.endswith(f":{docs[1]}")).set_value(1).run()
     buttons = {d.proto.label: d.proto.disabled for d in ben.get("download_button")}
-    assert not buttons["The raters' combined (2)"] and not buttons["All judgements in use (30)"]
+    assert not buttons["The raters' combined (2)"] and not buttons[every]
     browser(monkeypatch, {rater.BLIND_COOKIE: "1"})  # his next session, in the same browser: blind again
     assert open_app("pages/judge.py").toggle(key=rater.BLIND).value is True
