@@ -40,8 +40,8 @@ def recall(proxy_user: str | None) -> None:
         return
     if kept_blind == "1":
         st.session_state.setdefault(BLIND, True)
-    if kept_name and proxy_user is None and not st.session_state.get(state.RATER):
-        name = unquote(str(kept_name))[:MAX_NAME].strip()
+    if isinstance(kept_name, str) and proxy_user is None and not st.session_state.get(state.RATER):  # a cookie's text
+        name = unquote(kept_name)[:MAX_NAME].strip()
         if name:
             st.session_state[state.RATER] = name
 
