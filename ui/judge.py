@@ -7,6 +7,8 @@ judgements do not grade for that question. The holes are found against the loade
 graded here stays listed (with your grade, which can be changed or taken back). Each grade is kept in the workspace
 with its rater and time (ui.workspace); every page measures with the raters' grades combined by the chosen rule
 (`ui.in_use.new_judgements`). A run's document outside the corpus has no text to read and is not listed.
+A rater may grade blind (ui.rater): the other raters' grades of a document, the grade in force and where they differ
+are shown only once the rater has graded it.
 """
 
 from __future__ import annotations
