@@ -11,11 +11,12 @@ import types
 
 import pytest
 import streamlit.runtime.context as st_context
-from apptest import open_app, shown
-from test_page_judge import as_rater, grade_widgets
 
 from retrieval.corpus.dataset import load
 from ui import rater, state
+
+from apptest import open_app, shown
+from test_page_judge import as_rater, grade_widgets
 
 pytestmark = pytest.mark.app
 
