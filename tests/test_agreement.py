@@ -10,7 +10,15 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from retrieval.core.errors import InputError
-from retrieval.evaluation.agreement import RULES, agreement, combine, disagreements
+from retrieval.evaluation.agreement import (
+    RULES,
+    WEIGHTS,
+    agreement,
+    combine,
+    disagreements,
+    explain,
+    kappa,
+)
 
 
 def _rows(table: dict[tuple[str, str], dict[str, int]]):
@@ -75,3 +83,72 @@ def test_the_largest_disagreements_come_first():
                   ("q2", "b"): {"r1": 2, "r2": 2}})
     assert [(d.query_id, d.doc_id, d.spread) for d in disagreements(rows)] == [("q1", "a", 2), ("q1", "b", 1), ("q2", "a", 1)]
     assert len(disagreements(rows, limit=1)) == 1
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_weighted_kappa_is_scikit_learn_s_for_graded_relevance(seed):
+    """Plain, linear and quadratic kappa against scikit-learn's cohen_kappa_score(weights=...) on random grades
+    0 to 2 (one grade missing from a rater now and then), each pair of raters through `agreement`."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 60))
+    x = rng.integers(0, 3, n)
+    y = np.clip(x + rng.integers(-1, 2, n) * (rng.random(n) < 0.5), 0, 2)
+    if seed == 0:
+        x, y = np.where(x == 1, 2, x), np.where(y == 1, 2, y)  # no grade 1: the weights still read the grades' distance
+    a = agreement([(f"q{i}", "d", "A", int(v)) for i, v in enumerate(x)] + [(f"q{i}", "d", "B", int(v)) for i, v in enumerate(y)])
+    labels = [0, 1, 2]
+    for name, got in (("plain", a.cohen), ("linear", a.linear), ("quadratic", a.quadratic)):
+        want = cohen_kappa_score(x, y, labels=labels, weights=None if name == "plain" else name)
+        assert got[("A", "B")] == pytest.approx(want, abs=1e-12), name
+        assert kappa(x.tolist(), y.tolist(), name) == pytest.approx(want, abs=1e-12)
+    assert set(WEIGHTS) == {"plain", "linear", "quadratic"}
+    with pytest.raises(InputError, match="kappa weights 'cubic'"):
+        kappa([0, 1], [1, 0], "cubic")
+
+
+def test_weighted_kappa_is_undefined_where_plain_kappa_is():
+    one = agreement([("q1", "d", "A", 1), ("q1", "d", "B", 1), ("q2", "d", "A", 1), ("q2", "d", "B", 1)])
+    assert one.linear == one.quadratic == {("A", "B"): None}
+
+
+def _grades(a: list[int], b: list[int]):
+    return [(f"q{i}", "d", "ana", g) for i, g in enumerate(a)] + [(f"q{i}", "d", "ben", g) for i, g in enumerate(b)]
+
+
+def test_each_measure_is_said_in_one_sentence_from_its_numbers():
+    """The issue: kappa −0.250 beside ordinal alpha 0.375, no word on why. Here ana and ben never give the same grade
+    to a document that chance would match (plain kappa below 0) while their differences are one grade apart (the
+    weighted kappas and alpha above it): each sentence carries the numbers it rests on, computed here independently."""
+    ana, ben = [1, 2, 1, 0, 1, 0], [2, 2, 2, 1, 2, 1]
+    a = agreement(_grades(ana, ben))
+    plain = cohen_kappa_score(ana, ben)
+    linear, quadratic = (cohen_kappa_score(ana, ben, weights=w) for w in ("linear", "quadratic"))
+    assert plain < 0 < linear < quadratic and a.alpha > plain
+    same = sum(x == y for x, y in zip(ana, ben))
+    chance = sum(ana.count(g) * ben.count(g) for g in (0, 1, 2)) / len(ana)
+    said = {e.measure: e.sentence for e in explain(a)}
+    assert list(said) == ["Cohen's kappa", "weighted kappa", "Krippendorff's alpha"]
+    assert said["Cohen's kappa"] == (
+        f"Cohen's kappa counts only identical grades, beyond what chance gives: ana and ben gave the same grade to "
+        f"{same} of 6 documents, where their own mix of grades would match on {chance:.1f} by chance, so their kappa "
+        f"is {plain:.3f} (less often than chance).")
+    assert said["weighted kappa"].endswith(f"{linear:.3f} and {quadratic:.3f} for ana and ben, above their plain kappa; "
+                                           "5 of their 5 different grades are one apart and 0 further.")
+    assert said["Krippendorff's alpha"].endswith(f"all 2 raters at once over the 6 documents graded twice or more, chance "
+                                                 f"from everyone's grades pooled: {a.alpha:.3f}, above ana and ben's "
+                                                 "plain kappa.")
+
+
+def test_the_sentences_follow_the_numbers_the_other_way():
+    """Far disagreements (0 against 2) pull the weighted kappas below the plain one; the words follow."""
+    ana, ben = [0, 2, 1, 1, 0, 2, 2], [2, 0, 1, 1, 0, 2, 2]
+    a = agreement(_grades(ana, ben))
+    assert a.linear[("ana", "ben")] < a.cohen[("ana", "ben")]
+    said = {e.measure: e.sentence for e in explain(a)}
+    assert "below their plain kappa; 0 of their 2 different grades are one apart and 2 further." in said["weighted kappa"]
+    assert "(more often than chance)" in said["Cohen's kappa"]
+    undefined = {e.measure: e.sentence for e in explain(agreement(_grades([1, 1], [1, 1])))}
+    assert "undefined here: no two raters share two documents with more than one grade" in undefined["Cohen's kappa"]
+    assert "Krippendorff's ordinal alpha, one figure for every rater at once, is undefined here: 2 documents graded " \
+           "twice or more" in undefined["Krippendorff's alpha"]
+    assert explain(agreement([("q", "d", "ana", 1)])) == ()

@@ -474,3 +474,53 @@ def test_memory_returns_to_the_server_when_the_session_ends(tmp_path):
     assert added > 80 * 2**20, mib  # the upload took real memory
     assert busy - idle >= added / 4, mib  # the engine dropped once idle
     assert after - base <= 0.4 * added, mib
+
+
+def test_a_link_with_the_raters_grades_opens_with_their_numbers_and_the_name_is_kept(tmp_path):
+    """The issue: two raters grade; the link copied from another page than Judge lost `rule=mean`, and opened in a
+    fresh browser it showed the original numbers. Here Ana and Ben grade the first listed document; Ana goes to the
+    Tour by the sidebar: its link keeps `rule=mean`, and opened in a new browser (no cookie, no session) it shows the
+    same text and numbers, which differ from the same link without the rule. Ana's name is kept in her browser: a
+    reload, and a new tab, do not ask again."""
+    from playwright.sync_api import sync_playwright
+
+    from ui import rater
+
+    with _serving(tmp_path / "home") as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        raters = []
+        for name, label in (("Ana", "2 highly relevant"), ("Ben", "1 relevant")):
+            page = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
+            page.goto(f"{url}/judge")
+            page.wait_for_selector(IDLE, timeout=180_000)  # a fresh server's first page: the engine built
+            _idle(page)
+            raters.append((page, _grade_first_document(page, name, label)))
+        (ana, doc), (_ben, same) = raters
+        assert doc == same
+        ana.get_by_role("link", name="Tour").first.click()
+        ana.wait_for_selector("[data-testid=stMain] h1:has-text('Tour')", timeout=60_000)
+        _idle(ana)
+        assert "rule=mean" in ana.url  # the page switch keeps the rule in the link
+        link, text = ana.url, ana.locator("[data-testid=stMain]").inner_text()
+        assert "Of the 28 judgements in use, 27 came with the data and 1 is a grade given on the Judge page." in text
+
+        def opened(address: str) -> str:
+            page = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
+            page.goto(address)
+            _idle(page)
+            assert page.locator("[data-testid=stException]").count() == 0
+            shown_text = page.locator("[data-testid=stMain]").inner_text()
+            page.context.close()
+            return shown_text
+
+        assert opened(link) == text
+        assert opened(link.replace("rule=mean", "")) != text  # the raters' grades are what differs
+
+        cookies = {c["name"]: c["value"] for c in ana.context.cookies()}
+        assert cookies.get(rater.NAME_COOKIE) == "Ana"
+        ana.goto(f"{url}/judge")  # a reload: a new session in the same browser
+        _idle(ana)
+        assert ana.get_by_role("textbox", name="Your name as a rater").input_value() == "Ana"
+        assert "Graded by you 2" in ana.locator("[data-testid=stMain]").inner_text()  # she grades as Ana, unasked
+        assert ana.locator("[data-testid=stException]").count() == 0
+        browser.close()

@@ -227,3 +227,111 @@ def test_a_slider_tick_never_touches_the_store(monkeypatch):
         finally:
             sa.event.remove(sa.engine.Engine, "before_cursor_execute", count)
         assert not at.exception and statements == [], (page, statements)
+
+
+def _two_raters_grade(ana_grades=(2, 1, 2, 1, 0), ben_grades=(1, 2, 1, 1, 0)) -> tuple[AppTest, list[str]]:
+    """Ana grades the first five documents the Judge page lists, Ben the same five; Ana's session and the documents."""
+    from test_page_judge import as_rater, grade_widgets
+
+    ana = as_rater(open_app("pages/judge.py"), "Ana")
+    keys = [w.key for w in grade_widgets(ana)[:len(ana_grades)]]
+    for key, g in zip(keys, ana_grades):
+        next(w for w in grade_widgets(ana) if w.key == key).set_value(g).run()
+    ben = as_rater(open_app("pages/judge.py"), "Ben")
+    docs = [k.rsplit(":", 1)[1] for k in keys]
+    for doc, g in zip(docs, ben_grades):
+        next(w for w in grade_widgets(ben) if w.key.endswith(f":{doc}")).set_value(g).run()
+    ana.switch_page("pages/overview.py").run()  # through the app, as the sidebar's page switch does: Ben's grades read
+    assert not ana.exception
+    return ana, docs
+
+
+@pytest.mark.slow
+def test_a_link_with_the_raters_grades_shows_the_session_s_numbers_in_a_fresh_session(home, capsys, tmp_path):
+    """The issue: `judge?...&rule=mean` opened afresh said "mean ... In force" in the selector while the header said
+    "0 pairs graded" and every change was +0.000000; the Overview showed the original numbers; and the page switch
+    dropped `rule=mean` from the URL. Now the rule is in the link of every page, a fresh session (the server's store
+    opened again, as after a restart) applies the workspace's grades by it at once, and its numbers are the making
+    session's and the command line's on the dataset with the combined grades added."""
+    import json
+
+    from retrieval.cli import main
+    from retrieval.evaluation.agreement import combine
+    from ui import workspace as ui_workspace
+
+    ana, docs = _two_raters_grade()
+    assert ana.query_params["rule"] == "mean"  # the Overview's link keeps the rule the Judge page set
+    made = means(ana)
+    link = {key: ana.query_params[key] for key in ana.query_params}
+    ui_workspace._opened.clear()  # as after a restart: the store opened again
+    again = fresh(link)
+    assert means(again) == made
+    notes = [shown(c.value) for c in again.caption]
+    assert "5 of the 32 judgements in use come from this workspace's 2 raters, combined by the mean, rounded half up " \
+           "(the Judge page's choice, in this page's link)." in notes
+    again.switch_page("pages/tour.py").run()
+    assert again.query_params["rule"] == "mean"  # every page's link says it
+
+    # the library and the command line, on the invented corpus with the workspace's grades combined by the mean
+    store = open_workspace(f"sqlite:///{home / 'workspace.sqlite'}")
+    base = dataset.load("invented")
+    grades = store.grades(base.fingerprint)
+    assert {g.rater for g in grades} == {"Ana", "Ben"} and len(grades) == 10
+    combined = combine(((g.query_id, g.doc_id, g.rater, g.grade) for g in grades), "mean")
+    assert sorted(d for _, d in combined) == sorted(docs)
+    with_grades = base.with_judgements((q, d, g) for (q, d), g in sorted(combined.items()))
+    zipped = tmp_path / "graded.zip"
+    zipped.write_bytes(dataset.beir_zip(with_grades))
+    capsys.readouterr()
+    assert main(["evaluate", "--data", str(zipped), "--json", "--metrics", "ndcg@5,recall@5,mrr"]) == 0
+    cli = json.loads(capsys.readouterr().out)["systems"]
+    for system in ("BM25", "LSA", "weighted", "RRF"):
+        assert made[system]["nDCG@5"] == pytest.approx(cli[system]["ndcg@5"], abs=1e-12)
+        assert made[system]["recall@5"] == pytest.approx(cli[system]["recall@5"], abs=1e-12)
+        assert made[system]["MRR"] == pytest.approx(cli[system]["mrr"], abs=1e-12)
+    capsys.readouterr()
+    main(["evaluate", "--json", "--metrics", "ndcg@5"])
+    original = json.loads(capsys.readouterr().out)["systems"]
+    assert any(original[s]["ndcg@5"] != pytest.approx(cli[s]["ndcg@5"], abs=1e-9) for s in original)
+
+    # the Judge page of the fresh session: header, selector and the means agree
+    judge = fresh(link, "pages/judge.py")
+    assert judge.selectbox(key="rule").value == "mean"
+    header = shown(judge.caption[0].value)
+    assert "5 pairs graded in this workspace (10 grades by 2 raters); 5 in force, combined by the mean, rounded half " \
+           "up (the rule below, in the link)." in header
+    change = next(d.value for d in judge.dataframe if "change" in d.value.columns).set_index("system")
+    for system in ("BM25", "LSA", "weighted", "RRF"):
+        assert change.loc[system, "after"] == pytest.approx(cli[system]["ndcg@5"], abs=1e-12)
+        assert change.loc[system, "before"] == pytest.approx(original[system]["ndcg@5"], abs=1e-12)
+    assert any(d.proto.label == "The raters' combined (5)" for d in judge.get("download_button"))
+
+
+def test_the_rule_the_link_names_rules_every_page_and_a_wrong_one_is_said():
+    """A fresh Overview with `rule=median` says the raters' grades are asked for and that there are none; the
+    Judge page's header and selector say the same rule; a rule there is none of is said, the default kept; the
+    default leaves the rule out of the link."""
+    median = fresh({"rule": "median"})
+    assert "The raters' grades are asked for, combined by the median, rounded half up (this page's link), but this " \
+           "workspace holds none for this dataset: the loaded judgements alone." in [shown(c.value) for c in median.caption]
+    median.switch_page("pages/judge.py").run()
+    assert median.selectbox(key="rule").value == "median" and median.query_params["rule"] == "median"
+    assert "0 pairs graded in this workspace (0 grades by 0 raters); 0 in force, combined by the median" in \
+        shown(median.caption[0].value)
+    median.selectbox(key="rule").set_value("original").run()
+    assert "rule" not in median.query_params
+    assert "none counted: the rule below is the original judgements only" in shown(median.caption[0].value)
+    wrong = fresh({"rule": "avg"})
+    assert any("The link's rule = avg is none of the grades rules (original, mean, median, majority): original here."
+               in shown(w.value) for w in wrong.warning)
+    assert means(wrong) == means(fresh({}))
+
+
+def test_the_overview_says_grades_are_left_out_by_the_original_rule():
+    ana, _ = _two_raters_grade((2,), (1,))
+    ana.switch_page("pages/judge.py").run()
+    ana.selectbox(key="rule").set_value("original").run()
+    ana.switch_page("pages/overview.py").run()
+    assert "rule" not in ana.query_params
+    assert "The loaded judgements alone: this workspace's 2 grades by 2 raters are left out, the rule being the " \
+           "original judgements only (the Judge page can count them)." in [shown(c.value) for c in ana.caption]

@@ -7,6 +7,8 @@ judgements do not grade for that question. The holes are found against the loade
 graded here stays listed (with your grade, which can be changed or taken back). Each grade is kept in the workspace
 with its rater and time (ui.workspace); every page measures with the raters' grades combined by the chosen rule
 (`ui.in_use.new_judgements`). A run's document outside the corpus has no text to read and is not listed.
+A rater may grade blind (ui.rater): the other raters' grades of a document, the grade in force and where they differ
+are shown only once the rater has graded it.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import pandas as pd
 import streamlit as st
 
 from retrieval.corpus.dataset import Dataset, format_qrels
-from retrieval.evaluation.agreement import RULES, agreement, disagreements
+from retrieval.evaluation.agreement import RULES, agreement, disagreements, explain
 from retrieval.evaluation.experiment import Evaluation
 from retrieval.retrievers.ranking import Ranking
 from retrieval.store.workspace import Grade
@@ -31,6 +33,7 @@ from .format import FULL_CHARS, clip, full_text_note, plural, signed
 from .markdown import escape_markdown as plain
 from .overview import JUDGED_FLOOR
 from .per_question import cut, page_count
+from .rater import BLIND, blind_toggle, name_input
 
 DISAGREEMENTS = 20  # pairs listed where the raters differ most
 MESSAGE = "judge_message"  # the last grade's refusal, shown once
@@ -133,13 +136,20 @@ def rater_qrels(grades: tuple[Grade, ...], rater: str) -> str:
     return new_qrels(mine(grades, rater))
 
 
+def _kappa_text(x: float | None) -> str:
+    return "undefined" if x is None else f"{x:.3f}"
+
+
 def agreement_frame(grades: tuple[Grade, ...]) -> pd.DataFrame:
-    """Each two raters: the pairs both graded and Cohen's kappa over them (empty where undefined)."""
+    """Each two raters: the pairs both graded and Cohen's kappa over them, plain and weighted for graded relevance
+    (linear, quadratic); "undefined" where it is."""
     a = agreement((g.query_id, g.doc_id, g.rater, g.grade) for g in grades)
     return pd.DataFrame({
         "raters": [f"{x} and {y}" for x, y in a.cohen],
         "pairs both graded": [a.shared[p] for p in a.cohen],
-        "Cohen's kappa": ["undefined" if a.cohen[p] is None else f"{a.cohen[p]:.3f}" for p in a.cohen],
+        "Cohen's kappa": [_kappa_text(a.cohen[p]) for p in a.cohen],
+        "linear weighted": [_kappa_text(a.linear[p]) for p in a.cohen],
+        "quadratic weighted": [_kappa_text(a.quadratic[p]) for p in a.cohen],
     })
 
 
@@ -191,6 +201,17 @@ def grade_key(fingerprint: str, rater: str, qid: str, did: str) -> str:
     return f"{KEY_GRADE}{fingerprint}:{rater}:{qid}:{did}"
 
 
+def in_force(everyone: tuple[Grade, ...], grades: dict, rule: str) -> str:
+    """What the workspace holds and what of it the metrics count under `rule` (the selector's value, in the link):
+    the header's sentence (names escaped)."""
+    pairs = len({(g.query_id, g.doc_id) for g in everyone})
+    held = (f"{plural(pairs, 'pair')} graded in this workspace ({plural(len(everyone), 'grade')} by "
+            f"{plural(len({g.rater for g in everyone}), 'rater')})")
+    if rule == "original":
+        return f"{held}, none counted: the rule below is {plain(RULES[rule])}."
+    return f"{held}; {len(grades):,} in force, combined by {plain(RULES[rule])} (the rule below, in the link)."
+
+
 # ------------------------------------------------------------------------------------------ the page's parts
 
 
@@ -200,12 +221,10 @@ def header(base: Dataset, k: int, holes: pd.DataFrame, grades: dict) -> None:
     pairs = holes[["q", "doc"]].drop_duplicates().shape[0]
     questions = holes["q"].nunique()
     everyone = in_use.workspace_grades(base)
-    raters = len({g.rater for g in everyone})
     st.caption(f"{plain(in_use.dataset_label())}: {pairs:,} unjudged documents in some system's top {k}, over {questions:,} of "
                f"{base.n_queries:,} questions (the cutoff k is the sidebar's). Grade them: every page then measures with "
-               f"the raters' grades. {len(grades):,} pairs graded in this workspace ({len(everyone):,} grades by "
-               f"{plural(raters, 'rater')}; combined by {plain(RULES[in_use.rule()])}). An unjudged "
-               "document counts as not relevant.")
+               f"the raters' grades. {in_force(everyone, grades, in_use.rule())} An unjudged document counts as not "
+               "relevant.")
     who()
     message = st.session_state.pop(MESSAGE, None)
     if message:
@@ -216,14 +235,29 @@ def header(base: Dataset, k: int, holes: pd.DataFrame, grades: dict) -> None:
 
 
 def who() -> None:
-    """Who grades: the proxy's user, else a name typed once per session (grading waits for one)."""
+    """Who grades: the proxy's user, else a name typed once in this browser (grading waits for one)."""
     user = workspace.proxy_user()
     if user:
         st.caption(f"You grade as **{plain(user)}** (from the proxy).")
-        return
-    st.text_input("Your name as a rater", key=state.RATER, max_chars=200, persist_state="session",
-                  placeholder="type it to grade", help="Each grade is kept with its rater's name and time; several "
-                  "raters may grade the same documents, and the page shows how far they agree.")
+    else:
+        name_input("Your name as a rater", "type it to grade", "Each grade is kept with its rater's name and time; "
+                   "several raters may grade the same documents, and the page shows how far they agree.")
+    if blind_toggle():
+        st.caption("Blind grading: the other raters' grades of a document, the grade in force and where the raters "
+                   "differ show once you have graded it; the downloads of their grades wait too.")
+
+
+def blind() -> bool:
+    """Whether this rater grades blind (ui.rater: their choice, kept in this browser)."""
+    return bool(st.session_state.get(BLIND))
+
+
+def seen_by(grades: tuple[Grade, ...], rater: str, blind_: bool) -> tuple[Grade, ...]:
+    """The grades this rater may see: every one, or blind, those of the pairs they have graded themselves."""
+    if not blind_:
+        return grades
+    graded = set(mine(grades, rater))
+    return tuple(g for g in grades if (g.query_id, g.doc_id) in graded)
 
 
 def summary(holes: pd.DataFrame, systems: list[str], graded: set, k: int) -> None:
@@ -318,7 +352,8 @@ def grade_documents(base: Dataset, holes: pd.DataFrame, q: int, grades: dict) ->
                 on_change=_on_grade, args=(qid, did, key), label_visibility="collapsed",
                 disabled=not named or (at_bound and given is None))
             said = [f"you {given}"] if given is not None else []
-            said += [f"{plain(who_)} {g}" for who_, g in sorted(theirs.get((qid, did), {}).items())]
+            hidden = blind() and given is None  # blind grading: nothing of the others' until graded
+            said += [] if hidden else [f"{plain(who_)} {g}" for who_, g in sorted(theirs.get((qid, did), {}).items())]
             if said:
                 in_force = grades.get((qid, did))
                 st.caption(f"Graded by {', '.join(said)}" + (f": {in_force} in force, by {plain(RULES[in_use.rule()])}"
@@ -352,8 +387,7 @@ def means(base: Dataset, ds: Dataset, metric: str, k: int) -> None:
 def raters(base: Dataset) -> None:
     """The raters: the rule combining their grades (in the URL), how far they agree, where they differ most."""
     st.subheader("Raters")
-    st.selectbox("Combine the raters' grades by", list(RULES), key=state.RULE, bind="query-params",
-                 persist_state="session",
+    st.selectbox("Combine the raters' grades by", list(RULES), key=state.RULE, persist_state="session",
                  help="The one grade per document the metrics use, from every rater's grade of it in this workspace: "
                       + "; ".join(f"{name}: {text}" for name, text in RULES.items()) + ".")
     st.caption(f"In force: {plain(RULES[in_use.rule()])}.")
@@ -370,12 +404,14 @@ def raters(base: Dataset) -> None:
     alpha = "undefined (too few pairs graded twice, or one grade throughout)" if a.alpha is None else f"{a.alpha:.3f}"
     twice = a.pairs_graded_twice
     st.caption(f"{plural(len(names), 'rater')} ({', '.join(plain(n) for n in names)}); {plural(twice, 'document')} "
-               f"graded by two or more. Krippendorff's alpha (ordinal, all raters): {alpha}. Both are 1 when the raters "
+               f"graded by two or more. Krippendorff's alpha (ordinal, all raters): {alpha}. Each is 1 when the raters "
                "agree throughout and 0 at what chance gives; kappa is undefined over fewer than two shared documents, "
                "or when both raters gave one and the same grade throughout.")
-    rows = disagreement_frame(everyone)
+    st.markdown("\n".join(f"- {plain(e.sentence)}" for e in explain(a)))
+    rows = disagreement_frame(seen_by(everyone, workspace.person(), blind()))
     if len(rows):
-        st.markdown(f"**Where they differ most** ({len(rows):,} shown, the largest spread first)")
+        st.markdown(f"**Where they differ most** ({len(rows):,} shown, the largest spread first"
+                    + ("; blind grading: of the documents you have graded" if blind() else "") + ")")
         st.dataframe(rows, hide_index=True, width="stretch")
 
 
@@ -386,18 +422,21 @@ def downloads(ds: Dataset, grades: dict) -> None:
     base = cache.base_dataset()
     every, only_new = file_names(ds.name)
     everyone = in_use.workspace_grades(base)
+    rater = workspace.person()
+    hide = blind() and bool(set(grades) - set(mine(everyone, rater)))  # some not graded by you
+    waits = " Blind grading: it waits until you have graded every document it names." if hide else ""
     row = st.container(horizontal=True, wrap=True, gap="small")  # each button as wide as its text, wrapping at 1024 px
     row.download_button(f"All judgements in use ({len(ds.qrels):,})", functools.partial(all_qrels, ds), file_name=every,
                         mime="text/plain", key="judge_dl_all", on_click="ignore", icon=":material/download:",
-                        width="content", help="TREC qrels, `qid 0 docid grade` a line: the loaded judgements and the "
-                        "raters' grades, combined by the rule chosen.")
+                        width="content", disabled=hide, help="TREC qrels, `qid 0 docid grade` a line: the loaded "
+                        "judgements and the raters' grades, combined by the rule chosen." + waits)
     row.download_button(f"The raters' combined ({len(grades):,})", functools.partial(new_qrels, grades), file_name=only_new,
                         mime="text/plain", key="judge_dl_new", on_click="ignore", icon=":material/download:",
-                        width="content", disabled=not grades, help="TREC qrels of the workspace's grades, combined.")
-    rater = workspace.person()
+                        width="content", disabled=not grades or hide,
+                        help="TREC qrels of the workspace's grades, combined." + waits)
     row.button("Take every grade of yours back", key="judge_forget", on_click=_forget, args=(rater,),
                disabled=not mine(everyone, rater), icon=":material/undo:", width="content")
-    names = sorted({g.rater for g in everyone})
+    names = sorted({g.rater for g in everyone} if not blind() else {g.rater for g in everyone} & {rater})
     if names:
         x, y = st.columns([2, 1], vertical_alignment="bottom")
         who_ = x.selectbox("One rater's grades", names, key="judge_dl_rater")

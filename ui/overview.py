@@ -47,14 +47,24 @@ def caption(ds: Dataset, p: Params, dims_used: int) -> str:
 
 
 def workspace_note(ds: Dataset) -> str | None:
-    """How many of the judgements in use come from the workspace's raters, and how they are combined (None: none)."""
+    """Whether the workspace raters' grades are in force, and how: how many of the judgements in use come from them
+    and by which rule (the Judge page's choice, in the link); or that the rule leaves their grades out, or that it
+    asks for them and there are none. None when the workspace holds no grade and the rule is the default."""
     base = in_use.base_dataset()
+    rule, everyone = in_use.rule(), in_use.workspace_grades(base)
+    raters = plural(len({g.rater for g in everyone}), "rater")
     added = len(in_use.new_judgements(base))
-    if not added:
-        return None
-    raters = len({g.rater for g in in_use.workspace_grades(base)})
-    return (f"{added:,} of the {plural(len(ds.qrels), 'judgement')} in use {agree(added, 'comes', 'come')} from this "
-            f"workspace's {plural(raters, 'rater')}, combined by {RULES[in_use.rule()]} (the Judge page's choice).")
+    if added:
+        return (f"{added:,} of the {plural(len(ds.qrels), 'judgement')} in use {agree(added, 'comes', 'come')} from "
+                f"this workspace's {raters}, combined by {RULES[rule]} (the Judge page's choice, in this page's link).")
+    if rule == in_use.DEFAULT_RULE:
+        return (f"The loaded judgements alone: this workspace's {plural(len(everyone), 'grade')} by {raters} {agree(len(everyone), 'is', 'are')} "
+                "left out, the rule being the original judgements only (the Judge page can count them).") if everyone else None
+    return (f"The raters' grades are asked for, combined by {RULES[rule]} (this page's link), and add no judgement: "
+            f"this workspace's {plural(len(everyone), 'grade')} by {raters} {agree(len(everyone), 'is', 'are')} "
+            "all of pairs the loaded judgements grade already." if everyone else
+            f"The raters' grades are asked for, combined by {RULES[rule]} (this page's link), but this workspace holds "
+            "none for this dataset: the loaded judgements alone.")
 
 
 def summary(ev: Evaluation, metrics: list[str]) -> pd.DataFrame:

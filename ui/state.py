@@ -44,7 +44,8 @@ PG_ROWS = "pg_rows"  # (generation, the document ids of the judging table's rows
 PG_DATASET = "pg_dataset"  # the corpus fingerprint of the dataset the Playground's state belongs to
 GRADES = "workspace_grades"  # the workspace raters' grades as last read: {dataset fingerprint: tuple of store Grades}
 COMBINED = "combined_grades"  # (dataset fingerprint, the grades read, rule, their combination): ui.in_use
-RULE = "rule"  # how the raters' grades combine (the Judge page's selector, bound to the URL: ?rule=median)
+RULE = "rule"  # how the raters' grades combine: the Judge page's selector, in the URL on every page (?rule=median),
+# written and followed by ui.workspace with the dataset (a widget bound to the URL would leave it on other pages)
 GIVEN = "grades_given"  # grades this session gave (bounded: ui.workspace.MAX_GIVEN)
 EXPERIMENTS = "experiments"  # the saved experiments as last read: {dataset fingerprint: (entries, records by id)}
 PAGE_SEEN = "page_seen"  # the page the last run showed (entering the Judge page reads the grades again)

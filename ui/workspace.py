@@ -2,8 +2,9 @@
 person is; an upload kept; the link that names the dataset and runs in use, written on every run and followed when a
 session opens on it; the Data page's list of the stored datasets.
 
-A link is `?data=<the dataset's id>&run=<a stored run>&run=...` besides the sliders: opened in a fresh browser, or
-after a restart, it shows the same numbers. When the store does not hold what it names, the page says so and what it
+A link is `?data=<the dataset's id>&run=<a stored run>&run=...&rule=<how the raters' grades combine>` besides the
+sliders: opened in a fresh browser, or after a restart, it shows the same numbers (the grades are the workspace's, read
+when the session opens the dataset; `rule` is in the link on every page, not only on the Judge page that sets it). When the store does not hold what it names, the page says so and what it
 shows instead; the link is left as it was (every parameter in it kept).
 """
 
@@ -22,6 +23,7 @@ from retrieval.core.errors import InputError
 from retrieval.corpus import dataset as datasets
 from retrieval.corpus import embeddings
 from retrieval.corpus.dataset import Dataset, TrecRun
+from retrieval.evaluation.agreement import RULES
 from retrieval.store import transfer
 from retrieval.store.workspace import (
     FILES,
@@ -38,6 +40,7 @@ from retrieval.store.workspace import (
 from . import in_use, state
 from .format import mb, plural
 from .markdown import escape_markdown
+from .rater import name_input
 
 DATA = "data"  # the URL's dataset: its id in the store (Dataset.fingerprint); none for the invented corpus
 RUN = "run"  # the URL's runs: a stored run's name, once per run in use
@@ -242,12 +245,14 @@ def read_grades(base: Dataset) -> None:
 
 def read_when_needed(page: str) -> None:
     """Read the workspace's grades of the loaded dataset the first time the session uses it, and when it enters the
-    Judge page (other raters may have graded since); its saved experiments when it enters the Experiments page. A
-    rerun of the same page (a slider's tick) reads nothing."""
+    Judge page, or any page while the rule counts the raters' grades (other raters may have graded since: the page,
+    and the link it shows, then count what a fresh session opening that link counts); its saved experiments when it
+    enters the Experiments page. A rerun of the same page (a slider's tick) reads nothing."""
     base = in_use.base_dataset()
     entered = st.session_state.get(state.PAGE_SEEN) != page
     st.session_state[state.PAGE_SEEN] = page
-    if (entered and page == JUDGE_PAGE) or base.fingerprint not in st.session_state.get(state.GRADES, {}):
+    counted = in_use.rule() != in_use.DEFAULT_RULE
+    if (entered and (page == JUDGE_PAGE or counted)) or base.fingerprint not in st.session_state.get(state.GRADES, {}):
         read_grades(base)
     if entered and page == EXPERIMENTS_PAGE:
         read_experiments(base)
@@ -394,16 +399,41 @@ def follow_link() -> None:
     if st.session_state.get(state.LINK_FOLLOWED):
         return
     st.session_state[state.LINK_FOLLOWED] = True
+    problems = follow_rule()
     want, runs, vectors = st.query_params.get(DATA), st.query_params.get_all(RUN), st.query_params.get(VECTORS)
-    if not want and not runs and not vectors:
-        return
-    problems = open_stored(want or in_use.invented().fingerprint, runs, vectors)
-    dims, limit = _int(st.query_params.get(state.DIMS)), in_use.max_dims(in_use.base_dataset())
-    if dims is not None and dims > limit:  # the slider cannot hold it: the nearest it can, said below
-        st.session_state[state.DIMS] = limit
-        problems.append(f"The link's d = {dims} is more than {in_use.base_dataset().name} allows: d = {limit} here.")
+    if want or runs or vectors:
+        problems += open_stored(want or in_use.invented().fingerprint, runs, vectors)
+        dims, limit = _int(st.query_params.get(state.DIMS)), in_use.max_dims(in_use.base_dataset())
+        if dims is not None and dims > limit:  # the slider cannot hold it: the nearest it can, said below
+            st.session_state[state.DIMS] = limit
+            problems.append(f"The link's d = {dims} is more than {in_use.base_dataset().name} allows: d = {limit} here.")
     if problems:
         st.session_state[state.LINK_PROBLEM] = (want, runs, problems, _in_use(), vectors)
+
+
+def follow_rule() -> list[str]:
+    """Make the grades rule the link names (`?rule=mean`) the session's, before any page measures; a message for a
+    rule there is none of (the default is kept)."""
+    given = st.query_params.get(state.RULE)
+    if given is None:
+        return []
+    if given in RULES:
+        st.session_state[state.RULE] = given
+        return []
+    return [(f"The link's rule = {given[:40]} is none of the grades rules ({', '.join(RULES)}): "
+             f"{in_use.DEFAULT_RULE} here.")]
+
+
+def write_rule() -> None:
+    """Name the grades rule in force in the URL on every page (none for the default, the loaded judgements alone):
+    Streamlit drops a query parameter no widget of the page holds, and the rule's widget is on the Judge page only."""
+    rule = in_use.rule()
+    want = None if rule == in_use.DEFAULT_RULE else rule
+    if st.query_params.get(state.RULE) != want:
+        if want is None:
+            st.query_params.pop(state.RULE, None)
+        else:
+            st.query_params[state.RULE] = want
 
 
 def _in_use() -> tuple[str | None, list[str], str | None]:
@@ -430,7 +460,8 @@ def _int(value) -> int | None:
 def write_link() -> None:
     """Name the dataset and runs in use in the URL (nothing for the invented corpus without runs), so a copied
     link opens them; a link that could not be followed wholly is left as it was, until the dataset or runs in use
-    change."""
+    change; and the grades rule in force (`write_rule`)."""
+    write_rule()
     held = st.session_state.get(state.LINK_PROBLEM)
     want, runs, vectors = _in_use()
     if held is not None:
@@ -554,8 +585,7 @@ def section() -> None:
     if user:
         st.caption(f"Signed in as **{escape_markdown(user)}** (from the proxy): uploads and grades carry this name.")
     else:
-        st.text_input("Your name", key=state.RATER, max_chars=200, placeholder=ANONYMOUS,
-                      help="Uploads and grades carry it (anonymous without one). Typed once per session.")
+        name_input("Your name", ANONYMOUS, "Uploads and grades carry it (anonymous without one).")
     entries = ws.datasets()
     used, limit = ws.size(), ws.max_bytes
     exporting, importing = st.columns(2)
