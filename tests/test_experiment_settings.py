@@ -142,3 +142,13 @@ def test_numbers_are_one_value_whatever_their_type(base):
 
 def test_the_module_s_names_are_its_interface():
     assert experiments.shown(None) == "none" and experiments.shown([]) == "none" and experiments.shown(["a", "b"]) == "a, b"
+
+
+def test_a_body_of_any_shape_reads_without_an_error(base):
+    """A saved experiment's body is any JSON object (a workspace zip imported may hold one the lab did not write)."""
+    odd = [{}, {"report": []}, {"report": {"params": {"k1": "x", "new": {"a": 1}}, "metrics": "ndcg@5"}, "runs": [1],
+                                "grades": None, "view": {"k": None}}]
+    found = compare_settings([base, *odd])
+    assert len(found.rows(every=True)) == 4
+    assert settings_of({})["k1"] == 1.2 and settings_of({})["metrics"] == [] and settings_of({})["k"] == NOT_RECORDED
+    assert settings_of(odd[2])["k1"] == "x" and found.rows(every=True)[3]["new"] == '{"a": 1}'

@@ -80,13 +80,25 @@ class Setting:
     help: str
 
 
+def _part(rec: dict, *path: str) -> dict:
+    """rec[path[0]][path[1]]... when each is a JSON object, else {} (a body from an imported zip may be any object)."""
+    for key in path:
+        rec = rec.get(key) if isinstance(rec, dict) else None
+    return rec if isinstance(rec, dict) else {}
+
+
+def _measured(rec: dict) -> list[str]:
+    metrics = _part(rec, "report").get("metrics")
+    return [str(m) for m in metrics] if isinstance(metrics, list) else []
+
+
 def _cutoff(rec: dict):
     """The view's cutoff k: as recorded, else the cutoff of the first metric that has one (the app's metrics are
     all at k), else NOT_RECORDED."""
-    k = (rec.get("view") or {}).get("k")
+    k = _part(rec, "view").get("k")
     if k is not None:
         return k
-    cut = next((m.partition("@")[2] for m in rec["report"]["metrics"] if "@" in m), "")
+    cut = next((m.partition("@")[2] for m in _measured(rec) if "@" in m), "")
     return int(cut) if cut.isdigit() else NOT_RECORDED
 
 
@@ -94,20 +106,21 @@ def settings_of(rec: dict) -> dict[str, object]:
     """Every setting of a saved experiment, JSON-ready, by key: the cutoff k and each parameter (every field of
     `Params`, in the order of the parameter table: one added later is there without a change here, and a record
     that predates it has its default, what the lab did before it existed), then the runs, the dense vectors, the
-    grades rule and count, the sidebar's metric and the metrics measured."""
-    params, defaults = rec["report"]["params"], Params().to_json()
+    grades rule and count, the sidebar's metric and the metrics measured. A part a body lacks (one from an imported
+    zip may be any JSON object) reads as a default or NOT_RECORDED, never an error."""
+    params, defaults = _part(rec, "report", "params"), Params().to_json()
     out: dict[str, object] = {"k": _cutoff(rec)}
     for name in (*(n for n in SPECS if n in params or n in defaults), *params, *defaults):
         out.setdefault(name, params[name] if name in params else defaults[name])
-    view = rec.get("view") or {}
-    grades = rec.get("grades") or {}
+    grades = _part(rec, "grades")
+    runs = rec.get("runs") if isinstance(rec.get("runs"), list) else []
     out.update({
-        "runs": [{"name": r["name"], "fingerprint": r["fingerprint"]} for r in rec.get("runs") or []],
+        "runs": [{"name": r.get("name"), "fingerprint": r.get("fingerprint")} for r in runs if isinstance(r, dict)],
         "embeddings": rec.get("embeddings", NOT_RECORDED),
         "grades_rule": grades.get("rule", "original"),
-        "workspace_grades": int(grades.get("from_workspace", 0)),
-        "metric": view.get("metric") or NOT_RECORDED,
-        "metrics": list(rec["report"]["metrics"]),
+        "workspace_grades": grades.get("from_workspace", 0),
+        "metric": _part(rec, "view").get("metric") or NOT_RECORDED,
+        "metrics": _measured(rec),
     })
     return out
 
@@ -132,6 +145,8 @@ def shown(value) -> str | int | float:
         return "none"
     if isinstance(value, dict) and "fingerprint" in value:
         return f"{value.get('name') or value.get('model')} ({str(value['fingerprint'])[:8]})"
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=True)
     if isinstance(value, (list, tuple)):
         return ", ".join(str(shown(v)) for v in value) if value else "none"
     return value
