@@ -139,6 +139,12 @@ def _run_of_another_name(data: bytes) -> bytes:
     return rezip(data, index=edit)
 
 
+def _named_twice(data: bytes) -> bytes:
+    def edit(index):
+        index["datasets"][1]["grades"] = index["datasets"][0]["grades"]
+    return rezip(data, index=edit)
+
+
 CRAFTED = {  # how the export is changed, what the one message says (the member, and the line where there is one)
     "bad grades line": (_bad_line, r"datasets/1/grades\.jsonl:2: not JSON$"),
     "grade 10^30": (_huge_grade, (r"datasets/1/grades\.jsonl:3: the grade 1000000000000000000000000000000 is not a "
@@ -152,6 +158,8 @@ CRAFTED = {  # how the export is changed, what the one message says (the member,
     "{'x': 1} experiment": (_not_a_view, r"experiments/\d+\.json: not a saved experiment: no 'version' \(it has x\)"),
     "upload null": (_upload_null, r"workspace\.json: dataset 2: 'upload' is null, not a list$"),
     "workspace.json twice": (_index_twice, r"workspace\.zip/workspace\.json: the zip holds this member twice"),
+    "a member named twice": (_named_twice, (r"workspace\.json: dataset 2: names the member 'datasets/0/grades\.jsonl', "
+                                           r"which dataset 1 names too$")),
     "unexpected member": (_unexpected, r"workspace\.zip/datasets/1/notes\.txt: a member workspace\.json does not name"),
     "run name with a control character": (_run_of_another_name, (r"dataset \d, run 1: the run: a name cannot hold "
                                                                 r"control characters")),

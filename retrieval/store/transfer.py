@@ -177,8 +177,10 @@ def _members(index: dict, source: str) -> dict[str, str]:
     named: dict[str, str] = {}
 
     def name(path: str, where: str) -> None:
-        if path in named or path == INDEX:
-            raise InputError(f"{where}: names the member {path!r}, which {named.get(path, INDEX)} names too")
+        if path == INDEX:
+            raise InputError(f"{where}: names the member {INDEX} itself as one of its files")
+        if path in named:
+            raise InputError(f"{where}: names the member {path!r}, which {named[path].split(': ', 1)[1]} names too")
         named[path] = where
 
     datasets_ = index["datasets"]
@@ -355,13 +357,13 @@ def import_workspace(ws: Workspace, data: bytes, source: str = "workspace.zip",
     with ws.transaction():
         if not ws.is_empty():
             raise InputError(f"{ws.label}: a workspace is imported into an empty store only (this one holds datasets)")
-        counts = {}
+        imported = set()
         for k, d in enumerate(index["datasets"]):
             where = f"{source}/{INDEX}: dataset {k + 1}"
-            counts[_import_dataset(ws, reader, d, where)] = None
+            imported.add(_import_dataset(ws, reader, d, where))
         for k, e in enumerate(index["experiments"]):
             where = f"{source}/{INDEX}: experiment {k + 1}"
-            if e["dataset"] not in counts:
+            if e["dataset"] not in imported:
                 raise InputError(f"{where}: names the dataset {_short(e['dataset'])}, which the zip does not hold")
             path = e["path"]
             body = records.check(reader.json(path, where, MAX_EXPERIMENT_BYTES, "the bound of a saved experiment"),
@@ -373,7 +375,7 @@ def import_workspace(ws: Workspace, data: bytes, source: str = "workspace.zip",
                                  f"questions, not of its dataset {entry.id} ({entry.n_docs:,} and {entry.n_questions:,})")
             _stored(where, ws.save_experiment, e["dataset"], e["name"], body, e["created_by"],
                     _parse_time(e["created_at"], where))
-    return len(counts)
+    return len(imported)
 
 
 def _stored(where: str, write, *args):
