@@ -279,6 +279,10 @@ def _huge(data: bytes, member: str, path: Path, head: bytes = b"", fill: bytes =
     return path
 
 
+def _uploaded_documents(index: dict) -> str:
+    return next(d for d in index["datasets"] if d["format"] == "files")["upload"][0]["path"]
+
+
 HUGE = {  # the member replaced, how, and what the one line on stderr says
     "grades of newlines": (lambda ix: ix["datasets"][-1]["grades"], {}, r"grades\.jsonl:1: a blank line"),
     "grades after a good line": (lambda ix: ix["datasets"][-1]["grades"],
@@ -290,6 +294,8 @@ HUGE = {  # the member replaced, how, and what the one line on stderr says
     "an experiment of newlines": (lambda ix: ix["experiments"][0]["path"], {"head": b"{"},
                                   r"experiments/\d+\.json: (declares|expands past) [\d,]+ bytes"),
     "workspace.json padded": (lambda ix: INDEX, {"fill": b" " * 2**20}, r"workspace\.json: (declares|expands past)"),
+    "a dataset's uploaded file of newlines": (_uploaded_documents, {}, (r"upload/0: declares 1,073,741,824 bytes, more than the "
+                                                  r"1,000,000,000 one file of this store may hold")),
     "an experiment of 60 MiB of empty lists": (lambda ix: ix["experiments"][0]["path"],
                                                {"head": b"[", "fill": b"[]," * (2**20 // 3), "tail": b"[]]",
                                                 "size": 60 * 2**20},
