@@ -70,6 +70,11 @@ def _index(data: bytes) -> dict:
     return json.loads(zipfile.ZipFile(io.BytesIO(data)).read(INDEX))
 
 
+def _uploaded_documents(index: dict) -> str:
+    """The member of the three-file dataset's documents file."""
+    return next(d for d in index["datasets"] if d["format"] == "files")["upload"][0]["path"]
+
+
 def _last_grades(data: bytes) -> str:
     """The grades member of the index's last dataset (so every dataset before it is written when it is read)."""
     return _index(data)["datasets"][-1]["grades"]
@@ -139,6 +144,11 @@ def _run_of_another_name(data: bytes) -> bytes:
     return rezip(data, index=edit)
 
 
+def _broken_upload(data: bytes) -> bytes:
+    """The three-file dataset's documents file with a line of one column."""
+    return rezip(data, {_uploaded_documents(_index(data)): b"id\ttext\nd1\talpha beta\nd2\n"})
+
+
 def _named_twice(data: bytes) -> bytes:
     def edit(index):
         index["datasets"][1]["grades"] = index["datasets"][0]["grades"]
@@ -158,6 +168,8 @@ CRAFTED = {  # how the export is changed, what the one message says (the member,
     "{'x': 1} experiment": (_not_a_view, r"experiments/\d+\.json: not a saved experiment: no 'version' \(it has x\)"),
     "upload null": (_upload_null, r"workspace\.json: dataset 2: 'upload' is null, not a list$"),
     "workspace.json twice": (_index_twice, r"workspace\.zip/workspace\.json: the zip holds this member twice"),
+    "a dataset's file with a broken line": (_broken_upload, (r"workspace\.json: dataset \d: docs\.tsv:3: 1 columns, "
+                                                            r"the header has 2$")),
     "a member named twice": (_named_twice, (r"workspace\.json: dataset 2: names the member 'datasets/0/grades\.jsonl', "
                                            r"which dataset 1 names too$")),
     "unexpected member": (_unexpected, r"workspace\.zip/datasets/1/notes\.txt: a member workspace\.json does not name"),
@@ -277,10 +289,6 @@ def _huge(data: bytes, member: str, path: Path, head: bytes = b"", fill: bytes =
                     f.write(fill)
                 f.write(tail)
     return path
-
-
-def _uploaded_documents(index: dict) -> str:
-    return next(d for d in index["datasets"] if d["format"] == "files")["upload"][0]["path"]
 
 
 HUGE = {  # the member replaced, how, and what the one line on stderr says

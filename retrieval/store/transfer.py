@@ -379,7 +379,8 @@ def import_workspace(ws: Workspace, data: bytes, source: str = "workspace.zip",
 
 
 def _stored(where: str, write, *args):
-    """A write of the store, its refusal (a name it does not take, the size limit) naming `where`."""
+    """A write of the store (its refusal: a name it does not take, the size limit) or a dataset's files read again
+    (a line they do not hold as uploaded), the error naming `where`."""
     try:
         return write(*args)
     except InputError as e:
@@ -397,10 +398,10 @@ def _import_dataset(ws: Workspace, reader: _Reader, d: dict, where: str) -> str:
         raise InputError(f"{where}: the dataset {expected} again (the export names each once)")
     largest = LARGEST_VALUE.get(ws.engine.dialect.name, 10**9)
     files = [StoredFile(f["name"], reader.bytes(f["path"], where, largest)) for f in d["upload"]]
-    if fmt == ZIP:
-        ds = datasets.load_beir_zip(files[0].data, files[0].name, reader.limits)
+    if fmt == ZIP:  # read as its upload was (the loaders' errors name the file and line; `where` the member)
+        ds = _stored(where, datasets.load_beir_zip, files[0].data, files[0].name, reader.limits)
     else:
-        ds = datasets.from_files(*((f.data, f.name) for f in files), name=d["name"])
+        ds = _stored(where, datasets.from_files, *((f.data, f.name) for f in files), d["name"])
     if ds.fingerprint != expected:
         raise InputError(f"{where}: its files give the dataset {ds.fingerprint}, not {_short(expected)}")
     _stored(where, ws.add_dataset, ds.renamed(d["name"]), fmt, files, d["added_by"], _parse_time(d["added_at"], where))
