@@ -70,6 +70,11 @@ def _index(data: bytes) -> dict:
     return json.loads(zipfile.ZipFile(io.BytesIO(data)).read(INDEX))
 
 
+def _uploaded_documents(index: dict) -> str:
+    """The member of the three-file dataset's documents file."""
+    return next(d for d in index["datasets"] if d["format"] == "files")["upload"][0]["path"]
+
+
 def _last_grades(data: bytes) -> str:
     """The grades member of the index's last dataset (so every dataset before it is written when it is read)."""
     return _index(data)["datasets"][-1]["grades"]
@@ -139,6 +144,17 @@ def _run_of_another_name(data: bytes) -> bytes:
     return rezip(data, index=edit)
 
 
+def _broken_upload(data: bytes) -> bytes:
+    """The three-file dataset's documents file with a line of one column."""
+    return rezip(data, {_uploaded_documents(_index(data)): b"id\ttext\nd1\talpha beta\nd2\n"})
+
+
+def _named_twice(data: bytes) -> bytes:
+    def edit(index):
+        index["datasets"][1]["grades"] = index["datasets"][0]["grades"]
+    return rezip(data, index=edit)
+
+
 CRAFTED = {  # how the export is changed, what the one message says (the member, and the line where there is one)
     "bad grades line": (_bad_line, r"datasets/1/grades\.jsonl:2: not JSON$"),
     "grade 10^30": (_huge_grade, (r"datasets/1/grades\.jsonl:3: the grade 1000000000000000000000000000000 is not a "
@@ -152,6 +168,10 @@ CRAFTED = {  # how the export is changed, what the one message says (the member,
     "{'x': 1} experiment": (_not_a_view, r"experiments/\d+\.json: not a saved experiment: no 'version' \(it has x\)"),
     "upload null": (_upload_null, r"workspace\.json: dataset 2: 'upload' is null, not a list$"),
     "workspace.json twice": (_index_twice, r"workspace\.zip/workspace\.json: the zip holds this member twice"),
+    "a dataset's file with a broken line": (_broken_upload, (r"workspace\.json: dataset \d: docs\.tsv:3: 1 columns, "
+                                                            r"the header has 2$")),
+    "a member named twice": (_named_twice, (r"workspace\.json: dataset 2: names the member 'datasets/0/grades\.jsonl', "
+                                           r"which dataset 1 names too$")),
     "unexpected member": (_unexpected, r"workspace\.zip/datasets/1/notes\.txt: a member workspace\.json does not name"),
     "run name with a control character": (_run_of_another_name, (r"dataset \d, run 1: the run: a name cannot hold "
                                                                 r"control characters")),
@@ -282,6 +302,8 @@ HUGE = {  # the member replaced, how, and what the one line on stderr says
     "an experiment of newlines": (lambda ix: ix["experiments"][0]["path"], {"head": b"{"},
                                   r"experiments/\d+\.json: (declares|expands past) [\d,]+ bytes"),
     "workspace.json padded": (lambda ix: INDEX, {"fill": b" " * 2**20}, r"workspace\.json: (declares|expands past)"),
+    "a dataset's uploaded file of newlines": (_uploaded_documents, {}, (r"upload/0: declares 1,073,741,824 bytes, more than the "
+                                                  r"1,000,000,000 one file of this store may hold")),
     "an experiment of 60 MiB of empty lists": (lambda ix: ix["experiments"][0]["path"],
                                                {"head": b"[", "fill": b"[]," * (2**20 // 3), "tail": b"[]]",
                                                 "size": 60 * 2**20},

@@ -177,8 +177,10 @@ def _members(index: dict, source: str) -> dict[str, str]:
     named: dict[str, str] = {}
 
     def name(path: str, where: str) -> None:
-        if path in named or path == INDEX:
-            raise InputError(f"{where}: names the member {path!r}, which {named.get(path, INDEX)} names too")
+        if path == INDEX:
+            raise InputError(f"{where}: names the member {INDEX} itself as one of its files")
+        if path in named:
+            raise InputError(f"{where}: names the member {path!r}, which {named[path].split(': ', 1)[1]} names too")
         named[path] = where
 
     datasets_ = index["datasets"]
@@ -355,13 +357,13 @@ def import_workspace(ws: Workspace, data: bytes, source: str = "workspace.zip",
     with ws.transaction():
         if not ws.is_empty():
             raise InputError(f"{ws.label}: a workspace is imported into an empty store only (this one holds datasets)")
-        counts = {}
+        imported = set()
         for k, d in enumerate(index["datasets"]):
             where = f"{source}/{INDEX}: dataset {k + 1}"
-            counts[_import_dataset(ws, reader, d, where)] = None
+            imported.add(_import_dataset(ws, reader, d, where))
         for k, e in enumerate(index["experiments"]):
             where = f"{source}/{INDEX}: experiment {k + 1}"
-            if e["dataset"] not in counts:
+            if e["dataset"] not in imported:
                 raise InputError(f"{where}: names the dataset {_short(e['dataset'])}, which the zip does not hold")
             path = e["path"]
             body = records.check(reader.json(path, where, MAX_EXPERIMENT_BYTES, "the bound of a saved experiment"),
@@ -373,11 +375,12 @@ def import_workspace(ws: Workspace, data: bytes, source: str = "workspace.zip",
                                  f"questions, not of its dataset {entry.id} ({entry.n_docs:,} and {entry.n_questions:,})")
             _stored(where, ws.save_experiment, e["dataset"], e["name"], body, e["created_by"],
                     _parse_time(e["created_at"], where))
-    return len(counts)
+    return len(imported)
 
 
 def _stored(where: str, write, *args):
-    """A write of the store, its refusal (a name it does not take, the size limit) naming `where`."""
+    """A write of the store (its refusal: a name it does not take, the size limit) or a dataset's files read again
+    (a line they do not hold as uploaded), the error naming `where`."""
     try:
         return write(*args)
     except InputError as e:
@@ -395,10 +398,10 @@ def _import_dataset(ws: Workspace, reader: _Reader, d: dict, where: str) -> str:
         raise InputError(f"{where}: the dataset {expected} again (the export names each once)")
     largest = LARGEST_VALUE.get(ws.engine.dialect.name, 10**9)
     files = [StoredFile(f["name"], reader.bytes(f["path"], where, largest)) for f in d["upload"]]
-    if fmt == ZIP:
-        ds = datasets.load_beir_zip(files[0].data, files[0].name, reader.limits)
+    if fmt == ZIP:  # read as its upload was (the loaders' errors name the file and line; `where` the member)
+        ds = _stored(where, datasets.load_beir_zip, files[0].data, files[0].name, reader.limits)
     else:
-        ds = datasets.from_files(*((f.data, f.name) for f in files), name=d["name"])
+        ds = _stored(where, datasets.from_files, *((f.data, f.name) for f in files), d["name"])
     if ds.fingerprint != expected:
         raise InputError(f"{where}: its files give the dataset {ds.fingerprint}, not {_short(expected)}")
     _stored(where, ws.add_dataset, ds.renamed(d["name"]), fmt, files, d["added_by"], _parse_time(d["added_at"], where))
