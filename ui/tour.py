@@ -669,14 +669,16 @@ def relevant_ranks(ds: Dataset, ranking, q: int, n: int = 4) -> str:
             + (f" and {listed.size - n} more" if listed.size > n else ""))
 
 
+GAIN_RANKS = "ranks of its relevant documents (grades)"
+
+
 def gains_rows(v: View, systems: Sequence[str], rows: Sequence[int]) -> pd.DataFrame:
-    """The questions a fusion gains on: per system, its value of the sidebar's metric and the ranks (grades) of the
-    question's relevant documents in its list, "0.950 · 1 (2), 3 (1)"."""
-    frame = pd.DataFrame({"question": [v.qids[i] for i in rows]})
-    for s in systems:
-        frame[s] = [f"{float(v.ev.values[s][v.metric][i]):.3f} · {relevant_ranks(v.ds, v.ev.rankings[s], int(v.ds.evaluated[i]))}"
-                    for i in rows]
-    return frame
+    """The questions a fusion gains on, a row per question and system (so the table is four columns wide whatever the
+    number of systems: one column per system was cut at 1024 px): the system's value of the sidebar's metric and the
+    ranks (grades) of the question's relevant documents in its list, "1 (2), 3 (1)"."""
+    return pd.DataFrame([{"question": v.qids[i], "system": s, v.label: round(float(v.ev.values[s][v.metric][i]), 3),
+                          GAIN_RANKS: relevant_ranks(v.ds, v.ev.rankings[s], int(v.ds.evaluated[i]))}
+                         for i in rows for s in systems], columns=["question", "system", v.label, GAIN_RANKS])
 
 
 def fusion_intro(members: Sequence[str], p: Params) -> str:
@@ -709,9 +711,11 @@ def step_fusion(v: View) -> None:
     gained = sorted({i for g in gains.values() for i in g.above})
     if gained:
         st.dataframe(gains_rows(v, shown, gained), hide_index=True, width="stretch",
-                     column_config={"question": st.column_config.TextColumn(width=70)})
-        st.caption(f"The questions a fusion scores above every member on, on {v.label}: each system's value · the ranks of "
-                   "the relevant documents in its list (their grades in brackets). Where the first ranks are the same, compare "
+                     column_config={"question": st.column_config.TextColumn(width=70), "system": st.column_config.TextColumn(width=90),
+                                    v.label: st.column_config.NumberColumn(format="%.3f", width=80),
+                                    GAIN_RANKS: st.column_config.TextColumn(width="large")})
+        st.caption(f"The questions a fusion scores above every member on, on {v.label}, a row per system: its value and "
+                   "the ranks of the question's relevant documents in its list (their grades in brackets). Where the first ranks are the same, compare "
                    "the later ones.")
     m = np.stack([v.ev.first_rank[s] for s in members])
     rows = np.flatnonzero((m != m[0]).any(axis=0))
