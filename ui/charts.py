@@ -458,7 +458,9 @@ def relevant_histogram(hist: pd.DataFrame) -> alt.Chart:
     """How many questions have how many relevant documents, on a quantitative axis binned in whole steps (at most
     HISTOGRAM_BINS bars): the gaps between counts keep their width (1, 13, 29 ... 155 were evenly spaced as
     categories). `hist`: relevant documents, questions (one row per count that occurs)."""
-    binning = alt.Bin(maxbins=HISTOGRAM_BINS, minstep=1)
+    lo, hi = (int(hist["relevant documents"].min()), int(hist["relevant documents"].max())) if len(hist) else (0, 0)
+    step = max(1, math.ceil((hi + 1 - lo) / HISTOGRAM_BINS))  # whole steps, each bar [start, start + step): 1 and 2 never share one
+    binning = alt.Bin(step=step, extent=[lo, lo + step * math.ceil((hi + 1 - lo) / step)], nice=False)
     return alt.Chart(hist).mark_bar().encode(
         x=alt.X("relevant documents:Q", bin=binning, title="relevant documents (grade > 0)",  # the heading says per question; the longer title was cut at 1024 px
                 axis=alt.Axis(labelAngle=0, format="d")),
