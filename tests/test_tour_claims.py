@@ -218,7 +218,7 @@ def check_tour(steps: list[Step], rep: dict, boot_best: dict, judged: set[tuple[
     if not unjudged:
         assert m is None and got[4] == 0
     else:
-        by = dict((kind, int(n.replace(",", ""))) for n, kind in re.findall(r"([\d,]+) ([a-z' ]+?)(?:,|$)", m.group(2)))
+        by = {kind: int(n.replace(",", "")) for n, kind in re.findall(r"([\d,]+) ([a-z' ]+?)(?:,|$)", m.group(2))}
         assert int(m.group(1).replace(",", "")) == len(unjudged) == sum(by.values())
         assert by.get("late rank", 0) == sum(bm[q] > K for q in unjudged)  # found further down: late, whatever comes first
         assert by.get("unjudged at the top", 0) == got[4]  # the class's every question has its first result unjudged

@@ -130,7 +130,9 @@ def warnings(ds: Dataset, ev: Evaluation, k: int | None = None) -> None:
     if k is None:
         return
     note = judged_warning(ev, k)
-    if note:
+    if note and not records_non_relevant(ds):  # expected of such judgements (judged@k is precision@k): said, not alarmed
+        st.info(note, icon=":material/rule:")
+    elif note:
         st.warning(note, icon=":material/rule:")
     elif not records_non_relevant(ds) and any(m.kind == "judged" for m in ev.metrics):
         st.caption(relevant_only_note(k))

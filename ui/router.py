@@ -7,11 +7,13 @@ from pathlib import Path
 import streamlit as st
 
 ROOT = Path(__file__).resolve().parent.parent
-# Each page's icon is one of the Material Symbols that Streamlit serves itself (its bundled font): drawn the same on
-# every machine, where an emoji drew as an empty box without an emoji font. The tab's favicon is app.py's own, an
-# inline SVG (FAVICON, a data: URL), sent before st.navigation names the page: the frontend then never makes a page's
-# Material icon the favicon, which it would fetch from fonts.gstatic.com. The app makes no request beyond its own
-# server (tests/test_browser.py opens every page cold and fails on any other origin).
+# Each page's icon is one of the Material Symbols that Streamlit serves itself (its bundled font), drawn the same on
+# every machine (an emoji drew as an empty box without an emoji font). It marks the links to the page inside pages
+# (the Tour's cards, page links), never the navigation: Streamlit 1.67's frontend makes the current page's st.Page
+# icon the tab's favicon until app.py's arrives, and fetches a Material icon's from fonts.gstatic.com (measured:
+# /tour requested .../materialsymbolsrounded/explore/default/24px.svg), so st.Page gets no icon. The tab's icon is
+# app.py's own, FAVICON, an inline SVG (a data: URL). The app makes no request beyond its own server
+# (tests/test_browser.py opens every page cold and fails on any other origin).
 PAGES = (  # file, title, icon; the first is the landing page
     ("pages/tour.py", "Tour", ":material/explore:"),
     ("pages/overview.py", "Overview", ":material/bar_chart:"),
@@ -32,5 +34,6 @@ FAVICON = ('<svg viewBox="0 0 64 64"><circle cx="26" cy="26" r="17" fill="none" 
 
 
 def pages() -> list:
-    """The st.Page objects of every page (paths from the project root, so any working folder will do)."""
-    return [st.Page(str(ROOT / path), title=title, icon=icon, default=i == 0) for i, (path, title, icon) in enumerate(PAGES)]
+    """The st.Page objects of every page (paths from the project root, so any working folder will do), without an
+    icon (see PAGES)."""
+    return [st.Page(str(ROOT / path), title=title, default=i == 0) for i, (path, title, _) in enumerate(PAGES)]
