@@ -275,7 +275,9 @@ def failures_sentence(f: Failures) -> str:
     if not f.unjudged:
         return said
     unjudged = ", ".join(f"{n:,} {kind}" for kind, n in f.unjudged_first)
-    return (said + f" On {f.unjudged:,} of them its first result is a document no judgement names ({unjudged}): a question "
-            f"is {UNJUDGED} only when nothing relevant is in its list and that unjudged first result shares a word with it; "
-            "one with a relevant document further down is a late rank whatever comes first. Graded relevant, an "
-            "unjudged first result would put its question at rank 1.")
+    said += f" On {f.unjudged:,} of them its first result is a document no judgement names ({unjudged})"
+    if all(kind == UNJUDGED for kind, _ in f.unjudged_first):  # the class says it all
+        return said + ". Graded relevant, an unjudged first result would put its question at rank 1."
+    return (said + f": a question is {UNJUDGED} only when nothing relevant is in its list and that unjudged first result "
+            "shares a word with it; one with a relevant document further down is a late rank whatever comes first. "
+            "Graded relevant, an unjudged first result would put its question at rank 1.")
