@@ -70,6 +70,7 @@ def test_the_worked_examples_of_the_sentences_hold(module):
     assert result.attempted > 0 and result.failed == 0
 
 
+@pytest.mark.slow  # its first engine (about 4 s on a busy machine)
 def test_a_late_rank_with_an_unjudged_first_result_is_counted_as_such_and_said_so():
     docs = [("u1", "alpha beta gamma"), ("u2", "alpha beta"), ("r1", "alpha"), ("r2", "delta words"), ("x", "other")]
     ds = assemble("late", docs, [("q1", "alpha beta"), ("q2", "zeta")], [("q1", "r1", 1), ("q2", "r2", 1)])
