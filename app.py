@@ -4,7 +4,7 @@ import streamlit as st
 
 from ui import rater, router, sidebar, state, workspace
 
-st.set_page_config(page_title="The retriever lab", page_icon=":mag:", layout="wide")
+st.set_page_config(page_title="The retriever lab", page_icon=router.FAVICON, layout="wide")
 state.begin_frame()
 try:
     state.init_state()

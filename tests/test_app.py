@@ -189,13 +189,17 @@ def test_the_means_table_spans_the_page_above_the_bars(at):
     assert heads.index("Means") < heads.index("With 95% bootstrap intervals")
 
 
-def test_no_page_icon_is_fetched_from_another_origin():
+def test_no_page_icon_is_fetched_from_another_origin(monkeypatch):
     """A page's icon is its tab's favicon until app.py's arrives, and Streamlit's frontend fetches a Material icon's
-    favicon from fonts.gstatic.com: every page's icon is an emoji (drawn in place). tests/test_browser.py checks the
+    favicon from fonts.gstatic.com, while an emoji draws as an empty box without an emoji font: st.Page gets no
+    icon at all (the pages' Material icons mark only the links inside pages). tests/test_browser.py checks the
     requests themselves, page by page, opened cold."""
-    from streamlit.string_util import is_emoji
-
     from ui import router
 
-    icons = {title: icon for _, title, icon in router.PAGES}  # what router.pages() gives st.Page
-    assert all(is_emoji(icon) and not icon.startswith(":material") for icon in icons.values()), icons
+    given = []
+    monkeypatch.setattr(router.st, "Page", lambda path, **kw: given.append((path, kw)) or kw)
+    router.pages()
+    icons = {kw["title"]: kw.get("icon") for _, kw in given}  # what st.Page was given
+    assert len(icons) == len(router.PAGES)
+    assert all(not icon or not icon.startswith(":material") for icon in icons.values()), icons
+    assert not any(icons.values()), icons  # and no emoji either: nothing to draw as a box

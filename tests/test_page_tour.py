@@ -109,7 +109,9 @@ def test_the_tour_steps_from_1_to_10_with_next_each_figure_computed(invented):
     assert "**RRF** scores 0.737 on mean nDCG@5, above both its members" in bodies(at)
     # where the gain comes from: the questions a fusion beats both members on, q03 among them, by its later documents
     assert "**the gain comes from the later relevant documents**" in bodies(at)
-    gains = at.dataframe[1].value.set_index("question")  # after the means: the questions a fusion beats both members on
+    long = at.dataframe[1].value  # after the means: the questions a fusion beats both members on, a row per system
+    gains = long.assign(cell=[f"{x:.3f} · {r}" for x, r in zip(long["nDCG@5"], long[tour.GAIN_RANKS])]).pivot(
+        index="question", columns="system", values="cell")
     assert "q03" in gains.index and gains.loc["q03", "RRF"] == f"{ev.values['RRF']['ndcg@5'][qids.index('q03')]:.3f} · 1 (2), 3 (1)"
     for q, row in gains.iterrows():
         for s in ("BM25", "LSA", "weighted", "RRF"):

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from retrieval import cli
+from retrieval import cli, evaluate
+from retrieval.core.params import Params
 from retrieval.corpus import dataset as datasets
 from ui import tour
 from ui.format import interval_text, signed
@@ -139,9 +140,10 @@ def ids_said(listed: str) -> list[str]:
 
 
 def check_tour(steps: list[Step], rep: dict, boot_best: dict, judged: set[tuple[str, str]], n_judgements: int,
-               judged_not_relevant: bool) -> None:
+               judged_not_relevant: bool, stem_rep: dict, first_results: dict[str, str]) -> None:
     """Fail on any claim of the ten steps that the report (`rep`: BM25 against LSA; `boot_best`: the best fusion
-    against the best member) or the judgements (`judged` pairs, how many, whether any says not relevant) contradict."""
+    against the best member; `stem_rep`: BM25 with the Snowball stemmer), the judgements (`judged` pairs, how many,
+    whether any says not relevant) or BM25's first result of each question (`first_results`) contradict."""
     sysm = rep["systems"]
     bm, ls = firsts(rep, "BM25"), firsts(rep, "LSA")
     qids = list(bm)
@@ -208,6 +210,33 @@ def check_tour(steps: list[Step], rep: dict, boot_best: dict, judged: set[tuple[
         if "**surface homonymy**" in said:
             doc = re.search(r"puts (\S+) first on", said).group(1)
             assert (q, doc) in judged
+        if "**late rank**" in said and (q, first_results.get(q)) not in judged and first_results.get(q):
+            assert f"Its first result, {first_results[q]}, is unjudged" in said and "not *unjudged at the top*" in said
+    # the failing questions whose first result no judgement names, by class: a late rank has one further down
+    unjudged = [q for q in missed if first_results.get(q) and (q, first_results[q]) not in judged]
+    m = re.search(r"On ([\d,]+) of them its first result is a document no judgement names \(([^)]*)\)", s5.text)
+    if not unjudged:
+        assert m is None and got[4] == 0
+    else:
+        by = {kind: int(n.replace(",", "")) for n, kind in re.findall(r"([\d,]+) ([a-z' ]+?)(?:,|$)", m.group(2))}
+        assert int(m.group(1).replace(",", "")) == len(unjudged) == sum(by.values())
+        assert by.get("late rank", 0) == sum(bm[q] > K for q in unjudged)  # found further down: late, whatever comes first
+        assert by.get("unjudged at the top", 0) == got[4]  # the class's every question has its first result unjudged
+    # the stemmer: what it fixes and breaks at the cutoff, and its mean, as `evaluate --stemmer` has them
+    st_ = firsts(stem_rep, "BM25")
+    fixed, broken = sum(not inside(bm[q]) and inside(st_[q]) for q in qids), sum(inside(bm[q]) and not inside(st_[q]) for q in qids)
+    said = re.search(r"it fixes (none|[\d,]+ questions?) and breaks (none|[\d,]+ questions?)\.", s5.text)
+    assert [0 if x == "none" else int(x.split()[0]) for x in said.groups()] == [fixed, broken]
+    before, after = mean("BM25"), stem_rep["systems"]["BM25"][f"ndcg@{K}"]
+    if f"{before:.4f}" == f"{after:.4f}" and before == after:
+        assert f"Its mean nDCG@{K} stays at {before:.4f}." in s5.text
+    else:
+        moves = "rises" if after > before else "falls"
+        assert f"Its mean nDCG@{K} {moves} from {before:.4f} to {after:.4f} ({after - before:+.4f})" in s5.text
+    if after < before:  # never steered to the lower mean
+        assert "the mean is higher without it" in s5.text and "turns it on: on this data it raises the mean" not in s5.text
+    elif after > before:
+        assert "on this data it raises the mean" in s5.text and "higher without it" not in s5.text
 
     # 6. the fusions: the means, the members' disagreements, where the gain comes from, the one rule of a miss
     s6 = steps[5]
@@ -296,8 +325,11 @@ def tour_claims(capsys, data: str, ds, embeddings: bool) -> list[Step]:
     at = open_app(before=(lambda a: (a.session_state.__setitem__("dataset", ds), a.run())) if ds is not None else None)
     steps = walk(at)
     loaded = datasets.load(data)
+    stem_rep = report(capsys, data, "--stemmer", "snowball")
+    ranking = evaluate(loaded, Params(), [f"ndcg@{K}"]).rankings["BM25"]
+    first_results = {loaded.query_ids[q]: (ranking.top_ids(loaded, q, 1) or [None])[0] for q in loaded.evaluated}
     check_tour(steps, rep, boot, {(q, d) for q, d, _ in loaded.judgements()}, len(loaded.qrels),
-               bool((loaded.qrels.grade <= 0).any()))
+               bool((loaded.qrels.grade <= 0).any()), stem_rep, first_results)
     return steps
 
 

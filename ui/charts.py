@@ -420,16 +420,23 @@ def oracle_wins(df: pd.DataFrame) -> alt.Chart:
     ).properties(height=44 * len(order) + 90)
 
 
-def fusion_contributions(df: pd.DataFrame, title: str, members: tuple[str, ...], systems: Sequence[str] | None = None) -> alt.LayerChart:
-    """Each document's fused score as stacked bars, one part per fused member, with why it is there at the end of the bar.
+NOTE_BREAK = "\n"  # between a fusion row's label and its note: the axis writes them on two lines
+
+
+def fusion_contributions(df: pd.DataFrame, title: str, members: tuple[str, ...], systems: Sequence[str] | None = None) -> alt.Chart:
+    """Each document's fused score as stacked bars, one part per fused member, the row's label and, under it, why the
+    document is there (its note): in the label column, never after the bar, where a long note ran past the chart's
+    right edge and was cut ("the sum put it her" at 1024 px).
 
     Each member is in its colour of `system_colors(systems)` (`systems`: every system of the app, default the members).
 
     `df` columns: row (the y label, in display order), retriever (a member's name), contribution, total, note (the
-    text after the bar), doc_id, grade, fused_rank, rank (the document's rank in that member).
+    text under the label), doc_id, grade, fused_rank, rank (the document's rank in that member).
     """
-    rows = list(dict.fromkeys(df["row"]))
-    y = alt.Y("row:N", sort=rows, title=None, axis=alt.Axis(labelLimit=260, labelFontSize=12))
+    df = df.assign(label=[f"{r}{NOTE_BREAK}{n}" if n else r for r, n in zip(df["row"], df["note"])])
+    rows = list(dict.fromkeys(df["label"]))
+    y = alt.Y("label:N", sort=rows, title=None,
+              axis=alt.Axis(labelLimit=300, labelFontSize=12, labelExpr=f"split(datum.label, '{NOTE_BREAK.encode('unicode_escape').decode()}')"))
     tooltip = [alt.Tooltip("doc_id:N", title="document"), alt.Tooltip("grade:Q"), alt.Tooltip("retriever:N", title="member"),
                alt.Tooltip("contribution:Q", format=".4f"), alt.Tooltip("total:Q", format=".4f"),
                alt.Tooltip("rank:N", title="rank in that member"), alt.Tooltip("fused_rank:N", title="fused rank")]
@@ -439,19 +446,27 @@ def fusion_contributions(df: pd.DataFrame, title: str, members: tuple[str, ...],
         color=alt.Color("retriever:N", title=None, scale=system_scale([*(systems or ()), *members], members),
                         legend=alt.Legend(orient="top")),
         order=alt.Order("member_order:Q"),
-        tooltip=tooltip,
+        tooltip=[*tooltip, alt.Tooltip("note:N", title="why")],
     )
-    ends = df.drop_duplicates("row")
-    text = alt.Chart(ends).mark_text(align="left", dx=5, fontSize=12, color="#343a40").encode(y=y, x=alt.X("total:Q"), text="note:N")
-    return (bars + text).properties(height=30 * len(rows) + 50)
+    return bars.properties(height=40 * len(rows) + 50)
+
+
+HISTOGRAM_BINS = 30  # at most this many bars: one per count while the counts span fewer values
 
 
 def relevant_histogram(hist: pd.DataFrame) -> alt.Chart:
-    """Bars of how many questions have each number of relevant documents. `hist`: relevant documents, questions."""
+    """How many questions have how many relevant documents, on a quantitative axis binned in whole steps (at most
+    HISTOGRAM_BINS bars): the gaps between counts keep their width (1, 13, 29 ... 155 were evenly spaced as
+    categories). `hist`: relevant documents, questions (one row per count that occurs)."""
+    lo, hi = (int(hist["relevant documents"].min()), int(hist["relevant documents"].max())) if len(hist) else (0, 0)
+    step = max(1, math.ceil((hi + 1 - lo) / HISTOGRAM_BINS))  # whole steps, each bar [start, start + step): 1 and 2 never share one
+    binning = alt.Bin(step=step, extent=[lo, lo + step * math.ceil((hi + 1 - lo) / step)], nice=False)
     return alt.Chart(hist).mark_bar().encode(
-        x=alt.X("relevant documents:O", title="relevant documents (grade > 0)", axis=alt.Axis(labelAngle=0)),  # the heading says per question; the longer title was cut at 1024 px
-        y=alt.Y("questions:Q", title="questions"),
-        tooltip=["relevant documents:O", "questions:Q"],
+        x=alt.X("relevant documents:Q", bin=binning, title="relevant documents (grade > 0)",  # the heading says per question; the longer title was cut at 1024 px
+                axis=alt.Axis(labelAngle=0, format="d")),
+        y=alt.Y("sum(questions):Q", title="questions", axis=alt.Axis(tickMinStep=1)),
+        tooltip=[alt.Tooltip("relevant documents:Q", bin=binning, title="relevant documents"),
+                 alt.Tooltip("sum(questions):Q", title="questions")],
     ).properties(height=260)
 
 

@@ -283,17 +283,23 @@ def dense_changes(ds: Dataset, ranks: Mapping[str, Ranking], cases: Mapping[str,
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def _stemmer_effect(_ds: Dataset, fingerprint: str, params: Params, threshold: int, _engines: tuple) -> stemming.StemmerEffect:
-    """What a stemmer changes in BM25's failures at the parameters (cached on the dataset's content, the parameters
-    and the threshold; `_engines` are the two sides' engines of that content)."""
-    return stemming.stemmer_effect(_ds, params, threshold, _engines)
+def _stemmer_effect(_ds: Dataset, fingerprint: str, params: Params, threshold: int, _engines: tuple,
+                    metric: str) -> stemming.StemmerEffect:
+    """What a stemmer changes in BM25's failures and mean `metric` at the parameters (cached on the dataset's
+    content, the parameters, the threshold and the metric; `_engines` are the two sides' engines of that content)."""
+    return stemming.stemmer_effect(_ds, params, threshold, _engines, metric)
 
 
-def stemmer_effect(ds: Dataset, params: Params, threshold: int) -> stemming.StemmerEffect:
-    """`_stemmer_effect` of the dataset in use, each side's engine the app's (`cache.engine`: admitted under the
-    server's memory budget, with a progress bar while a large corpus is indexed)."""
+def stemmer_effect(ds: Dataset, params: Params, threshold: int, metric: str | None = None) -> stemming.StemmerEffect:
+    """`_stemmer_effect` of the dataset in use on the sidebar's metric (or `metric`), each side's engine the app's
+    (`cache.engine`: admitted under the server's memory budget, with a progress bar while a large corpus is indexed)."""
     engines = tuple(cache.engine(ds, analysis=a) for a in stemming.pair(params))
-    return _stemmer_effect(ds, ds.fingerprint, params, threshold, engines)
+    return _stemmer_effect(ds, ds.fingerprint, params, threshold, engines, metric or state.metric_name())
+
+
+def effect_text(e: stemming.StemmerEffect) -> str:
+    """What the stemmer does to BM25's failures and to its mean of the compared metric, escaped."""
+    return escape_markdown(stemming.effect_sentence(e, BASE))
 
 
 def merges_text(c: stemming.StemmerChange) -> str:
@@ -304,11 +310,13 @@ def merges_text(c: stemming.StemmerChange) -> str:
     return shown + (f" … (+{len(c.merges) - WORDS_SHOWN})" if len(c.merges) > WORDS_SHOWN else "")
 
 
-def stemmer_line(c: stemming.StemmerChange) -> str:
-    """One question a stemmer fixes or breaks: its line (diagnosis.describe), the document and the merged words."""
+def stemmer_line(e: stemming.StemmerEffect, c: stemming.StemmerChange) -> str:
+    """One question a stemmer fixes or breaks: its line (stemming.describe: each rank with or without the stemmer),
+    the question, the document and the merged words."""
     what = "its first relevant document" if c.change.outcome == "fixed" else "the stemmed first result"
     doc = escape_markdown(c.doc) if c.doc is not None else "none"
-    return f"{change_line(c.change)} · {what} {doc}: {merges_text(c)}"
+    line = f"{escape_markdown(stemming.describe(e, c))} · “{escape_markdown(c.change.question.strip())}”"
+    return f"{line} · {what} {doc}: {merges_text(c)}"
 
 
 def stemmer_changes(ds: Dataset, threshold: int, p: Params) -> None:
@@ -323,8 +331,8 @@ def stemmer_changes(ds: Dataset, threshold: int, p: Params) -> None:
         "failing side's. A merge “question word” ~ “document word” is what the stemmer matched: the same stem, "
         "different words (a merge of unrelated words is how a stemmer breaks a question)."
     )
-    st.markdown(escape_markdown(stemming.effect_sentence(e, BASE)))
-    lines = [stemmer_line(c) for c in (*e.fixed, *e.broken)]
+    st.markdown(effect_text(e))
+    lines = [stemmer_line(e, c) for c in (*e.fixed, *e.broken)]
     if lines:
         st.markdown("\n".join(f"- {line}" for line in lines[:LINES_SHOWN]))
     if len(lines) > LINES_SHOWN:

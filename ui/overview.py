@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from retrieval.analyses import coverage
 from retrieval.core.params import Params
 from retrieval.corpus.dataset import Dataset
 from retrieval.evaluation import stats
@@ -19,7 +20,7 @@ from .format import agree, plural
 from .markdown import escape_markdown
 
 K_MAX = 20  # the curves run over k = 1..K_MAX
-JUDGED_FLOOR = 0.8  # below this mean judged@k (the share of the top k that carries a judgement) the Overview warns
+JUDGED_FLOOR = 1 - coverage.UNJUDGED_LIMIT  # below this mean judged@k (the share of the top k that carries a judgement) the Overview warns
 
 
 def intervals(ds: Dataset, values: np.ndarray) -> np.ndarray:
@@ -105,10 +106,12 @@ def records_non_relevant(ds: Dataset) -> bool:
 
 def judged_warning(ev: Evaluation, k: int) -> str | None:
     """One warning naming (escaped) every system whose mean judged@k is below JUDGED_FLOOR, with its value; None
-    when every system's top k is judged enough, or when the judgements name relevant documents only (then
-    `relevant_only_note` says what judged@k means there)."""
+    when every system's top k is judged enough. On judgements that name relevant documents only, judged@k is
+    precision@k, so the rule is read on the unjudged share of each top k instead (coverage.UNJUDGED_LIMIT, 1 -
+    JUDGED_FLOOR): "67% of BM25's top 5 is unjudged", the Data page's number."""
     if not records_non_relevant(ev.dataset):
-        return None
+        said = coverage.coverage_sentence(coverage.coverage(ev.dataset, ev.rankings, k))
+        return escape_markdown(said) if said else None
     low = {s: v for s, v in judged_shares(ev, k).items() if v < JUDGED_FLOOR}
     if not low:
         return None
@@ -137,7 +140,9 @@ def warnings(ds: Dataset, ev: Evaluation, k: int | None = None) -> None:
     if k is None:
         return
     note = judged_warning(ev, k)
-    if note:
+    if note and not records_non_relevant(ds):  # expected of such judgements (judged@k is precision@k): said, not alarmed
+        st.info(note, icon=":material/rule:")
+    elif note:
         st.warning(note, icon=":material/rule:")
     elif not records_non_relevant(ds) and any(m.kind == "judged" for m in ev.metrics):
         st.caption(relevant_only_note(k))

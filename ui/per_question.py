@@ -380,7 +380,8 @@ def summary(one: Question, depths: dict[str, int], members=()) -> None:
 
 
 def side_by_side(one: Question, k: int, p: Params, key: str = "pq_top_") -> None:
-    """Each system's top max(k, 10) for the question, two systems to a row when there are more than three."""
+    """Each system's top max(k, 10) for the question, one system under the other across the page: side by side, two
+    or three to a row, the text column was squeezed to a letter at 1024 px (the other columns take 250 px)."""
     n_show = max(k, MIN_SHOWN)
     st.subheader(f"Top {n_show} of each system")
     columns = {
@@ -390,24 +391,22 @@ def side_by_side(one: Question, k: int, p: Params, key: str = "pq_top_") -> None
         "score": st.column_config.NumberColumn("score", width=78),
         "text": st.column_config.TextColumn("text", width="large", help=f"The document's first {TEXT_CHARS} characters; the full text is below."),
     }
-    systems = one.systems
-    per_row = 2 if len(systems) > 3 else len(systems)
-    for start in range(0, len(systems), per_row):
-        for col, s in zip(st.columns(per_row, gap="medium"), systems[start: start + per_row]):
+    for s in one.systems:
+        (col,) = st.columns(1)  # a row of its own, across the page
+        with col:
             df = one.ranking_table(s, n_show)
-            with col:
-                total = int(one.ranks[s].n_results[one.q])
-                first = one.firsts[s]
-                missed = (f"no relevant document in its top {p.fusion_depth}: {fusion_cut_label(p.fusion_depth)}"
-                          if beyond_cut(first, p.fusion_depth if s in FUSIONS else None, one.member_found(p.members))
-                          else "no relevant document in its list" + (", nor in its members'" if s in FUSIONS else ""))
-                st.markdown(f"**{plain(s)}** · " + (f"first relevant at rank {first}" if first else missed))
-                if df.empty:
-                    st.info(f"{plain(s)} returns nothing for this question.", icon=":material/block:")
-                    continue
-                st.dataframe(styled(df), hide_index=True, column_config=columns, width="stretch", key=f"{key}{s}")
-                if total < n_show:
-                    st.caption(f"{plain(s)} returns only {plural(total, 'document')}: {short_list_reason(s, p.fusion_depth)}.")
+            total = int(one.ranks[s].n_results[one.q])
+            first = one.firsts[s]
+            missed = (f"no relevant document in its top {p.fusion_depth}: {fusion_cut_label(p.fusion_depth)}"
+                      if beyond_cut(first, p.fusion_depth if s in FUSIONS else None, one.member_found(p.members))
+                      else "no relevant document in its list" + (", nor in its members'" if s in FUSIONS else ""))
+            st.markdown(f"**{plain(s)}** · " + (f"first relevant at rank {first}" if first else missed))
+            if df.empty:
+                st.info(f"{plain(s)} returns nothing for this question.", icon=":material/block:")
+                continue
+            st.dataframe(styled(df), hide_index=True, column_config=columns, width="stretch", key=f"{key}{s}")
+            if total < n_show:
+                st.caption(f"{plain(s)} returns only {plural(total, 'document')}: {short_list_reason(s, p.fusion_depth)}.")
 
 
 def judged_documents(one: Question, k: int, fusion_depth: int | None = None) -> None:

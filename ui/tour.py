@@ -493,31 +493,35 @@ def case_sentence(c: diagnosis.Case, k: int) -> str:
                 "says so. Read it and grade it on the Judge page: graded not relevant, it is a surface homonymy; graded "
                 "relevant, the question is found at rank 1.")
     where = f"at rank {c.rank}" if c.rank > 0 else "further down than its list goes"
-    return f"{q}: the relevant document is there, {where}, beyond the top {k}. A **late rank**."
+    said = f"{q}: the relevant document is there, {where}, beyond the top {k}. A **late rank**."
+    if c.first_result is not None and c.first_grade is None:
+        said += (f" Its first result, {first}, is unjudged: with a relevant document in the list the question is a late "
+                 f"rank, not *unjudged at the top*; graded relevant on the Judge page, {first} would put it at rank 1.")
+    return said
 
 
 def first_result_note(c: diagnosis.Case) -> str:
     """What a failing question's first result is, by the judgements: judged not relevant, or unjudged."""
     judged = "unjudged" if c.first_grade is None else f"judged not relevant (grade {c.first_grade})"
-    return f"{c.system}'s first result, {judged}"
+    later = f"; the first relevant document is at rank {c.rank}" if c.kind == "late rank" and c.rank > 0 else ""
+    return f"{c.system}'s first result, {judged}{later}"
 
 
 def missing_sentence(system: str, kind: str, threshold: int, judged_not_relevant: bool = True) -> str:
     """What the tour says when a class has no example on this data; for a surface homonymy on judgements that name no
     document not relevant (`judged_not_relevant` False), why there can be none."""
     if kind == diagnosis.HOMONYMY and not judged_not_relevant:
-        return (f"No judgement of this data says *not relevant*, so no failure can be called a **{kind}** here: a first "
-                "result no judgement names is *unjudged at the top* until a person grades it on the Judge page.")
+        return (f"No judgement of this data says *not relevant*, so no failure can be called a **{kind}** here: a question "
+                f"{plain(system)} finds nothing relevant for, whose first result no judgement names and shares a word with "
+                "it, is *unjudged at the top* until a person grades that result on the Judge page.")
     return f"On this data {plain(system)} fails no question on a **{kind}** in the top {threshold}: this class has no example here."
 
 
 def counts_sentence(system: str, cases: Sequence[diagnosis.Case], n: int, threshold: int) -> str:
-    """How many questions a system fails at cutoff k (`threshold`), by class."""
-    by = Counter(c.kind for c in cases)
-    kinds = [kind for kind in diagnosis.CLASSES if kind != diagnosis.FUSION_CUT or by.get(kind)]  # a fusion's class only for a fusion
-    parts = ", ".join(f"{by.get(kind, 0):,} {kind}" for kind in kinds)
-    return (f"{plain(system)} misses the top {threshold} on {plural(len(cases), 'question')} out of {n:,} ({parts}). "
-            "The first check is the cheapest: which words does the question share with the documents it should have found?")
+    """How many questions a system fails at cutoff k (`threshold`), by class, and of them those whose first result
+    is unjudged, by class (diagnosis.failures_sentence; the system's name escaped, the only text it quotes)."""
+    said = diagnosis.failures_sentence(diagnosis.failures(cases, plain(system), n, threshold))
+    return said + " The first check is the cheapest: which words does the question share with the documents it should have found?"
 
 
 def example_box(ds: Dataset, c: diagnosis.Case, k: int) -> None:
@@ -543,11 +547,29 @@ def base_cases(v: View) -> list[diagnosis.Case]:
     return diag.diagnose_all(v.ds, {BASE: v.ev.rankings[BASE]}, v.k, v.params)[BASE]
 
 
+def stemmer_advice(e: stemming.StemmerEffect, stems: bool) -> str:
+    """Where to see and set the stemmer, pointing the way its mean does (`stems`: the sidebar's analysis stems
+    already, so the comparison is against none): never towards the lower mean."""
+    where = "The Diagnosis page lists what it fixes and breaks"
+    lower, higher = e.mean_change < 0, e.mean_change > 0  # False both for no change (and for NaN: no metric)
+    if not stems:
+        if lower:
+            return (f"{where}. On this data the mean is higher without it, so no stemmer is the better setting here; the "
+                    "sidebar's *Text analysis* turns it on to see the questions it changes.")
+        if higher:
+            return f"{where}, and the sidebar's *Text analysis* turns it on: on this data it raises the mean."
+        return f"{where}, and the sidebar's *Text analysis* turns it on."
+    if lower:
+        return (f"{where}, against none (the sidebar's *Text analysis* stems already). On this data the mean is higher "
+                "without it: the sidebar's *Text analysis* turns it off.")
+    return f"{where}, against none: the sidebar's *Text analysis* stems already" + (", and on this data it raises the mean." if higher else ".")
+
+
 def step_why(v: View) -> None:
     cases = base_cases(v)
     st.markdown(counts_sentence(BASE, cases, int(v.ds.evaluated.size), v.k))
     zero = bool((v.ds.qrels.grade <= 0).any())
-    effect = diag.stemmer_effect(v.ds, v.params, v.k)
+    effect = diag.stemmer_effect(v.ds, v.params, v.k, v.metric)
     for kind, c in examples(cases, shown_classes(cases)).items():
         if c is None:
             st.info(missing_sentence(BASE, kind, v.k, zero), icon=":material/info:")
@@ -555,9 +577,7 @@ def step_why(v: View) -> None:
             example_box(v.ds, c, v.k)
             if kind == "vocabulary gap":
                 st.markdown(plain(stemming.gap_sentence(effect, c.qid, BASE)))
-    turn = ("and the sidebar's *Text analysis* turns it on." if v.params.stemmer == "none" else
-            "against none: the sidebar's *Text analysis* stems already.")
-    st.markdown(plain(stemming.effect_sentence(effect, BASE)) + f" The Diagnosis page lists what it fixes and breaks, {turn}")
+    st.markdown(diag.effect_text(effect) + " " + stemmer_advice(effect, v.params.stemmer != "none"))
     st.caption(f"The examples are {BASE}'s first failing question of each class that occurs, chosen from the diagnosis of this data. "
                "The Diagnosis page has every failing question of every system, and BM25's score term by term.")
 
@@ -649,14 +669,16 @@ def relevant_ranks(ds: Dataset, ranking, q: int, n: int = 4) -> str:
             + (f" and {listed.size - n} more" if listed.size > n else ""))
 
 
+GAIN_RANKS = "ranks of its relevant documents (grades)"
+
+
 def gains_rows(v: View, systems: Sequence[str], rows: Sequence[int]) -> pd.DataFrame:
-    """The questions a fusion gains on: per system, its value of the sidebar's metric and the ranks (grades) of the
-    question's relevant documents in its list, "0.950 · 1 (2), 3 (1)"."""
-    frame = pd.DataFrame({"question": [v.qids[i] for i in rows]})
-    for s in systems:
-        frame[s] = [f"{float(v.ev.values[s][v.metric][i]):.3f} · {relevant_ranks(v.ds, v.ev.rankings[s], int(v.ds.evaluated[i]))}"
-                    for i in rows]
-    return frame
+    """The questions a fusion gains on, a row per question and system (so the table is four columns wide whatever the
+    number of systems: one column per system was cut at 1024 px): the system's value of the sidebar's metric and the
+    ranks (grades) of the question's relevant documents in its list, "1 (2), 3 (1)"."""
+    return pd.DataFrame([{"question": v.qids[i], "system": s, v.label: round(float(v.ev.values[s][v.metric][i]), 3),
+                          GAIN_RANKS: relevant_ranks(v.ds, v.ev.rankings[s], int(v.ds.evaluated[i]))}
+                         for i in rows for s in systems], columns=["question", "system", v.label, GAIN_RANKS])
 
 
 def fusion_intro(members: Sequence[str], p: Params) -> str:
@@ -689,9 +711,11 @@ def step_fusion(v: View) -> None:
     gained = sorted({i for g in gains.values() for i in g.above})
     if gained:
         st.dataframe(gains_rows(v, shown, gained), hide_index=True, width="stretch",
-                     column_config={"question": st.column_config.TextColumn(width=70)})
-        st.caption(f"The questions a fusion scores above every member on, on {v.label}: each system's value · the ranks of "
-                   "the relevant documents in its list (their grades in brackets). Where the first ranks are the same, compare "
+                     column_config={"question": st.column_config.TextColumn(width=70), "system": st.column_config.TextColumn(width=90),
+                                    v.label: st.column_config.NumberColumn(format="%.3f", width=80),
+                                    GAIN_RANKS: st.column_config.TextColumn(width="large")})
+        st.caption(f"The questions a fusion scores above every member on, on {v.label}, a row per system: its value and "
+                   "the ranks of the question's relevant documents in its list (their grades in brackets). Where the first ranks are the same, compare "
                    "the later ones.")
     m = np.stack([v.ev.first_rank[s] for s in members])
     rows = np.flatnonzero((m != m[0]).any(axis=0))

@@ -610,11 +610,13 @@ def section() -> None:
     chosen = st.selectbox("Stored dataset", ids, format_func=lambda i: f"{names[i]} ({i})", key="ws_chosen")
     if chosen is None:
         return
-    a, b, c = st.columns([2, 3, 2], vertical_alignment="bottom")
+    a, b = st.columns([2, 5], vertical_alignment="bottom")
     a.button("Open", key="ws_open", on_click=_open, args=(chosen,), icon=":material/folder_open:", width="stretch")
     b.text_input("New name", value=names[chosen], key=f"ws_rename:{chosen}", max_chars=200)
     b.button("Rename", key="ws_rename_button", on_click=_rename, args=(chosen,), width="stretch")
+    # the deletion on a row of its own: in a third of the row its check box's label was cut at 1024 px
+    c, d = st.columns([5, 2], vertical_alignment="center")
     sure = c.checkbox("Delete it for everyone", key=f"ws_sure:{chosen}",
                       help="With its runs, embeddings and grades: links to it stop working.")
-    c.button("Delete", key="ws_delete", on_click=_delete, args=(chosen,), disabled=not sure, type="primary",
+    d.button("Delete", key="ws_delete", on_click=_delete, args=(chosen,), disabled=not sure, type="primary",
              icon=":material/delete:", width="stretch")

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.words import plural
 from ..corpus.dataset import Dataset
 from ..corpus.text import ARTICLE_ANALYSIS, Analysis, tokenize
 from ..engine.adhoc import judgements_of
@@ -227,3 +228,56 @@ def describe(change: Change) -> str:
     """
     return (f"{change.outcome}: {change.qid}, {change.kind}; "
             f"{change.other} {rank_label(change.other_rank)}, {change.base} {rank_label(change.base_rank)}")
+
+
+@dataclass(frozen=True)
+class Failures:
+    """A system's failing questions at a threshold, counted by class, and those whose first result no judgement
+    names (unjudged), counted by the class they fall in: only a question with nothing relevant in the list whose
+    unjudged first result shares a word with it is classed "unjudged at the top"; one with a relevant document
+    further down is a late rank whatever its first result, one whose first result shares no word a vocabulary gap."""
+
+    system: str
+    threshold: int
+    evaluated: int  # questions with a relevant document
+    by_class: tuple[tuple[str, int], ...]  # (class, failing questions), in CLASSES order
+    unjudged_first: tuple[tuple[str, int], ...]  # (class, failing questions of it whose first result is unjudged)
+
+    @property
+    def failing(self) -> int:
+        return sum(n for _, n in self.by_class)
+
+    @property
+    def unjudged(self) -> int:
+        """Failing questions whose first result no judgement names."""
+        return sum(n for _, n in self.unjudged_first)
+
+
+def failures(cases: Sequence[Case], system: str, evaluated: int, threshold: int) -> Failures:
+    """`diagnose`'s cases of one system, counted (a fusion's class only when it occurs: it is a fusion's alone)."""
+    kinds = [k for k in CLASSES if k != FUSION_CUT or any(c.kind == k for c in cases)]
+    unjudged = [c for c in cases if c.first_result is not None and c.first_grade is None]
+    return Failures(system, threshold, evaluated, tuple((k, sum(c.kind == k for c in cases)) for k in kinds),
+                    tuple((k, n) for k in kinds if (n := sum(c.kind == k for c in unjudged))))
+
+
+def failures_sentence(f: Failures) -> str:
+    """How many questions a system fails at the threshold, by class, and how many of them have an unjudged first
+    result, by the class each is in (so the counts and the classes say the same thing); ids are the caller's.
+
+    >>> f = Failures("BM25", 5, 225, (("vocabulary gap", 3), ("surface homonymy", 0), ("unjudged at the top", 0),
+    ...              ("late rank", 27)), (("late rank", 12),))
+    >>> print(failures_sentence(f))
+    BM25 misses the top 5 on 30 questions out of 225 (3 vocabulary gap, 0 surface homonymy, 0 unjudged at the top, 27 late rank). On 12 of them its first result is a document no judgement names (12 late rank): a question is unjudged at the top only when nothing relevant is in its list and that unjudged first result shares a word with it; one with a relevant document further down is a late rank whatever comes first. Graded relevant, an unjudged first result would put its question at rank 1.
+    """
+    parts = ", ".join(f"{n:,} {kind}" for kind, n in f.by_class)
+    said = f"{f.system} misses the top {f.threshold} on {plural(f.failing, 'question')} out of {f.evaluated:,} ({parts})."
+    if not f.unjudged:
+        return said
+    unjudged = ", ".join(f"{n:,} {kind}" for kind, n in f.unjudged_first)
+    said += f" On {f.unjudged:,} of them its first result is a document no judgement names ({unjudged})"
+    if all(kind == UNJUDGED for kind, _ in f.unjudged_first):  # the class says it all
+        return said + ". Graded relevant, an unjudged first result would put its question at rank 1."
+    return (said + f": a question is {UNJUDGED} only when nothing relevant is in its list and that unjudged first result "
+            "shares a word with it; one with a relevant document further down is a late rank whatever comes first. "
+            "Graded relevant, an unjudged first result would put its question at rank 1.")

@@ -32,6 +32,7 @@ KINDS = ("hit", "recall", "precision", "mrr", "ndcg", "ndcg_exp", "map", "rprec"
 CUTOFF_OPTIONAL = ("mrr", "map")  # without a cutoff: the whole list
 NO_CUTOFF = ("rprec", "bpref")  # their depth is set by the question's judgements, never by k
 DEFAULT_METRICS = ("hit@3", "recall@5", "mrr", "ndcg@5")
+LABELS = {"ndcg": "nDCG", "ndcg_exp": "nDCG_exp", "mrr": "MRR", "precision": "P", "map": "MAP", "rprec": "R-prec"}  # the others as named
 _NAME = re.compile(r"^(" + "|".join(KINDS) + r")(?:@(\d+))?$")
 
 
@@ -54,6 +55,11 @@ class Metric:
     def name(self) -> str:
         """The canonical name, e.g. ``ndcg@5``."""
         return self.kind if self.k is None else f"{self.kind}@{self.k}"
+
+    @property
+    def label(self) -> str:
+        """The name as a sentence writes it, e.g. ``nDCG@5``, ``MRR``, ``P@10`` (the app's labels)."""
+        return LABELS.get(self.kind, self.kind) + ("" if self.k is None else f"@{self.k}")
 
 
 def parse(name: str) -> Metric:
