@@ -18,6 +18,7 @@ from retrieval.analyses import tuning
 from retrieval.core.errors import InputError
 from retrieval.core.params import SPECS, Params
 from retrieval.corpus.dataset import Dataset
+from retrieval.corpus.text import Analysis
 from retrieval.evaluation import significance, stats
 from retrieval.evaluation.experiment import Evaluation
 from retrieval.retrievers import bm25
@@ -80,7 +81,8 @@ def held_fixed(what: str, params: Params, sources: Sources = ()) -> tuple:
     pairs of `HOLDS[what]` and of BM25's repeated question words (and the members' weights when the k1 x d sweep
     fuses more than two), the fusion depth, the members and the content fingerprint of each member that is an
     uploaded source (None for a registered retriever); for BM25's own sweeps its repeated question words; nothing
-    for LSA."""
+    for LSA. The text analysis is not in it: everything is kept in the memo of the engine built for it (`kept`),
+    and `held_params` and `own_params` give the library that engine's analysis."""
     words = tuple((n, SPECS[n].cast(getattr(params, n))) for n in QUESTION_SIDE)
     if what not in FUSED:
         return (words,) if tuning.SYSTEM_OF[what] == "BM25" else ()
@@ -91,14 +93,21 @@ def held_fixed(what: str, params: Params, sources: Sources = ()) -> tuple:
     return (pairs, int(params.fusion_depth), tuple(params.members), tuple(prints.get(m) for m in params.members))
 
 
-def held_params(held: tuple) -> Params:
-    """The parameters a fusion sweep holds (`held_fixed`'s), the others the article's; more than two members get
-    weight 1 each unless held, which neither RRF nor the alpha and d sweeps read."""
+def held_params(held: tuple, analysis: Analysis = Analysis()) -> Params:
+    """The parameters a fusion sweep holds (`held_fixed`'s) with the text analysis of the engine it runs on (an
+    engine answers only for its own), the others the article's; more than two members get weight 1 each unless
+    held, which neither RRF nor the alpha and d sweeps read."""
     pairs, depth, members, _ = held
     values = dict(pairs)
     if len(members) > 2:
         values.setdefault("weights", (1.0,) * len(members))
-    return Params(fusion_depth=depth, members=members, **values)
+    return Params(fusion_depth=depth, members=members, stemmer=analysis.stemmer, stopwords=analysis.stopwords, **values)
+
+
+def own_params(held: tuple, analysis: Analysis) -> Params:
+    """The parameters BM25's and LSA's own sweeps hold (`held_fixed`'s: BM25's rule for repeated question words, or
+    nothing) with the text analysis of the engine they run on, the others the article's."""
+    return Params(stemmer=analysis.stemmer, stopwords=analysis.stopwords, **(dict(held[0]) if held else {}))
 
 
 def kept(ds: Dataset) -> memo.Memo | memo.SharedMemo:
@@ -109,7 +118,8 @@ def kept(ds: Dataset) -> memo.Memo | memo.SharedMemo:
 def fixed(ds: Dataset, held: tuple, sources: Sources = ()) -> tuning.Fixed:
     """The fused members at the sidebar's values with their rankings and scores: what the fusion sweeps and
     explanations hold fixed (kept beside the dataset's engine, keyed by `held_fixed`'s values: never by an object)."""
-    return kept(ds).get(MEMO, ("fixed", held), lambda: tuning.fixed_parts(ds, held_params(held), cache.engine(ds), sources))
+    engine = cache.engine(ds)  # the memo is this engine's: its text analysis is the one held
+    return kept(ds).get(MEMO, ("fixed", held), lambda: tuning.fixed_parts(ds, held_params(held, engine.analysis), engine, sources))
 
 
 def landscape(ds: Dataset, what: str, metric: str, held: tuple, sources: Sources = ()) -> Landscape:
@@ -120,11 +130,12 @@ def landscape(ds: Dataset, what: str, metric: str, held: tuple, sources: Sources
     dataset's (by content).
     """
     def make() -> Landscape:
-        base, parts = Params(**dict(held[0])) if held else Params(), None
+        engine = cache.engine(ds)  # the memo is this engine's: its text analysis is the one held
+        base, parts = own_params(held, engine.analysis), None
         if what in FUSED:
-            base = held_params(held)
+            base = held_params(held, engine.analysis)
             parts = fixed(ds, held, sources) if what in ("rrf_k", "alpha") else None
-        sw = tuning.sweep(ds, what, metric, base, cache.engine(ds), parts, sources)
+        sw = tuning.sweep(ds, what, metric, base, engine, parts, sources)
         best = tuning.best_setting(sw.values)
         ties = tuning.tie_region(sw.values, best)
         resamples = tuning.sign_vectors_for(sw.means.size, ALPHA_LEVEL)
