@@ -53,6 +53,9 @@ HOLDS = {  # what a fusion sweep holds at the sidebar's values (besides the memb
 }
 EDGE_ZONE = 0.1  # the best is "at the edge" when it lies in the outer tenth of an axis's settings (at least the end one)
 GAIN_EPS = tuning.GAIN_EPS  # a cross-validated gain at or below this is no gain
+UNJUDGED = "unjudged"  # the grade of a document no judgement of the question names
+GRADE_HELP = (f"A grade is the judgement's (0: judged not relevant); '{UNJUDGED}': no judgement of this question "
+              "names the document, so whether it is relevant is not known.")
 CHART_ROWS = 15  # the fusion chart draws at most this many documents (the table holds them all)
 ORACLE_WIDTH = 450  # px: the oracle's table with all its columns in view, and its chart beside it where the page is wide
 MEMO = memo.TUNING  # the app memo's kind (ui.memo.SIZES) of everything computed here, per engine
@@ -883,6 +886,12 @@ def rank_text(r: int | None) -> str:
     return "—" if not r else str(r)
 
 
+def grade_text(r: dict) -> str:
+    """A document's grade as the fusion's table and tooltip show it: the judged grade ("0": judged not relevant), or
+    "unjudged" when no judgement of the question names the document (which is not a judgement that it is not)."""
+    return str(r["grade"]) if r["judged"] else UNJUDGED
+
+
 def row_label(r: dict) -> str:
     """A document's row on the chart: its fused rank, its id and ✓grade when relevant."""
     rank = f"#{r['fused_rank']}" if r["fused_rank"] else "not fused"
@@ -927,7 +936,7 @@ def contribution_parts(rows: list[dict], depth: int, members: tuple[str, ...]) -
     """One chart row per document and member: the member's contribution and rank, with what the tooltip shows."""
     return pd.DataFrame([
         {"row": row_label(r), "retriever": m, "contribution": r["contributions"][m], "total": r["total"],
-         "note": contribution_note(r, depth, len(members)), "doc_id": r["doc_id"], "grade": r["grade"],
+         "note": contribution_note(r, depth, len(members)), "doc_id": r["doc_id"], "grade": grade_text(r),
          "fused_rank": rank_text(r["fused_rank"]), "rank": rank_text(r["ranks"][m])}
         for r in rows for m in members
     ], columns=["row", "retriever", "contribution", "total", "note", "doc_id", "grade", "fused_rank", "rank"])
@@ -942,7 +951,7 @@ def contribution_table(rows: list[dict], members: tuple[str, ...], depth: int) -
     """One row per document: its fused rank, its rank in each member, each member's contribution, the total, and
     which members' own top `depth` hold it."""
     return pd.DataFrame([{
-        "document": r["doc_id"], "grade": r["grade"], "fused rank": rank_text(r["fused_rank"]),
+        "document": r["doc_id"], "grade": grade_text(r), "fused rank": rank_text(r["fused_rank"]),
         **{f"{m} rank": rank_text(r["ranks"][m]) for m in members},
         **{f"from {m}": r["contributions"][m] for m in members},
         "total": r["total"], top_column(depth): holders_text(r, len(members)),
@@ -955,23 +964,32 @@ def held_text(p: Params) -> str:
     return ", ".join(parts)
 
 
+def weighted_list_text(depth: int, n_members: int) -> str:
+    """What the weighted fusion's list is: every document competes, so one in no member's top list can enter it (the
+    rows' "in neither top 10: the sum put it here")."""
+    return (f"every document competes and the fused list keeps the top {depth}, so a document in "
+            f"{'neither' if n_members == 2 else 'no'} member's own top {depth} can enter it on the sum")
+
+
 def fusion_formula(kind: str, p: Params, depth: int) -> tuple[str, str]:
     """The fusion's formula at the sidebar's values, as a caption (Markdown: the member names escaped) and as the
     chart's axis title (plain text)."""
     members, names = p.members, members_text(p.members)
     held = held_text(p)
+    at = f" (the members at {held})" if held else ""
     held = f", {held}" if held else ""
     if kind == "weighted":
         if len(members) == 2 and p.weights is None:
             a, b = (escape_markdown(m) for m in members)
             return (f"Weighted fusion of {names} at alpha = {p.alpha:g}: each document scores alpha × min-max({a}) + "
-                    f"(1 − alpha) × min-max({b}), each min-max normalised over every document's score for this question "
-                    f"(fused from each top {depth}{held}).",
+                    f"(1 − alpha) × min-max({b}), each min-max normalised over every document's score for this question; "
+                    f"{weighted_list_text(depth, len(members))}{at}.",
                     f"alpha × minmax({members[0]}) + (1 − alpha) × minmax({members[1]})")
         weights = p.fusion_weights()
         terms = [f"{w:g} × min-max({escape_markdown(m)})" for m, w in zip(members, weights)]
         return (f"Weighted fusion of {names} with the sidebar's weights: each document scores {' + '.join(terms)}, each "
-                f"min-max normalised over every document's score for this question (fused from each top {depth}{held}).",
+                f"min-max normalised over every document's score for this question; "
+                f"{weighted_list_text(depth, len(members))}{at}.",
                 " + ".join(f"{w:g} × minmax({m})" for m, w in zip(members, weights)))
     return (f"Reciprocal Rank Fusion of {names} at k = {p.rrf_k:g}: a document gets 1/(k + rank) from each list whose "
             f"top {depth} holds it{f' ({held[2:]})' if held else ''}.", " + ".join(f"1/(k + {m} rank)" for m in members))
@@ -1013,10 +1031,12 @@ def fusion_section(v: View) -> None:
     contributions = {f"from {m}": "{:.4f}" for m in members}
     st.dataframe(contribution_table(rows, members, depth).style.format({**contributions, "total": "{:.4f}"}),
                  width="stretch", hide_index=True,
-                 column_config={c: st.column_config.TextColumn(c, help="— = not in the list")
-                                for c in ("fused rank", *(f"{m} rank" for m in members))})
+                 column_config={"grade": st.column_config.TextColumn("grade", help=GRADE_HELP),
+                                **{c: st.column_config.TextColumn(c, help="— = not in the list")
+                                   for c in ("fused rank", *(f"{m} rank" for m in members))}})
     st.caption(
-        f"Rows: the fused top {depth} and every relevant document (✓ and its grade). '{top_column(depth)}' names, for "
+        f"Rows: the fused top {depth} and every relevant document (✓ and its grade). {GRADE_HELP} "
+        f"'{top_column(depth)}' names, for "
         f"every document of the fused list, relevant or not, the fused systems ({members_text(members)}) whose own top "
         f"{depth} holds it; one alone ('… only') is the one that brought it in, and a relevant document it brought in "
         "is one it rescued"

@@ -1044,6 +1044,18 @@ def setting_text(setting: dict) -> str:
     return ", ".join(f"{n} = {v}" if isinstance(v, str) else f"{n} = {v:g}" for n, v in setting.items())
 
 
+def expectation_text(gain: float, measured: float) -> str:
+    """What a tuned setting gains on new questions, the cross-validated `gain`, beside the gain `measured` on the
+    questions it was chosen on (best − current), each to two significant digits (`about`): said as one number when
+    they read the same."""
+    g, m = about(gain), about(measured)
+    if g == m:
+        return f"Expect about {g} on new questions too, as measured on these very questions."
+    if gain < measured:
+        return f"Expect about {g}, not the {m} measured on these very questions."
+    return f"Expect about {g} on new questions, more than the {m} measured on these very questions."
+
+
 def verdict_text(s: Signals, what: str, best: str, label: str) -> str:
     """The one plain verdict (Markdown: its headline in bold): what `verdict_kind` decided, with the numbers it
     decided on; `what` names the swept parameters (`names_text`), `best` the best setting (`setting_text`), `label`
@@ -1075,8 +1087,7 @@ def verdict_text(s: Signals, what: str, best: str, label: str) -> str:
                        "(cross-validated): no loss from over-fitting shows.")
     if kind == "tune":
         return (f"**Tuning {what} pays**: about {about(s.gain)} {label} on questions the choice never saw (cross-validated), "
-                f"and the best ({best}) beats the current setting even after {holm}. Expect about {about(s.gain)}, "
-                f"not the {about(-s.diff)} measured on these very questions.")
+                f"and the best ({best}) beats the current setting even after {holm}. {expectation_text(s.gain, -s.diff)}")
     if kind == "unstable":
         if s.gain is None:
             return (f"**The best ({best}) beats the current setting on these questions**, even after {holm}, **but whether "
@@ -1269,7 +1280,8 @@ def explain_fusion(
     """Each document's contribution from each member of `params.members` to one question's fused list, best first.
 
     Rows: the fused top `top` (default: the fusion depth) and every relevant document. Columns: ``doc_id``,
-    ``grade`` (0 = not judged relevant), ``ranks`` ({member: its rank, None = not a result}), ``contributions``
+    ``grade`` (0 = not judged relevant), ``judged`` (a judgement of this question names the document: a grade 0
+    of an unjudged document is no judgement), ``ranks`` ({member: its rank, None = not a result}), ``contributions``
     ({member: value}: w x min-max score in the weighted fusion, w its weight (alpha and 1 - alpha for two);
     1 / (k + rank) for a document in the member's top fusion_depth in RRF, else 0), ``total`` (their sum, in
     member order, as the fusion adds), ``fused_rank`` (None = not in the fused list), ``in_top`` (the members
@@ -1310,6 +1322,7 @@ def explain_fusion(
         fused = _row_ranks(scored, np.append(key, key[-1]), -0.5)[:n]
     fused[fused > depth] = 0
     relevant = dataset.relevant_of(q)
+    judged = set(dataset.qrels.doc_id[dataset.qrels.query == q].tolist())
     docs = set(np.flatnonzero((fused > 0) & (fused <= top)).tolist())
     docs |= {dataset.doc_index[d] for d in relevant if d in dataset.doc_index}
     out = []
@@ -1317,7 +1330,7 @@ def explain_fusion(
         holders = tuple(m for i, m in enumerate(names) if in_top[i, d])
         grade = int(relevant.get(dataset.doc_ids[d], 0))
         out.append({
-            "doc_id": dataset.doc_ids[d], "grade": grade,
+            "doc_id": dataset.doc_ids[d], "grade": grade, "judged": dataset.doc_ids[d] in judged,
             "ranks": {m: int(ranks[i][d]) or None for i, m in enumerate(names)},
             "contributions": {m: float(parts[i][d]) for i, m in enumerate(names)},
             "total": float(total[d]), "fused_rank": int(fused[d]) or None, "in_top": holders,
@@ -1459,7 +1472,7 @@ def to_json(t: Tuning) -> dict:
 __all__ = [
     "ALPHA_GRID", "ALPHA_LEVEL", "B_GRID", "GAIN_EPS", "K1_GRID", "MAX_DIMS", "PARAMS", "RRF_K_GRID", "SYSTEM_OF",
     "CrossValidation", "Fixed", "JOINT", "JOINT_POINTS", "Oracle", "Signals", "Sweep", "TieRegion", "Tuning", "Verdict", "Versus",
-    "about", "names_text", "offers_best", "p_is", "place", "setting_text", "tied_with_best", "verdict", "verdict_kind",
+    "about", "expectation_text", "names_text", "offers_best", "p_is", "place", "setting_text", "tied_with_best", "verdict", "verdict_kind",
     "verdict_text", "versus_current",
     "ANALYSES", "Analysed", "AnalysisRow", "analysis_name", "analysis_rows", "current_setting", "engine_for", "sweep_analysis",
     "best_setting", "check_alpha_members", "cross_validate", "current_values", "dims_axis", "explain_fusion", "fixed_parts",
