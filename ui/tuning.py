@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from retrieval.analyses import tuning
+from retrieval.analyses import grids, tuning
 from retrieval.core.errors import InputError
 from retrieval.core.params import SPECS, Params
 from retrieval.corpus.dataset import Dataset
@@ -138,7 +138,7 @@ def landscape(ds: Dataset, what: str, metric: str, held: tuple, sources: Sources
         if what in FUSED:
             base = held_params(held, engine.analysis)
             parts = fixed(ds, held, sources) if what in ("rrf_k", "alpha") else None
-        sw = tuning.sweep(ds, what, metric, base, engine, parts, sources)
+        sw = bm25_sweep(ds, metric, held) if what == "k1,b" else tuning.sweep(ds, what, metric, base, engine, parts, sources)
         best = tuning.best_setting(sw.values)
         ties = tuning.tie_region(sw.values, best)
         resamples = tuning.sign_vectors_for(sw.means.size, ALPHA_LEVEL)
@@ -146,6 +146,14 @@ def landscape(ds: Dataset, what: str, metric: str, held: tuple, sources: Sources
         return Landscape(sw, best, ties, p, p_holm, resamples)
 
     return kept(ds).get(MEMO, ("landscape", what, metric, tuple(held)), make)
+
+
+def bm25_sweep(ds: Dataset, metric: str, held: tuple) -> tuning.Sweep:
+    """BM25's k1 x b sweep (`held`: `held_fixed`'s for it), kept beside the dataset's engine: the k1 x b landscape's,
+    and what the text analysis sweep is compared with (`grids.compare`)."""
+    engine = cache.engine(ds)
+    return kept(ds).get(MEMO, ("sweep", "k1,b", metric, tuple(held)),
+                        lambda: tuning.sweep(ds, "k1,b", metric, own_params(held, engine.analysis), engine))
 
 
 def explain(ds: Dataset, qid: str, kind: str, params: Params, sources: Sources = ()) -> list[dict]:
@@ -514,6 +522,8 @@ def headline(v: View) -> None:
     st.caption(f"Current: {fmt_setting(v.current)}{'' if v.verdict.on_grid else ' (between grid points)'} · best: "
                f"{fmt_setting(v.best_setting)} · {v.land.ties.size} of {v.n_settings} settings can't be told apart from the best.")
     st.markdown(v.verdict.text)
+    if v.what == "analysis":  # its coarse grid's ends are said beside the finer k1 x b sweep's (`analysis_chart`)
+        return
     for warning in edge_warnings(v.land.sweep, v.land.best, cache.engine(v.ds).max_dims()):
         st.warning(warning, icon=":material/open_in_full:")
 
@@ -669,6 +679,8 @@ def analysis_chart(v: View) -> None:
                f"{v.folds or tuning.FOLDS}-fold cross-validation (seed {tuning.SEED}): each question scored at the setting "
                f"chosen without it, and that mean's gain over the sidebar's setting ({v.current_vals.mean():.4f}). "
                f"{grid_text(sw)}, {v.n_q:,} questions; the verdict above compares the sidebar's setting with the best of all.")
+    fine = bm25_sweep(v.ds, v.metric, held_fixed("k1,b", v.params))  # the finer grid, at the sidebar's analysis
+    st.markdown(grids.compare(sw, fine, v.current_vals, v.folds or tuning.FOLDS, tuning.SEED).text)
     best_button(v)
 
 

@@ -337,8 +337,9 @@ def _bm25_ranks(dataset: Dataset, m: metrics.Metric, corpus: Engine | Analysed, 
 
 
 ANALYSES = tuple(Analysis(st, sw) for st in SPECS["stemmer"].options for sw in SPECS["stopwords"].options)
-ANALYSIS_POINTS = 6  # k1 and b values per analysis in the analysis sweep (the grids thinned, and the base's values
-# added: 9 x 49 settings at the article's k1 = 1.2, b = 0.75)
+ANALYSIS_POINTS = 6  # k1 and b values per analysis in the analysis sweep: the k1 x b sweep's grid at evenly spaced
+# positions (`even`: every third k1, 0, 0.6, ..., 3; every other b, 0, 0.2, ..., 1), a subset of it, and the base's
+# values added: 9 x 6 x 7 settings at the article's k1 = 1.2, b = 0.75 (retrieval.analyses.grids says what it can't see)
 
 
 def analysis_name(a: Analysis) -> str:
@@ -357,12 +358,12 @@ def sweep_analysis(
     progress=None,
 ) -> Sweep:
     """BM25's per-question metric over the text analyses (stemmer x stop words) jointly with k1 x b (each grid
-    thinned to ANALYSIS_POINTS values unless given), the repeated question words' rule at `base`. The analysis in
+    thinned to ANALYSIS_POINTS evenly spaced values of its own unless given: `even`), the repeated question words' rule at `base`. The analysis in
     `base` reuses its engine, and the axes hold base's k1 and b; every other one builds its BM25 columns once (one index build each, not kept: the
     engines' cache keeps serving the pages). `progress(analysis name, fraction)` after each analysis."""
     m, engine, qids = _start(dataset, metric, engine, base)
-    k1s = _axis([*thin(K1_GRID, ANALYSIS_POINTS), base.k1] if k1s is None else k1s, "k1", 0.0, None)
-    bs = _axis([*thin(B_GRID, ANALYSIS_POINTS), base.b] if bs is None else bs, "b", 0.0, 1.0)
+    k1s = _axis([*even(K1_GRID, ANALYSIS_POINTS), base.k1] if k1s is None else k1s, "k1", 0.0, None)
+    bs = _axis([*even(B_GRID, ANALYSIS_POINTS), base.b] if bs is None else bs, "b", 0.0, 1.0)
     if not analyses or len(set(analyses)) != len(analyses):
         raise InputError("analyses: give distinct text analyses to compare")
     blocks = []
@@ -636,6 +637,15 @@ def thin(axis: np.ndarray, points: int = JOINT_POINTS) -> np.ndarray:
         return a
     at = np.unique(np.round(np.geomspace(1, a.size, points)).astype(np.int64) - 1)
     return a[at]
+
+
+def even(axis: np.ndarray, points: int) -> np.ndarray:
+    """At most `points` values of a grid at evenly spaced positions, both ends kept: a subset of the grid with a
+    coarser step (K1_GRID's 16 values to 6: every third, 0, 0.6, ..., 3; B_GRID's 11 to 6: every other)."""
+    a = np.asarray(axis, dtype=np.float64)
+    if a.size <= points:
+        return a
+    return a[np.unique(np.round(np.linspace(0, a.size - 1, points)).astype(np.int64))]
 
 
 def joint_axes(key: str, engine: Engine) -> tuple[np.ndarray, np.ndarray]:
@@ -1477,6 +1487,6 @@ __all__ = [
     "ANALYSES", "Analysed", "AnalysisRow", "analysis_name", "analysis_rows", "current_setting", "engine_for", "sweep_analysis",
     "best_setting", "check_alpha_members", "cross_validate", "current_values", "dims_axis", "explain_fusion", "fixed_parts",
     "fold_assignment", "judged_ranks", "member_ranks", "oracle", "oracle_of", "sweep", "sweep_alpha", "sweep_bm25",
-    "check_joint_members", "joint_axes", "sign_vectors_for", "rescuer", "sweep_dims", "sweep_joint", "sweep_rrf_k", "thin",
+    "check_joint_members", "even", "joint_axes", "sign_vectors_for", "rescuer", "sweep_dims", "sweep_joint", "sweep_rrf_k", "thin",
     "tie_region", "to_json", "tune", "versus_best",
 ]
