@@ -17,7 +17,7 @@ from __future__ import annotations
 import pytest
 
 from retrieval.core.params import SPECS
-from ui import router, state, tour
+from ui import router, state, tour, tuning
 
 from apptest import frame_with, open_app
 
@@ -115,7 +115,7 @@ def test_every_page_runs_under_each_value_alone(query):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("query", [q for _, q in combined()], ids=[i for i, _ in combined()])
-def test_every_page_and_every_tour_step_runs_with_every_parameter_changed(query):
+def test_every_page_tour_step_and_sweep_runs_with_every_parameter_changed(query):
     at = open_with(query)
     raised = visit(at)
     for step in range(1, tour.N_STEPS + 1):
@@ -123,6 +123,11 @@ def test_every_page_and_every_tour_step_runs_with_every_parameter_changed(query)
         at.segmented_control(key=state.STEP).set_value(step).run()
         if at.exception:
             raised.append((f"Tour step {step}", [str(e.value)[:300] for e in at.exception]))
+    at.switch_page("pages/tuning.py").run()
+    for sweep in at.segmented_control(key=tuning.KEY_WHAT).options:  # every sweep the Tuning page offers
+        at.segmented_control(key=tuning.KEY_WHAT).set_value(sweep).run()
+        if at.exception:
+            raised.append((f"Tuning, {sweep}", [str(e.value)[:300] for e in at.exception]))
     assert not raised, said(raised)
 
 

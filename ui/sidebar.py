@@ -1,7 +1,9 @@
 """The sidebar every page shares: the dataset in use, the parameter sliders (bound to the URL) and the metric.
 
 Values are bound to the URL (a copied link reopens the same view) and persist for the session, so a run that
-renders a page without app.py (Streamlit's legacy pages mode, seen in AppTest) keeps them.
+renders a page without app.py (Streamlit's legacy pages mode, seen in AppTest) keeps them. The metric is kept in the
+URL by its short name (`state.write_metric_link`: a bound widget would write its label there), read on a session's
+first run, label or short name (`state.read_metric_link`).
 """
 
 from __future__ import annotations
