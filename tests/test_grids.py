@@ -17,7 +17,7 @@ from retrieval.core.params import Params
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
-import synthetic  # noqa: E402 - bench/ is not a package: on the path just above
+import synthetic  # bench/ is not a package: on the path just above
 
 N_Q = 10
 NOISE = np.linspace(-0.01, 0.01, N_Q)  # the same for every setting: the means order the settings
