@@ -20,7 +20,7 @@ import numpy as np
 
 import retrieval.kernels as _kernels
 
-from .analyses import experiments, tuning
+from .analyses import experiments, grids, tuning
 from .analyses.diagnosis import RELEVANT_LISTED, THRESHOLD_DEFAULT, diagnose
 from .core.errors import InputError
 from .core.params import ANALYSIS, ARTICLE_MEMBERS, QUESTION_SIDE, SPECS, Params
@@ -488,6 +488,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
             best = result.best // (means.size // len(rows)) == i
             print(f"{r.analysis:{width}s}  {r.best['k1']:7g} {r.best['b']:4g}   {r.best_mean:9.4f}  {r.cross_validated:15.4f}"
                   f"  {r.gain:+17.4f} {'*' if best else ''}".rstrip())
+        fine = tuning.sweep_bm25(ds, metric, base=base)  # the finer k1 x b grid at the current analysis: the page's words
+        print(f"\n{grids.compare(sw, fine, result.current_values, cv.folds, cv.seed).text}")
     elif len(sw.names) == 2:
         rows, cols = sw.axes
         grid, marks = means.reshape(sw.shape), mark.reshape(sw.shape)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from retrieval.analyses import stemming, tuning
+from retrieval.analyses import grids, stemming, tuning
 from retrieval.core.params import Params
 from retrieval.engine.engine import evaluate
 
@@ -76,3 +76,18 @@ def test_the_diagnosis_lists_what_a_stemmer_fixes_and_breaks(invented):
     assert "What a stemmer changes" in [s.value for s in at.subheader]
     effect = stemming.stemmer_effect(invented, Params(), 5)
     assert stemming.effect_sentence(effect) in [shown(m.value) for m in at.markdown]
+
+
+def test_the_analysis_sweep_tells_the_k1_b_sweep_s_story(invented):
+    """Under the analysis table, the coarse grid's limits beside the finer k1 x b sweep, as the library says them; no
+    edge warning of the coarse grid alone (its end is said there, as far as the finer sweep knows it)."""
+    at = open_app("pages/tuning.py", {"stemmer": "snowball"})
+    at.segmented_control(key="tune_what").set_value("text analysis × k1 × b").run()
+    assert not at.exception, [e.value for e in at.exception]
+    base = Params(stemmer="snowball")
+    t = tuning.tune(invented, "analysis", "ndcg@5", base, label="nDCG@5")
+    fine = tuning.sweep_bm25(invented, "ndcg@5", base=base)
+    want = grids.compare(t.sweep, fine, t.current_values, tuning.FOLDS, tuning.SEED)
+    assert want.analysis == "snowball/article"
+    assert want.text in [shown(m.value) for m in at.markdown]
+    assert not [w for w in at.warning if "edge of the range searched" in w.value]

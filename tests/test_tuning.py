@@ -310,6 +310,18 @@ def test_fusion_explanation_adds_up_and_follows_the_fused_list(invented, prep, k
                 assert row["rescued_by"] == {("BM25", "LSA"): "both", ("BM25",): "BM25", ("LSA",): "LSA", (): None}[holders]
 
 
+def test_fusion_explanation_tells_a_judged_zero_from_an_unjudged_document(invented):
+    """Grade 0 is a judgement (not relevant); a document no judgement names is unjudged, whatever its grade reads."""
+    rows = tuning.explain_fusion(invented, "q01", "weighted", Params())
+    outside = [r["doc_id"] for r in rows if r["grade"] == 0]
+    assert outside and not any(r["judged"] for r in rows if r["grade"] == 0)  # the invented judgements: relevant only
+    assert all(r["judged"] for r in rows if r["grade"] > 0)
+    graded = invented.with_judgements([("q01", outside[0], 0)])
+    again = {r["doc_id"]: r for r in tuning.explain_fusion(graded, "q01", "weighted", Params())}
+    assert again[outside[0]]["judged"] and again[outside[0]]["grade"] == 0
+    assert not any(again[d]["judged"] for d in outside[1:])
+
+
 def test_fusion_explanation_of_a_rescue(invented, prep):
     # q01: LSA ranks the relevant document second, BM25 first; weighted keeps it first with both contributing
     rows = tuning.explain_fusion(invented, "q01", "weighted", Params(), prep)

@@ -190,6 +190,19 @@ def test_the_verdict_texts_carry_their_numbers():
     assert ui.p_is(0.0004) == "p < 0.001" and ui.p_is(0.132) == "p = 0.132" and ui.p_is(1.0) == "p = 1"
 
 
+def test_the_expectation_after_tuning_reads_true_when_the_two_gains_round_alike():
+    # Cranfield's d: cross-validated +0.2190, measured +0.2218; both read +0.22
+    same = ui.verdict_text(signals(p=0.0001, p_holm=0.0004, diff=-0.22185, gain=0.21899), "d", "dims = 200", "nDCG@5")
+    assert same.endswith("Expect about +0.22 on new questions too, as measured on these very questions.")
+    assert "not the" not in same
+    assert tuning.expectation_text(0.041, 0.06) == "Expect about +0.041, not the +0.06 measured on these very questions."
+    assert tuning.expectation_text(0.0512, 0.0448) == ("Expect about +0.051 on new questions, more than the +0.045 "
+                                                       "measured on these very questions.")
+    for gain, measured in ((0.23, 0.2301), (0.0059, 0.00591), (0.5, 0.5)):  # equal when read: one number, said once
+        text = tuning.expectation_text(gain, measured)
+        assert text.count(ui.about(gain)) == 1 and ui.about(gain) == ui.about(measured)
+
+
 def test_enough_sign_vectors_for_holm_to_reject():
     from retrieval.evaluation import significance
 
@@ -305,15 +318,15 @@ def test_oracle_tables_count_wins_alone_and_tied():
 
 MEMBERS = ("BM25", "my *run*")
 ROWS = [
-    {"doc_id": "d1", "grade": 2, "fused_rank": 1, "ranks": {"BM25": 1, "my *run*": 3}, "contributions": {"BM25": 0.5, "my *run*": 0.25},
+    {"doc_id": "d1", "judged": True, "grade": 2, "fused_rank": 1, "ranks": {"BM25": 1, "my *run*": 3}, "contributions": {"BM25": 0.5, "my *run*": 0.25},
      "total": 0.75, "in_top": MEMBERS, "rescued_by": "both"},
-    {"doc_id": "d2", "grade": 0, "fused_rank": 2, "ranks": {"BM25": None, "my *run*": 1}, "contributions": {"BM25": 0.0, "my *run*": 0.5},
+    {"doc_id": "d2", "judged": True, "grade": 0, "fused_rank": 2, "ranks": {"BM25": None, "my *run*": 1}, "contributions": {"BM25": 0.0, "my *run*": 0.5},
      "total": 0.5, "in_top": ("my *run*",), "rescued_by": None},  # not relevant: brought in, not rescued
-    {"doc_id": "d3", "grade": 1, "fused_rank": None, "ranks": {"BM25": None, "my *run*": None}, "contributions": {"BM25": 0.0, "my *run*": 0.0},
+    {"doc_id": "d3", "judged": True, "grade": 1, "fused_rank": None, "ranks": {"BM25": None, "my *run*": None}, "contributions": {"BM25": 0.0, "my *run*": 0.0},
      "total": 0.0, "in_top": (), "rescued_by": None},
-    {"doc_id": "d4", "grade": 0, "fused_rank": 3, "ranks": {"BM25": 40, "my *run*": None}, "contributions": {"BM25": 0.2, "my *run*": 0.2},
+    {"doc_id": "d4", "judged": False, "grade": 0, "fused_rank": 3, "ranks": {"BM25": 40, "my *run*": None}, "contributions": {"BM25": 0.2, "my *run*": 0.2},
      "total": 0.4, "in_top": (), "rescued_by": None},
-    {"doc_id": "d5", "grade": 1, "fused_rank": 4, "ranks": {"BM25": 2, "my *run*": 80}, "contributions": {"BM25": 0.3, "my *run*": 0.05},
+    {"doc_id": "d5", "judged": True, "grade": 1, "fused_rank": 4, "ranks": {"BM25": 2, "my *run*": 80}, "contributions": {"BM25": 0.3, "my *run*": 0.05},
      "total": 0.35, "in_top": ("BM25",), "rescued_by": "BM25"},
 ]
 
@@ -333,6 +346,9 @@ def test_fusion_rows_labels_and_notes():
     assert table["in the top 10 of"].tolist() == ["both", "my *run* only", "", "neither", "BM25 only"]
     assert table.loc["d2", "BM25 rank"] == "—" and table.loc["d1", "my *run* rank"] == "3" and table.loc["d4", "BM25 rank"] == "40"
     assert table.loc["d2", "from my *run*"] == 0.5
+    # d2 is judged not relevant (0), d4 named by no judgement: unjudged, never shown as a 0
+    assert table["grade"].tolist() == ["2", "0", "1", "unjudged", "1"]
+    assert parts.set_index("doc_id")["grade"].to_dict() == {"d1": "2", "d2": "0", "d3": "1", "d4": "unjudged", "d5": "1"}
 
 
 def test_holders_with_three_members():
@@ -355,14 +371,19 @@ def test_fusion_formula_at_the_sidebars_values():
     assert axis == "alpha × minmax(BM25) + (1 − alpha) × minmax(LSA)"
     run = Params(members=("dense", "my *run*"), alpha=0.25, fusion_depth=100)
     caption, axis = ui.fusion_formula("weighted", run, 100)
+    # the weighted fusion scores every document: its caption says so, as its rows do ("in neither top 10: the sum put
+    # it here"), not that it fuses each member's top 100 (RRF's)
     assert caption == ("Weighted fusion of dense + my \\*run\\* at alpha = 0.25: each document scores alpha × min-max(dense) + "
                        "(1 − alpha) × min-max(my \\*run\\*), each min-max normalised over every document's score for this "
-                       "question (fused from each top 100).")
+                       "question; every document competes and the fused list keeps the top 100, so a document in neither "
+                       "member's own top 100 can enter it on the sum.")
     assert axis == "alpha × minmax(dense) + (1 − alpha) × minmax(my *run*)"  # a chart title: plain text
     three = Params(members=("BM25", "dense", "LSA"), weights=(0.5, 1.0, 0.25), dims=4)
     caption, axis = ui.fusion_formula("weighted", three, 10)
     assert "each document scores 0.5 × min-max(BM25) + 1 × min-max(dense) + 0.25 × min-max(LSA)" in caption
-    assert caption.endswith("(fused from each top 10, k1 = 1.2, b = 0.75, d = 4).")
+    assert caption.endswith("the fused list keeps the top 10, so a document in no member's own top 10 can enter it on "
+                            "the sum (the members at k1 = 1.2, b = 0.75, d = 4).")
+    assert "fused from each top" not in caption
     assert axis == "0.5 × minmax(BM25) + 1 × minmax(dense) + 0.25 × minmax(LSA)"
     assert ui.fusion_formula("RRF", three, 10)[1] == "1/(k + BM25 rank) + 1/(k + dense rank) + 1/(k + LSA rank)"
 

@@ -431,13 +431,13 @@ def fusion_contributions(df: pd.DataFrame, title: str, members: tuple[str, ...],
     Each member is in its colour of `system_colors(systems)` (`systems`: every system of the app, default the members).
 
     `df` columns: row (the y label, in display order), retriever (a member's name), contribution, total, note (the
-    text under the label), doc_id, grade, fused_rank, rank (the document's rank in that member).
+    text under the label), doc_id, grade (as text: a number, or "unjudged"), fused_rank, rank (the document's rank in that member).
     """
     df = df.assign(label=[f"{r}{NOTE_BREAK}{n}" if n else r for r, n in zip(df["row"], df["note"])])
     rows = list(dict.fromkeys(df["label"]))
     y = alt.Y("label:N", sort=rows, title=None,
               axis=alt.Axis(labelLimit=300, labelFontSize=12, labelExpr=f"split(datum.label, '{NOTE_BREAK.encode('unicode_escape').decode()}')"))
-    tooltip = [alt.Tooltip("doc_id:N", title="document"), alt.Tooltip("grade:Q"), alt.Tooltip("retriever:N", title="member"),
+    tooltip = [alt.Tooltip("doc_id:N", title="document"), alt.Tooltip("grade:N"), alt.Tooltip("retriever:N", title="member"),
                alt.Tooltip("contribution:Q", format=".4f"), alt.Tooltip("total:Q", format=".4f"),
                alt.Tooltip("rank:N", title="rank in that member"), alt.Tooltip("fused_rank:N", title="fused rank")]
     order = {m: i for i, m in enumerate(members)}

@@ -1,7 +1,9 @@
 """The sidebar every page shares: the dataset in use, the parameter sliders (bound to the URL) and the metric.
 
 Values are bound to the URL (a copied link reopens the same view) and persist for the session, so a run that
-renders a page without app.py (Streamlit's legacy pages mode, seen in AppTest) keeps them.
+renders a page without app.py (Streamlit's legacy pages mode, seen in AppTest) keeps them. The metric is kept in the
+URL by its short name (`state.write_metric_link`: a bound widget would write its label there), read on a session's
+first run, label or short name (`state.read_metric_link`).
 """
 
 from __future__ import annotations
@@ -48,8 +50,9 @@ def render() -> None:
         sb.button("Back to the invented corpus", on_click=_use_invented, width="stretch")
     limit = cache.max_dims(ds)
     _clamp_dims(limit)
-    sb.selectbox("metric", list(state.METRIC_KINDS), key=state.METRIC, bind="query-params", persist_state="session",
+    sb.selectbox("metric", list(state.METRIC_KINDS), key=state.METRIC, persist_state="session",
                  help="nDCG uses linear gain (the grade) unless the exponential variant is chosen.")
+    state.write_metric_link()  # by its short name, not the label a bound widget would put there
     for note in metrics.meaning_warnings(ds.qrels, ds.n_queries, [state.metric_name()]):
         sb.warning(escape_markdown(note), icon=":material/warning:")
     _slider(state.K)
@@ -70,6 +73,9 @@ def render() -> None:
     elif len(fused) > 2:
         for m in fused:
             weight_slider(m)
+        if state.weights_in_force(fused) != state.weights_held(fused):
+            sb.warning(f"Every weight is 0, and a weighted fusion needs one above 0: it weighs each member "
+                       f"{state.weights_in_force(fused)[0]:g} until one is.", icon=":material/warning:")
     sb.button("Article defaults", on_click=state.reset_to_article, width="stretch",
               help="k1 = 1.2, b = 0.75, d = 6, RRF k = 60, alpha = 0.5, k = 5, nDCG, BM25 + LSA fused from each top 10; "
                    "no stemmer, the article's stop words, each question word counted once")

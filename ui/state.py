@@ -58,6 +58,7 @@ ADDED_RUNS = "added_runs"  # (dataset id, run name) of the runs this session add
 STORE_PROBLEM = "store_problem"  # why the store cannot be opened, when it cannot
 LINK_FOLLOWED = "link_followed"  # the session's first run opened what its URL names
 LINK_PROBLEM = "link_problem"  # (dataset id, runs, messages): what the session's link named that could not be opened
+METRIC_LINK_READ = "metric_link_read"  # the session's first run took the metric its URL names (`read_metric_link`)
 
 METRIC_KINDS = {  # label shown -> metric kind in retrieval.evaluation.metrics
     "nDCG (linear gain)": "ndcg",
@@ -71,6 +72,9 @@ METRIC_KINDS = {  # label shown -> metric kind in retrieval.evaluation.metrics
     "bpref (judged documents only)": "bpref",
     "judged@k (coverage)": "judged",
 }
+
+
+METRIC_LABELS = {kind: label for label, kind in METRIC_KINDS.items()}  # metric kind (the URL's) -> label shown
 
 
 SLIDERS = {name: SPECS[name] for name in SLIDER_NAMES}  # bounds, step, default and help: retrieval.core.params
@@ -121,6 +125,39 @@ def init_state() -> None:
     st.session_state.setdefault(UPLOAD_MESSAGES, [])
     st.session_state.setdefault(DENSE, None)
     st.session_state.setdefault(GRADES, {})
+    read_metric_link()
+
+
+def metric_of_link(raw) -> str | None:
+    """The label of the metric a link names: by its short name (``metric=bpref``, what the app writes) or by its
+    label (``metric=bpref (judged documents only)``, what older links carry); None for anything else."""
+    if isinstance(raw, (list, tuple)):  # a repeated parameter: its last value
+        raw = raw[-1] if raw else None
+    if not isinstance(raw, str):
+        return None
+    return METRIC_LABELS.get(raw.strip()) or (raw if raw in METRIC_KINDS else None)
+
+
+def read_metric_link() -> None:
+    """On a session's first run, the metric its URL names (`metric_of_link`; anything else leaves the default)."""
+    if st.session_state.get(METRIC_LINK_READ):
+        return
+    st.session_state[METRIC_LINK_READ] = True
+    label = metric_of_link(st.query_params.get_all(METRIC))
+    if label is not None:
+        st.session_state[METRIC] = label
+
+
+def write_metric_link() -> None:
+    """Keep the sidebar's metric in the URL by its short name (``metric=bpref``), none for the default, on every run:
+    Streamlit drops a query parameter no widget binds when the page changes, and a widget would bind its label."""
+    kind = metric_kind()
+    want = None if kind == METRIC_KINDS[METRIC_DEFAULT] else kind
+    if st.query_params.get(METRIC) != want or len(st.query_params.get_all(METRIC)) > 1:
+        if want is None:
+            st.query_params.pop(METRIC, None)
+        else:
+            st.query_params[METRIC] = want
 
 
 def post(messages: list[tuple[str, str]], fingerprint: str) -> None:
@@ -146,11 +183,23 @@ def params(available: list[str] | None = None) -> Params:
     """The retrieval parameters the sidebar currently holds (members among `available` systems)."""
     s = st.session_state
     fused = members(available)
-    weights = tuple(float(s.get(WEIGHT + m, SPECS["weight"].default)) for m in fused) if len(fused) > 2 else None
+    weights = weights_in_force(fused) if len(fused) > 2 else None
     return Params(k1=float(s[K1]), b=float(s[B]), dims=int(s[DIMS]), rrf_k=float(s[RRF_K]), alpha=float(s[ALPHA]),
                   fusion_depth=int(s.get(FUSION_DEPTH, DEFAULTS[FUSION_DEPTH])), stemmer=_choice(STEMMER),
                   stopwords=_choice(STOPWORDS), query_words=_choice(QUERY_WORDS), k3=float(s.get(K3, DEFAULTS[K3])),
                   members=fused, weights=weights)
+
+
+def weights_held(fused: tuple[str, ...]) -> tuple[float, ...]:
+    """The weight each fused member's slider holds (its default until moved)."""
+    return tuple(float(st.session_state.get(WEIGHT + m, SPECS["weight"].default)) for m in fused)
+
+
+def weights_in_force(fused: tuple[str, ...]) -> tuple[float, ...]:
+    """The weighted fusion's weights: the sliders', or each the weight's default when every slider is at 0 (a
+    fusion needs one weight above 0; the sidebar says so, `sidebar.weight_sliders`)."""
+    held = weights_held(fused)
+    return held if sum(held) > 0 else (float(SPECS["weight"].default),) * len(fused)
 
 
 def _choice(key: str) -> str:

@@ -14,10 +14,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from retrieval.analyses import tuning
+from retrieval.analyses import grids, tuning
 from retrieval.core.errors import InputError
 from retrieval.core.params import SPECS, Params
 from retrieval.corpus.dataset import Dataset
+from retrieval.corpus.text import Analysis
 from retrieval.evaluation import significance, stats
 from retrieval.evaluation.experiment import Evaluation
 from retrieval.retrievers import bm25
@@ -52,6 +53,9 @@ HOLDS = {  # what a fusion sweep holds at the sidebar's values (besides the memb
 }
 EDGE_ZONE = 0.1  # the best is "at the edge" when it lies in the outer tenth of an axis's settings (at least the end one)
 GAIN_EPS = tuning.GAIN_EPS  # a cross-validated gain at or below this is no gain
+UNJUDGED = "unjudged"  # the grade of a document no judgement of the question names
+GRADE_HELP = (f"A grade is the judgement's (0: judged not relevant); '{UNJUDGED}': no judgement of this question "
+              "names the document, so whether it is relevant is not known.")
 CHART_ROWS = 15  # the fusion chart draws at most this many documents (the table holds them all)
 ORACLE_WIDTH = 450  # px: the oracle's table with all its columns in view, and its chart beside it where the page is wide
 MEMO = memo.TUNING  # the app memo's kind (ui.memo.SIZES) of everything computed here, per engine
@@ -80,7 +84,8 @@ def held_fixed(what: str, params: Params, sources: Sources = ()) -> tuple:
     pairs of `HOLDS[what]` and of BM25's repeated question words (and the members' weights when the k1 x d sweep
     fuses more than two), the fusion depth, the members and the content fingerprint of each member that is an
     uploaded source (None for a registered retriever); for BM25's own sweeps its repeated question words; nothing
-    for LSA."""
+    for LSA. The text analysis is not in it: everything is kept in the memo of the engine built for it (`kept`),
+    and `held_params` and `own_params` give the library that engine's analysis."""
     words = tuple((n, SPECS[n].cast(getattr(params, n))) for n in QUESTION_SIDE)
     if what not in FUSED:
         return (words,) if tuning.SYSTEM_OF[what] == "BM25" else ()
@@ -91,14 +96,21 @@ def held_fixed(what: str, params: Params, sources: Sources = ()) -> tuple:
     return (pairs, int(params.fusion_depth), tuple(params.members), tuple(prints.get(m) for m in params.members))
 
 
-def held_params(held: tuple) -> Params:
-    """The parameters a fusion sweep holds (`held_fixed`'s), the others the article's; more than two members get
-    weight 1 each unless held, which neither RRF nor the alpha and d sweeps read."""
+def held_params(held: tuple, analysis: Analysis = Analysis()) -> Params:
+    """The parameters a fusion sweep holds (`held_fixed`'s) with the text analysis of the engine it runs on (an
+    engine answers only for its own), the others the article's; more than two members get weight 1 each unless
+    held, which neither RRF nor the alpha and d sweeps read."""
     pairs, depth, members, _ = held
     values = dict(pairs)
     if len(members) > 2:
         values.setdefault("weights", (1.0,) * len(members))
-    return Params(fusion_depth=depth, members=members, **values)
+    return Params(fusion_depth=depth, members=members, stemmer=analysis.stemmer, stopwords=analysis.stopwords, **values)
+
+
+def own_params(held: tuple, analysis: Analysis) -> Params:
+    """The parameters BM25's and LSA's own sweeps hold (`held_fixed`'s: BM25's rule for repeated question words, or
+    nothing) with the text analysis of the engine they run on, the others the article's."""
+    return Params(stemmer=analysis.stemmer, stopwords=analysis.stopwords, **(dict(held[0]) if held else {}))
 
 
 def kept(ds: Dataset) -> memo.Memo | memo.SharedMemo:
@@ -109,7 +121,8 @@ def kept(ds: Dataset) -> memo.Memo | memo.SharedMemo:
 def fixed(ds: Dataset, held: tuple, sources: Sources = ()) -> tuning.Fixed:
     """The fused members at the sidebar's values with their rankings and scores: what the fusion sweeps and
     explanations hold fixed (kept beside the dataset's engine, keyed by `held_fixed`'s values: never by an object)."""
-    return kept(ds).get(MEMO, ("fixed", held), lambda: tuning.fixed_parts(ds, held_params(held), cache.engine(ds), sources))
+    engine = cache.engine(ds)  # the memo is this engine's: its text analysis is the one held
+    return kept(ds).get(MEMO, ("fixed", held), lambda: tuning.fixed_parts(ds, held_params(held, engine.analysis), engine, sources))
 
 
 def landscape(ds: Dataset, what: str, metric: str, held: tuple, sources: Sources = ()) -> Landscape:
@@ -120,11 +133,12 @@ def landscape(ds: Dataset, what: str, metric: str, held: tuple, sources: Sources
     dataset's (by content).
     """
     def make() -> Landscape:
-        base, parts = Params(**dict(held[0])) if held else Params(), None
+        engine = cache.engine(ds)  # the memo is this engine's: its text analysis is the one held
+        base, parts = own_params(held, engine.analysis), None
         if what in FUSED:
-            base = held_params(held)
+            base = held_params(held, engine.analysis)
             parts = fixed(ds, held, sources) if what in ("rrf_k", "alpha") else None
-        sw = tuning.sweep(ds, what, metric, base, cache.engine(ds), parts, sources)
+        sw = bm25_sweep(ds, metric, held) if what == "k1,b" else tuning.sweep(ds, what, metric, base, engine, parts, sources)
         best = tuning.best_setting(sw.values)
         ties = tuning.tie_region(sw.values, best)
         resamples = tuning.sign_vectors_for(sw.means.size, ALPHA_LEVEL)
@@ -132,6 +146,14 @@ def landscape(ds: Dataset, what: str, metric: str, held: tuple, sources: Sources
         return Landscape(sw, best, ties, p, p_holm, resamples)
 
     return kept(ds).get(MEMO, ("landscape", what, metric, tuple(held)), make)
+
+
+def bm25_sweep(ds: Dataset, metric: str, held: tuple) -> tuning.Sweep:
+    """BM25's k1 x b sweep (`held`: `held_fixed`'s for it), kept beside the dataset's engine: the k1 x b landscape's,
+    and what the text analysis sweep is compared with (`grids.compare`)."""
+    engine = cache.engine(ds)
+    return kept(ds).get(MEMO, ("sweep", "k1,b", metric, tuple(held)),
+                        lambda: tuning.sweep(ds, "k1,b", metric, own_params(held, engine.analysis), engine))
 
 
 def explain(ds: Dataset, qid: str, kind: str, params: Params, sources: Sources = ()) -> list[dict]:
@@ -500,6 +522,8 @@ def headline(v: View) -> None:
     st.caption(f"Current: {fmt_setting(v.current)}{'' if v.verdict.on_grid else ' (between grid points)'} · best: "
                f"{fmt_setting(v.best_setting)} · {v.land.ties.size} of {v.n_settings} settings can't be told apart from the best.")
     st.markdown(v.verdict.text)
+    if v.what == "analysis":  # its coarse grid's ends are said beside the finer k1 x b sweep's (`analysis_chart`)
+        return
     for warning in edge_warnings(v.land.sweep, v.land.best, cache.engine(v.ds).max_dims()):
         st.warning(warning, icon=":material/open_in_full:")
 
@@ -655,6 +679,8 @@ def analysis_chart(v: View) -> None:
                f"{v.folds or tuning.FOLDS}-fold cross-validation (seed {tuning.SEED}): each question scored at the setting "
                f"chosen without it, and that mean's gain over the sidebar's setting ({v.current_vals.mean():.4f}). "
                f"{grid_text(sw)}, {v.n_q:,} questions; the verdict above compares the sidebar's setting with the best of all.")
+    fine = bm25_sweep(v.ds, v.metric, held_fixed("k1,b", v.params))  # the finer grid, at the sidebar's analysis
+    st.markdown(grids.compare(sw, fine, v.current_vals, v.folds or tuning.FOLDS, tuning.SEED).text)
     best_button(v)
 
 
@@ -872,6 +898,12 @@ def rank_text(r: int | None) -> str:
     return "—" if not r else str(r)
 
 
+def grade_text(r: dict) -> str:
+    """A document's grade as the fusion's table and tooltip show it: the judged grade ("0": judged not relevant), or
+    "unjudged" when no judgement of the question names the document (which is not a judgement that it is not)."""
+    return str(r["grade"]) if r["judged"] else UNJUDGED
+
+
 def row_label(r: dict) -> str:
     """A document's row on the chart: its fused rank, its id and ✓grade when relevant."""
     rank = f"#{r['fused_rank']}" if r["fused_rank"] else "not fused"
@@ -916,7 +948,7 @@ def contribution_parts(rows: list[dict], depth: int, members: tuple[str, ...]) -
     """One chart row per document and member: the member's contribution and rank, with what the tooltip shows."""
     return pd.DataFrame([
         {"row": row_label(r), "retriever": m, "contribution": r["contributions"][m], "total": r["total"],
-         "note": contribution_note(r, depth, len(members)), "doc_id": r["doc_id"], "grade": r["grade"],
+         "note": contribution_note(r, depth, len(members)), "doc_id": r["doc_id"], "grade": grade_text(r),
          "fused_rank": rank_text(r["fused_rank"]), "rank": rank_text(r["ranks"][m])}
         for r in rows for m in members
     ], columns=["row", "retriever", "contribution", "total", "note", "doc_id", "grade", "fused_rank", "rank"])
@@ -931,7 +963,7 @@ def contribution_table(rows: list[dict], members: tuple[str, ...], depth: int) -
     """One row per document: its fused rank, its rank in each member, each member's contribution, the total, and
     which members' own top `depth` hold it."""
     return pd.DataFrame([{
-        "document": r["doc_id"], "grade": r["grade"], "fused rank": rank_text(r["fused_rank"]),
+        "document": r["doc_id"], "grade": grade_text(r), "fused rank": rank_text(r["fused_rank"]),
         **{f"{m} rank": rank_text(r["ranks"][m]) for m in members},
         **{f"from {m}": r["contributions"][m] for m in members},
         "total": r["total"], top_column(depth): holders_text(r, len(members)),
@@ -944,23 +976,32 @@ def held_text(p: Params) -> str:
     return ", ".join(parts)
 
 
+def weighted_list_text(depth: int, n_members: int) -> str:
+    """What the weighted fusion's list is: every document competes, so one in no member's top list can enter it (the
+    rows' "in neither top 10: the sum put it here")."""
+    return (f"every document competes and the fused list keeps the top {depth}, so a document in "
+            f"{'neither' if n_members == 2 else 'no'} member's own top {depth} can enter it on the sum")
+
+
 def fusion_formula(kind: str, p: Params, depth: int) -> tuple[str, str]:
     """The fusion's formula at the sidebar's values, as a caption (Markdown: the member names escaped) and as the
     chart's axis title (plain text)."""
     members, names = p.members, members_text(p.members)
     held = held_text(p)
+    at = f" (the members at {held})" if held else ""
     held = f", {held}" if held else ""
     if kind == "weighted":
         if len(members) == 2 and p.weights is None:
             a, b = (escape_markdown(m) for m in members)
             return (f"Weighted fusion of {names} at alpha = {p.alpha:g}: each document scores alpha × min-max({a}) + "
-                    f"(1 − alpha) × min-max({b}), each min-max normalised over every document's score for this question "
-                    f"(fused from each top {depth}{held}).",
+                    f"(1 − alpha) × min-max({b}), each min-max normalised over every document's score for this question; "
+                    f"{weighted_list_text(depth, len(members))}{at}.",
                     f"alpha × minmax({members[0]}) + (1 − alpha) × minmax({members[1]})")
         weights = p.fusion_weights()
         terms = [f"{w:g} × min-max({escape_markdown(m)})" for m, w in zip(members, weights)]
         return (f"Weighted fusion of {names} with the sidebar's weights: each document scores {' + '.join(terms)}, each "
-                f"min-max normalised over every document's score for this question (fused from each top {depth}{held}).",
+                f"min-max normalised over every document's score for this question; "
+                f"{weighted_list_text(depth, len(members))}{at}.",
                 " + ".join(f"{w:g} × minmax({m})" for m, w in zip(members, weights)))
     return (f"Reciprocal Rank Fusion of {names} at k = {p.rrf_k:g}: a document gets 1/(k + rank) from each list whose "
             f"top {depth} holds it{f' ({held[2:]})' if held else ''}.", " + ".join(f"1/(k + {m} rank)" for m in members))
@@ -1002,10 +1043,12 @@ def fusion_section(v: View) -> None:
     contributions = {f"from {m}": "{:.4f}" for m in members}
     st.dataframe(contribution_table(rows, members, depth).style.format({**contributions, "total": "{:.4f}"}),
                  width="stretch", hide_index=True,
-                 column_config={c: st.column_config.TextColumn(c, help="— = not in the list")
-                                for c in ("fused rank", *(f"{m} rank" for m in members))})
+                 column_config={"grade": st.column_config.TextColumn("grade", help=GRADE_HELP),
+                                **{c: st.column_config.TextColumn(c, help="— = not in the list")
+                                   for c in ("fused rank", *(f"{m} rank" for m in members))}})
     st.caption(
-        f"Rows: the fused top {depth} and every relevant document (✓ and its grade). '{top_column(depth)}' names, for "
+        f"Rows: the fused top {depth} and every relevant document (✓ and its grade). {GRADE_HELP} "
+        f"'{top_column(depth)}' names, for "
         f"every document of the fused list, relevant or not, the fused systems ({members_text(members)}) whose own top "
         f"{depth} holds it; one alone ('… only') is the one that brought it in, and a relevant document it brought in "
         "is one it rescued"

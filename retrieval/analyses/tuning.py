@@ -337,8 +337,9 @@ def _bm25_ranks(dataset: Dataset, m: metrics.Metric, corpus: Engine | Analysed, 
 
 
 ANALYSES = tuple(Analysis(st, sw) for st in SPECS["stemmer"].options for sw in SPECS["stopwords"].options)
-ANALYSIS_POINTS = 6  # k1 and b values per analysis in the analysis sweep (the grids thinned, and the base's values
-# added: 9 x 49 settings at the article's k1 = 1.2, b = 0.75)
+ANALYSIS_POINTS = 6  # k1 and b values per analysis in the analysis sweep: the k1 x b sweep's grid at evenly spaced
+# positions (`even`: every third k1, 0, 0.6, ..., 3; every other b, 0, 0.2, ..., 1), a subset of it, and the base's
+# values added: 9 x 6 x 7 settings at the article's k1 = 1.2, b = 0.75 (retrieval.analyses.grids says what it can't see)
 
 
 def analysis_name(a: Analysis) -> str:
@@ -357,12 +358,12 @@ def sweep_analysis(
     progress=None,
 ) -> Sweep:
     """BM25's per-question metric over the text analyses (stemmer x stop words) jointly with k1 x b (each grid
-    thinned to ANALYSIS_POINTS values unless given), the repeated question words' rule at `base`. The analysis in
+    thinned to ANALYSIS_POINTS evenly spaced values of its own unless given: `even`), the repeated question words' rule at `base`. The analysis in
     `base` reuses its engine, and the axes hold base's k1 and b; every other one builds its BM25 columns once (one index build each, not kept: the
     engines' cache keeps serving the pages). `progress(analysis name, fraction)` after each analysis."""
     m, engine, qids = _start(dataset, metric, engine, base)
-    k1s = _axis([*thin(K1_GRID, ANALYSIS_POINTS), base.k1] if k1s is None else k1s, "k1", 0.0, None)
-    bs = _axis([*thin(B_GRID, ANALYSIS_POINTS), base.b] if bs is None else bs, "b", 0.0, 1.0)
+    k1s = _axis([*even(K1_GRID, ANALYSIS_POINTS), base.k1] if k1s is None else k1s, "k1", 0.0, None)
+    bs = _axis([*even(B_GRID, ANALYSIS_POINTS), base.b] if bs is None else bs, "b", 0.0, 1.0)
     if not analyses or len(set(analyses)) != len(analyses):
         raise InputError("analyses: give distinct text analyses to compare")
     blocks = []
@@ -636,6 +637,15 @@ def thin(axis: np.ndarray, points: int = JOINT_POINTS) -> np.ndarray:
         return a
     at = np.unique(np.round(np.geomspace(1, a.size, points)).astype(np.int64) - 1)
     return a[at]
+
+
+def even(axis: np.ndarray, points: int) -> np.ndarray:
+    """At most `points` values of a grid at evenly spaced positions, both ends kept: a subset of the grid with a
+    coarser step (K1_GRID's 16 values to 6: every third, 0, 0.6, ..., 3; B_GRID's 11 to 6: every other)."""
+    a = np.asarray(axis, dtype=np.float64)
+    if a.size <= points:
+        return a
+    return a[np.unique(np.round(np.linspace(0, a.size - 1, points)).astype(np.int64))]
 
 
 def joint_axes(key: str, engine: Engine) -> tuple[np.ndarray, np.ndarray]:
@@ -1044,6 +1054,18 @@ def setting_text(setting: dict) -> str:
     return ", ".join(f"{n} = {v}" if isinstance(v, str) else f"{n} = {v:g}" for n, v in setting.items())
 
 
+def expectation_text(gain: float, measured: float) -> str:
+    """What a tuned setting gains on new questions, the cross-validated `gain`, beside the gain `measured` on the
+    questions it was chosen on (best − current), each to two significant digits (`about`): said as one number when
+    they read the same."""
+    g, m = about(gain), about(measured)
+    if g == m:
+        return f"Expect about {g} on new questions too, as measured on these very questions."
+    if gain < measured:
+        return f"Expect about {g}, not the {m} measured on these very questions."
+    return f"Expect about {g} on new questions, more than the {m} measured on these very questions."
+
+
 def verdict_text(s: Signals, what: str, best: str, label: str) -> str:
     """The one plain verdict (Markdown: its headline in bold): what `verdict_kind` decided, with the numbers it
     decided on; `what` names the swept parameters (`names_text`), `best` the best setting (`setting_text`), `label`
@@ -1075,8 +1097,7 @@ def verdict_text(s: Signals, what: str, best: str, label: str) -> str:
                        "(cross-validated): no loss from over-fitting shows.")
     if kind == "tune":
         return (f"**Tuning {what} pays**: about {about(s.gain)} {label} on questions the choice never saw (cross-validated), "
-                f"and the best ({best}) beats the current setting even after {holm}. Expect about {about(s.gain)}, "
-                f"not the {about(-s.diff)} measured on these very questions.")
+                f"and the best ({best}) beats the current setting even after {holm}. {expectation_text(s.gain, -s.diff)}")
     if kind == "unstable":
         if s.gain is None:
             return (f"**The best ({best}) beats the current setting on these questions**, even after {holm}, **but whether "
@@ -1269,7 +1290,8 @@ def explain_fusion(
     """Each document's contribution from each member of `params.members` to one question's fused list, best first.
 
     Rows: the fused top `top` (default: the fusion depth) and every relevant document. Columns: ``doc_id``,
-    ``grade`` (0 = not judged relevant), ``ranks`` ({member: its rank, None = not a result}), ``contributions``
+    ``grade`` (0 = not judged relevant), ``judged`` (a judgement of this question names the document: a grade 0
+    of an unjudged document is no judgement), ``ranks`` ({member: its rank, None = not a result}), ``contributions``
     ({member: value}: w x min-max score in the weighted fusion, w its weight (alpha and 1 - alpha for two);
     1 / (k + rank) for a document in the member's top fusion_depth in RRF, else 0), ``total`` (their sum, in
     member order, as the fusion adds), ``fused_rank`` (None = not in the fused list), ``in_top`` (the members
@@ -1310,6 +1332,7 @@ def explain_fusion(
         fused = _row_ranks(scored, np.append(key, key[-1]), -0.5)[:n]
     fused[fused > depth] = 0
     relevant = dataset.relevant_of(q)
+    judged = set(dataset.qrels.doc_id[dataset.qrels.query == q].tolist())
     docs = set(np.flatnonzero((fused > 0) & (fused <= top)).tolist())
     docs |= {dataset.doc_index[d] for d in relevant if d in dataset.doc_index}
     out = []
@@ -1317,7 +1340,7 @@ def explain_fusion(
         holders = tuple(m for i, m in enumerate(names) if in_top[i, d])
         grade = int(relevant.get(dataset.doc_ids[d], 0))
         out.append({
-            "doc_id": dataset.doc_ids[d], "grade": grade,
+            "doc_id": dataset.doc_ids[d], "grade": grade, "judged": dataset.doc_ids[d] in judged,
             "ranks": {m: int(ranks[i][d]) or None for i, m in enumerate(names)},
             "contributions": {m: float(parts[i][d]) for i, m in enumerate(names)},
             "total": float(total[d]), "fused_rank": int(fused[d]) or None, "in_top": holders,
@@ -1459,11 +1482,11 @@ def to_json(t: Tuning) -> dict:
 __all__ = [
     "ALPHA_GRID", "ALPHA_LEVEL", "B_GRID", "GAIN_EPS", "K1_GRID", "MAX_DIMS", "PARAMS", "RRF_K_GRID", "SYSTEM_OF",
     "CrossValidation", "Fixed", "JOINT", "JOINT_POINTS", "Oracle", "Signals", "Sweep", "TieRegion", "Tuning", "Verdict", "Versus",
-    "about", "names_text", "offers_best", "p_is", "place", "setting_text", "tied_with_best", "verdict", "verdict_kind",
+    "about", "expectation_text", "names_text", "offers_best", "p_is", "place", "setting_text", "tied_with_best", "verdict", "verdict_kind",
     "verdict_text", "versus_current",
     "ANALYSES", "Analysed", "AnalysisRow", "analysis_name", "analysis_rows", "current_setting", "engine_for", "sweep_analysis",
     "best_setting", "check_alpha_members", "cross_validate", "current_values", "dims_axis", "explain_fusion", "fixed_parts",
     "fold_assignment", "judged_ranks", "member_ranks", "oracle", "oracle_of", "sweep", "sweep_alpha", "sweep_bm25",
-    "check_joint_members", "joint_axes", "sign_vectors_for", "rescuer", "sweep_dims", "sweep_joint", "sweep_rrf_k", "thin",
+    "check_joint_members", "even", "joint_axes", "sign_vectors_for", "rescuer", "sweep_dims", "sweep_joint", "sweep_rrf_k", "thin",
     "tie_region", "to_json", "tune", "versus_best",
 ]
