@@ -221,6 +221,9 @@ def who() -> None:
     if user:
         st.caption(f"You grade as **{plain(user)}** (from the proxy).")
         return
+    if workspace.signed_out():  # sign-in configured, no header: read-only, never a typed name
+        st.warning(plain(workspace.signed_out_message()), icon=":material/lock:")
+        return
     st.text_input("Your name as a rater", key=state.RATER, max_chars=200, persist_state="session",
                   placeholder="type it to grade", help="Each grade is kept with its rater's name and time; several "
                   "raters may grade the same documents, and the page shows how far they agree.")
