@@ -551,9 +551,10 @@ def _delete(dataset_id: str) -> None:
     if in_use_here:
         st.session_state.pop(state.STORED)
     until = entry.purged_at(trash_days())
-    state.post([("info", f"Moved {entry.name} to the trash, with its runs, grades and experiments: its owner or an "
-                 f"admin can restore it below until {when(until)} UTC"
-                 + (". It stays in use in this session until you leave it." if in_use_here else "."))],
+    state.post([("info", f"Deleted {entry.name} from the workspace"
+                 + (": it stays in use in this session until you leave it." if in_use_here else ".")
+                 + f" It is in the trash with its runs, grades and experiments: {entry.deleted_by} deleted it; its "
+                 f"owner or an admin can restore it below until {when(until)} UTC.")],
                in_use.base_dataset().fingerprint)
 
 

@@ -93,7 +93,7 @@ def export_workspace(ws: Workspace) -> bytes:
                 qrels[path] = {"combined_by": rule}
             index["datasets"].append({
                 "id": entry.id, "name": entry.name, "format": entry.format, "added_at": _time(entry.added_at),
-                "added_by": entry.added_by, "beir": f"{base}/beir", "upload": files, "runs": runs,
+                "added_by": entry.added_by, "owner": entry.owner, "beir": f"{base}/beir", "upload": files, "runs": runs,
                 "embeddings": vectors, "grades": f"{base}/grades.jsonl", "qrels": qrels})
         experiments = []
         for e in ws.experiments():

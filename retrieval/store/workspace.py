@@ -252,8 +252,7 @@ class Workspace:
         raw = self.engine.raw_connection()
         try:
             cur = raw.cursor()
-            cur.execute("PRAGMA incremental_vacuum")
-            cur.fetchall()
+            cur.executescript("PRAGMA incremental_vacuum;")  # stepped to the end (one execute frees one page)
             cur.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             cur.fetchall()
             cur.close()
