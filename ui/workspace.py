@@ -701,9 +701,13 @@ def _trash(ws: Workspace, read_only: bool) -> None:
                           format_func=lambda i: f"{by_id[i].name} ({i}), deleted by {by_id[i].deleted_by}")
     if chosen is None:
         return
-    allowed = not read_only and me().may_manage(by_id[chosen].owner)
+    e = by_id[chosen]
+    st.caption(f"**{escape_markdown(e.name)}**, owned by {escape_markdown(_owner(e))}: deleted by "
+               f"**{escape_markdown(e.deleted_by or '')}** on {when(e.deleted_at)} UTC; restorable until "
+               f"{when(e.purged_at(days))} UTC.")
+    allowed = not read_only and me().may_manage(e.owner)
     why = None if allowed else ("Sign in to change it." if read_only else
-                                f"Only its owner ({_owner(by_id[chosen])}) or an admin may restore it.")
+                                f"Only its owner ({_owner(e)}) or an admin may restore it.")
     a, b, c = st.columns([2, 2, 2], vertical_alignment="bottom")
     a.button("Restore", key="ws_restore", on_click=_restore, args=(chosen,), disabled=not allowed, help=why,
              icon=":material/restore_from_trash:", width="stretch")
