@@ -16,14 +16,21 @@ import contextlib
 import os
 
 import pytest
+from test_browser import (
+    ARGS,
+    CHROMIUM,
+    IDLE,
+    PROXY_HEADER,
+    _idle,
+    _serving,
+    _upload_zip,
+)
+from test_page_data import beir_zip
+from test_store import PG_ENV, REQUIRE_PG_ENV, _drop_test_databases, _postgres_database  # noqa: F401 - a fixture
 
 import retrieval
 from retrieval.analyses.experiments import record
 from retrieval.store.workspace import open_workspace
-
-from test_browser import ARGS, CHROMIUM, IDLE, PROXY_HEADER, _idle, _serving, _upload_zip
-from test_page_data import beir_zip
-from test_store import PG_ENV, REQUIRE_PG_ENV, _drop_test_databases, _postgres_database  # noqa: F401 - a fixture
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 from alembic import command
+from test_store import _drop_test_databases, _zip_file, invented, url  # noqa: F401 - the fixtures
 
 import retrieval
 from retrieval.corpus import dataset as datasets
@@ -40,14 +41,12 @@ from retrieval.store.workspace import (
     open_workspace,
 )
 
-from test_store import _drop_test_databases, _zip_file, invented, url  # noqa: F401 - the fixtures
-
 ANA, BEN, ADMIN = Actor("ana"), Actor("ben"), Actor("root", admin=True)
 RUN = StoredFile("mine.run", b"q01 Q0 d01 1 2.0 r\n")
 
 
 @pytest.fixture
-def team(url, invented):
+def team(url, invented):  # noqa: F811 - test_store's fixtures
     """A store holding ana's dataset with a run, two raters' grades and an experiment."""
     ws = open_workspace(url)
     entry = ws.add_dataset(invented, ZIP, [_zip_file(invented)], "ana")
@@ -163,7 +162,7 @@ def test_the_trash_is_purged_after_its_days_and_at_once_with_none(team, monkeypa
         ws.delete_dataset(again.id, ANA)
 
 
-def test_a_store_made_before_owners_upgrades_with_its_datasets_owned_by_nobody(url, invented):
+def test_a_store_made_before_owners_upgrades_with_its_datasets_owned_by_nobody(url, invented):  # noqa: F811 - test_store's fixtures
     """A store at revision 0002 (no owners) opens in this version: its dataset is kept, owned by nobody, so only an
     admin renames or deletes it; a dataset added since has its adder as owner."""
     if url.startswith("sqlite"):
@@ -190,7 +189,7 @@ def test_a_store_made_before_owners_upgrades_with_its_datasets_owned_by_nobody(u
     assert ws.load_dataset(entry.id).fingerprint == invented.fingerprint
 
 
-def test_the_export_names_each_dataset_s_owner_and_leaves_the_trash_out(team, invented):
+def test_the_export_names_each_dataset_s_owner_and_leaves_the_trash_out(team, invented):  # noqa: F811 - test_store's fixtures
     ws, entry = team
     with zipfile.ZipFile(io.BytesIO(export_workspace(ws))) as zf:
         (exported,) = json.loads(zf.read(INDEX))["datasets"]
@@ -204,24 +203,24 @@ def test_the_export_names_each_dataset_s_owner_and_leaves_the_trash_out(team, in
 # ------------------------------------------------------------------------------------------------------- hygiene
 
 
-def _on_disk(url: str) -> int:
-    path = Path(sa.make_url(url).database)
+def _on_disk(store: str) -> int:
+    path = Path(sa.make_url(store).database)
     return sum(p.stat().st_size for p in (path, path.with_name(path.name + "-wal")) if p.exists())
 
 
 def test_sqlite_gives_the_space_of_a_purged_dataset_back_to_the_disk(tmp_path):
-    url = f"sqlite:///{tmp_path / 'lab.sqlite'}"
-    ws = open_workspace(url)
+    store = f"sqlite:///{tmp_path / 'lab.sqlite'}"
+    ws = open_workspace(store)
     docs = b"id\ttext\n" + b"".join(b"d%d\t%s\n" % (i, os.urandom(3000).hex().encode()) for i in range(800))  # 4.8 MB
     ds = datasets.from_files((docs, "docs.tsv"), (b"id\ttext\nq1\tanything\n", "q.tsv"), (b"q1 0 d1 1\n", "qrels.txt"), name="big")
     files = [StoredFile("docs.tsv", docs), StoredFile("q.tsv", b"id\ttext\nq1\tanything\n"), StoredFile("qrels.txt", b"q1 0 d1 1\n")]
     entry = ws.add_dataset(ds, "files", files, "ana")
-    full = _on_disk(url)
+    full = _on_disk(store)
     assert full > 4_800_000
     ws.delete_dataset(entry.id, ANA)
-    assert _on_disk(url) > 4_800_000  # in the trash: still held
+    assert _on_disk(store) > 4_800_000  # in the trash: still held
     ws.purge_dataset(entry.id, ANA)
-    assert _on_disk(url) < 1_000_000, (full, _on_disk(url))
+    assert _on_disk(store) < 1_000_000, (full, _on_disk(store))
 
 
 def test_a_store_made_without_auto_vacuum_is_switched_to_it_when_opened(tmp_path):
@@ -236,7 +235,7 @@ def test_a_store_made_without_auto_vacuum_is_switched_to_it_when_opened(tmp_path
         assert conn.exec_driver_sql("PRAGMA auto_vacuum").scalar() == 2  # incremental
 
 
-def test_a_beir_zip_member_no_loader_reads_is_neither_stored_nor_counted(url, invented):
+def test_a_beir_zip_member_no_loader_reads_is_neither_stored_nor_counted(url, invented):  # noqa: F811 - test_store's fixtures
     buf = io.BytesIO(datasets.beir_zip(invented))
     with zipfile.ZipFile(buf, "a") as zf:
         zf.writestr("junk/padding.bin", os.urandom(3_000_000), compress_type=zipfile.ZIP_STORED)
@@ -252,7 +251,7 @@ def test_a_beir_zip_member_no_loader_reads_is_neither_stored_nor_counted(url, in
     assert ws.load_dataset(entry.id).fingerprint == invented.fingerprint
 
 
-def test_grades_count_against_the_size_limit(url, invented):
+def test_grades_count_against_the_size_limit(url, invented):  # noqa: F811 - test_store's fixtures
     ws = open_workspace(url)
     entry = ws.add_dataset(invented, ZIP, [_zip_file(invented)], "ana")
     files = ws.size()
@@ -265,7 +264,7 @@ def test_grades_count_against_the_size_limit(url, invented):
     assert len(ws.grades(entry.id, latest=False)) == 2
 
 
-def test_a_rater_s_grades_are_bounded_in_the_store_whatever_the_session(url, invented, monkeypatch):
+def test_a_rater_s_grades_are_bounded_in_the_store_whatever_the_session(url, invented, monkeypatch):  # noqa: F811 - test_store's fixtures
     monkeypatch.setenv(MAX_GRADES_ENV, "3")
     ws = open_workspace(url)
     entry = ws.add_dataset(invented, ZIP, [_zip_file(invented)], "ana")
