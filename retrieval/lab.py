@@ -21,13 +21,13 @@ from .corpus import dataset
 from .engine import budget, engine
 from .evaluation.comparison import escape_control
 from .retrievers import dense
-from .store import workspace
+from .store import access, workspace
 
 HERE = Path(__file__).resolve().parent
 CANDIDATES = (HERE / "_app", HERE.parent)  # installed, then source checkout
 HELP_FLAGS = ("-h", "--help")
 STREAMLIT_PORT, STREAMLIT_ADDRESS = 8501, "localhost"  # Streamlit's defaults, where config.toml sets none
-USER_HEADER_ENV = "RETRIEVAL_LAB_USER_HEADER"  # ui.workspace.USER_HEADER_ENV (ui is no layer lab may import)
+USER_HEADER_ENV = access.USER_HEADER_ENV
 
 
 def app_path() -> Path:
@@ -93,7 +93,12 @@ def help_text(width: int = 80) -> str:
         (budget.BUDGET_ENV, f"the memory the server's indexes may take in all (default "
                             f"{_mib(budget.DEFAULT_BUDGET)}; bytes or e.g. 8G)"),
         (budget.IDLE_ENV, f"seconds an index no one uses is kept (default {budget.DEFAULT_IDLE:g})"),
-        (USER_HEADER_ENV, "the header an authenticating proxy sets to the signed-in user, e.g. X-Forwarded-User"),
+        (USER_HEADER_ENV, "the header an authenticating proxy sets to the signed-in user, e.g. X-Forwarded-User "
+                          "(a request without it may only look)"),
+        (access.ADMINS_ENV, "the signed-in names that may rename, delete and restore any dataset (comma-separated)"),
+        (workspace.TRASH_DAYS_ENV, f"days a deleted dataset stays restorable in the trash (default "
+                                   f"{workspace.DEFAULT_TRASH_DAYS:g})"),
+        (workspace.MAX_GRADES_ENV, f"grades a rater may give one dataset (default {workspace.DEFAULT_MAX_GRADES:,})"),
     ]
     pad = max(len(name) for name, _ in settings) + 4
 

@@ -22,7 +22,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from test_browser import ARGS, CHROMIUM, _idle, _upload_zip, server  # noqa: F401  (the module's server, as a fixture here too)
+from test_browser import ARGS, CHROMIUM, SIGNED_IN, _idle, _upload_zip, server  # noqa: F401  (the module's server, as a fixture here too)
 
 from ui.router import PAGES
 
@@ -160,7 +160,7 @@ def test_nothing_is_cut_at_1024_by_768_on_the_invented_corpus_nor_on_an_uploaded
     zipped.write_bytes(collection_zip())
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        page = browser.new_context(viewport=SMALL).new_page()
+        page = browser.new_context(viewport=SMALL, extra_http_headers=SIGNED_IN).new_page()  # signed in: it uploads
         found = [f"invented, {x}" for x in _cut_on_every_page(page, server, "")]
 
         _upload_zip(page, server, zipped, 120_000)

@@ -28,6 +28,7 @@ import retrieval
 from retrieval.core.errors import InputError
 from retrieval.corpus import dataset as datasets
 from retrieval.store import schema
+from retrieval.store.access import Actor
 from retrieval.store.workspace import (
     FILES,
     MAX_BYTES_ENV,
@@ -42,6 +43,7 @@ from retrieval.store.workspace import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
+ANA, BEN, ADMIN = Actor("ana"), Actor("ben"), Actor("root", admin=True)
 PG_ENV = "RETRIEVAL_LAB_TEST_DATABASE_URL"
 REQUIRE_PG_ENV = "RETRIEVAL_LAB_REQUIRE_POSTGRES"  # .ci/run sets it: there a missing server fails, never skips
 
@@ -140,15 +142,16 @@ def test_rename_and_delete_a_dataset_with_everything_it_holds(url, invented):
     ws.add_run(entry.id, "mine", StoredFile("mine.run", b"q01 Q0 d01 1 2.0 r\n"), "ana")
     ws.add_embeddings(entry.id, "vectors", [StoredFile("v.npz", b"x" * 10)], "ana")
     ws.grade(entry.id, "q01", "d01", 2, "ana")
-    ws.rename_dataset(entry.id, "class of Monday")
+    ws.rename_dataset(entry.id, "class of Monday", ANA)
     assert ws.dataset(entry.id).name == "class of Monday"
     assert ws.load_dataset(entry.id).name == "class of Monday"
-    ws.delete_dataset(entry.id)
+    ws.delete_dataset(entry.id, ANA)  # to the trash
+    ws.purge_dataset(entry.id, ANA)  # and for good
     assert ws.datasets() == [] and ws.size() == 0 and ws.grades(entry.id) == [] and ws.runs(entry.id) == []
     with pytest.raises(StoreError, match="no dataset"):
         ws.load_dataset(entry.id)
     with pytest.raises(StoreError, match="no dataset"):
-        ws.rename_dataset(entry.id, "x")
+        ws.rename_dataset(entry.id, "x", ANA)
 
 
 def test_runs_are_stored_by_name_and_parsed_again(url, invented):
@@ -162,12 +165,12 @@ def test_runs_are_stored_by_name_and_parsed_again(url, invented):
     assert loaded.name == "my system" and loaded.fingerprint == want.fingerprint
     with pytest.raises(StoreError, match="a run named 'my system' already"):
         ws.add_run(entry.id, "my system", StoredFile("other.run", b"q01 Q0 d03 1 1 x\n"), "ben")
-    ws.rename_run(entry.id, "my system", "ours")
+    ws.rename_run(entry.id, "my system", "ours", ANA)
     assert [r.name for r in ws.runs(entry.id)] == ["ours"] and ws.load_run(entry.id, "ours").name == "ours"
     assert ws.runs(entry.id)[0].sha256 == hashlib.sha256(data).hexdigest()
     with pytest.raises(StoreError, match="no run 'my system' to rename"):
-        ws.rename_run(entry.id, "my system", "x")
-    ws.delete_run(entry.id, "ours")
+        ws.rename_run(entry.id, "my system", "x", ANA)
+    ws.delete_run(entry.id, "ours", ANA)
     assert ws.runs(entry.id) == [] and ws.size() == ws.dataset(entry.id).size
 
 
@@ -197,11 +200,11 @@ def test_each_rater_s_latest_grade_is_in_force_and_every_grade_is_kept(url, inve
     assert latest == {("ana", 2), ("ben", 3)}
     assert [(g.rater, g.grade) for g in ws.grades(entry.id, latest=False)] == [("ana", 1), ("ben", 3), ("ana", 2)]
     assert all(g.graded_at.tzinfo is not None for g in ws.grades(entry.id))
-    assert ws.take_back(entry.id, "q01", "d05", "ana") == 2  # her two grades of the pair; ben's stays
+    assert ws.take_back(entry.id, "q01", "d05", "ana", ANA) == 2  # her two grades of the pair; ben's stays
     assert [(g.rater, g.grade) for g in ws.grades(entry.id)] == [("ben", 3)]
     ws.grade(entry.id, "q02", "d01", 1, "ben")
     ws.grade(entry.id, "q02", "d01", 2, "ana")
-    assert ws.take_back_all(entry.id, "ben") == 2 and [g.rater for g in ws.grades(entry.id)] == ["ana"]
+    assert ws.take_back_all(entry.id, "ben", BEN) == 2 and [g.rater for g in ws.grades(entry.id)] == ["ana"]
     with pytest.raises(InputError, match="not an integer"):
         ws.grade(entry.id, "q01", "d05", 1.5, "ana")
     with pytest.raises(InputError, match="empty"):
@@ -274,9 +277,11 @@ def held(self, conn, files):
     return shas
 
 workspace.Workspace._put_blobs = held
-buf = io.BytesIO(datasets.beir_zip(ds))
-with zipfile.ZipFile(buf, "a") as zf:
-    zf.writestr("padding.bin", os.urandom(20_000_000))  # 20 MB more: a long write
+src, buf = zipfile.ZipFile(io.BytesIO(datasets.beir_zip(ds))), io.BytesIO()
+with zipfile.ZipFile(buf, "w") as zf:  # 20 MB of blank lines the loader reads past, stored uncompressed: a long write
+    for name in src.namelist():
+        data = src.read(name) + (b"\\n" * 20_000_000 if name == "corpus.jsonl" else b"")
+        zf.writestr(name, data, compress_type=zipfile.ZIP_STORED)
 big = StoredFile("invented.zip", buf.getvalue())
 ws.add_dataset(ds, ZIP, [big], "killed")
 marker.write_text("committed")
@@ -349,7 +354,7 @@ def test_names_are_stored_as_given_never_run_as_sql(url, invented):
     assert ws.grades(entry.id)[0].rater == name and ws.grades(entry.id)[0].query_id == name
     for bad in ("", "a\x1b[2Jb", "x" * 201):
         with pytest.raises(InputError):
-            ws.rename_dataset(entry.id, bad)
+            ws.rename_dataset(entry.id, bad, ADMIN)
 
 
 def test_a_newer_store_is_refused_with_one_message(url):
@@ -427,11 +432,11 @@ def test_experiments_are_saved_listed_read_and_deleted(url, invented):
     assert got == second and read == {**body, "params": {"k1": 0.9}}
     with pytest.raises(InputError, match="not storable as JSON"):
         ws.save_experiment(entry.id, "bad", {"x": float("nan")}, "ana")
-    ws.delete_experiment(first.id)
+    ws.delete_experiment(first.id, ANA)
     assert [e.id for e in ws.experiments()] == [second.id]
     with pytest.raises(StoreError, match=f"no experiment {first.id}"):
         ws.experiment(first.id)
-    ws.delete_dataset(entry.id)
+    ws.delete_dataset(entry.id, ANA)
     assert ws.experiments() == []
 
 

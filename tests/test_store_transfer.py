@@ -13,6 +13,7 @@ import retrieval
 from retrieval.core.errors import InputError
 from retrieval.corpus import dataset as datasets
 from retrieval.evaluation.agreement import combine
+from retrieval.store.access import Actor
 from retrieval.store.transfer import INDEX, export_workspace, import_workspace
 from retrieval.store.workspace import FILES, ZIP, StoredFile, open_workspace
 
@@ -35,7 +36,7 @@ def filled(url_: str):
     for q, d, g, r in (("q01", "misc3", 2, "ana"), ("q01", "misc3", 0, "ben"), ("q02", "export1", 1, "ana"),
                        ("q02", "export1", 1, "ana"), ("q03", "misc1", 2, "cy")):
         ws.grade(inv.fingerprint, q, d, g, r)
-    ws.take_back(inv.fingerprint, "q03", "misc1", "cy")
+    ws.take_back(inv.fingerprint, "q03", "misc1", "cy", Actor("cy"))
     ws.grade(three.fingerprint, "q1", "d3", 1, "ben")
     p = retrieval.Params(k1=0.9)
     from retrieval.analyses.experiments import record

@@ -239,6 +239,9 @@ def who() -> None:
     user = workspace.proxy_user()
     if user:
         st.caption(f"You grade as **{plain(user)}** (from the proxy).")
+    elif workspace.signed_out():  # sign-in configured, no header: read-only, never a typed name
+        st.warning(plain(workspace.signed_out_message()), icon=":material/lock:")
+        return
     else:
         name_input("Your name as a rater", "type it to grade", "Each grade is kept with its rater's name and time; "
                    "several raters may grade the same documents, and the page shows how far they agree.")

@@ -24,7 +24,8 @@ from retrieval.corpus import dataset as datasets
 from retrieval.corpus import embeddings
 from retrieval.corpus.dataset import Dataset, TrecRun
 from retrieval.evaluation.agreement import RULES
-from retrieval.store import transfer
+from retrieval.store import access, transfer
+from retrieval.store.access import USER_HEADER_ENV, Actor
 from retrieval.store.workspace import (
     FILES,
     ZIP,
@@ -35,6 +36,7 @@ from retrieval.store.workspace import (
     Workspace,
     default_url,
     open_workspace,
+    trash_days,
 )
 
 from . import in_use, state
@@ -45,7 +47,6 @@ from .rater import name_input
 DATA = "data"  # the URL's dataset: its id in the store (Dataset.fingerprint); none for the invented corpus
 RUN = "run"  # the URL's runs: a stored run's name, once per run in use
 VECTORS = "vectors"  # the URL's embeddings: a stored embeddings upload's name
-USER_HEADER_ENV = "RETRIEVAL_LAB_USER_HEADER"  # the header an authenticating proxy sets to the signed-in user's name
 ANONYMOUS = "anonymous"
 
 
@@ -83,10 +84,33 @@ def proxy_user() -> str | None:
     return value or None
 
 
+def signed_out() -> bool:
+    """Whether sign-in is configured ($RETRIEVAL_LAB_USER_HEADER) and this request came without the header: such a
+    session may look, never change the workspace, and is never given a typed name."""
+    return access.sign_in_configured() and proxy_user() is None
+
+
+def signed_out_message() -> str:
+    """What the pages say to a session without the sign-in header."""
+    header = os.environ.get(USER_HEADER_ENV, "").strip()
+    return (f"You are not signed in (the proxy sent no {header} header): you can look at the workspace but not "
+            "change it. Sign in through the proxy to upload, grade or delete.")
+
+
 def person() -> str:
-    """Who is uploading or grading: the proxy's user, else the name typed in this session, else "anonymous"."""
+    """Who is uploading or grading: the proxy's user; without sign-in configured, the name typed in this session,
+    else "anonymous" (with sign-in configured, a request without the header is "anonymous" and may change
+    nothing: `signed_out`)."""
+    if access.sign_in_configured():
+        return proxy_user() or ANONYMOUS
     typed = _CONTROL.sub("", str(st.session_state.get(state.RATER) or "")).strip()[:200]
-    return proxy_user() or typed or ANONYMOUS
+    return typed or ANONYMOUS
+
+
+def me() -> Actor:
+    """This person as the store's permissions see them (`access.actor`): an admin when listed in
+    $RETRIEVAL_LAB_ADMINS, or when no sign-in is configured (one person on a laptop)."""
+    return access.actor(person())
 
 
 # --------------------------------------------------------------------------------------------------- keeping
@@ -115,6 +139,8 @@ def keep_dataset(ds: Dataset, files: list[tuple[bytes, str]]) -> tuple[str, str]
     ws = store()
     if ws is None:
         return "warning", f"Not kept in the workspace ({problem()}): a reload forgets this upload."
+    if signed_out():
+        return "warning", f"Not kept in the workspace: {signed_out_message()} A reload forgets this upload."
     try:
         entry = ws.add_dataset(ds, ZIP if len(files) == 1 else FILES, [StoredFile(n, d) for d, n in files], person())
     except InputError as e:
@@ -137,9 +163,10 @@ def keep_run(run: TrecRun, data: bytes, file_name: str, taken: set[str]) -> tupl
     names the store gives other files of this dataset) and store it, unless the store holds this file under that name
     already; the run as named, and a warning if it could not be kept."""
     ws = store()
-    if ws is None:
+    if ws is None or signed_out():
         named = dataclasses.replace(run, name=unique_name(run.name, file_stem(file_name), taken))
-        return named, f"Run {named.name} is not kept in the workspace ({problem()}): a reload forgets it."
+        why = problem() if ws is None else signed_out_message()
+        return named, f"Run {named.name} is not kept in the workspace ({why}): a reload forgets it."
     sha = hashlib.sha256(data).hexdigest()
     try:
         did = _dataset_id(ws, in_use.base_dataset())
@@ -160,8 +187,9 @@ def keep_embeddings(files: list[tuple[str, bytes]]) -> str | None:
     file and their content (the same files: the same name), so the link can name them; a warning if not kept."""
     ws = store()
     base = in_use.base_dataset()
-    if ws is None:
-        return f"These embeddings are not kept in the workspace ({problem()}): a reload forgets them."
+    if ws is None or signed_out():
+        why = problem() if ws is None else signed_out_message()
+        return f"These embeddings are not kept in the workspace ({why}): a reload forgets them."
     digest = hashlib.sha256(b"".join(hashlib.sha256(d).digest() for _, d in files)).hexdigest()[:8]
     name = f"{file_stem(files[0][0])}-{digest}"
     try:
@@ -194,7 +222,7 @@ def rename_run(old: str, new: str) -> str | None:
         return None
     did = in_use.base_dataset().fingerprint
     try:
-        ws.rename_run(did, old, new)
+        ws.rename_run(did, old, new, me())
     except InputError as e:
         return f"The workspace keeps the run as {old}: {e}."
     added = st.session_state.get(state.ADDED_RUNS, set())
@@ -213,7 +241,7 @@ def drop_run(name: str) -> str | None:
     if (did, name) not in added or ws is None:
         return None
     try:
-        ws.delete_run(did, name)
+        ws.delete_run(did, name, me())
     except InputError as e:
         return f"The workspace still holds run {name}: {e}."
     added.discard((did, name))
@@ -262,6 +290,8 @@ def give_grade(base: Dataset, query_id: str, doc_id: str, grade: int | None) -> 
     """This person's grade of a pair (None takes theirs back), kept in the workspace with their name and the time;
     the session's grades then read again (the other raters' new ones with them). A message when it was refused."""
     rater = person()
+    if signed_out():
+        return f"The grade was not kept: {signed_out_message()}"
     given = st.session_state.setdefault(state.GIVEN, 0)
     if grade is not None and given >= MAX_GIVEN:
         return f"This session has given {MAX_GIVEN:,} grades, the most it may: reload to give more."
@@ -275,7 +305,7 @@ def give_grade(base: Dataset, query_id: str, doc_id: str, grade: int | None) -> 
         try:
             did = _dataset_id(ws, base)
             if grade is None:
-                ws.take_back(did, query_id, doc_id, rater)
+                ws.take_back(did, query_id, doc_id, rater, me())
             else:
                 ws.grade(did, query_id, doc_id, grade, rater)
         except InputError as e:
@@ -290,13 +320,15 @@ def take_back_all(base: Dataset) -> str | None:
     """Take back every grade this person gave the loaded dataset (one write), the session's grades read again; a
     message when it was refused."""
     rater = person()
+    if signed_out():
+        return f"The grades were not taken back: {signed_out_message()}"
     ws = store()
     if ws is None:
         kept = tuple(g for g in in_use.workspace_grades(base) if g.rater != rater)
         st.session_state.setdefault(state.GRADES, {})[base.fingerprint] = kept
         return None
     try:
-        ws.take_back_all(base.fingerprint, rater)
+        ws.take_back_all(base.fingerprint, rater, me())
     except InputError as e:
         return f"The grades were not taken back: {e}"
     read_grades(base)
@@ -334,6 +366,8 @@ def save_experiment(base: Dataset, name: str, rec: dict) -> tuple[str, str]:
     ws = store()
     if ws is None:
         return "warning", f"Not saved: the workspace cannot be opened ({problem()})."
+    if signed_out():
+        return "warning", f"Not saved: {signed_out_message()}"
     try:
         entry = ws.save_experiment(_dataset_id(ws, base), name, rec, person())
     except InputError as e:
@@ -525,7 +559,7 @@ def _rename(dataset_id: str) -> None:
     ws = store()
     new = str(st.session_state.get(f"ws_rename:{dataset_id}") or "")
     try:
-        ws.rename_dataset(dataset_id, new)
+        ws.rename_dataset(dataset_id, new, me())
     except InputError as e:
         state.post([("error", str(e))], in_use.base_dataset().fingerprint)
         return
@@ -536,20 +570,44 @@ def _rename(dataset_id: str) -> None:
 
 
 def _delete(dataset_id: str) -> None:
-    """Delete a stored dataset with its runs, embeddings and grades (a button's callback, once confirmed)."""
+    """Move a stored dataset with its runs, embeddings, grades and experiments to the trash (a button's callback,
+    once confirmed)."""
     ws = store()
-    entry = ws.dataset(dataset_id)
     try:
-        ws.delete_dataset(dataset_id)
+        entry = ws.delete_dataset(dataset_id, me())
     except InputError as e:
         state.post([("error", str(e))], in_use.base_dataset().fingerprint)
         return
     in_use_here = st.session_state.get(state.STORED) == dataset_id
     if in_use_here:
         st.session_state.pop(state.STORED)
-    state.post([("info", f"Deleted {entry.name if entry else dataset_id} from the workspace"
-                 + (": it stays in use in this session until you leave it." if in_use_here else "."))],
+    until = entry.purged_at(trash_days())
+    state.post([("info", f"Deleted {entry.name} from the workspace"
+                 + (": it stays in use in this session until you leave it." if in_use_here else ".")
+                 + f" It is in the trash with its runs, grades and experiments: {entry.deleted_by} deleted it; its "
+                 f"owner or an admin can restore it below until {when(until)} UTC.")],
                in_use.base_dataset().fingerprint)
+
+
+def _restore(dataset_id: str) -> None:
+    """Bring a dataset back from the trash (a button's callback)."""
+    try:
+        entry = store().restore_dataset(dataset_id, me())
+    except InputError as e:
+        state.post([("error", str(e))], in_use.base_dataset().fingerprint)
+        return
+    state.post([("success", f"Restored {entry.name} with its runs, grades and experiments: open it above.")],
+               in_use.base_dataset().fingerprint)
+
+
+def _purge(dataset_id: str, name: str) -> None:
+    """Delete a dataset of the trash for good (a button's callback, once confirmed)."""
+    try:
+        store().purge_dataset(dataset_id, me())
+    except InputError as e:
+        state.post([("error", str(e))], in_use.base_dataset().fingerprint)
+        return
+    state.post([("info", f"Deleted {name} for good.")], in_use.base_dataset().fingerprint)
 
 
 def _import() -> None:
@@ -559,6 +617,9 @@ def _import() -> None:
     if f is None or ws is None:
         return
     base = in_use.base_dataset()
+    if signed_out():
+        state.post([("error", f"Not imported: {signed_out_message()}")], base.fingerprint)
+        return
     try:
         n = transfer.import_workspace(ws, f.getvalue(), f.name)
     except InputError as e:  # one transaction: nothing of the zip was stored, the dataset in use stays
@@ -573,19 +634,37 @@ def when(t: datetime) -> str:
     return t.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
 
 
+def _who_line(ws: Workspace) -> None:
+    """Who this person is to the workspace: signed in (and an admin or not), signed out (read-only), or a name typed
+    on a laptop without sign-in."""
+    if signed_out():
+        st.warning(escape_markdown(signed_out_message()), icon=":material/lock:")
+        return
+    user = proxy_user()
+    if user:
+        role = "an admin: you may rename, delete and restore any dataset" if me().admin else (
+            "you may rename, delete and restore the datasets you added, and take back your own grades")
+        st.caption(f"Signed in as **{escape_markdown(user)}** (from the proxy), {role}. Uploads and grades carry "
+                   "this name.")
+    else:
+        name_input("Your name", ANONYMOUS, "Uploads and grades carry it (anonymous without one). Without sign-in "
+                   "(one person on this machine) you manage every dataset of this workspace.")
+
+
 def section() -> None:
-    """The Data page's workspace: who you are, and the stored datasets to open, rename or delete."""
+    """The Data page's workspace: who you are, the stored datasets to open, rename or delete, and the trash."""
     st.subheader("Workspace")
     ws = store()
     if ws is None:
         st.warning(f"The workspace cannot be opened, so uploads are not kept: {escape_markdown(problem() or '')}",
                    icon=":material/cloud_off:")
         return
-    user = proxy_user()
-    if user:
-        st.caption(f"Signed in as **{escape_markdown(user)}** (from the proxy): uploads and grades carry this name.")
-    else:
-        name_input("Your name", ANONYMOUS, "Uploads and grades carry it (anonymous without one).")
+    try:
+        ws.purge_expired()
+    except InputError as e:
+        st.error(escape_markdown(str(e)), icon=":material/error:")
+    _who_line(ws)
+    read_only = signed_out()
     entries = ws.datasets()
     used, limit = ws.size(), ws.max_bytes
     exporting, importing = st.columns(2)
@@ -594,29 +673,76 @@ def section() -> None:
                               on_click="ignore", icon=":material/archive:", width="stretch", disabled=not entries,
                               help="Every dataset (as a BEIR folder and as uploaded), run, embeddings file, grade "
                                    "(qrels per rater and combined) and saved experiment, in one zip.")
-    if not entries:
+    if not entries and not read_only:
         importing.file_uploader("Import a workspace (zip)", type=["zip"], key="ws_import", on_change=_import,
                                 help="A zip exported by this lab, read into this empty workspace.")
     st.caption(f"Uploads are kept in {escape_markdown(ws.label)}: {plural(len(entries), 'dataset')}, {mb(used)} of "
                f"{mb(limit)}. Open one here, or share this page's link: it names the dataset and runs in use. Times "
                "are UTC.")
-    if not entries:
-        return
+    if entries:
+        _stored(entries, read_only)
+    _trash(ws, read_only)
+
+
+def _owner(e: DatasetEntry) -> str:
+    return e.owner if e.owner is not None else "nobody (admins only)"
+
+
+def _stored(entries: list[DatasetEntry], read_only: bool) -> None:
+    """The stored datasets' table, and the one chosen's buttons (renaming and deleting only for who may)."""
     rows = [{"name": e.name, "documents": e.n_docs, "questions": e.n_questions, "judgements": e.n_judgements,
-             "size": mb(e.size), "added": when(e.added_at), "by": e.added_by, "id": e.id} for e in entries]
+             "size": mb(e.size), "added": when(e.added_at), "by": e.added_by, "owner": _owner(e), "id": e.id}
+            for e in entries]
     st.dataframe(rows, hide_index=True, width="stretch")
     ids = [e.id for e in entries]
-    names = {e.id: e.name for e in entries}
-    chosen = st.selectbox("Stored dataset", ids, format_func=lambda i: f"{names[i]} ({i})", key="ws_chosen")
+    by_id = {e.id: e for e in entries}
+    chosen = st.selectbox("Stored dataset", ids, format_func=lambda i: f"{by_id[i].name} ({i})", key="ws_chosen")
     if chosen is None:
         return
+    allowed = not read_only and me().may_manage(by_id[chosen].owner)
+    why = None if allowed else ("Sign in to change it." if read_only else
+                                f"Only its owner ({_owner(by_id[chosen])}) or an admin may rename or delete it.")
     a, b = st.columns([2, 5], vertical_alignment="bottom")
     a.button("Open", key="ws_open", on_click=_open, args=(chosen,), icon=":material/folder_open:", width="stretch")
-    b.text_input("New name", value=names[chosen], key=f"ws_rename:{chosen}", max_chars=200)
-    b.button("Rename", key="ws_rename_button", on_click=_rename, args=(chosen,), width="stretch")
+    b.text_input("New name", value=by_id[chosen].name, key=f"ws_rename:{chosen}", max_chars=200, disabled=not allowed)
+    b.button("Rename", key="ws_rename_button", on_click=_rename, args=(chosen,), width="stretch", disabled=not allowed,
+             help=why)
     # the deletion on a row of its own: in a third of the row its check box's label was cut at 1024 px
     c, d = st.columns([5, 2], vertical_alignment="center")
-    sure = c.checkbox("Delete it for everyone", key=f"ws_sure:{chosen}",
-                      help="With its runs, embeddings and grades: links to it stop working.")
-    d.button("Delete", key="ws_delete", on_click=_delete, args=(chosen,), disabled=not sure, type="primary",
-             icon=":material/delete:", width="stretch")
+    sure = c.checkbox("Delete it for everyone", key=f"ws_sure:{chosen}", disabled=not allowed,
+                      help=why or f"With its runs, embeddings, grades and experiments, to the trash: restorable for "
+                                  f"{trash_days():g} days, then deleted for good.")
+    d.button("Delete", key="ws_delete", on_click=_delete, args=(chosen,), disabled=not (sure and allowed),
+             type="primary", icon=":material/delete:", width="stretch")
+
+
+def _trash(ws: Workspace, read_only: bool) -> None:
+    """The trash: who deleted what and when, until when it can be restored; restore or delete for good (its owner
+    or an admin)."""
+    gone = ws.trash()
+    if not gone:
+        return
+    days = trash_days()
+    st.markdown(f"**Trash** ({plural(len(gone), 'dataset')}): restorable for {days:g} days after deletion, with "
+                "their runs, grades and experiments; then deleted for good.")
+    st.dataframe([{"name": e.name, "owner": _owner(e), "deleted by": e.deleted_by, "deleted": when(e.deleted_at),
+                   "deleted for good": when(e.purged_at(days)), "size": mb(e.size), "id": e.id} for e in gone],
+                 hide_index=True, width="stretch")
+    by_id = {e.id: e for e in gone}
+    chosen = st.selectbox("Deleted dataset", list(by_id), key="ws_trash_chosen",
+                          format_func=lambda i: f"{by_id[i].name} ({i}), deleted by {by_id[i].deleted_by}")
+    if chosen is None:
+        return
+    e = by_id[chosen]
+    st.caption(f"**{escape_markdown(e.name)}**, owned by {escape_markdown(_owner(e))}: deleted by "
+               f"**{escape_markdown(e.deleted_by or '')}** on {when(e.deleted_at)} UTC; restorable until "
+               f"{when(e.purged_at(days))} UTC.")
+    allowed = not read_only and me().may_manage(e.owner)
+    why = None if allowed else ("Sign in to change it." if read_only else
+                                f"Only its owner ({_owner(e)}) or an admin may restore it.")
+    a, b, c = st.columns([2, 2, 2], vertical_alignment="bottom")
+    a.button("Restore", key="ws_restore", on_click=_restore, args=(chosen,), disabled=not allowed, help=why,
+             icon=":material/restore_from_trash:", width="stretch")
+    sure = b.checkbox("Delete it for good", key=f"ws_purge_sure:{chosen}", disabled=not allowed, help=why)
+    c.button("Delete for good", key="ws_purge", on_click=_purge, args=(chosen, by_id[chosen].name),
+             disabled=not (sure and allowed), icon=":material/delete_forever:", width="stretch")

@@ -729,6 +729,31 @@ def beir_zip(ds: Dataset) -> bytes:
     return buf.getvalue()
 
 
+def beir_zip_kept(data: bytes, source: str) -> bytes:
+    """The BEIR zip with only the members `load_beir_zip` reads (corpus, questions, the qrels file), under the same
+    names, so it loads to the same content: what the store keeps of an upload (a member never read is neither kept
+    nor counted against the store's limit). The bytes as given when it holds nothing else. Call it on a zip that
+    `load_beir_zip` read: the members kept were bounded there."""
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError):
+        raise InputError(f"{source}: not a zip file") from None
+    with zf:
+        infos = zf.infolist()
+        kept = _beir_members([n for n in zf.namelist() if not n.endswith("/") and "__MACOSX" not in n], source)
+        if len(infos) == len(kept):
+            return data
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+            for name in kept:
+                info = zipfile.ZipInfo(name, zf.getinfo(name).date_time)
+                info.compress_type = zipfile.ZIP_DEFLATED
+                with zf.open(name) as a, dst.open(info, "w", force_zip64=True) as b:
+                    while chunk := a.read(1 << 20):
+                        b.write(chunk)
+    return out.getvalue()
+
+
 _NOT_REGULAR = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
                 (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 

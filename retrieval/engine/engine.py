@@ -16,6 +16,8 @@ Worked example: `Engine(load("invented")).evaluate(Params(), "ndcg@5").mean("BM2
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import ctypes
 import gc
 import hashlib
@@ -920,14 +922,38 @@ def warm_up_and_calibrate(background_process: bool) -> None:
         pass
 
 
+_CHILDREN: list[subprocess.Popen] = []  # the warm-up child while it runs: ended and reaped when this process exits
+
+
+def _end_children() -> None:
+    """At this process's exit (a server stopped, SIGTERM included): end the warm-up child and reap it, so it is not
+    left a zombie under an init that reaps nothing. A server killed with SIGKILL runs nothing: its child sees its
+    parent gone and exits, and only the process that adopts it (init, or `docker run --init`) can reap it."""
+    for child in list(_CHILDREN):
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            child.kill()
+            child.wait(timeout=10)
+
+
+atexit.register(_end_children)
+
+
 def _warm_up_in_child(timeout: float = 900.0) -> bool:
     """`python -m retrieval warmup` in a child process with this package importable; False if it failed."""
 
     root = str(Path(__file__).resolve().parent.parent)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)}
     try:
-        done = subprocess.run([sys.executable, "-m", "retrieval", "warmup", "--quiet", "--with-parent"], env=env, timeout=timeout,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError):
+        child = subprocess.Popen([sys.executable, "-m", "retrieval", "warmup", "--quiet", "--with-parent"], env=env,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except OSError:
         return False
-    return done.returncode == 0
+    _CHILDREN.append(child)
+    try:
+        return child.wait(timeout=timeout) == 0
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait()
+        return False
+    finally:
+        _CHILDREN.remove(child)

@@ -71,6 +71,9 @@ datasets = Table(
     Column("format", String(16), nullable=False),  # "beir-zip" or "files"
     *(Column(n, Integer, nullable=False) for n in ("n_docs", "n_questions", "n_judgements")),
     *_added(),
+    Column("owner", Text, nullable=True),  # who may rename or delete it (retrieval.store.access); None: nobody
+    Column("deleted_at", DateTime(timezone=True), nullable=True),  # in the trash since then (None: not deleted)
+    Column("deleted_by", Text, nullable=True),
 )
 
 dataset_files = Table(
@@ -122,6 +125,7 @@ grades = Table(
     Column("grade", Integer, nullable=False),
     Column("graded_at", DateTime(timezone=True), nullable=False),
     Index("ix_grades_dataset_pair", "dataset_id", "query_id", "doc_id"),
+    Index("ix_grades_dataset_rater", "dataset_id", "rater"),  # a rater's grades counted against their bound
 )
 
 experiments = Table(

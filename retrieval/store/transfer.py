@@ -122,7 +122,7 @@ def export_workspace(ws: Workspace) -> bytes:
                 qrels[path] = {"combined_by": rule}
             index["datasets"].append({
                 "id": entry.id, "name": entry.name, "format": entry.format, "added_at": _time(entry.added_at),
-                "added_by": entry.added_by, "beir": f"{base}/beir", "upload": files, "runs": runs,
+                "added_by": entry.added_by, "owner": entry.owner, "beir": f"{base}/beir", "upload": files, "runs": runs,
                 "embeddings": vectors, "grades": f"{base}/grades.jsonl", "qrels": qrels})
         experiments = []
         for e in ws.experiments():
@@ -154,6 +154,8 @@ def _record(value, keys: dict, where: str, optional: dict | None = None) -> dict
         if key not in value:
             raise InputError(f"{where}: no {key!r}")
         v = value[key]
+        if v is None and key in _NULLABLE:
+            continue
         if not isinstance(v, kind) or isinstance(v, bool):
             raise InputError(f"{where}: {key!r} is {_json_kind(v)}, not {_KINDS[kind]}")
     extra = [k for k in value if k not in keys and k not in optional]
@@ -166,6 +168,8 @@ _FILE = {"name": str, "path": str}
 _DATASET = {"id": str, "name": str, "format": str, "added_at": str, "added_by": str, "upload": list, "runs": list,
             "embeddings": list, "grades": str}
 _DERIVED = {"beir": str, "qrels": dict}  # views for other tools: named members, never read by an import
+_OWNED = {"owner": str}  # who may rename or delete it (null: nobody, admins only); absent before owners: its adder
+_NULLABLE = {"owner"}
 _RUN = {"name": str, "file_name": str, "path": str, "added_at": str, "added_by": str}
 _EMBEDDINGS = {"name": str, "files": list, "added_at": str, "added_by": str}
 _EXPERIMENT = {"dataset": str, "name": str, "created_at": str, "created_by": str, "path": str}
@@ -186,7 +190,7 @@ def _members(index: dict, source: str) -> dict[str, str]:
     datasets_ = index["datasets"]
     for k, d in enumerate(datasets_):
         where = f"{source}/{INDEX}: dataset {k + 1}"
-        _record(d, _DATASET, where, _DERIVED)
+        _record(d, _DATASET, where, {**_DERIVED, **_OWNED})
         for f in d["upload"]:
             name(_record(f, _FILE, f"{where}, its upload")["path"], where)
         for i, r in enumerate(d["runs"]):
@@ -404,7 +408,8 @@ def _import_dataset(ws: Workspace, reader: _Reader, d: dict, where: str) -> str:
         ds = _stored(where, datasets.from_files, *((f.data, f.name) for f in files), d["name"])
     if ds.fingerprint != expected:
         raise InputError(f"{where}: its files give the dataset {ds.fingerprint}, not {_short(expected)}")
-    _stored(where, ws.add_dataset, ds.renamed(d["name"]), fmt, files, d["added_by"], _parse_time(d["added_at"], where))
+    _stored(where, ws.add_dataset, ds.renamed(d["name"]), fmt, files, d["added_by"], _parse_time(d["added_at"], where),
+            d.get("owner", d["added_by"]))
     del files, ds  # one dataset's files held at a time
     for i, r in enumerate(d["runs"]):
         at = f"{where}, run {i + 1}"
