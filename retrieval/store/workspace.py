@@ -223,7 +223,7 @@ class Workspace:
         self.engine = engine
         self.label = label  # the store's URL without its password: what messages name
         self.max_bytes = max_bytes
-        self._held = threading.local()  # the connection of this thread's `transaction()`, while one is open
+        self._in_tx = threading.local()  # the connection of this thread's `transaction()`, while one is open
 
     # ------------------------------------------------------------------------------------------- transactions
 
@@ -232,21 +232,22 @@ class Workspace:
         """Every write and read this thread makes inside the block is one transaction (the whole import of a
         workspace, transfer.py): committed when the block ends, rolled back on any error, and none of it kept by a
         process killed inside it. Other threads and processes wait for it to write (the lock of `_write`)."""
-        if getattr(self._held, "conn", None) is not None:
+        if getattr(self._in_tx, "conn", None) is not None:
             raise RuntimeError("a transaction is open on this thread already")
         with self._write() as conn:
-            self._held.conn = conn
+            self._in_tx.conn = conn
             try:
                 yield
             finally:
-                self._held.conn = None
+                self._in_tx.conn = None
+        self._give_back()
 
     @contextmanager
     def _write(self) -> Iterator[sa.Connection]:
         """One write transaction: SQLite's BEGIN IMMEDIATE (a writer waits for another rather than failing when it
         upgrades its lock), PostgreSQL's advisory lock (the size check and the write it guards, one writer at a time
         across servers). Committed at the end, rolled back on any error. Inside `transaction()`, its connection."""
-        held = getattr(self._held, "conn", None)
+        held = getattr(self._in_tx, "conn", None)
         if held is not None:
             yield held
             return
@@ -267,8 +268,8 @@ class Workspace:
         """SQLite: return the pages a write freed to the disk (incremental auto-vacuum, then a checkpoint that
         truncates the log); PostgreSQL's autovacuum makes its space reusable by itself. Best effort: a reader
         holding the log only delays the shrink to a later write."""
-        if self.engine.dialect.name != "sqlite":
-            return
+        if self.engine.dialect.name != "sqlite" or getattr(self._in_tx, "conn", None) is not None:
+            return  # inside `transaction()`: once it commits
         raw = self.engine.raw_connection()
         try:
             cur = raw.cursor()
@@ -283,7 +284,7 @@ class Workspace:
 
     @contextmanager
     def _read(self) -> Iterator[sa.Connection]:
-        held = getattr(self._held, "conn", None)
+        held = getattr(self._in_tx, "conn", None)
         if held is not None:  # inside `transaction()`: what it wrote so far is read
             yield held
             return
