@@ -638,6 +638,7 @@ def cmd_workspace_import(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: exit status 0, or 2 with one line on stderr for bad input."""
     _kernels.serve_small_from_python()  # a small corpus needs no compiler: served at once even on a fresh clone
+    _kernels.serve_uncompiled()  # nor, in one run, a medium one: the twins rather than numba's ~45 s compile
     for w in repair_compiled_cache():  # a damaged compiled cache: cleared and compiled again, said, never a traceback
         print(f"warning: {_t(w)}", file=sys.stderr)
     try:

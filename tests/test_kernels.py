@@ -627,6 +627,79 @@ def test_the_python_twin_and_the_compiled_kernels_give_the_same_rankings(monkeyp
     assert got[True] == got[False]
 
 
+def _raw(run) -> tuple:
+    """A run's raw best lists as plain lists (BM25's also its layout positions and probed scores)."""
+    fields = [run.top_d, run.top_s, run.n_top, run.n_res, run.lo, run.hi]
+    fields += [getattr(run, name) for name in ("top_p", "probe_scores") if getattr(run, name, None) is not None]
+    return tuple(np.asarray(f).tolist() for f in fields)
+
+
+@pytest.mark.parametrize("n_docs, dup, vocab", [(150, 0.3, 8), (700, 0.4, 14), (900, 0.05, 40)])
+def test_the_numpy_twins_give_the_compiled_kernels_bits(monkeypatch, n_docs, dup, vocab):
+    """A one-shot command while numba's cache lacks the kernels (`serve_uncompiled`): BM25's layout and pass and
+    the dense pass run as whole-array numpy (kernels/vectorised.py), the others as plain Python, and every
+    system's lists, raw best lists (scores to the last bit, lowest and highest, layout positions, LSA's documents
+    scored by BM25 for the weighted fusion) and judged ranks equal the compiled kernels', first runs and runs
+    after a slider step (BM25 hinted) alike; tie-heavy corpora (duplicates), rows long enough to be sampled."""
+    ds = random_dataset(7, n_docs=n_docs, n_q=14, dup=dup, vocab=vocab)
+    settings = (Params(), Params(k1=0.7, b=0.3), Params(alpha=0.2, rrf_k=5.0, dims=3, fusion_depth=100))
+    _warm_up_done()
+    monkeypatch.setattr(dispatch._LOCAL, "compiled", False)
+    monkeypatch.setattr(dispatch, "_READY", threading.Event())
+    calls = {"python": 0}
+    for name in ("layout", "bm25_rank", "lsa_rank"):
+        monkeypatch.setattr(getattr(_kernels, name), "vectorised", _counting(getattr(_kernels, name).vectorised, calls))
+    got = {}
+    for uncompiled in (False, True):
+        monkeypatch.setattr(dispatch, "_MODE", {"auto": False, "uncompiled": uncompiled})
+        for name in _kernels.KERNELS:
+            monkeypatch.setattr(getattr(_kernels, name), "on_disk", not uncompiled)
+        before = calls["python"]
+        prep = Engine(ds)
+        got[uncompiled] = [(_all_lists(ds, prep, p), _raw(prep.run("BM25", p)), _raw(prep.run("LSA", p)))
+                           for p in settings]
+        assert (calls["python"] - before >= 3) is uncompiled, calls
+    assert got[True] == got[False]
+
+
+def test_uncompiled_calls_go_to_a_twin_only_for_kernels_numba_has_not_cached(monkeypatch):
+    """`serve_uncompiled`: a kernel numba's cache on disk lacks runs its numpy twin up to VECTORISED_MAX_WORK
+    steps, else its plain-Python twin up to UNCOMPILED_PYTHON_MAX_WORK, else compiles; one on disk is loaded
+    (compiled); the warm-up's thread, and every call once the kernels are ready, runs compiled."""
+    _warm_up_done()
+    monkeypatch.setattr(dispatch._LOCAL, "compiled", False)
+    monkeypatch.setattr(dispatch, "_READY", threading.Event())
+    monkeypatch.setattr(dispatch, "_MODE", {"auto": False, "uncompiled": True})
+    lsa_rank, lsa_rows = _kernels.lsa_rank, _kernels.lsa_rows
+    for k in (lsa_rank, lsa_rows):
+        monkeypatch.setattr(k, "on_disk", False)
+    assert lsa_rank.pick(10) is lsa_rank.vectorised and lsa_rank.pick(thresholds.VECTORISED_MAX_WORK) is lsa_rank.vectorised
+    assert lsa_rank.pick(thresholds.VECTORISED_MAX_WORK + 1) is lsa_rank.compiled
+    assert lsa_rows.vectorised is None and lsa_rows.pick(thresholds.UNCOMPILED_PYTHON_MAX_WORK) is lsa_rows.python
+    assert lsa_rows.pick(thresholds.UNCOMPILED_PYTHON_MAX_WORK + 1) is lsa_rows.compiled
+    monkeypatch.setattr(lsa_rank, "on_disk", True)
+    assert lsa_rank.pick(10) is lsa_rank.compiled  # numba loads it from its cache: no compile to spare
+    with _kernels.compiled_here():
+        assert lsa_rows.pick(10) is lsa_rows.compiled
+    _kernels.mark_ready()
+    assert lsa_rows.pick(10) is lsa_rows.compiled
+
+
+@pytest.mark.skipif(not _kernels.dispatchers(), reason="numba is disabled: nothing is compiled or cached")
+def test_on_disk_says_whether_numba_s_cache_holds_a_kernel(tmp_path):
+    """A fresh cache folder holds nothing; after a call compiles a kernel there, it holds that one only."""
+    script = ("import numpy as np; from retrieval import kernels as k; from retrieval.kernels import dispatch\n"
+              "from retrieval.retrievers.ranking import Csr, Judged\n"
+              "before = [dispatch.on_disk(k.list_ranks.compiled), dispatch.on_disk(k.lsa_rows.compiled)]\n"
+              "z = np.zeros(1, dtype=np.int64)\n"
+              "k.list_ranks.compiled(np.zeros(0, dtype=np.int64), Csr(z, z, np.zeros(1)), Judged(z, z, z))\n"
+              "print(before, [dispatch.on_disk(k.list_ranks.compiled), dispatch.on_disk(k.lsa_rows.compiled)])\n")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["[False,", "False]", "[True,", "False]"]
+
+
 def _counting(fn, calls):
     def wrapped(*args):
         calls["python"] += 1
