@@ -31,6 +31,7 @@ from .corpus.text import Analysis
 from .engine.engine import (
     CLI_MAX_CHARS,
     check_size,
+    compiled_dispatchers,
     evaluate,
     max_chars,
     repair_compiled_cache,
@@ -643,6 +644,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"warning: {_t(w)}", file=sys.stderr)
     try:
         args = build_parser().parse_args(argv)
+        if not getattr(args, "quiet", False):  # a compile numba cannot skip is said at once, with its progress
+            named = compiled_dispatchers()
+            total = sum(not _kernels.dispatch.on_disk(d) for d in named.values()) if args.func is cmd_warmup else None
+            _kernels.dispatch.announce_compiling(named, lambda line: print(line, file=sys.stderr, flush=True), total)
         return args.func(args)
     except InputError as e:
         print(f"retrieval: error: {_t(e)}", file=sys.stderr)

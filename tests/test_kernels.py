@@ -21,6 +21,7 @@ import scipy.sparse as sp
 
 from retrieval import kernels as _kernels
 from retrieval.analyses import tuning
+from retrieval.cli import main as cli_main
 from retrieval.core import thresholds, workers
 from retrieval.core.errors import InputError
 from retrieval.core.params import Params
@@ -747,6 +748,10 @@ def test_after_the_warm_up_the_app_s_paths_compile_nothing(tmp_path):
                           text=True, timeout=900)
     assert warm.returncode == 0, warm.stderr
     assert f"kernels ready: {len(_kernels.KERNELS) + len(text.KERNELS)} kernels" in warm.stdout
+    # it said at once that it compiles, then each kernel as it went
+    n = len(_kernels.KERNELS) + len(text.KERNELS)
+    assert warm.stderr.startswith("compiling kernels with numba (once: they are cached on disk"), warm.stderr
+    assert warm.stderr.count(" compiled in ") >= n and f"({n} of {n})" in warm.stderr, warm.stderr
     script = (
         "import json, sys; sys.path.insert(0, 'tests')\n"
         "from retrieval.corpus import dataset, text\n"
@@ -776,6 +781,48 @@ def test_after_the_warm_up_the_app_s_paths_compile_nothing(tmp_path):
     out = json.loads(used.stdout.splitlines()[-1])
     assert out["rescans"] > 0  # the rare second try was exercised
     assert out["hits"] >= 10 and not any(out["misses"].values()), out
+
+
+def _real_shaped_beir(root: Path, n_docs: int = 2500, n_q: int = 120) -> Path:
+    """A BEIR folder shaped like a real collection: documents of 20 to 80 words drawn from a Zipf-like vocabulary
+    of 4,000, questions of 3 to 10 words, 6 graded judgements each."""
+    rng = np.random.default_rng(3)
+    vocab = [f"w{i}" for i in range(4000)]
+    p = 1.0 / np.arange(1, len(vocab) + 1)
+    p /= p.sum()
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / "corpus.jsonl", "w") as f:
+        for d in range(n_docs):
+            f.write(json.dumps({"_id": f"d{d}", "title": "", "text": " ".join(rng.choice(vocab, rng.integers(20, 80), p=p))}) + "\n")
+    with open(root / "queries.jsonl", "w") as f:
+        for q in range(n_q):
+            f.write(json.dumps({"_id": f"q{q}", "text": " ".join(rng.choice(vocab[:1500], rng.integers(3, 11)))}) + "\n")
+    (root / "qrels").mkdir(exist_ok=True)
+    lines = ["query-id\tcorpus-id\tscore"] + [f"q{q}\td{d}\t{rng.integers(1, 4)}" for q in range(n_q)
+                                                for d in rng.choice(n_docs, 6, replace=False)]
+    (root / "qrels" / "test.tsv").write_text("\n".join(lines) + "\n")
+    return root
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _kernels.dispatchers(), reason="numba is disabled: nothing is compiled or cached")
+def test_a_first_evaluate_on_a_fresh_clone_compiles_nothing_and_prints_what_a_compiled_one_does(tmp_path, capsys):
+    """On a fresh clone (numba's cache empty) `python -m retrieval evaluate` of a real-shaped collection of 2,500
+    documents runs the kernels' twins: it compiles nothing (nothing said on stderr, nothing written to the cache)
+    and prints, text and JSON, byte for byte what the compiled kernels print."""
+    data = _real_shaped_beir(tmp_path / "beir")
+    fresh = tmp_path / "fresh-numba-cache"
+    fresh.mkdir()
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(fresh), "PYTHONPATH": str(ROOT)}
+    for extra in ([], ["--json"]):
+        args = ["evaluate", "--data", str(data), *extra]
+        first = subprocess.run([sys.executable, "-m", "retrieval", *args], cwd=ROOT, env=env, capture_output=True,
+                               text=True, timeout=600)
+        assert first.returncode == 0 and first.stderr == "", first.stderr
+        with _kernels.compiled_here():  # this thread: the compiled kernels only
+            assert cli_main(args) == 0
+        assert first.stdout == capsys.readouterr().out
+    assert not list(fresh.rglob("*.nbi"))
 
 
 def test_the_background_warm_up_starts_once_and_ends_ready():

@@ -875,7 +875,13 @@ def warm_up() -> dict[str, int]:
                                fusion.PostingsSide(bm.plan.by_term, bm.norm, bm.k1 + 1.0, bm.lo, bm.hi),
                                fusion.VectorSide(ls.qvec, ls.vecs, ls.top_d, ls.top_s, ls.n_top, ls.lo, ls.hi), top)
     _kernels.mark_ready()
-    return {name: len(d.signatures) for name, d in {**_kernels.dispatchers(), **text.dispatchers()}.items()}
+    return {name: len(d.signatures) for name, d in compiled_dispatchers().items()}
+
+
+def compiled_dispatchers() -> dict:
+    """Every compiled kernel's numba dispatcher by name, the library's and the tokeniser's (empty with
+    NUMBA_DISABLE_JIT=1)."""
+    return {**_kernels.dispatchers(), **text.dispatchers()}
 
 
 _WARMING: list[threading.Thread] = []

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import pickletools
 import threading
+import time
 import types
 from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
+from numba.core import event as numba_event
 from numba.core.dispatcher import Dispatcher
 
 from ..core import workers
@@ -172,6 +174,70 @@ class compiled_here:
 def dispatchers(kernels: dict[str, Kernel]) -> dict:
     """Each kernel's numba dispatcher (empty with NUMBA_DISABLE_JIT=1): its signatures and cache statistics."""
     return {n: k.compiled for n, k in kernels.items() if isinstance(k.compiled, Dispatcher)}
+
+
+# --------------------------------------------------------------------------------------- compiling, said
+
+TICK = 10.0  # seconds between two lines of a compile in progress
+
+
+class CompileNotice(numba_event.Listener):
+    """Says, through `write`, each time numba starts compiling one of the named dispatchers (a cache miss: loading
+    one from numba's cache on disk says nothing), how long it took and how many are done, and every TICK seconds
+    of a long compile that it is still going: a command that has to compile says so at once and shows progress
+    instead of seeming to hang. `total`: how many a full compile takes (warmup), None when only what the run
+    needs is compiled."""
+
+    def __init__(self, named: dict, write, total: int | None = None):
+        self.named = {id(d): name for name, d in named.items()}
+        self.write, self.total = write, total
+        self.compiled: set[str] = set()
+        self.said_why = False
+        self.running: dict[int, tuple[str, float]] = {}  # by thread: the kernel it compiles, since when
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+
+    def _name(self, ev) -> str | None:
+        return self.named.get(id(ev.data.get("dispatcher")))
+
+    def on_start(self, ev) -> None:
+        name = self._name(ev)
+        if name is None:
+            return
+        with self.lock:
+            if not self.said_why:
+                self.said_why = True
+                self.write("compiling kernels with numba (once: they are cached on disk, and later runs load them; "
+                           "`python -m retrieval warmup` compiles them all)")
+                threading.Thread(target=self._tick, name="retrieval-compile-notice", daemon=True).start()
+            self.running[threading.get_ident()] = (name, time.monotonic())
+        self.write(f"  compiling {name} ...")
+
+    def on_end(self, ev) -> None:
+        name = self._name(ev)
+        if name is None:
+            return
+        with self.lock:
+            _, t0 = self.running.pop(threading.get_ident(), (name, time.monotonic()))
+            self.compiled.add(name)  # a kernel compiled for a second signature counts once
+            done = len(self.compiled)
+        of = f"{done} of {self.total}" if self.total and done <= self.total else f"{done} so far"
+        self.write(f"  {name} compiled in {time.monotonic() - t0:.1f} s ({of})")
+
+    def _tick(self) -> None:
+        while not self.stop.wait(TICK):
+            with self.lock:
+                now = [(name, time.monotonic() - t0) for name, t0 in self.running.values()]
+            for name, dt in now:
+                if dt >= TICK:
+                    self.write(f"  ... still compiling {name} ({dt:.0f} s)")
+
+
+def announce_compiling(named: dict, write, total: int | None = None) -> CompileNotice:
+    """Register a `CompileNotice` for numba's compiles of the named dispatchers in this process; returns it."""
+    notice = CompileNotice(named, write, total)
+    numba_event.register("numba:compile", notice)
+    return notice
 
 
 # --------------------------------------------------------------------------------------- numba's cache on disk
