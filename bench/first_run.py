@@ -4,6 +4,7 @@ command warm (every kernel compiled and on disk), each a whole process as a user
     .venv/bin/python bench/first_run.py                                  # Cranfield at ../shared/datasets/cranfield
     .venv/bin/python bench/first_run.py --data PATH --runs 5             # a BEIR folder or zip
     .venv/bin/python bench/first_run.py --variants first,warm            # leave out the slow compile-first variant
+    .venv/bin/python bench/first_run.py --warm-cache DIR                 # a cache `warmup` filled already
 
 The variants, run in turns (one of each, then again) so that a machine's drift touches each alike:
 
@@ -60,6 +61,7 @@ def main() -> None:
     ap.add_argument("--data", default=str(CRANFIELD), help="a BEIR folder or zip (default: Cranfield beside the repo)")
     ap.add_argument("--runs", type=int, default=3, help="runs of each variant (default 3)")
     ap.add_argument("--variants", default=",".join(VARIANTS), help=f"some of {', '.join(VARIANTS)}")
+    ap.add_argument("--warm-cache", metavar="DIR", help="a numba cache `warmup` filled already (kept; not timed)")
     args = ap.parse_args()
     variants = [v for v in args.variants.split(",") if v]
     if not set(variants) <= set(VARIANTS) or not variants:
@@ -68,11 +70,11 @@ def main() -> None:
         sys.exit(f"{args.data}: no such dataset (give --data)")
     command = ["-m", "retrieval", "evaluate", "--data", args.data]
     base = {**os.environ, "PYTHONPATH": str(ROOT)}
-    warm_dir = tempfile.mkdtemp(prefix="numba-warm-")
+    warm_dir = args.warm_cache or tempfile.mkdtemp(prefix="numba-warm-")
     results: dict[str, list[tuple[float, float, int]]] = {v: [] for v in variants}
     warmup = None
     try:
-        if "warm" in variants:
+        if "warm" in variants and not args.warm_cache:
             w, c, _ = timed([sys.executable, "-m", "retrieval", "warmup", "--quiet"], {**base, "NUMBA_CACHE_DIR": warm_dir})
             warmup = (w, c)
         for _ in range(args.runs):
@@ -88,7 +90,8 @@ def main() -> None:
                         shutil.rmtree(cold, ignore_errors=True)
                 results[v].append((wall, cpu, err.count(" compiled in ")))
     finally:
-        shutil.rmtree(warm_dir, ignore_errors=True)
+        if not args.warm_cache:
+            shutil.rmtree(warm_dir, ignore_errors=True)
     load = os.getloadavg()
     print(f"dataset {args.data}; {args.runs} runs of each; {os.cpu_count()} cores; Python "
           f"{sys.version.split()[0]}; load average at the end {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}")
