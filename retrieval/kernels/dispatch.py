@@ -16,7 +16,12 @@ from numba.core import event as numba_event
 from numba.core.dispatcher import Dispatcher
 
 from ..core import workers
-from ..core.thresholds import PARALLEL_MIN_WORK, PYTHON_MAX_WORK, UNCOMPILED_PYTHON_MAX_WORK, VECTORISED_MAX_WORK
+from ..core.thresholds import (
+    PARALLEL_MIN_WORK,
+    PYTHON_MAX_WORK,
+    UNCOMPILED_PYTHON_MAX_WORK,
+    VECTORISED_MAX_WORK,
+)
 from .layout import lowest_bit
 
 
