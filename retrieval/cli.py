@@ -31,6 +31,7 @@ from .corpus.text import Analysis
 from .engine.engine import (
     CLI_MAX_CHARS,
     check_size,
+    compiled_dispatchers,
     evaluate,
     max_chars,
     repair_compiled_cache,
@@ -701,10 +702,15 @@ def cmd_workspace_restore(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: exit status 0, or 2 with one line on stderr for bad input."""
     _kernels.serve_small_from_python()  # a small corpus needs no compiler: served at once even on a fresh clone
+    _kernels.serve_uncompiled()  # nor, in one run, a medium one: the twins rather than numba's ~45 s compile
     for w in repair_compiled_cache():  # a damaged compiled cache: cleared and compiled again, said, never a traceback
         print(f"warning: {_t(w)}", file=sys.stderr)
     try:
         args = build_parser().parse_args(argv)
+        if not getattr(args, "quiet", False):  # a compile numba cannot skip is said at once, with its progress
+            named = compiled_dispatchers()
+            total = sum(not _kernels.dispatch.on_disk(d) for d in named.values()) if args.func is cmd_warmup else None
+            _kernels.dispatch.announce_compiling(named, lambda line: print(line, file=sys.stderr, flush=True), total)
         return args.func(args)
     except InputError as e:
         print(f"retrieval: error: {_t(e)}", file=sys.stderr)

@@ -49,10 +49,16 @@ def server_settings(script: Path) -> dict:
 
 
 def address(server: dict) -> str:
-    """Where to point the browser, from the config's [server] table: http://localhost:8501 by default."""
+    """Where to point the browser, from the config's [server] table: the address Streamlit prints as it starts
+    (its `URL:` line), so the help, the README and the terminal say the same. A server listening on one address
+    is reached at that address (the app's config: http://127.0.0.1:8501); one listening on every interface, or
+    where no address is set, at http://localhost:8501 (Streamlit's `Local URL:`)."""
     host = str(server.get("address") or STREAMLIT_ADDRESS)
-    local = host in ("127.0.0.1", "::1", "0.0.0.0", "::")  # this machine, or every interface of it
-    return f"http://{'localhost' if local else host}:{server.get('port', STREAMLIT_PORT)}"
+    if host in ("0.0.0.0", "::"):  # every interface of this machine
+        host = STREAMLIT_ADDRESS
+    if ":" in host:  # an IPv6 address, bracketed in a URL
+        host = f"[{host}]"
+    return f"http://{host}:{server.get('port', STREAMLIT_PORT)}"
 
 
 def _store() -> str:

@@ -20,6 +20,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from retrieval.corpus import dataset  # noqa: E402
+from retrieval.kernels import dispatch  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -32,3 +33,12 @@ def invented():
 def _a_store_of_each_test_s_own(tmp_path, monkeypatch):
     """Each test's app keeps its uploads in a store of its own (what one test stored never shows in another's)."""
     monkeypatch.setenv("RETRIEVAL_LAB_HOME", str(tmp_path / "lab-home"))
+
+
+@pytest.fixture(autouse=True)
+def _kernels_compiled_unless_a_test_says_otherwise():
+    """A command run in the tests' process (`cli.main`) serves the kernels numba has not cached from their twins
+    (`serve_uncompiled`); that mode ends with the test, so a later test's kernel calls run what it expects."""
+    was = dispatch._MODE.get("uncompiled", False)
+    yield
+    dispatch._MODE["uncompiled"] = was

@@ -21,6 +21,7 @@ import scipy.sparse as sp
 
 from retrieval import kernels as _kernels
 from retrieval.analyses import tuning
+from retrieval.cli import main as cli_main
 from retrieval.core import thresholds, workers
 from retrieval.core.errors import InputError
 from retrieval.core.params import Params
@@ -627,6 +628,80 @@ def test_the_python_twin_and_the_compiled_kernels_give_the_same_rankings(monkeyp
     assert got[True] == got[False]
 
 
+def _raw(run) -> tuple:
+    """A run's raw best lists as plain lists (BM25's also its layout positions and probed scores)."""
+    fields = [run.top_d, run.top_s, run.n_top, run.n_res, run.lo, run.hi]
+    fields += [getattr(run, name) for name in ("top_p", "probe_scores") if getattr(run, name, None) is not None]
+    return tuple(np.asarray(f).tolist() for f in fields)
+
+
+@pytest.mark.parametrize("n_docs, dup, vocab", [(150, 0.3, 8), (700, 0.4, 14), (900, 0.05, 40)])
+def test_the_numpy_twins_give_the_compiled_kernels_bits(monkeypatch, n_docs, dup, vocab):
+    """A one-shot command while numba's cache lacks the kernels (`serve_uncompiled`): BM25's layout and pass and
+    the dense pass run as whole-array numpy (kernels/vectorised.py), the others as plain Python, and every
+    system's lists, raw best lists (scores to the last bit, lowest and highest, layout positions, LSA's documents
+    scored by BM25 for the weighted fusion) and judged ranks equal the compiled kernels', first runs and runs
+    after a slider step (BM25 hinted) alike; tie-heavy corpora (duplicates), rows long enough to be sampled."""
+    ds = random_dataset(7, n_docs=n_docs, n_q=14, dup=dup, vocab=vocab)
+    settings = (Params(), Params(k1=0.7, b=0.3), Params(alpha=0.2, rrf_k=5.0, dims=3, fusion_depth=100))
+    _warm_up_done()
+    monkeypatch.setattr(dispatch._LOCAL, "compiled", False)
+    monkeypatch.setattr(dispatch, "_READY", threading.Event())
+    calls = {"python": 0}
+    for name in ("layout", "bm25_rank", "lsa_rank"):
+        monkeypatch.setattr(getattr(_kernels, name), "vectorised", _counting(getattr(_kernels, name).vectorised, calls))
+    got = {}
+    for uncompiled in (False, True):
+        monkeypatch.setattr(dispatch, "_MODE", {"auto": False, "uncompiled": uncompiled})
+        for name in _kernels.KERNELS:
+            monkeypatch.setattr(getattr(_kernels, name), "on_disk", not uncompiled)
+        before = calls["python"]
+        prep = Engine(ds)
+        got[uncompiled] = [(_all_lists(ds, prep, p), _raw(prep.run("BM25", p)), _raw(prep.run("LSA", p)))
+                           for p in settings]
+        assert (calls["python"] - before >= 3) is uncompiled, calls
+    assert got[True] == got[False]
+
+
+def test_uncompiled_calls_go_to_a_twin_only_for_kernels_numba_has_not_cached(monkeypatch):
+    """`serve_uncompiled`: a kernel numba's cache on disk lacks runs its numpy twin up to VECTORISED_MAX_WORK
+    steps, else its plain-Python twin up to UNCOMPILED_PYTHON_MAX_WORK, else compiles; one on disk is loaded
+    (compiled); the warm-up's thread, and every call once the kernels are ready, runs compiled."""
+    _warm_up_done()
+    monkeypatch.setattr(dispatch._LOCAL, "compiled", False)
+    monkeypatch.setattr(dispatch, "_READY", threading.Event())
+    monkeypatch.setattr(dispatch, "_MODE", {"auto": False, "uncompiled": True})
+    lsa_rank, lsa_rows = _kernels.lsa_rank, _kernels.lsa_rows
+    for k in (lsa_rank, lsa_rows):
+        monkeypatch.setattr(k, "on_disk", False)
+    assert lsa_rank.pick(10) is lsa_rank.vectorised and lsa_rank.pick(thresholds.VECTORISED_MAX_WORK) is lsa_rank.vectorised
+    assert lsa_rank.pick(thresholds.VECTORISED_MAX_WORK + 1) is lsa_rank.compiled
+    assert lsa_rows.vectorised is None and lsa_rows.pick(thresholds.UNCOMPILED_PYTHON_MAX_WORK) is lsa_rows.python
+    assert lsa_rows.pick(thresholds.UNCOMPILED_PYTHON_MAX_WORK + 1) is lsa_rows.compiled
+    monkeypatch.setattr(lsa_rank, "on_disk", True)
+    assert lsa_rank.pick(10) is lsa_rank.compiled  # numba loads it from its cache: no compile to spare
+    with _kernels.compiled_here():
+        assert lsa_rows.pick(10) is lsa_rows.compiled
+    _kernels.mark_ready()
+    assert lsa_rows.pick(10) is lsa_rows.compiled
+
+
+@pytest.mark.skipif(not _kernels.dispatchers(), reason="numba is disabled: nothing is compiled or cached")
+def test_on_disk_says_whether_numba_s_cache_holds_a_kernel(tmp_path):
+    """A fresh cache folder holds nothing; after a call compiles a kernel there, it holds that one only."""
+    script = ("import numpy as np; from retrieval import kernels as k; from retrieval.kernels import dispatch\n"
+              "from retrieval.retrievers.ranking import Csr, Judged\n"
+              "before = [dispatch.on_disk(k.list_ranks.compiled), dispatch.on_disk(k.lsa_rows.compiled)]\n"
+              "z = np.zeros(1, dtype=np.int64)\n"
+              "k.list_ranks.compiled(np.zeros(0, dtype=np.int64), Csr(z, z, np.zeros(1)), Judged(z, z, z))\n"
+              "print(before, [dispatch.on_disk(k.list_ranks.compiled), dispatch.on_disk(k.lsa_rows.compiled)])\n")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+                         check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["[False,", "False]", "[True,", "False]"]
+
+
 def _counting(fn, calls):
     def wrapped(*args):
         calls["python"] += 1
@@ -674,6 +749,10 @@ def test_after_the_warm_up_the_app_s_paths_compile_nothing(tmp_path):
                           text=True, timeout=900)
     assert warm.returncode == 0, warm.stderr
     assert f"kernels ready: {len(_kernels.KERNELS) + len(text.KERNELS)} kernels" in warm.stdout
+    # it said at once that it compiles, then each kernel as it went
+    n = len(_kernels.KERNELS) + len(text.KERNELS)
+    assert warm.stderr.startswith("compiling kernels with numba (once: they are cached on disk"), warm.stderr
+    assert warm.stderr.count(" compiled in ") >= n and f"({n} of {n})" in warm.stderr, warm.stderr
     script = (
         "import json, sys; sys.path.insert(0, 'tests')\n"
         "from retrieval.corpus import dataset, text\n"
@@ -703,6 +782,48 @@ def test_after_the_warm_up_the_app_s_paths_compile_nothing(tmp_path):
     out = json.loads(used.stdout.splitlines()[-1])
     assert out["rescans"] > 0  # the rare second try was exercised
     assert out["hits"] >= 10 and not any(out["misses"].values()), out
+
+
+def _real_shaped_beir(root: Path, n_docs: int = 2500, n_q: int = 120) -> Path:
+    """A BEIR folder shaped like a real collection: documents of 20 to 80 words drawn from a Zipf-like vocabulary
+    of 4,000, questions of 3 to 10 words, 6 graded judgements each."""
+    rng = np.random.default_rng(3)
+    vocab = [f"w{i}" for i in range(4000)]
+    p = 1.0 / np.arange(1, len(vocab) + 1)
+    p /= p.sum()
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "corpus.jsonl").write_text("".join(
+        json.dumps({"_id": f"d{d}", "title": "", "text": " ".join(rng.choice(vocab, rng.integers(20, 80), p=p))}) + "\n"
+        for d in range(n_docs)))
+    (root / "queries.jsonl").write_text("".join(
+        json.dumps({"_id": f"q{q}", "text": " ".join(rng.choice(vocab[:1500], rng.integers(3, 11)))}) + "\n"
+        for q in range(n_q)))
+    (root / "qrels").mkdir(exist_ok=True)
+    lines = ["query-id\tcorpus-id\tscore"] + [f"q{q}\td{d}\t{rng.integers(1, 4)}" for q in range(n_q)
+                                                for d in rng.choice(n_docs, 6, replace=False)]
+    (root / "qrels" / "test.tsv").write_text("\n".join(lines) + "\n")
+    return root
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _kernels.dispatchers(), reason="numba is disabled: nothing is compiled or cached")
+def test_a_first_evaluate_on_a_fresh_clone_compiles_nothing_and_prints_what_a_compiled_one_does(tmp_path, capsys):
+    """On a fresh clone (numba's cache empty) `python -m retrieval evaluate` of a real-shaped collection of 2,500
+    documents runs the kernels' twins: it compiles nothing (nothing said on stderr, nothing written to the cache)
+    and prints, text and JSON, byte for byte what the compiled kernels print."""
+    data = _real_shaped_beir(tmp_path / "beir")
+    fresh = tmp_path / "fresh-numba-cache"
+    fresh.mkdir()
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(fresh), "PYTHONPATH": str(ROOT)}
+    for extra in ([], ["--json"]):
+        args = ["evaluate", "--data", str(data), *extra]
+        first = subprocess.run([sys.executable, "-m", "retrieval", *args], cwd=ROOT, env=env, capture_output=True,
+                               text=True, timeout=600, check=False)
+        assert first.returncode == 0 and first.stderr == "", first.stderr
+        with _kernels.compiled_here():  # this thread: the compiled kernels only
+            assert cli_main(args) == 0
+        assert first.stdout == capsys.readouterr().out
+    assert not list(fresh.rglob("*.nbi"))
 
 
 def test_the_background_warm_up_starts_once_and_ends_ready():

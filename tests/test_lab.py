@@ -3,6 +3,8 @@ the data lives, the environment settings), never Streamlit's; every other argume
 
 from __future__ import annotations
 
+import os
+import socket
 import subprocess
 import sys
 
@@ -34,7 +36,7 @@ def test_help_is_the_lab_s_own_and_starts_nothing(capsys, streamlit_run, args):
     assert streamlit_run == []  # Streamlit's own help (thousands of lines) is not asked for
     assert out == lab.help_text() and out.startswith("usage: retrieval-lab")
     assert 10 < len(out.splitlines()) < 50
-    assert "http://localhost:8501" in out and "headless" in out and "127.0.0.1 only" in out
+    assert "http://127.0.0.1:8501" in out and "headless" in out and "127.0.0.1 only" in out
     assert str(ROOT / "app.py") in out
 
 
@@ -67,7 +69,9 @@ def test_help_hides_a_database_password_and_escapes_control_characters(monkeypat
 
 def test_the_address_follows_the_config():
     assert lab.address({}) == "http://localhost:8501"
-    assert lab.address({"address": "127.0.0.1", "port": 8600}) == "http://localhost:8600"
+    assert lab.address({"address": "127.0.0.1", "port": 8600}) == "http://127.0.0.1:8600"
+    assert lab.address({"address": "0.0.0.0"}) == "http://localhost:8501"  # every interface: Streamlit's Local URL
+    assert lab.address({"address": "::1", "port": 8600}) == "http://[::1]:8600"
     assert lab.address({"address": "lab.example"}) == "http://lab.example:8501"
     assert lab.server_settings(ROOT / "app.py")["headless"] is True
 
@@ -83,4 +87,30 @@ def test_the_console_script_s_help_from_its_own_arguments():
     out = subprocess.run([sys.executable, "-c", "from retrieval.lab import main; main()", "--help"], cwd=ROOT,
                          capture_output=True, text=True, timeout=120, check=False)
     assert out.returncode == 0 and out.stderr == "", out.stderr
-    assert out.stdout.startswith("usage: retrieval-lab") and "http://localhost:8501" in out.stdout
+    assert out.stdout.startswith("usage: retrieval-lab") and "http://127.0.0.1:8501" in out.stdout
+
+
+@pytest.mark.slow
+def test_the_app_prints_the_address_the_readme_and_the_help_give(tmp_path):
+    """`streamlit run app.py` with the app's own config.toml (only the port moved, to a free one) prints, as it
+    starts, the very address `lab.address` gives: the one the README's first lines and `--help` name."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = lab.server_settings(ROOT / "app.py")
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port)],
+                            cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT),
+                                               workspace.HOME_ENV: str(tmp_path / "home")},
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        lines = []
+        for line in proc.stdout:
+            lines.append(line)
+            if "URL:" in line:
+                break
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    printed = [line.split("URL:", 1)[1].strip() for line in lines if "URL:" in line]
+    assert printed == [lab.address({**server, "port": port})], "".join(lines)
+    assert lab.address(server) == "http://127.0.0.1:8501"

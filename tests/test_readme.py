@@ -40,7 +40,7 @@ def test_the_first_lines_say_where_to_point_the_browser():
     server = lab.server_settings(ROOT / "app.py")
     assert server["headless"] is True
     head = "\n".join((ROOT / "README.md").read_text().splitlines()[:5])
-    assert lab.address(server) == "http://localhost:8501" and lab.address(server) in head and "no browser opens" in head
+    assert lab.address(server) == "http://127.0.0.1:8501" and lab.address(server) in head and "no browser opens" in head
 
 
 def test_the_command_line_quick_start_shows_what_evaluate_prints(capsys):

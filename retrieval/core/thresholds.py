@@ -42,3 +42,7 @@ PARALLEL_MIN_WORK = 1_000_000  # elementary steps below which one thread is fast
 PYTHON_MAX_WORK = 200_000  # elementary steps the plain-Python twin takes on while the compiled kernels are not
 # loaded yet: the invented corpus's largest call is about 3,000, Cranfield's 2.5 million (the twin runs ~1 us a
 # step: 0.2 s at most, against ~25 s for numba to compile every kernel on a fresh clone)
+UNCOMPILED_PYTHON_MAX_WORK = 2_000_000  # ... and while numba's cache on disk lacks them, in a one-shot command
+# (dispatch.serve_uncompiled): a kernel's compile costs 1-30 s, its twin ~1 us a step (bench/first_run.py)
+VECTORISED_MAX_WORK = 100_000_000  # ... the steps a kernel's numpy twin takes on then (kernels/vectorised.py: about
+# 10-50 ns a step, its arrays a block of questions at a time), before compiling pays (bench/first_run.py)

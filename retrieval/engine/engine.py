@@ -877,7 +877,13 @@ def warm_up() -> dict[str, int]:
                                fusion.PostingsSide(bm.plan.by_term, bm.norm, bm.k1 + 1.0, bm.lo, bm.hi),
                                fusion.VectorSide(ls.qvec, ls.vecs, ls.top_d, ls.top_s, ls.n_top, ls.lo, ls.hi), top)
     _kernels.mark_ready()
-    return {name: len(d.signatures) for name, d in {**_kernels.dispatchers(), **text.dispatchers()}.items()}
+    return {name: len(d.signatures) for name, d in compiled_dispatchers().items()}
+
+
+def compiled_dispatchers() -> dict:
+    """Every compiled kernel's numba dispatcher by name, the library's and the tokeniser's (empty with
+    NUMBA_DISABLE_JIT=1)."""
+    return {**_kernels.dispatchers(), **text.dispatchers()}
 
 
 _WARMING: list[threading.Thread] = []
@@ -885,8 +891,9 @@ _WARMING_LOCK = threading.Lock()
 
 
 def start_warm_up(background_process: bool = True) -> threading.Thread:
-    """Serve small corpora from the kernels' plain-Python twin (the same numbers) while a thread warms the compiled
-    kernels up, once per process: first `python -m retrieval warmup` in a child process (numba compiles there, on
+    """Serve small corpora from the kernels' plain-Python twin, and the kernels numba's cache lacks from their numpy
+    or plain-Python twins where that pays (`kernels.serve_uncompiled`; the same numbers), while a thread warms the
+    compiled kernels up, once per process: first `python -m retrieval warmup` in a child process (numba compiles there, on
     another core, without holding this process's lock, and writes its cache), then `warm_up` here, which loads
     what the child wrote (or compiles, if it could not), then times the bundled encoder (`warm_up_and_calibrate`). Returns
     the thread (started at the first call only)."""
@@ -898,6 +905,7 @@ def start_warm_up(background_process: bool = True) -> threading.Thread:
             log.warning("%s", w)
         dense.sweep_temporary_files()  # the vectors cache's orphan temporary files, at the app's start
         _kernels.serve_small_from_python()
+        _kernels.serve_uncompiled()  # a medium corpus too: its kernels' twins rather than a compile in this process
         t = threading.Thread(target=warm_up_and_calibrate, args=(background_process,), name=WARM_UP_THREAD, daemon=True)
         _WARMING.append(t)
         t.start()

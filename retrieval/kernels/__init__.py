@@ -77,7 +77,7 @@ no stale compiled kernel outlives it (tests/test_kernels.py checks every digest 
 
 from __future__ import annotations
 
-from . import bm25_pass, dense_pass, dispatch, fusion, heap, layout, lsa_fit, select
+from . import bm25_pass, dense_pass, dispatch, fusion, heap, layout, lsa_fit, select, vectorised
 from .dispatch import (
     PARALLEL_MIN_WORK,
     PYTHON_MAX_WORK,
@@ -104,9 +104,17 @@ HOMES = {
 KERNELS = tuple(name for names in HOMES.values() for name in names)
 TWINS = dispatch.python_twins(list(MODULES))
 # with NUMBA_DISABLE_JIT=1 a kernel is its plain function already: it is its own twin
-_BY_NAME = {name: Kernel(getattr(module, name), TWINS.get(f"{module.__name__}.{name}", getattr(module, name)))
+_BY_NAME = {name: Kernel(getattr(module, name), TWINS.get(f"{module.__name__}.{name}", getattr(module, name)),
+                         vectorised.TWINS.get(name))
             for module, names in HOMES.items() for name in names}
 globals().update(_BY_NAME)
+
+
+def serve_uncompiled(on: bool = True) -> None:
+    """`dispatch.serve_uncompiled` of every kernel: until `mark_ready`, a kernel numba's cache on disk lacks runs
+    from its numpy or plain-Python twin where that pays, rather than waiting for numba to compile it (a one-shot
+    command on a fresh clone)."""
+    dispatch.serve_uncompiled(_BY_NAME.values(), on)
 
 
 def dispatchers() -> dict:
@@ -115,4 +123,5 @@ def dispatchers() -> dict:
 
 
 __all__ = ["KERNELS", "MODULES", "PARALLEL_MIN_WORK", "PYTHON_MAX_WORK", "Kernel", "compiled_here", "dispatchers",
-           "lowest_bit", "mark_ready", "parallel", "parallel_over", "ready", "serve_small_from_python", *KERNELS]
+           "lowest_bit", "mark_ready", "parallel", "parallel_over", "ready", "serve_small_from_python",
+           "serve_uncompiled", *KERNELS]

@@ -15,7 +15,7 @@ from .layout import _find, _pos_doc, span_of
 from .rules import bm25_weight, ranks_before
 from .select import JudgedRow, _beaten_among, _judged_ranks, _sample_cut, _scan_at_least, sorted_best, scratch
 
-SOURCE_DIGEST = "7fba8587d1f585e5"  # of the project files imported above (kernels/__init__.py: numba's cache)
+SOURCE_DIGEST = "b5a7d85b188286fe"  # of the project files imported above (kernels/__init__.py: numba's cache)
 
 
 _weight = njit(inline="always")(bm25_weight)

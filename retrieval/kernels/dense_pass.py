@@ -35,7 +35,7 @@ from .select import (
     scratch,
 )
 
-SOURCE_DIGEST = "733def83eb7e13c4"  # of the project files imported above (kernels/__init__.py: numba's cache)
+SOURCE_DIGEST = "02350594fd2125d3"  # of the project files imported above (kernels/__init__.py: numba's cache)
 
 
 @njit(inline="always")
