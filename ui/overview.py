@@ -140,11 +140,12 @@ def warnings(ds: Dataset, ev: Evaluation, k: int | None = None) -> None:
     if k is None:
         return
     note = judged_warning(ev, k)
-    if note and not records_non_relevant(ds):  # expected of such judgements (judged@k is precision@k): said, not alarmed
+    relevant_only = not records_non_relevant(ds)
+    if note and relevant_only:  # expected of such judgements (judged@k is precision@k): said, not alarmed
         st.info(note, icon=":material/rule:")
     elif note:
         st.warning(note, icon=":material/rule:")
-    elif not records_non_relevant(ds) and any(m.kind == "judged" for m in ev.metrics):
+    if relevant_only and any(m.kind == "judged" for m in ev.metrics):
         st.caption(relevant_only_note(k))
 
 
