@@ -98,7 +98,11 @@ def test_the_wheel_declares_requirements_txt_pins_and_the_command(wheel):
         meta = z.read(f"{dist_info}/METADATA").decode()
         entry_points = z.read(f"{dist_info}/entry_points.txt").decode()
     pins = [ln.strip() for ln in (ROOT / "requirements.txt").read_text().splitlines() if ln.strip() and not ln.startswith("#")]
-    assert [ln.removeprefix("Requires-Dist: ") for ln in meta.splitlines() if ln.startswith("Requires-Dist: ")] == pins
+    dev = [ln.strip() for ln in (ROOT / "requirements-dev.txt").read_text().splitlines()
+           if ln.strip() and not ln.startswith(("#", "-r"))]
+    declared = [ln.removeprefix("Requires-Dist: ") for ln in meta.splitlines() if ln.startswith("Requires-Dist: ")]
+    assert [d for d in declared if "; extra ==" not in d] == pins
+    assert [d.split(";")[0].strip() for d in declared if d.endswith('extra == "dev"')] == dev
     assert "Requires-Python: >=3.11" in meta.splitlines()
     assert "retrieval-lab = retrieval.lab:main" in entry_points.splitlines()
 
