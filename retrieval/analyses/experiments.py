@@ -30,6 +30,7 @@ from ..corpus.dataset import TrecRun
 from ..corpus.embeddings import Aligned
 from ..evaluation import stats
 from ..evaluation.experiment import Evaluation, to_json
+from ..evaluation import records
 from ..evaluation.records import VERSION
 
 # VERSION: of the record's shape, read by evaluation.records.check (what a reader of a saved experiment relies on)
@@ -78,6 +79,14 @@ class Setting:
     key: str
     label: str
     help: str
+
+
+def readable(experiment_id: int, name: str, body) -> dict:
+    """A stored experiment's body when it is a saved view (`records.check`: every key a reader of it reads), else one
+    InputError naming the experiment by number and name and the key that is wrong: what every reader (the
+    Experiments page, `experiments list|show|compare`) reads a body through, so a body saved by an older version
+    or written by hand is said as such, never a KeyError."""
+    return records.check(body, f"experiment #{experiment_id} {name!r}")
 
 
 def _part(rec: dict, *path: str) -> dict:
