@@ -419,11 +419,17 @@ def parse_table(data: Data, source: str) -> list[tuple[str, str]]:
         csv.field_size_limit(MAX_TEXT_CHARS)
     record: list[str] = []  # the lines handed to the reader for the record it is reading
     ended = [False]  # whether the reader has asked past the last line
+    fresh = [False]  # whether the reader's next line starts a record (not inside a quoted field)
+    skipped = [0]  # lines of blank pieces never handed to the reader (its line_num does not count them)
 
     def lines() -> Iterator[str]:
         for text in itertools.chain((head,), pieces):
+            if fresh[0] and text.isspace():  # blank rows only, between records: counted as the reader counts lines
+                skipped[0] += text.count("\n") + text.count("\r") - text.count("\r\n") + (not text.endswith(("\n", "\r")))
+                continue
             for ln in io.StringIO(text, newline=""):
                 record.append(ln)
+                fresh[0] = False
                 yield ln
         ended[0] = True
 
@@ -445,11 +451,11 @@ def parse_table(data: Data, source: str) -> list[tuple[str, str]]:
     try:
         while True:
             record.clear()
-            start_line = reader.line_num + 1
+            before, fresh[0] = reader.line_num, True
             row = next(reader, None)
             if row is None:
                 break
-            n = reader.line_num
+            start_line, n = before + skipped[0] + 1, reader.line_num + skipped[0]  # blank pieces skipped come before
             if ended[0]:  # the last record, read to the end of the file: does it end inside quotes?
                 _check_closed("".join(record), delimiter, source, start_line)
             if not row or all(not c.strip() for c in row):
@@ -464,7 +470,7 @@ def parse_table(data: Data, source: str) -> list[tuple[str, str]]:
             title = row[title_col] if title_col is not None else ""
             out.append((rid, _joined(title, body, source, n)))
     except csv.Error as e:
-        raise InputError(f"{source}:{reader.line_num}: {_csv_message(e)}") from None
+        raise InputError(f"{source}:{reader.line_num + skipped[0]}: {_csv_message(e)}") from None
     return out
 
 
