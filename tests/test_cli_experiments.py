@@ -135,8 +135,8 @@ def test_a_stored_body_that_is_not_a_saved_view_is_named_never_a_traceback(tmp_p
     ids = [ws.save_experiment(ds.fingerprint, name, body, "ana").id
            for name, body in (("kept", good), ("by hand", {"x": 1}), ("older <b>x</b>", older))]
     for argv, which, what in ((("show", str(ids[1])), ids[1], r"'by hand': not a saved experiment: no 'version' \(it has x\)"),
-                              (("show", str(ids[2]), "--json"), ids[2], r"'older <b>x</b>': not a saved experiment: no "
-                                                                        r"report.'per_query'"),
+                              (("show", str(ids[2]), "--json"), ids[2], (r"'older <b>x</b>': not a saved experiment: no "
+                                                                         r"report.'per_query'")),
                               (("compare", str(ids[0]), str(ids[1]), "--metric", "ndcg@5"), ids[1], "'by hand'"),
                               (("compare", str(ids[2]), str(ids[0]), "--metric", "ndcg@5"), ids[2], "'older")):
         code, out, err = run(capsys, "experiments", *argv, "--store", url)
@@ -145,9 +145,8 @@ def test_a_stored_body_that_is_not_a_saved_view_is_named_never_a_traceback(tmp_p
         assert re.fullmatch(rf"retrieval: error: experiment #{which} {what}.*", line), line
     code, out, err = run(capsys, "experiments", "list", "--store", url, "--json")
     assert code == 0 and [e["id"] for e in strict(out)["experiments"]] == [ids[0]]
-    assert err.splitlines() == [f"warning: experiment #{ids[1]} 'by hand': not a saved experiment: no 'version' (it has x); "
-                                "left out",
-                                f"warning: experiment #{ids[2]} 'older <b>x</b>': not a saved experiment: no "
-                                "report.'per_query' (it has dataset, params, metrics, systems, bootstrap, warnings); left out"]
+    assert err.splitlines() == [f"warning: experiment #{ids[1]} 'by hand': not a saved experiment: no 'version' (it has x); left out",
+                                (f"warning: experiment #{ids[2]} 'older <b>x</b>': not a saved experiment: no report.'per_query' "
+                                 "(it has dataset, params, metrics, systems, bootstrap, warnings); left out")]
     code, out, err = run(capsys, "experiments", "list", "--store", url)
     assert code == 0 and "kept" in out and "by hand" not in out and "1 experiment" in out and len(err.splitlines()) == 2

@@ -28,9 +28,8 @@ from ..core.params import SPECS, Params
 from ..core.words import plural
 from ..corpus.dataset import TrecRun
 from ..corpus.embeddings import Aligned
-from ..evaluation import stats
+from ..evaluation import records, stats
 from ..evaluation.experiment import Evaluation, to_json
-from ..evaluation import records
 from ..evaluation.records import VERSION
 
 # VERSION: of the record's shape, read by evaluation.records.check (what a reader of a saved experiment relies on)
