@@ -575,8 +575,15 @@ def _entry_json(e: workspace.ExperimentEntry) -> dict:
 
 def cmd_experiments_list(args: argparse.Namespace) -> int:
     ws = _store(args)
-    entries = ws.experiments(args.dataset)
-    found = experiments.from_settings([experiments.settings_of(ws.experiment(e.id)[1]) for e in entries])
+    entries, bodies = [], []
+    for e in ws.experiments(args.dataset):  # one that is not a saved view is said on stderr and left out
+        try:
+            bodies.append(experiments.readable(e.id, e.name, ws.experiment(e.id)[1]))
+        except InputError as problem:
+            print(f"warning: {_t(problem)}; left out", file=sys.stderr)
+            continue
+        entries.append(e)
+    found = experiments.from_settings([experiments.settings_of(b) for b in bodies])
     if args.json:  # each entry with every setting; "differing": the settings whose value is not the same in all
         print_json({"experiments": [{**_entry_json(e), "settings": v} for e, v in zip(entries, found.values)],
                     "differing": list(found.differing)})
@@ -599,6 +606,7 @@ def _print_rows(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
 
 def cmd_experiments_show(args: argparse.Namespace) -> int:
     entry, rec = _store(args).experiment(args.id)
+    rec = experiments.readable(entry.id, entry.name, rec)
     if args.json:
         print_json({**_entry_json(entry), "record": rec, "settings": experiments.settings_of(rec)})
         return 0
@@ -623,6 +631,7 @@ def cmd_experiments_show(args: argparse.Namespace) -> int:
 def cmd_experiments_compare(args: argparse.Namespace) -> int:
     ws = _store(args)
     (ea, a), (eb, b) = ws.experiment(args.a), ws.experiment(args.b)
+    a, b = experiments.readable(ea.id, ea.name, a), experiments.readable(eb.id, eb.name, b)
     c = experiments.compare(a, b, args.system, args.system_b or args.system, args.metric)
     wins_a, wins_b = int((c.differences > 0).sum()), int((c.differences < 0).sum())
     if args.json:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import fields
 
 import pytest
@@ -117,3 +118,35 @@ def test_workspace_export_then_import_into_an_empty_store(saved, capsys, tmp_pat
     assert again["interval"] == first["interval"] and again["a"]["mean"] == first["a"]["mean"]
     code, out, err = run(capsys, "workspace", "import", str(target), "--store", fresh)
     assert code == 2 and "into an empty store only" in err and not out
+
+
+def test_a_stored_body_that_is_not_a_saved_view_is_named_never_a_traceback(tmp_path, capsys):
+    """Experiments saved through the store's own functions whose bodies are not saved views (one by hand, `{"x": 1}`;
+    one of an older shape, its report without per-question values): `show` and `compare` of one exit 2 with one line
+    naming it and the key; `list` lists the others and says on stderr which is left out and why."""
+    url = f"sqlite:///{tmp_path / 'ws.sqlite'}"
+    ws = open_workspace(url)
+    ds = retrieval.load("invented")
+    ws.add_dataset(ds, ZIP, [StoredFile("invented.zip", datasets.beir_zip(ds))], "ana")
+    p = retrieval.Params()
+    good = record(retrieval.evaluate(ds, p, ["ndcg@5"]), p)
+    older = json.loads(json.dumps(good))
+    del older["report"]["per_query"]
+    ids = [ws.save_experiment(ds.fingerprint, name, body, "ana").id
+           for name, body in (("kept", good), ("by hand", {"x": 1}), ("older <b>x</b>", older))]
+    for argv, which, what in ((("show", str(ids[1])), ids[1], r"'by hand': not a saved experiment: no 'version' \(it has x\)"),
+                              (("show", str(ids[2]), "--json"), ids[2], (r"'older <b>x</b>': not a saved experiment: no "
+                                                                         r"report.'per_query'")),
+                              (("compare", str(ids[0]), str(ids[1]), "--metric", "ndcg@5"), ids[1], "'by hand'"),
+                              (("compare", str(ids[2]), str(ids[0]), "--metric", "ndcg@5"), ids[2], "'older")):
+        code, out, err = run(capsys, "experiments", *argv, "--store", url)
+        (line,) = err.strip().splitlines()
+        assert code == 2 and out == "" and "Traceback" not in err, err
+        assert re.fullmatch(rf"retrieval: error: experiment #{which} {what}.*", line), line
+    code, out, err = run(capsys, "experiments", "list", "--store", url, "--json")
+    assert code == 0 and [e["id"] for e in strict(out)["experiments"]] == [ids[0]]
+    assert err.splitlines() == [f"warning: experiment #{ids[1]} 'by hand': not a saved experiment: no 'version' (it has x); left out",
+                                (f"warning: experiment #{ids[2]} 'older <b>x</b>': not a saved experiment: no report.'per_query' "
+                                 "(it has dataset, params, metrics, systems, bootstrap, warnings); left out")]
+    code, out, err = run(capsys, "experiments", "list", "--store", url)
+    assert code == 0 and "kept" in out and "by hand" not in out and "1 experiment" in out and len(err.splitlines()) == 2

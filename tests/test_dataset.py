@@ -507,3 +507,49 @@ def test_floats_read_to_the_same_bits_as_the_json_module():
     ((_, got),) = dataset.json_objects(line.encode(), "v.jsonl")
     want = json.loads(line)["vector"]
     assert np.array_equal(np.array(got["vector"]).view(np.int64), np.array(want).view(np.int64))
+
+
+# A file is read a piece of about a MiB at a time (`dataset.text_pieces`): a fault past several pieces of blank lines,
+# or one whose line straddles where a piece would end, is named on the line `str.splitlines` of the whole text gives.
+_BLANKS = b"\n" * (3 * 2**20 + 7) + b"\r\n" * 5 + b" \t\n\r"  # ends on a lone \r: one more line, \r\n counted once
+
+
+def _blank_lines() -> int:
+    return len(_BLANKS.decode().splitlines())
+
+
+@pytest.mark.parametrize("parse, head, bad, message", [
+    (dataset.parse_jsonl, b'{"_id": "d1", "text": "a"}\n', b'{"_id": "d2", "text": 1}\n', "'title' and 'text' must be strings"),
+    (dataset.parse_table, b"id\ttext\nd1\ta\n", b"d2\ta\tb\n", "3 columns, the header has 2"),
+    (dataset.parse_qrels, b"q1 0 d1 1\n", b"q1 0 d2 x\n", "the grade 'x' is not an integer"),
+    (dataset.parse_run, b"q1 Q0 d1 1 2.0 t\n", b"q1 Q0 d2 2 nan t\n", "the score 'nan' is not a finite number"),
+])
+def test_a_fault_after_megabytes_of_blank_lines_is_named_on_its_line(parse, head, bad, message):
+    data = head + _BLANKS + bad
+    line = head.count(b"\n") + _blank_lines() + 1
+    with pytest.raises(InputError, match=rf"^f:{line}: {re.escape(message)}"):
+        parse(data, "f")
+    before = head + _BLANKS  # a byte that is not UTF-8: its line counted in newlines, as a whole file's decoding says
+    newlines = before.count(b"\n")
+    with pytest.raises(InputError, match=rf"^f:{newlines + 1}: not UTF-8 text \(invalid start byte\)"):
+        parse(before + b"\xff\n", "f")
+
+
+def test_a_zip_member_is_parsed_as_it_is_decompressed_its_lines_numbered_as_a_file_s():
+    """A BEIR zip whose corpus.jsonl holds megabytes of blank lines between its documents: the documents all read, and
+    a broken line after them named on its line of the member."""
+    docs = b'{"_id": "d1", "text": "alpha"}\n' + _BLANKS + b'{"_id": "d2", "text": "beta"}\n'
+
+    def beir(corpus: bytes) -> bytes:
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+            zf.writestr("c/corpus.jsonl", corpus)
+            zf.writestr("c/queries.jsonl", b'{"_id": "q1", "text": "alpha"}\n')
+            zf.writestr("c/qrels/test.tsv", b"query-id\tcorpus-id\tscore\nq1\td1\t1\n")
+        return buf.getvalue()
+
+    ds = dataset.load_beir_zip(beir(docs), "c.zip")
+    assert ds.doc_ids == ("d1", "d2") and ds.doc_texts == ("alpha", "beta")
+    line = 1 + _blank_lines() + 2
+    with pytest.raises(InputError, match=rf"^c\.zip/c/corpus\.jsonl:{line}: broken JSON"):
+        dataset.load_beir_zip(beir(docs + b'{"_id": \n'), "c.zip")

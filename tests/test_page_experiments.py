@@ -3,13 +3,18 @@ experiments with the paired bootstrap (the Compare page's verdict), follow a met
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 
 import retrieval
+from retrieval.analyses.experiments import record
 from retrieval.evaluation import stats
 from retrieval.retrievers.dense import MODEL
+from retrieval.store.workspace import default_url, open_workspace
 
-from apptest import move, open_app, shown
+from apptest import move, open_app, outside_code, shown
 
 pytestmark = pytest.mark.app
 
@@ -81,3 +86,32 @@ def test_two_experiments_that_differ_by_the_stemmer_alone_say_so():
     assert list(table["stemmer"]) == ["none", "snowball"]
     assert any("differ in 1 setting of " in shown(c.value) and ": stemmer; the other" in shown(c.value)
                for c in at.caption)
+
+
+def test_a_stored_body_that_is_not_a_saved_view_is_named_and_left_out():
+    """Two experiments of the invented corpus whose stored bodies are not saved views (one written by hand, one whose
+    report lacks its per-question values), written through the store's public functions beside one saved on the
+    page: the page runs without an exception, says of each in one warning which experiment it is and what is wrong
+    (its name as text, not markup), and shows and compares the good ones."""
+    at = open_app("pages/experiments.py")
+    save(at, "kept")
+    ws = open_workspace(default_url())
+    ds = retrieval.load("invented")
+    ws.save_experiment(ds.fingerprint, "by hand", {"x": 1}, "ana")
+    p = retrieval.Params()
+    older = json.loads(json.dumps(record(retrieval.evaluate(ds, p, ["ndcg@5"]), p)))
+    del older["report"]["per_query"]
+    ws.save_experiment(ds.fingerprint, "older *bold*", older, "ana")
+    at.switch_page("pages/overview.py").run()
+    at.switch_page("pages/experiments.py").run()  # entering the page reads the store again
+    save(at, "kept again")
+    assert not at.exception, [e.value for e in at.exception]
+    warned = [shown(w.value) for w in at.warning]
+    assert ("experiment #2 'by hand': not a saved experiment: no 'version' (it has x). It is left out of this page "
+            "(saved by an older version or by hand).") in warned, warned
+    assert any(w.startswith("experiment #3 'older *bold*': not a saved experiment: no report.'per_query'")
+               for w in warned), warned
+    assert not any(re.search(r"(?<!\\)\*", outside_code(w.value)) for w in at.warning)  # no emphasis: the name as typed
+    table = next(d.value for d in at.dataframe if "name" in d.value.columns and "by" in d.value.columns)
+    assert list(table["name"]) == ["kept", "kept again"] and list(table["#"]) == [1, 4]
+    assert any("BM25 in #1 and BM25 in #4 can't be told apart" in shown(i.value) for i in at.info)

@@ -273,15 +273,24 @@ print(json.dumps({"code": code, "grown": (resource.getrusage(resource.RUSAGE_SEL
 """
 
 
+def _uploaded_zip(index: dict) -> str:
+    """The member of the zip dataset's uploaded BEIR zip."""
+    return next(d for d in index["datasets"] if d["format"] != "files")["upload"][0]["path"]
+
+
 def _huge(data: bytes, member: str, path: Path, head: bytes = b"", fill: bytes = b"\n" * 2**20, tail: bytes = b"",
-          size: int = GIB) -> Path:
+          size: int = GIB, inner: str | None = None) -> Path:
     """The export with `member` replaced by `head`, `size` bytes of `fill` (1 GiB) and `tail`, written a MiB at a
-    time (the zip about 1 MB)."""
+    time (the zip about 1 MB); with `inner`, `member` is a zip whose member `inner` is replaced so."""
     src = zipfile.ZipFile(io.BytesIO(data))
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
         for name in src.namelist():
             if name != member:
                 out.writestr(name, src.read(name))
+                continue
+            if inner is not None:
+                crafted = _huge(src.read(name), inner, path.with_name("inner.zip"), head, fill, tail, size)
+                out.writestr(name, crafted.read_bytes())
                 continue
             with out.open(name, "w", force_zip64=True) as f:
                 f.write(head)
@@ -304,6 +313,11 @@ HUGE = {  # the member replaced, how, and what the one line on stderr says
     "workspace.json padded": (lambda ix: INDEX, {"fill": b" " * 2**20}, r"workspace\.json: (declares|expands past)"),
     "a dataset's uploaded file of newlines": (_uploaded_documents, {}, (r"upload/0: declares 1,073,741,824 bytes, more than the "
                                                   r"1,000,000,000 one file of this store may hold")),
+    "a three-file dataset's documents of 200 MiB of newlines": (
+        _uploaded_documents, {"head": b"id\ttext\n", "size": 200 * 2**20},
+        r"dataset 1: docs\.tsv: the corpus is empty"),
+    "a zip dataset's corpus.jsonl of 1 GiB of newlines": (
+        _uploaded_zip, {"inner": "corpus.jsonl"}, r"dataset 2: invented\.zip/corpus\.jsonl: the corpus is empty"),
     "an experiment of 60 MiB of empty lists": (lambda ix: ix["experiments"][0]["path"],
                                                {"head": b"[", "fill": b"[]," * (2**20 // 3), "tail": b"[]]",
                                                 "size": 60 * 2**20},
@@ -315,7 +329,9 @@ HUGE = {  # the member replaced, how, and what the one line on stderr says
 @pytest.mark.parametrize("case", list(HUGE))
 def test_a_huge_member_in_a_1_mb_zip_is_refused_within_fixed_memory(case, tmp_path):
     """The command line's import (its bounds the larger: 4 GiB a member) of an export whose member is 1 GiB (or an
-    experiment of 60 MiB of empty lists, which json.loads would make 1.5 GiB of):
+    experiment of 60 MiB of empty lists, which json.loads would make 1.5 GiB of; a three-file dataset's documents
+    of 200 MiB of newlines, which the store would keep as one value and the loaders once read as 1.2 GiB; a zip
+    dataset's corpus.jsonl of 1 GiB of newlines inside its uploaded zip, parsed as it is decompressed):
     exit 2, one line naming the member and line, the store empty, and the process's peak memory grown by at most
     256 MiB over its size after a good import."""
     source, _, _ = filled(f"sqlite:///{tmp_path / 'source.sqlite'}")

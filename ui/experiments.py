@@ -283,7 +283,10 @@ def page() -> None:
                    icon=":material/cloud_off:")
         return
     save_section()
-    entries, records = workspace.experiments_of(base)
+    entries, records, unreadable = workspace.experiments_of(base)
+    for problem in unreadable:
+        st.warning(f"{plain(problem)}. It is left out of this page (saved by an older version or by hand).",
+                   icon=":material/warning:")
     if not entries:
         st.info("No experiment of this dataset is saved yet.", icon=":material/info:")
         return

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 
 import streamlit as st
 
+from retrieval.analyses import experiments
 from retrieval.core.errors import InputError
 from retrieval.corpus import dataset as datasets
 from retrieval.corpus import embeddings
@@ -339,23 +340,33 @@ def take_back_all(base: Dataset) -> str | None:
 
 
 def read_experiments(base: Dataset) -> None:
-    """Read the latest MAX_EXPERIMENTS saved experiments of the loaded dataset into the session."""
+    """Read the latest MAX_EXPERIMENTS saved experiments of the loaded dataset into the session: those that are saved
+    views (`experiments.readable`), and for each one that is not (saved by an older version, or by hand) what is
+    wrong with it, naming it."""
     ws = store()
     held = st.session_state.setdefault(state.EXPERIMENTS, {})
     if ws is None:
-        held[base.fingerprint] = ([], {})
+        held[base.fingerprint] = ([], {}, [])
         return
     try:
-        entries = ws.experiments(base.fingerprint)[-MAX_EXPERIMENTS:]
+        entries, bodies, unreadable = [], {}, []
+        for e in ws.experiments(base.fingerprint)[-MAX_EXPERIMENTS:]:
+            try:
+                bodies[e.id] = experiments.readable(e.id, e.name, ws.experiment(e.id)[1])
+            except InputError as problem:
+                unreadable.append(str(problem))
+                continue
+            entries.append(e)
         held.clear()  # one dataset's at a time: a bound on the session's memory
-        held[base.fingerprint] = (entries, {e.id: ws.experiment(e.id)[1] for e in entries})
+        held[base.fingerprint] = (entries, bodies, unreadable)
     except InputError as e:
-        st.session_state[state.EXPERIMENTS] = {base.fingerprint: ([], {})}
+        st.session_state[state.EXPERIMENTS] = {base.fingerprint: ([], {}, [])}
         state.post([("error", str(e))], base.fingerprint)
 
 
-def experiments_of(base: Dataset) -> tuple[list[ExperimentEntry], dict[int, dict]]:
-    """The loaded dataset's saved experiments as the session last read them (on entering the page, after a save)."""
+def experiments_of(base: Dataset) -> tuple[list[ExperimentEntry], dict[int, dict], list[str]]:
+    """The loaded dataset's saved experiments as the session last read them (on entering the page, after a save):
+    the entries, their bodies by id, and one message for each stored one that is not a saved view (left out)."""
     if base.fingerprint not in st.session_state.get(state.EXPERIMENTS, {}):
         read_experiments(base)
     return st.session_state[state.EXPERIMENTS][base.fingerprint]

@@ -28,7 +28,7 @@ from ..core.params import SPECS, Params
 from ..core.words import plural
 from ..corpus.dataset import TrecRun
 from ..corpus.embeddings import Aligned
-from ..evaluation import stats
+from ..evaluation import records, stats
 from ..evaluation.experiment import Evaluation, to_json
 from ..evaluation.records import VERSION
 
@@ -78,6 +78,14 @@ class Setting:
     key: str
     label: str
     help: str
+
+
+def readable(experiment_id: int, name: str, body) -> dict:
+    """A stored experiment's body when it is a saved view (`records.check`: every key a reader of it reads), else one
+    InputError naming the experiment by number and name and the key that is wrong: what every reader (the
+    Experiments page, `experiments list|show|compare`) reads a body through, so a body saved by an older version
+    or written by hand is said as such, never a KeyError."""
+    return records.check(body, f"experiment #{experiment_id} {name!r}")
 
 
 def _part(rec: dict, *path: str) -> dict:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import itertools
 import json
 import os
 import re
@@ -248,6 +249,60 @@ def _decode(data: bytes, source: str) -> str:
         raise InputError(f"{source}:{line}: not UTF-8 text ({e.reason})") from None
 
 
+Data = bytes | bytearray | Iterable[bytes]  # a file's bytes whole, or its chunks as they are read (a zip member)
+_PIECE = 2**20  # the bytes decoded at once by `text_pieces`: what reading a file line by line holds
+
+
+def _newline_pieces(data: Data) -> Iterator[bytes | memoryview]:
+    """The bytes in pieces of about _PIECE that each end just after a newline (the last one perhaps not): a line
+    is never cut (a longer line is one piece of its own)."""
+    if isinstance(data, (bytes, bytearray)):
+        view, pos, size = memoryview(data), 0, len(data)
+        while pos < size:
+            end = data.rfind(b"\n", pos, pos + _PIECE) + 1 if pos + _PIECE < size else size
+            if end <= pos:  # no newline in the next _PIECE bytes: up to the one after
+                end = data.find(b"\n", pos + _PIECE) + 1 or size
+            yield view[pos:end]
+            pos = end
+        return
+    carry = bytearray()
+    for chunk in data:
+        carry += chunk
+        if len(carry) >= _PIECE and (cut := carry.rfind(b"\n") + 1):
+            yield bytes(carry[:cut])
+            del carry[:cut]
+    if carry:
+        yield bytes(carry)
+
+
+def text_pieces(data: Data, source: str) -> Iterator[str]:
+    """The text of `data` decoded a piece at a time (UTF-8, a BOM accepted), each piece whole lines; memory: one
+    piece, whatever the file's size. A byte that is not UTF-8 is an error naming its line, as `_decode` names it."""
+    newlines = 0
+    for piece in _newline_pieces(data):
+        if newlines == 0 and piece[:3] == b"\xef\xbb\xbf":  # a BOM (a first piece without newline holds no other)
+            piece = piece[3:]
+        try:
+            text = str(piece, "utf-8")
+        except UnicodeDecodeError as e:
+            at = newlines + bytes(piece[: e.start]).count(b"\n") + 1
+            raise InputError(f"{source}:{at}: not UTF-8 text ({e.reason})") from None
+        yield text
+        newlines += text.count("\n")
+
+
+def text_lines(data: Data, source: str) -> Iterator[tuple[int, str]]:
+    """(number, line) of a file's lines read a piece at a time, split and numbered as `str.splitlines` of its whole
+    text would: the lines that can hold something (a piece of blank lines only is counted and passed over in C, so
+    a file of a billion newlines costs what its pieces do). Memory: one piece."""
+    first = 1
+    for text in text_pieces(data, source):
+        lines = text.splitlines()
+        if not text.isspace():
+            yield from enumerate(lines, first)
+        first += len(lines)
+
+
 def _text_of(record: dict, source: str, line: int) -> str:
     """Title and text joined by a space, as BEIR does."""
     title, text = record.get("title", ""), record.get("text")
@@ -296,9 +351,10 @@ def _loads(raw: str):
     return rec
 
 
-def json_objects(data: bytes, source: str) -> Iterator[tuple[int, dict]]:
-    """(line number, object) of each non-blank line of a JSONL file; an error names the line that is not an object."""
-    for n, raw in enumerate(_decode(data, source).splitlines(), 1):
+def json_objects(data: Data, source: str) -> Iterator[tuple[int, dict]]:
+    """(line number, object) of each non-blank line of a JSONL file, read a piece at a time (`text_lines`); an error
+    names the line that is not an object."""
+    for n, raw in text_lines(data, source):
         if not raw.strip():
             continue
         try:
@@ -332,7 +388,7 @@ def _check_ids(ids: list[str], lines: list[int], source: str) -> None:
         _first_time(seen, rid, source, n)
 
 
-def parse_jsonl(data: bytes, source: str) -> list[tuple[str, str]]:
+def parse_jsonl(data: Data, source: str) -> list[tuple[str, str]]:
     """(id, text) records of a JSONL file (`_id` or `id`; `title` + `text`); blank lines are skipped. Of several
     faults the first line's is named, the id's before the text's (ids are checked together, `_check_ids`)."""
     out, ids, lines = [], [], []
@@ -352,19 +408,30 @@ def parse_jsonl(data: bytes, source: str) -> list[tuple[str, str]]:
     return out
 
 
-def parse_table(data: bytes, source: str) -> list[tuple[str, str]]:
-    """(id, text) rows of a CSV or TSV file with a header naming the columns `id` and `text` (`title` optional)."""
-    text = _decode(data, source)
-    first = text.split("\n", 1)[0]
+def parse_table(data: Data, source: str) -> list[tuple[str, str]]:
+    """(id, text) rows of a CSV or TSV file with a header naming the columns `id` and `text` (`title` optional),
+    read a piece at a time (`text_pieces`: memory grows with the rows kept, not with the file)."""
+    pieces = text_pieces(data, source)
+    head = next(pieces, "")
+    first = head.split("\n", 1)[0]
     delimiter = "\t" if first.count("\t") > first.count(",") else ","
     if csv.field_size_limit() < MAX_TEXT_CHARS:
         csv.field_size_limit(MAX_TEXT_CHARS)
-    fed = [0]  # characters of `text` handed to the reader so far
+    record: list[str] = []  # the lines handed to the reader for the record it is reading
+    ended = [False]  # whether the reader has asked past the last line
+    fresh = [False]  # whether the reader's next line starts a record (not inside a quoted field)
+    skipped = [0]  # lines of blank pieces never handed to the reader (its line_num does not count them)
 
     def lines() -> Iterator[str]:
-        for ln in io.StringIO(text, newline=""):
-            fed[0] += len(ln)
-            yield ln
+        for text in itertools.chain((head,), pieces):
+            if fresh[0] and text.isspace():  # blank rows only, between records: counted as the reader counts lines
+                skipped[0] += text.count("\n") + text.count("\r") - text.count("\r\n") + (not text.endswith(("\n", "\r")))
+                continue
+            for ln in io.StringIO(text, newline=""):
+                record.append(ln)
+                fresh[0] = False
+                yield ln
+        ended[0] = True
 
     reader = csv.reader(lines(), delimiter=delimiter)
     try:
@@ -383,13 +450,14 @@ def parse_table(data: bytes, source: str) -> list[tuple[str, str]]:
     seen: dict[str, int] = {}
     try:
         while True:
-            start, start_line = fed[0], reader.line_num + 1
+            record.clear()
+            before, fresh[0] = reader.line_num, True
             row = next(reader, None)
             if row is None:
                 break
-            n = reader.line_num
-            if fed[0] == len(text):  # the last record: does it end inside quotes?
-                _check_closed(text[start:], delimiter, source, start_line)
+            start_line, n = before + skipped[0] + 1, reader.line_num + skipped[0]  # blank pieces skipped come before
+            if ended[0]:  # the last record, read to the end of the file: does it end inside quotes?
+                _check_closed("".join(record), delimiter, source, start_line)
             if not row or all(not c.strip() for c in row):
                 continue
             if len(row) != len(header):
@@ -402,7 +470,7 @@ def parse_table(data: bytes, source: str) -> list[tuple[str, str]]:
             title = row[title_col] if title_col is not None else ""
             out.append((rid, _joined(title, body, source, n)))
     except csv.Error as e:
-        raise InputError(f"{source}:{reader.line_num}: {_csv_message(e)}") from None
+        raise InputError(f"{source}:{reader.line_num + skipped[0]}: {_csv_message(e)}") from None
     return out
 
 
@@ -429,6 +497,9 @@ def _check_closed(record: str, delimiter: str, source: str, line: int) -> None:
                              "(the rest of the file would be one field)") from None
 
 
+_LEADING_SPACE = re.compile(rb"\s*")  # what bytes.lstrip() strips, found without copying the rest
+
+
 def parse_records(data: bytes, source: str) -> list[tuple[str, str]]:
     """Documents or questions from JSONL, CSV or TSV, chosen by the file name's extension (then by content)."""
     suffix = PurePosixPath(source).suffix.lower()
@@ -436,7 +507,8 @@ def parse_records(data: bytes, source: str) -> list[tuple[str, str]]:
         return parse_jsonl(data, source)
     if suffix in (".csv", ".tsv", ".txt"):
         return parse_table(data, source)
-    return parse_jsonl(data, source) if data.lstrip()[:1] == b"{" else parse_table(data, source)
+    start = _LEADING_SPACE.match(data).end()
+    return parse_jsonl(data, source) if data[start:start + 1] == b"{" else parse_table(data, source)
 
 
 def _short(value: str, width: int = 40) -> str:
@@ -457,10 +529,10 @@ def _fields(raw: str, source: str, line: int) -> list[str]:
     return parts
 
 
-def parse_qrels(data: bytes, source: str) -> list[tuple[str, str, int]]:
+def parse_qrels(data: Data, source: str) -> list[tuple[str, str, int]]:
     """(question, document, grade) from TREC qrels (`qid 0 docid grade`) or a BEIR tsv (`query-id corpus-id score`)."""
     out = []
-    for n, raw in enumerate(_decode(data, source).splitlines(), 1):
+    for n, raw in text_lines(data, source):
         parts = _fields(raw, source, n)
         if not parts:
             continue
@@ -514,14 +586,14 @@ class TrecRun:
         return h.hexdigest()[:32]
 
 
-def parse_run(data: bytes, source: str, name: str | None = None) -> TrecRun:
+def parse_run(data: Data, source: str, name: str | None = None) -> TrecRun:
     """A TREC run file (`qid Q0 docid rank score tag`), re-ranked by score, descending, ties by doc id, ascending.
 
     The rank column is ignored, as trec_eval ignores it. A document listed twice for one question is an error.
     """
     per_q: dict[str, dict[str, float]] = {}
     tags = set()
-    for n, raw in enumerate(_decode(data, source).splitlines(), 1):
+    for n, raw in text_lines(data, source):
         parts = _fields(raw, source, n)
         if not parts:
             continue
@@ -663,36 +735,53 @@ def _beir_members(names: list[str], source: str) -> tuple[str, str, str]:
     return corpus[0], queries, candidates[0]
 
 
-def read_members(zf: zipfile.ZipFile, members: tuple[str, ...], source: str, limits: ZipLimits) -> list[bytearray]:
-    """The bytes of zip members, each bound by `limits` on its declared size and again while it is decompressed."""
-    raise_it = f"(raise it with the environment variable {MAX_BYTES_ENV}, e.g. {MAX_BYTES_ENV}=20G)"
+_RAISE_IT = f"(raise it with the environment variable {MAX_BYTES_ENV}, e.g. {MAX_BYTES_ENV}=20G)"
+
+
+def _declared(zf: zipfile.ZipFile, members: tuple[str, ...], source: str, limits: ZipLimits) -> list[zipfile.ZipInfo]:
+    """The members' entries, or an error when what they declare is beyond `limits`."""
     infos = [zf.getinfo(m) for m in members]
     for info in infos:
         if info.file_size > limits.member:
             raise InputError(f"{source}/{info.filename}: declares {info.file_size:,} bytes uncompressed, more than the "
-                             f"limit of {limits.member:,} bytes per member {raise_it}")
+                             f"limit of {limits.member:,} bytes per member {_RAISE_IT}")
     declared = sum(info.file_size for info in infos)
     if declared > limits.total:
         raise InputError(f"{source}: {', '.join(members)} declare {declared:,} bytes uncompressed, more than the limit "
-                         f"of {limits.total:,} bytes in all {raise_it}")
-    out, total = [], 0
-    for info in infos:
+                         f"of {limits.total:,} bytes in all {_RAISE_IT}")
+    return infos
+
+
+def _member_chunks(zf: zipfile.ZipFile, info: zipfile.ZipInfo, source: str, limits: ZipLimits,
+                   total: list[int]) -> Iterator[bytes]:
+    """A member's bytes a chunk at a time as it is decompressed, refused once past `limits` (`total`: the bytes of
+    the members read before it, counted on)."""
+    size = 0
+    try:
+        with zf.open(info) as f:
+            while chunk := f.read(_CHUNK):
+                size += len(chunk)
+                total[0] += len(chunk)
+                if size > limits.member:
+                    raise InputError(f"{source}/{info.filename}: expands past the limit of {limits.member:,} bytes "
+                                     f"per member {_RAISE_IT}")
+                if total[0] > limits.total:
+                    raise InputError(f"{source}/{info.filename}: the members expand past the limit of "
+                                     f"{limits.total:,} bytes in all {_RAISE_IT}")
+                yield chunk
+    except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as e:
+        raise InputError(f"{source}/{info.filename}: damaged zip member ({e})") from None
+    except (RuntimeError, NotImplementedError) as e:  # encrypted member, unsupported compression
+        raise InputError(f"{source}/{info.filename}: cannot be read ({e})") from None
+
+
+def read_members(zf: zipfile.ZipFile, members: tuple[str, ...], source: str, limits: ZipLimits) -> list[bytearray]:
+    """The bytes of zip members, each bound by `limits` on its declared size and again while it is decompressed."""
+    out, total = [], [0]
+    for info in _declared(zf, members, source, limits):
         buf = bytearray()
-        try:
-            with zf.open(info) as f:
-                while chunk := f.read(_CHUNK):
-                    buf += chunk
-                    total += len(chunk)
-                    if len(buf) > limits.member:
-                        raise InputError(f"{source}/{info.filename}: expands past the limit of {limits.member:,} bytes "
-                                         f"per member {raise_it}")
-                    if total > limits.total:
-                        raise InputError(f"{source}/{info.filename}: the members expand past the limit of "
-                                         f"{limits.total:,} bytes in all {raise_it}")
-        except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as e:
-            raise InputError(f"{source}/{info.filename}: damaged zip member ({e})") from None
-        except (RuntimeError, NotImplementedError) as e:  # encrypted member, unsupported compression
-            raise InputError(f"{source}/{info.filename}: cannot be read ({e})") from None
+        for chunk in _member_chunks(zf, info, source, limits, total):
+            buf += chunk
         out.append(buf)
     return out
 
@@ -701,7 +790,8 @@ def load_beir_zip(data: bytes, source: str, limits: ZipLimits | None = None) -> 
     """A BEIR dataset from the bytes of a .zip (its files at the top or inside one folder).
 
     `limits` bounds what its members may expand to: by default `zip_limits()`, the app's bounds (the command line
-    passes `zip_limits(CLI_LIMITS)`).
+    passes `zip_limits(CLI_LIMITS)`). Each member is parsed as it is decompressed, never held whole: memory grows
+    with the records kept, not with the members' size (a corpus.jsonl of a GiB of newlines costs a MiB).
     """
     limits = limits or zip_limits()
     try:
@@ -710,11 +800,12 @@ def load_beir_zip(data: bytes, source: str, limits: ZipLimits | None = None) -> 
         raise InputError(f"{source}: not a zip file") from None
     with zf:
         names = [n for n in zf.namelist() if not n.endswith("/") and "__MACOSX" not in n]
-        c, q, r = _beir_members(names, source)
-        parts = read_members(zf, (c, q, r), source, limits)
-    name = PurePosixPath(source).stem
-    srcs = tuple(f"{source}/{n}" for n in (c, q, r))
-    return assemble(name, parse_jsonl(parts[0], srcs[0]), parse_jsonl(parts[1], srcs[1]), parse_qrels(parts[2], srcs[2]), srcs)
+        members = _beir_members(names, source)
+        infos, total = _declared(zf, members, source, limits), [0]
+        srcs = tuple(f"{source}/{n}" for n in members)
+        parsed = [parse(_member_chunks(zf, info, source, limits, total), src)
+                  for parse, info, src in zip((parse_jsonl, parse_jsonl, parse_qrels), infos, srcs)]
+    return assemble(PurePosixPath(source).stem, *parsed, srcs)
 
 
 def beir_zip(ds: Dataset) -> bytes:
