@@ -13,14 +13,21 @@ docs/architecture.md).
 ['BM25']
 """
 
-from .core.errors import InputError
-from .core.params import Params
-from .corpus.dataset import Dataset, TrecRun, load, parse_run, read_run
-from .engine.engine import Engine, evaluate, for_dataset
-from .evaluation.experiment import Evaluation, compare
-from .evaluation.report import trec_run as write_run
-from .fusion import rrf
-from .retrievers.ranking import Ranking
+import sys
+
+# `python -m retrieval` imports this package before it runs `retrieval.__main__`, with sys.argv[0] set to "-m" while
+# it does (the -m option's documented behaviour). The command line then loads only the modules its command uses
+# (retrieval/cli/__init__.py's table): `gate`, `experiments`, `workspace` and `--help` never import the engine, numba
+# or scikit-learn. Every other import of `retrieval` gets the whole public API below.
+if getattr(sys, "argv", [""])[:1] != ["-m"]:
+    from .core.errors import InputError
+    from .core.params import Params
+    from .corpus.dataset import Dataset, TrecRun, load, parse_run, read_run
+    from .engine.engine import Engine, evaluate, for_dataset
+    from .evaluation.experiment import Evaluation, compare
+    from .evaluation.report import trec_run as write_run
+    from .fusion import rrf
+    from .retrievers.ranking import Ranking
 
 __all__ = [
     "Dataset",

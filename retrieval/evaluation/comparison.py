@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 import string
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
@@ -46,7 +45,7 @@ import numpy as np
 from scipy import stats as scipy_stats
 
 from ..core.errors import InputError
-from ..core.words import plural
+from ..core.words import escape_control, plural
 from . import metrics, significance, stats
 from .experiment import Evaluation, json_ready
 
@@ -68,22 +67,9 @@ _RTOL = 100 * np.finfo(np.float64).eps  # "at least as extreme" allows this much
 
 # ------------------------------------------------------------------------------------------- escaping user strings
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _PUNCT = frozenset(string.punctuation)
 _LATEX = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#", "^": r"\^{}",
           "_": r"\_", "%": r"\%", "~": r"\textasciitilde{}", "<": "$<$", ">": "$>$", "|": "$|$"}
-
-
-def escape_control(text: str) -> str:
-    """`text` with every control character (C0, DEL and C1: ESC, tab and newline too) written as an escape such as
-    ``\\x1b``, so that a name can neither drive a terminal nor break a line.
-
-    Examples
-    --------
-    >>> escape_control("run\\n1")
-    'run\\\\x0a1'
-    """
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
 
 
 def _one_line(text: str) -> str:

@@ -6,17 +6,21 @@ form for scripts: `evaluate(load("invented"))` is the article's evaluation at it
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..core.errors import InputError
+from ..core.jsonable import clean as _clean
+from ..core.jsonable import json_ready  # noqa: F401 - the name the reports import from here
 from ..core.memo import Memo
 from ..core.params import Params
 from ..corpus.dataset import Dataset
-from ..retrievers.ranking import Ranking
 from . import metrics, significance, stats
+
+if TYPE_CHECKING:  # annotations only: reading a saved report (`experiments`) needs none of the kernels
+    from ..retrievers.ranking import Ranking
 
 
 @dataclass(frozen=True, eq=False)
@@ -100,29 +104,6 @@ def bootstrap_report(evaluation: Evaluation, metric: str, a: str, b: str, resamp
     iv = stats.paired_bootstrap(evaluation.values[a][metric], evaluation.values[b][metric], resamples, seed)
     return {"metric": metric, "a": a, "b": b, "mean_diff": iv.mean, "ci_low": iv.low, "ci_high": iv.high,
             "resamples": resamples, "seed": seed}
-
-
-def _clean(x: float) -> float | None:
-    """A float for JSON (NaN and the infinities become null)."""
-    return None if x is None or not math.isfinite(x) else float(x)
-
-
-def json_ready(obj):
-    """`obj` with every float cleaned (NaN and the infinities become null) and numpy scalars and arrays made plain,
-    through dicts, lists and tuples: what `json.dumps(..., allow_nan=False)` always accepts."""
-    if isinstance(obj, dict):
-        return {k: json_ready(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [json_ready(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return json_ready(obj.tolist())
-    if isinstance(obj, (bool, np.bool_)):
-        return bool(obj)
-    if isinstance(obj, (int, np.integer)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        return _clean(float(obj))
-    return obj
 
 
 def to_json(evaluation: Evaluation, params: Params, boot: dict | None) -> dict:
