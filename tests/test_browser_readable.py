@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from test_browser import ARGS, CHROMIUM, IDLE, _idle, _upload_zip, server  # noqa: F401  (the module's server, as a fixture here too)
+from test_browser import ARGS, CHROMIUM, IDLE, SIGNED_IN, _idle, _upload_zip, server  # noqa: F401  (the module's server, as a fixture here too)
 from test_browser_layout import SMALL, collection_zip
 
 from retrieval.analyses import coverage
@@ -112,7 +112,7 @@ def test_the_issue_s_places_are_readable_at_1024_by_768(server, tmp_path):  # no
     zipped.write_bytes(collection_zip())
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        page = browser.new_context(viewport=SMALL).new_page()
+        page = browser.new_context(viewport=SMALL, extra_http_headers=SIGNED_IN).new_page()  # signed in: it uploads
         found = [f"invented, {x}" for x in _readable(page, server, "")]
 
         _open(page, server, "", "?step=10", "Now try your own data")

@@ -752,7 +752,7 @@ def test_after_the_warm_up_the_app_s_paths_compile_nothing(tmp_path):
     # it said at once that it compiles, then each kernel as it went
     n = len(_kernels.KERNELS) + len(text.KERNELS)
     assert warm.stderr.startswith("compiling kernels with numba (once: they are cached on disk"), warm.stderr
-    assert warm.stderr.count(" compiled in ") >= n and f"({n} of {n})" in warm.stderr, warm.stderr
+    assert warm.stderr.count(" compiled in ") >= 1 and f"all {n} kernels ready: " in warm.stderr, warm.stderr
     script = (
         "import json, sys; sys.path.insert(0, 'tests')\n"
         "from retrieval.corpus import dataset, text\n"

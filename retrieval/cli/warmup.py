@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import threading
 import time
 
@@ -36,11 +37,14 @@ def _exit_with_parent() -> None:
 
 def cmd_warmup(args: argparse.Namespace) -> int:
     """`warmup`: compile (or load) every kernel, say how long it took."""
-    compiled.start(args, warmup=True)
+    notice = compiled.start(args, warmup=True)
     if args.with_parent:
         _exit_with_parent()
     t = time.perf_counter()
     sigs = warm_up()
+    if notice is not None and sigs:  # a kernel numba compiles inside another that calls it is not announced alone
+        print(f"all {plural(len(sigs), 'kernel')} ready: {len(notice.compiled)} compiled by this command, the others "
+              "loaded from numba's cache or compiled inside the kernels that call them", file=sys.stderr)
     if not args.quiet:
         print(f"kernels ready: {plural(len(sigs), 'kernel')}, {plural(sum(sigs.values()), 'signature')}, "
               f"{time.perf_counter() - t:.1f} s"
