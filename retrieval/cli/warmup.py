@@ -42,9 +42,12 @@ def cmd_warmup(args: argparse.Namespace) -> int:
     t = time.perf_counter()
     sigs = warm_up()
     if not args.quiet:
-        print(f"kernels ready: {plural(len(sigs), 'kernel')}, {plural(sum(sigs.values()), 'signature')}, "
-              f"{time.perf_counter() - t:.1f} s"
-              if sigs else "numba is disabled (NUMBA_DISABLE_JIT): the kernels run as plain Python")
+        print(
+            f"kernels ready: {plural(len(sigs), 'kernel')}, {plural(sum(sigs.values()), 'signature')}, "
+            f"{time.perf_counter() - t:.1f} s"
+            if sigs
+            else "numba is disabled (NUMBA_DISABLE_JIT): the kernels run as plain Python"
+        )
     return 0
 
 
