@@ -26,8 +26,8 @@ if str(ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
-
 import synthetic  # noqa: E402
+
 from retrieval.core.params import Params  # noqa: E402
 from retrieval.corpus import dataset as datasets  # noqa: E402
 from retrieval.corpus.text import Analysis, build_index  # noqa: E402
@@ -35,8 +35,14 @@ from retrieval.engine.engine import Engine, warm_up  # noqa: E402
 from retrieval.evaluation import metrics  # noqa: E402
 from retrieval.retrievers import bm25  # noqa: E402
 
-ANALYSES = (Analysis(), Analysis("none", "lucene"), Analysis("none", "none"), Analysis("snowball"), Analysis("porter"),
-            Analysis("snowball", "lucene"))
+ANALYSES = (
+    Analysis(),
+    Analysis("none", "lucene"),
+    Analysis("none", "none"),
+    Analysis("snowball"),
+    Analysis("porter"),
+    Analysis("snowball", "lucene"),
+)
 
 
 def build_times(ds, analyses=ANALYSES) -> list[tuple[str, float, int]]:
@@ -85,7 +91,9 @@ def quality(ds, analyses=ANALYSES) -> list[tuple[str, str, float, float]]:
                 if terms:
                     scores[q] = r.get_scores(list(dict.fromkeys(terms)) if rule == "once" else terms)
             ranking = bm25.search(ds, sp.csr_matrix(scores), 100)
-            theirs = float(np.nanmean(metrics.per_query(ds.qrels, ds.n_queries, ranking.judged_rank, m.name)[ds.evaluated]))
+            theirs = float(
+                np.nanmean(metrics.per_query(ds.qrels, ds.n_queries, ranking.judged_rank, m.name)[ds.evaluated])
+            )
             out.append((f"{a.stemmer}/{a.stopwords}", rule, ours, theirs))
     return out
 

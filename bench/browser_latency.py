@@ -59,8 +59,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
 VIEWPORT = {"width": 1500, "height": 1100}
 SLIDERS = {  # name on the command line -> the slider's label in the sidebar
@@ -218,10 +225,24 @@ class Server:
         TMP.mkdir(parents=True, exist_ok=True)
         self.log_path = TMP / f"streamlit-{self.port}.log"
         self.log = open(self.log_path, "wb")
-        cmd = [sys.executable, "-m", "streamlit", "run", str(root / "app.py"), "--server.port", str(self.port),
-               "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
-        self.proc = subprocess.Popen(cmd, cwd=root, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
-                                     env=env)
+        cmd = [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(root / "app.py"),
+            "--server.port",
+            str(self.port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+            "--browser.gatherUsageStats",
+            "false",
+        ]
+        self.proc = subprocess.Popen(
+            cmd, cwd=root, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True, env=env
+        )
         atexit.register(self.stop)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -294,7 +315,9 @@ def synthetic_zip(n_docs: int, dest_dir: Path = TMP) -> Path:
         for q, did, g in zip(ds.qrels.query.tolist(), ds.qrels.doc_id.tolist(), ds.qrels.grade.tolist()):
             f.write(f"{ds.query_ids[q]}\t{did}\t{g}\n")
     zip_folder(folder, dest_dir)
-    print(f"wrote {folder} and {out} ({out.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - t:.1f} s", flush=True)
+    print(
+        f"wrote {folder} and {out} ({out.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - t:.1f} s", flush=True
+    )
     return out
 
 
@@ -313,7 +336,9 @@ def wait_overview(page, timeout_ms: int = 300_000) -> None:
     page.wait_for_selector("[data-testid=stMain] h1:has-text('Overview')", timeout=timeout_ms)
     wait_idle(page, timeout_ms)
     page.locator("[data-testid=stVegaLiteChart]").first.locator("canvas, svg").first.wait_for(timeout=timeout_ms)
-    page.wait_for_function("() => !['none', 'empty'].includes(window.__lat.fingerprint())", timeout=timeout_ms, polling=100)
+    page.wait_for_function(
+        "() => !['none', 'empty'].includes(window.__lat.fingerprint())", timeout=timeout_ms, polling=100
+    )
     time.sleep(1.0)  # let vega finish its first paint
 
 
@@ -325,7 +350,9 @@ def full_page_shot(page, path: Path) -> None:
         for (let e = main; e; e = e.parentElement) h = Math.max(h, e.scrollHeight);
         return h;
     }""")
-    page.set_viewport_size({"width": VIEWPORT["width"], "height": max(VIEWPORT["height"], min(int(height) + 40, 16_000))})
+    page.set_viewport_size(
+        {"width": VIEWPORT["width"], "height": max(VIEWPORT["height"], min(int(height) + 40, 16_000))}
+    )
     time.sleep(1.5)
     page.screenshot(path=str(path), full_page=True)
     page.set_viewport_size(VIEWPORT)
@@ -362,7 +389,9 @@ def upload(page, zip_path: Path, timeout_s: float, overview_at_message: bool = F
     inp.set_input_files(str(zip_path))
     t_set = time.monotonic() - t0
     ok = page.locator("[data-testid=stMain] [data-testid=stAlert]").filter(has_text="Every page now uses it")
-    bad = page.locator("[data-testid=stMain] [data-testid=stAlert]").filter(has_text=re.compile("not loaded|could not be read|Still using"))
+    bad = page.locator("[data-testid=stMain] [data-testid=stAlert]").filter(
+        has_text=re.compile("not loaded|could not be read|Still using")
+    )
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if ok.count():
@@ -379,9 +408,12 @@ def upload(page, zip_path: Path, timeout_s: float, overview_at_message: bool = F
         page.get_by_role("link", name="Overview").click()
         page.wait_for_selector("[data-testid=stMain] h1:has-text('Overview')", timeout=int(timeout_s * 1000))
         page.locator("[data-testid=stMain] [data-testid=stVegaLiteChart]").first.locator("canvas, svg").first.wait_for(
-            timeout=int(timeout_s * 1000))
+            timeout=int(timeout_s * 1000)
+        )
         overview["overview_first_chart"] = time.monotonic() - t0
-        overview["first_look"] = "Meanwhile, the systems that need no fit" in page.locator("[data-testid=stMain]").inner_text()
+        overview["first_look"] = (
+            "Meanwhile, the systems that need no fit" in page.locator("[data-testid=stMain]").inner_text()
+        )
     wait_idle(page, int(timeout_s * 1000))
     t_idle = time.monotonic() - t0
     stages = page.evaluate("() => { window.__lat.stageObserver.disconnect(); return window.__lat.stages; }")
@@ -390,8 +422,15 @@ def upload(page, zip_path: Path, timeout_s: float, overview_at_message: bool = F
     first_eval = re.search(r"first evaluation ([\d.]+) s", message)
     if first_eval:
         reported["first evaluation"] = first_eval.group(1)
-    return {"set_input_files": t_set, "to_message": t_msg, "to_idle": t_idle, "message": message,
-            "reported": reported, "stages": stages, **overview}
+    return {
+        "set_input_files": t_set,
+        "to_message": t_msg,
+        "to_idle": t_idle,
+        "message": message,
+        "reported": reported,
+        "stages": stages,
+        **overview,
+    }
 
 
 def tick(page, slider, key: str, timeout_s: float) -> dict:
@@ -440,17 +479,24 @@ def run(args) -> int:
                 wait_overview(page)
                 dataset = "invented"
                 if zip_path is not None:
-                    print(f"uploading {zip_path} ({zip_path.stat().st_size / 1e6:.1f} MB) through the Data page ...", flush=True)
+                    print(
+                        f"uploading {zip_path} ({zip_path.stat().st_size / 1e6:.1f} MB) through the Data page ...",
+                        flush=True,
+                    )
                     up = upload(page, zip_path, args.upload_timeout, args.overview_at_message, args.wait_before_upload)
                     print(f"  set_input_files returned after {up['set_input_files']:.2f} s")
                     if args.overview_at_message:
-                        print(f"  set_input_files -> success message: {up['to_message']:.2f} s, Overview clicked then "
-                              f"-> its first chart: {up['overview_first_chart']:.2f} s ("
-                              f"{'the systems that need no SVD' if up['first_look'] else 'every system'}) -> its run "
-                              f"over: {up['to_idle']:.2f} s")
+                        print(
+                            f"  set_input_files -> success message: {up['to_message']:.2f} s, Overview clicked then "
+                            f"-> its first chart: {up['overview_first_chart']:.2f} s ("
+                            f"{'the systems that need no SVD' if up['first_look'] else 'every system'}) -> its run "
+                            f"over: {up['to_idle']:.2f} s"
+                        )
                     else:
-                        print(f"  set_input_files -> success message: {up['to_message']:.1f} s "
-                              f"(-> the Data page's rerun over: {up['to_idle']:.1f} s)")
+                        print(
+                            f"  set_input_files -> success message: {up['to_message']:.1f} s "
+                            f"(-> the Data page's rerun over: {up['to_idle']:.1f} s)"
+                        )
                     print(f"  the message: {up['message']}")
                     print("  stages it reports (s): " + ", ".join(f"{k} {v}" for k, v in up["reported"].items()))
                     print("  what the status and progress bar said (s after set_input_files):")
@@ -463,7 +509,9 @@ def run(args) -> int:
                         t = time.monotonic()
                         page.get_by_role("link", name="Overview").click()
                         wait_overview(page, int(args.upload_timeout * 1000))
-                        print(f"  click Overview -> overview drawn: {time.monotonic() - t - 1.0 - 0.5:.1f} s", flush=True)
+                        print(
+                            f"  click Overview -> overview drawn: {time.monotonic() - t - 1.0 - 0.5:.1f} s", flush=True
+                        )
                     dataset = zip_path.stem
                 exc = page.locator("[data-testid=stException]").count()
                 caption = page.locator("[data-testid=stMain] [data-testid=stCaptionContainer]").first.inner_text()
@@ -476,28 +524,52 @@ def run(args) -> int:
 
                 for pattern, name in [(pt, nm) for pt in args.pattern.split(",") for nm in args.sliders.split(",")]:
                     label = SLIDERS[name]
-                    slider = page.locator("[data-testid=stSidebar] [data-testid=stSlider]").filter(has_text=label).locator("input")
-                    keys = {"alternate": ["ArrowRight", "ArrowLeft"], "down": ["ArrowLeft"]}.get(pattern, ["ArrowRight"])
+                    slider = (
+                        page.locator("[data-testid=stSidebar] [data-testid=stSlider]")
+                        .filter(has_text=label)
+                        .locator("input")
+                    )
+                    keys = {"alternate": ["ArrowRight", "ArrowLeft"], "down": ["ArrowLeft"]}.get(
+                        pattern, ["ArrowRight"]
+                    )
                     res = []
                     for i in range(args.n):
                         time.sleep(args.pause)
                         r = tick(page, slider, keys[i % len(keys)], args.tick_timeout)
                         res.append(r)
                         ticks_out.append({"dataset": dataset, "pattern": pattern, "slider": name, **r})
-                        print(f"  {pattern:9s} {name:5s} {r['key']:10s} {r['from']:>5s} -> {r['to']:>5s}: request sent {_ms(r['send'])} ms, "
-                              f"rerun {_ms(r['running'])}..{_ms(r['rerun_end'])} ms, caption {_ms(r['caption'])} ms, "
-                              f"chart {'unchanged' if r['redraw'] is None else _ms(r['redraw']) + ' ms'} "
-                              f"({r['n_changes']} changes, {r['frames']} frames)"
-                              + (f"; {r['recv_n']} messages ({r['recv_bytes']:,} B) from {_ms(r['recv_first'])} ms, the last "
-                                 f"before the redraw at {_ms(r['recv_last_before_redraw'])} ms" if args.messages else ""),
-                              flush=True)
+                        print(
+                            f"  {pattern:9s} {name:5s} {r['key']:10s} {r['from']:>5s} -> {r['to']:>5s}: request sent {_ms(r['send'])} ms, "
+                            f"rerun {_ms(r['running'])}..{_ms(r['rerun_end'])} ms, caption {_ms(r['caption'])} ms, "
+                            f"chart {'unchanged' if r['redraw'] is None else _ms(r['redraw']) + ' ms'} "
+                            f"({r['n_changes']} changes, {r['frames']} frames)"
+                            + (
+                                f"; {r['recv_n']} messages ({r['recv_bytes']:,} B) from {_ms(r['recv_first'])} ms, the last "
+                                f"before the redraw at {_ms(r['recv_last_before_redraw'])} ms"
+                                if args.messages
+                                else ""
+                            ),
+                            flush=True,
+                        )
                     redraws = [r["redraw"] for r in res if r["redraw"] is not None]
                     ends = [r["rerun_end"] for r in res if r["rerun_end"] is not None]
                     sends = [r["send"] for r in res if r["send"] is not None]
                     caps = [r["caption"] for r in res if r["caption"] is not None]
                     med = lambda xs: statistics.median(xs) if xs else None  # noqa: E731
-                    rows.append((dataset, pattern, label, len(res), len(redraws), med(redraws),
-                                 max(redraws) if redraws else None, med(ends), med(sends), med(caps)))
+                    rows.append(
+                        (
+                            dataset,
+                            pattern,
+                            label,
+                            len(res),
+                            len(redraws),
+                            med(redraws),
+                            max(redraws) if redraws else None,
+                            med(ends),
+                            med(sends),
+                            med(caps),
+                        )
+                    )
                 if page.locator("[data-testid=stException]").count():
                     print("WARNING: an exception is shown after the ticks", flush=True)
                 full_page_shot(page, shots / f"overview-{dataset}-after.png")
@@ -507,17 +579,35 @@ def run(args) -> int:
         server.stop()
 
     print()
-    print("Key press -> Overview bar chart redrawn (ms from the key press, page clock; browser and server share the machine)")
-    head = ("dataset", "ticks", "slider", "presses", "chart changed", "redraw median", "redraw max", "rerun end median",
-            "request sent median", "caption median")
+    print(
+        "Key press -> Overview bar chart redrawn (ms from the key press, page clock; browser and server share the machine)"
+    )
+    head = (
+        "dataset",
+        "ticks",
+        "slider",
+        "presses",
+        "chart changed",
+        "redraw median",
+        "redraw max",
+        "rerun end median",
+        "request sent median",
+        "caption median",
+    )
     print("| " + " | ".join(head) + " |")
     print("|" + "|".join("---" for _ in head) + "|")
     for ds, pattern, label, n, nr, med, mx, end, snd, cap in rows:
-        print(f"| {ds} | {pattern} | {label} | {n} | {nr} | {_ms(med)} | {_ms(mx)} | {_ms(end)} | {_ms(snd)} | {_ms(cap)} |")
+        print(
+            f"| {ds} | {pattern} | {label} | {n} | {nr} | {_ms(med)} | {_ms(mx)} | {_ms(end)} | {_ms(snd)} | {_ms(cap)} |"
+        )
     if args.messages:
         print()
-        print("With --messages: the redraw split at the last WebSocket message received before it (medians, ms from the key)")
-        print("| dataset | ticks | slider | last message before the redraw | redraw - that message (the browser's part) | messages | bytes |")
+        print(
+            "With --messages: the redraw split at the last WebSocket message received before it (medians, ms from the key)"
+        )
+        print(
+            "| dataset | ticks | slider | last message before the redraw | redraw - that message (the browser's part) | messages | bytes |"
+        )
         print("|---|---|---|---|---|---|---|")
         for ds, pattern, label, *_ in rows:
             mine = [t for t in ticks_out if (t["dataset"], t["pattern"], SLIDERS[t["slider"]]) == (ds, pattern, label)]
@@ -525,8 +615,10 @@ def run(args) -> int:
             last = [t["recv_last_before_redraw"] for t in drawn]
             part = [t["redraw"] - t["recv_last_before_redraw"] for t in drawn]
             med = lambda xs: statistics.median(xs) if xs else None  # noqa: E731
-            print(f"| {ds} | {pattern} | {label} | {_ms(med(last))} | {_ms(med(part))} | {_ms(med([t['recv_n'] for t in mine]))} "
-                  f"| {_ms(med([t['recv_bytes'] for t in mine]))} |")
+            print(
+                f"| {ds} | {pattern} | {label} | {_ms(med(last))} | {_ms(med(part))} | {_ms(med([t['recv_n'] for t in mine]))} "
+                f"| {_ms(med([t['recv_bytes'] for t in mine]))} |"
+            )
     if args.json:
         Path(args.json).write_text(json.dumps({"rows": rows, "ticks": ticks_out}, indent=1))
     return 0
@@ -549,7 +641,9 @@ def first_visit(root: Path, timeout_s: float = 600) -> dict:
                 page.wait_for_selector("h1", timeout=timeout_s * 1000)
                 text_s = time.perf_counter() - t  # the landing page's title (the Tour's, or an older tree's Overview)
                 if not page.locator("[data-testid=stMain] h1:has-text('Overview')").count():
-                    page.get_by_role("link", name="Overview").click()  # the Tour lands first: the Overview is one click on
+                    page.get_by_role(
+                        "link", name="Overview"
+                    ).click()  # the Tour lands first: the Overview is one click on
                 page.wait_for_selector("[data-testid=stVegaLiteChart]", timeout=timeout_s * 1000)
                 page.wait_for_selector(IDLE, timeout=timeout_s * 1000)
                 chart_s = time.perf_counter() - t
@@ -562,37 +656,70 @@ def first_visit(root: Path, timeout_s: float = 600) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--first-visit", nargs="*", metavar="TREE",
-                   help="only the first visit of a fresh clone (empty numba cache), for this repository and any other "
-                        "trees given (e.g. bench/out/tree-7a04e34 from speed.py --round2), alternated --n times")
+    p.add_argument(
+        "--first-visit",
+        nargs="*",
+        metavar="TREE",
+        help="only the first visit of a fresh clone (empty numba cache), for this repository and any other "
+        "trees given (e.g. bench/out/tree-7a04e34 from speed.py --round2), alternated --n times",
+    )
     src = p.add_mutually_exclusive_group()
-    src.add_argument("--zip", help="a BEIR .zip (or a BEIR folder, zipped under /tmp first) to upload through the Data page")
-    src.add_argument("--synthetic", type=int, metavar="N_DOCS",
-                     help="write bench/synthetic.py's corpus of N_DOCS documents as a BEIR folder + zip under /tmp and upload it")
+    src.add_argument(
+        "--zip", help="a BEIR .zip (or a BEIR folder, zipped under /tmp first) to upload through the Data page"
+    )
+    src.add_argument(
+        "--synthetic",
+        type=int,
+        metavar="N_DOCS",
+        help="write bench/synthetic.py's corpus of N_DOCS documents as a BEIR folder + zip under /tmp and upload it",
+    )
     p.add_argument("--n", type=int, default=7, help="key presses per slider (default 7)")
     p.add_argument("--sliders", default="k1,alpha,rrf", help="comma-separated, from: " + ", ".join(SLIDERS))
-    p.add_argument("--pattern", default="alternate",
-                   help="comma-separated, run in order: alternate (ArrowRight/ArrowLeft: the values revisit two settings, "
-                        "whose results the app has cached after the first two presses), walk (ArrowRight every time: "
-                        "a new value each press) or down (ArrowLeft every time: d down from 6 stays within its SVD "
-                        "block); default alternate")
-    p.add_argument("--root", help="run the app of another tree (e.g. bench/out/tree-COMMIT, written by bench/speed.py: "
-                   "the code before a change; warm its numba cache first: cd TREE && PYTHONPATH=. python -m retrieval warmup)")
-    p.add_argument("--pause", type=float, default=0.0, help="seconds between the end of a tick and the next press "
-                   "(a person's pause: what the app computes ahead meanwhile)")
+    p.add_argument(
+        "--pattern",
+        default="alternate",
+        help="comma-separated, run in order: alternate (ArrowRight/ArrowLeft: the values revisit two settings, "
+        "whose results the app has cached after the first two presses), walk (ArrowRight every time: "
+        "a new value each press) or down (ArrowLeft every time: d down from 6 stays within its SVD "
+        "block); default alternate",
+    )
+    p.add_argument(
+        "--root",
+        help="run the app of another tree (e.g. bench/out/tree-COMMIT, written by bench/speed.py: "
+        "the code before a change; warm its numba cache first: cd TREE && PYTHONPATH=. python -m retrieval warmup)",
+    )
+    p.add_argument(
+        "--pause",
+        type=float,
+        default=0.0,
+        help="seconds between the end of a tick and the next press "
+        "(a person's pause: what the app computes ahead meanwhile)",
+    )
     p.add_argument("--shots", default="/tmp/shots", help="folder for the full-page screenshots (default /tmp/shots)")
-    p.add_argument("--overview-at-message", action="store_true",
-                   help="with --zip/--synthetic: click Overview as soon as the upload's success message shows, and time "
-                        "the Overview's first chart and its run's end from set_input_files")
-    p.add_argument("--wait-before-upload", type=float, default=0.0,
-                   help="seconds to wait on the Data page before uploading (the server's warm-up over, as on a server "
-                        "that has been up a while)")
-    p.add_argument("--upload-timeout", type=float, default=900, help="seconds allowed for the upload and the first Overview")
+    p.add_argument(
+        "--overview-at-message",
+        action="store_true",
+        help="with --zip/--synthetic: click Overview as soon as the upload's success message shows, and time "
+        "the Overview's first chart and its run's end from set_input_files",
+    )
+    p.add_argument(
+        "--wait-before-upload",
+        type=float,
+        default=0.0,
+        help="seconds to wait on the Data page before uploading (the server's warm-up over, as on a server "
+        "that has been up a while)",
+    )
+    p.add_argument(
+        "--upload-timeout", type=float, default=900, help="seconds allowed for the upload and the first Overview"
+    )
     p.add_argument("--tick-timeout", type=float, default=120, help="seconds allowed for one tick")
     p.add_argument("--json", help="also write every tick's timings to this file")
-    p.add_argument("--messages", action="store_true",
-                   help="also log every WebSocket message the browser receives (time, size): per tick, when the last one "
-                        "before the redraw came, so the redraw splits into the server's part and the browser's")
+    p.add_argument(
+        "--messages",
+        action="store_true",
+        help="also log every WebSocket message the browser receives (time, size): per tick, when the last one "
+        "before the redraw came, so the redraw splits into the server's part and the browser's",
+    )
     args = p.parse_args(argv)
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"{CHROMIUM} is missing (apt-get install -y chromium)")

@@ -35,16 +35,19 @@ ROOT = Path(__file__).resolve().parent.parent
 CRANFIELD = ROOT.parent / "shared" / "datasets" / "cranfield"
 VARIANTS = ("first", "compile-first", "warm")
 # the command line with the twins switched off: what a first run did before them
-COMPILE_FIRST = ("import sys, retrieval.kernels as k; k.serve_uncompiled = lambda on=True: None; "
-                 "from retrieval.cli import main; sys.exit(main(sys.argv[1:]))")
+COMPILE_FIRST = (
+    "import sys, retrieval.kernels as k; k.serve_uncompiled = lambda on=True: None; "
+    "from retrieval.cli import main; sys.exit(main(sys.argv[1:]))"
+)
 
 
 def timed(cmd: list[str], env: dict) -> tuple[float, float, str]:
     """Run cmd; its wall-clock seconds, processor seconds (user + system) and stderr."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    done = subprocess.run(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                          check=False)
+    done = subprocess.run(
+        cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False
+    )
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -76,14 +79,19 @@ def main() -> None:
     warmup = None
     try:
         if "warm" in variants and not args.warm_cache:
-            w, c, _ = timed([sys.executable, "-m", "retrieval", "warmup", "--quiet"], {**base, "NUMBA_CACHE_DIR": warm_dir})
+            w, c, _ = timed(
+                [sys.executable, "-m", "retrieval", "warmup", "--quiet"], {**base, "NUMBA_CACHE_DIR": warm_dir}
+            )
             warmup = (w, c)
         for _ in range(args.runs):
             for v in variants:
                 cold = tempfile.mkdtemp(prefix="numba-cold-") if v != "warm" else None
                 env = {**base, "NUMBA_CACHE_DIR": cold or warm_dir}
-                cmd = [sys.executable, "-c", COMPILE_FIRST, *command[2:]] if v == "compile-first" else \
-                    [sys.executable, *command]
+                cmd = (
+                    [sys.executable, "-c", COMPILE_FIRST, *command[2:]]
+                    if v == "compile-first"
+                    else [sys.executable, *command]
+                )
                 try:
                     wall, cpu, err = timed(cmd, env)
                 finally:
@@ -94,12 +102,16 @@ def main() -> None:
         if not args.warm_cache:
             shutil.rmtree(warm_dir, ignore_errors=True)
     load = os.getloadavg()
-    print(f"dataset {args.data}; {args.runs} runs of each; {os.cpu_count()} cores; Python "
-          f"{sys.version.split()[0]}; load average at the end {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}")
+    print(
+        f"dataset {args.data}; {args.runs} runs of each; {os.cpu_count()} cores; Python "
+        f"{sys.version.split()[0]}; load average at the end {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}"
+    )
     if warmup:
         print(f"`python -m retrieval warmup` into an empty cache: {warmup[0]:.2f} s wall, {warmup[1]:.2f} s processor")
     print()
-    print("| variant | wall s (min / median / max) | processor s (min / median / max) | x warm (wall, median) | kernels compiled |")
+    print(
+        "| variant | wall s (min / median / max) | processor s (min / median / max) | x warm (wall, median) | kernels compiled |"
+    )
     print("|---|---|---|---|---|")
     warm_median = statistics.median(r[0] for r in results["warm"]) if "warm" in results else None
     for v in variants:

@@ -84,8 +84,10 @@ def main() -> None:
     rng = np.random.default_rng(0)
     qs = rng.choice(ds.n_queries, min(args.questions, ds.n_queries), replace=False)
     qr = ds.qrels
-    print(f"{ds.name}: {ds.n_docs:,} documents, d = {fit.model.dims}, best m = {m} kept, {qs.size} questions sampled,"
-          f" {np.mean([np.sum((qr.query == q) & (qr.doc >= 0)) for q in qs]):.1f} judged documents a question")
+    print(
+        f"{ds.name}: {ds.n_docs:,} documents, d = {fit.model.dims}, best m = {m} kept, {qs.size} questions sampled,"
+        f" {np.mean([np.sum((qr.query == q) & (qr.doc >= 0)) for q in qs]):.1f} judged documents a question"
+    )
     for n_blocks in (int(x) for x in args.blocks.split(",")):
         t = time.perf_counter()
         label, centre, radius = blocks_of(vecs, n_blocks)
@@ -104,10 +106,12 @@ def main() -> None:
             a, b = shares(cos, lo, hi, size, m, judged)
             cut_only.append(a)
             exact.append(b)
-        print(f"{n_blocks:5d} blocks of {ds.n_docs / n_blocks:,.0f} documents (median angular radius "
-              f"{np.median(radius):.3f}): documents to score, median over questions: a run cut at depth {m} "
-              f"{100 * np.median(cut_only):.1f}%, exact ranks {100 * np.median(exact):.1f}% "
-              f"({time.perf_counter() - t:.1f} s)")
+        print(
+            f"{n_blocks:5d} blocks of {ds.n_docs / n_blocks:,.0f} documents (median angular radius "
+            f"{np.median(radius):.3f}): documents to score, median over questions: a run cut at depth {m} "
+            f"{100 * np.median(cut_only):.1f}%, exact ranks {100 * np.median(exact):.1f}% "
+            f"({time.perf_counter() - t:.1f} s)"
+        )
 
 
 if __name__ == "__main__":

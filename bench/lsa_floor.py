@@ -29,9 +29,9 @@ from numba import njit
 
 sys.path[:0] = [str(Path(__file__).resolve().parent.parent), str(Path(__file__).resolve().parent)]
 
-from retrieval.engine.engine import Engine  # noqa: E402
 from retrieval import kernels as K  # noqa: E402
 from retrieval.core.workers import threads  # noqa: E402
+from retrieval.engine.engine import Engine  # noqa: E402
 from retrieval.kernels import dense_pass, select  # noqa: E402
 from retrieval.retrievers import lsa  # noqa: E402
 from retrieval.retrievers.ranking import THRESHOLD, PassOutputs, Selection, keep_for  # noqa: E402
@@ -112,17 +112,23 @@ def main(argv: list[str] | None = None) -> int:
     def both(kernel, *args):
         return lambda: K.parallel(kernel, nq, 10**9, *args)
 
-    rows = [("the cosines alone", floor_pass, (qv, vt, THRESHOLD, none, low_s, sink)),
-            ("the cosines and the judged counts", floor_pass, (qv, vt, THRESHOLD, low_ptr, low_s, sink))]
-    print(f"synthetic {ds.n_docs:,} documents x {nq:,} questions, d = {a.dims}, m = {m}; "
-          f"{int((np.isfinite(low_s)).sum()) / nq:.1f} judged documents a question below the m-th best; "
-          f"best of {a.repeats}, {threads()} threads")
+    rows = [
+        ("the cosines alone", floor_pass, (qv, vt, THRESHOLD, none, low_s, sink)),
+        ("the cosines and the judged counts", floor_pass, (qv, vt, THRESHOLD, low_ptr, low_s, sink)),
+    ]
+    print(
+        f"synthetic {ds.n_docs:,} documents x {nq:,} questions, d = {a.dims}, m = {m}; "
+        f"{int((np.isfinite(low_s)).sum()) / nq:.1f} judged documents a question below the m-th best; "
+        f"best of {a.repeats}, {threads()} threads"
+    )
     print()
     print("| part | one thread | all threads |")
     print("|---|---|---|")
     for label, kernel, args in rows:
-        print(f"| {label} | {best_of(a.repeats, one(kernel, *args)) * 1e3:.1f} ms | "
-              f"{best_of(a.repeats, both(kernel, *args)) * 1e3:.1f} ms |")
+        print(
+            f"| {label} | {best_of(a.repeats, one(kernel, *args)) * 1e3:.1f} ms | "
+            f"{best_of(a.repeats, both(kernel, *args)) * 1e3:.1f} ms |"
+        )
     lsa_one = best_of(a.repeats, lambda: K.lsa_rank(items, qv, vt, sel, PassOutputs.empty(ds, m), 0))
     print(f"| the exact pass (`lsa_rank`) | {lsa_one * 1e3:.1f} ms | {best_of(a.repeats, exact) * 1e3:.1f} ms |")
     docs = np.ascontiguousarray(vt.T)
@@ -132,8 +138,10 @@ def main(argv: list[str] | None = None) -> int:
             sc = qv[start : start + 100] @ docs.T
             np.argpartition(-sc, m - 1, axis=1)[:, :m]
 
-    print(f"| numpy float64 top-{m}, no judged ranks (the peer, BLAS threads) | | "
-          f"{best_of(a.repeats, numpy_topm) * 1e3:.1f} ms |")
+    print(
+        f"| numpy float64 top-{m}, no judged ranks (the peer, BLAS threads) | | "
+        f"{best_of(a.repeats, numpy_topm) * 1e3:.1f} ms |"
+    )
     return 0
 
 

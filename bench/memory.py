@@ -94,9 +94,17 @@ def child(name: str) -> dict:
     held = _settle()
     peak = _status("VmHWM")
     tokens = sum(len(t.split()) for t in ds.doc_texts)
-    return {"shape": name, "docs": ds.n_docs, "tokens": tokens, "judgements": len(ds.qrels), "questions": ds.n_queries,
-            "dataset_bytes": after_data - base, "dataset_peak": data_peak - base, "held_bytes": held - base,
-            "peak_bytes": peak - base}
+    return {
+        "shape": name,
+        "docs": ds.n_docs,
+        "tokens": tokens,
+        "judgements": len(ds.qrels),
+        "questions": ds.n_queries,
+        "dataset_bytes": after_data - base,
+        "dataset_peak": data_peak - base,
+        "held_bytes": held - base,
+        "peak_bytes": peak - base,
+    }
 
 
 def fit(rows: list[dict], target: str) -> np.ndarray:
@@ -119,12 +127,17 @@ def main() -> int:
         out = subprocess.run([sys.executable, __file__, "--child", name], capture_output=True, text=True, check=True)
         rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
         r = rows[-1]
-        print(f"| {name} | {r['docs']:,} | {r['tokens']:,} | {r['judgements']:,} | {r['dataset_bytes'] / 2**20:,.0f} MiB "
-              f"| {r['held_bytes'] / 2**20:,.0f} MiB | {r['peak_bytes'] / 2**20:,.0f} MiB |", flush=True)
+        print(
+            f"| {name} | {r['docs']:,} | {r['tokens']:,} | {r['judgements']:,} | {r['dataset_bytes'] / 2**20:,.0f} MiB "
+            f"| {r['held_bytes'] / 2**20:,.0f} MiB | {r['peak_bytes'] / 2**20:,.0f} MiB |",
+            flush=True,
+        )
     for target in ("held_bytes", "peak_bytes"):
         c = fit(rows, target)
-        print(f"{target}: {c[0]:.0f} B/document, {c[1]:.1f} B/token, {c[2]:.0f} B/judgement, {c[3]:.0f} B/question, "
-              f"{c[4] / 2**20:.0f} MiB")
+        print(
+            f"{target}: {c[0]:.0f} B/document, {c[1]:.1f} B/token, {c[2]:.0f} B/judgement, {c[3]:.0f} B/question, "
+            f"{c[4] / 2**20:.0f} MiB"
+        )
         for r in rows:
             model = c @ np.array([r["docs"], r["tokens"], r["judgements"], r["questions"], 1.0])
             print(f"   {r['shape']}: measured {r[target] / 2**20:,.0f} MiB, model {model / 2**20:,.0f} MiB")

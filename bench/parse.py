@@ -31,8 +31,9 @@ def make(out: Path, n_docs: int) -> None:
     """The synthetic collection's documents as JSONL, CSV and TSV, its qrels, and the whole as a BEIR zip."""
     ds = synthetic.generate(n_docs)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "docs.jsonl").write_bytes(b"".join(orjson.dumps({"_id": i, "text": t}) + b"\n"
-                                              for i, t in zip(ds.doc_ids, ds.doc_texts)))
+    (out / "docs.jsonl").write_bytes(
+        b"".join(orjson.dumps({"_id": i, "text": t}) + b"\n" for i, t in zip(ds.doc_ids, ds.doc_texts))
+    )
     for name, delimiter in (("docs.csv", ","), ("docs.tsv", "\t")):
         buf = io.StringIO(newline="")
         w = csv.writer(buf, delimiter=delimiter)

@@ -53,7 +53,8 @@ def child(ds, ticks: int) -> dict:
     for path in BM25_PATHS:
         k1 = iter(1.25 + 0.01 * i for i in range(10_000))
         out[f"bm25 {path}"] = _median_time(
-            lambda: bm25.run(e.bm25, e.plan, ds, next(k1), 0.75, 100, hint=hint, judged_at=judged, path=path), ticks)
+            lambda: bm25.run(e.bm25, e.plan, ds, next(k1), 0.75, 100, hint=hint, judged_at=judged, path=path), ticks
+        )
     for d in LSA_DIMS:
         if d > e.max_dims():
             continue
@@ -73,6 +74,8 @@ def table(results: list[tuple[str, dict]]) -> str:
         for key in [k for k in res if k.startswith(("bm25 ", "lsa "))]:
             system, path = key.rsplit(" ", 1)
             plain = res[f"{system} {'full' if system == 'bm25' else 'rows'}"]
-            lines.append(f"| {label} | {system.upper() if system == 'bm25' else system.replace('lsa', 'LSA')} | "
-                         f"{path} | {res[key] * 1e3:.1f} ms | {plain / res[key]:.2f}x |")
+            lines.append(
+                f"| {label} | {system.upper() if system == 'bm25' else system.replace('lsa', 'LSA')} | "
+                f"{path} | {res[key] * 1e3:.1f} ms | {plain / res[key]:.2f}x |"
+            )
     return "\n".join(lines)

@@ -136,8 +136,13 @@ def child_ours(target: str, ticks: int) -> dict:
     q = prep.qcounts
     per_q = np.add.reduceat(df[q.indices], q.indptr[:-1]) if q.nnz else np.zeros(q.shape[0])
     per_q = np.where(np.diff(q.indptr) > 0, per_q, 0)
-    out.update(vocab=len(idx.vocabulary), nnz=int(idx.counts.nnz), avg_len=float(idx.avg_len),
-               terms_per_q=float(np.diff(q.indptr).mean()), postings_per_q_over_n=float(per_q.mean() / ds.n_docs))
+    out.update(
+        vocab=len(idx.vocabulary),
+        nnz=int(idx.counts.nnz),
+        avg_len=float(idx.avg_len),
+        terms_per_q=float(np.diff(q.indptr).mean()),
+        postings_per_q_over_n=float(per_q.mean() / ds.n_docs),
+    )
 
     mlist = metrics.parse_list(METRICS)
     p0 = Params()
@@ -159,8 +164,13 @@ def child_ours(target: str, ticks: int) -> dict:
         w = prep.weighted(Params(k1=k1))  # cached by the tick: its counts of second tries
         rescans.append(w.rescans)
         fallbacks.append(w.fallbacks)
-    out.update(tick_s=_median(times), tick_all=[round(t, 4) for t in times], tick_k1s=k1s,
-               rescans=int(max(rescans)), fallbacks=int(max(fallbacks)))
+    out.update(
+        tick_s=_median(times),
+        tick_all=[round(t, 4) for t in times],
+        tick_k1s=k1s,
+        rescans=int(max(rescans)),
+        fallbacks=int(max(fallbacks)),
+    )
     # a tick's parts (fresh k1 values again)
     parts = {"bm25": [], "fusions": [], "metrics": []}
     for i in range(ticks):
@@ -180,8 +190,12 @@ def child_ours(target: str, ticks: int) -> dict:
     out["peak_rss_gib"] = _status("VmHWM") / 2**30 if peak_ok else float("nan")  # the product's path, up to here
     # the reference algebra alone: scipy's sparse product, no ranking (skipped where its matrix gets huge)
     if ds.n_docs <= 200_000:
-        out["scipy_score_s"] = _median([_timed(bm25.score, prep.bm25, prep.qcounts, k1, 0.75)[0] for k1 in (1.1, 1.3, 1.5)])
-        out["kernel_bm25_s"] = _median([_timed(bm25.run, prep.bm25, prep.plan, ds, k1, 0.75, 100)[0] for k1 in (1.1, 1.3, 1.5)])
+        out["scipy_score_s"] = _median(
+            [_timed(bm25.score, prep.bm25, prep.qcounts, k1, 0.75)[0] for k1 in (1.1, 1.3, 1.5)]
+        )
+        out["kernel_bm25_s"] = _median(
+            [_timed(bm25.run, prep.bm25, prep.plan, ds, k1, 0.75, 100)[0] for k1 in (1.1, 1.3, 1.5)]
+        )
     if target.startswith("cranfield:"):
         out.update(_grid(ds, prep))
     out["peak_rss_with_reference_gib"] = _status("VmHWM") / 2**30 if peak_ok else float("nan")  # + scipy's product
@@ -249,6 +263,7 @@ def child_dense(target: str, ticks: int) -> dict:
     system = system_of(aligned)
     system.run(engine.context(), Params(), 100)  # compiled once, outside the timing
     out["ours_topk_s"] = _median([_timed(system.run, engine.context(), Params(), 100)[0] for _ in range(min(ticks, 3))])
+
     def numpy_topk(k: int = 100) -> None:
         for start in range(0, queries.shape[0], 100):
             s = queries[start : start + 100] @ docs.T
@@ -257,13 +272,22 @@ def child_dense(target: str, ticks: int) -> dict:
             keys = ds.tie_key[top]
             order = np.lexsort((keys, -vals), axis=1)
             np.take_along_axis(top, order, axis=1)
+
     out["numpy_topk_s"] = _median([_timed(numpy_topk)[0] for _ in range(min(ticks, 3))])
     members = Params(members=("BM25", "dense"))
     engine.evaluate(members, METRICS, (aligned,))
-    out["fusion_alpha_tick_s"] = _median([_timed(engine.evaluate, Params(members=("BM25", "dense"), alpha=a), METRICS, (aligned,))[0]
-                                          for a in (0.3, 0.4, 0.6, 0.7, 0.2, 0.8, 0.1)[:ticks]])
-    out["fusion_rrf_tick_s"] = _median([_timed(engine.evaluate, Params(members=("BM25", "dense"), rrf_k=float(k)), METRICS, (aligned,))[0]
-                                        for k in range(40, 40 + ticks)])
+    out["fusion_alpha_tick_s"] = _median(
+        [
+            _timed(engine.evaluate, Params(members=("BM25", "dense"), alpha=a), METRICS, (aligned,))[0]
+            for a in (0.3, 0.4, 0.6, 0.7, 0.2, 0.8, 0.1)[:ticks]
+        ]
+    )
+    out["fusion_rrf_tick_s"] = _median(
+        [
+            _timed(engine.evaluate, Params(members=("BM25", "dense"), rrf_k=float(k)), METRICS, (aligned,))[0]
+            for k in range(40, 40 + ticks)
+        ]
+    )
     out["rescans"] = engine.weighted(members, (aligned,)).rescans
     out["peak_rss_gib"] = _status("VmHWM") / 2**30 if peak_ok else float("nan")
     sample = _load(target) if target.startswith("cranfield:") else _load_invented()
@@ -288,11 +312,17 @@ def _before_package() -> Path | None:
     if (dest / "__init__.py").exists():
         return dest.parent
     try:
-        names = subprocess.run(["git", "ls-tree", "-r", "--name-only", BEFORE_COMMIT, "retrieval/"], cwd=ROOT,
-                               capture_output=True, text=True, check=True).stdout.split()
+        names = subprocess.run(
+            ["git", "ls-tree", "-r", "--name-only", BEFORE_COMMIT, "retrieval/"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
         for n in (n for n in names if n.endswith(".py")):
-            src = subprocess.run(["git", "show", f"{BEFORE_COMMIT}:{n}"], cwd=ROOT, capture_output=True, text=True,
-                                 check=True).stdout
+            src = subprocess.run(
+                ["git", "show", f"{BEFORE_COMMIT}:{n}"], cwd=ROOT, capture_output=True, text=True, check=True
+            ).stdout
             target = dest.parent / n
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(src)
@@ -333,15 +363,20 @@ def child_before(target: str, ticks: int) -> dict:
 
         out["prepare_s"], prep = _timed(Engine, ds)
         prep.evaluate(Params(), METRICS)  # its LSA fit, and numba's compiling in a fresh cache
-        out["tick_s"] = _median([_timed(prep.evaluate, Params(k1=round(1.25 + 0.05 * i, 2)), METRICS)[0]
-                                 for i in range(ticks)])
+        out["tick_s"] = _median(
+            [_timed(prep.evaluate, Params(k1=round(1.25 + 0.05 * i, 2)), METRICS)[0] for i in range(ticks)]
+        )
         out["peak_rss_gib"] = _status("VmHWM") / 2**30 if peak_ok else float("nan")
         return out
     out["prepare_s"], prep = _timed(experiment.prepare, ds)
     mlist = metrics.parse_list(METRICS)
     times = []
     for i in range(min(ticks, 3)):
-        t, _ = _timed(lambda: experiment.score(ds, experiment.rankings(ds, experiment.Params(k1=1.25 + 0.05 * i), prep=prep), mlist))
+        t, _ = _timed(
+            lambda: experiment.score(
+                ds, experiment.rankings(ds, experiment.Params(k1=1.25 + 0.05 * i), prep=prep), mlist
+            )
+        )
         times.append(t)
     out["tick_s"] = _median(times)  # includes its LSA refit (the old code had no LSA cache)
     out["peak_rss_gib"] = _status("VmHWM") / 2**30 if peak_ok else float("nan")
@@ -375,7 +410,9 @@ def child_bm25s(target: str, ticks: int) -> dict:
     qs = [[w for w in qt if w in vocab] or [next(iter(vocab))] for qt in queries]  # bm25s needs a known token
     out["retrieve_s"], _ = _timed(retriever.retrieve, qs, k=k, show_progress=False)
     try:
-        out["backend"] = str(getattr(retriever, "backend", "?")) + "/" + ("numba" if "numba" in sys.modules else "numpy")
+        out["backend"] = (
+            str(getattr(retriever, "backend", "?")) + "/" + ("numba" if "numba" in sys.modules else "numpy")
+        )
     except Exception:  # noqa: BLE001
         out["backend"] = "?"
     times = []
@@ -460,13 +497,19 @@ def first_run(tree: Path, warm_up: bool = False) -> dict:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(tree)}
         if warm_up:
             t = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "retrieval", "warmup", "--quiet"], cwd=tree, env=env, check=True,
-                           capture_output=True)
+            subprocess.run(
+                [sys.executable, "-m", "retrieval", "warmup", "--quiet"],
+                cwd=tree,
+                env=env,
+                check=True,
+                capture_output=True,
+            )
             out["warmup_s"] = time.perf_counter() - t
         for key in ("cold_s", "warm_s"):
             t = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "retrieval", "evaluate"], cwd=tree, env=env, check=True,
-                           capture_output=True)
+            subprocess.run(
+                [sys.executable, "-m", "retrieval", "evaluate"], cwd=tree, env=env, check=True, capture_output=True
+            )
             out[key] = time.perf_counter() - t
     return out
 
@@ -519,8 +562,13 @@ def child_stages(target: str, ticks: int) -> dict:
         fits.append(_timed(e.lsa_fit, d)[0])
         d_ticks.append(_timed(e.evaluate, Params(dims=d), METRICS)[0])
     totals = [f + t for f, t in zip(fits, d_ticks)]
-    out.update(d_fit_s=_median(fits), d_fit_all=[round(x, 4) for x in fits], d_tick_s=_median(d_ticks),
-               d_tick_all=[round(x, 4) for x in d_ticks], d_total_s=_median(totals))
+    out.update(
+        d_fit_s=_median(fits),
+        d_fit_all=[round(x, 4) for x in fits],
+        d_tick_s=_median(d_ticks),
+        d_tick_all=[round(x, 4) for x in d_ticks],
+        d_total_s=_median(totals),
+    )
     out["d_new_block_fit_s"] = _timed(e.lsa_fit, D_NEW_BLOCK)[0]
     out["d_new_block_note"] = e.lsa_fit(D_NEW_BLOCK).model.note
     # the d steps the app computes ahead (ours: Engine.prefetch after each evaluation, as ui/cache.rankings does), at d
@@ -536,8 +584,12 @@ def child_stages(target: str, ticks: int) -> dict:
         quick.append(_timed(e.evaluate, Params(dims=d), METRICS)[0])
         prev = d
     paused, _ = _steps_after_a_pause(e, D_NEW_BLOCK, D_AHEAD_PAUSED[:ticks])
-    out.update(d_ahead_s=_median(paused), d_ahead_all=[round(x, 4) for x in paused], d_quick_s=_median(quick),
-               d_quick_all=[round(x, 4) for x in quick])
+    out.update(
+        d_ahead_s=_median(paused),
+        d_ahead_all=[round(x, 4) for x in paused],
+        d_quick_s=_median(quick),
+        d_quick_all=[round(x, 4) for x in quick],
+    )
     k1 = [_timed(e.evaluate, Params(k1=round(1.25 + 0.05 * i, 2)), METRICS)[0] for i in range(ticks)]
     out.update(k1_tick_s=_median(k1), k1_tick_all=[round(x, 4) for x in k1])
     alpha = [_timed(e.evaluate, Params(k1=1.25, alpha=round(0.05 + 0.1 * i, 2)), METRICS)[0] for i in range(ticks)]
@@ -561,8 +613,8 @@ def child_passes(target: str, ticks: int) -> dict:
     no judged ranks)."""
     import numpy as np
 
-    from retrieval.engine.engine import Engine
     from retrieval import kernels as _kernels
+    from retrieval.engine.engine import Engine
     from retrieval.retrievers.ranking import THRESHOLD, PassOutputs, Selection
 
     _kernels.mark_ready()
@@ -581,7 +633,9 @@ def child_passes(target: str, ticks: int) -> dict:
 
         def one() -> None:
             o = PassOutputs.empty(ds, 1000)
-            _kernels.parallel(_kernels.lsa_rank, ds.n_queries, 10**9, qv, vt, Selection(ds.tie_key, THRESHOLD, 1000), o, 0)
+            _kernels.parallel(
+                _kernels.lsa_rank, ds.n_queries, 10**9, qv, vt, Selection(ds.tie_key, THRESHOLD, 1000), o, 0
+            )
 
         one()  # compiled or loaded once, outside the timing
         out[f"pass_{d}_s"] = min(_timed(one)[0] for _ in range(max(1, min(ticks, 3))))
@@ -603,9 +657,9 @@ def child_scale(target: str, ticks: int) -> dict:
     """Ours alone on a large synthetic corpus (from bench/synthetic.py's arrays, no zip): engine build, first
     evaluation, d steps within the first block (fit, evaluation), d steps after a pause (computed ahead: the pause
     each needed, then the step), k1 ticks, peak RSS."""
+    from retrieval import kernels as _kernels
     from retrieval.core.params import Params
     from retrieval.engine.engine import Engine
-    from retrieval import kernels as _kernels
 
     _kernels.mark_ready()
     ds = _load(target)
@@ -634,8 +688,13 @@ def passes(args) -> str:
     for _ in range(args.repeats):
         for kind, tree in (("before", before), ("ours", ROOT)):
             cmd = [sys.executable, __file__, "--child", "passes", "--target", size, "--ticks", str(args.ticks)]
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout,
-                                  env={**os.environ, "BENCH_PACKAGE": str(tree)})
+            proc = subprocess.run(
+                cmd,
+                capture_output=True,
+                text=True,
+                timeout=args.timeout,
+                env={**os.environ, "BENCH_PACKAGE": str(tree)},
+            )
             lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
             if proc.returncode or not lines:
                 print(proc.stderr[-2000:], file=sys.stderr)
@@ -644,14 +703,20 @@ def passes(args) -> str:
             print(f"[passes] {kind}: {lines[-1]}", file=sys.stderr, flush=True)
     best = {k: {f: min(r[f] for r in rs) for f in rs[0] if f != "package"} for k, rs in runs.items() if rs}
     b, o = best.get("before", {}), best.get("ours", {})
-    lines = [f"the exact pass (lsa_rank), {int(size):,} synthetic documents x 1,000 questions, best of "
-             f"{args.repeats} alternated runs x 3; before = {args.round2_before}", "",
-             "| d | before | ours | ratio |", "|---|---|---|---|"]
+    lines = [
+        f"the exact pass (lsa_rank), {int(size):,} synthetic documents x 1,000 questions, best of "
+        f"{args.repeats} alternated runs x 3; before = {args.round2_before}",
+        "",
+        "| d | before | ours | ratio |",
+        "|---|---|---|---|",
+    ]
     for d in _pass_dims():
         key = f"pass_{d}_s"
         lines.append(f"| {d} | {_fmt_s(b.get(key))} | {_fmt_s(o.get(key))} | {_ratio(b.get(key), o.get(key))} |")
-    lines.append(f"| numpy float32 top-100, {o.get('peer_dims', b.get('peer_dims'))}-d (the peer) | "
-                 f"{_fmt_s(b.get('numpy_top100_s'))} | {_fmt_s(o.get('numpy_top100_s'))} | |")
+    lines.append(
+        f"| numpy float32 top-100, {o.get('peer_dims', b.get('peer_dims'))}-d (the peer) | "
+        f"{_fmt_s(b.get('numpy_top100_s'))} | {_fmt_s(o.get('numpy_top100_s'))} | |"
+    )
     return "\n".join(lines)
 
 
@@ -661,8 +726,12 @@ def round2(args) -> str:
     size = int(args.round2_size)
     _zip_of(size)  # written once, outside the measurements
     for tree in (before, ROOT):  # each tree's own numba cache written once, so that the stages measure no compiling
-        subprocess.run([sys.executable, "-m", "retrieval", "evaluate"], cwd=tree, capture_output=True,
-                       env={k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"} | {"PYTHONPATH": str(tree)})
+        subprocess.run(
+            [sys.executable, "-m", "retrieval", "evaluate"],
+            cwd=tree,
+            capture_output=True,
+            env={k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"} | {"PYTHONPATH": str(tree)},
+        )
     rows: dict[str, dict[str, list]] = {"before": {}, "ours": {}, "ours + warmup": {}}
 
     def add(kind: str, res: dict) -> None:
@@ -678,8 +747,13 @@ def round2(args) -> str:
             add("ours + warmup", first_run(ROOT, warm_up=True))
         for kind, tree in (("before", before), ("ours", ROOT)):
             cmd = [sys.executable, __file__, "--child", "stages", "--target", str(size), "--ticks", str(args.ticks)]
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout,
-                                  env={**os.environ, "BENCH_PACKAGE": str(tree)})
+            proc = subprocess.run(
+                cmd,
+                capture_output=True,
+                text=True,
+                timeout=args.timeout,
+                env={**os.environ, "BENCH_PACKAGE": str(tree)},
+            )
             lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
             add(kind, json.loads(lines[-1]) if proc.returncode == 0 and lines else {})
             if proc.returncode:
@@ -687,19 +761,27 @@ def round2(args) -> str:
     (OUT / "round2.json").write_text(json.dumps(rows, indent=1))  # every run's figures, not only the medians
     med = {kind: {k: _median(v) for k, v in r.items()} for kind, r in rows.items()}
     b, o, w = med["before"], med["ours"], med["ours + warmup"]
-    lines = [f"round 2 (issue 15): medians of {args.repeats} alternated runs, before = {args.round2_before}; "
-             f"synthetic {size:,} documents as a BEIR zip; load average at the end "
-             + " / ".join(f"{x:.1f}" for x in os.getloadavg()), "",
-             "| what a person waits for | before | ours |", "|---|---|---|"]
+    lines = [
+        f"round 2 (issue 15): medians of {args.repeats} alternated runs, before = {args.round2_before}; "
+        f"synthetic {size:,} documents as a BEIR zip; load average at the end "
+        + " / ".join(f"{x:.1f}" for x in os.getloadavg()),
+        "",
+        "| what a person waits for | before | ours |",
+        "|---|---|---|",
+    ]
 
     def row(label, key, fmt=_fmt_s):
         lines.append(f"| {label} | {fmt(b.get(key))} | {fmt(o.get(key))} |")
 
     row("first `python -m retrieval evaluate` after a fresh clone (empty numba cache)", "cold_s")
     row("the second run (cache written)", "warm_s")
-    lines.append(f"| ours after `python -m retrieval warmup` ({_fmt_s(w.get('warmup_s'))}): first run, second | - | "
-                 f"{_fmt_s(w.get('cold_s'))}, {_fmt_s(w.get('warm_s'))} |")
-    lines.append(f"| first run / second run | {_ratio(b.get('cold_s'), b.get('warm_s'))} | {_ratio(o.get('cold_s'), o.get('warm_s'))} |")
+    lines.append(
+        f"| ours after `python -m retrieval warmup` ({_fmt_s(w.get('warmup_s'))}): first run, second | - | "
+        f"{_fmt_s(w.get('cold_s'))}, {_fmt_s(w.get('warm_s'))} |"
+    )
+    lines.append(
+        f"| first run / second run | {_ratio(b.get('cold_s'), b.get('warm_s'))} | {_ratio(o.get('cold_s'), o.get('warm_s'))} |"
+    )
     row("upload: parse the zip", "parse_s")
     row("upload: engine build (tokenise, index, BM25 plan)", "engine_s")
     row("upload: the systems that need no SVD evaluated (ours; before: every system)", "first_look_s")
@@ -710,10 +792,15 @@ def round2(args) -> str:
     row("d tick: the evaluation with that fit (LSA ranked, both fusions, the metrics)", "d_tick_s")
     row("d tick: fit + evaluation, what a person waits for", "d_total_s")
     row(f"d = {D_NEW_BLOCK}: the LSA fit (ours: a new block)", "d_new_block_fit_s")
-    row(f"d step after a pause (d = {', '.join(map(str, D_AHEAD_PAUSED))} from {D_NEW_BLOCK}; ours: computed ahead)",
-        "d_ahead_s")
-    row(f"d step taken at once (d = {', '.join(map(str, D_AHEAD_QUICK))} from {D_NEW_BLOCK}; ours: computed when taken, "
-        "before the step ahead starts)", "d_quick_s")
+    row(
+        f"d step after a pause (d = {', '.join(map(str, D_AHEAD_PAUSED))} from {D_NEW_BLOCK}; ours: computed ahead)",
+        "d_ahead_s",
+    )
+    row(
+        f"d step taken at once (d = {', '.join(map(str, D_AHEAD_QUICK))} from {D_NEW_BLOCK}; ours: computed when taken, "
+        "before the step ahead starts)",
+        "d_quick_s",
+    )
     row("k1 tick", "k1_tick_s")
     row("alpha tick (the weighted fusion alone: 0.05, 0.15, ... at k1 = 1.25)", "alpha_tick_s")
     return "\n".join(lines)
@@ -723,8 +810,18 @@ def round2(args) -> str:
 
 
 def _run_child(kind: str, target: str, args) -> dict:
-    cmd = [sys.executable, __file__, "--child", kind, "--target", target, "--ticks", str(args.ticks),
-           "--sample", str(args.sample if not target.isdigit() or int(target) < 1_000_000 else args.sample_1m)]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--child",
+        kind,
+        "--target",
+        target,
+        "--ticks",
+        str(args.ticks),
+        "--sample",
+        str(args.sample if not target.isdigit() or int(target) < 1_000_000 else args.sample_1m),
+    ]
     t = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
     wall = time.perf_counter() - t
@@ -742,19 +839,25 @@ def pairs(args, targets: list[tuple[str, str]]) -> str:
     alternated N times per dataset (ours, before, before, ours, ...), every median printed. Two engines ticked in
     turn in one process lean towards the one built first (the same code on both sides: 33.3 against 37.6 ms at
     100k; bench/RESULTS.md, twelfth round), and one pair of processes does not tell a few ms apart on this machine."""
-    lines = [f"k1 ticks, each code in its own process, {args.pairs} alternated pairs per dataset (medians of "
-             f"{args.ticks} ticks each); before = {args.before_commit}", "",
-             "| dataset | ours | before | median of ours / of before |", "|---|---|---|---|"]
+    lines = [
+        f"k1 ticks, each code in its own process, {args.pairs} alternated pairs per dataset (medians of "
+        f"{args.ticks} ticks each); before = {args.before_commit}",
+        "",
+        "| dataset | ours | before | median of ours / of before |",
+        "|---|---|---|---|",
+    ]
     for label, target in targets:
         got: dict[str, list[float]] = {"ours": [], "before": []}
         for i in range(args.pairs):
-            for kind in (("ours", "before") if i % 2 == 0 else ("before", "ours")):
+            for kind in ("ours", "before") if i % 2 == 0 else ("before", "ours"):
                 res = _run_child(kind, target, args)
                 print(f"[{label}] {kind}: {json.dumps(res)[:200]}", file=sys.stderr, flush=True)
                 got[kind].append(res.get("tick_s", float("nan")))
         o, b = got["ours"], got["before"]
-        lines.append(f"| {label} | {', '.join(_fmt_s(x) for x in o)} | {', '.join(_fmt_s(x) for x in b)} | "
-                     f"{_fmt_s(_median(o))} / {_fmt_s(_median(b))} |")
+        lines.append(
+            f"| {label} | {', '.join(_fmt_s(x) for x in o)} | {', '.join(_fmt_s(x) for x in b)} | "
+            f"{_fmt_s(_median(o))} / {_fmt_s(_median(b))} |"
+        )
     return "\n".join(lines)
 
 
@@ -778,32 +881,44 @@ def report(results: list[dict], grid: dict | None) -> str:
     """The tables printed at the end (also what RESULTS.md quotes)."""
     lines = []
     load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
-    lines.append(f"machine: {os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}; "
-                 f"threads for our kernels: {results[0]['ours'].get('threads', '?') if results else '?'}; "
-                 f"load average at the end (1/5/15 min): {load}")
+    lines.append(
+        f"machine: {os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}; "
+        f"threads for our kernels: {results[0]['ours'].get('threads', '?') if results else '?'}; "
+        f"load average at the end (1/5/15 min): {load}"
+    )
     lines.append("")
-    lines.append("| dataset | docs | questions | vocabulary | postings/q / N | matched/q | index build | prepare | LSA fit (d=6) | peak RSS |")
+    lines.append(
+        "| dataset | docs | questions | vocabulary | postings/q / N | matched/q | index build | prepare | LSA fit (d=6) | peak RSS |"
+    )
     lines.append("|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
         o = r["ours"]
         if "error" in o:
             lines.append(f"| {r['label']} | error: {o['error']} |||||||||")
             continue
-        lines.append(f"| {r['label']} | {o['docs']:,} | {o['queries']:,} | {o['vocab']:,} | {o['postings_per_q_over_n']:.3f} | "
-                     f"{o['matched_fraction']:.3f} | {_fmt_s(o['index_s'])} | {_fmt_s(o['prepare_s'])} | {_fmt_s(o['lsa_fit_s'])} | "
-                     f"{o['peak_rss_gib']:.2f} GiB |")
+        lines.append(
+            f"| {r['label']} | {o['docs']:,} | {o['queries']:,} | {o['vocab']:,} | {o['postings_per_q_over_n']:.3f} | "
+            f"{o['matched_fraction']:.3f} | {_fmt_s(o['index_s'])} | {_fmt_s(o['prepare_s'])} | {_fmt_s(o['lsa_fit_s'])} | "
+            f"{o['peak_rss_gib']:.2f} GiB |"
+        )
     lines.append("")
-    lines.append("| dataset | k1 tick (median) | parts: BM25 / fusions / metrics | alpha tick | RRF tick | d tick | weighted rescans / full scans |")
+    lines.append(
+        "| dataset | k1 tick (median) | parts: BM25 / fusions / metrics | alpha tick | RRF tick | d tick | weighted rescans / full scans |"
+    )
     lines.append("|---|---|---|---|---|---|---|")
     for r in results:
         o = r["ours"]
         if "error" in o:
             continue
-        lines.append(f"| {r['label']} | {_fmt_s(o['tick_s'])} | {_fmt_s(o['part_bm25_s'])} / {_fmt_s(o['part_fusions_s'])} / "
-                     f"{_fmt_s(o['part_metrics_s'])} | {_fmt_s(o['alpha_tick_s'])} | {_fmt_s(o['rrf_tick_s'])} | {_fmt_s(o['d_tick_s'])} | "
-                     f"{o['rescans']} / {o['fallbacks']} of {o['queries']} |")
+        lines.append(
+            f"| {r['label']} | {_fmt_s(o['tick_s'])} | {_fmt_s(o['part_bm25_s'])} / {_fmt_s(o['part_fusions_s'])} / "
+            f"{_fmt_s(o['part_metrics_s'])} | {_fmt_s(o['alpha_tick_s'])} | {_fmt_s(o['rrf_tick_s'])} | {_fmt_s(o['d_tick_s'])} | "
+            f"{o['rescans']} / {o['fallbacks']} of {o['queries']} |"
+        )
     lines.append("")
-    lines.append(f"| dataset | our tick | before ({BEFORE_COMMIT}) | bm25s re-index + retrieve | ratio | rank_bm25 (all questions) | ratio | scipy product alone / our BM25 kernel |")
+    lines.append(
+        f"| dataset | our tick | before ({BEFORE_COMMIT}) | bm25s re-index + retrieve | ratio | rank_bm25 (all questions) | ratio | scipy product alone / our BM25 kernel |"
+    )
     lines.append("|---|---|---|---|---|---|---|---|")
     for r in results:
         o, bf, bs, rb = r["ours"], r.get("before", {}), r.get("bm25s", {}), r.get("rank_bm25", {})
@@ -820,35 +935,56 @@ def report(results: list[dict], grid: dict | None) -> str:
         sc = "-"
         if o.get("scipy_score_s"):
             sc = f"{_fmt_s(o['scipy_score_s'])} / {_fmt_s(o['kernel_bm25_s'])} ({_ratio(o['scipy_score_s'], o['kernel_bm25_s'])})"
-        lines.append(f"| {r['label']} | {_fmt_s(ours)} | {bft} | {bst} | {_ratio(bs.get('tick_s'), ours) if bs and 'error' not in bs else '-'} | "
-                     f"{rbt} | {_ratio(rb.get('tick_s'), ours) if rb and 'error' not in rb else '-'} | {sc} |")
+        lines.append(
+            f"| {r['label']} | {_fmt_s(ours)} | {bft} | {bst} | {_ratio(bs.get('tick_s'), ours) if bs and 'error' not in bs else '-'} | "
+            f"{rbt} | {_ratio(rb.get('tick_s'), ours) if rb and 'error' not in rb else '-'} | {sc} |"
+        )
     peers = [(r["label"], k, r[k]) for r in results for k in ("bm25s", "rank_bm25", "before") if r.get(k)]
     if peers:
         lines.append("")
-        lines.append("peers' own figures: " + "; ".join(
-            f"{lab} {k}: " + (v["error"] if "error" in v else ", ".join(
-                f"{f} {_fmt_s(v[f])}" for f in ("tokenise_s", "index_s", "prepare_s", "retrieve_s") if f in v)
-                + f", peak RSS {v.get('peak_rss_gib', float('nan')):.2f} GiB")
-            for lab, k, v in peers))
+        lines.append(
+            "peers' own figures: "
+            + "; ".join(
+                f"{lab} {k}: "
+                + (
+                    v["error"]
+                    if "error" in v
+                    else ", ".join(
+                        f"{f} {_fmt_s(v[f])}" for f in ("tokenise_s", "index_s", "prepare_s", "retrieve_s") if f in v
+                    )
+                    + f", peak RSS {v.get('peak_rss_gib', float('nan')):.2f} GiB"
+                )
+                for lab, k, v in peers
+            )
+        )
     dense_rows = [(r["label"], r["dense"]) for r in results if r.get("dense")]
     if dense_rows:
         lines.append("")
-        lines.append(f"| dataset (dense: {DENSE_DIM}-d random unit vectors) | our exact top 1,000 + judged ranks | numpy top 100 "
-                     "(float32 BLAS, argpartition) | ratio | alpha tick, BM25 + dense | RRF tick, BM25 + dense | rescans | "
-                     "encoding (bundled model) | peak RSS |")
+        lines.append(
+            f"| dataset (dense: {DENSE_DIM}-d random unit vectors) | our exact top 1,000 + judged ranks | numpy top 100 "
+            "(float32 BLAS, argpartition) | ratio | alpha tick, BM25 + dense | RRF tick, BM25 + dense | rescans | "
+            "encoding (bundled model) | peak RSS |"
+        )
         lines.append("|---|---|---|---|---|---|---|---|---|")
         for lab, d in dense_rows:
             if "error" in d:
                 lines.append(f"| {lab} | {d['error']} | | | | | | | |")
                 continue
-            lines.append(f"| {lab} | {_fmt_s(d['ours_topk_s'])} | {_fmt_s(d['numpy_topk_s'])} | "
-                         f"{d['ours_topk_s'] / d['numpy_topk_s']:.1f}x slower | {_fmt_s(d['fusion_alpha_tick_s'])} | "
-                         f"{_fmt_s(d['fusion_rrf_tick_s'])} | {d['rescans']} of {d['queries']:,} | "
-                         f"{d['encode_docs_per_s']:.1f} documents/s ({d['encode_sample']}) | {d['peak_rss_gib']:.2f} GiB |")
+            lines.append(
+                f"| {lab} | {_fmt_s(d['ours_topk_s'])} | {_fmt_s(d['numpy_topk_s'])} | "
+                f"{d['ours_topk_s'] / d['numpy_topk_s']:.1f}x slower | {_fmt_s(d['fusion_alpha_tick_s'])} | "
+                f"{_fmt_s(d['fusion_rrf_tick_s'])} | {d['rescans']} of {d['queries']:,} | "
+                f"{d['encode_docs_per_s']:.1f} documents/s ({d['encode_sample']}) | {d['peak_rss_gib']:.2f} GiB |"
+            )
     if any(v.get("reused") for r in results for v in r.values() if isinstance(v, dict)):
         lines.append("")
-        lines.append("(peers and 'before' reused from an earlier run of this script: " +
-                     ", ".join(sorted({v["reused"] for r in results for v in r.values() if isinstance(v, dict) and v.get("reused")})) + ")")
+        lines.append(
+            "(peers and 'before' reused from an earlier run of this script: "
+            + ", ".join(
+                sorted({v["reused"] for r in results for v in r.values() if isinstance(v, dict) and v.get("reused")})
+            )
+            + ")"
+        )
     if grid:
         lines.append("")
         g = f"Cranfield k1 x b grid (16 x 11 = 176 settings, BM25 ranked + nDCG@10 per question each): {_fmt_s(grid['grid_s'])}"
@@ -861,37 +997,79 @@ def report(results: list[dict], grid: dict | None) -> str:
 def main(argv: list[str] | None = None) -> int:
     global BEFORE_COMMIT
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sizes", default="10000,100000", help="synthetic corpus sizes, comma-separated (default 10000,100000)")
-    ap.add_argument("--cranfield", default=str(DEFAULT_CRANFIELD) if DEFAULT_CRANFIELD.exists() else "",
-                    help="a Cranfield BEIR folder ('' to skip)")
+    ap.add_argument(
+        "--sizes", default="10000,100000", help="synthetic corpus sizes, comma-separated (default 10000,100000)"
+    )
+    ap.add_argument(
+        "--cranfield",
+        default=str(DEFAULT_CRANFIELD) if DEFAULT_CRANFIELD.exists() else "",
+        help="a Cranfield BEIR folder ('' to skip)",
+    )
     ap.add_argument("--ticks", type=int, default=7, help="slider ticks per measurement (median reported)")
-    ap.add_argument("--sample", type=int, default=100, help="rank_bm25: questions scored below 1M documents (all up to 10k)")
+    ap.add_argument(
+        "--sample", type=int, default=100, help="rank_bm25: questions scored below 1M documents (all up to 10k)"
+    )
     ap.add_argument("--sample-1m", type=int, default=10, help="rank_bm25: questions scored at 1M documents")
     ap.add_argument("--no-peers", action="store_true", help="skip bm25s and rank_bm25")
-    ap.add_argument("--dense", action="store_true", help="also the dense rows (exact top-k beside numpy's, fusion ticks, encoding)")
+    ap.add_argument(
+        "--dense", action="store_true", help="also the dense rows (exact top-k beside numpy's, fusion ticks, encoding)"
+    )
     ap.add_argument("--no-before", action="store_true", help="skip the code before this change")
-    ap.add_argument("--before-commit", default=BEFORE_COMMIT, help=f"the commit measured as 'before' (default {BEFORE_COMMIT})")
+    ap.add_argument(
+        "--before-commit", default=BEFORE_COMMIT, help=f"the commit measured as 'before' (default {BEFORE_COMMIT})"
+    )
     ap.add_argument("--timeout", type=float, default=7200)
     ap.add_argument("--json", default=str(OUT / "speed.json"), help="where to keep the raw results")
-    ap.add_argument("--reuse", default="", metavar="JSON",
-                    help="take bm25s, rank_bm25 and 'before' from an earlier run's raw results instead of running them")
-    ap.add_argument("--round2", action="store_true", help="issue 15's rows only: first runs, upload stages, d ticks, "
-                    "before and ours alternated")
-    ap.add_argument("--round2-before", default=ROUND2_BEFORE, help=f"round 2's 'before' commit (default {ROUND2_BEFORE})")
-    ap.add_argument("--no-first-runs", action="store_true", help="round 2: skip the fresh-clone first runs (the upload "
-                    "stages and ticks only)")
+    ap.add_argument(
+        "--reuse",
+        default="",
+        metavar="JSON",
+        help="take bm25s, rank_bm25 and 'before' from an earlier run's raw results instead of running them",
+    )
+    ap.add_argument(
+        "--round2",
+        action="store_true",
+        help="issue 15's rows only: first runs, upload stages, d ticks, before and ours alternated",
+    )
+    ap.add_argument(
+        "--round2-before", default=ROUND2_BEFORE, help=f"round 2's 'before' commit (default {ROUND2_BEFORE})"
+    )
+    ap.add_argument(
+        "--no-first-runs",
+        action="store_true",
+        help="round 2: skip the fresh-clone first runs (the upload stages and ticks only)",
+    )
     ap.add_argument("--round2-size", default="100000", help="round 2's synthetic corpus size (default 100000)")
     ap.add_argument("--repeats", type=int, default=3, help="round 2: alternated runs of each (default 3)")
-    ap.add_argument("--passes", action="store_true", help="the exact LSA / dense pass alone at d = 6, 40, 200, 384, "
-                    "before (--round2-before) and ours alternated, beside numpy's float32 top-100")
-    ap.add_argument("--pass-dims", default="", help="--passes at these d instead (comma-separated; 384: random "
-                    "unit vectors)")
-    ap.add_argument("--scale", default="", metavar="N", help="ours alone on N synthetic documents: engine, first "
-                    "evaluation, d steps, k1 ticks, peak RSS")
-    ap.add_argument("--pairs", type=int, default=0, metavar="N", help="ours and before (--before-commit) only, "
-                    "each k1 tick in its own process, the processes alternated N times per dataset")
-    ap.add_argument("--paths", action="store_true", help="every path chosen by name (bm25.run, lsa.run) beside the "
-                    "plainest compiled path, on Cranfield and --sizes (bench/paths.py)")
+    ap.add_argument(
+        "--passes",
+        action="store_true",
+        help="the exact LSA / dense pass alone at d = 6, 40, 200, 384, "
+        "before (--round2-before) and ours alternated, beside numpy's float32 top-100",
+    )
+    ap.add_argument(
+        "--pass-dims", default="", help="--passes at these d instead (comma-separated; 384: random unit vectors)"
+    )
+    ap.add_argument(
+        "--scale",
+        default="",
+        metavar="N",
+        help="ours alone on N synthetic documents: engine, first evaluation, d steps, k1 ticks, peak RSS",
+    )
+    ap.add_argument(
+        "--pairs",
+        type=int,
+        default=0,
+        metavar="N",
+        help="ours and before (--before-commit) only, "
+        "each k1 tick in its own process, the processes alternated N times per dataset",
+    )
+    ap.add_argument(
+        "--paths",
+        action="store_true",
+        help="every path chosen by name (bm25.run, lsa.run) beside the "
+        "plainest compiled path, on Cranfield and --sizes (bench/paths.py)",
+    )
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--target", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
@@ -960,7 +1138,7 @@ def main(argv: list[str] | None = None) -> int:
         print(paths.table(results))
         return 0
     if a.pairs:
-        for label, target in targets:
+        for _label, target in targets:
             if target.isdigit():
                 synthetic.load(int(target))  # generated and cached once, outside the measured processes
         print(pairs(a, targets))

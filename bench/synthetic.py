@@ -129,8 +129,12 @@ def generate(n_docs: int, n_queries: int = 1000, seed: int = 0) -> Dataset:
     for q in range(n_queries):
         n_rel = int(min(REL_MAX, 1 + qrng.poisson(REL_MEAN)))
         picked = qrng.choice(n_docs, size=min(n_docs, n_rel + NEAR_MISSES), replace=False)
-        grades = np.concatenate([qrng.choice([1, 2, 3], size=picked.size - NEAR_MISSES, p=GRADE_P) if picked.size > NEAR_MISSES else [],
-                                 np.zeros(min(NEAR_MISSES, picked.size), dtype=np.int64)]).astype(np.int64)
+        grades = np.concatenate(
+            [
+                qrng.choice([1, 2, 3], size=picked.size - NEAR_MISSES, p=GRADE_P) if picked.size > NEAR_MISSES else [],
+                np.zeros(min(NEAR_MISSES, picked.size), dtype=np.int64),
+            ]
+        ).astype(np.int64)
         terms = content[q]  # documents are judged for sharing the question's distinctive words
         for d, g in zip(picked, grades):
             share = max(1, int(np.ceil(len(terms) * g / 3))) if g > 0 else 1
@@ -225,8 +229,10 @@ def main(argv: list[str] | None = None) -> int:
     for n in (int(x) for x in a.sizes.split(",")):
         t = time.perf_counter()
         ds = load(n, a.queries, cache=not a.no_cache)
-        print(f"{ds.name}: {ds.n_docs} documents, {ds.n_queries} questions, {len(ds.qrels)} judgements, "
-              f"{sum(map(len, ds.doc_texts)) / ds.n_docs:.0f} characters per document, {time.perf_counter() - t:.1f} s")
+        print(
+            f"{ds.name}: {ds.n_docs} documents, {ds.n_queries} questions, {len(ds.qrels)} judgements, "
+            f"{sum(map(len, ds.doc_texts)) / ds.n_docs:.0f} characters per document, {time.perf_counter() - t:.1f} s"
+        )
     return 0
 
 

@@ -45,10 +45,19 @@ def bench(name: str, repeat: int, metric: str, folds: int, seed: int) -> dict:
     cv = tuning.cross_validate(sweep.values, folds, seed)
     ties = tuning.tie_region(sweep.values, cv.in_sample_best)
     return {
-        "name": ds.name, "docs": ds.n_docs, "questions": int(ds.evaluated.size), "settings": sweep.values.shape[0],
-        "prepare": t_prep, "wall": min(walls), "wall_median": sorted(walls)[len(walls) // 2], "cpu": min(cpus),
-        "best": sweep.setting(cv.in_sample_best), "in_sample": cv.in_sample, "cv": cv.cross_validated,
-        "ties": ties.size, "notes": sweep.notes,
+        "name": ds.name,
+        "docs": ds.n_docs,
+        "questions": int(ds.evaluated.size),
+        "settings": sweep.values.shape[0],
+        "prepare": t_prep,
+        "wall": min(walls),
+        "wall_median": sorted(walls)[len(walls) // 2],
+        "cpu": min(cpus),
+        "best": sweep.setting(cv.in_sample_best),
+        "in_sample": cv.in_sample,
+        "cv": cv.cross_validated,
+        "ties": ties.size,
+        "notes": sweep.notes,
     }
 
 
@@ -66,8 +75,19 @@ def bench_joint(name: str, metric: str) -> list[dict]:
         w1 = time.perf_counter()
         tuning.versus_best(sw.values, best, resamples)
         perm = time.perf_counter() - w1
-        out.append({"key": key, "shape": sw.shape, "settings": sw.means.size, "wall": wall, "cpu": cpu, "perm": perm,
-                    "resamples": resamples, "best": sw.setting(best), "mean": float(sw.means[best])})
+        out.append(
+            {
+                "key": key,
+                "shape": sw.shape,
+                "settings": sw.means.size,
+                "wall": wall,
+                "cpu": cpu,
+                "perm": perm,
+                "resamples": resamples,
+                "best": sw.setting(best),
+                "mean": float(sw.means[best]),
+            }
+        )
     return out
 
 
@@ -81,20 +101,26 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--joint", action="store_true", help="also time the joint sweeps with LSA's d, once each")
     args = p.parse_args(argv)
-    print(f"{args.metric} over k1 x b = {len(tuning.K1_GRID)} x {len(tuning.B_GRID)}; "
-          f"{args.folds}-fold cross-validation, seed {args.seed}; best of {args.repeat} timed runs")
+    print(
+        f"{args.metric} over k1 x b = {len(tuning.K1_GRID)} x {len(tuning.B_GRID)}; "
+        f"{args.folds}-fold cross-validation, seed {args.seed}; best of {args.repeat} timed runs"
+    )
     ok = True
     for name in ["invented", *args.paths]:
         r = bench(name, args.repeat, args.metric, args.folds, args.seed)
         best = " ".join(f"{k}={v:g}" for k, v in r["best"].items())
         print(f"\n{r['name']}: {r['docs']} documents, {r['questions']} questions, {r['settings']} settings")
         print(f"  prepare (tokenise once)       {r['prepare'] * 1000:8.1f} ms")
-        print(f"  grid, wall (best / median)    {r['wall'] * 1000:8.1f} ms / {r['wall_median'] * 1000:.1f} ms"
-              f"   ({r['wall'] / r['settings'] * 1000:.2f} ms per setting)")
+        print(
+            f"  grid, wall (best / median)    {r['wall'] * 1000:8.1f} ms / {r['wall_median'] * 1000:.1f} ms"
+            f"   ({r['wall'] / r['settings'] * 1000:.2f} ms per setting)"
+        )
         print(f"  grid, CPU                     {r['cpu'] * 1000:8.1f} ms")
         print(f"  best in-sample {args.metric}       {r['in_sample']:.6f}  at {best}")
         print(f"  {args.folds}-fold cross-validated      {r['cv']:.6f}  (over-fitting {r['in_sample'] - r['cv']:+.6f})")
-        print(f"  tie region                    {r['ties']} of {r['settings']} settings can't be told apart from the best")
+        print(
+            f"  tie region                    {r['ties']} of {r['settings']} settings can't be told apart from the best"
+        )
         for n in r["notes"]:
             print(f"  note: {n}")
         if name != "invented" and r["wall"] > TARGET_S:
@@ -103,9 +129,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.joint:
             for j in bench_joint(name, args.metric):
                 best = " ".join(f"{k}={v:g}" for k, v in j["best"].items())
-                print(f"  joint {j['key']:<11} {' x '.join(map(str, j['shape']))} = {j['settings']} settings: sweep "
-                      f"{j['wall']:.1f} s wall ({j['cpu']:.1f} s CPU), permutation test {j['perm']:.1f} s "
-                      f"({j['resamples']:,} sign vectors); best {j['mean']:.6f} at {best}")
+                print(
+                    f"  joint {j['key']:<11} {' x '.join(map(str, j['shape']))} = {j['settings']} settings: sweep "
+                    f"{j['wall']:.1f} s wall ({j['cpu']:.1f} s CPU), permutation test {j['perm']:.1f} s "
+                    f"({j['resamples']:,} sign vectors); best {j['mean']:.6f} at {best}"
+                )
     return 0 if ok else 1
 
 

@@ -18,8 +18,10 @@ page.header(ds, label)
 ev = cache.evaluation([metric])
 a, b = page.choose_pair(ev.systems)
 if a == b:
-    st.info(f"Choose two different systems: {plain(a)} compared with itself differs by zero on every question.",
-            icon=":material/info:")
+    st.info(
+        f"Choose two different systems: {plain(a)} compared with itself differs by zero on every question.",
+        icon=":material/info:",
+    )
 elif ds.evaluated.size == 0:
     st.info("No question has a relevant document, so there is nothing to compare.", icon=":material/info:")
 else:

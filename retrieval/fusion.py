@@ -58,8 +58,14 @@ def check_rrf_k(k: float) -> None:
     spec.check("rrf_k", k)
 
 
-def weighted_dense(dataset: Dataset, scores: Sequence[np.ndarray], answers: Sequence[np.ndarray],
-                   weights: Sequence[float], depth: int = DEPTH_DEFAULT, name: str = "weighted") -> Ranking:
+def weighted_dense(
+    dataset: Dataset,
+    scores: Sequence[np.ndarray],
+    answers: Sequence[np.ndarray],
+    weights: Sequence[float],
+    depth: int = DEPTH_DEFAULT,
+    name: str = "weighted",
+) -> Ranking:
     """The weighted fusion's plain definition, over dense score rows (questions x documents, one per member):
     sum_j w_j * minmax(S_j), added in member order; -inf for a question no member answers (`answers[j][q]`);
     every document competes (threshold -1) and the top `depth` are kept. The reference the fast path equals."""
@@ -78,34 +84,49 @@ def fuse_rows(weights: Sequence[float], scores: Sequence[np.ndarray]) -> np.ndar
 
 
 # The members' best lists as the compiled pass reads them, with no copy of any list (M members):
-FusionLists = namedtuple("FusionLists", [
-    "docs",  # M arrays, questions x width_i: member i's best list (its run's top_d)
-    "scores",  # M * M arrays: scores[i * M + j], questions x width_i, is member j's score of member i's list
-    "n_top",  # questions x M: how many of each member's row are filled
-    "lo",  # questions x M: each member's lowest score over every document
-    "span",  # questions x M: highest - lowest
-    "bound",  # questions x M: the highest score of a document outside the member's list (-inf: none outside)
-    "answers",  # questions x M: the member answers the question
-])
+FusionLists = namedtuple(
+    "FusionLists",
+    [
+        "docs",  # M arrays, questions x width_i: member i's best list (its run's top_d)
+        "scores",  # M * M arrays: scores[i * M + j], questions x width_i, is member j's score of member i's list
+        "n_top",  # questions x M: how many of each member's row are filled
+        "lo",  # questions x M: each member's lowest score over every document
+        "span",  # questions x M: highest - lowest
+        "bound",  # questions x M: the highest score of a document outside the member's list (-inf: none outside)
+        "answers",  # questions x M: the member answers the question
+    ],
+)
 
 
 def gather(members: Sequence[Member]) -> FusionLists:
     """Every member's scores of every member's listed documents (an alpha change reuses this): a member's own
     list scores are its run's, the others' are looked up (`at_rows`)."""
     docs = tuple(np.ascontiguousarray(m.run.top_d, dtype=np.int64) for m in members)
-    scores = tuple(np.ascontiguousarray(owner.run.top_s if i == j else other.at_rows(owner.run.top_d, owner.run.n_top),
-                                        dtype=np.float64)
-                   for i, owner in enumerate(members) for j, other in enumerate(members))
+    scores = tuple(
+        np.ascontiguousarray(
+            owner.run.top_s if i == j else other.at_rows(owner.run.top_d, owner.run.n_top), dtype=np.float64
+        )
+        for i, owner in enumerate(members)
+        for j, other in enumerate(members)
+    )
     stack = lambda f: np.ascontiguousarray(np.stack([np.asarray(f(m), dtype=np.float64) for m in members], axis=1))  # noqa: E731
     lo, hi = stack(lambda m: m.run.lo), stack(lambda m: m.run.hi)
-    return FusionLists(docs, scores, np.ascontiguousarray(np.stack([m.run.n_top for m in members], axis=1), dtype=np.int64),
-                       lo, hi - lo, stack(lambda m: m.bound),
-                       np.ascontiguousarray(np.stack([m.answers for m in members], axis=1), dtype=np.bool_))
+    return FusionLists(
+        docs,
+        scores,
+        np.ascontiguousarray(np.stack([m.run.n_top for m in members], axis=1), dtype=np.int64),
+        lo,
+        hi - lo,
+        stack(lambda m: m.bound),
+        np.ascontiguousarray(np.stack([m.answers for m in members], axis=1), dtype=np.bool_),
+    )
 
 
 # The second try's inputs for a pair of a postings member and a vector member (the kernel's named arguments):
 PostingsSide = namedtuple("PostingsSide", ["terms", "norm", "k1p1", "lo", "hi"])  # bm25.Postings, norms, k1 + 1, range
-VectorSide = namedtuple("VectorSide", ["qvec", "vecs", "top_d", "top_s", "n_top", "lo", "hi"])  # vectors, best lists, range
+VectorSide = namedtuple(
+    "VectorSide", ["qvec", "vecs", "top_d", "top_s", "n_top", "lo", "hi"]
+)  # vectors, best lists, range
 FusedTop = namedtuple("FusedTop", ["docs", "scores", "n", "fallback"])  # the fused lists, improved in place
 
 
@@ -118,8 +139,14 @@ class WeightedRun:
     fallbacks: int  # of those, fused over every document
 
 
-def weighted(dataset: Dataset, members: Sequence[Member], weights: Sequence[float], depth: int = DEPTH_DEFAULT,
-             lists: FusionLists | None = None, name: str = "weighted") -> WeightedRun:
+def weighted(
+    dataset: Dataset,
+    members: Sequence[Member],
+    weights: Sequence[float],
+    depth: int = DEPTH_DEFAULT,
+    lists: FusionLists | None = None,
+    name: str = "weighted",
+) -> WeightedRun:
     """The weighted fusion from the members' best lists: exactly `weighted_dense`'s ranking, without a dense row.
 
     The fused score of every document in any member's list is computed exactly; a document in none of them
@@ -135,12 +162,28 @@ def weighted(dataset: Dataset, members: Sequence[Member], weights: Sequence[floa
     out_s = np.zeros((nq, depth))
     out_n = np.zeros(nq, dtype=np.int64)
     fallback = np.zeros(nq, dtype=np.bool_)
-    kernels.parallel(kernels.weighted_topk, nq, sum(x.size for x in lists.scores) * 4, n_docs, dataset.tie_key, w, depth, lists,
-               out_d, out_s, out_n, fallback)
+    kernels.parallel(
+        kernels.weighted_topk,
+        nq,
+        sum(x.size for x in lists.scores) * 4,
+        n_docs,
+        dataset.tie_key,
+        w,
+        depth,
+        lists,
+        out_d,
+        out_s,
+        out_n,
+        fallback,
+    )
     todo = np.flatnonzero(fallback)
     n_rescans = int(todo.size)
     n_full = 0
-    pair = len(members) == 2 and all(hasattr(members[0].run, a) for a in ("plan", "norm")) and hasattr(members[1].run, "vecs")
+    pair = (
+        len(members) == 2
+        and all(hasattr(members[0].run, a) for a in ("plan", "norm"))
+        and hasattr(members[1].run, "vecs")
+    )
     if pair and todo.size:
         bm, ls = members[0].run, members[1].run
         for full in (False, True):
@@ -148,18 +191,34 @@ def weighted(dataset: Dataset, members: Sequence[Member], weights: Sequence[floa
                 break
             if full:
                 n_full = int(todo.size)
-            kernels.parallel(lambda items, *a: kernels.weighted_scan(todo[items], *a), todo.size, todo.size * n_docs, full, n_docs,
-                       dataset.tie_key, float(w[0]), float(w[1]), depth,
-                       PostingsSide(bm.plan.by_term, bm.norm, bm.k1 + 1.0, bm.lo, bm.hi),
-                       VectorSide(ls.qvec, ls.vecs, ls.top_d, ls.top_s, ls.n_top, ls.lo, ls.hi),
-                       FusedTop(out_d, out_s, out_n, fallback))
+            kernels.parallel(
+                lambda items, *a: kernels.weighted_scan(todo[items], *a),  # noqa: B023 - called at once
+                todo.size,
+                todo.size * n_docs,
+                full,
+                n_docs,
+                dataset.tie_key,
+                float(w[0]),
+                float(w[1]),
+                depth,
+                PostingsSide(bm.plan.by_term, bm.norm, bm.k1 + 1.0, bm.lo, bm.hi),
+                VectorSide(ls.qvec, ls.vecs, ls.top_d, ls.top_s, ls.n_top, ls.lo, ls.hi),
+                FusedTop(out_d, out_s, out_n, fallback),
+            )
             todo = np.flatnonzero(fallback)
     elif todo.size:
         n_full = int(todo.size)
     for q in todo:  # over every document, from each member's full row (no silent question is ever flagged)
         fused = fuse_rows(w, [m.row(q)[None, :] for m in members])
-        o = PassOutputs(Judged.none(1), out_d[q : q + 1], out_s[q : q + 1], np.zeros(1, dtype=np.int64),
-                        np.zeros(1, dtype=np.int64), np.zeros(1), np.zeros(1))
+        o = PassOutputs(
+            Judged.none(1),
+            out_d[q : q + 1],
+            out_s[q : q + 1],
+            np.zeros(1, dtype=np.int64),
+            np.zeros(1, dtype=np.int64),
+            np.zeros(1),
+            np.zeros(1),
+        )
         kernels.rank_dense(np.zeros(1, dtype=np.int64), fused, 0, Selection(dataset.tie_key, -1.0, depth), o)
         out_n[q] = min(o.n_top[0], o.n_res[0])
     judged = Judged.of(dataset)
@@ -178,7 +237,7 @@ def rrf(
     dataset: Dataset, rankings: list[Ranking], k: float = RRF_K_DEFAULT, depth: int = DEPTH_DEFAULT, name: str = "RRF"
 ) -> Ranking:
     """Reciprocal Rank Fusion of the top `depth` of each ranking: sum of 1 / (k + rank), ties by document id."""
-    
+
     check_rrf_k(k)
     nq, depth = dataset.n_queries, int(depth)
     if not rankings:
@@ -190,7 +249,9 @@ def rrf(
     out_d = np.zeros((nq, cap), dtype=np.int64)
     out_s = np.zeros((nq, cap))
     out_n = np.zeros(nq, dtype=np.int64)
-    kernels.parallel(kernels.rrf_fuse, nq, nq * cap * cap, r_ptr, r_docs, depth, float(k), dataset.tie_key, out_d, out_s, out_n)
+    kernels.parallel(
+        kernels.rrf_fuse, nq, nq * cap * cap, r_ptr, r_docs, depth, float(k), dataset.tie_key, out_d, out_s, out_n
+    )
     keep = np.arange(cap)[None, :] < out_n[:, None]
     indptr = np.concatenate(([0], np.cumsum(out_n))).astype(np.int64)
     return from_csr(name, dataset, indptr, out_d[keep], out_s[keep])

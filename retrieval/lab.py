@@ -36,7 +36,9 @@ def app_path() -> Path:
         script = folder / "app.py"
         if script.is_file() and (folder / "pages").is_dir() and (folder / "ui").is_dir():
             return script
-    raise FileNotFoundError(f"the retriever lab's app.py (with pages/ and ui/) is in none of: {', '.join(map(str, CANDIDATES))}")
+    raise FileNotFoundError(
+        f"the retriever lab's app.py (with pages/ and ui/) is in none of: {', '.join(map(str, CANDIDATES))}"
+    )
 
 
 def server_settings(script: Path) -> dict:
@@ -86,54 +88,96 @@ def help_text(width: int = 80) -> str:
         found = str(script)
     server = server_settings(script) if script else {}
     settings = [
-        (workspace.HOME_ENV, f"the workspace's folder: datasets, runs, embeddings, grades and experiments in "
-                             f"SQLite (default {workspace.DEFAULT_HOME})"),
+        (
+            workspace.HOME_ENV,
+            f"the workspace's folder: datasets, runs, embeddings, grades and experiments in "
+            f"SQLite (default {workspace.DEFAULT_HOME})",
+        ),
         (workspace.URL_ENV, "a database instead (postgresql+psycopg://user@host/db): servers share one workspace"),
         (dense.CACHE_ENV, "the dense model's vectors, encoded once per corpus (default ~/.cache/retrieval-lab)"),
-        (workspace.MAX_BYTES_ENV, f"the workspace's stored files in all (default {_mib(workspace.DEFAULT_MAX_BYTES)}; "
-                                  "bytes or e.g. 10G)"),
-        (dataset.MAX_BYTES_ENV, f"what an uploaded zip may expand to (default {_mib(dataset.MAX_MEMBER_BYTES)} a "
-                                f"file, {_mib(dataset.MAX_TOTAL_BYTES)} in all)"),
-        (engine.MAX_CHARS_ENV, f"the text a corpus may hold to be indexed (default {engine.APP_MAX_CHARS:,} "
-                               "characters)"),
-        (budget.BUDGET_ENV, f"the memory the server's indexes may take in all (default "
-                            f"{_mib(budget.DEFAULT_BUDGET)}; bytes or e.g. 8G)"),
+        (
+            workspace.MAX_BYTES_ENV,
+            f"the workspace's stored files in all (default {_mib(workspace.DEFAULT_MAX_BYTES)}; bytes or e.g. 10G)",
+        ),
+        (
+            dataset.MAX_BYTES_ENV,
+            f"what an uploaded zip may expand to (default {_mib(dataset.MAX_MEMBER_BYTES)} a "
+            f"file, {_mib(dataset.MAX_TOTAL_BYTES)} in all)",
+        ),
+        (
+            engine.MAX_CHARS_ENV,
+            f"the text a corpus may hold to be indexed (default {engine.APP_MAX_CHARS:,} characters)",
+        ),
+        (
+            budget.BUDGET_ENV,
+            f"the memory the server's indexes may take in all (default "
+            f"{_mib(budget.DEFAULT_BUDGET)}; bytes or e.g. 8G)",
+        ),
         (budget.IDLE_ENV, f"seconds an index no one uses is kept (default {budget.DEFAULT_IDLE:g})"),
-        (USER_HEADER_ENV, "the header an authenticating proxy sets to the signed-in user, e.g. X-Forwarded-User "
-                          "(a request without it may only look)"),
+        (
+            USER_HEADER_ENV,
+            "the header an authenticating proxy sets to the signed-in user, e.g. X-Forwarded-User "
+            "(a request without it may only look)",
+        ),
         (access.ADMINS_ENV, "the signed-in names that may rename, delete and restore any dataset (comma-separated)"),
-        (workspace.TRASH_DAYS_ENV, f"days a deleted dataset stays restorable in the trash (default "
-                                   f"{workspace.DEFAULT_TRASH_DAYS:g})"),
+        (
+            workspace.TRASH_DAYS_ENV,
+            f"days a deleted dataset stays restorable in the trash (default {workspace.DEFAULT_TRASH_DAYS:g})",
+        ),
         (workspace.MAX_GRADES_ENV, f"grades a rater may give one dataset (default {workspace.DEFAULT_MAX_GRADES:,})"),
     ]
     pad = max(len(name) for name, _ in settings) + 4
 
     def wrap(text: str, indent: str = "", hanging: str = "") -> list[str]:
-        lines = textwrap.wrap(escape_control(text), width, initial_indent=indent, subsequent_indent=hanging or indent,
-                              break_long_words=False, break_on_hyphens=False)
+        lines = textwrap.wrap(
+            escape_control(text),
+            width,
+            initial_indent=indent,
+            subsequent_indent=hanging or indent,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
         return [line.replace("\u00a0", " ") for line in lines]
 
-    return "\n".join([
-        "usage: retrieval-lab [STREAMLIT OPTIONS]",
-        "",
-        *wrap(f"Starts the retriever lab, a Streamlit server ({found}): the Tour on the invented corpus, then every "
-              "other page. " + ("No browser opens by itself (headless): point yours at" if server.get("headless")
-                                else "Streamlit opens it in your browser, at")),
-        f"  {escape_control(address(server))}",
-        *wrap((f"It listens on {server['address']} only." if server.get("address") else
-               "It listens on every network interface (its config.toml sets no server.address).")
-              + " Another port: retrieval-lab --server.port 8600"),
-        "",
-        "Where the data lives now:",
-        f"  workspace      {escape_control(_store())}",
-        f"  dense vectors  {escape_control(dense.cache_dir())}",
-        "",
-        "Environment settings:",
-        *(line for name, text in settings for line in wrap(f"{name:{pad - 4}s}  {text}", "  ", " " * pad)),
-        "",
-        *wrap("Every other argument goes to `streamlit run` (its options: streamlit run --help). The command line: "
-              "python -m retrieval --help"),
-    ]) + "\n"
+    return (
+        "\n".join(
+            [
+                "usage: retrieval-lab [STREAMLIT OPTIONS]",
+                "",
+                *wrap(
+                    f"Starts the retriever lab, a Streamlit server ({found}): the Tour on the invented corpus, then every "
+                    "other page. "
+                    + (
+                        "No browser opens by itself (headless): point yours at"
+                        if server.get("headless")
+                        else "Streamlit opens it in your browser, at"
+                    )
+                ),
+                f"  {escape_control(address(server))}",
+                *wrap(
+                    (
+                        f"It listens on {server['address']} only."
+                        if server.get("address")
+                        else "It listens on every network interface (its config.toml sets no server.address)."
+                    )
+                    + " Another port: retrieval-lab --server.port 8600"
+                ),
+                "",
+                "Where the data lives now:",
+                f"  workspace      {escape_control(_store())}",
+                f"  dense vectors  {escape_control(dense.cache_dir())}",
+                "",
+                "Environment settings:",
+                *(line for name, text in settings for line in wrap(f"{name:{pad - 4}s}  {text}", "  ", " " * pad)),
+                "",
+                *wrap(
+                    "Every other argument goes to `streamlit run` (its options: streamlit run --help). The command line: "
+                    "python -m retrieval --help"
+                ),
+            ]
+        )
+        + "\n"
+    )
 
 
 def _asks_help(args: list[str]) -> bool:

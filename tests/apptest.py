@@ -41,7 +41,9 @@ def frame_with(at: AppTest, column: str):
 
 def shown(text: str) -> str:
     """What a person reads of a Markdown body: backslash escapes resolved, ui.markdown's code spans as they read."""
-    read = re.finditer(r"\\([!-/:-@\[-`{-~])|(`+) ?(.+?) ?\2|(.)", text, re.DOTALL)  # an escape, a code span, a character
+    read = re.finditer(
+        r"\\([!-/:-@\[-`{-~])|(`+) ?(.+?) ?\2|(.)", text, re.DOTALL
+    )  # an escape, a code span, a character
     return "".join(next(g for g in (m.group(1), m.group(3), m.group(4)) if g is not None) for m in read)
 
 

@@ -50,7 +50,9 @@ def test_a_dataset_question_typed_verbatim_is_ranked_as_the_engine_ranks_it(eng,
     ev = eng.evaluate(p, ["hit@3", "recall@5", "mrr", "ndcg@5", "ndcg_exp@10", "precision@2"], sources)
     assert set(ranks) == {"BM25", "LSA", "dense", "weighted", "RRF"}
     for q in range(invented.n_queries):
-        one, typed, _ = eng.adhoc(invented.query_texts[q], p, sources, adhoc.judgements_of(invented, q), invented.query_ids[q])
+        one, typed, _ = eng.adhoc(
+            invented.query_texts[q], p, sources, adhoc.judgements_of(invented, q), invented.query_ids[q]
+        )
         assert set(typed) == set(ranks)
         for name, r in ranks.items():
             d_engine, s_engine = r.top(q, 10)
@@ -66,8 +68,9 @@ def test_a_dataset_question_typed_verbatim_is_ranked_as_the_engine_ranks_it(eng,
                     assert typed_ev.values[name][m.name][0] == ev.values[name][m.name][at], (q, name, m.name)
 
 
-def test_a_dataset_question_typed_verbatim_is_ranked_as_the_engine_ranks_it_on_any_processor(eng, invented, vectors,
-                                                                                              monkeypatch):
+def test_a_dataset_question_typed_verbatim_is_ranked_as_the_engine_ranks_it_on_any_processor(
+    eng, invented, vectors, monkeypatch
+):
     """The bundled model's bits differ between processors: an encoder giving slightly other vectors (as another CPU's
     would) changes nothing for a dataset question's own text, whose vector is the one the dense system holds; a new
     text is encoded."""
@@ -121,7 +124,9 @@ def test_adding_refund_to_q02_closes_its_vocabulary_gap_as_bm25_s_formula_says(e
     one, after, scores = eng.adhoc(base + " refund", Params(), (), judged, "q02")
     expected = bm25_by_hand(invented, base + " refund", 1.2, 0.75)
     np.testing.assert_allclose(scores.rows["BM25"], expected, rtol=0, atol=1e-12)
-    order = sorted((i for i in range(invented.n_docs) if expected[i] > 0), key=lambda i: (-expected[i], invented.doc_ids[i]))
+    order = sorted(
+        (i for i in range(invented.n_docs) if expected[i] > 0), key=lambda i: (-expected[i], invented.doc_ids[i])
+    )
     assert after["BM25"].top_ids(one, 0) == [invented.doc_ids[i] for i in order] == ["refund1"]
     assert after["BM25"].judged_rank.tolist() == [1, 0, 0]  # refund1 first; refund2, refund3 share no word
     values = adhoc.evaluate(one, after, ["hit@3", "mrr", "recall@5", "ndcg@5"]).values["BM25"]
@@ -194,8 +199,12 @@ def test_judgements_are_checked(eng):
 
 
 def test_uploaded_vectors_and_runs_cannot_score_a_typed_question_and_it_says_why(eng, invented, vectors):
-    other = embeddings.align(embeddings.from_arrays("my-model", invented.doc_ids, vectors.doc_vectors,
-                                                    invented.query_ids, vectors.query_vectors), invented)
+    other = embeddings.align(
+        embeddings.from_arrays(
+            "my-model", invented.doc_ids, vectors.doc_vectors, invented.query_ids, vectors.query_vectors
+        ),
+        invented,
+    )
     _, ranks, scores = eng.adhoc("refund", Params(members=("BM25", "dense")), (other,))
     assert "dense" not in ranks and "weighted" not in ranks and "RRF" not in ranks
     assert "my-model" in scores.skipped["dense"] and "dense" in scores.skipped["weighted"]

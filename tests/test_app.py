@@ -50,7 +50,12 @@ def test_overview_shows_the_article_means(at):
     m = _means(at)
     assert list(m) == ["BM25", "LSA", "dense", "weighted", "RRF"]
     article = ("BM25", "LSA", "weighted", "RRF")
-    assert {s: round(m[s]["nDCG@5"], 6) for s in article} == {"BM25": 0.691171, "LSA": 0.679138, "weighted": 0.733993, "RRF": 0.737367}
+    assert {s: round(m[s]["nDCG@5"], 6) for s in article} == {
+        "BM25": 0.691171,
+        "LSA": 0.679138,
+        "weighted": 0.733993,
+        "RRF": 0.737367,
+    }
     assert m["dense"]["MRR"] == 1.0  # the pinned model ranks a relevant document first for all 14 questions
     assert round(m["BM25"]["MRR"], 6) == 0.821429 and round(m["LSA"]["recall@5"], 6) == 0.678571
     assert len(at.get("vega_lite_chart")) == 2
@@ -84,7 +89,10 @@ def test_moving_k_changes_the_columns_and_the_article_button_puts_defaults_back(
 
 
 def test_a_url_with_query_parameters_opens_with_those_values():
-    at = open_app(OVERVIEW, query={"k1": "2.0", "b": "0.5", "dims": "4", "rrf_k": "10", "alpha": "0.25", "k": "10", "metric": "MRR"})
+    at = open_app(
+        OVERVIEW,
+        query={"k1": "2.0", "b": "0.5", "dims": "4", "rrf_k": "10", "alpha": "0.25", "k": "10", "metric": "MRR"},
+    )
     assert not at.exception
     got = {key: at.sidebar.slider(key=key).value for key in ARTICLE}
     assert got == {"k": 10, "k1": 2.0, "b": 0.5, "dims": 4, "rrf_k": 10, "alpha": 0.25}
@@ -99,7 +107,16 @@ def test_an_absurd_url_value_is_ignored_not_a_crash():
 
 
 @pytest.mark.parametrize(
-    "page", ["pages/overview.py", "pages/per_question.py", "pages/diagnosis.py", "pages/compare.py", "pages/tuning.py", "pages/metrics_lab.py", "pages/data.py"]
+    "page",
+    [
+        "pages/overview.py",
+        "pages/per_question.py",
+        "pages/diagnosis.py",
+        "pages/compare.py",
+        "pages/tuning.py",
+        "pages/metrics_lab.py",
+        "pages/data.py",
+    ],
 )
 def test_every_page_opens_through_app_without_exception(page):
     at = open_app(page)
@@ -173,13 +190,19 @@ def test_no_full_garbage_collection_holds_up_the_end_of_every_run():
     assert config["runner"]["postScriptGC"] is False
 
 
-@pytest.mark.parametrize("query", [{"fusion_depth": "7"}, {"k1": "abc"}, {"alpha": "5"}, {"fuse": ["<b>x</b>", "nope"]}])
+@pytest.mark.parametrize(
+    "query", [{"fusion_depth": "7"}, {"k1": "abc"}, {"alpha": "5"}, {"fuse": ["<b>x</b>", "nope"]}]
+)
 def test_an_absurd_link_opens_on_the_defaults_without_an_exception(query):
     at = open_app(query=query)
     assert not at.exception
     sb = at.sidebar
-    assert (sb.select_slider(key="fusion_depth").value, sb.slider(key="k1").value, sb.slider(key="alpha").value,
-            sb.multiselect(key="fuse").value) == (10, 1.2, 0.5, ["BM25", "LSA"])
+    assert (
+        sb.select_slider(key="fusion_depth").value,
+        sb.slider(key="k1").value,
+        sb.slider(key="alpha").value,
+        sb.multiselect(key="fuse").value,
+    ) == (10, 1.2, 0.5, ["BM25", "LSA"])
 
 
 def test_the_means_table_spans_the_page_above_the_bars(at):

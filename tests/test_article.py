@@ -30,7 +30,9 @@ FIRST_RANKS = {  # q -> (BM25, LSA, weighted, RRF)
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "retrieval", *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "retrieval", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +75,10 @@ def test_text_output_has_the_three_tables_and_the_diagnosis():
     assert "[-0.081, +0.107]" in text and "= +0.012" in text
     assert "q02 'can I get my money back' -> not found, no result at all: vocabulary gap" in text
     # export1 is the article's surface homonymy, but no judgement names it: the lab says so instead of calling it wrong
-    assert "q10 'I want my data from yesterday back' -> not found, first result: export1 (shares 'data'): unjudged at the top" in text
+    assert (
+        "q10 'I want my data from yesterday back' -> not found, first result: export1 (shares 'data'): unjudged at the top"
+        in text
+    )
     for doc in ("refund1", "refund2", "refund3", "backup3", "backup2"):
         assert f"    {doc} (grade " in text and text.split(f"    {doc} (grade ")[1].split("\n")[0].endswith("none")
 

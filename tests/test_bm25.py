@@ -13,7 +13,23 @@ from retrieval.corpus.dataset import assemble
 from retrieval.corpus.text import STOP_WORDS, build_index, query_counts, tokenize
 from retrieval.retrievers import bm25
 
-WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "42", "x9", "the", "of", "and"]
+WORDS = [
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "epsilon",
+    "zeta",
+    "eta",
+    "theta",
+    "iota",
+    "kappa",
+    "42",
+    "x9",
+    "the",
+    "of",
+    "and",
+]
 
 
 def naive_tokens(text: str) -> list[str]:
@@ -116,7 +132,9 @@ def test_idf_decreases_with_document_frequency():
 def test_length_norm_formula():
     doc_len = np.array([2.0, 10.0, 6.0])
     got = bm25.length_norm(doc_len, 6.0, 1.2, 0.75)
-    np.testing.assert_allclose(got, [1.2 * (1 - 0.75 + 0.75 * 2 / 6), 1.2 * (1 - 0.75 + 0.75 * 10 / 6), 1.2], rtol=1e-15)
+    np.testing.assert_allclose(
+        got, [1.2 * (1 - 0.75 + 0.75 * 2 / 6), 1.2 * (1 - 0.75 + 0.75 * 10 / 6), 1.2], rtol=1e-15
+    )
     np.testing.assert_allclose(bm25.length_norm(doc_len, 6.0, 1.2, 0.0), [1.2, 1.2, 1.2])  # b = 0: length ignored
 
 
@@ -135,8 +153,10 @@ def test_k1_zero_is_binary():
     assert s.tolist() == [1.0, 1.0, 1.0]
 
 
-@pytest.mark.parametrize("k1, b", [(-0.1, 0.75), (-1, 0.5), (1.2, -0.01), (1.2, 1.5), (float("nan"), 0.5),
-                                    (1.2, float("nan")), (float("inf"), 0.5)])
+@pytest.mark.parametrize(
+    "k1, b",
+    [(-0.1, 0.75), (-1, 0.5), (1.2, -0.01), (1.2, 1.5), (float("nan"), 0.5), (1.2, float("nan")), (float("inf"), 0.5)],
+)
 def test_check_params_rejects_naming_the_parameter(k1, b):
     bad = "k1" if not (math.isfinite(k1) and k1 >= 0) else "b"
     with pytest.raises(InputError, match=rf"^{bad}\b"):
@@ -212,13 +232,29 @@ def test_layout_regroups_each_questions_postings_by_document():
     got = {k: v.tolist() for k, v in bm25.layout(q_ptr, q_u, u_ptr, u_docs, u_f, 10).items()}
     # q0: one term in 0 4 5 8 9 (postings 0 5 2 6 3); two in 2 (u0 then u3: postings 1 7) and 3 (u2 then u3: 4 8)
     # q1: nothing; q2: one term in 0 3 5 9 (0 8 2 3), two in 2 (u0 then u3: 1 7)
-    assert got == {"s_ptr": [0, 5, 5, 9], "s_up": [0, 5, 2, 6, 3, 0, 8, 2, 3], "m_ptr": [0, 2, 2, 3],
-                   "m_start": [0, 2, 4, 6], "m_term": [0, 3, 2, 3, 0, 3], "m_count": [2, 3, 1, 4, 2, 3],
-                   "m_doc": [2, 3, 2]}
+    assert got == {
+        "s_ptr": [0, 5, 5, 9],
+        "s_up": [0, 5, 2, 6, 3, 0, 8, 2, 3],
+        "m_ptr": [0, 2, 2, 3],
+        "m_start": [0, 2, 4, 6],
+        "m_term": [0, 3, 2, 3, 0, 3],
+        "m_count": [2, 3, 1, 4, 2, 3],
+        "m_doc": [2, 3, 2],
+    }
     g = bm25.term_groups(u_ptr, np.ones(9), u_docs, np.ones(10))  # one count, one length: the id order stays
     assert g["g_doc"].tolist() == u_docs.tolist() and g["g_ptr"].tolist() == [0, 1, 1, 2, 3]
-    plan = bm25.QuestionPlan(q_ptr, q_u, np.arange(4), u_ptr, u_docs, u_f, np.ones(4), 10,
-                             **bm25.layout(q_ptr, q_u, u_ptr, u_docs, u_f, 10), **g)
+    plan = bm25.QuestionPlan(
+        q_ptr,
+        q_u,
+        np.arange(4),
+        u_ptr,
+        u_docs,
+        u_f,
+        np.ones(4),
+        10,
+        **bm25.layout(q_ptr, q_u, u_ptr, u_docs, u_f, 10),
+        **g,
+    )
     assert plan.entries == 15 and plan.n_touched().tolist() == [7, 0, 5]
     # positions: singles first, then the multis
     docs = np.array([[3, 9, 7, -1], [0, 2, 3, 9], [2, 3, 8, 0]])
@@ -228,7 +264,11 @@ def test_layout_regroups_each_questions_postings_by_document():
         assert plan.docs_at(pos).tolist() == np.where(pos >= 0, docs, -1).tolist()
         # the judgements' flat layout: q0 judged 9 and 1, q1 none, q2 judged 3
         assert bm25.locate(plan, np.array([9, 1, 3]), np.array([0, 2, 2, 3]), per_doc=per_doc).tolist() == [4, -1, 1]
-    assert bm25.locate_lists(plan, docs, np.array([1, 4, 2])).tolist() == [[6, -1, -1, -1], [-1, -1, -1, -1], [4, 1, -1, -1]]
+    assert bm25.locate_lists(plan, docs, np.array([1, 4, 2])).tolist() == [
+        [6, -1, -1, -1],
+        [-1, -1, -1, -1],
+        [4, 1, -1, -1],
+    ]
     # the sites: q0's document 3 and q2's document 2 hold several terms; q2's document 3 holds u3 only (posting 8,
     # count 4); the rows beyond n_top are left out
     sites = bm25.probe_sites(plan, docs, np.array([1, 4, 2]))

@@ -25,8 +25,15 @@ from conftest import ROOT
 pytestmark = pytest.mark.browser
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
 PROXY_HEADER = "X-Lab-User"
 SIGNED_IN = {PROXY_HEADER: "ana"}  # a browser the proxy signed in: the test server changes nothing for one without
@@ -50,11 +57,23 @@ def _serving(home: Path, env: dict[str, str] | None = None, script: Path = ROOT 
     """`streamlit run app.py` (or `script`) on a free port of 127.0.0.1 with its own store (`home`), until the block
     ends: its URL."""
     port = _free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port),
-           "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(script),
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+    ]
     env = {**os.environ, "RETRIEVAL_LAB_HOME": str(home), "PYTHONPATH": str(ROOT), **(env or {})}
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     SERVED[url] = proc.pid
     deadline = time.monotonic() + 60
@@ -143,7 +162,11 @@ def test_moving_a_slider_redraws_the_chart(server, tmp_path):
         time.sleep(1.0)  # let vega finish its first paint
         before = bars.screenshot()
 
-        alpha = page.locator("[data-testid=stSidebar] [data-testid=stSlider]").filter(has_text="fusion alpha").locator("input")
+        alpha = (
+            page.locator("[data-testid=stSidebar] [data-testid=stSlider]")
+            .filter(has_text="fusion alpha")
+            .locator("input")
+        )
         assert alpha.get_attribute("aria-valuetext") == "0.50"
         alpha.focus()
         started = time.monotonic()
@@ -167,9 +190,14 @@ def test_moving_a_slider_redraws_the_chart(server, tmp_path):
         browser.close()
 
 
-ESCAPED = ["corpus.jsonl:1: broken JSON", "f.jsonl:100: bad :smile: x", "see http://evil.example/x, www.e.x or m@e.x",
-           "a -> b <- c -- d >= e", "**zz** $x$ [l](http://e.x) ![i](http://e.x/i.png) :red[r] <b>b</b> `t`",
-           "hit@3 ndcg@5 :material/home: :streamlit:"]
+ESCAPED = [
+    "corpus.jsonl:1: broken JSON",
+    "f.jsonl:100: bad :smile: x",
+    "see http://evil.example/x, www.e.x or m@e.x",
+    "a -> b <- c -- d >= e",
+    "**zz** $x$ [l](http://e.x) ![i](http://e.x/i.png) :red[r] <b>b</b> `t`",
+    "hit@3 ndcg@5 :material/home: :streamlit:",
+]
 
 
 def test_escaped_text_is_shown_and_copied_exactly_as_written(tmp_path):
@@ -179,8 +207,10 @@ def test_escaped_text_is_shown_and_copied_exactly_as_written(tmp_path):
     from playwright.sync_api import sync_playwright
 
     script = tmp_path / "escaped.py"
-    script.write_text("import streamlit as st\nfrom ui.markdown import escape_markdown\n"
-                      f"for text in {ESCAPED!r}:\n    st.error(escape_markdown(text))\n")
+    script.write_text(
+        "import streamlit as st\nfrom ui.markdown import escape_markdown\n"
+        f"for text in {ESCAPED!r}:\n    st.error(escape_markdown(text))\n"
+    )
     with _serving(tmp_path / "home", script=script) as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         page = browser.new_page(viewport={"width": 1024, "height": 768})
@@ -189,7 +219,9 @@ def test_escaped_text_is_shown_and_copied_exactly_as_written(tmp_path):
         page.locator("[data-testid=stAlert]").nth(len(ESCAPED) - 1).wait_for(timeout=30_000)
         bodies = page.locator("[data-testid=stAlert] [data-testid=stMarkdownContainer]")
         read = [bodies.nth(i).text_content() for i in range(bodies.count())]
-        made = page.locator("[data-testid=stAlert] :is(a, img, [data-testid=stIconMaterial], .stMarkdownColoredText)").count()
+        made = page.locator(
+            "[data-testid=stAlert] :is(a, img, [data-testid=stIconMaterial], .stMarkdownColoredText)"
+        ).count()
         browser.close()
     assert read == ESCAPED
     assert made == 0
@@ -203,8 +235,11 @@ def _run_file(path: Path) -> Path:
 
     ds = dataset.load("invented")
     lsa = Engine(ds).rankings(Params())["LSA"]
-    lines = [f"{ds.query_ids[q]} Q0 {d} {i + 1} {i + 1}.0 elastic_bm25_run"
-             for q in range(ds.n_queries) for i, d in enumerate(lsa.top_ids(ds, q, 12))]
+    lines = [
+        f"{ds.query_ids[q]} Q0 {d} {i + 1} {i + 1}.0 elastic_bm25_run"
+        for q in range(ds.n_queries)
+        for i, d in enumerate(lsa.top_ids(ds, q, 12))
+    ]
     path.write_text("\n".join(lines) + "\n")
     return path
 
@@ -233,7 +268,7 @@ def _drawn_heatmap(page) -> dict:
     time.sleep(1.0)  # let vega finish its paint
     box = svg.bounding_box()
     plot = svg.locator("path.background").first.get_attribute("d")  # "M0,0h<width>v<height>h-<width>Z"
-    width, height = (float(v) for v in plot[len("M0,0h"):-1].split("h")[0].split("v"))
+    width, height = (float(v) for v in plot[len("M0,0h") : -1].split("h")[0].split("v"))
     return {
         "svg": (box["width"], box["height"]),
         "container": chart.bounding_box()["width"],
@@ -274,7 +309,9 @@ def test_the_heatmap_is_drawn_with_six_systems_at_1024_and_1400_and_a_click_open
             assert drawn["plot"][0] >= 6 * 40 and drawn["plot"][1] == 14 * 26, drawn  # six columns of 40 px or more
             header_text = [h for h in drawn["headers"] if h in systems]
             assert header_text == systems, drawn["headers"]  # every column header, whole, in order
-            assert {"not found", "beyond the fusion's top 10"} <= set(drawn["legend"]), drawn["legend"]  # the legend whole
+            assert {"not found", "beyond the fusion's top 10"} <= set(drawn["legend"]), drawn[
+                "legend"
+            ]  # the legend whole
             assert drawn["cells"] >= 14 * 6
             assert page.locator("[data-testid=stException]").count() == 0
         assert shots[1400]["plot"][0] > shots[1024]["plot"][0]  # the chart follows the page's width
@@ -336,8 +373,12 @@ def _grade_first_document(page, name: str, label: str) -> str:
         field.fill(name)
         field.press("Enter")
         _idle(page)
-    card = page.locator("[data-testid=stMain] [data-testid=stVerticalBlock]").filter(
-        has=page.locator("[data-testid=stButtonGroup]")).filter(has_not=page.locator("[data-testid=stVerticalBlock]")).first
+    card = (
+        page.locator("[data-testid=stMain] [data-testid=stVerticalBlock]")
+        .filter(has=page.locator("[data-testid=stButtonGroup]"))
+        .filter(has_not=page.locator("[data-testid=stVerticalBlock]"))
+        .first
+    )
     doc = card.locator("[data-testid=stMarkdownContainer] strong").first.inner_text().split(". ", 1)[1]
     card.get_by_role("radio", name=label).click()
     _idle(page)
@@ -355,8 +396,9 @@ def test_two_raters_grade_the_same_document_and_see_their_agreement(server, tmp_
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         pages = []
         for name, label in (("Ana", "2 highly relevant"), ("Ben", "0 not relevant")):
-            page = browser.new_context(viewport={"width": 1024, "height": 768}, accept_downloads=True,
-                                       extra_http_headers={PROXY_HEADER: name}).new_page()  # signed in by the proxy
+            page = browser.new_context(
+                viewport={"width": 1024, "height": 768}, accept_downloads=True, extra_http_headers={PROXY_HEADER: name}
+            ).new_page()  # signed in by the proxy
             page.goto(f"{server}/judge")
             _idle(page)
             pages.append((page, _grade_first_document(page, name, label)))
@@ -369,7 +411,7 @@ def test_two_raters_grade_the_same_document_and_see_their_agreement(server, tmp_
         main = ana.locator("[data-testid=stMain]")
         main.get_by_text("Where they differ most").wait_for(timeout=30_000)
         text = main.inner_text()
-        assert "2 raters (Ana, Ben)" in text and f"Graded by you 2, Ben 0" in text
+        assert "2 raters (Ana, Ben)" in text and "Graded by you 2, Ben 0" in text
         ana.get_by_text("Where they differ most").scroll_into_view_if_needed()
         ana.screenshot(path=str(tmp_path / "judge-raters.png"), full_page=True)
         got = {}
@@ -398,15 +440,20 @@ def test_behind_a_proxy_the_signed_in_user_grades_without_typing_a_name(server, 
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        page = browser.new_context(viewport={"width": 1024, "height": 768},
-                                   extra_http_headers={PROXY_HEADER: "carol"}).new_page()
+        page = browser.new_context(
+            viewport={"width": 1024, "height": 768}, extra_http_headers={PROXY_HEADER: "carol"}
+        ).new_page()
         page.goto(f"{server}/judge")
         _idle(page)
         main = page.locator("[data-testid=stMain]")
         assert "You grade as carol (from the proxy)." in main.inner_text()
         assert page.get_by_role("textbox", name="Your name as a rater").count() == 0
-        card = page.locator("[data-testid=stMain] [data-testid=stVerticalBlock]").filter(
-            has=page.locator("[data-testid=stButtonGroup]")).filter(has_not=page.locator("[data-testid=stVerticalBlock]")).first
+        card = (
+            page.locator("[data-testid=stMain] [data-testid=stVerticalBlock]")
+            .filter(has=page.locator("[data-testid=stButtonGroup]"))
+            .filter(has_not=page.locator("[data-testid=stVerticalBlock]"))
+            .first
+        )
         card.get_by_role("radio", name="1 relevant").click()
         _idle(page)
         assert "Graded by you 1" in main.inner_text()

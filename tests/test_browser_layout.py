@@ -97,13 +97,17 @@ def collection_zip() -> bytes:
     rng = random.Random(34)
     syllables = ["tra", "mon", "sel", "vik", "dor", "pen", "lu", "sar", "gri", "fo", "nel", "quo", "bas", "tem", "ris"]
     words = list(dict.fromkeys("".join(rng.sample(syllables, 3)) for _ in range(400)))
-    topics = [words[5 * t: 5 * t + 5] for t in range(20)]
+    topics = [words[5 * t : 5 * t + 5] for t in range(20)]
     common = words[100:160]
     docs, queries, qrels = [], [], []
     for i in range(300):
         t = i % 20
-        text = " ".join(rng.choice(topics[t]) if rng.random() < 0.4 else rng.choice(common) for _ in range(rng.randint(12, 30)))
-        docs.append({"_id": f"collection-doc-{t:02d}-{i:05d}", "title": f"{topics[t][0]} {common[i % 60]}", "text": text})
+        text = " ".join(
+            rng.choice(topics[t]) if rng.random() < 0.4 else rng.choice(common) for _ in range(rng.randint(12, 30))
+        )
+        docs.append(
+            {"_id": f"collection-doc-{t:02d}-{i:05d}", "title": f"{topics[t][0]} {common[i % 60]}", "text": text}
+        )
     for q in range(40):
         t = q % 20
         qid = f"question-{q:03d}-{topics[t][1]}"
@@ -111,9 +115,11 @@ def collection_zip() -> bytes:
         pool = [d["_id"] for d in docs if d["_id"].startswith(f"collection-doc-{t:02d}-")]
         qrels += [(qid, d, rng.choice((1, 2))) for d in rng.sample(pool, rng.randint(4, 9))]
     b = io.BytesIO()
-    files = {"corpus.jsonl": "".join(json.dumps(d) + "\n" for d in docs),
-             "queries.jsonl": "".join(json.dumps(q) + "\n" for q in queries),
-             "qrels/test.tsv": "query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t{g}\n" for q, d, g in qrels)}
+    files = {
+        "corpus.jsonl": "".join(json.dumps(d) + "\n" for d in docs),
+        "queries.jsonl": "".join(json.dumps(q) + "\n" for q in queries),
+        "qrels/test.tsv": "query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t{g}\n" for q, d, g in qrels),
+    }
     with zipfile.ZipFile(b, "w") as z:
         for name, text in files.items():  # a fixed time stamp: the same bytes every time
             z.writestr(zipfile.ZipInfo(f"generated/{name}", date_time=(2024, 1, 1, 0, 0, 0)), text)
@@ -146,7 +152,9 @@ def _cut_on_every_page(page, base: str, query: str) -> list[str]:
             _start_from_a_dataset_question(page)
             ranks = _judged_ranks(page)
             if not ranks["fits"]:
-                found.append(f"{title}: the ranks of the judged documents show {ranks['shown']} of {ranks['columns']} columns")
+                found.append(
+                    f"{title}: the ranks of the judged documents show {ranks['shown']} of {ranks['columns']} columns"
+                )
         time.sleep(1.0)  # let vega draw
         found += [f"{title}: {x}" for x in page.evaluate(CUT_TEXT) + page.evaluate(CHARTS)]
         assert page.locator("[data-testid=stException]").count() == 0, title
@@ -194,7 +202,10 @@ def test_ticking_a_first_document_in_the_playground_leaves_the_judging_table_und
         _idle(page)
         after = editor.bounding_box()
         metrics_after = page.locator("[data-testid=stMain] [data-testid=stMetricValue]").all_inner_texts()
-        assert metrics_after != metrics_before and any(v[0].isdigit() for v in metrics_after), (metrics_before, metrics_after)
+        assert metrics_after != metrics_before and any(v[0].isdigit() for v in metrics_after), (
+            metrics_before,
+            metrics_after,
+        )
         assert abs(after["y"] - before["y"]) <= 2, f"the judging table moved {after['y'] - before['y']:+.0f} px"
         assert page.locator("[data-testid=stException]").count() == 0
         browser.close()

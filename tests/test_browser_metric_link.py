@@ -7,7 +7,6 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-
 from test_browser import ARGS, CHROMIUM, _idle, _serving
 
 pytestmark = pytest.mark.browser
@@ -29,7 +28,9 @@ def test_the_address_bar_names_the_metric_by_its_short_name(tmp_path):
         assert _metric(page.url) == ["bpref"] and parse_qs(urlsplit(page.url).query)["k1"] == ["2.0"], page.url
         sidebar = page.locator("[data-testid=stSidebar]")
         chosen = sidebar.locator("[data-testid=stSelectbox]").filter(has_text="metric")
-        shown = chosen.inner_text() + " " + " ".join(chosen.locator("input").evaluate_all("els => els.map(e => e.value)"))
+        shown = (
+            chosen.inner_text() + " " + " ".join(chosen.locator("input").evaluate_all("els => els.map(e => e.value)"))
+        )
         assert "bpref (judged documents only)" in shown, shown
         assert page.locator("[data-testid=stException]").count() == 0
         page.get_by_role("link", name="Compare").first.click()  # through the app's navigation

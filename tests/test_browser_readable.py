@@ -96,10 +96,17 @@ def _readable(page, url: str, query: str) -> list[str]:
         if f["columns"] != len(f["shown"]):
             found.append(f"tour step 6: {f['shown']} of {f['columns']} columns in view")
     _open(page, url, "tuning", query, "Fusion explained")
-    page.locator("[data-testid=stVegaLiteChart]").filter(has_text="#1 ·").first.scroll_into_view_if_needed(timeout=60_000)
+    page.locator("[data-testid=stVegaLiteChart]").filter(has_text="#1 ·").first.scroll_into_view_if_needed(
+        timeout=60_000
+    )
     time.sleep(1.5)
     found += [f"tuning, the fusion chart's text: {x}" for x in page.evaluate(CHART_TEXT_OUTSIDE)]
-    labels = page.locator("[data-testid=stVegaLiteChart]").filter(has_text="#1 ·").first.locator("g.role-axis-label text").all_text_contents()
+    labels = (
+        page.locator("[data-testid=stVegaLiteChart]")
+        .filter(has_text="#1 ·")
+        .first.locator("g.role-axis-label text")
+        .all_text_contents()
+    )
     assert any("top 10" in t for t in labels), labels  # each row's note, whole, under its label
     assert page.locator("[data-testid=stException]").count() == 0
     return found
@@ -119,7 +126,10 @@ def test_the_issue_s_places_are_readable_at_1024_by_768(server, tmp_path):  # no
         icons = page.evaluate(ICONS)
         assert len(icons["nav"]) == 11 and not any(i["emoji"] for i in icons["nav"]), icons  # nothing to draw as a box
         assert len(icons["cards"]) == 6, icons  # the Tour's cards: a Material Symbol each, in the app's own font
-        assert all(len(i["material"]) == 1 and "Material Symbols" in i["material"][0] and not i["emoji"] for i in icons["cards"]), icons
+        assert all(
+            len(i["material"]) == 1 and "Material Symbols" in i["material"][0] and not i["emoji"]
+            for i in icons["cards"]
+        ), icons
 
         _upload_zip(page, server, zipped, 120_000)
         query = "?" + page.url.split("?", 1)[1]

@@ -63,13 +63,17 @@ def _control(page, key: str, role: str = "button"):
 
 
 def test_two_servers_one_store_only_the_owner_or_an_admin_deletes_and_the_trash_gives_everything_back(
-        database, tmp_path):
+    database, tmp_path
+):
     from playwright.sync_api import sync_playwright
 
     zipped = tmp_path / "fruit.zip"
     zipped.write_bytes(beir_zip())
-    env = {"RETRIEVAL_LAB_DATABASE_URL": database, "RETRIEVAL_LAB_USER_HEADER": PROXY_HEADER,
-           "RETRIEVAL_LAB_ADMINS": "teacher"}
+    env = {
+        "RETRIEVAL_LAB_DATABASE_URL": database,
+        "RETRIEVAL_LAB_USER_HEADER": PROXY_HEADER,
+        "RETRIEVAL_LAB_ADMINS": "teacher",
+    }
     ws = open_workspace(database)
     with contextlib.ExitStack() as servers, sync_playwright() as p:
         one = servers.enter_context(_serving(tmp_path / "one", env))
@@ -84,13 +88,13 @@ def test_two_servers_one_store_only_the_owner_or_an_admin_deletes_and_the_trash_
         assert (entry.name, entry.owner, entry.added_by) == ("fruit", "ana", "ana")
         ds = ws.load_dataset(entry.id)
         ws.grade(entry.id, ds.query_ids[0], ds.doc_ids[0], 2, "ben")  # ben's grade and ana's experiment, as saved
-        params = retrieval.Params()                                      # by the other server's pages
+        params = retrieval.Params()  # by the other server's pages
         ws.save_experiment(entry.id, "ana's view", record(retrieval.evaluate(ds, params), params), "ana")
         held = (ws.grades(entry.id, latest=False), ws.experiments(entry.id))
 
         ben = _as(browser, "ben")
         text = _data_page(ben, two)
-        workspace_part = text[text.find("Workspace"):][:1500]
+        workspace_part = text[text.find("Workspace") :][:1500]
         assert "Signed in as ben (from the proxy)" in text and ": 1 dataset," in workspace_part, workspace_part
         assert _control(ben, "ws_delete").is_disabled() and _control(ben, "ws_rename_button").is_disabled()
         assert _control(ben, "ws_sure", "checkbox").is_disabled()
@@ -109,15 +113,19 @@ def test_two_servers_one_store_only_the_owner_or_an_admin_deletes_and_the_trash_
         _control(teacher, "ws_delete").click()
         _idle(teacher)
         text = teacher.locator("[data-testid=stMain]").inner_text()
-        assert "Deleted fruit from the workspace. It is in the trash with its runs, grades and experiments: " \
-               "teacher deleted it" in text
+        assert (
+            "Deleted fruit from the workspace. It is in the trash with its runs, grades and experiments: "
+            "teacher deleted it" in text
+        )
         assert ws.datasets() == [] and [e.deleted_by for e in ws.trash()] == ["teacher"]
 
         text = _data_page(ana, one)  # the other server, the same store: the trash says who deleted what, when
         (gone,) = ws.trash()
         assert "Trash (1 dataset)" in text
-        assert (f"fruit, owned by ana: deleted by teacher on {gone.deleted_at:%Y-%m-%d %H:%M} UTC; restorable until "
-                f"{gone.purged_at(30):%Y-%m-%d %H:%M} UTC.") in text
+        assert (
+            f"fruit, owned by ana: deleted by teacher on {gone.deleted_at:%Y-%m-%d %H:%M} UTC; restorable until "
+            f"{gone.purged_at(30):%Y-%m-%d %H:%M} UTC."
+        ) in text
         ana.screenshot(path=str(tmp_path / "trash.png"), full_page=True)
 
         text = _data_page(ben, one)
@@ -125,7 +133,10 @@ def test_two_servers_one_store_only_the_owner_or_an_admin_deletes_and_the_trash_
         text = _data_page(teacher, one)
         _control(teacher, "ws_restore").click()
         _idle(teacher)
-        assert "Restored fruit with its runs, grades and experiments" in teacher.locator("[data-testid=stMain]").inner_text()
+        assert (
+            "Restored fruit with its runs, grades and experiments"
+            in teacher.locator("[data-testid=stMain]").inner_text()
+        )
         assert teacher.locator("[data-testid=stException]").count() == 0
         browser.close()
     assert [e.id for e in ws.datasets()] == [entry.id] and ws.trash() == []

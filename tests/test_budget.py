@@ -9,20 +9,18 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 import weakref
 import zlib
 
 import numpy as np
 import pytest
 
+from conftest import ROOT
 from retrieval.core.errors import InputError
 from retrieval.core.memo import Memo
 from retrieval.corpus.dataset import assemble
 from retrieval.engine import budget
 from retrieval.engine import engine as engine_mod
-
-from conftest import ROOT
 
 
 @pytest.fixture
@@ -50,8 +48,11 @@ def test_the_cost_grows_with_documents_words_and_judgements():
 def test_an_upload_that_cannot_fit_is_refused_naming_the_budget_and_its_setting(fresh, monkeypatch):
     ds = corpus("big")
     monkeypatch.setenv(budget.BUDGET_ENV, str(budget.COST.of(ds) - 1))
-    with pytest.raises(InputError, match=r"big: 200 documents, about 1,603 words and 20 judgements .* the server's "
-                                         r"memory budget is .* \(RETRIEVAL_LAB_MEMORY_BUDGET"):
+    with pytest.raises(
+        InputError,
+        match=r"big: 200 documents, about 1,603 words and 20 judgements .* the server's "
+        r"memory budget is .* \(RETRIEVAL_LAB_MEMORY_BUDGET",
+    ):
         engine_mod.for_dataset(ds, budgeted=True)
     assert not engine_mod.built(ds)  # nothing indexed, nothing kept
     engine_mod.for_dataset(ds)  # the library and the command line are not the server: no budget there

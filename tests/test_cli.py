@@ -33,7 +33,9 @@ QRELS = "query-id\tcorpus-id\tscore\nq1\td1\t2\nq2\td2\t1\nq3\td3\t2\nq4\td4\t1\
 def beir(root: Path, corpus: str | None = None, queries: str | None = None, qrels: str | None = None) -> Path:
     (root / "qrels").mkdir(parents=True)
     (root / "corpus.jsonl").write_text(corpus if corpus is not None else "".join(json.dumps(r) + "\n" for r in CORPUS))
-    (root / "queries.jsonl").write_text(queries if queries is not None else "".join(json.dumps(r) + "\n" for r in QUERIES))
+    (root / "queries.jsonl").write_text(
+        queries if queries is not None else "".join(json.dumps(r) + "\n" for r in QUERIES)
+    )
     (root / "qrels" / "test.tsv").write_text(qrels if qrels is not None else QRELS)
     return root
 
@@ -49,7 +51,11 @@ class Launched:
 
     def start(self, name: str, *args: str) -> None:
         self.procs[name] = subprocess.Popen(
-            [sys.executable, "-m", "retrieval", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            [sys.executable, "-m", "retrieval", *args],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
 
     def __getitem__(self, name: str) -> subprocess.CompletedProcess:
@@ -100,9 +106,22 @@ def runs(tmp_path_factory):
     P["good"] = beir(base / "mini")
     P["good_run"] = base / "good.run"
     # q1: d1 first; q2: d2 second; q3: d3 absent; q4 not answered
-    P["good_run"].write_text("q1 Q0 d1 1 2.0 tag\nq1 Q0 d2 2 1.0 tag\nq2 Q0 d3 1 2.0 tag\nq2 Q0 d2 2 1.0 tag\nq3 Q0 d1 1 1.0 tag\n")
-    L.start("contract", "evaluate", "--data", str(P["good"]), "--run", f"ext={P['good_run']}", "--json",
-            "--metrics", "hit@1,mrr,ndcg@3", "--dims", "2")
+    P["good_run"].write_text(
+        "q1 Q0 d1 1 2.0 tag\nq1 Q0 d2 2 1.0 tag\nq2 Q0 d3 1 2.0 tag\nq2 Q0 d2 2 1.0 tag\nq3 Q0 d1 1 1.0 tag\n"
+    )
+    L.start(
+        "contract",
+        "evaluate",
+        "--data",
+        str(P["good"]),
+        "--run",
+        f"ext={P['good_run']}",
+        "--json",
+        "--metrics",
+        "hit@1,mrr,ndcg@3",
+        "--dims",
+        "2",
+    )
     yield L
     for p in L.procs.values():
         if p.poll() is None:
@@ -269,8 +288,15 @@ def test_a_zip_linked_to_dev_zero_is_one_line_and_exit_2_without_reading_it(tmp_
 
     for flag, path in (("--data", link), ("--run", run)):
         t0 = time.monotonic()
-        done = subprocess.run([sys.executable, "-m", "retrieval", "evaluate", flag, str(path)], check=False, cwd=ROOT, capture_output=True,
-                              text=True, timeout=120, preexec_fn=bounded)
+        done = subprocess.run(
+            [sys.executable, "-m", "retrieval", "evaluate", flag, str(path)],
+            check=False,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            preexec_fn=bounded,
+        )
         assert "character device" in _one_line_naming(done.returncode, done.stdout, done.stderr, path)
         print(f"{flag} -> /dev/zero: exit 2 after {time.monotonic() - t0:.2f} s (with the interpreter's start)")
 
@@ -302,8 +328,11 @@ def test_a_folder_or_file_it_may_not_read_is_one_line_and_exit_2(capsys):
         for p in (hidden, qrels_hidden / "qrels", run):
             p.chmod(0)
         as_nobody = _As() if os.geteuid() == 0 else contextlib.nullcontext()
-        for args, path in ((("--data", str(hidden)), hidden), (("--data", str(qrels_hidden)), qrels_hidden / "qrels"),
-                           (("--run", str(run)), run)):
+        for args, path in (
+            (("--data", str(hidden)), hidden),
+            (("--data", str(qrels_hidden)), qrels_hidden / "qrels"),
+            (("--run", str(run)), run),
+        ):
             with as_nobody:
                 code, out, err, _ = _main_within(capsys, 1.0, "evaluate", *args)
             assert "Permission denied" in _one_line_naming(code, out, err, path)
@@ -363,8 +392,23 @@ def test_json_contract_and_run_as_a_system(runs):
 
 
 def test_parameters_reach_the_report(capsys, good):
-    code, out, err = run_main(capsys, "evaluate", "--data", str(good), "--json", "--k1", "0.9", "--b", "0.4", "--alpha", "0.25",
-                              "--rrf-k", "10", "--dims", "3")
+    code, out, err = run_main(
+        capsys,
+        "evaluate",
+        "--data",
+        str(good),
+        "--json",
+        "--k1",
+        "0.9",
+        "--b",
+        "0.4",
+        "--alpha",
+        "0.25",
+        "--rrf-k",
+        "10",
+        "--dims",
+        "3",
+    )
     assert code == 0, err
     p = json.loads(out)["params"]
     assert (p["k1"], p["b"], p["alpha"], p["rrf_k"], p["dims"]) == (0.9, 0.4, 0.25, 10, 3)
@@ -411,10 +455,26 @@ def test_embeddings_from_an_npz_make_the_system_dense_and_fuse_with_bm25(capsys,
     docs = np.eye(5, 8, dtype=np.float32)  # d1..d5: one axis each
     queries = np.zeros((4, 8), dtype=np.float32)
     queries[0, 0] = queries[1, 1] = queries[2, 3] = queries[3, 3] = 1.0  # q1 -> d1, q2 -> d2, q3 and q4 -> d4
-    f = _npz(tmp_path / "e.npz", doc_ids=np.array(["d1", "d2", "d3", "d4", "d5"]), doc_vectors=docs,
-             query_ids=np.array(["q1", "q2", "q3", "q4"]), query_vectors=queries)
-    code, out, err = run_main(capsys, "evaluate", "--data", str(good), "--embeddings", str(f), "--fuse", "BM25,dense",
-                              "--metrics", "mrr", "--json")
+    f = _npz(
+        tmp_path / "e.npz",
+        doc_ids=np.array(["d1", "d2", "d3", "d4", "d5"]),
+        doc_vectors=docs,
+        query_ids=np.array(["q1", "q2", "q3", "q4"]),
+        query_vectors=queries,
+    )
+    code, out, err = run_main(
+        capsys,
+        "evaluate",
+        "--data",
+        str(good),
+        "--embeddings",
+        str(f),
+        "--fuse",
+        "BM25,dense",
+        "--metrics",
+        "mrr",
+        "--json",
+    )
     assert code == 0, err
     report = json.loads(out)
     assert list(report["systems"]) == ["BM25", "LSA", "dense", "weighted", "RRF"]
@@ -424,22 +484,33 @@ def test_embeddings_from_an_npz_make_the_system_dense_and_fuse_with_bm25(capsys,
     assert report["systems"]["dense"]["mrr"] == pytest.approx(3 / 4)
 
 
-@pytest.mark.parametrize("bad, says", [
-    ({"doc_vectors": [[1.0, 0.0]] * 5, "query_vectors": [[1.0, 0.0, 0.0]] * 4}, "dimension"),
-    ({"doc_vectors": [[float("nan"), 1.0]] + [[1.0, 0.0]] * 4}, "NaN"),
-    ({"doc_vectors": [[0.0, 0.0]] + [[1.0, 0.0]] * 4}, "zero"),
-    ({"doc_ids": ["d1", "d1", "d3", "d4", "d5"]}, "d1"),
-    ({"doc_vectors": [["a", "b"]] * 5}, "dtype|numbers|numeric"),
-    ({"doc_vectors": [[1.0] * 4097] * 5, "query_vectors": [[1.0] * 4097] * 4},
-     r"array doc_vectors: vectors of 4,097 dimensions, above the 4,096 limit \(embeddings\.MAX_DIM\)"),
-    ({"query_ids": ["q1", "q2", "q3", "q4", "q5"], "query_vectors": [[1.0, 0.0]] * 5},
-     r"array query_ids: 5 rows, more than the dataset's 4 questions \(one vector a question at most\)"),
-])
+@pytest.mark.parametrize(
+    "bad, says",
+    [
+        ({"doc_vectors": [[1.0, 0.0]] * 5, "query_vectors": [[1.0, 0.0, 0.0]] * 4}, "dimension"),
+        ({"doc_vectors": [[float("nan"), 1.0]] + [[1.0, 0.0]] * 4}, "NaN"),
+        ({"doc_vectors": [[0.0, 0.0]] + [[1.0, 0.0]] * 4}, "zero"),
+        ({"doc_ids": ["d1", "d1", "d3", "d4", "d5"]}, "d1"),
+        ({"doc_vectors": [["a", "b"]] * 5}, "dtype|numbers|numeric"),
+        (
+            {"doc_vectors": [[1.0] * 4097] * 5, "query_vectors": [[1.0] * 4097] * 4},
+            r"array doc_vectors: vectors of 4,097 dimensions, above the 4,096 limit \(embeddings\.MAX_DIM\)",
+        ),
+        (
+            {"query_ids": ["q1", "q2", "q3", "q4", "q5"], "query_vectors": [[1.0, 0.0]] * 5},
+            r"array query_ids: 5 rows, more than the dataset's 4 questions \(one vector a question at most\)",
+        ),
+    ],
+)
 def test_bad_embeddings_exit_2_with_one_line_naming_the_file(capsys, good, tmp_path, bad, says):
     import numpy as np
 
-    arrays = {"doc_ids": ["d1", "d2", "d3", "d4", "d5"], "doc_vectors": [[1.0, 0.0]] * 5,
-              "query_ids": ["q1", "q2", "q3", "q4"], "query_vectors": [[1.0, 0.0]] * 4}
+    arrays = {
+        "doc_ids": ["d1", "d2", "d3", "d4", "d5"],
+        "doc_vectors": [[1.0, 0.0]] * 5,
+        "query_ids": ["q1", "q2", "q3", "q4"],
+        "query_vectors": [[1.0, 0.0]] * 4,
+    }
     arrays.update(bad)
     f = _npz(tmp_path / "bad.npz", **{k: np.array(v) for k, v in arrays.items()})
     code, out, err = run_main(capsys, "evaluate", "--data", str(good), "--embeddings", str(f))
@@ -451,8 +522,21 @@ def test_bad_embeddings_exit_2_with_one_line_naming_the_file(capsys, good, tmp_p
 def test_tune_sweeps_alpha_for_the_members_it_is_given(capsys, good, tmp_path):
     run = tmp_path / "ext.run"
     run.write_text("q1 Q0 d1 1 2.0 ext\nq1 Q0 d2 2 1.0 ext\nq2 Q0 d2 1 1.0 ext\n")
-    code, out, err = run_main(capsys, "tune", "--data", str(good), "--params", "alpha", "--folds", "2", "--run", f"ext={run}",
-                              "--fuse", "BM25,ext", "--json")
+    code, out, err = run_main(
+        capsys,
+        "tune",
+        "--data",
+        str(good),
+        "--params",
+        "alpha",
+        "--folds",
+        "2",
+        "--run",
+        f"ext={run}",
+        "--fuse",
+        "BM25,ext",
+        "--json",
+    )
     assert code == 0, err
     report = json.loads(out)
     assert report["system"] == "weighted" and report["base"]["members"] == ["BM25", "ext"]
@@ -467,17 +551,36 @@ NEW_METRICS = "map,map@1,rprec,bpref,judged@10,judged@2"
 
 def _strict_json(text: str) -> dict:
     """The report as a strict parser reads it: NaN or Infinity anywhere is an error."""
+
     def refuse(name):
         raise AssertionError(f"non-standard JSON constant {name}")
+
     return json.loads(text, parse_constant=refuse)
 
 
 def test_new_metrics_in_the_json_report_by_name_with_their_values(capsys, good, tmp_path):
     run = tmp_path / "ext.run"
     # q1 (relevant d1): d1, d2 (d2 not judged for q1); q2 (relevant d2): d3, d2; q3 (relevant d3): d1; q4 not answered
-    run.write_text("q1 Q0 d1 1 2.0 ext\nq1 Q0 d2 2 1.0 ext\nq2 Q0 d3 1 2.0 ext\nq2 Q0 d2 2 1.0 ext\nq3 Q0 d1 1 1.0 ext\n")
-    code, out, err = run_main(capsys, "evaluate", "--data", str(good), "--run", f"ext={run}", "--dims", "2", "--json",
-                              "--metrics", NEW_METRICS, "--bootstrap", "bpref", "--compare", "ext,BM25")
+    run.write_text(
+        "q1 Q0 d1 1 2.0 ext\nq1 Q0 d2 2 1.0 ext\nq2 Q0 d3 1 2.0 ext\nq2 Q0 d2 2 1.0 ext\nq3 Q0 d1 1 1.0 ext\n"
+    )
+    code, out, err = run_main(
+        capsys,
+        "evaluate",
+        "--data",
+        str(good),
+        "--run",
+        f"ext={run}",
+        "--dims",
+        "2",
+        "--json",
+        "--metrics",
+        NEW_METRICS,
+        "--bootstrap",
+        "bpref",
+        "--compare",
+        "ext,BM25",
+    )
     assert code == 0, err
     report = _strict_json(out)
     assert report["metrics"] == NEW_METRICS.split(",")
@@ -499,7 +602,9 @@ def test_new_metrics_in_the_json_report_by_name_with_their_values(capsys, good, 
 
 
 def test_new_metrics_in_the_text_table(capsys, good):
-    code, out, err = run_main(capsys, "evaluate", "--data", str(good), "--dims", "2", "--metrics", "map,rprec,bpref,judged@10")
+    code, out, err = run_main(
+        capsys, "evaluate", "--data", str(good), "--dims", "2", "--metrics", "map,rprec,bpref,judged@10"
+    )
     assert code == 0, err
     assert re.search(r"^system\s+map\s+rprec\s+bpref\s+judged@10$", out, re.M), out
     for system in ("BM25", "LSA", "weighted", "RRF"):
@@ -507,8 +612,9 @@ def test_new_metrics_in_the_text_table(capsys, good):
 
 
 def test_tune_and_gate_take_the_new_metrics(capsys, good, tmp_path):
-    code, out, err = run_main(capsys, "tune", "--data", str(good), "--params", "k1,b", "--metric", "bpref", "--folds", "2",
-                              "--json")
+    code, out, err = run_main(
+        capsys, "tune", "--data", str(good), "--params", "k1,b", "--metric", "bpref", "--folds", "2", "--json"
+    )
     assert code == 0, err
     tuned = _strict_json(out)
     assert tuned["metric"] == "bpref"
@@ -518,11 +624,15 @@ def test_tune_and_gate_take_the_new_metrics(capsys, good, tmp_path):
     assert code == 2 and len(err.strip().splitlines()) == 1 and "rprec@3" in err, err
 
     report = tmp_path / "now.json"
-    code, out, err = run_main(capsys, "evaluate", "--data", str(good), "--dims", "2", "--json", "--metrics", "map,judged@10")
+    code, out, err = run_main(
+        capsys, "evaluate", "--data", str(good), "--dims", "2", "--json", "--metrics", "map,judged@10"
+    )
     assert code == 0, err
     report.write_text(out)
     for metric in ("map", "judged@10"):
-        code, out, err = run_main(capsys, "gate", "--baseline", str(report), "--current", str(report), "--metric", metric)
+        code, out, err = run_main(
+            capsys, "gate", "--baseline", str(report), "--current", str(report), "--metric", metric
+        )
         assert code == 0 and "PASS" in out and metric in out, (metric, err)
     code, _, err = run_main(capsys, "gate", "--baseline", str(report), "--current", str(report), "--metric", "bpref")
     assert code == 2 and "bpref" in err and "not in the report" in err, err
@@ -565,8 +675,21 @@ def test_compare_prints_the_aligned_table_and_its_statement(capsys, poor_run):
 
 
 def test_compare_json_is_strict_and_names_every_system(capsys, poor_run):
-    code, out, err = run_main(capsys, "compare", "--run", poor_run, "--metrics", "ndcg@10,map@100", "--json",
-                              "--test", "t-test", "--alpha", "0.01", "--fusion-alpha", "0.25")
+    code, out, err = run_main(
+        capsys,
+        "compare",
+        "--run",
+        poor_run,
+        "--metrics",
+        "ndcg@10,map@100",
+        "--json",
+        "--test",
+        "t-test",
+        "--alpha",
+        "0.01",
+        "--fusion-alpha",
+        "0.25",
+    )
     assert code == 0, err
     report = _strict_json(out)
     assert report["dataset"] == {"name": "invented", "documents": 28, "queries": 14}
@@ -579,12 +702,16 @@ def test_compare_json_is_strict_and_names_every_system(capsys, poor_run):
 
 
 def test_compare_latex_is_booktabs_with_every_name_escaped(capsys, poor_run):
-    code, out, err = run_main(capsys, "compare", "--run", poor_run, "--metrics", "ndcg_exp@5", "--latex",
-                              "--test", "bootstrap")
+    code, out, err = run_main(
+        capsys, "compare", "--run", poor_run, "--metrics", "ndcg_exp@5", "--latex", "--test", "bootstrap"
+    )
     assert code == 0, err
     assert out.startswith("\\begin{table}") and out.endswith("\\end{table}\n")
     assert [line for line in out.splitlines() if line in ("\\toprule", "\\midrule", "\\bottomrule")] == [
-        "\\toprule", "\\midrule", "\\bottomrule"]
+        "\\toprule",
+        "\\midrule",
+        "\\bottomrule",
+    ]
     assert " & System & ndcg\\_exp@5 \\\\" in out
     assert "e & a\\_b \\& 50\\% \\{x\\}\\$ & 0.0" in out
     assert "0.6" in out and "$^{e}$" in out and "\\textbf{" in out and "paired bootstrap test" in out
@@ -627,18 +754,23 @@ def test_the_text_reports_diagnosis_lists_a_bounded_number_of_relevant_documents
     corpus = "".join(json.dumps({"_id": f"d{i}", "text": f"plain words number {i}"}) + "\n" for i in range(60))
     queries = json.dumps({"_id": "q1", "text": "zebra"}) + "\n" + json.dumps({"_id": "q2", "text": "number 7"}) + "\n"
     qrels = "query-id\tcorpus-id\tscore\n" + "".join(f"q1\td{i}\t1\n" for i in range(40)) + "q2\td7\t1\n"
-    code, out, err = run_main(capsys, "evaluate", "--data", str(beir(tmp_path / "many", corpus, queries, qrels)),
-                              "--dims", "2")
+    code, out, err = run_main(
+        capsys, "evaluate", "--data", str(beir(tmp_path / "many", corpus, queries, qrels)), "--dims", "2"
+    )
     assert code == 0, err
-    block = out[out.index("\ndiagnosis"):]
+    block = out[out.index("\ndiagnosis") :]
     listed = re.findall(r"^    d\d+ \(grade 1\)", block, re.MULTILINE)
     assert len(listed) == RELEVANT_LISTED < 40
-    assert f"    ... and {40 - RELEVANT_LISTED} more relevant documents (the first {RELEVANT_LISTED} are listed)" in block
+    assert (
+        f"    ... and {40 - RELEVANT_LISTED} more relevant documents (the first {RELEVANT_LISTED} are listed)" in block
+    )
     assert "vocabulary gap" in block  # the class still looks at every relevant document
 
 
-ONE_PLURAL = re.compile(r"(?<![\d,.])1 (?:more )?(?:relevant )?(?:documents|questions|judgements|lines|terms|settings|"
-                        r"resamples|kernels|signatures|vectors|ids)\b")
+ONE_PLURAL = re.compile(
+    r"(?<![\d,.])1 (?:more )?(?:relevant )?(?:documents|questions|judgements|lines|terms|settings|"
+    r"resamples|kernels|signatures|vectors|ids)\b"
+)
 
 
 def test_a_count_of_one_meets_its_noun_in_the_singular(capsys, tmp_path):
@@ -649,8 +781,16 @@ def test_a_count_of_one_meets_its_noun_in_the_singular(capsys, tmp_path):
     qrels = "query-id\tcorpus-id\tscore\nq1\td0\t1\nq9\td1\t1\n"
     run = tmp_path / "one.run"
     run.write_text("q1 Q0 d0 1 2.0 one\nq1 Q0 ghost 2 1.0 one\nq7 Q0 d1 1 1.0 one\n")
-    code, out, err = run_main(capsys, "evaluate", "--data", str(beir(tmp_path / "one", corpus, queries, qrels)),
-                              "--dims", "1", "--run", str(run))
+    code, out, err = run_main(
+        capsys,
+        "evaluate",
+        "--data",
+        str(beir(tmp_path / "one", corpus, queries, qrels)),
+        "--dims",
+        "1",
+        "--run",
+        str(run),
+    )
     assert code == 0, err
     assert "2 documents, 1 question, 1 with a relevant document" in out
     assert "1 judgement names 1 question that is not in" in err and "it is left out" in err

@@ -26,7 +26,9 @@ def saved(tmp_path_factory):
     ids = []
     for name, k1 in (("defaults", 1.2), ("k1 low <b>*x*</b>", 0.5)):
         p = retrieval.Params(k1=k1)
-        ids.append(ws.save_experiment(ds.fingerprint, name, record(retrieval.evaluate(ds, p, ["ndcg@5", "mrr"]), p), "ana").id)
+        ids.append(
+            ws.save_experiment(ds.fingerprint, name, record(retrieval.evaluate(ds, p, ["ndcg@5", "mrr"]), p), "ana").id
+        )
     return url, ids, ds
 
 
@@ -39,6 +41,7 @@ def run(capsys, *argv):
 def strict(text: str):
     def refuse(name):
         raise ValueError(name)
+
     return json.loads(text, parse_constant=refuse)
 
 
@@ -75,8 +78,15 @@ def test_list_and_show_carry_every_setting_and_say_which_differ(saved, capsys):
     assert [line.split()[-1] for line in out.splitlines()[1:3]] == ["1.2", "0.5"]
     code, out, _ = run(capsys, "experiments", "show", str(b), "--store", url, "--json")
     shown = strict(out)
-    assert shown["settings"] == second["settings"] and set(shown) == {"id", "dataset", "name", "saved", "by", "record",
-                                                                      "settings"}
+    assert shown["settings"] == second["settings"] and set(shown) == {
+        "id",
+        "dataset",
+        "name",
+        "saved",
+        "by",
+        "record",
+        "settings",
+    }
     code, out, _ = run(capsys, "experiments", "show", str(b), "--store", url)
     assert "embeddings: none; cutoff k: 5; the view's metric: not recorded" in out
 
@@ -96,9 +106,11 @@ def test_compare_is_the_paired_bootstrap_of_the_two_experiments(saved, capsys):
 
 def test_bad_requests_get_one_line(saved, capsys):
     url, (a, b), _ = saved
-    for argv, said in ((("show", "999"), "no experiment 999"),
-                       (("compare", str(a), str(b), "--metric", "map@3"), "no metric 'map@3'"),
-                       (("compare", str(a), str(b), "--system", "nope"), "no system 'nope'")):
+    for argv, said in (
+        (("show", "999"), "no experiment 999"),
+        (("compare", str(a), str(b), "--metric", "map@3"), "no metric 'map@3'"),
+        (("compare", str(a), str(b), "--system", "nope"), "no system 'nope'"),
+    ):
         code, out, err = run(capsys, "experiments", *argv, "--store", url)
         assert code == 2 and not out and len(err.strip().splitlines()) == 1 and said in err, err
 
@@ -132,21 +144,35 @@ def test_a_stored_body_that_is_not_a_saved_view_is_named_never_a_traceback(tmp_p
     good = record(retrieval.evaluate(ds, p, ["ndcg@5"]), p)
     older = json.loads(json.dumps(good))
     del older["report"]["per_query"]
-    ids = [ws.save_experiment(ds.fingerprint, name, body, "ana").id
-           for name, body in (("kept", good), ("by hand", {"x": 1}), ("older <b>x</b>", older))]
-    for argv, which, what in ((("show", str(ids[1])), ids[1], r"'by hand': not a saved experiment: no 'version' \(it has x\)"),
-                              (("show", str(ids[2]), "--json"), ids[2], (r"'older <b>x</b>': not a saved experiment: no "
-                                                                         r"report.'per_query'")),
-                              (("compare", str(ids[0]), str(ids[1]), "--metric", "ndcg@5"), ids[1], "'by hand'"),
-                              (("compare", str(ids[2]), str(ids[0]), "--metric", "ndcg@5"), ids[2], "'older")):
+    ids = [
+        ws.save_experiment(ds.fingerprint, name, body, "ana").id
+        for name, body in (("kept", good), ("by hand", {"x": 1}), ("older <b>x</b>", older))
+    ]
+    for argv, which, what in (
+        (("show", str(ids[1])), ids[1], r"'by hand': not a saved experiment: no 'version' \(it has x\)"),
+        (
+            ("show", str(ids[2]), "--json"),
+            ids[2],
+            (
+                r"'older <b>x</b>': not a saved experiment: no "
+                r"report.'per_query'"
+            ),
+        ),
+        (("compare", str(ids[0]), str(ids[1]), "--metric", "ndcg@5"), ids[1], "'by hand'"),
+        (("compare", str(ids[2]), str(ids[0]), "--metric", "ndcg@5"), ids[2], "'older"),
+    ):
         code, out, err = run(capsys, "experiments", *argv, "--store", url)
         (line,) = err.strip().splitlines()
         assert code == 2 and out == "" and "Traceback" not in err, err
         assert re.fullmatch(rf"retrieval: error: experiment #{which} {what}.*", line), line
     code, out, err = run(capsys, "experiments", "list", "--store", url, "--json")
     assert code == 0 and [e["id"] for e in strict(out)["experiments"]] == [ids[0]]
-    assert err.splitlines() == [f"warning: experiment #{ids[1]} 'by hand': not a saved experiment: no 'version' (it has x); left out",
-                                (f"warning: experiment #{ids[2]} 'older <b>x</b>': not a saved experiment: no report.'per_query' "
-                                 "(it has dataset, params, metrics, systems, bootstrap, warnings); left out")]
+    assert err.splitlines() == [
+        f"warning: experiment #{ids[1]} 'by hand': not a saved experiment: no 'version' (it has x); left out",
+        (
+            f"warning: experiment #{ids[2]} 'older <b>x</b>': not a saved experiment: no report.'per_query' "
+            "(it has dataset, params, metrics, systems, bootstrap, warnings); left out"
+        ),
+    ]
     code, out, err = run(capsys, "experiments", "list", "--store", url)
     assert code == 0 and "kept" in out and "by hand" not in out and "1 experiment" in out and len(err.splitlines()) == 2

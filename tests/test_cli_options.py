@@ -7,11 +7,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from test_cli import beir, run_main
 
 from retrieval.analyses import tuning
 from retrieval.core.params import SPECS
-
-from test_cli import beir, run_main
 
 DEPTHS = SPECS["fusion_depth"].choices
 
@@ -44,7 +43,9 @@ def test_each_named_depth_is_taken_and_the_text_header_shows_it(capsys, mini, de
     code, out, err = run_main(capsys, "evaluate", "--data", str(mini), "--dims", "2", "--fusion-depth", str(depth))
     assert code == 0, err
     assert out.splitlines()[2] == f"k1=1.2 b=0.75 dims=2 rrf_k=60.0 alpha=0.5 fusion_depth={depth}"
-    assert out.splitlines()[1] == "text analysis: no stemmer, the article's 45 stop words; each question word counted once"
+    assert (
+        out.splitlines()[1] == "text analysis: no stemmer, the article's 45 stop words; each question word counted once"
+    )
 
 
 def _help_forms(text: str) -> list[str]:
@@ -77,7 +78,9 @@ def test_every_form_the_help_lists_is_taken(capsys):
         assert f"({tuning.SYSTEM_OF[key]})" in form
 
 
-NOTE = re.compile(r"^note: dense, which the app shows on invented, is left out: add --embeddings e5-small", re.MULTILINE)
+NOTE = re.compile(
+    r"^note: dense, which the app shows on invented, is left out: add --embeddings e5-small", re.MULTILINE
+)
 
 
 def test_evaluate_on_the_invented_corpus_says_how_to_include_dense(capsys):

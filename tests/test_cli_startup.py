@@ -12,19 +12,35 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
 
+from conftest import ROOT
 from retrieval import cli
 
-HEAVY = ("numba", "scipy", "sklearn", "pandas", "pyarrow", "retrieval.engine", "retrieval.kernels",
-         "retrieval.retrievers", "retrieval.analyses.tuning")
+HEAVY = (
+    "numba",
+    "scipy",
+    "sklearn",
+    "pandas",
+    "pyarrow",
+    "retrieval.engine",
+    "retrieval.kernels",
+    "retrieval.retrievers",
+    "retrieval.analyses.tuning",
+)
 
 
 def imported(*argv: str, cwd=ROOT) -> tuple[subprocess.CompletedProcess, set[str]]:
     """`python -X importtime -m retrieval ARGV...`: the finished process and the names of every module it imported."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    run = subprocess.run([sys.executable, "-X", "importtime", "-m", "retrieval", *argv], cwd=cwd, env=env,
-                         capture_output=True, text=True, timeout=120, check=False)
+    run = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "retrieval", *argv],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     names = {line.rsplit("|", 1)[1].strip() for line in run.stderr.splitlines() if line.startswith("import time:")}
     assert "retrieval.cli" in names  # the list was read
     return run, names
@@ -40,8 +56,14 @@ def reports(tmp_path_factory):
     d = tmp_path_factory.mktemp("reports")
     paths = []
     for name, extra in (("base", []), ("k1zero", ["--k1", "0", "--b", "0"])):
-        out = subprocess.run([sys.executable, "-m", "retrieval", "evaluate", "--json", *extra], cwd=ROOT,
-                             capture_output=True, text=True, timeout=180, check=False)
+        out = subprocess.run(
+            [sys.executable, "-m", "retrieval", "evaluate", "--json", *extra],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=False,
+        )
         assert out.returncode == 0, out.stderr
         (d / f"{name}.json").write_text(out.stdout)
         paths.append(str(d / f"{name}.json"))
@@ -49,8 +71,17 @@ def reports(tmp_path_factory):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("argv", [["--help"], ["gate", "--help"], ["experiments", "--help"], ["workspace", "--help"],
-                                  ["experiments", "list", "--help"], ["workspace", "trash", "--help"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["gate", "--help"],
+        ["experiments", "--help"],
+        ["workspace", "--help"],
+        ["experiments", "list", "--help"],
+        ["workspace", "trash", "--help"],
+    ],
+)
 def test_help_loads_no_engine(argv):
     run, names = imported(*argv)
     assert run.returncode == 0, run.stderr
@@ -90,7 +121,9 @@ def test_import_retrieval_still_gives_the_whole_public_api():
     """Only `python -m retrieval` leaves the package's names out (retrieval/__init__.py); `import retrieval` and
     `python -c` have them all."""
     probe = "import retrieval; print(all(hasattr(retrieval, n) for n in retrieval.__all__), len(retrieval.__all__))"
-    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["True", "15"]
 

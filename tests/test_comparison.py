@@ -140,8 +140,14 @@ def test_randomization_p_values_agree_with_scipy_permutation_test_within_monte_c
     table = table_from_values(systems(values), ["m"], test="randomization")
     assert not table.exact and table.resamples == resamples and table.seed == 0
     for (a, b), pair in pairs_of(table).items():
-        theirs = sps.permutation_test((values[a], values[b]), lambda x, y, axis: np.mean(x - y, axis=axis),
-                                      permutation_type="samples", vectorized=True, n_resamples=resamples, rng=11).pvalue
+        theirs = sps.permutation_test(
+            (values[a], values[b]),
+            lambda x, y, axis: np.mean(x - y, axis=axis),
+            permutation_type="samples",
+            vectorized=True,
+            n_resamples=resamples,
+            rng=11,
+        ).pvalue
         # each p is twice a one-sided proportion q: two independent estimates differ by at most about
         # 5 x sqrt(2) x 2 sqrt(q (1 - q) / resamples)
         q = min(float(theirs) / 2, 0.5)
@@ -217,12 +223,15 @@ def test_the_letters_skip_q_and_grow_to_two_beyond_25_systems():
 # ------------------------------------------------------------------------------------------- bad input
 
 
-@pytest.mark.parametrize("kwargs, says", [
-    ({"test": "wilcoxon"}, r"^test: unknown test 'wilcoxon'; choose randomization, t-test or bootstrap$"),
-    ({"alpha": 0.0}, r"^alpha must be in \(0, 1\), got 0.0$"),
-    ({"alpha": 1.0}, r"alpha must be in \(0, 1\)"),
-    ({"alpha": float("nan")}, r"alpha must be in \(0, 1\), got nan"),
-])
+@pytest.mark.parametrize(
+    "kwargs, says",
+    [
+        ({"test": "wilcoxon"}, r"^test: unknown test 'wilcoxon'; choose randomization, t-test or bootstrap$"),
+        ({"alpha": 0.0}, r"^alpha must be in \(0, 1\), got 0.0$"),
+        ({"alpha": 1.0}, r"alpha must be in \(0, 1\)"),
+        ({"alpha": float("nan")}, r"alpha must be in \(0, 1\), got nan"),
+    ],
+)
 def test_bad_options_name_the_parameter(kwargs, says):
     with pytest.raises(InputError, match=says):
         table_from_values(systems({"a": [0.1, 0.2], "b": [0.3, 0.1]}), ["m"], **kwargs)
@@ -260,8 +269,11 @@ def hostile_table():
     n = 20
     base = rng.random(n) * 0.5 + 0.4
     values = {"BM25": base, "LSA": base + rng.normal(0, 0.2, n), "RRF": base + 0.01, HOSTILE: base * 0.2}
-    table = table_from_values({s: {"ndcg@10": v, "ndcg_exp@5": v[::-1].copy()} for s, v in values.items()},
-                              ["ndcg@10", "ndcg_exp@5"], test="t-test")
+    table = table_from_values(
+        {s: {"ndcg@10": v, "ndcg_exp@5": v[::-1].copy()} for s, v in values.items()},
+        ["ndcg@10", "ndcg_exp@5"],
+        test="t-test",
+    )
     assert table.beats("BM25", "ndcg@10") == (HOSTILE,)  # so superscripts are drawn
     return table
 
@@ -284,10 +296,17 @@ def test_the_latex_table_compiles_with_booktabs_and_escapes_every_name(hostile_t
     assert r"nDCG\_exp@5 50\%" in tex and r"nDCG@10 \{a\}" in tex
     assert r"\textbf{" in tex and "$^{d}$" in tex
     doc = tmp_path / "table.tex"
-    doc.write_text("\\documentclass{article}\n\\usepackage{booktabs}\n"
-                   "\\begin{document}\n" + tex + "\\end{document}\n", encoding="utf-8")
-    out = subprocess.run([exe, "-interaction=nonstopmode", "-halt-on-error", doc.name], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=120)
+    doc.write_text(
+        "\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n" + tex + "\\end{document}\n",
+        encoding="utf-8",
+    )
+    out = subprocess.run(
+        [exe, "-interaction=nonstopmode", "-halt-on-error", doc.name],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stdout[-3000:]
     assert (tmp_path / "table.pdf").stat().st_size > 0
     log = (tmp_path / "table.log").read_text(errors="replace")
@@ -303,8 +322,10 @@ def _cells(markdown: str) -> list[list[str]]:
     """The table's cells as a CommonMark + GFM-tables parser reads them (text, entities decoded)."""
     rendered = MarkdownIt("commonmark").enable("table").render(markdown)
     rows = re.findall(r"<tr>(.*?)</tr>", rendered, re.S)
-    return [[html.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", r, re.S)]
-            for r in rows]
+    return [
+        [html.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", r, re.S)]
+        for r in rows
+    ]
 
 
 def test_the_markdown_table_escapes_names_and_reads_back_as_written(hostile_table):
@@ -340,7 +361,12 @@ def test_the_json_is_strict_and_holds_the_whole_table(hostile_table):
     assert len(data["pairs"]) == 12
     for row, pair in zip(data["pairs"], hostile_table.pairs):
         assert (row["a"], row["b"], row["p_value"], row["p_holm"], row["winner"]) == (
-            pair.a, pair.b, pair.p_value, pair.p_holm, pair.winner)
+            pair.a,
+            pair.b,
+            pair.p_value,
+            pair.p_holm,
+            pair.winner,
+        )
     assert "Holm" in data["statement"]
 
 
@@ -353,7 +379,7 @@ def test_the_text_table_is_aligned_and_escapes_control_characters(hostile_table)
     assert len(starts) == 1
     assert re.search(r"^a\s+BM25\s+\d\.\d{4}\s+\[d\]", table[1])
     assert re.search(r"^c\s+RRF\s+\d\.\d{4}\*", table[3])
-    assert all(len(line) <= comparison.TEXT_WIDTH for line in lines[len(table) + 1:])
+    assert all(len(line) <= comparison.TEXT_WIDTH for line in lines[len(table) + 1 :])
 
 
 def test_the_statement_names_the_test_the_correction_and_alpha():
@@ -361,7 +387,9 @@ def test_the_statement_names_the_test_the_correction_and_alpha():
     said = {t: table_from_values(values, ["m"], test=t, alpha=0.01).statement() for t in comparison.TESTS}
     assert "Fisher's randomization test (two-sided, 10,000 random sign flips" in said["randomization"]
     assert "paired t-test (two-sided" in said["t-test"]
-    assert "paired bootstrap test (two-sided, shifted null, 5,000 resamples of the questions, seed 0)" in said["bootstrap"]
+    assert (
+        "paired bootstrap test (two-sided, shifted null, 5,000 resamples of the questions, seed 0)" in said["bootstrap"]
+    )
     for text in said.values():
         assert "Holm's step-down, over all 3 pairs of systems, for each metric separately" in text
         assert "p < 0.01" in text and text.isascii()
@@ -387,7 +415,7 @@ def test_the_latex_means_are_right_aligned_with_the_letters_after_them(hostile_t
     lines = tex.splitlines()
     head = lines[lines.index(r"\toprule") + 1]
     assert head == r" & System & ndcg@10 & & ndcg\_exp@5 \\"  # each header over its means
-    body = lines[lines.index(r"\midrule") + 1:lines.index(r"\bottomrule")]
+    body = lines[lines.index(r"\midrule") + 1 : lines.index(r"\bottomrule")]
     for row, system, means in zip(body, hostile_table.systems, hostile_table.means):
         cells = row.removesuffix(r" \\").split(" & ")[-4:]
         assert len(cells) == 4, row

@@ -69,7 +69,11 @@ def names_line(err: pytest.ExceptionInfo, source: str, line: int) -> None:
 
 def check_small(ds: dataset.Dataset) -> None:
     assert ds.doc_ids == ("d1", "d2", "d3")
-    assert ds.doc_texts == ("Refunds Money back within 30 days.", "Backups run every night.", "Export your notes as Markdown.")
+    assert ds.doc_texts == (
+        "Refunds Money back within 30 days.",
+        "Backups run every night.",
+        "Export your notes as Markdown.",
+    )
     assert ds.query_ids == ("q1", "q2") and ds.query_texts == ("money back", "nightly backup")
     assert ds.relevant_of(0) == {"d1": 2} and ds.relevant_of(1) == {"d2": 1}
     assert len(ds.qrels) == 3 and ds.warnings == ()
@@ -110,7 +114,9 @@ def test_beir_folder_with_two_qrels_files_but_no_test_is_an_error(tmp_path):
 
 
 def test_title_and_text_joined_by_one_space():
-    recs = parse_jsonl(b'{"_id": "a", "title": "T", "text": "body"}\n{"_id": "b", "title": "", "text": "only"}\n', "c.jsonl")
+    recs = parse_jsonl(
+        b'{"_id": "a", "title": "T", "text": "body"}\n{"_id": "b", "title": "", "text": "only"}\n', "c.jsonl"
+    )
     assert recs == [("a", "T body"), ("b", "only")]
 
 
@@ -138,7 +144,10 @@ def test_beir_zip_ignores_macos_metadata():
         ("docs.tsv", "id\ttext\nd1\tRefunds Money back within 30 days.\nd2\tBackups run every night.\n"),
         ("docs.csv", 'text,id\n"Refunds Money back within 30 days.",d1\n"Backups run every night.",d2\n'),
         ("docs.csv", 'id,title,text\nd1,Refunds,"Money back within 30 days."\nd2,,"Backups run every night."\n'),
-        ("docs.jsonl", '{"id": "d1", "text": "Refunds Money back within 30 days."}\n\n{"id": "d2", "text": "Backups run every night."}\n'),
+        (
+            "docs.jsonl",
+            '{"id": "d1", "text": "Refunds Money back within 30 days."}\n\n{"id": "d2", "text": "Backups run every night."}\n',
+        ),
     ],
     ids=["csv", "tsv", "columns-swapped", "csv-title", "jsonl-id"],
 )
@@ -174,7 +183,10 @@ def test_negative_grade_is_not_relevant():
 
 def test_from_files_mixes_formats():
     ds = from_files(
-        (b'id,text\nd1,"Refunds Money back within 30 days."\nd2,Backups run every night.\nd3,Export your notes as Markdown.\n', "docs.csv"),
+        (
+            b'id,text\nd1,"Refunds Money back within 30 days."\nd2,Backups run every night.\nd3,Export your notes as Markdown.\n',
+            "docs.csv",
+        ),
         (b'{"id": "q1", "text": "money back"}\n{"id": "q2", "text": "nightly backup"}\n', "questions.jsonl"),
         (b"q1 0 d1 2\nq2 0 d2 1\nq2 0 d3 0\n", "judgements.qrels"),
         name="up",
@@ -245,7 +257,12 @@ def test_broken_json_line_number_inside_a_zip():
 
 @pytest.mark.parametrize(
     "line, why",
-    [('["a", "b"]', "object"), ('{"text": "no id"}', "id"), ('{"_id": "x"}', "text"), ('{"_id": "x", "text": 3}', "string")],
+    [
+        ('["a", "b"]', "object"),
+        ('{"text": "no id"}', "id"),
+        ('{"_id": "x"}', "text"),
+        ('{"_id": "x", "text": 3}', "string"),
+    ],
 )
 def test_jsonl_record_without_id_or_text(line, why):
     with pytest.raises(InputError, match=why) as e:
@@ -374,9 +391,16 @@ def test_judging_the_same_pair_twice_is_an_error():
 
 
 def test_run_naming_unknown_questions_and_documents_warns_in_the_ranking():
-    ds = assemble("x", [("d1", "a"), ("d2", "b"), ("d3", "c")], [("q1", "a"), ("q2", "b"), ("q3", "c")],
-                  [("q1", "d1", 1), ("q2", "d2", 1), ("q3", "d3", 1)])
-    run = parse_run(b"q1 Q0 ghost 1 9 t\nq1 Q0 d1 2 5 t\nq1 Q0 spook 3 1 t\nqX Q0 d1 1 1 t\nqY Q0 d2 1 1 t\nq2 Q0 d2 1 3 t\n", "t.run")
+    ds = assemble(
+        "x",
+        [("d1", "a"), ("d2", "b"), ("d3", "c")],
+        [("q1", "a"), ("q2", "b"), ("q3", "c")],
+        [("q1", "d1", 1), ("q2", "d2", 1), ("q3", "d3", 1)],
+    )
+    run = parse_run(
+        b"q1 Q0 ghost 1 9 t\nq1 Q0 d1 2 5 t\nq1 Q0 spook 3 1 t\nqX Q0 d1 1 1 t\nqY Q0 d2 1 1 t\nq2 Q0 d2 1 3 t\n",
+        "t.run",
+    )
     r = from_run(run, ds)
     text = " | ".join(r.warnings)
     assert re.search(r"\b2 questions\b", text) and "qX" in text and "qY" in text, text
@@ -433,15 +457,18 @@ def test_a_question_without_a_relevant_document_is_evaluated_once_one_is_added()
     assert ds.with_judgements([("q3", "c", 0)]).evaluated.tolist() == [0, 1]
 
 
-@pytest.mark.parametrize("new, message", [
-    ([("q1", "a", 1)], "'q1'.*judged already.*never overwritten"),
-    ([("q1", "c", 1), ("q1", "c", 2)], "judged already"),
-    ([("q9", "a", 1)], "'q9'.*no such question"),
-    ([("q1", "zz", 1)], "'zz'.*no such document"),
-    ([("q1", "c", 101)], "grade 101 is not an integer within"),
-    ([("q1", "c", "2")], "grade '2' is not an integer"),
-    ([("q1", "c", True)], "grade True"),
-])
+@pytest.mark.parametrize(
+    "new, message",
+    [
+        ([("q1", "a", 1)], "'q1'.*judged already.*never overwritten"),
+        ([("q1", "c", 1), ("q1", "c", 2)], "judged already"),
+        ([("q9", "a", 1)], "'q9'.*no such question"),
+        ([("q1", "zz", 1)], "'zz'.*no such document"),
+        ([("q1", "c", 101)], "grade 101 is not an integer within"),
+        ([("q1", "c", "2")], "grade '2' is not an integer"),
+        ([("q1", "c", True)], "grade True"),
+    ],
+)
 def test_with_judgements_refuses_overwriting_unknown_ids_and_bad_grades(new, message):
     ds = assemble("x", DOCS3, QUERIES2, QRELS3)
     with pytest.raises(InputError, match=message):
@@ -458,19 +485,22 @@ def test_qrels_written_are_read_back_to_the_same_judgements():
     assert dataset.format_qrels([]) == ""
 
 
-@pytest.mark.parametrize("line", [
-    '{"_id": "d1", "text": "plain"}',
-    '{"_id": "d1", "_id": "d2", "text": "the last of two keys"}',
-    '{"id": 12345678901234567890123, "text": "an integer past 64 bits"}',
-    '{"id": -9223372036854775809, "text": "below int64"}',
-    '{"_id": "d1", "text": NaN}',
-    '{"_id": "d1", "x": Infinity, "y": -Infinity, "z": 1e400}',
-    '{"_id": "d1", "text": "\\ud800 a lone surrogate"}',
-    '{"_id": "d1", "text": "\\u0000 \\" \\\\ \\/ \\b\\f\\n\\r\\t é 中 \\ud83d\\ude00"}',
-    '  {"_id": "d1", "v": [0.1, -0.0, 5e-324, 1.7976931348623157e308, 2.2250738585072014e-308, 1, -0, 1E2]}  ',
-    '[1, 2]',
-    '"a string"',
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"_id": "d1", "text": "plain"}',
+        '{"_id": "d1", "_id": "d2", "text": "the last of two keys"}',
+        '{"id": 12345678901234567890123, "text": "an integer past 64 bits"}',
+        '{"id": -9223372036854775809, "text": "below int64"}',
+        '{"_id": "d1", "text": NaN}',
+        '{"_id": "d1", "x": Infinity, "y": -Infinity, "z": 1e400}',
+        '{"_id": "d1", "text": "\\ud800 a lone surrogate"}',
+        '{"_id": "d1", "text": "\\u0000 \\" \\\\ \\/ \\b\\f\\n\\r\\t é 中 \\ud83d\\ude00"}',
+        '  {"_id": "d1", "v": [0.1, -0.0, 5e-324, 1.7976931348623157e308, 2.2250738585072014e-308, 1, -0, 1E2]}  ',
+        "[1, 2]",
+        '"a string"',
+    ],
+)
 def test_a_line_reads_as_the_json_module_reads_it(line):
     """orjson reads the lines (3x faster); what it refuses, json reads: the objects, types and float bits are json's
     (`json_objects`, what every JSONL loader reads through); a line that is not an object is refused, named."""
@@ -483,8 +513,18 @@ def test_a_line_reads_as_the_json_module_reads_it(line):
     assert n == 1 and repr(got) == repr(want) and type(got) is type(want)
 
 
-@pytest.mark.parametrize("line", ['{"_id": "d1", "text": "unclosed}', '{"_id": "d1",}', '{"_id" "d1"}', "{'_id': 1}",
-                                  '{"a": 1} {"b": 2}', '{"text": "a\tb"}', ""])
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"_id": "d1", "text": "unclosed}',
+        '{"_id": "d1",}',
+        '{"_id" "d1"}',
+        "{'_id': 1}",
+        '{"a": 1} {"b": 2}',
+        '{"text": "a\tb"}',
+        "",
+    ],
+)
 def test_a_broken_line_fails_with_the_json_module_s_message(line):
     """The message names the file and line, with the json module's own words and column (a blank line, which json
     refuses too, is skipped)."""
@@ -500,8 +540,13 @@ def test_a_broken_line_fails_with_the_json_module_s_message(line):
 
 def test_floats_read_to_the_same_bits_as_the_json_module():
     rng = np.random.default_rng(7)
-    x = np.concatenate([rng.standard_normal(3000), rng.random(3000) * 10.0 ** rng.integers(-300, 300, 3000),
-                        rng.integers(-2**53, 2**53, 1000) / 3.0])
+    x = np.concatenate(
+        [
+            rng.standard_normal(3000),
+            rng.random(3000) * 10.0 ** rng.integers(-300, 300, 3000),
+            rng.integers(-(2**53), 2**53, 1000) / 3.0,
+        ]
+    )
     texts = [repr(float(v)) for v in x] + [f"{v:.25e}" for v in x[:2000]] + [f"{v:.12g}" for v in x[:2000]]
     line = '{"_id": "d1", "vector": [' + ", ".join(texts) + "]}"
     ((_, got),) = dataset.json_objects(line.encode(), "v.jsonl")
@@ -518,12 +563,20 @@ def _blank_lines() -> int:
     return len(_BLANKS.decode().splitlines())
 
 
-@pytest.mark.parametrize("parse, head, bad, message", [
-    (dataset.parse_jsonl, b'{"_id": "d1", "text": "a"}\n', b'{"_id": "d2", "text": 1}\n', "'title' and 'text' must be strings"),
-    (dataset.parse_table, b"id\ttext\nd1\ta\n", b"d2\ta\tb\n", "3 columns, the header has 2"),
-    (dataset.parse_qrels, b"q1 0 d1 1\n", b"q1 0 d2 x\n", "the grade 'x' is not an integer"),
-    (dataset.parse_run, b"q1 Q0 d1 1 2.0 t\n", b"q1 Q0 d2 2 nan t\n", "the score 'nan' is not a finite number"),
-])
+@pytest.mark.parametrize(
+    "parse, head, bad, message",
+    [
+        (
+            dataset.parse_jsonl,
+            b'{"_id": "d1", "text": "a"}\n',
+            b'{"_id": "d2", "text": 1}\n',
+            "'title' and 'text' must be strings",
+        ),
+        (dataset.parse_table, b"id\ttext\nd1\ta\n", b"d2\ta\tb\n", "3 columns, the header has 2"),
+        (dataset.parse_qrels, b"q1 0 d1 1\n", b"q1 0 d2 x\n", "the grade 'x' is not an integer"),
+        (dataset.parse_run, b"q1 Q0 d1 1 2.0 t\n", b"q1 Q0 d2 2 nan t\n", "the score 'nan' is not a finite number"),
+    ],
+)
 def test_a_fault_after_megabytes_of_blank_lines_is_named_on_its_line(parse, head, bad, message):
     data = head + _BLANKS + bad
     line = head.count(b"\n") + _blank_lines() + 1

@@ -62,7 +62,9 @@ def planted_run():
 def test_cosines_equal_the_numpy_reference_to_the_last_bit(planted_run):
     ds, e, system, run = planted_run
     ref = dense.reference_scores(e.query_vectors, e.doc_vectors)
-    np.testing.assert_allclose(ref, e.query_vectors.astype(np.float64) @ e.doc_vectors.astype(np.float64).T, atol=1e-12, rtol=0)
+    np.testing.assert_allclose(
+        ref, e.query_vectors.astype(np.float64) @ e.doc_vectors.astype(np.float64).T, atol=1e-12, rtol=0
+    )
     for q in range(ds.n_queries):
         np.testing.assert_array_equal(run.row(q), ref[q])
     cols = run.top_d.shape[1]
@@ -108,7 +110,9 @@ def test_a_question_without_a_vector_scores_nothing_and_says_so():
     part = from_arrays("random", e.doc_ids, e.doc_vectors, e.query_ids[:2], e.query_vectors[:2])
     run = dense.Dense(align(part, ds)).run(Engine(ds), Params(), 5)
     assert run.n_res[2] == 0 and run.ranking.top(2)[0].size == 0 and run.hi[2] == 0
-    assert run.ranking.warnings == ("dense: questions: 1 of the dataset's 3 questions has no vector ('q2'); it scores nothing",)
+    assert run.ranking.warnings == (
+        "dense: questions: 1 of the dataset's 3 questions has no vector ('q2'); it scores nothing",
+    )
     other, _ = planted(41, 3)  # another corpus
     with pytest.raises(InputError, match="aligned with another dataset"):
         dense.Dense(align(part, ds)).run(Engine(other), Params(), 5)
@@ -145,8 +149,9 @@ def test_the_shipped_invented_vectors_are_the_bundled_model_s(encoded, invented_
     the issue that made this test portable measured values apart by up to 0.0019; here they are equal.)"""
     docs, queries, _ = encoded
     shipped_docs = dense.read_vectors(dense.BUNDLED["invented"], dense.corpus_key(invented_ds), invented_ds.n_docs)
-    shipped_questions = dense.read_vectors(dense.BUNDLED_QUESTIONS["invented"], dense.questions_key(invented_ds),
-                                           invented_ds.n_queries)
+    shipped_questions = dense.read_vectors(
+        dense.BUNDLED_QUESTIONS["invented"], dense.questions_key(invented_ds), invented_ds.n_queries
+    )
     assert shipped_docs is not None and shipped_questions is not None
     for shipped, fresh in ((shipped_docs, docs), (shipped_questions, queries)):
         fresh = fresh / np.linalg.norm(fresh, axis=1, keepdims=True)
@@ -157,14 +162,20 @@ def test_the_shipped_invented_vectors_are_the_bundled_model_s(encoded, invented_
 def test_the_invented_corpus_s_dense_figures_come_from_its_shipped_vectors_alone(invented_ds, monkeypatch):
     """Nothing of the invented corpus is encoded on this machine: its dense vectors, documents and questions, are
     the shipped files' bits, so its figures are the same on every processor."""
+
     def refuse(*a, **k):
         raise AssertionError("the invented corpus was encoded here")
 
     monkeypatch.setattr(dense, "encode_corpus", refuse)
     monkeypatch.setattr(dense, "encode_questions", refuse)
     e = dense.embeddings_of(invented_ds, directory=Path(tempfile.mkdtemp()))  # an empty cache: the shipped files
-    want = from_arrays(dense.MODEL, invented_ds.doc_ids, np.load(dense.BUNDLED["invented"])["vectors"],
-                       invented_ds.query_ids, np.load(dense.BUNDLED_QUESTIONS["invented"])["vectors"])
+    want = from_arrays(
+        dense.MODEL,
+        invented_ds.doc_ids,
+        np.load(dense.BUNDLED["invented"])["vectors"],
+        invented_ds.query_ids,
+        np.load(dense.BUNDLED_QUESTIONS["invented"])["vectors"],
+    )
     assert np.array_equal(e.doc_vectors, want.doc_vectors) and np.array_equal(e.query_vectors, want.query_vectors)
 
 
@@ -180,7 +191,9 @@ def test_q02_money_back_finds_a_refund_document_in_the_top_3(encoded, invented_d
 def test_an_engine_holds_dense_and_fuses_it_with_bm25(encoded, invented_ds):
     docs, queries, _ = encoded
     engine = Engine(invented_ds)
-    system = dense.Dense(align(from_arrays(dense.MODEL, invented_ds.doc_ids, docs, invented_ds.query_ids, queries), invented_ds))
+    system = dense.Dense(
+        align(from_arrays(dense.MODEL, invented_ds.doc_ids, docs, invented_ds.query_ids, queries), invented_ds)
+    )
     run = system.run(engine.context(), Params(), 10)
     member = system.member(run)
     assert isinstance(member, fusion.Member) and member.name == "dense"
@@ -221,7 +234,9 @@ def counted(monkeypatch):
 
 
 def tiny():
-    return assemble("tiny", [("a", "alpha text"), ("b", "beta"), ("c", "gamma words here")], [("q", "alpha")], [("q", "a", 1)])
+    return assemble(
+        "tiny", [("a", "alpha text"), ("b", "beta"), ("c", "gamma words here")], [("q", "alpha")], [("q", "a", 1)]
+    )
 
 
 def test_the_cache_folder_comes_from_the_environment(monkeypatch, tmp_path):
@@ -238,7 +253,9 @@ def test_vectors_are_cached_per_corpus_and_model(counted, tmp_path):
     assert counted == [3] and [p.name for p in tmp_path.iterdir()] == [f"{dense.corpus_key(ds)}.npz"]
     np.testing.assert_array_equal(dense.document_vectors(ds, directory=tmp_path), v1)
     assert counted == [3]  # read back, not encoded
-    other = assemble("tiny", [("a", "alpha text!"), ("b", "beta"), ("c", "gamma words here")], [("q", "alpha")], [("q", "a", 1)])
+    other = assemble(
+        "tiny", [("a", "alpha text!"), ("b", "beta"), ("c", "gamma words here")], [("q", "alpha")], [("q", "a", 1)]
+    )
     assert dense.corpus_key(other) != dense.corpus_key(ds) != dense.corpus_key(ds, "another model")
     dense.document_vectors(other, directory=tmp_path)
     assert counted == [3, 3] and len(list(tmp_path.iterdir())) == 2
@@ -321,8 +338,9 @@ def counting(monkeypatch):
     model = CountingEncoder(clock)
     monkeypatch.setattr(dense, "_encoder", lambda: model)
     # dense's own clock only (the process's time module stays real for every other module and thread)
-    monkeypatch.setattr(dense, "time", SimpleNamespace(perf_counter=lambda: clock[0], monotonic=time.monotonic,
-                                                       sleep=time.sleep))
+    monkeypatch.setattr(
+        dense, "time", SimpleNamespace(perf_counter=lambda: clock[0], monotonic=time.monotonic, sleep=time.sleep)
+    )
     monkeypatch.setattr(dense, "_RATE", [])
     return model
 
@@ -366,8 +384,8 @@ def test_a_corpus_of_empty_documents_is_estimated_at_zero_seconds(counting):
 def test_the_app_s_warm_up_times_the_encoder_once_the_kernels_are_ready(monkeypatch):
     """The server's warm-up thread measures the encoder's rate while the server is idle, after the kernels (and a
     missing or broken encoder ends it quietly: the Data page says so when it asks for an estimate)."""
-    from retrieval.engine import engine
     from retrieval import kernels as _kernels
+    from retrieval.engine import engine
 
     seen = []
     monkeypatch.setattr(engine, "warm_up", lambda: seen.append("kernels"))
@@ -428,8 +446,9 @@ def test_two_calibrations_at_once_time_the_encoder_one_after_the_other(counting,
         return out
 
     monkeypatch.setattr(counting, "passage", timed)
-    threads = [threading.Thread(target=dense.calibrate_when_idle, kwargs=dict(wait=0.0, idle=lambda: 1.0))
-               for _ in range(2)]
+    threads = [
+        threading.Thread(target=dense.calibrate_when_idle, kwargs=dict(wait=0.0, idle=lambda: 1.0)) for _ in range(2)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -454,7 +473,7 @@ def test_the_time_left_is_right_from_the_first_batch_whatever_the_documents_leng
     calls = []
     dense.encode_corpus(ds, lambda *a: calls.append(a), batch=4)
     per_doc = [0.002 * (n + 4) for n in lengths]  # the stand-in's seconds
-    for done, total, rate, left in calls:
+    for done, total, _rate, left in calls:
         assert total == 16
         assert left == pytest.approx(sum(per_doc[done:]))
     assert [c[0] for c in calls] == [4, 8, 12, 16] and calls[-1][3] == 0
@@ -518,7 +537,8 @@ def _a_folder(path, ds):
 
 @pytest.mark.parametrize("damage", [_with_nan, _too_long, _a_folder])
 def test_a_cache_entry_that_checks_out_by_its_checksum_but_not_by_its_content_is_deleted_said_and_rebuilt(
-        counted, tmp_path, damage, caplog):
+    counted, tmp_path, damage, caplog
+):
     """NaN with a matching checksum, rows that are not unit vectors, a folder in the file's place: each is refused,
     deleted and rebuilt, and the one message names the cache file (never the user's data); the dataset's vectors
     then align as they should."""
@@ -538,22 +558,27 @@ def test_a_cache_entry_that_checks_out_by_its_checksum_but_not_by_its_content_is
 
 
 def test_an_interrupted_writes_temporary_file_is_removed_when_the_cache_is_next_opened_unless_it_is_being_written(
-        counted, tmp_path):
+    counted, tmp_path
+):
     """A `kill -9` during write_vectors leaves `<key>XXXX.tmp`: the cache folder's first use in a process (here a
     new folder) removes it; a temporary file another process is writing (it holds the write's flock) stays."""
     orphan = tmp_path / "0123abcd.tmp"
     orphan.write_bytes(b"x" * 1000)
     busy = tmp_path / "4567ef.tmp"
     busy.write_bytes(b"y")
-    hold = ("import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); "
-            "print('locked', flush=True); time.sleep(60)")
+    hold = (
+        "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); "
+        "print('locked', flush=True); time.sleep(60)"
+    )
     writer = subprocess.Popen([sys.executable, "-c", hold, str(busy)], stdout=subprocess.PIPE, text=True)
     try:
         assert writer.stdout.readline().strip() == "locked"
         ds = tiny()
         dense.document_vectors(ds, directory=tmp_path)
         assert not orphan.exists() and busy.exists()
-        assert sorted(p.name for p in tmp_path.iterdir()) == sorted([busy.name, dense.cache_path(ds, directory=tmp_path).name])
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+            [busy.name, dense.cache_path(ds, directory=tmp_path).name]
+        )
     finally:
         writer.kill()
         writer.wait()

@@ -104,11 +104,25 @@ def test_surface_homonymy(case):
 
 def test_an_unjudged_first_result_on_a_shared_word_is_unjudged_at_the_top_not_a_homonymy(case):
     ds, r = case
-    unjudged = assemble("diag", list(DOCS.items()), list(QUESTIONS.items()), [j for j in JUDGED if j != ("q_homonym", "river", 0)])
-    c = by_qid(diagnose(unjudged, from_lists("SYS", unjudged, [r.top(q)[0] for q in range(ds.n_queries)],
-                                             [r.top(q)[1] for q in range(ds.n_queries)])))["q_homonym"]
+    unjudged = assemble(
+        "diag", list(DOCS.items()), list(QUESTIONS.items()), [j for j in JUDGED if j != ("q_homonym", "river", 0)]
+    )
+    c = by_qid(
+        diagnose(
+            unjudged,
+            from_lists(
+                "SYS", unjudged, [r.top(q)[0] for q in range(ds.n_queries)], [r.top(q)[1] for q in range(ds.n_queries)]
+            ),
+        )
+    )["q_homonym"]
     # the same list and the same shared word: with no judgement of "river", the lab cannot call it wrong
-    assert (c.rank, c.kind, c.first_result, c.first_result_words, c.first_grade) == (0, UNJUDGED, "river", ("bank",), None)
+    assert (c.rank, c.kind, c.first_result, c.first_result_words, c.first_grade) == (
+        0,
+        UNJUDGED,
+        "river",
+        ("bank",),
+        None,
+    )
 
 
 def test_vocabulary_gap_with_and_without_results(case):
@@ -177,18 +191,30 @@ def test_the_fusion_class_and_ranks_as_shown():
     assert class_label("late rank", 100) == "late rank"
     # the one rule of a miss: "> N" only for a fusion one of whose members lists a relevant document
     assert [rank_text(4), rank_text(0), rank_text(0, 1000), rank_text(0, 1000, True), rank_text(7, 10, True)] == [
-        "4", "not found", "not found", "> 1000", "7"]
+        "4",
+        "not found",
+        "not found",
+        "> 1000",
+        "7",
+    ]
     assert rank_text(0, None, True) == "not found"  # not a fusion: a member's find means nothing
     assert [beyond_cut(0, 10, True), beyond_cut(0, 10, False), beyond_cut(3, 10, True), beyond_cut(0, None, True)] == [
-        True, False, False, False]
+        True,
+        False,
+        False,
+        False,
+    ]
     assert members_found([np.array([0, 3, 0]), np.array([0, 0, 12])]).tolist() == [False, True, True]
     assert members_found([]).tolist() == []
 
 
 # A fusion of two members at depth 10: BM25 ranks the relevant document "branch" 13th, LSA not at all; both put
 # documents sharing "bank" with the question first. RRF fuses each member's top 10 only.
-BANK_DOCS = {**{f"n{i:02d}": f"bank statement number {i}" for i in range(15)}, "branch": "Our branch offices welcome customers.",
-             "other": "Printers need toner."}
+BANK_DOCS = {
+    **{f"n{i:02d}": f"bank statement number {i}" for i in range(15)},
+    "branch": "Our branch offices welcome customers.",
+    "other": "Printers need toner.",
+}
 BANK_QUESTIONS = {"q_cut": "bank opening hours", "q_nobody": "bank holidays"}
 BANK_JUDGED = [("q_cut", "branch", 1), ("q_nobody", "other", 1)]
 BANK_LISTS = {  # question: (BM25's list, LSA's list)
@@ -258,7 +284,9 @@ def test_invented_corpus_diagnosis(invented):
     got = {c.qid: c.kind for c in diagnose(invented, r["BM25"])}
     # q10's first result, export1, shares "data" but no judgement names it: unjudged at the top, not a homonymy
     assert got == {"q02": "vocabulary gap", "q10": UNJUDGED}
-    graded = invented.with_judgements([("q10", "export1", 0)])  # a person says it is not relevant: the article's reading
+    graded = invented.with_judgements(
+        [("q10", "export1", 0)]
+    )  # a person says it is not relevant: the article's reading
     assert {c.qid: c.kind for c in diagnose(graded, Engine(graded).rankings(Params())["BM25"])}["q10"] == HOMONYMY
     # LSA finds q10 at 13: late rank
     lsa = by_qid(diagnose(invented, r["LSA"]))
@@ -270,10 +298,16 @@ def test_invented_corpus_diagnosis(invented):
 # Two systems' lists for the same questions; the comments give each side's first relevant rank at threshold 3.
 PAIR_LISTS = {  # question: (BASE's list, OTHER's list)
     "q_gap": ([], ["refund", "noise1"]),  # base not found (no shared word: gap), other 1 -> fixed
-    "q_homonym": (["river", "noise1"], ["noise2", "branch"]),  # base not found, "bank" first (homonymy), other 2 -> fixed
+    "q_homonym": (
+        ["river", "noise1"],
+        ["noise2", "branch"],
+    ),  # base not found, "bank" first (homonymy), other 2 -> fixed
     "q_late": (["noise1", "noise2", "noise3", "crumble", "apple"], ["apple"]),  # base 5 (late), other 1 -> fixed
     "q_ok": (["crumble"], ["noise1", "noise2", "noise3", "apple", "crumble"]),  # base 1, other 5 (late) -> broken
-    "q_third": (["noise1", "noise2", "crumble"], ["noise1", "noise2", "noise3", "crumble"]),  # base 3 (at t), other 4 -> broken
+    "q_third": (
+        ["noise1", "noise2", "crumble"],
+        ["noise1", "noise2", "noise3", "crumble"],
+    ),  # base 3 (at t), other 4 -> broken
     "q_beyond": (["noise3", "noise1", "tea"], ["noise1", "noise2", "tea"]),  # both 3, at t: both succeed
     "q_gap_with_result": (["noise1"], []),  # not found on both sides: both fail
     "q_unjudged": (["noise1"], ["noise2"]),  # no relevant document: never compared
@@ -339,7 +373,13 @@ def test_swapping_the_systems_swaps_fixed_and_broken(pair):
     for c in forward:
         b = backward[c.qid]
         assert b.outcome == {"fixed": "broken", "broken": "fixed"}[c.outcome]
-        assert (b.kind, b.base_rank, b.other_rank, b.base, b.other) == (c.kind, c.other_rank, c.base_rank, "OTHER", "BASE")
+        assert (b.kind, b.base_rank, b.other_rank, b.base, b.other) == (
+            c.kind,
+            c.other_rank,
+            c.base_rank,
+            "OTHER",
+            "BASE",
+        )
 
 
 def test_describe_gives_the_plain_line():
@@ -373,4 +413,7 @@ def test_invented_corpus_dense_fixes_q02_and_q10_and_breaks_nothing(invented, in
     assert describe(got[0]) == "fixed: q02, vocabulary gap; dense rank 1, BM25 not found"
     assert got[0].question == "can I get my money back"
     # relative to LSA, which finds q10 at 13 (late rank), dense fixes the same two
-    assert [(c.qid, c.kind) for c in changes(invented, r["LSA"], r["dense"])] == [("q02", "vocabulary gap"), ("q10", "late rank")]
+    assert [(c.qid, c.kind) for c in changes(invented, r["LSA"], r["dense"])] == [
+        ("q02", "vocabulary gap"),
+        ("q10", "late rank"),
+    ]

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from test_perf_equivalence import minmax_row, ordered, random_dataset
 
 from retrieval import fusion
 from retrieval.core.errors import InputError
@@ -18,8 +19,6 @@ from retrieval.engine import engine as engine_mod
 from retrieval.engine.engine import Engine, for_dataset
 from retrieval.retrievers import lsa, systems
 from retrieval.retrievers.ranking import BestLists, rank_rows
-
-from test_perf_equivalence import minmax_row, ordered, random_dataset
 
 # ------------------------------------------------------------------ the cache
 
@@ -125,8 +124,12 @@ def test_the_runs_cache_stays_within_its_bound_over_a_slider_walk(invented):
 def _run(name: str, rows: dict[str, list[tuple[str, float]]]) -> TrecRun:
     """A run from per-question (document, score) lists already in its order (score descending, ties by id)."""
     qids = tuple(rows)
-    return TrecRun(name, qids, tuple(tuple(d for d, _ in rows[q]) for q in qids),
-                   tuple(np.array([s for _, s in rows[q]]) for q in qids))
+    return TrecRun(
+        name,
+        qids,
+        tuple(tuple(d for d, _ in rows[q]) for q in qids),
+        tuple(np.array([s for _, s in rows[q]]) for q in qids),
+    )
 
 
 def test_two_runs_that_differ_only_in_their_scores_are_two_systems(invented):
@@ -224,7 +227,11 @@ class Overlap:
 
     def run(self, context, params: Params, depth: int) -> BestLists:
         ds = context.dataset
-        s = np.asarray(((context.question_counts > 0).astype(np.float64) @ (context.text.counts > 0).astype(np.float64).T).todense())
+        s = np.asarray(
+            (
+                (context.question_counts > 0).astype(np.float64) @ (context.text.counts > 0).astype(np.float64).T
+            ).todense()
+        )
         self.full = s  # every document's score, which `member` reads
         ranking = rank_rows(self.name, ds, [(0, s)], depth)
         order = np.lexsort((np.broadcast_to(ds.tie_key, s.shape), -s), axis=1)[:, :depth]
@@ -234,9 +241,14 @@ class Overlap:
 
     def member(self, run: BestLists) -> fusion.Member:
         s, full = run.top_s, self.full  # the toy scores every document in its lists
-        return fusion.Member(self.name, run, np.where(run.n_top == s.shape[1], s[:, -1], -np.inf), run.hi > 0,
-                             lambda top_d, n_top: np.take_along_axis(full, top_d, axis=1) * (np.arange(top_d.shape[1]) < n_top[:, None]),
-                             lambda q: full[q])
+        return fusion.Member(
+            self.name,
+            run,
+            np.where(run.n_top == s.shape[1], s[:, -1], -np.inf),
+            run.hi > 0,
+            lambda top_d, n_top: np.take_along_axis(full, top_d, axis=1) * (np.arange(top_d.shape[1]) < n_top[:, None]),
+            lambda q: full[q],
+        )
 
 
 @pytest.fixture
@@ -293,8 +305,13 @@ def test_a_derived_engine_ranks_and_evaluates_as_one_built_from_scratch(seed):
     with a run and the fusions over BM25 and the run."""
     base_ds = random_dataset(seed, n_docs=80, n_q=10)
     amended = _amended(base_ds, n=15, seed=seed)
-    run = _run("ext", {q: [(d, float(len(base_ds.doc_ids) - i)) for i, d in enumerate(base_ds.doc_ids[:25])]
-                       for q in base_ds.query_ids[:6]})
+    run = _run(
+        "ext",
+        {
+            q: [(d, float(len(base_ds.doc_ids) - i)) for i, d in enumerate(base_ds.doc_ids[:25])]
+            for q in base_ds.query_ids[:6]
+        },
+    )
     base = Engine(base_ds)
     for p in (Params(), Params(k1=0.4, b=0.2, dims=3, alpha=0.3), Params(members=("BM25", "ext"))):
         base.rankings(p, (run,))  # the base's caches filled first: none of its judged ranks may leak
@@ -328,7 +345,7 @@ def test_re_judged_runs_equal_runs_made_for_the_judgements_when_lists_are_short(
     a = derived.rankings(p, (align(emb, base_ds),))
     b = scratch.rankings(p, (align(emb, amended),))
     _same_rankings(a, b)
-    beyond = sum(int(((b[s].judged_rank > 3)).sum()) for s in ("BM25", "LSA", "dense"))
+    beyond = sum(int((b[s].judged_rank > 3).sum()) for s in ("BM25", "LSA", "dense"))
     assert beyond > 10  # the scores-of-every-document path was taken
 
 
@@ -425,7 +442,9 @@ def test_an_engine_whose_judgements_are_being_graded_stays_among_the_engines_kep
 
 
 def _same_ranking(a, b) -> bool:
-    return all(np.array_equal(getattr(a, f), getattr(b, f)) for f in ("indptr", "docs", "scores", "judged_rank", "n_results"))
+    return all(
+        np.array_equal(getattr(a, f), getattr(b, f)) for f in ("indptr", "docs", "scores", "judged_rank", "n_results")
+    )
 
 
 def test_while_lsa_is_fitted_the_runs_that_need_no_fit_come_first(monkeypatch):
@@ -444,7 +463,9 @@ def test_while_lsa_is_fitted_the_runs_that_need_no_fit_come_first(monkeypatch):
     monkeypatch.setattr(lsa, "fit", fit)
     ds = random_dataset(7, n_docs=120, n_q=12)
     e = Engine(ds)
-    run = parse_run(b"\n".join(f"{q} Q0 {d} 1 1.0 ext".encode() for q, d in zip(ds.query_ids, ds.doc_ids)), "x.trec", "ext")
+    run = parse_run(
+        b"\n".join(f"{q} Q0 {d} 1 1.0 ext".encode() for q, d in zip(ds.query_ids, ds.doc_ids)), "x.trec", "ext"
+    )
     p = Params(dims=3)
     assert e.slow_fit(3) and e.waiting(p) == ("LSA", "weighted", "RRF")
     assert e.waiting(replace(p, members=("BM25", "ext"))) == ("LSA",)

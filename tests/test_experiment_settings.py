@@ -70,8 +70,12 @@ def test_the_columns_follow_the_parameter_table_then_the_other_settings(base):
     assert in_table == [k for k in SPECS if k in in_table] and keys[0] == "k"
     assert keys[-6:] == ["runs", "embeddings", "grades_rule", "workspace_grades", "metric", "metrics"]
     labels = {c.key: c.label for c in columns}
-    assert (labels["k1"], labels["dims"], labels["stemmer"], labels["query_words"]) == ("k1", "d", "stemmer",
-                                                                                       "repeated question words")
+    assert (labels["k1"], labels["dims"], labels["stemmer"], labels["query_words"]) == (
+        "k1",
+        "d",
+        "stemmer",
+        "repeated question words",
+    )
     assert {c.key: c.help for c in columns}["stopwords"] == SPECS["stopwords"].help
 
 
@@ -81,7 +85,12 @@ def test_a_record_older_than_a_parameter_reads_as_its_default(base):
         del old["report"]["params"][name]
     del old["embeddings"], old["view"]
     values = settings_of(old)
-    assert (values["stemmer"], values["stopwords"], values["query_words"], values["k3"]) == ("none", "article", "once", 8.0)
+    assert (values["stemmer"], values["stopwords"], values["query_words"], values["k3"]) == (
+        "none",
+        "article",
+        "once",
+        8.0,
+    )
     assert values["k"] == 5  # the cutoff of its metrics
     assert values["embeddings"] == NOT_RECORDED and values["metric"] == NOT_RECORDED
     found = compare_settings([old, base])
@@ -95,8 +104,14 @@ def test_runs_embeddings_grades_and_the_metric_are_settings(base):
     lines = "\n".join(f"{q} Q0 {ds.doc_ids[0]} 1 1.0 x" for q in ds.query_ids).encode()
     one = parse_run(lines, "a.run", "mine <b>*x*</b>")
     other = parse_run(lines.replace(b" 1.0 ", b" 2.0 "), "a.run", "mine <b>*x*</b>")
-    vectors = Aligned("some-model", np.zeros((1, 2), np.float32), np.zeros((1, 2), np.float32), np.ones(1, bool),
-                      ds.fingerprint, "0123456789abcdef")
+    vectors = Aligned(
+        "some-model",
+        np.zeros((1, 2), np.float32),
+        np.zeros((1, 2), np.float32),
+        np.ones(1, bool),
+        ds.fingerprint,
+        "0123456789abcdef",
+    )
     ev = retrieval.evaluate(ds, Params(), ["ndcg@5", "mrr"])
     a = record(ev, Params(), (one,), "mean", 3, vectors, 5, "ndcg@5")
     b = record(ev, Params(), (other,), "majority", 4, None, 5, "mrr")
@@ -130,8 +145,9 @@ def test_the_sentence_says_what_differs(base):
     one = compare_settings([base, with_params(base, Params(k1=0.5))])
     assert one.sentence == f"The 2 experiments differ in 1 setting of {n}: k1; the other {n - 1} are the same in all."
     two = compare_settings([base, with_params(base, Params(k1=0.5, stemmer="porter", dims=7))])
-    assert two.sentence == (f"The 2 experiments differ in 3 settings of {n}: k1, d and stemmer; the other {n - 3} "
-                            "are the same in all.")
+    assert two.sentence == (
+        f"The 2 experiments differ in 3 settings of {n}: k1, d and stemmer; the other {n - 3} are the same in all."
+    )
 
 
 def test_numbers_are_one_value_whatever_their_type(base):
@@ -141,13 +157,25 @@ def test_numbers_are_one_value_whatever_their_type(base):
 
 
 def test_the_module_s_names_are_its_interface():
-    assert experiments.shown(None) == "none" and experiments.shown([]) == "none" and experiments.shown(["a", "b"]) == "a, b"
+    assert (
+        experiments.shown(None) == "none"
+        and experiments.shown([]) == "none"
+        and experiments.shown(["a", "b"]) == "a, b"
+    )
 
 
 def test_a_body_of_any_shape_reads_without_an_error(base):
     """A saved experiment's body is any JSON object (a workspace zip imported may hold one the lab did not write)."""
-    odd = [{}, {"report": []}, {"report": {"params": {"k1": "x", "new": {"a": 1}}, "metrics": "ndcg@5"}, "runs": [1],
-                                "grades": None, "view": {"k": None}}]
+    odd = [
+        {},
+        {"report": []},
+        {
+            "report": {"params": {"k1": "x", "new": {"a": 1}}, "metrics": "ndcg@5"},
+            "runs": [1],
+            "grades": None,
+            "view": {"k": None},
+        },
+    ]
     found = compare_settings([base, *odd])
     assert len(found.rows(every=True)) == 4
     assert settings_of({})["k1"] == 1.2 and settings_of({})["metrics"] == [] and settings_of({})["k"] == NOT_RECORDED

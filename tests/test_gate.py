@@ -9,14 +9,15 @@ import sys
 import numpy as np
 import pytest
 
+from conftest import ROOT
 from retrieval.core.errors import InputError
 from retrieval.evaluation import gate, stats
 
-from conftest import ROOT
-
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "retrieval", *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "retrieval", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.fixture(scope="module")
@@ -121,17 +122,20 @@ def _nulled(report):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("case, needle", [
-    ("missing", "no such file"),
-    ("broken", "line 3: broken JSON"),
-    ("not a report", "not an `evaluate --json` report"),
-    ("metric", "metric 'ndcg@10' is not in the report"),
-    ("bad metric", "metric 'ndcg'"),
-    ("system", "unknown system 'Elastic'"),
-    ("dataset", "different datasets"),
-    ("questions", "different questions"),
-    ("null", "not a number"),
-])
+@pytest.mark.parametrize(
+    "case, needle",
+    [
+        ("missing", "no such file"),
+        ("broken", "line 3: broken JSON"),
+        ("not a report", "not an `evaluate --json` report"),
+        ("metric", "metric 'ndcg@10' is not in the report"),
+        ("bad metric", "metric 'ndcg'"),
+        ("system", "unknown system 'Elastic'"),
+        ("dataset", "different datasets"),
+        ("questions", "different questions"),
+        ("null", "not a number"),
+    ],
+)
 def test_bad_input_exits_2_with_one_line(reports, tmp_path, case, needle):
     base, current, extra = reports["base"], reports["base"], []
     if case == "missing":

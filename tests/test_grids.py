@@ -9,12 +9,11 @@ import sys
 import numpy as np
 import pytest
 
+from conftest import ROOT
 from retrieval import cli
 from retrieval.analyses import grids, tuning
 from retrieval.core.errors import InputError
 from retrieval.core.params import Params
-
-from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
 import synthetic  # bench/ is not a package: on the path just above
@@ -23,18 +22,35 @@ N_Q = 10
 NOISE = np.linspace(-0.01, 0.01, N_Q)  # the same for every setting: the means order the settings
 
 
-def coarse(means: dict, k1s=(0.0, 1.2, 3.0), bs=(0.0, 0.75, 1.0), choices=("none/article", "snowball/article")) -> tuning.Sweep:
+def coarse(
+    means: dict, k1s=(0.0, 1.2, 3.0), bs=(0.0, 0.75, 1.0), choices=("none/article", "snowball/article")
+) -> tuning.Sweep:
     """An analysis sweep whose setting (analysis, k1, b) scores `means` (0.3 elsewhere) on every question, give or take NOISE."""
     values = np.array([[means.get((a, k1, b), 0.3)] * N_Q for a in choices for k1 in k1s for b in bs]) + NOISE
-    return tuning.Sweep("BM25", "ndcg@5", ("analysis", "k1", "b"), (np.arange(len(choices), dtype=float), np.array(k1s),
-                        np.array(bs)), values, tuple(f"q{i}" for i in range(N_Q)), Params(), choices=choices)
+    return tuning.Sweep(
+        "BM25",
+        "ndcg@5",
+        ("analysis", "k1", "b"),
+        (np.arange(len(choices), dtype=float), np.array(k1s), np.array(bs)),
+        values,
+        tuple(f"q{i}" for i in range(N_Q)),
+        Params(),
+        choices=choices,
+    )
 
 
 def fine(means: dict, k1s=(0.0, 1.4, 2.2, 3.0), bs=(0.0, 0.5, 1.0)) -> tuning.Sweep:
     """A k1 x b sweep at the article's analysis whose setting (k1, b) scores `means` (0.3 elsewhere)."""
     values = np.array([[means.get((k1, b), 0.3)] * N_Q for k1 in k1s for b in bs]) + NOISE
-    return tuning.Sweep("BM25", "ndcg@5", ("k1", "b"), (np.array(k1s), np.array(bs)), values,
-                        tuple(f"q{i}" for i in range(N_Q)), Params())
+    return tuning.Sweep(
+        "BM25",
+        "ndcg@5",
+        ("k1", "b"),
+        (np.array(k1s), np.array(bs)),
+        values,
+        tuple(f"q{i}" for i in range(N_Q)),
+        Params(),
+    )
 
 
 CURRENT = np.full(N_Q, 0.3) + NOISE
@@ -53,9 +69,14 @@ def test_a_best_at_the_coarse_end_the_finer_sweep_puts_inside_is_said_as_the_coa
     assert c.best == {"analysis": "none/article", "k1": 3.0, "b": 0.75} and c.at_end == ("k1",)
     assert c.fine_best == {"k1": 2.2, "b": 0.5} and c.fine_at_end == () and not c.same_best
     assert c.coarse_mean == pytest.approx(0.5) and c.fine_mean == pytest.approx(0.52)
-    assert "At none/article, this sweep finds k1 = 3, b = 0.75 (0.5000); the finer k1 × b sweep finds k1 = 2.2, b = 0.5 (0.5200)." in c.text
-    assert c.text.endswith("Its best has k1 = 3 at the end of the range searched, but the finer sweep puts k1 = 2.2 inside "
-                           "it: this grid has no value k1 between 1.2 and 3.")
+    assert (
+        "At none/article, this sweep finds k1 = 3, b = 0.75 (0.5000); the finer k1 × b sweep finds k1 = 2.2, b = 0.5 (0.5200)."
+        in c.text
+    )
+    assert c.text.endswith(
+        "Its best has k1 = 3 at the end of the range searched, but the finer sweep puts k1 = 2.2 inside "
+        "it: this grid has no value k1 between 1.2 and 3."
+    )
     assert "may lie beyond" not in c.text
 
 
@@ -66,12 +87,18 @@ def test_a_best_at_the_end_of_both_grids_may_lie_beyond():
 
 
 def test_a_best_at_the_end_for_another_analysis_says_how_to_place_it():
-    c = grids.compare(coarse({("snowball/article", 3.0, 0.0): 0.6, ("none/article", 1.2, 0.75): 0.4}),
-                      fine({(2.2, 0.5): 0.42}), CURRENT, 5)
+    c = grids.compare(
+        coarse({("snowball/article", 3.0, 0.0): 0.6, ("none/article", 1.2, 0.75): 0.4}),
+        fine({(2.2, 0.5): 0.42}),
+        CURRENT,
+        5,
+    )
     assert c.best["analysis"] == "snowball/article" and c.coarse_best == {"k1": 1.2, "b": 0.75}
-    assert c.text.endswith("Its best, at snowball/article, has k1 = 3 at the end of the range searched: the optimum may lie "
-                           "beyond it, or k1 between 1.2 and 3, where this grid has no value; move the sidebar to "
-                           "snowball/article and sweep k1 × b to place it.")
+    assert c.text.endswith(
+        "Its best, at snowball/article, has k1 = 3 at the end of the range searched: the optimum may lie "
+        "beyond it, or k1 between 1.2 and 3, where this grid has no value; move the sidebar to "
+        "snowball/article and sweep k1 × b to place it."
+    )
 
 
 def test_bounds_are_no_open_end_and_agreeing_sweeps_say_one_best():
@@ -86,9 +113,11 @@ def test_the_two_gains_are_the_two_cross_validations():
     c = grids.compare(co, fi, CURRENT, 5, 0)
     assert c.gain == pytest.approx(tuning.cross_validate(co.values, 5, 0).cross_validated - CURRENT.mean())
     assert c.fine_gain == pytest.approx(tuning.cross_validate(fi.values, 5, 0).cross_validated - CURRENT.mean())
-    assert (f"Cross-validated against the current setting, tuning k1 and b alone at none/article scores "
-            f"{tuning.about(c.fine_gain)} (the k1 × b sweep); choosing the text analysis as well, {tuning.about(c.gain)} "
-            "(this sweep).") in c.text
+    assert (
+        f"Cross-validated against the current setting, tuning k1 and b alone at none/article scores "
+        f"{tuning.about(c.fine_gain)} (the k1 × b sweep); choosing the text analysis as well, {tuning.about(c.gain)} "
+        "(this sweep)."
+    ) in c.text
 
 
 def test_sweeps_that_do_not_match_are_refused():
@@ -97,7 +126,9 @@ def test_sweeps_that_do_not_match_are_refused():
     other = tuning.Sweep("BM25", "mrr", ("k1", "b"), fine({}).axes, fine({}).values, fine({}).qids, Params())
     with pytest.raises(InputError, match="same questions on the same metric"):
         grids.compare(coarse({}), other, CURRENT)
-    stemmed = tuning.Sweep("BM25", "ndcg@5", ("k1", "b"), fine({}).axes, fine({}).values, fine({}).qids, Params(stemmer="porter"))
+    stemmed = tuning.Sweep(
+        "BM25", "ndcg@5", ("k1", "b"), fine({}).axes, fine({}).values, fine({}).qids, Params(stemmer="porter")
+    )
     with pytest.raises(InputError, match="porter/article"):
         grids.compare(coarse({}), stemmed, CURRENT)
 
@@ -123,8 +154,11 @@ def test_on_a_corpus_the_paragraph_holds_the_two_sweeps_numbers(which, invented,
     assert c.coarse_best == row.best and c.coarse_mean == row.best_mean
     at = tuning.best_setting(fi.values)
     assert c.fine_best == fi.setting(at) and c.fine_mean == fi.means[at]
-    on_fine = [i for i in range(co.means.size) if co.setting(i)["analysis"] == "none/article"
-               and co.setting(i)["b"] in set(tuning.B_GRID)]  # the coarse settings the finer grid holds too
+    on_fine = [
+        i
+        for i in range(co.means.size)
+        if co.setting(i)["analysis"] == "none/article" and co.setting(i)["b"] in set(tuning.B_GRID)
+    ]  # the coarse settings the finer grid holds too
     assert max(co.means[on_fine]) <= c.fine_mean + 1e-12  # a subset's best is never above the whole grid's
     assert f"({c.coarse_mean:.4f})" in c.text and f"({c.fine_mean:.4f})" in c.text
     assert tuning.about(c.gain) in c.text and tuning.about(c.fine_gain) in c.text
@@ -138,6 +172,7 @@ def test_the_command_line_says_the_page_s_words(capsys, invented):
     out = capsys.readouterr().out
     base = Params()
     co = tuning.sweep_analysis(invented, "ndcg@5", base=base)
-    want = grids.compare(co, tuning.sweep_bm25(invented, "ndcg@5", base=base),
-                         tuning.current_values(invented, "k1,b", "ndcg@5", base), 3).text
+    want = grids.compare(
+        co, tuning.sweep_bm25(invented, "ndcg@5", base=base), tuning.current_values(invented, "k1,b", "ndcg@5", base), 3
+    ).text
     assert want in out.splitlines()

@@ -16,7 +16,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_dataset import CORPUS, QUERIES, jsonl, names_line, write_tree
+from test_dataset import QRELS_TSV as QRELS
 
+from conftest import ROOT
 from retrieval import cli
 from retrieval.core.errors import InputError
 from retrieval.corpus import dataset
@@ -34,18 +37,16 @@ from retrieval.corpus.dataset import (
     zip_limits,
 )
 
-from conftest import ROOT
-from test_dataset import CORPUS, QUERIES, jsonl, names_line, write_tree
-from test_dataset import QRELS_TSV as QRELS
-
 MB = 2**20
 PADDED = jsonl(CORPUS) + (" " * 99 + "\n") * 60  # blank lines, skipped: a corpus big enough to damage
 
 
 def beir_files(corpus: str | None = None, queries: str | None = None, qrels: str | None = None) -> dict[str, str]:
-    return {"corpus.jsonl": jsonl(CORPUS) if corpus is None else corpus,
-            "queries.jsonl": jsonl(QUERIES) if queries is None else queries,
-            "qrels/test.tsv": QRELS if qrels is None else qrels}
+    return {
+        "corpus.jsonl": jsonl(CORPUS) if corpus is None else corpus,
+        "queries.jsonl": jsonl(QUERIES) if queries is None else queries,
+        "qrels/test.tsv": QRELS if qrels is None else qrels,
+    }
 
 
 def zip_bytes(files: dict[str, str | bytes], compression: int = zipfile.ZIP_DEFLATED) -> bytes:
@@ -119,8 +120,8 @@ def _lie_about_size(data: bytes, member: str, size: int) -> bytes:
         at = 0
         while (at := buf.find(sig, at)) >= 0:
             name_at = at + (30 if sig == b"PK\x03\x04" else 46)
-            if buf[name_at:name_at + len(name)] == name:
-                buf[at + offset:at + offset + 4] = size.to_bytes(4, "little")
+            if buf[name_at : name_at + len(name)] == name:
+                buf[at + offset : at + offset + 4] = size.to_bytes(4, "little")
             at += 4
     return bytes(buf)
 
@@ -155,7 +156,7 @@ def test_a_truncated_deflate_stream_is_one_error_naming_the_member():
     # the deflate stream cut in half, padded with stored-block garbage, sizes left as declared
     buf = bytearray(data)
     half = start + info.compress_size // 2
-    buf[half:start + info.compress_size] = b"\x00" * (start + info.compress_size - half)
+    buf[half : start + info.compress_size] = b"\x00" * (start + info.compress_size - half)
     with pytest.raises(InputError, match=r"^up\.zip/corpus\.jsonl: damaged zip member"):
         load_beir_zip(bytes(buf), "up.zip")
 
@@ -199,12 +200,20 @@ def test_a_zip_bomb_fails_fast_in_little_memory_on_the_command_line(tmp_path):
     assert path.stat().st_size < 2 * MB
     env = {"RETRIEVAL_LAB_MAX_BYTES": "8M", "PATH": "/usr/bin:/bin"}
     # VmHWM, the peak of this process's own memory (ru_maxrss would carry the parent's peak across exec)
-    probe = ("import re, sys\nfrom retrieval import cli\ncode = cli.main(sys.argv[1:])\n"
-             "hwm = re.search(r'VmHWM:\\s*(\\d+)', open('/proc/self/status').read()).group(1)\n"
-             "sys.stderr.write('\\npeak=%s\\n' % hwm)\nsys.exit(code)\n")
+    probe = (
+        "import re, sys\nfrom retrieval import cli\ncode = cli.main(sys.argv[1:])\n"
+        "hwm = re.search(r'VmHWM:\\s*(\\d+)', open('/proc/self/status').read()).group(1)\n"
+        "sys.stderr.write('\\npeak=%s\\n' % hwm)\nsys.exit(code)\n"
+    )
     t = time.monotonic()
-    out = subprocess.run([sys.executable, "-c", probe, "evaluate", "--data", str(path)], cwd=ROOT, env=env,
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-c", probe, "evaluate", "--data", str(path)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert time.monotonic() - t < 30
     assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
     msg, peak = [line for line in out.stderr.splitlines() if line]
@@ -223,7 +232,9 @@ def test_a_grade_beyond_the_maximum_is_refused_naming_file_and_line(grade):
 
 @pytest.mark.parametrize("grade", ["10**40", "2.0", "1e3", "inf", "9" * 5000])
 def test_a_grade_that_is_no_integer_is_refused_naming_file_and_line(grade):
-    msg = refused(parse_qrels, f"query-id\tcorpus-id\tscore\nq1\td1\t{grade}\n".encode(), "test.tsv", 2, "not an integer")
+    msg = refused(
+        parse_qrels, f"query-id\tcorpus-id\tscore\nq1\td1\t{grade}\n".encode(), "test.tsv", 2, "not an integer"
+    )
     assert len(msg) < 300
 
 
@@ -240,8 +251,9 @@ def test_assemble_refuses_a_grade_beyond_the_maximum():
 
 def test_the_maximum_grade_keeps_ndcg_exp_finite(capsys, tmp_path):
     root = write_tree(tmp_path / "mini", beir_files(qrels=f"q1\td1\t{MAX_GRADE}\nq2\td2\t{MAX_GRADE}\nq2\td3\t1\n"))
-    code, out, err = run_main(capsys, "evaluate", "--data", str(root), "--dims", "2", "--json",
-                              "--metrics", "ndcg_exp@3")
+    code, out, err = run_main(
+        capsys, "evaluate", "--data", str(root), "--dims", "2", "--json", "--metrics", "ndcg_exp@3"
+    )
     assert code == 0, err
     report = json.loads(out)
     assert all(isinstance(r["ndcg_exp@3"], float) for r in report["per_query"]["BM25"].values())
@@ -258,12 +270,19 @@ def test_a_huge_grade_on_the_command_line_exits_2_naming_file_and_line(capsys, t
 def _strict(text: str):
     def refuse(name):
         raise ValueError(f"not strict JSON: {name}")
+
     return json.loads(text, parse_constant=refuse)
 
 
 def test_print_json_cleans_every_float_and_escapes_beyond_ascii(capsys):
-    cli.print_json({"a": float("nan"), "b": [np.float64("inf"), -np.inf, (np.float32(0.5), np.int64(3))],
-                     "c": {"d": np.array([1.0, np.nan])}, "e": "x\x9by\u00e9"})
+    cli.print_json(
+        {
+            "a": float("nan"),
+            "b": [np.float64("inf"), -np.inf, (np.float32(0.5), np.int64(3))],
+            "c": {"d": np.array([1.0, np.nan])},
+            "e": "x\x9by\u00e9",
+        }
+    )
     out = capsys.readouterr().out
     assert _strict(out) == {"a": None, "b": [None, None, [0.5, 3]], "c": {"d": [1.0, None]}, "e": "x\x9by\u00e9"}
     assert out.isascii()
@@ -272,8 +291,9 @@ def test_print_json_cleans_every_float_and_escapes_beyond_ascii(capsys):
 def test_evaluate_tune_and_gate_json_parse_strictly_on_a_dataset_with_an_unanswerable_question(capsys, tmp_path):
     queries = jsonl(QUERIES + [{"_id": "q3", "text": "nothing relevant"}])
     root = write_tree(tmp_path / "mini", beir_files(queries=queries, qrels=QRELS + "q3\td1\t0\n"))
-    code, out, err = run_main(capsys, "evaluate", "--data", str(root), "--dims", "2", "--json",
-                              "--metrics", "ndcg@5,ndcg_exp@5,mrr,recall@5")
+    code, out, err = run_main(
+        capsys, "evaluate", "--data", str(root), "--dims", "2", "--json", "--metrics", "ndcg@5,ndcg_exp@5,mrr,recall@5"
+    )
     assert code == 0, err
     report = _strict(out)
     assert "q3" not in report["per_query"]["BM25"]
@@ -296,12 +316,19 @@ def test_jsonl_nested_too_deep_names_file_and_line():
 
 
 def test_deep_json_on_the_command_line_exits_2(capsys, tmp_path):
-    root = write_tree(tmp_path / "mini", beir_files(queries='{"_id": "q1", "x": ' + "[" * 100_000 + "]" * 100_000 + "}\n"))
-    one_line_error(*run_main(capsys, "evaluate", "--data", str(root)), re.escape(f"{root / 'queries.jsonl'}:1"), "nested too deep")
+    root = write_tree(
+        tmp_path / "mini", beir_files(queries='{"_id": "q1", "x": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    )
+    one_line_error(
+        *run_main(capsys, "evaluate", "--data", str(root)), re.escape(f"{root / 'queries.jsonl'}:1"), "nested too deep"
+    )
     report = tmp_path / "deep.json"
     report.write_text("[" * 100_000 + "]" * 100_000)
-    one_line_error(*run_main(capsys, "gate", "--baseline", str(report), "--current", str(report)),
-                   re.escape(str(report)), "nested too deep")
+    one_line_error(
+        *run_main(capsys, "gate", "--baseline", str(report), "--current", str(report)),
+        re.escape(str(report)),
+        "nested too deep",
+    )
 
 
 # ------------------------------------------------------------------ 5. terminal escapes
@@ -337,7 +364,9 @@ def test_gate_prints_the_report_ids_escaped(capsys, tmp_path):
     cur["per_query"]["BM25"]["q0\x1b[30m"]["ndcg@5"] = 0.0
     (tmp_path / "a.json").write_text(json.dumps(base))
     (tmp_path / "b.json").write_text(json.dumps(cur))
-    code, out, err = run_main(capsys, "gate", "--baseline", str(tmp_path / "a.json"), "--current", str(tmp_path / "b.json"))
+    code, out, err = run_main(
+        capsys, "gate", "--baseline", str(tmp_path / "a.json"), "--current", str(tmp_path / "b.json")
+    )
     assert code in (0, 1) and not _RAW_CONTROL.search(out + err), out
     assert r"q0\x1b[30m" in out and r"n\x1b]0;t\x07" in out
 
@@ -347,7 +376,13 @@ def test_gate_prints_the_report_ids_escaped(capsys, tmp_path):
 
 @pytest.mark.parametrize("rid", ["a b", "a\tb", "a\u00a0b", "a\u2028b", "a\x1fb"])
 def test_a_jsonl_id_with_whitespace_is_refused_naming_file_and_line(rid):
-    refused(parse_jsonl, ('{"_id": "ok", "text": "a"}\n' + json.dumps({"_id": rid, "text": "b"}) + "\n").encode(), "c.jsonl", 2, "whitespace")
+    refused(
+        parse_jsonl,
+        ('{"_id": "ok", "text": "a"}\n' + json.dumps({"_id": rid, "text": "b"}) + "\n").encode(),
+        "c.jsonl",
+        2,
+        "whitespace",
+    )
 
 
 def test_a_csv_id_with_whitespace_is_refused_naming_file_and_line():
@@ -356,7 +391,9 @@ def test_a_csv_id_with_whitespace_is_refused_naming_file_and_line():
 
 
 def test_a_tab_separated_qrels_or_run_field_with_a_space_is_refused_naming_file_and_line():
-    refused(parse_qrels, b"query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\tdoc one\t1\n", "test.tsv", 3, "'doc one'.*whitespace")
+    refused(
+        parse_qrels, b"query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\tdoc one\t1\n", "test.tsv", 3, "'doc one'.*whitespace"
+    )
     refused(parse_run, b"q1\tQ0\td1\t1\t2.0\ttag\nq1\tQ0\td 2\t2\t1.0\ttag\n", "sys.run", 2, "whitespace")
     assert parse_qrels(b"q1 0\td1 1\n", "t.qrels") == [("q1", "d1", 1)]  # spaces and tabs mixed between fields: fine
 
@@ -371,7 +408,9 @@ def test_assemble_refuses_an_id_with_whitespace_so_the_trec_export_always_reads_
 def test_a_document_id_with_whitespace_is_refused_in_a_folder(capsys, tmp_path):
     corpus = jsonl([{"_id": "d 1", "text": "Money back."}, *CORPUS[1:]])
     root = write_tree(tmp_path / "mini", beir_files(corpus=corpus))
-    one_line_error(*run_main(capsys, "evaluate", "--data", str(root)), re.escape(f"{root / 'corpus.jsonl'}:1"), "whitespace")
+    one_line_error(
+        *run_main(capsys, "evaluate", "--data", str(root)), re.escape(f"{root / 'corpus.jsonl'}:1"), "whitespace"
+    )
 
 
 # ------------------------------------------------------------------ 7. CSV quotes and one text limit
@@ -387,7 +426,9 @@ def test_an_unbalanced_quote_is_refused_naming_the_line_it_opened_on():
 
 def test_quoted_newlines_that_close_are_kept():
     assert parse_table(b'id,text\nd1,"two\nlines"\nd2,"last\n""quoted"" one"\n', "docs.csv") == [
-        ("d1", "two\nlines"), ("d2", 'last\n"quoted" one')]
+        ("d1", "two\nlines"),
+        ("d2", 'last\n"quoted" one'),
+    ]
 
 
 def test_one_text_limit_for_csv_and_jsonl():
@@ -395,8 +436,20 @@ def test_one_text_limit_for_csv_and_jsonl():
     assert parse_table(f"id,text\nd1,{long}\n".encode(), "docs.csv") == [("d1", long)]
     too_long = "x" * (MAX_TEXT_CHARS + 1)
     refused(parse_table, f"id,text\nd0,a\nd1,{too_long}\n".encode(), "docs.csv", 3, f"{MAX_TEXT_CHARS:,}")
-    refused(parse_table, f"id,title,text\nd0,t,a\nd1,{'y' * (MAX_TEXT_CHARS // 2)},{'z' * (MAX_TEXT_CHARS // 2)}\n".encode(), "docs.csv", 3, f"{MAX_TEXT_CHARS:,}")
-    refused(parse_jsonl, ('{"_id": "d0", "text": "a"}\n' + json.dumps({"_id": "d1", "text": too_long}) + "\n").encode(), "c.jsonl", 2, f"{MAX_TEXT_CHARS:,}")
+    refused(
+        parse_table,
+        f"id,title,text\nd0,t,a\nd1,{'y' * (MAX_TEXT_CHARS // 2)},{'z' * (MAX_TEXT_CHARS // 2)}\n".encode(),
+        "docs.csv",
+        3,
+        f"{MAX_TEXT_CHARS:,}",
+    )
+    refused(
+        parse_jsonl,
+        ('{"_id": "d0", "text": "a"}\n' + json.dumps({"_id": "d1", "text": too_long}) + "\n").encode(),
+        "c.jsonl",
+        2,
+        f"{MAX_TEXT_CHARS:,}",
+    )
     assert parse_jsonl(json.dumps({"_id": "d1", "text": long}).encode(), "c.jsonl") == [("d1", long)]
 
 
@@ -417,7 +470,9 @@ def test_a_folder_without_the_beir_files_at_its_top_is_refused_naming_what_is_mi
 
 def test_the_root_folder_is_refused_at_once(capsys):
     t = time.monotonic()
-    one_line_error(*run_main(capsys, "evaluate", "--data", "/"), r"^retrieval: error: /: not a BEIR folder", "corpus.jsonl")
+    one_line_error(
+        *run_main(capsys, "evaluate", "--data", "/"), r"^retrieval: error: /: not a BEIR folder", "corpus.jsonl"
+    )
     assert time.monotonic() - t < 5
 
 
@@ -444,8 +499,9 @@ def test_a_corpus_above_the_text_limit_is_refused_before_indexing_naming_the_lim
 
 
 def test_the_app_refuses_an_upload_above_the_limit_and_keeps_the_dataset(monkeypatch):
-    from apptest import shown
     from test_page_data import beir_zip, open_data, upload
+
+    from apptest import shown
 
     monkeypatch.setenv("RETRIEVAL_LAB_MAX_CHARS", "5000")  # the invented corpus holds 2,446 characters, this zip 10,800
     at = open_data()
@@ -483,28 +539,40 @@ def test_the_index_is_the_same_however_the_corpus_is_batched(method):
 def test_indexing_a_corpus_of_long_documents_stays_within_a_few_bytes_per_token(tmp_path):
     """20 documents of a million characters (3.4 million tokens kept): tokenised in batches of characters, the
     index build added 109 MB here (measured after the imports); in one batch it added 446 MB (138 bytes a token)."""
-    probe = ("import re, random\nfrom pathlib import Path\n"
-             "random.seed(0)\nwords = [f'w{i}' for i in range(5000)]\n"
-             "doc = ' '.join(random.choice(words) for _ in range(170_000))\n"
-             "texts = tuple(doc for _ in range(20))\n"
-             "rss = lambda f: int(re.search(f + r':\\s*(\\d+)', open('/proc/self/status').read()).group(1))\n"
-             "from retrieval.corpus.text import build_index\n"
-             "base = rss('VmRSS'); Path('/proc/self/clear_refs').write_text('5')\nidx = build_index(texts)\n"
-             "print((rss('VmHWM') - base) // 1024, int(idx.counts.sum()))\n")
+    probe = (
+        "import re, random\nfrom pathlib import Path\n"
+        "random.seed(0)\nwords = [f'w{i}' for i in range(5000)]\n"
+        "doc = ' '.join(random.choice(words) for _ in range(170_000))\n"
+        "texts = tuple(doc for _ in range(20))\n"
+        "rss = lambda f: int(re.search(f + r':\\s*(\\d+)', open('/proc/self/status').read()).group(1))\n"
+        "from retrieval.corpus.text import build_index\n"
+        "base = rss('VmRSS'); Path('/proc/self/clear_refs').write_text('5')\nidx = build_index(texts)\n"
+        "print((rss('VmHWM') - base) // 1024, int(idx.counts.sum()))\n"
+    )
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     added_mb, tokens = map(int, out.stdout.split())
     assert tokens > 3_000_000 and added_mb < 300, f"the index build added {added_mb} MB for {tokens:,} tokens"
 
 
-@pytest.mark.parametrize("lines, line, match", [
-    (['{"_id": "a b", "text": "x"}', '{"_id": "c"}'], 1, "whitespace"),  # the id's fault on line 1 before line 2's text
-    (['{"_id": "a", "text": "x"}', '{"_id": "b"}', '{"_id": "a", "text": "y"}'], 2, "no 'text'"),
-    (['{"_id": "a", "text": "x"}', '{"_id": "b", "text": "y"}', '{"_id": "a", "text": "z"}', '{"_id": "c d"}'], 3,
-     r"duplicate id 'a' \(first on line 1\)"),
-    (['{"_id": "a", "text": "x"}', '{"_id": "b c", "text": "y"}', "{broken"], 2, "whitespace"),
-    (['{"_id": 7, "text": "x"}', '{"_id": "7", "text": "y"}'], 2, r"duplicate id '7' \(first on line 1\)"),
-])
+@pytest.mark.parametrize(
+    "lines, line, match",
+    [
+        (
+            ['{"_id": "a b", "text": "x"}', '{"_id": "c"}'],
+            1,
+            "whitespace",
+        ),  # the id's fault on line 1 before line 2's text
+        (['{"_id": "a", "text": "x"}', '{"_id": "b"}', '{"_id": "a", "text": "y"}'], 2, "no 'text'"),
+        (
+            ['{"_id": "a", "text": "x"}', '{"_id": "b", "text": "y"}', '{"_id": "a", "text": "z"}', '{"_id": "c d"}'],
+            3,
+            r"duplicate id 'a' \(first on line 1\)",
+        ),
+        (['{"_id": "a", "text": "x"}', '{"_id": "b c", "text": "y"}', "{broken"], 2, "whitespace"),
+        (['{"_id": 7, "text": "x"}', '{"_id": "7", "text": "y"}'], 2, r"duplicate id '7' \(first on line 1\)"),
+    ],
+)
 def test_of_several_faults_in_a_jsonl_file_the_first_lines_is_named(lines, line, match):
     """The ids are checked together (one set, one search) and one by one only when one fails: the message is still
     the first faulty line's, its id's fault before its text's, as when each line was checked in turn."""

@@ -18,7 +18,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from test_perf_equivalence import random_dataset
 
+from conftest import ROOT
 from retrieval import kernels as _kernels
 from retrieval.analyses import tuning
 from retrieval.cli import main as cli_main
@@ -31,9 +33,6 @@ from retrieval.kernels import bm25_pass, dense_pass, dispatch, select
 from retrieval.kernels.rules import bm25_weight, ranks_before
 from retrieval.retrievers import bm25, lsa
 from retrieval.retrievers.ranking import Csr, Judged, PassOutputs, Selection, from_csr, order_by_score, rank_rows
-
-from conftest import ROOT
-from test_perf_equivalence import random_dataset
 
 
 @pytest.fixture(autouse=True)
@@ -61,13 +60,16 @@ def test_bm25_weight_is_the_formula():
     assert np.array_equal(bm25_weight(f, 2.0, 1.0, 2.0), 2.0 * (f * 2.0 / (f + 1.0)))
 
 
-@pytest.mark.parametrize("s1, k1, s2, k2, before", [
-    (2.0, 9, 1.0, 0, True),  # a higher score first, whatever the keys
-    (1.0, 0, 2.0, 9, False),
-    (1.0, 3, 1.0, 4, True),  # a tie: the smaller key first
-    (1.0, 4, 1.0, 3, False),
-    (1.0, 3, 1.0, 3, False),  # an entry does not rank before itself
-])
+@pytest.mark.parametrize(
+    "s1, k1, s2, k2, before",
+    [
+        (2.0, 9, 1.0, 0, True),  # a higher score first, whatever the keys
+        (1.0, 0, 2.0, 9, False),
+        (1.0, 3, 1.0, 4, True),  # a tie: the smaller key first
+        (1.0, 4, 1.0, 3, False),
+        (1.0, 3, 1.0, 3, False),  # an entry does not rank before itself
+    ],
+)
 def test_ranks_before_is_score_descending_then_key(s1, k1, s2, k2, before):
     assert bool(ranks_before(s1, k1, s2, k2)) is before
     assert bool(select.before(s1, k1, s2, k2)) is before  # the compiled kernels' inlined copy
@@ -163,8 +165,9 @@ def test_each_terms_postings_weigh_less_along_each_group_and_the_groups_are_the_
 
 def test_term_groups_spelled_out():
     # one term in documents 0 1 2 3, counts 1 2 1 1, lengths 9 5 3 9: count 2 first, then lengths 3, 9, 9 (by id)
-    g = bm25.term_groups(np.array([0, 4]), np.array([1.0, 2.0, 1.0, 1.0]), np.arange(4, dtype=np.int32),
-                         np.array([9.0, 5.0, 3.0, 9.0]))
+    g = bm25.term_groups(
+        np.array([0, 4]), np.array([1.0, 2.0, 1.0, 1.0]), np.arange(4, dtype=np.int32), np.array([9.0, 5.0, 3.0, 9.0])
+    )
     assert g["g_doc"].tolist() == [1, 2, 0, 3] and g["g_f"].tolist() == [2.0, 1.0]
     assert g["g_ptr"].tolist() == [0, 2] and g["g_start"].tolist() == [0, 1, 4]
 
@@ -188,7 +191,6 @@ def test_bm25_at_rows_and_row_equal_score(rand, k1, b):
         assert not got[q, n_top[q] :].any()
 
 
-
 @pytest.mark.parametrize("keep", [3, 40])
 def test_bm25_first_pass_from_a_sampled_cut_equals_the_reference(keep):
     """BM25's pass without a hint on questions touching thousands of documents (8 x keep and more: the cut
@@ -208,6 +210,7 @@ def test_bm25_first_pass_from_a_sampled_cut_equals_the_reference(keep):
         assert r.n_res[q] == (want[q] > 1e-9).sum()
     assert r.ranking.judged_rank.tolist() == ref.judged_rank.tolist()
 
+
 def _sparse_dataset(seed: int, n_docs: int, n_q: int, everywhere: str = ""):
     """Documents of 1 to 12 words drawn from 60 with Zipf-like odds (a few frequent terms, long runs of equal
     counts and lengths; some documents duplicated): each question touches a part of the corpus, some of its
@@ -222,12 +225,16 @@ def _sparse_dataset(seed: int, n_docs: int, n_q: int, everywhere: str = ""):
     texts = []
     for _ in range(n_docs):
         dup = texts and rng.random() < 0.2
-        texts.append(texts[rng.integers(len(texts))] if dup else " ".join(rng.choice(words, size=rng.integers(1, 13), p=odds)))
+        texts.append(
+            texts[rng.integers(len(texts))] if dup else " ".join(rng.choice(words, size=rng.integers(1, 13), p=odds))
+        )
     texts = [f"{everywhere} {t}" for t in texts] if everywhere else texts
     ids = [f"d{i:04d}" for i in rng.permutation(n_docs)]
     questions = [" ".join(rng.choice(words[:30], size=rng.integers(1, 4), replace=False)) for _ in range(n_q)]
     questions = [f"{everywhere} {t}" for t in questions] if everywhere else questions
-    judgements = [(f"q{q}", ids[d], int(rng.integers(1, 3))) for q in range(n_q) for d in rng.choice(n_docs, 8, replace=False)]
+    judgements = [
+        (f"q{q}", ids[d], int(rng.integers(1, 3))) for q in range(n_q) for d in rng.choice(n_docs, 8, replace=False)
+    ]
     return assemble("sparse", list(zip(ids, texts)), [(f"q{q}", t) for q, t in enumerate(questions)], judgements)
 
 
@@ -259,9 +266,13 @@ def test_bm25_hinted_pass_from_the_term_groups_equals_the_reference(keep, monkey
     assert (sites.term[~single] == -1).all() and (sites.count[~single] == 0).all()
     python = _kernels.bm25_rank.python
     second_tries = 0
-    for (k1, b), (hk1, hb), backwards in [((1.25, 0.75), (1.2, 0.75), False), ((0.0, 0.0), (1.2, 0.75), False),
-                                          ((1.2, 0.0), (0.0, 0.0), False), ((3.0, 1.0), (0.5, 0.2), False),
-                                          ((1.25, 0.75), (1.2, 0.75), True)]:
+    for (k1, b), (hk1, hb), backwards in [
+        ((1.25, 0.75), (1.2, 0.75), False),
+        ((0.0, 0.0), (1.2, 0.75), False),
+        ((1.2, 0.0), (0.0, 0.0), False),
+        ((3.0, 1.0), (0.5, 0.2), False),
+        ((1.25, 0.75), (1.2, 0.75), True),
+    ]:
         hint = bm25.run(prep.bm25, plan, ds, hk1, hb, keep, keep=keep)
         if backwards:  # the hint's best last: its guessed cut is too high, a second try takes the lowest of all m
             hint = replace(hint, top_p=hint.top_p[:, ::-1], top_d=hint.top_d[:, ::-1])
@@ -296,8 +307,11 @@ def test_every_bm25_path_gives_the_reference_s_lists_counts_and_judged_ranks(pat
     a hint at other parameters and LSA-like probes: the brute-force reference's best lists (bm25.score then
     order_by_score), result counts, range, probe scores and judged ranks (bm25.search of the score matrix)."""
     keep = 12
-    for ds in (random_dataset(31, n_docs=400, n_q=12, dup=0.4, vocab=8), _sparse_dataset(9, n_docs=900, n_q=10),
-               _sparse_dataset(10, n_docs=300, n_q=5, everywhere="omnia")):
+    for ds in (
+        random_dataset(31, n_docs=400, n_q=12, dup=0.4, vocab=8),
+        _sparse_dataset(9, n_docs=900, n_q=10),
+        _sparse_dataset(10, n_docs=300, n_q=5, everywhere="omnia"),
+    ):
         e = Engine(ds)
         rng = np.random.default_rng(ds.n_docs)
         probe = np.stack([rng.permutation(ds.n_docs)[:7] for _ in range(ds.n_queries)])
@@ -441,7 +455,6 @@ def test_rank_rows_kernels_keep_the_raw_best_in_ranking_order(rand, sparse):
             assert rank == (results.index(d) + 1 if d in results else 0)
 
 
-
 def _long_rows(kind: str, n: int, m: int) -> np.ndarray:
     """Rows long enough for the dense selection's sample (n >= 8 m), each built to test one of its paths."""
     rng = np.random.default_rng(7)
@@ -501,8 +514,15 @@ def test_dense_rows_select_as_the_definition_says(kind, m, thr, kernel):
     rows = raw if kernel == "rank_dense" else lsa.cosines(qvec, raw)
     judged = _judged_long(rows, key, m, rng)
     j_ptr = judged.ptr
-    o = PassOutputs(judged, np.zeros((nq, m), dtype=np.int64), np.zeros((nq, m)), np.zeros(nq, dtype=np.int64),
-                    np.zeros(nq, dtype=np.int64), np.zeros(nq), np.zeros(nq))
+    o = PassOutputs(
+        judged,
+        np.zeros((nq, m), dtype=np.int64),
+        np.zeros((nq, m)),
+        np.zeros(nq, dtype=np.int64),
+        np.zeros(nq, dtype=np.int64),
+        np.zeros(nq),
+        np.zeros(nq),
+    )
     items = np.arange(nq, dtype=np.int64)
     if kernel == "rank_dense":
         _kernels.rank_dense(items, np.ascontiguousarray(rows), 0, Selection(key, thr, m), o)
@@ -523,8 +543,10 @@ def test_dense_rows_select_as_the_definition_says(kind, m, thr, kernel):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kind, streamed", [("distinct", [True] * 6), ("sample misses", [False] * 4),
-                                            ("sample low", [False] * 4), ("ties", [False] * 6)])
+@pytest.mark.parametrize(
+    "kind, streamed",
+    [("distinct", [True] * 6), ("sample misses", [False] * 4), ("sample low", [False] * 4), ("ties", [False] * 6)],
+)
 def test_a_stream_gives_back_the_questions_it_cannot_settle_and_writes_nothing_for_them(kind, streamed):
     """`lsa_streamed` settles a question only when at least m documents reach the sample's cut, no more than
     its room holds (`_stream_room`), and no judged document below the cut ties with another: on distinct values
@@ -539,8 +561,15 @@ def test_a_stream_gives_back_the_questions_it_cannot_settle_and_writes_nothing_f
     key = rng.permutation(n).astype(np.int64)
     qvec = np.eye(nq)
     judged = _judged_long(lsa.cosines(qvec, raw), key, m, rng)
-    o = PassOutputs(judged, np.full((nq, m), -7, dtype=np.int64), np.zeros((nq, m)), np.full(nq, -7, dtype=np.int64),
-                    np.zeros(nq, dtype=np.int64), np.zeros(nq), np.zeros(nq))
+    o = PassOutputs(
+        judged,
+        np.full((nq, m), -7, dtype=np.int64),
+        np.zeros((nq, m)),
+        np.full(nq, -7, dtype=np.int64),
+        np.zeros(nq, dtype=np.int64),
+        np.zeros(nq),
+        np.zeros(nq),
+    )
     sel = Selection(key, 0.1, m)
     done = np.zeros(thresholds.STREAM_GROUP, dtype=np.bool_)
     st = dense_pass.stream_state(n, m, int(np.diff(judged.ptr).max()))
@@ -568,7 +597,7 @@ def test_list_ranks_are_positions_in_the_lists(rand):
 def test_tuning_grid_scores_equal_bm25_score_to_the_last_bit(rand, invented):
     """The BM25 grid's hoisted algebra against bm25.score at every setting of the default grid (this check ran
     at run time before; a difference in the last bit could break a tie differently)."""
-    for ds, prep in ((rand[0], rand[1]), (invented, Engine(invented))):
+    for _ds, prep in ((rand[0], rand[1]), (invented, Engine(invented))):
         g = tuning.bm25_grid(prep)
         for k1 in tuning.K1_GRID:
             for b in tuning.B_GRID:
@@ -584,9 +613,14 @@ def test_the_kernels_as_plain_python_give_the_same_evaluation():
     """NUMBA_DISABLE_JIT=1 runs every kernel as the Python it is written in: the CLI's JSON must not change."""
     out = {}
     procs = {
-        jit: subprocess.Popen([sys.executable, "-m", "retrieval", "evaluate", "--json"], cwd=ROOT, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              env={**os.environ, "NUMBA_DISABLE_JIT": "0" if jit else "1"})
+        jit: subprocess.Popen(
+            [sys.executable, "-m", "retrieval", "evaluate", "--json"],
+            cwd=ROOT,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "NUMBA_DISABLE_JIT": "0" if jit else "1"},
+        )
         for jit in (True, False)
     }
     for jit, p in procs.items():
@@ -603,8 +637,10 @@ def test_the_kernels_as_plain_python_give_the_same_evaluation():
 def _all_lists(ds, prep, params, sources=()):
     """Every system's best lists, rankings and judged ranks at `params`, as plain lists (for exact comparison)."""
     ranks = prep.rankings(params, sources)
-    return {n: (r.indptr.tolist(), r.docs.tolist(), r.scores.tolist(), r.judged_rank.tolist(), r.n_results.tolist())
-            for n, r in ranks.items()}
+    return {
+        n: (r.indptr.tolist(), r.docs.tolist(), r.scores.tolist(), r.judged_rank.tolist(), r.n_results.tolist())
+        for n, r in ranks.items()
+    }
 
 
 def test_the_python_twin_and_the_compiled_kernels_give_the_same_rankings(monkeypatch):
@@ -657,8 +693,9 @@ def test_the_numpy_twins_give_the_compiled_kernels_bits(monkeypatch, n_docs, dup
             monkeypatch.setattr(getattr(_kernels, name), "on_disk", not uncompiled)
         before = calls["python"]
         prep = Engine(ds)
-        got[uncompiled] = [(_all_lists(ds, prep, p), _raw(prep.run("BM25", p)), _raw(prep.run("LSA", p)))
-                           for p in settings]
+        got[uncompiled] = [
+            (_all_lists(ds, prep, p), _raw(prep.run("BM25", p)), _raw(prep.run("LSA", p))) for p in settings
+        ]
         assert (calls["python"] - before >= 3) is uncompiled, calls
     assert got[True] == got[False]
 
@@ -674,7 +711,10 @@ def test_uncompiled_calls_go_to_a_twin_only_for_kernels_numba_has_not_cached(mon
     lsa_rank, lsa_rows = _kernels.lsa_rank, _kernels.lsa_rows
     for k in (lsa_rank, lsa_rows):
         monkeypatch.setattr(k, "on_disk", False)
-    assert lsa_rank.pick(10) is lsa_rank.vectorised and lsa_rank.pick(thresholds.VECTORISED_MAX_WORK) is lsa_rank.vectorised
+    assert (
+        lsa_rank.pick(10) is lsa_rank.vectorised
+        and lsa_rank.pick(thresholds.VECTORISED_MAX_WORK) is lsa_rank.vectorised
+    )
     assert lsa_rank.pick(thresholds.VECTORISED_MAX_WORK + 1) is lsa_rank.compiled
     assert lsa_rows.vectorised is None and lsa_rows.pick(thresholds.UNCOMPILED_PYTHON_MAX_WORK) is lsa_rows.python
     assert lsa_rows.pick(thresholds.UNCOMPILED_PYTHON_MAX_WORK + 1) is lsa_rows.compiled
@@ -689,15 +729,18 @@ def test_uncompiled_calls_go_to_a_twin_only_for_kernels_numba_has_not_cached(mon
 @pytest.mark.skipif(not _kernels.dispatchers(), reason="numba is disabled: nothing is compiled or cached")
 def test_on_disk_says_whether_numba_s_cache_holds_a_kernel(tmp_path):
     """A fresh cache folder holds nothing; after a call compiles a kernel there, it holds that one only."""
-    script = ("import numpy as np; from retrieval import kernels as k; from retrieval.kernels import dispatch\n"
-              "from retrieval.retrievers.ranking import Csr, Judged\n"
-              "before = [dispatch.on_disk(k.list_ranks.compiled), dispatch.on_disk(k.lsa_rows.compiled)]\n"
-              "z = np.zeros(1, dtype=np.int64)\n"
-              "k.list_ranks.compiled(np.zeros(0, dtype=np.int64), Csr(z, z, np.zeros(1)), Judged(z, z, z))\n"
-              "print(before, [dispatch.on_disk(k.list_ranks.compiled), dispatch.on_disk(k.lsa_rows.compiled)])\n")
+    script = (
+        "import numpy as np; from retrieval import kernels as k; from retrieval.kernels import dispatch\n"
+        "from retrieval.retrievers.ranking import Csr, Judged\n"
+        "before = [dispatch.on_disk(k.list_ranks.compiled), dispatch.on_disk(k.lsa_rows.compiled)]\n"
+        "z = np.zeros(1, dtype=np.int64)\n"
+        "k.list_ranks.compiled(np.zeros(0, dtype=np.int64), Csr(z, z, np.zeros(1)), Judged(z, z, z))\n"
+        "print(before, [dispatch.on_disk(k.list_ranks.compiled), dispatch.on_disk(k.lsa_rows.compiled)])\n"
+    )
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
-                         check=False)
+    out = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["[False,", "False]", "[True,", "False]"]
 
@@ -706,6 +749,7 @@ def _counting(fn, calls):
     def wrapped(*args):
         calls["python"] += 1
         return fn(*args)
+
     wrapped.__name__ = fn.__name__
     return wrapped
 
@@ -745,8 +789,9 @@ def test_after_the_warm_up_the_app_s_paths_compile_nothing(tmp_path):
     corpus, a tie-heavy corpus forcing the weighted fusion's second tries, a k1 move, dense vectors, a run file)
     load every kernel from that cache: no cache miss, so nothing is compiled at a first visit."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
-    warm = subprocess.run([sys.executable, "-m", "retrieval", "warmup"], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=900)
+    warm = subprocess.run(
+        [sys.executable, "-m", "retrieval", "warmup"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900
+    )
     assert warm.returncode == 0, warm.stderr
     assert f"kernels ready: {len(_kernels.KERNELS) + len(text.KERNELS)} kernels" in warm.stdout
     # it said at once that it compiles, then each kernel as it went
@@ -776,8 +821,11 @@ def test_after_the_warm_up_the_app_s_paths_compile_nothing(tmp_path):
         "ds = {**_kernels.dispatchers(), **text.dispatchers()}\n"
         "misses = {n: sum(d.stats.cache_misses.values()) for n, d in ds.items()}\n"
         "hits = sum(sum(d.stats.cache_hits.values()) for d in ds.values())\n"
-        "print(json.dumps({'misses': misses, 'hits': hits, 'rescans': rescans}))\n")
-    used = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+        "print(json.dumps({'misses': misses, 'hits': hits, 'rescans': rescans}))\n"
+    )
+    used = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900
+    )
     assert used.returncode == 0, used.stderr
     out = json.loads(used.stdout.splitlines()[-1])
     assert out["rescans"] > 0  # the rare second try was exercised
@@ -792,15 +840,23 @@ def _real_shaped_beir(root: Path, n_docs: int = 2500, n_q: int = 120) -> Path:
     p = 1.0 / np.arange(1, len(vocab) + 1)
     p /= p.sum()
     root.mkdir(parents=True, exist_ok=True)
-    (root / "corpus.jsonl").write_text("".join(
-        json.dumps({"_id": f"d{d}", "title": "", "text": " ".join(rng.choice(vocab, rng.integers(20, 80), p=p))}) + "\n"
-        for d in range(n_docs)))
-    (root / "queries.jsonl").write_text("".join(
-        json.dumps({"_id": f"q{q}", "text": " ".join(rng.choice(vocab[:1500], rng.integers(3, 11)))}) + "\n"
-        for q in range(n_q)))
+    (root / "corpus.jsonl").write_text(
+        "".join(
+            json.dumps({"_id": f"d{d}", "title": "", "text": " ".join(rng.choice(vocab, rng.integers(20, 80), p=p))})
+            + "\n"
+            for d in range(n_docs)
+        )
+    )
+    (root / "queries.jsonl").write_text(
+        "".join(
+            json.dumps({"_id": f"q{q}", "text": " ".join(rng.choice(vocab[:1500], rng.integers(3, 11)))}) + "\n"
+            for q in range(n_q)
+        )
+    )
     (root / "qrels").mkdir(exist_ok=True)
-    lines = ["query-id\tcorpus-id\tscore"] + [f"q{q}\td{d}\t{rng.integers(1, 4)}" for q in range(n_q)
-                                                for d in rng.choice(n_docs, 6, replace=False)]
+    lines = ["query-id\tcorpus-id\tscore"] + [
+        f"q{q}\td{d}\t{rng.integers(1, 4)}" for q in range(n_q) for d in rng.choice(n_docs, 6, replace=False)
+    ]
     (root / "qrels" / "test.tsv").write_text("\n".join(lines) + "\n")
     return root
 
@@ -817,8 +873,15 @@ def test_a_first_evaluate_on_a_fresh_clone_compiles_nothing_and_prints_what_a_co
     env = {**os.environ, "NUMBA_CACHE_DIR": str(fresh), "PYTHONPATH": str(ROOT)}
     for extra in ([], ["--json"]):
         args = ["evaluate", "--data", str(data), *extra]
-        first = subprocess.run([sys.executable, "-m", "retrieval", *args], cwd=ROOT, env=env, capture_output=True,
-                               text=True, timeout=600, check=False)
+        first = subprocess.run(
+            [sys.executable, "-m", "retrieval", *args],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
         assert first.returncode == 0 and first.stderr == "", first.stderr
         with _kernels.compiled_here():  # this thread: the compiled kernels only
             assert cli_main(args) == 0
@@ -874,7 +937,9 @@ def test_work_done_in_the_background_runs_on_threads_of_the_lowest_priority():
 
     def probe(items, tag):  # a kernel's shape: items, then its arguments
         t = threading.current_thread()
-        seen.setdefault(tag, set()).add((t.name.split("_")[0], os.getpriority(os.PRIO_PROCESS, threading.get_native_id())))
+        seen.setdefault(tag, set()).add(
+            (t.name.split("_")[0], os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+        )
 
     def background():
         _kernels.parallel(probe, 4, _kernels.PARALLEL_MIN_WORK, "background")
@@ -933,15 +998,24 @@ def test_the_command_line_clears_a_damaged_kernel_cache_and_says_so_without_a_tr
 
     cache = Path(kernels.__file__).parent / "__pycache__"
     # the newest index: an older checkout's (the kernel defined at another line) may lie beside it, unread
-    index = max(cache.glob("layout.layout-*.nbi"), key=lambda f: f.stat().st_mtime, default=None) or cache / "layout.layout-57.py311.nbi"
+    index = (
+        max(cache.glob("layout.layout-*.nbi"), key=lambda f: f.stat().st_mtime, default=None)
+        or cache / "layout.layout-57.py311.nbi"
+    )
     saved = tmp_path / "saved"
     saved.mkdir()
     kept = [shutil.copy2(f, saved) for f in cache.glob(f"{index.stem}.*")] if cache.is_dir() else []
     cache.mkdir(exist_ok=True)
     try:
         index.write_bytes(b"")
-        done = subprocess.run([sys.executable, "-m", "retrieval", "evaluate"], cwd=ROOT, capture_output=True, text=True,
-                              timeout=600, check=False)
+        done = subprocess.run(
+            [sys.executable, "-m", "retrieval", "evaluate"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
         assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
         warned = [line for line in done.stderr.splitlines() if "damaged" in line]
         assert len(warned) == 1 and warned[0].startswith(f"warning: {index}: "), done.stderr

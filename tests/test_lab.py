@@ -11,14 +11,13 @@ import sys
 import pytest
 from streamlit.web import cli as streamlit_cli
 
+from conftest import ROOT
 from retrieval import lab
 from retrieval.corpus import dataset
 from retrieval.engine import engine
 from retrieval.retrievers import dense
 from retrieval.store import workspace
 from ui.workspace import USER_HEADER_ENV
-
-from conftest import ROOT
 
 
 @pytest.fixture
@@ -45,13 +44,24 @@ def test_help_names_every_setting_where_the_data_lives_now_and_the_defaults(monk
     monkeypatch.delenv(workspace.URL_ENV, raising=False)
     monkeypatch.setenv(dense.CACHE_ENV, str(tmp_path / "vectors"))
     text = lab.help_text()
-    for name in (workspace.HOME_ENV, workspace.URL_ENV, dense.CACHE_ENV, workspace.MAX_BYTES_ENV, dataset.MAX_BYTES_ENV,
-                 engine.MAX_CHARS_ENV, USER_HEADER_ENV):
+    for name in (
+        workspace.HOME_ENV,
+        workspace.URL_ENV,
+        dense.CACHE_ENV,
+        workspace.MAX_BYTES_ENV,
+        dataset.MAX_BYTES_ENV,
+        engine.MAX_CHARS_ENV,
+        USER_HEADER_ENV,
+    ):
         assert f"  {name}  " in text, name
     assert f"workspace      sqlite:///{tmp_path / 'home' / workspace.FILE_NAME}" in text
     assert f"dense vectors  {tmp_path / 'vectors'}" in text
     words = " ".join(text.split())
-    assert workspace.DEFAULT_HOME in words and "default 4 GiB" in words and "default 256 MiB a file, 512 MiB in all" in words
+    assert (
+        workspace.DEFAULT_HOME in words
+        and "default 4 GiB" in words
+        and "default 256 MiB a file, 512 MiB in all" in words
+    )
     assert f"default {engine.APP_MAX_CHARS:,} characters" in words
     assert all(len(line) <= 80 for line in text.splitlines() if str(tmp_path) not in line and str(ROOT) not in line)
 
@@ -84,8 +94,14 @@ def test_other_arguments_still_reach_streamlit_run(streamlit_run, args):
 
 @pytest.mark.slow
 def test_the_console_script_s_help_from_its_own_arguments():
-    out = subprocess.run([sys.executable, "-c", "from retrieval.lab import main; main()", "--help"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=120, check=False)
+    out = subprocess.run(
+        [sys.executable, "-c", "from retrieval.lab import main; main()", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert out.returncode == 0 and out.stderr == "", out.stderr
     assert out.stdout.startswith("usage: retrieval-lab") and "http://127.0.0.1:8501" in out.stdout
 
@@ -98,10 +114,14 @@ def test_the_app_prints_the_address_the_readme_and_the_help_give(tmp_path):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     server = lab.server_settings(ROOT / "app.py")
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port)],
-                            cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT),
-                                               workspace.HOME_ENV: str(tmp_path / "home")},
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port)],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT), workspace.HOME_ENV: str(tmp_path / "home")},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         lines = []
         for line in proc.stdout:

@@ -177,7 +177,9 @@ def test_the_operator_s_products_are_scipy_s_to_the_last_bit():
     import scipy.sparse as sp
 
     rng = np.random.default_rng(5)
-    x = sp.random(60, 45, density=0.1, random_state=6, format="csr") * 3 - sp.random(60, 45, density=0.05, random_state=7)
+    x = sp.random(60, 45, density=0.1, random_state=6, format="csr") * 3 - sp.random(
+        60, 45, density=0.05, random_state=7
+    )
     keep = np.ones(60)
     keep[5] = 0.0  # an empty row
     x = sp.csr_matrix(sp.diags(keep) @ x)
@@ -185,7 +187,9 @@ def test_the_operator_s_products_are_scipy_s_to_the_last_bit():
     x.data[::5] = -0.0
     perm = sp.csr_matrix((x.data[::-1].copy(), x.indices[::-1].copy(), x.indptr.copy()), shape=x.shape)  # the entries
     # reversed end to end: other rows, unsorted, a column twice in a row (scipy adds both, in stored order)
-    long_rows = sp.csr_matrix(sp.random(60, 45, density=0.3, random_state=8) - 0.5 * sp.random(60, 45, density=0.15, random_state=9))
+    long_rows = sp.csr_matrix(
+        sp.random(60, 45, density=0.3, random_state=8) - 0.5 * sp.random(60, 45, density=0.15, random_state=9)
+    )
     lengths = np.diff(long_rows.indptr)  # rows of 11 to 27 entries: sparse_dense adds eight at a time, then the rest
     assert set(lengths // 8) == {1, 2, 3} and set(lengths % 8) == set(range(8))  # one by one, in the same order
     for m in (x, perm, long_rows):
@@ -229,8 +233,13 @@ def test_the_operator_of_counts_is_the_transformer_s_tf_idf_to_the_last_bit():
 
 def test_search_ties_by_doc_id_and_positive_only():
     # duplicated documents have equal cosines: the smaller id first, whatever the corpus order
-    docs = [("zz", "apple pie cream"), ("aa", "apple pie cream"), ("mm", "green tea lemon"), ("bb", "pear tart"),
-            ("cc", "lemon tart")]
+    docs = [
+        ("zz", "apple pie cream"),
+        ("aa", "apple pie cream"),
+        ("mm", "green tea lemon"),
+        ("bb", "pear tart"),
+        ("cc", "lemon tart"),
+    ]
     ds = assemble("t", docs, [("q", "apple pie")], [("q", "aa", 1)])
     index = build_index(ds.doc_texts)
     model = lsa.fit(index, 3)
@@ -295,7 +304,8 @@ def test_a_large_corpus_serves_every_d_as_a_prefix_of_one_fit(mid_corpus, monkey
         assert lsa.block_for(e.index, d) == block_dims
         got = e.lsa_fit(d).model
         direct = lsa.TruncatedSVD(n_components=d, algorithm="arpack", random_state=0).fit(
-            lsa.TfidfTransformer().fit_transform(e.index.counts))
+            lsa.TfidfTransformer().fit_transform(e.index.counts)
+        )
         block = e.memo.get("block", block_dims, lambda: None)
         assert got.dims == d and got.doc_vectors.shape == (mid_corpus.n_docs, d)
         assert np.abs((block.components[:d] * direct.components_).sum(axis=1)).min() > 0.99999
@@ -313,4 +323,5 @@ def _recording(fit, seen):
     def wrapped(index, dims, *args, **kw):
         seen.append(dims)
         return fit(index, dims, *args, **kw)
+
     return wrapped

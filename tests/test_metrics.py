@@ -122,8 +122,18 @@ def test_unknown_metric_name_lists_the_valid_ones(name):
     with pytest.raises(InputError) as e:
         metrics.parse(name)
     msg = str(e.value)
-    for valid in ("hit@k", "recall@k", "precision@k", "mrr", "ndcg@k", "ndcg_exp@k", "map, map@k", "rprec", "bpref",
-                  "judged@k"):
+    for valid in (
+        "hit@k",
+        "recall@k",
+        "precision@k",
+        "mrr",
+        "ndcg@k",
+        "ndcg_exp@k",
+        "map, map@k",
+        "rprec",
+        "bpref",
+        "judged@k",
+    ):
         assert valid in msg
 
 
@@ -139,7 +149,12 @@ def test_zero_cutoff_is_rejected():
 
 
 def test_metric_names_round_trip_and_list_parsing():
-    assert [m.name for m in metrics.parse_list("hit@3, recall@5,mrr,ndcg@5,ndcg@5")] == ["hit@3", "recall@5", "mrr", "ndcg@5"]
+    assert [m.name for m in metrics.parse_list("hit@3, recall@5,mrr,ndcg@5,ndcg@5")] == [
+        "hit@3",
+        "recall@5",
+        "mrr",
+        "ndcg@5",
+    ]
     assert metrics.parse("NDCG_EXP@10").name == "ndcg_exp@10"
     assert metrics.parse("mrr@10") == metrics.Metric("mrr", 10)
     with pytest.raises(InputError):
@@ -215,6 +230,7 @@ def _random_collection(seed: int):
     rng = np.random.default_rng(seed)
     n_docs, n_q = 60, 12
     docs, queries = _texts(rng, n_docs, n_q)
+
     def fix(qi, grades):
         if qi == 3:
             grades[:] = 0  # q03: only non-relevant judgements
@@ -227,7 +243,9 @@ def _random_collection(seed: int):
         if qi == 7:
             continue  # q07 is not answered at all: it counts as zero
         judged = {d for q, d, g in judgements if q == qid and g > 0}
-        pool = [f"d{i:03d}" for i in range(n_docs) if qi != 5 or f"d{i:03d}" not in judged]  # q05: nothing relevant retrieved
+        pool = [
+            f"d{i:03d}" for i in range(n_docs) if qi != 5 or f"d{i:03d}" not in judged
+        ]  # q05: nothing relevant retrieved
         retrieved = rng.choice(pool, size=int(rng.integers(3, 25)), replace=False)
         scores = rng.permutation(np.round(rng.uniform(0, 100, size=retrieved.size), 6))
         # distinct scores (trec_eval and we break ties differently); the rank column is deliberately wrong
@@ -295,7 +313,12 @@ def test_new_metric_names_parse_with_and_without_their_cutoffs():
     assert metrics.parse(" bpref ").name == "bpref"
     assert metrics.parse("judged@10") == metrics.Metric("judged", 10)
     assert [m.name for m in metrics.parse_list("map,map@5,rprec,bpref,judged@10,map")] == [
-        "map", "map@5", "rprec", "bpref", "judged@10"]
+        "map",
+        "map@5",
+        "rprec",
+        "bpref",
+        "judged@10",
+    ]
 
 
 @pytest.mark.parametrize("name", ["rprec@5", "bpref@10", "RPREC@1"])
@@ -343,7 +366,9 @@ def test_r_precision_counts_the_relevant_documents_in_the_top_r():
 def test_bpref_counts_judged_non_relevant_documents_above_each_relevant_one():
     judged = {"a": 1, "b": 1, "n": 0, "m": 0, "o": 0}  # R = 2, N = 3
     # a has n above it (1), b has n and m (2): ((1 - 1/2) + (1 - 2/2)) / 2; u is unjudged and plays no part
-    assert values(["n", "a", "u", "m", "b"], judged, "bpref") == pytest.approx(((1 - 1 / 2) + (1 - 2 / 2)) / 2, abs=1e-15)
+    assert values(["n", "a", "u", "m", "b"], judged, "bpref") == pytest.approx(
+        ((1 - 1 / 2) + (1 - 2 / 2)) / 2, abs=1e-15
+    )
     assert values(["n", "a", "m", "b"], judged, "bpref") == values(["u", "n", "v", "a", "w", "m", "b"], judged, "bpref")
     # n_d is capped at R: o above too changes nothing once two are above b
     assert values(["n", "m", "o", "a", "b"], judged, "bpref") == 0.0
@@ -360,9 +385,13 @@ def test_bpref_without_judged_non_relevant_documents_is_the_recall_of_the_whole_
 
 def test_bpref_with_more_relevant_than_judged_non_relevant_divides_by_n():
     judged = {"a": 1, "b": 1, "c": 1, "n": 0}  # R = 3 > N = 1: the denominator is min(N, R) = 1
-    assert values(["a", "n", "b", "c"], judged, "bpref") == pytest.approx((1 + (1 - 1 / 1) + (1 - 1 / 1)) / 3, abs=1e-15)
+    assert values(["a", "n", "b", "c"], judged, "bpref") == pytest.approx(
+        (1 + (1 - 1 / 1) + (1 - 1 / 1)) / 3, abs=1e-15
+    )
     judged = {"a": 1, "b": 1, "c": 1, "n": 0, "m": 0}  # R = 3 > N = 2
-    assert values(["a", "n", "b", "m", "c"], judged, "bpref") == pytest.approx((1 + (1 - 1 / 2) + (1 - 2 / 2)) / 3, abs=1e-15)
+    assert values(["a", "n", "b", "m", "c"], judged, "bpref") == pytest.approx(
+        (1 + (1 - 1 / 2) + (1 - 2 / 2)) / 3, abs=1e-15
+    )
 
 
 def test_bpref_reads_a_negative_grade_as_judged_not_relevant():
@@ -413,6 +442,7 @@ def _tied_collection(seed: int):
     rng = np.random.default_rng(seed)
     n_docs, n_q = 50, 14
     docs, queries = _texts(rng, n_docs, n_q)
+
     def fix(qi, grades):
         if qi == 3:
             grades[:] = 0
@@ -471,7 +501,9 @@ def test_map_rprec_bpref_and_judged_agree_with_trec_eval_on_tied_runs(seed):
 
     pairs = [("map", "map", theirs), ("Rprec", "rprec", theirs), ("bpref", "bpref", theirs)]
     pairs += [(f"map_cut_{k}", f"map@{k}", theirs) for k in ks] + [(f"P_{k}", f"judged@{k}", judged_oracle) for k in ks]
-    checked = sum(_agree(ds, ranking, our_name, oracle, trec_name, 1e-12, seed) for trec_name, our_name, oracle in pairs)
+    checked = sum(
+        _agree(ds, ranking, our_name, oracle, trec_name, 1e-12, seed) for trec_name, our_name, oracle in pairs
+    )
     assert checked > 150
     # the collection holds the awkward cases, and they are not trivially zero
     assert ds.n_relevant[3] == 0 and "q07" not in theirs
@@ -492,7 +524,9 @@ def test_the_ideal_dcg_kept_per_judgements_is_the_formula_and_follows_new_judgem
     assert np.array_equal(kept, metrics.ideal_dcg(invented.qrels, invented.n_queries, 3)) and not kept.flags.writeable
     assert experiment.ideal_dcg(invented, metrics.parse("ndcg@3")) is kept
     q = int(invented.qrels.query[0])
-    unjudged = next(d for d in invented.doc_ids if (q, d) not in set(zip(invented.qrels.query.tolist(), invented.qrels.doc_id)))
+    unjudged = next(
+        d for d in invented.doc_ids if (q, d) not in set(zip(invented.qrels.query.tolist(), invented.qrels.doc_id))
+    )
     more = invented.with_judgements([(invented.query_ids[q], unjudged, 2)])
     again = experiment.ideal_dcg(more, m)
     want = metrics.ideal_dcg(more.qrels, more.n_queries, 3)
@@ -505,10 +539,17 @@ def test_the_ideal_dcg_kept_per_judgements_is_the_formula_and_follows_new_judgem
 def test_without_a_judged_non_relevant_document_bpref_is_the_whole_lists_recall_and_warns():
     # judgements of relevant documents only (Cranfield's): a system that lists every document gets bpref 1 however it
     # ranks them, one that ranks the relevant document first and stops gets the same; nDCG tells them apart
-    ds = assemble("rel-only", [(f"d{i}", f"text {i}") for i in range(6)], [("q1", "a"), ("q2", "b")],
-                  [("q1", "d5", 1), ("q2", "d0", 1)])
-    everything_last = parse_run(b"q1 Q0 d0 1 9 s\nq1 Q0 d1 2 8 s\nq1 Q0 d2 3 7 s\nq1 Q0 d3 4 6 s\nq1 Q0 d4 5 5 s\nq1 Q0 d5 6 4 s\n"
-                                b"q2 Q0 d5 1 9 s\nq2 Q0 d0 2 8 s\n", "run")
+    ds = assemble(
+        "rel-only",
+        [(f"d{i}", f"text {i}") for i in range(6)],
+        [("q1", "a"), ("q2", "b")],
+        [("q1", "d5", 1), ("q2", "d0", 1)],
+    )
+    everything_last = parse_run(
+        b"q1 Q0 d0 1 9 s\nq1 Q0 d1 2 8 s\nq1 Q0 d2 3 7 s\nq1 Q0 d3 4 6 s\nq1 Q0 d4 5 5 s\nq1 Q0 d5 6 4 s\n"
+        b"q2 Q0 d5 1 9 s\nq2 Q0 d0 2 8 s\n",
+        "run",
+    )
     r = from_run(everything_last, ds)
     assert metrics.per_query(ds.qrels, 2, r.judged_rank, "bpref").tolist() == [1.0, 1.0]
     assert metrics.per_query(ds.qrels, 2, r.judged_rank, "ndcg@5").tolist()[0] == 0.0
@@ -519,12 +560,20 @@ def test_without_a_judged_non_relevant_document_bpref_is_the_whole_lists_recall_
     assert "equals precision@k" in said[1]
     assert metrics.meaning_warnings(ds.qrels, 2, ["ndcg@5", "map", "mrr"]) == []  # the other metrics keep their meaning
     # one question judged not relevant somewhere: it leaves the count; both: no warning
-    one = assemble("one", [(f"d{i}", f"text {i}") for i in range(6)], [("q1", "a"), ("q2", "b")],
-                   [("q1", "d5", 1), ("q1", "d0", 0), ("q2", "d0", 1)])
+    one = assemble(
+        "one",
+        [(f"d{i}", f"text {i}") for i in range(6)],
+        [("q1", "a"), ("q2", "b")],
+        [("q1", "d5", 1), ("q1", "d0", 0), ("q2", "d0", 1)],
+    )
     assert metrics.without_non_relevant(one.qrels, 2) == (1, 2)
     assert "1 of the 2 questions" in metrics.meaning_warnings(one.qrels, 2, ["bpref"])[0]
-    both = assemble("both", [(f"d{i}", f"text {i}") for i in range(6)], [("q1", "a"), ("q2", "b")],
-                    [("q1", "d5", 1), ("q1", "d0", 0), ("q2", "d0", 1), ("q2", "d1", 0)])
+    both = assemble(
+        "both",
+        [(f"d{i}", f"text {i}") for i in range(6)],
+        [("q1", "a"), ("q2", "b")],
+        [("q1", "d5", 1), ("q1", "d0", 0), ("q2", "d0", 1), ("q2", "d1", 0)],
+    )
     assert metrics.meaning_warnings(both.qrels, 2, ["bpref", "judged@3"]) == []
     # a question with no relevant document is out of every mean: it does not count either way
     unjudged = assemble("u", [("d0", "x"), ("d1", "y")], [("q1", "a"), ("q2", "b")], [("q1", "d0", 1), ("q1", "d1", 0)])

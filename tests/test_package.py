@@ -27,12 +27,21 @@ from retrieval.store.workspace import known_revisions
 pytestmark = pytest.mark.package
 
 CORPUS = ROOT / "data" / "invented"  # the repository's data/, shipped as retrieval/_data/
-APP_FILES = ["app.py", ".streamlit/config.toml", *(f"{d}/{p.name}" for d in ("pages", "ui") for p in sorted((ROOT / d).glob("*.py")))]
+APP_FILES = [
+    "app.py",
+    ".streamlit/config.toml",
+    *(f"{d}/{p.name}" for d in ("pages", "ui") for p in sorted((ROOT / d).glob("*.py"))),
+]
 SKIP_COPY = {".git", ".venv", "__pycache__", "build", "dist", ".pytest_cache"}
 
+
 def _pip(*args: str) -> None:
-    out = subprocess.run([sys.executable, "-m", "pip", *args, "--no-deps", "--no-index", "--disable-pip-version-check"],
-                         capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-m", "pip", *args, "--no-deps", "--no-index", "--disable-pip-version-check"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
 
 
@@ -82,8 +91,12 @@ def installed(wheel, tmp_path_factory) -> tuple[Path, Path, dict[str, str]]:
 def test_the_wheel_holds_the_library_the_corpus_and_the_app_and_nothing_else(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     corpus = {f"retrieval/_data/invented/{p.relative_to(CORPUS).as_posix()}" for p in CORPUS.rglob("*") if p.is_file()}
-    assert {"retrieval/_data/invented/README.md", "retrieval/_data/invented/corpus.jsonl",
-            "retrieval/_data/invented/queries.jsonl", "retrieval/_data/invented/qrels/test.tsv"} <= corpus
+    assert {
+        "retrieval/_data/invented/README.md",
+        "retrieval/_data/invented/corpus.jsonl",
+        "retrieval/_data/invented/queries.jsonl",
+        "retrieval/_data/invented/qrels/test.tsv",
+    } <= corpus
     assert corpus <= names
     assert {p.relative_to(ROOT).as_posix() for p in (ROOT / "retrieval").rglob("*.py")} <= names
     assert {f"retrieval/_app/{f}" for f in APP_FILES} <= names
@@ -97,9 +110,16 @@ def test_the_wheel_declares_requirements_txt_pins_and_the_command(wheel):
         dist_info = wheel.name.split("-py3")[0] + ".dist-info"
         meta = z.read(f"{dist_info}/METADATA").decode()
         entry_points = z.read(f"{dist_info}/entry_points.txt").decode()
-    pins = [ln.strip() for ln in (ROOT / "requirements.txt").read_text().splitlines() if ln.strip() and not ln.startswith("#")]
-    dev = [ln.strip() for ln in (ROOT / "requirements-dev.txt").read_text().splitlines()
-           if ln.strip() and not ln.startswith(("#", "-r"))]
+    pins = [
+        ln.strip()
+        for ln in (ROOT / "requirements.txt").read_text().splitlines()
+        if ln.strip() and not ln.startswith("#")
+    ]
+    dev = [
+        ln.strip()
+        for ln in (ROOT / "requirements-dev.txt").read_text().splitlines()
+        if ln.strip() and not ln.startswith(("#", "-r"))
+    ]
     declared = [ln.removeprefix("Requires-Dist: ") for ln in meta.splitlines() if ln.startswith("Requires-Dist: ")]
     assert [d for d in declared if "; extra ==" not in d] == pins
     assert [d.split(";")[0].strip() for d in declared if d.endswith('extra == "dev"')] == dev
@@ -109,8 +129,14 @@ def test_the_wheel_declares_requirements_txt_pins_and_the_command(wheel):
 
 def test_installed_evaluate_runs_from_another_folder_on_the_packaged_corpus(installed):
     target, elsewhere, env = installed
-    out = subprocess.run([sys.executable, "-m", "retrieval", "evaluate", "--json"], cwd=elsewhere, env=env,
-                         capture_output=True, text=True, timeout=180)
+    out = subprocess.run(
+        [sys.executable, "-m", "retrieval", "evaluate", "--json"],
+        cwd=elsewhere,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
     assert report["dataset"] == {"name": "invented", "documents": 28, "queries": 14}
@@ -119,10 +145,14 @@ def test_installed_evaluate_runs_from_another_folder_on_the_packaged_corpus(inst
 
 def test_installed_library_is_the_target_copy_and_imports_no_streamlit(installed):
     target, elsewhere, env = installed
-    probe = ("import json, sys, retrieval, retrieval.cli, retrieval.lab, retrieval.corpus.dataset as d; "
-             "print(json.dumps([retrieval.__file__, str(d.BUILTIN['invented']), str(retrieval.lab.app_path()), "
-             "'streamlit' in sys.modules]))")
-    out = subprocess.run([sys.executable, "-c", probe], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120)
+    probe = (
+        "import json, sys, retrieval, retrieval.cli, retrieval.lab, retrieval.corpus.dataset as d; "
+        "print(json.dumps([retrieval.__file__, str(d.BUILTIN['invented']), str(retrieval.lab.app_path()), "
+        "'streamlit' in sys.modules]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     module, corpus, app, streamlit_loaded = json.loads(out.stdout)
     assert Path(module) == target / "retrieval" / "__init__.py"
@@ -133,9 +163,13 @@ def test_installed_library_is_the_target_copy_and_imports_no_streamlit(installed
 
 def test_installed_store_makes_its_tables_from_the_packaged_migrations(installed):
     target, elsewhere, env = installed
-    probe = ("import json, retrieval.store.workspace as w; ws = w.open_workspace('sqlite:///store.sqlite'); "
-             "print(json.dumps([w.__file__, w.known_revisions(), ws.datasets()]))")
-    out = subprocess.run([sys.executable, "-c", probe], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120)
+    probe = (
+        "import json, retrieval.store.workspace as w; ws = w.open_workspace('sqlite:///store.sqlite'); "
+        "print(json.dumps([w.__file__, w.known_revisions(), ws.datasets()]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     module, revisions, stored = json.loads(out.stdout)
     assert Path(module) == target / "retrieval" / "store" / "workspace.py"
@@ -144,11 +178,15 @@ def test_installed_store_makes_its_tables_from_the_packaged_migrations(installed
 
 def test_installed_app_opens_on_the_tour_with_the_invented_corpus(installed):
     target, elsewhere, env = installed
-    script = ("import json, sys; from streamlit.testing.v1 import AppTest; from retrieval import lab; "
-              "app = lab.app_path(); sys.path.insert(0, str(app.parent)); "  # as `streamlit run` does
-              "at = AppTest.from_file(str(app), default_timeout=120).run(); import ui; "
-              "print(json.dumps([ui.__file__, [e.value for e in at.exception], at.title[0].value, at.sidebar.markdown[0].value]))")
-    out = subprocess.run([sys.executable, "-c", script], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=180)
+    script = (
+        "import json, sys; from streamlit.testing.v1 import AppTest; from retrieval import lab; "
+        "app = lab.app_path(); sys.path.insert(0, str(app.parent)); "  # as `streamlit run` does
+        "at = AppTest.from_file(str(app), default_timeout=120).run(); import ui; "
+        "print(json.dumps([ui.__file__, [e.value for e in at.exception], at.title[0].value, at.sidebar.markdown[0].value]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=180
+    )
     assert out.returncode == 0, out.stderr
     ui_file, exceptions, title, sidebar = json.loads(out.stdout.splitlines()[-1])
     assert Path(ui_file) == target / "retrieval" / "_app" / "ui" / "__init__.py"
@@ -161,8 +199,17 @@ def test_the_retrieval_lab_command_serves_the_installed_app(installed):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    cmd = [str(target / "bin" / "retrieval-lab"), "--server.port", str(port), "--server.address", "127.0.0.1",
-           "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    cmd = [
+        str(target / "bin" / "retrieval-lab"),
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+    ]
     proc = subprocess.Popen(cmd, cwd=elsewhere, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     watchdog = threading.Timer(60, proc.kill)  # a server that never announces itself ends the read below
     watchdog.start()

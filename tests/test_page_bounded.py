@@ -5,12 +5,11 @@ read in full up to FULL_CHARS, saying when even that is cut."""
 from __future__ import annotations
 
 import pytest
-
-from retrieval.retrievers import dense as retrieval_dense
-from ui.format import FULL_CHARS, PREVIEW_CHARS, clip, full_text_note
+from test_page_data import beir_zip, upload
 
 from apptest import frame_with, open_app, shown
-from test_page_data import beir_zip, upload
+from retrieval.retrievers import dense as retrieval_dense
+from ui.format import FULL_CHARS, PREVIEW_CHARS, clip, full_text_note
 
 pytestmark = pytest.mark.app
 
@@ -27,7 +26,10 @@ def test_clip_cuts_and_says_the_length():
     assert clip("x" * 600) == "x" * PREVIEW_CHARS + "… (600 characters in all)"
     assert clip("x" * 10, 4) == "xxxx… (10 characters in all)"
     assert full_text_note("abc") == "3 characters."
-    assert full_text_note("x" * (FULL_CHARS + 1)) == f"{FULL_CHARS + 1:,} characters; only the first {FULL_CHARS:,} are shown."
+    assert (
+        full_text_note("x" * (FULL_CHARS + 1))
+        == f"{FULL_CHARS + 1:,} characters; only the first {FULL_CHARS:,} are shown."
+    )
 
 
 def elements(block):
@@ -84,15 +86,18 @@ def test_the_data_preview_cuts_each_text_and_reads_one_in_full(long_docs):
     assert page_bytes(at) < PAGE_BYTES
 
 
-@pytest.mark.parametrize("page", ["pages/per_question.py", "pages/diagnosis.py", "pages/tuning.py", "pages/overview.py",
-                                  "pages/compare.py"])
+@pytest.mark.parametrize(
+    "page", ["pages/per_question.py", "pages/diagnosis.py", "pages/tuning.py", "pages/overview.py", "pages/compare.py"]
+)
 def test_every_page_showing_documents_stays_bounded(long_docs, page):
     at = long_docs
     at.switch_page(page).run()
     assert not at.exception
     assert longest_cell(at) <= PREVIEW_CHARS + 40
     assert all(len(t.value) <= FULL_CHARS + 40 for t in at.text)
-    assert all(len(m.value) <= 20 * PREVIEW_CHARS for m in (*at.markdown, *at.caption)), max(len(m.value) for m in at.markdown)
+    assert all(len(m.value) <= 20 * PREVIEW_CHARS for m in (*at.markdown, *at.caption)), max(
+        len(m.value) for m in at.markdown
+    )
     assert page_bytes(at) < PAGE_BYTES
 
 

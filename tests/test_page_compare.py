@@ -127,7 +127,9 @@ def test_while_lsa_s_svd_is_slow_to_fit_the_page_says_so_then_compares(monkeypat
         said.append(text)
         return real(text, **kw)
 
-    at = open_app(PAGE, before=lambda _: (large_corpus(monkeypatch), monkeypatch.setattr(streamlit, "spinner", spinner)))
+    at = open_app(
+        PAGE, before=lambda _: (large_corpus(monkeypatch), monkeypatch.setattr(streamlit, "spinner", spinner))
+    )
     assert not at.exception and figures(at)
     assert any(t.startswith("Fitting LSA's SVD at d = 6 on 28 documents") for t in said), said
 
@@ -155,7 +157,13 @@ def test_the_table_lists_every_system_on_the_sidebar_s_metric(at):
     rows = table_of(at)
     assert rows[0] == ["", "system", "nDCG@5"]
     assert [r[:2] for r in rows[1:]] == [["a", "BM25"], ["b", "LSA"], ["c", "dense"], ["d", "weighted"], ["e", "RRF"]]
-    assert [r[2] for r in rows[1:]] == ["0.6912", "0.6791", "**0.9313**", "0.7340", "0.7374"]  # 14 questions: no p < 0.05
+    assert [r[2] for r in rows[1:]] == [
+        "0.6912",
+        "0.6791",
+        "**0.9313**",
+        "0.7340",
+        "0.7374",
+    ]  # 14 questions: no p < 0.05
     said = statement(at)
     assert "Fisher's randomization test (two-sided, all 16,384 sign flips" in said
     assert "Holm's step-down, over all 10 pairs of systems" in said and "p < 0.05" in said
@@ -204,8 +212,12 @@ def test_the_t_test_of_a_single_question_is_a_warning_not_an_exception(tmp_path)
     from retrieval.corpus import dataset
 
     (tmp_path / "qrels").mkdir()
-    (tmp_path / "corpus.jsonl").write_text("".join(json.dumps({"_id": f"d{i}", "text": t}) + "\n" for i, t in
-                                                   enumerate(["refunds and money back", "nightly backups", "export notes"])))
+    (tmp_path / "corpus.jsonl").write_text(
+        "".join(
+            json.dumps({"_id": f"d{i}", "text": t}) + "\n"
+            for i, t in enumerate(["refunds and money back", "nightly backups", "export notes"])
+        )
+    )
     (tmp_path / "queries.jsonl").write_text(json.dumps({"_id": "q1", "text": "money back"}) + "\n")
     (tmp_path / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td0\t1\n")
     at = open_app(PAGE)
@@ -241,7 +253,6 @@ def downloads(monkeypatch):
 
 def test_every_metric_the_command_line_takes_is_offered(at):
     from retrieval.evaluation import metrics
-
     from ui import compare
 
     options = at.multiselect(key="cmp_more_metrics").options
@@ -273,11 +284,13 @@ def test_the_page_makes_the_command_line_s_table_and_its_files(downloads, capsys
     assert "`python -m retrieval compare --metrics ndcg@10,map@100 --test t-test --alpha 0.05`" in said
     capsys.readouterr()
     for form, ext in (("--latex", "tex"), ("--markdown", "md"), ("--csv", "csv")):
-        assert cli.main(["compare", "--metrics", "ndcg@10,map@100", "--test", "t-test", "--embeddings", "e5-small",
-                         form]) == 0
+        assert (
+            cli.main(["compare", "--metrics", "ndcg@10,map@100", "--test", "t-test", "--embeddings", "e5-small", form])
+            == 0
+        )
         out = capsys.readouterr().out
         assert files[f"invented_comparison.{ext}"] == out, form
-    cli_rows = files["invented_comparison.md"].splitlines()[2:2 + len(page_rows)]
+    cli_rows = files["invented_comparison.md"].splitlines()[2 : 2 + len(page_rows)]
     assert page_rows == cli_rows  # the page's rows are the command line's: means, bold, superscripts
     assert r"\begin{tabular}{llr@{}lr@{}l}" in files["invented_comparison.tex"]
 
@@ -292,8 +305,12 @@ def test_a_typed_metric_is_taken_and_a_wrong_one_refused_in_one_message():
     at.multiselect(key="cmp_more_metrics").set_value(["ndcg@15", "rprec@5", "nonsense"]).run()
     assert not at.exception
     errors = [shown(e.value) for e in at.error]
-    assert errors == [("More metrics: metric 'rprec@5' takes no cutoff (its depth is the question's number of "
-                       "relevant documents): write rprec")]
+    assert errors == [
+        (
+            "More metrics: metric 'rprec@5' takes no cutoff (its depth is the question's number of "
+            "relevant documents): write rprec"
+        )
+    ]
     assert at.multiselect(key="cmp_more_metrics").value == ["ndcg@15"]
     assert table_of(at)[0] == ["", "system", "nDCG@5", "nDCG@15"]  # the table as it was
     at.run()
@@ -316,8 +333,10 @@ def test_the_cutoff_follows_and_the_typed_names_are_checked_without_streamlit():
     assert compare.follow_cutoff(["hit@5", "hit@10"], 5, 10) == ["hit@10"]
     assert compare.follow_cutoff(["hit@5"], None, 10) == ["hit@5"]
     assert compare.checked(["NDCG@10", "ndcg@10", "map"]) == (["ndcg@10", "map"], None)
-    assert compare.checked(["P@10", "R-prec", "MAP@100", "nDCG_exp@3"]) == (["precision@10", "rprec", "map@100",
-                                                                          "ndcg_exp@3"], None)
+    assert compare.checked(["P@10", "R-prec", "MAP@100", "nDCG_exp@3"]) == (
+        ["precision@10", "rprec", "map@100", "ndcg_exp@3"],
+        None,
+    )
     good, refused = compare.checked(["mrr", "hit", "x@1"])
     assert good == ["mrr"] and refused == "metric 'hit' needs a cutoff, e.g. hit@10"
     assert compare.table_names("ndcg@5", False, ["mrr"]) == ("mrr",)

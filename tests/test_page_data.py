@@ -18,19 +18,22 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1 import app_test as app_test_module
 
+from apptest import frame_with, large_corpus, shown
+from conftest import ROOT
 from retrieval import cli
 from retrieval.corpus import dataset
 from retrieval.engine.engine import evaluate
 from retrieval.evaluation import experiment
 
-from apptest import frame_with, large_corpus, shown
-from conftest import ROOT
-
 pytestmark = pytest.mark.app
 
 DOCS = [
-    ("d1", "apple pie with cinnamon"), ("d2", "an apple tree in the orchard"), ("d3", "pear tree pruning"),
-    ("d4", "banana bread recipe"), ("d5", "cherry jam and apple jelly"), ("d6", "<b>bold</b> tags <script>x</script>"),
+    ("d1", "apple pie with cinnamon"),
+    ("d2", "an apple tree in the orchard"),
+    ("d3", "pear tree pruning"),
+    ("d4", "banana bread recipe"),
+    ("d5", "cherry jam and apple jelly"),
+    ("d6", "<b>bold</b> tags <script>x</script>"),
 ]
 QUERIES = [("q1", "apple tree"), ("q2", "bread"), ("q3", "jam")]
 QRELS = [("q1", "d2", 2), ("q1", "d1", 1), ("q2", "d4", 1), ("q3", "d5", 1), ("q3", "ghost", 1)]
@@ -45,7 +48,9 @@ def beir_zip(docs=DOCS, queries=QUERIES, qrels=QRELS, broken_line: int | None = 
     with zipfile.ZipFile(b, "w") as z:
         z.writestr("fruit/corpus.jsonl", "\n".join(lines) + "\n")
         z.writestr("fruit/queries.jsonl", "\n".join(json.dumps({"_id": i, "text": t}) for i, t in queries) + "\n")
-        z.writestr("fruit/qrels/test.tsv", "query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t{g}\n" for q, d, g in qrels))
+        z.writestr(
+            "fruit/qrels/test.tsv", "query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t{g}\n" for q, d, g in qrels)
+        )
     return b.getvalue()
 
 
@@ -121,7 +126,10 @@ def test_a_beir_zip_upload_replaces_the_dataset_everywhere():
     before = means(to_overview(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()))
     upload(at, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
     assert "Loaded fruit: 6 documents, 3 questions, 5 judgements" in shown(at.success[0].value)
-    assert any("1 judgement names 1 document that is not in" in shown(w.value) and "ghost" in shown(w.value) for w in at.warning)
+    assert any(
+        "1 judgement names 1 document that is not in" in shown(w.value) and "ghost" in shown(w.value)
+        for w in at.warning
+    )
     assert "**fruit**, 6 documents, 3 questions" in at.caption[0].value
     assert metric_values(at)["documents"] == "6"
     assert at.sidebar.markdown[0].value == "**Dataset:** fruit — 6 documents, 3 questions"  # in the same run
@@ -177,8 +185,15 @@ def test_a_dataset_of_one_question_and_one_judgement_is_said_in_the_singular():
     import re
 
     one = re.compile(r"(?<![\d,.])1 (?:documents|questions|judgements|lines|terms)\b")
-    at = upload(open_data(), "data_zip", ("one.zip", beir_zip(docs=DOCS[:2], queries=[("q1", "apple tree")],
-                                                              qrels=[("q1", "d2", 1)]), "application/zip"))
+    at = upload(
+        open_data(),
+        "data_zip",
+        (
+            "one.zip",
+            beir_zip(docs=DOCS[:2], queries=[("q1", "apple tree")], qrels=[("q1", "d2", 1)]),
+            "application/zip",
+        ),
+    )
     said = [shown(e.value) for kind in ("success", "info", "caption", "markdown", "warning") for e in getattr(at, kind)]
     said += [shown(e.value) for e in at.sidebar.markdown]
     text = "\n".join(said)
@@ -215,12 +230,18 @@ def test_three_files_make_a_dataset():
     assert "**uploaded**, 5 documents" in at.caption[0].value
 
 
-INVENTED_RUN = b"q01 Q0 pricing1 1 9.5 mysys\nq01 Q0 refund1 2 3 mysys\nq02 Q0 refund1 1 4 mysys\nq02 Q0 refund2 2 4 mysys\n"
+INVENTED_RUN = (
+    b"q01 Q0 pricing1 1 9.5 mysys\nq01 Q0 refund1 2 3 mysys\nq02 Q0 refund1 1 4 mysys\nq02 Q0 refund2 2 4 mysys\n"
+)
 
 
 def test_a_run_upload_adds_a_system_which_can_be_renamed_and_removed():
     at = open_data()
-    upload(at, "data_runs", [("mine.run", INVENTED_RUN, "text/plain"), ("bad.run", b"q01 Q0 pricing1 1 high x\n", "text/plain")])
+    upload(
+        at,
+        "data_runs",
+        [("mine.run", INVENTED_RUN, "text/plain"), ("bad.run", b"q01 Q0 pricing1 1 high x\n", "text/plain")],
+    )
     assert "Added the run mysys from mine.run: 2 questions, 4 lines." in [shown(s.value) for s in at.success]
     assert any(shown(e.value) == "bad.run:1: the score 'high' is not a number" for e in at.error)
     assert any("12 questions have no line in the run" in shown(w.value) for w in at.warning)
@@ -229,7 +250,10 @@ def test_a_run_upload_adds_a_system_which_can_be_renamed_and_removed():
     at.text_input(key="data_run_name:mysys").set_value("my system").run()
     assert at.text_input(key="data_run_name:my system").value == "my system"
     at.text_input(key="data_run_name:my system").set_value("BM25").run()  # taken: refused
-    assert "keeps its name" in shown(at.error[0].value) and at.text_input(key="data_run_name:my system").value == "my system"
+    assert (
+        "keeps its name" in shown(at.error[0].value)
+        and at.text_input(key="data_run_name:my system").value == "my system"
+    )
     m = means(to_overview(at))
     assert list(m) == ["BM25", "LSA", "dense", "weighted", "RRF", "my system"]
     run = dataset.parse_run(INVENTED_RUN, "mine.run")
@@ -324,8 +348,13 @@ def test_a_run_or_embeddings_refused_leave_nothing_cached(no_parse_cached):
 
     before = cached_bytes()
     wide = io.BytesIO()
-    np.savez(wide, doc_ids=np.array([f"d{i}" for i in range(28)]), doc_vectors=np.ones((28, 5000), np.float32),
-             query_ids=np.array(["q01"]), query_vectors=np.ones((1, 5000), np.float32))
+    np.savez(
+        wide,
+        doc_ids=np.array([f"d{i}" for i in range(28)]),
+        doc_vectors=np.ones((28, 5000), np.float32),
+        query_ids=np.array(["q01"]),
+        query_vectors=np.ones((1, 5000), np.float32),
+    )
     upload(at, ui_dense.KEY_UPLOAD, [("wide.npz", wide.getvalue(), "application/octet-stream")])
     next(b for b in at.button if b.label == "Use these embeddings").click().run()
     assert "wide.npz: array doc_vectors: vectors of 5,000 dimensions" in shown(at.error[-1].value)
@@ -339,9 +368,19 @@ def test_downloads_hold_the_metrics_the_runs_and_the_command_line_report(downloa
     for d in report_downloads(at):
         make, name = downloads[d.proto.deferred_file_id]
         files[name] = make()
-    assert sorted(files) == sorted(["invented_metrics.csv", "invented_per_question.csv", "invented_report.json",
-                                    "invented_BM25.run", "invented_LSA.run", "invented_dense.run", "invented_weighted.run",
-                                    "invented_RRF.run", "invented_mysys.run"])
+    assert sorted(files) == sorted(
+        [
+            "invented_metrics.csv",
+            "invented_per_question.csv",
+            "invented_report.json",
+            "invented_BM25.run",
+            "invented_LSA.run",
+            "invented_dense.run",
+            "invented_weighted.run",
+            "invented_RRF.run",
+            "invented_mysys.run",
+        ]
+    )
     rows = list(csv.DictReader(io.StringIO(files["invented_metrics.csv"])))
     assert [r["system"] for r in rows] == ["BM25", "LSA", "dense", "weighted", "RRF", "mysys"]
     assert list(rows[0]) == ["system", "hit@5", "recall@5", "mrr", "ndcg@5"]
@@ -354,7 +393,10 @@ def test_downloads_hold_the_metrics_the_runs_and_the_command_line_report(downloa
     # the JSON report is what the command line shown on the page prints (run file written where it says)
     report = json.loads(files["invented_report.json"])
     assert list(report) == ["dataset", "params", "metrics", "systems", "per_query", "bootstrap", "warnings"]
-    assert report["bootstrap"]["metric"] == "ndcg@5" and (report["bootstrap"]["a"], report["bootstrap"]["b"]) == ("BM25", "LSA")
+    assert report["bootstrap"]["metric"] == "ndcg@5" and (report["bootstrap"]["a"], report["bootstrap"]["b"]) == (
+        "BM25",
+        "LSA",
+    )
     command = at.code[0].value
     args = shlex.split(command)
     assert args[:4] == ["python", "-m", "retrieval", "evaluate"] and args[-1] == "--json"
@@ -424,7 +466,9 @@ def test_while_lsa_is_fitted_the_data_page_is_drawn_with_the_systems_that_need_n
     assert not at.exception
     unjudged = at.dataframe[-1].value
     assert "BM25" in set(unjudged["system"]) and not {"LSA", "weighted", "RRF"} & set(unjudged["system"])
-    assert any(c.value.startswith("LSA, weighted, RRF follow here once LSA's SVD on 6 documents is fitted") for c in at.caption)
+    assert any(
+        c.value.startswith("LSA, weighted, RRF follow here once LSA's SVD on 6 documents is fitted") for c in at.caption
+    )
     assert any("The downloads" in i.value and "follow here" in i.value for i in at.info)
     assert not report_downloads(at)
     release.set()
@@ -434,7 +478,6 @@ def test_while_lsa_is_fitted_the_data_page_is_drawn_with_the_systems_that_need_n
     assert not at.exception
     assert {"BM25", "LSA", "weighted", "RRF"} <= set(at.dataframe[-1].value["system"])
     assert not any("The downloads" in i.value for i in at.info) and report_downloads(at)
-
 
 
 def test_a_data_page_drawn_while_lsa_was_fitted_runs_again_even_when_the_fit_ends_before_the_page_does(monkeypatch):

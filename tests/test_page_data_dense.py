@@ -9,11 +9,10 @@ import time
 
 import numpy as np
 import pytest
-
-from ui import dense as ui_dense
+from test_page_data import beir_zip, open_data, to_overview, upload
 
 from apptest import shown
-from test_page_data import beir_zip, open_data, to_overview, upload
+from ui import dense as ui_dense
 
 pytestmark = pytest.mark.app
 
@@ -136,18 +135,26 @@ def test_uploaded_embeddings_become_the_dense_system():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("bad, says", [
-    (dict(doc_vectors=np.ones((6, 4)), query_vectors=np.ones((3, 5))), "dimension"),
-    (dict(doc_ids=FRUIT_DOCS[:5], doc_vectors=np.ones((5, 4))), "1 of the dataset's 6 documents has no vector"),
-    (dict(doc_vectors=np.full((6, 4), np.inf)), "infinite|NaN"),
-    (dict(doc_vectors=np.ones((6, 4097)), query_vectors=np.ones((3, 4097))), "4,097 dimensions, above the 4,096 limit"),
-    (dict(doc_ids=[*FRUIT_DOCS, "d7"], doc_vectors=np.ones((7, 4))), "7 rows, more than the dataset's 6 documents"),
-])
+@pytest.mark.parametrize(
+    "bad, says",
+    [
+        (dict(doc_vectors=np.ones((6, 4)), query_vectors=np.ones((3, 5))), "dimension"),
+        (dict(doc_ids=FRUIT_DOCS[:5], doc_vectors=np.ones((5, 4))), "1 of the dataset's 6 documents has no vector"),
+        (dict(doc_vectors=np.full((6, 4), np.inf)), "infinite|NaN"),
+        (
+            dict(doc_vectors=np.ones((6, 4097)), query_vectors=np.ones((3, 4097))),
+            "4,097 dimensions, above the 4,096 limit",
+        ),
+        (dict(doc_ids=[*FRUIT_DOCS, "d7"], doc_vectors=np.ones((7, 4))), "7 rows, more than the dataset's 6 documents"),
+    ],
+)
 def test_bad_embeddings_get_one_message_naming_the_file_and_the_dataset_stays(bad, says):
     import re
 
     at = fruit()
-    arrays = dict(doc_ids=FRUIT_DOCS, doc_vectors=np.ones((6, 4)), query_ids=FRUIT_QUESTIONS, query_vectors=np.ones((3, 4)))
+    arrays = dict(
+        doc_ids=FRUIT_DOCS, doc_vectors=np.ones((6, 4)), query_ids=FRUIT_QUESTIONS, query_vectors=np.ones((3, 4))
+    )
     arrays.update(bad)
     upload(at, ui_dense.KEY_UPLOAD, [("bad.npz", npz(**arrays), "application/octet-stream")])
     next(b for b in at.button if b.label == "Use these embeddings").click().run()
@@ -182,7 +189,9 @@ def test_cancel_stops_the_encoding_at_once_keeps_what_was_loaded_and_says_so(mon
     assert inside.wait(60) and job.running
     at.run()
     progress = " ".join(str(p.proto.text) for p in at.get("progress"))
-    assert "0 of 6 documents" in progress and "estimated before starting, measured again after the first batch" in progress
+    assert (
+        "0 of 6 documents" in progress and "estimated before starting, measured again after the first batch" in progress
+    )
     next(b for b in at.button if b.label == "Cancel").click().run()
     assert not at.exception and not job.running and job.thread.is_alive()  # the page is free; the batch goes on
     said = " ".join(i.value for i in at.info)
@@ -201,12 +210,15 @@ def test_cancel_stops_the_encoding_at_once_keeps_what_was_loaded_and_says_so(mon
 
 def test_the_progress_says_the_estimate_before_starting_then_the_live_time_left():
     job = ui_dense.Job("k", 1400, estimate=251.0)
-    assert ui_dense.progress_text(job) == ("0 of 1,400 documents; 4 min 11 s estimated before starting, measured "
-                                           "again after the first batch")
+    assert ui_dense.progress_text(job) == (
+        "0 of 1,400 documents; 4 min 11 s estimated before starting, measured again after the first batch"
+    )
     job.progress(32, 1400, 2.5, 547.0)
     job.elapsed = 13.0
-    assert ui_dense.progress_text(job) == ("32 of 1,400 documents, 2.5 a second now, about 9 min 7 s left (9 min 20 s "
-                                           "in all; 4 min 11 s estimated before starting)")
+    assert ui_dense.progress_text(job) == (
+        "32 of 1,400 documents, 2.5 a second now, about 9 min 7 s left (9 min 20 s "
+        "in all; 4 min 11 s estimated before starting)"
+    )
     job.cancel()
     job.progress(48, 1400, 2.5, 540.0)  # the batch in progress when Cancel was pressed: not counted
     assert (job.done, job.cancelled, job.running) == (32, True, False)

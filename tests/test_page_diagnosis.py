@@ -12,10 +12,9 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from retrieval.corpus.dataset import assemble
-
 from apptest import move, open_app, outside_code, shown
 from conftest import ROOT
+from retrieval.corpus.dataset import assemble
 
 pytestmark = pytest.mark.app
 
@@ -67,9 +66,14 @@ def test_opens_at_the_sidebars_k_with_the_article_failures(at):
     rows = overlap(at)
     assert rows[("BM25", "q02")]["class"] == "vocabulary gap"
     assert rows[("BM25", "q02")]["first result"] == "none"
-    assert rows[("BM25", "q02")]["relevant documents (grade): shared words"] == "refund1 (2): none; refund2 (2): none; refund3 (1): none"
+    assert (
+        rows[("BM25", "q02")]["relevant documents (grade): shared words"]
+        == "refund1 (2): none; refund2 (2): none; refund3 (1): none"
+    )
     # export1 shares "data" with q10 but no judgement names it: unjudged at the top, and the page says to grade it
-    assert rows[("BM25", "q10")]["class"] == "unjudged at the top" and rows[("BM25", "q10")]["its judgement"] == "unjudged"
+    assert (
+        rows[("BM25", "q10")]["class"] == "unjudged at the top" and rows[("BM25", "q10")]["its judgement"] == "unjudged"
+    )
     assert rows[("BM25", "q10")]["first result"] == "export1"
     assert any("*unjudged at the top*" in i.value and "Judge page" in i.value for i in at.info)
     assert "Judge: grade them" in [p.value for p in at.get("page_link")]
@@ -83,7 +87,9 @@ def test_a_fusion_losing_what_lsa_ranks_13th_is_beyond_its_top_10(at):
     rows = overlap(at)
     for fusion in ("weighted", "RRF"):  # LSA has q10's backup2 at 13, the fusions keep their top 10
         row = rows[(fusion, "q10")]
-        assert row["class"] == "beyond the fusion's top 10" and row["first relevant at"] == "> 10"  # as the heatmap writes it
+        assert (
+            row["class"] == "beyond the fusion's top 10" and row["first relevant at"] == "> 10"
+        )  # as the heatmap writes it
         assert row["members: first relevant at"] == "BM25 not found, LSA 13"
         # q02: no member finds a refund document, so the words' class stands and the fusion's miss is not found
         assert rows[(fusion, "q02")]["class"] in ("vocabulary gap", "unjudged at the top")
@@ -133,10 +139,18 @@ def test_defaults_to_the_first_failing_question_and_its_relevant_documents(at):
 def test_with_dense_the_page_answers_the_articles_hypothesis_before_the_question_up_close(at):
     """The invented corpus ships its vectors: dense is there, and the page says what it fixes relative to BM25."""
     heads = [h.value for h in at.subheader]
-    assert heads.index("Failing questions") < heads.index("What the dense retriever changes") < heads.index("One question up close")
+    assert (
+        heads.index("Failing questions")
+        < heads.index("What the dense retriever changes")
+        < heads.index("One question up close")
+    )
     md = [shown(m.value) for m in at.markdown]
-    assert any(m.startswith("The article's hypothesis") and "holds on this data" in m and "fixes 1 of the 1 vocabulary-gap" in m
-               for m in md)
+    assert any(
+        m.startswith("The article's hypothesis")
+        and "holds on this data" in m
+        and "fixes 1 of the 1 vocabulary-gap" in m
+        for m in md
+    )
     lines = "\n".join(md)
     assert "fixed: q02, vocabulary gap; dense rank 1, BM25 not found" in lines
     assert "fixed: q10, unjudged at the top; dense rank 1, BM25 not found" in lines
@@ -144,9 +158,9 @@ def test_with_dense_the_page_answers_the_articles_hypothesis_before_the_question
 
 
 def test_without_dense_the_page_says_how_to_add_it():
-    from ui.diagnosis import DENSE_HINT
-
     from test_page_data import beir_zip, upload
+
+    from ui.diagnosis import DENSE_HINT
 
     up = open_app("pages/data.py")  # an uploaded corpus has no vectors until encoded or uploaded
     upload(up, "data_zip", ("fruit.zip", beir_zip(), "application/zip"))
@@ -171,7 +185,9 @@ def test_q10_shows_the_shared_word_highlighted_in_question_and_document():
     assert rows[("export1", "data")]["contribution"] == pytest.approx(3.105547, abs=1e-6)
     assert rows[("backup3", "data")]["contribution"] == 0
     summary = table(at, "BM25 rank").set_index("document")
-    assert summary.loc["export1", "BM25 rank"] == "1" and summary.loc["backup3", "BM25 rank"] == "not retrieved (score 0)"
+    assert (
+        summary.loc["export1", "BM25 rank"] == "1" and summary.loc["backup3", "BM25 rank"] == "not retrieved (score 0)"
+    )
     assert not at.warning  # the contributions add up to the score BM25 ranked by
 
 
@@ -211,7 +227,9 @@ def test_moving_k1_changes_the_bm25_contributions_shown():
     default.session_state["k1"] = 0.5
     default.run()
     assert not default.exception
-    assert contributions(default)[("export1", "data")]["contribution"] == pytest.approx(idf * 1.5 / (1 + contributions(default)[("export1", "data")]["length norm K"]))
+    assert contributions(default)[("export1", "data")]["contribution"] == pytest.approx(
+        idf * 1.5 / (1 + contributions(default)[("export1", "data")]["length norm K"])
+    )
 
 
 def test_a_larger_k_turns_late_ranks_into_passes():
@@ -254,7 +272,9 @@ def many_failures():
     """40 questions whose one relevant document shares no word with them (every system fails), and q00 with seven
     relevant documents of 600 characters each."""
     filler = " ".join(f"filler{i}" for i in range(70))  # 600+ characters, no question word
-    docs = [(f"r{i}", f"relevant{i} {filler}") for i in range(7)] + [(f"d{i:02d}", f"about topic{i:02d} and more") for i in range(40)]
+    docs = [(f"r{i}", f"relevant{i} {filler}") for i in range(7)] + [
+        (f"d{i:02d}", f"about topic{i:02d} and more") for i in range(40)
+    ]
     queries = [(f"q{i:02d}", f"where is topic{i:02d}") for i in range(40)]
     qrels = [("q00", f"r{i}", 1) for i in range(7)] + [(f"q{i:02d}", f"r{i % 7}", 1) for i in range(1, 40)]
     return assemble("many", docs, queries, qrels)

@@ -16,17 +16,16 @@ from __future__ import annotations
 
 import pytest
 
+from apptest import frame_with, open_app
 from retrieval.core.params import SPECS
 from ui import router, state, tour, tuning
-
-from apptest import frame_with, open_app
 
 pytestmark = pytest.mark.app
 
 NOT_IN_THE_SIDEBAR = {  # parameters of the table the sidebar and the URL do not offer as such, and why
     "depth": "the list depth of the library and the command line; every page keeps its own",
     "weight": "a fused member's weight, one slider per member when more than two are fused (`w_` + the member's "
-              "name): covered below with every system fused",
+    "name): covered below with every system fused",
 }
 URL_PARAMETERS = tuple(name for name in SPECS if name in state.DEFAULTS)  # the table's, bound to the URL by the sidebar
 PAGES = tuple(path for path, _, _ in router.PAGES)
@@ -69,8 +68,10 @@ def combined() -> list:
     (for a slider, its low end and its high end), with a metric of each end of the metric table."""
     first = {name: url_text(other_values(name)[0]) for name in URL_PARAMETERS}
     last = {name: url_text(other_values(name)[-1]) for name in URL_PARAMETERS}
-    return [("every parameter at its first other value", {**first, state.METRIC: OTHER_METRICS[0]}),
-            ("every parameter at its last other value", {**last, state.METRIC: OTHER_METRICS[-1]})]
+    return [
+        ("every parameter at its first other value", {**first, state.METRIC: OTHER_METRICS[0]}),
+        ("every parameter at its last other value", {**last, state.METRIC: OTHER_METRICS[-1]}),
+    ]
 
 
 def said(raised: list) -> str:
@@ -96,8 +97,19 @@ def open_with(query: dict):
 def test_the_table_s_parameters_are_all_offered_or_said_not_to_be():
     # a parameter added to the table is either bound to the URL by the sidebar (and so covered below) or named here
     assert set(SPECS) == set(URL_PARAMETERS) | set(NOT_IN_THE_SIDEBAR)
-    assert set(URL_PARAMETERS) >= {"k", "k1", "b", "dims", "rrf_k", "alpha", "fusion_depth", "stemmer", "stopwords",
-                                   "query_words", "k3"}
+    assert set(URL_PARAMETERS) >= {
+        "k",
+        "k1",
+        "b",
+        "dims",
+        "rrf_k",
+        "alpha",
+        "fusion_depth",
+        "stemmer",
+        "stopwords",
+        "query_words",
+        "k3",
+    }
     assert all(other_values(name) for name in URL_PARAMETERS)  # each has something other than its default to try
     # the settings are the table's: a slider's ends, every name of a choice, every choice of a select slider
     ids = [i for i, _ in alone()]
@@ -144,9 +156,11 @@ def fused_settings(at) -> list:
     systems = list(at.sidebar.multiselect(key=state.MEMBERS).options)
     spec = SPECS["weight"]
     ends = (float(spec.lo), float(spec.hi))
-    return ([([m], None) for m in systems]
-            + [(systems, {m: end for m in systems}) for end in ends]
-            + [(systems, {m: (ends[1] if i == 0 else ends[0]) for i, m in enumerate(systems)})])
+    return (
+        [([m], None) for m in systems]
+        + [(systems, {m: end for m in systems}) for end in ends]
+        + [(systems, {m: (ends[1] if i == 0 else ends[0]) for i, m in enumerate(systems)})]
+    )
 
 
 @pytest.mark.slow

@@ -9,12 +9,11 @@ import re
 import pytest
 
 import retrieval
+from apptest import move, open_app, outside_code, shown
 from retrieval.analyses.experiments import record
 from retrieval.evaluation import stats
 from retrieval.retrievers.dense import MODEL
 from retrieval.store.workspace import default_url, open_workspace
-
-from apptest import move, open_app, outside_code, shown
 
 pytestmark = pytest.mark.app
 
@@ -37,13 +36,17 @@ def test_save_compare_and_follow_experiments_across_sessions():
     table = next(d.value for d in at.dataframe if "k1" in d.value.columns)
     assert list(table["name"]) == ["article defaults", "k1 = 0.5 <b>*bold*</b>"]  # as text, in a table
     assert list(table.columns) == ["#", "name", "saved", "by", "k1"]  # only what differs between the two
-    assert any("The 2 experiments differ in 1 setting of " in shown(c.value) and ": k1; the other" in shown(c.value)
-               for c in at.caption)
+    assert any(
+        "The 2 experiments differ in 1 setting of " in shown(c.value) and ": k1; the other" in shown(c.value)
+        for c in at.caption
+    )
     at.toggle(key="exp_every_setting").set_value(True).run()  # every setting, on request
     table = next(d.value for d in at.dataframe if "k1" in d.value.columns)
     assert list(table["k1"]) == [1.2, 0.5] and list(table["d"]) == [6, 6]
     assert list(table["stemmer"]) == ["none", "none"] and list(table["metric"]) == ["ndcg@5", "ndcg@5"]
-    assert list(table["grades rule"]) == ["original", "original"] and list(table["embeddings"])[0].startswith(MODEL + " (")
+    assert list(table["grades rule"]) == ["original", "original"] and list(table["embeddings"])[0].startswith(
+        MODEL + " ("
+    )
     at.toggle(key="exp_every_setting").set_value(False).run()
     table = next(d.value for d in at.dataframe if "BM25" in d.value.columns)
 
@@ -63,7 +66,9 @@ def test_save_compare_and_follow_experiments_across_sessions():
     said = f"A is better on {wins_a} question{'s' if wins_a != 1 else ''}, B on {wins_b}, and {ties} tie{'s' if ties != 1 else ''}."
     assert any(said in shown(c.value) for c in at.caption), said
     assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")  # the history
-    assert any("Each grey line is an experiment, #N its number in the table above" in shown(c.value) for c in at.caption)
+    assert any(
+        "Each grey line is an experiment, #N its number in the table above" in shown(c.value) for c in at.caption
+    )
 
     again = open_app("pages/experiments.py")  # another session, or after a restart
     table = next(d.value for d in again.dataframe if "k1" in d.value.columns)
@@ -84,8 +89,9 @@ def test_two_experiments_that_differ_by_the_stemmer_alone_say_so():
     table = next(d.value for d in at.dataframe if "name" in d.value.columns and "by" in d.value.columns)
     assert list(table.columns) == ["#", "name", "saved", "by", "stemmer"]
     assert list(table["stemmer"]) == ["none", "snowball"]
-    assert any("differ in 1 setting of " in shown(c.value) and ": stemmer; the other" in shown(c.value)
-               for c in at.caption)
+    assert any(
+        "differ in 1 setting of " in shown(c.value) and ": stemmer; the other" in shown(c.value) for c in at.caption
+    )
 
 
 def test_a_stored_body_that_is_not_a_saved_view_is_named_and_left_out():
@@ -107,10 +113,13 @@ def test_a_stored_body_that_is_not_a_saved_view_is_named_and_left_out():
     save(at, "kept again")
     assert not at.exception, [e.value for e in at.exception]
     warned = [shown(w.value) for w in at.warning]
-    assert ("experiment #2 'by hand': not a saved experiment: no 'version' (it has x). It is left out of this page "
-            "(saved by an older version or by hand).") in warned, warned
-    assert any(w.startswith("experiment #3 'older *bold*': not a saved experiment: no report.'per_query'")
-               for w in warned), warned
+    assert (
+        "experiment #2 'by hand': not a saved experiment: no 'version' (it has x). It is left out of this page "
+        "(saved by an older version or by hand)."
+    ) in warned, warned
+    assert any(
+        w.startswith("experiment #3 'older *bold*': not a saved experiment: no report.'per_query'") for w in warned
+    ), warned
     assert not any(re.search(r"(?<!\\)\*", outside_code(w.value)) for w in at.warning)  # no emphasis: the name as typed
     table = next(d.value for d in at.dataframe if "name" in d.value.columns and "by" in d.value.columns)
     assert list(table["name"]) == ["kept", "kept again"] and list(table["#"]) == [1, 4]

@@ -13,25 +13,35 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
-from ui import state
-from ui.markdown import escape_markdown, highlight_markdown
+from test_page_data import upload
 
 from apptest import open_app, shown
-from test_page_data import upload
+from ui import state
+from ui.markdown import escape_markdown, highlight_markdown
 
 pytestmark = pytest.mark.app
 
 HOSTILE_ZIP = "**zzb**$x$[l](http://e.x)![i](http://e.x/i.png):red[r].zip"
 FOLDER = "**zzf**$y$[l](http:e.x)![i](www.e.x):red[f]<b>w</b>"  # a zip folder cannot hold '/'
 DOC_IDS = ["<b>x</b>", "**zzy**", "[z](http://e.x)", "$k$", "http://evil.example/x", "plain"]
-TEXTS = ["apple **zzpie** $x$ [l](http://e.x) <b>b</b> :red[r] http://evil.example apple",
-         "apple tree ![i](http://e.x/i.png) **zztree**", "pear $$y$$ tree", "banana :red[bread] [b](http://e.x)",
-         "cherry jam http://evil.example/jam", "apple jelly and jam"]
+TEXTS = [
+    "apple **zzpie** $x$ [l](http://e.x) <b>b</b> :red[r] http://evil.example apple",
+    "apple tree ![i](http://e.x/i.png) **zztree**",
+    "pear $$y$$ tree",
+    "banana :red[bread] [b](http://e.x)",
+    "cherry jam http://evil.example/jam",
+    "apple jelly and jam",
+]
 QUERY_IDS = ["q**zz1**", "$q$", "[q](http://e.x)"]
 QUERIES = ["apple **zztree** $t$", "bread [b](http://e.x)", "jam http://evil.example"]
-QRELS = [(QUERY_IDS[0], DOC_IDS[1], 2), (QUERY_IDS[0], DOC_IDS[0], 1), (QUERY_IDS[1], DOC_IDS[3], 1),
-         (QUERY_IDS[2], DOC_IDS[4], 1), (QUERY_IDS[2], "![g](http://e.x/g.png)", 1), (":red[uq]", DOC_IDS[2], 1)]
+QRELS = [
+    (QUERY_IDS[0], DOC_IDS[1], 2),
+    (QUERY_IDS[0], DOC_IDS[0], 1),
+    (QUERY_IDS[1], DOC_IDS[3], 1),
+    (QUERY_IDS[2], DOC_IDS[4], 1),
+    (QUERY_IDS[2], "![g](http://e.x/g.png)", 1),
+    (":red[uq]", DOC_IDS[2], 1),
+]
 TAG = "**zzt**[r](http://e.x)$t$"
 TAG2 = "<b>u</b>:red[u]"
 
@@ -39,9 +49,18 @@ TAG2 = "<b>u</b>:red[u]"
 def hostile_zip() -> bytes:
     b = io.BytesIO()
     with zipfile.ZipFile(b, "w") as z:
-        z.writestr(f"{FOLDER}/corpus.jsonl", "".join(json.dumps({"_id": i, "title": "", "text": t}) + "\n" for i, t in zip(DOC_IDS, TEXTS)))
-        z.writestr(f"{FOLDER}/queries.jsonl", "".join(json.dumps({"_id": i, "text": t}) + "\n" for i, t in zip(QUERY_IDS, QUERIES)))
-        z.writestr(f"{FOLDER}/qrels/test.tsv", "query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t{g}\n" for q, d, g in QRELS))
+        z.writestr(
+            f"{FOLDER}/corpus.jsonl",
+            "".join(json.dumps({"_id": i, "title": "", "text": t}) + "\n" for i, t in zip(DOC_IDS, TEXTS)),
+        )
+        z.writestr(
+            f"{FOLDER}/queries.jsonl",
+            "".join(json.dumps({"_id": i, "text": t}) + "\n" for i, t in zip(QUERY_IDS, QUERIES)),
+        )
+        z.writestr(
+            f"{FOLDER}/qrels/test.tsv",
+            "query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t{g}\n" for q, d, g in QRELS),
+        )
     return b.getvalue()
 
 
@@ -54,9 +73,14 @@ def run_file(tag: str, unknown: str) -> bytes:
 
 
 _ESCAPED = re.compile(r"\\[!-/:-@\[-`{-~]")
-_LIVE = [("**", re.compile(r"(?<!\[)\*\*zz")),  # not the highlighter's own bold, `:green-background[**word**]`
-          ("link", re.compile(r"\[[^\]]*\]\(")), ("image", re.compile(r"!\[")),
-         ("KaTeX", re.compile(r"\$")), ("colour", re.compile(r":red\[")), ("HTML", re.compile(r"<b>", re.I))]
+_LIVE = [
+    ("**", re.compile(r"(?<!\[)\*\*zz")),  # not the highlighter's own bold, `:green-background[**word**]`
+    ("link", re.compile(r"\[[^\]]*\]\(")),
+    ("image", re.compile(r"!\[")),
+    ("KaTeX", re.compile(r"\$")),
+    ("colour", re.compile(r":red\[")),
+    ("HTML", re.compile(r"<b>", re.I)),
+]
 
 
 def live_markup(text: str) -> list[str]:
@@ -80,10 +104,38 @@ def test_the_check_finds_live_markup_and_passes_escaped_text():
     assert live_markup("go http://e.x") == ["URL"]
 
 
-TEXT_ELEMENTS = ("markdown", "caption", "info", "warning", "error", "success", "subheader", "title", "header", "exception")
-WIDGETS = ("selectbox", "multiselect", "button", "download_button", "metric", "slider", "select_slider", "text_input",
-           "number_input", "checkbox", "toggle", "radio", "text_area", "file_uploader", "segmented_control", "tab", "expandable",
-           "status")
+TEXT_ELEMENTS = (
+    "markdown",
+    "caption",
+    "info",
+    "warning",
+    "error",
+    "success",
+    "subheader",
+    "title",
+    "header",
+    "exception",
+)
+WIDGETS = (
+    "selectbox",
+    "multiselect",
+    "button",
+    "download_button",
+    "metric",
+    "slider",
+    "select_slider",
+    "text_input",
+    "number_input",
+    "checkbox",
+    "toggle",
+    "radio",
+    "text_area",
+    "file_uploader",
+    "segmented_control",
+    "tab",
+    "expandable",
+    "status",
+)
 
 
 def markdown_bodies(at) -> list[tuple[str, str]]:
@@ -110,8 +162,15 @@ def assert_inert(at, page: str) -> int:
     return len(bodies)
 
 
-PAGES = ["pages/overview.py", "pages/per_question.py", "pages/diagnosis.py", "pages/compare.py", "pages/tuning.py",
-         "pages/metrics_lab.py", "pages/data.py"]
+PAGES = [
+    "pages/overview.py",
+    "pages/per_question.py",
+    "pages/diagnosis.py",
+    "pages/compare.py",
+    "pages/tuning.py",
+    "pages/metrics_lab.py",
+    "pages/data.py",
+]
 
 
 @pytest.fixture(scope="module")
@@ -120,8 +179,14 @@ def hostile():
     at = open_app("pages/data.py")
     upload(at, "data_zip", (HOSTILE_ZIP, hostile_zip(), "application/zip"))
     assert at.session_state[state.DATASET].n_docs == len(DOC_IDS)
-    upload(at, "data_runs", [(f"{TAG}.run", run_file(TAG, ":red[ghost]"), "text/plain"),
-                             (f"{TAG2}.run", run_file(TAG2, "**zzghost**"), "text/plain")])
+    upload(
+        at,
+        "data_runs",
+        [
+            (f"{TAG}.run", run_file(TAG, ":red[ghost]"), "text/plain"),
+            (f"{TAG2}.run", run_file(TAG2, "**zzghost**"), "text/plain"),
+        ],
+    )
     assert {TAG, TAG2} <= set(at.session_state[state.RUNS])
     at.sidebar.multiselect[0].set_value(["BM25", "LSA", TAG, TAG2]).run()
     return at
@@ -160,9 +225,15 @@ def test_the_hostile_runs_and_questions_up_close(hostile):
     assert_inert(at, "compare, the two runs")
     assert f"A: {TAG}" in shown_bodies(at) and f"B: {TAG2}" in shown_bodies(at)
     for page, key, values, contains in (
-            ("pages/per_question.py", "pq_question", [0, 1, 2], f"**{QUERY_IDS[2]}** — {QUERIES[2]}"),
-            ("pages/diagnosis.py", "diag_question", QUERY_IDS, f"**{QRELS[4][1]}** · relevant, grade 1 · not in the corpus"),
-            ("pages/tuning.py", "tune_question", QUERY_IDS, f"**{QUERY_IDS[2]}**: {QUERIES[2]}")):
+        ("pages/per_question.py", "pq_question", [0, 1, 2], f"**{QUERY_IDS[2]}** — {QUERIES[2]}"),
+        (
+            "pages/diagnosis.py",
+            "diag_question",
+            QUERY_IDS,
+            f"**{QRELS[4][1]}** · relevant, grade 1 · not in the corpus",
+        ),
+        ("pages/tuning.py", "tune_question", QUERY_IDS, f"**{QUERY_IDS[2]}**: {QUERIES[2]}"),
+    ):
         at.switch_page(page).run()
         for value in values:
             at.selectbox(key=key).set_value(value).run()

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 from test_page_bounded import PAGE_BYTES, long_docs, longest_cell, page_bytes  # noqa: F401 - a fixture, its checks
+from test_page_data import downloads  # noqa: F401 - the fixture recording the deferred downloads
 from test_page_hostile import DOC_IDS, assert_inert, hostile  # noqa: F401 - the hostile upload and its check
 
+from apptest import frame_with, move, open_app, shown
 from retrieval.core.params import Params
 from retrieval.corpus import embeddings
 from retrieval.corpus.dataset import load, parse_qrels
@@ -15,9 +17,6 @@ from retrieval.retrievers import dense
 from ui import judge as ui
 from ui import state, workspace
 from ui.format import FULL_CHARS, clip
-
-from apptest import frame_with, move, open_app, shown
-from test_page_data import downloads  # noqa: F401 - the fixture recording the deferred downloads
 
 pytestmark = pytest.mark.app
 
@@ -103,9 +102,13 @@ def test_a_grade_changes_the_means_here_and_on_every_page_by_the_formula(invente
     # found / (relevant + 1) for another; the mean over the 14 questions moves by the difference / 14
     rel = sum(1 for q, _, g in ds.judgements() if q == qid and g > 0)
     table = at.dataframe[-2].value.set_index("system")
-    judged = at.dataframe[-1].value.set_index("system")  # judged@5: one more judged place in the top 5 of those ranking it
+    judged = at.dataframe[-1].value.set_index(
+        "system"
+    )  # judged@5: one more judged place in the top 5 of those ranking it
     for s in ranks:
-        assert judged.loc[s, "after"] - judged.loc[s, "before"] == pytest.approx((s in by) / K / ds.evaluated.size, abs=1e-12)
+        assert judged.loc[s, "after"] - judged.loc[s, "before"] == pytest.approx(
+            (s in by) / K / ds.evaluated.size, abs=1e-12
+        )
     for s, r in ranks.items():
         found = recall(ds, r, qid) * rel
         change = ((found + (s in by)) / (rel + 1) - found / rel) / ds.evaluated.size
@@ -179,7 +182,8 @@ def test_the_judge_page_stays_bounded_with_long_documents(long_docs):  # noqa: F
     at.run()
     assert [t.value for t in at.text] == [clip(ds.doc_texts[ds.doc_index[did]], FULL_CHARS)]
     assert f"{len(ds.doc_texts[ds.doc_index[did]]):,} characters; only the first {FULL_CHARS:,} are shown." in [
-        shown(c.value) for c in at.caption]
+        shown(c.value) for c in at.caption
+    ]
     assert page_bytes(at) < PAGE_BYTES
 
 
@@ -198,8 +202,10 @@ def test_the_data_page_counts_the_new_grade_and_says_its_command_line_leaves_it_
     by = expected_holes(ds, ranks)[(qid, did)]
     assert (before - after).to_dict() == {s: int(s in by) for s in ranks}  # one unjudged fewer where it was
     captions = [shown(c.value) for c in at.caption]
-    assert "It measures the loaded judgements: the 1 grades given on the Judge page are not in its files " \
-           "(download them there, as qrels)." in captions
+    assert (
+        "It measures the loaded judgements: the 1 grades given on the Judge page are not in its files "
+        "(download them there, as qrels)." in captions
+    )
 
 
 def test_every_page_opens_with_new_grades():
@@ -250,8 +256,10 @@ def test_after_a_grade_every_page_naming_the_dataset_says_it_was_edited():
         assert f"**{edited}**" in said, path
     # Tour step 1: the judgements in use, and how many of them were given here
     assert {m.label: m.value for m in at.metric}["judgements"] == str(loaded + 1)
-    assert f"Of the {loaded + 1} judgements in use, {loaded} came with the data and 1 is a grade given on the Judge page." in \
-        "\n".join(shown(m.value) for m in at.markdown)
+    assert (
+        f"Of the {loaded + 1} judgements in use, {loaded} came with the data and 1 is a grade given on the Judge page."
+        in "\n".join(shown(m.value) for m in at.markdown)
+    )
     at.switch_page("pages/judge.py").run()  # taken back: the name is the loaded dataset's again
     next(w for w in grade_widgets(at) if w.value is not None).set_value(None).run()
     at.switch_page("pages/overview.py").run()

@@ -8,16 +8,25 @@ import re
 
 import pytest
 
+from apptest import move, open_app, shown
 from retrieval.core.params import Params
 from retrieval.engine.engine import Engine
 from ui import state
 
-from apptest import move, open_app, shown
-
 pytestmark = pytest.mark.app
 
-PAGES = ["pages/tour.py", "pages/overview.py", "pages/per_question.py", "pages/playground.py", "pages/diagnosis.py",
-         "pages/compare.py", "pages/tuning.py", "pages/metrics_lab.py", "pages/judge.py", "pages/data.py"]
+PAGES = [
+    "pages/tour.py",
+    "pages/overview.py",
+    "pages/per_question.py",
+    "pages/playground.py",
+    "pages/diagnosis.py",
+    "pages/compare.py",
+    "pages/tuning.py",
+    "pages/metrics_lab.py",
+    "pages/judge.py",
+    "pages/data.py",
+]
 NEW = {  # sidebar label -> (the metric's name at the sidebar's k = 5, the label the pages show)
     "MAP (mean average precision)": ("map@5", "MAP@5"),
     "R-precision": ("rprec", "R-prec"),
@@ -33,8 +42,11 @@ def test_the_new_labels_are_the_sidebars_choices():
 
 
 def _texts(at) -> str:
-    return " ".join(shown(str(el.value)) for kind in ("markdown", "caption", "subheader", "info", "warning", "title")
-                    for el in at.get(kind))
+    return " ".join(
+        shown(str(el.value))
+        for kind in ("markdown", "caption", "subheader", "info", "warning", "title")
+        for el in at.get(kind)
+    )
 
 
 @pytest.mark.slow
@@ -100,11 +112,18 @@ def test_once_non_relevant_documents_are_judged_the_overview_warns_below_the_flo
     every system below 0.8 (counted here by id) is named with its share, the others not."""
     bm25 = Engine(invented).evaluate(Params(), ["ndcg@5"]).rankings["BM25"]
     judged = {(int(q), d) for q, d in zip(invented.qrels.query, invented.qrels.doc_id)}
-    zeros = [(invented.query_ids[int(q)], d, 0) for q in invented.evaluated
-             for d in bm25.top_ids(invented, int(q), 2) if (int(q), d) not in judged]
+    zeros = [
+        (invented.query_ids[int(q)], d, 0)
+        for q in invented.evaluated
+        for d in bm25.top_ids(invented, int(q), 2)
+        if (int(q), d) not in judged
+    ]
     graded = invented.with_judgements(zeros)
-    at = open_app("pages/overview.py", query={"metric": "judged@k (coverage)"},
-                  before=lambda a: (a.session_state.__setitem__(state.DATASET, graded), a.run()))
+    at = open_app(
+        "pages/overview.py",
+        query={"metric": "judged@k (coverage)"},
+        before=lambda a: (a.session_state.__setitem__(state.DATASET, graded), a.run()),
+    )
     ev = Engine(graded).evaluate(Params(), ["ndcg@5"])
     shares = {s: _judged_at(graded, r, 5) for s, r in ev.rankings.items()}
     below = {s for s, v in shares.items() if v < 0.8}

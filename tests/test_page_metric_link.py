@@ -7,11 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from apptest import frame_with, move, open_app
 from retrieval.core.params import Params
 from retrieval.engine.engine import evaluate
 from ui import state
-
-from apptest import frame_with, move, open_app
 
 pytestmark = pytest.mark.app
 

@@ -81,7 +81,12 @@ def test_the_sklearn_trap_side_by_side(at):
 
 def test_set_based_context_metrics_beside_the_rank_aware_ones(at):
     s = set_based(at)
-    assert s == {"context precision (ID-based)": "0.400000", "context recall (ID-based)": "0.666667", "RR": "0.333333", "nDCG@5": "0.456949"}
+    assert s == {
+        "context precision (ID-based)": "0.400000",
+        "context recall (ID-based)": "0.666667",
+        "RR": "0.333333",
+        "nDCG@5": "0.456949",
+    }
     orders = next(df.value for df in at.dataframe if "context precision" in df.value.columns)
     assert len(orders) == 6
     assert set(orders["context precision"].round(3)) == {0.333} and set(orders["context recall"]) == {0.5}

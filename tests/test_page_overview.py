@@ -7,9 +7,8 @@ import io
 import pyarrow as pa
 import pytest
 
-from retrieval.evaluation.metrics import meaning_warnings
-
 from apptest import large_corpus, move, open_app, shown, the_app_s_thread
+from retrieval.evaluation.metrics import meaning_warnings
 
 pytestmark = pytest.mark.app
 
@@ -70,8 +69,9 @@ def test_a_slow_lsa_fit_shows_what_needs_none_first_then_every_system(monkeypatc
     def large(at):  # after the landing page: the next page finds no engine, and the prefix path on
         large_corpus(monkeypatch)
         monkeypatch.setattr(lsa, "fit", counted_fit)
-        monkeypatch.setattr(engine_mod.Engine, "fit_in_background",
-                            lambda self, d: started.append(d) or background(self, d))
+        monkeypatch.setattr(
+            engine_mod.Engine, "fit_in_background", lambda self, d: started.append(d) or background(self, d)
+        )
 
     at = open_app("pages/overview.py", before=large)
     table = at.dataframe[0].value
@@ -118,8 +118,11 @@ def test_on_a_large_corpus_the_next_d_step_is_read_from_what_was_computed_ahead(
     def large(at):
         large_corpus(monkeypatch)
         monkeypatch.setattr(engine_mod, "PREFETCH_ABOVE", 0)
-        monkeypatch.setattr(engine_mod.Engine, "prefetch",
-                            lambda self, p, sources=(): threads.append(real_prefetch(self, p, sources)) or threads[-1])
+        monkeypatch.setattr(
+            engine_mod.Engine,
+            "prefetch",
+            lambda self, p, sources=(): threads.append(real_prefetch(self, p, sources)) or threads[-1],
+        )
         monkeypatch.setattr(lsa, "run", counted_run)
 
     def counted_run(ds, model, *a, **k):  # the page's LSA passes (not the dense retriever's, nor the warm-up's)

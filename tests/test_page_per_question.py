@@ -65,7 +65,10 @@ def test_heatmap_has_every_question_and_system_with_not_found_labelled(at):
     # one rule: a fusion's miss is its cut ("> 10", the sidebar's fusion depth) only where a member lists a relevant
     # document (q10: LSA at 13); where none does (q02: neither BM25 nor LSA), it is not found, as for any system
     for fusion in ("weighted", "RRF"):
-        assert (by.loc[("q10", fusion), "label"], by.loc[("q10", fusion), "status"]) == ("> 10", "beyond the fusion's top 10")
+        assert (by.loc[("q10", fusion), "label"], by.loc[("q10", fusion), "status"]) == (
+            "> 10",
+            "beyond the fusion's top 10",
+        )
         assert (by.loc[("q02", fusion), "label"], by.loc[("q02", fusion), "status"]) == ("—", "not found")
     assert "I want my data from yesterday back" in by.loc[("q10", "LSA"), "question"]  # the hover text
 
@@ -93,7 +96,13 @@ def test_the_default_question_side_by_side(at):
 def test_q02_no_member_finds_so_the_fusions_do_not_find_it_either():
     at = open_app(PAGE)
     at.selectbox(key="pq_question").set_value(1).run()
-    assert first_relevant(at) == {"BM25": "not found", "LSA": "not found", "dense": "1", "weighted": "not found", "RRF": "not found"}
+    assert first_relevant(at) == {
+        "BM25": "not found",
+        "LSA": "not found",
+        "dense": "1",
+        "weighted": "not found",
+        "RRF": "not found",
+    }
     heads = [m.value for m in at.markdown if m.value.startswith("**RRF**")]
     assert heads == ["**RRF** · no relevant document in its list, nor in its members'"]
 
@@ -107,8 +116,12 @@ def test_selecting_q10_shows_lsa_at_13_and_bm25_not_found():
     assert judged.loc["backup3", "grade"] == 2 and judged.loc["backup2", "grade"] == 1
     assert judged.loc["backup2", "LSA"] == 13 and pd.isna(judged.loc["backup2", "BM25"])
     assert side_by_side(at)["BM25"]["document"].tolist() == ["export1"]
-    assert any(c.endswith("'not retrieved' = not in the system's list (a fusion's list is its top 10: beyond the fusion's top 10).") for c in [
-        c.value for c in at.caption])
+    assert any(
+        c.endswith(
+            "'not retrieved' = not in the system's list (a fusion's list is its top 10: beyond the fusion's top 10)."
+        )
+        for c in [c.value for c in at.caption]
+    )
     heads = [m.value for m in at.markdown if m.value.startswith("**RRF**")]
     assert heads == ["**RRF** · no relevant document in its top 10: beyond the fusion's top 10"]
 
@@ -136,8 +149,16 @@ def test_a_click_on_a_cell_opens_its_question_in_a_dialog_and_below():
     assert box.proto.dialog.title == "One question"
     inside = [m.value for m in box.markdown]
     assert inside[0].startswith("**q10** — I want my data from yesterday back")
-    assert {m.label: m.value for m in box.metric} == {"BM25": "not found", "LSA": "13", "dense": "1", "weighted": "> 10", "RRF": "> 10"}
-    assert any(t.value["document"].tolist() == ["export1"] for t in box.dataframe if "score" in t.value.columns)  # BM25's list
+    assert {m.label: m.value for m in box.metric} == {
+        "BM25": "not found",
+        "LSA": "13",
+        "dense": "1",
+        "weighted": "> 10",
+        "RRF": "> 10",
+    }
+    assert any(
+        t.value["document"].tolist() == ["export1"] for t in box.dataframe if "score" in t.value.columns
+    )  # BM25's list
     assert at.selectbox(key="pq_question").value == 9  # and the question below follows
     at.run()  # another rerun, no new click: the dialog is not opened again
     assert not dialogs(at._tree)
@@ -236,12 +257,13 @@ def test_question_text_is_shown_inert_and_the_run_side_by_side(big):
     big.selectbox(key="pq_question").set_value(3).run()
     assert not big.exception
     line = next(m.value for m in big.markdown if m.value.startswith("**q03**"))
-    assert "\\<b\\>" in line and "\\*topic03\\*" in line and "`[x](http://e.x)`" in line  # escaped or code, never markup
+    assert (
+        "\\<b\\>" in line and "\\*topic03\\*" in line and "`[x](http://e.x)`" in line
+    )  # escaped or code, never markup
     tables = side_by_side(big)
     assert list(tables) == [*UPLOADED, "mine"]
     assert tables["mine"]["document"].tolist() == ["d04", "d03"] and tables["mine"]["grade"].tolist() == ["", "✓ 2"]
     assert first_relevant(big)["mine"] == "2"
-
 
 
 @pytest.mark.slow

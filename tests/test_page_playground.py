@@ -6,16 +6,15 @@ from __future__ import annotations
 import math
 
 import pytest
+from test_page_data import upload
 from test_page_hostile import HOSTILE_ZIP, QUERIES, QUERY_IDS, assert_inert, hostile_zip, live_markup
 
+from apptest import move, open_app, shown
 from retrieval.core.params import Params
 from retrieval.corpus import dataset, embeddings
 from retrieval.engine import adhoc, engine
 from retrieval.retrievers import dense
 from ui import state
-
-from apptest import move, open_app, shown
-from test_page_data import upload
 
 pytestmark = pytest.mark.app
 
@@ -136,9 +135,15 @@ def test_marking_a_document_relevant_changes_the_metric_by_the_formula(q02, inve
     one, ranks, _ = eng.adhoc("can I get my money back refund", Params(), sources, adhoc.judgements_of(ds, 1), "q02")
     lsa_top = ranks["LSA"].top_ids(one, 0, 5)
     new = next(d for d in lsa_top if d not in ("refund1", "refund2", "refund3"))  # a wrong document in LSA's top 5
-    before = {d: (int(ranks["LSA"].judged_rank[i]), int(g)) for i, (d, g) in enumerate(zip(one.qrels.doc_id, one.qrels.grade))}
+    before = {
+        d: (int(ranks["LSA"].judged_rank[i]), int(g)) for i, (d, g) in enumerate(zip(one.qrels.doc_id, one.qrels.grade))
+    }
     assert float(cards(at)["LSA"][0]) == pytest.approx(ndcg(before, 5), abs=5e-5)
-    at.session_state[editor.key] = {"edited_rows": {rows.index(new): {"relevant": True}}, "added_rows": [], "deleted_rows": []}
+    at.session_state[editor.key] = {
+        "edited_rows": {rows.index(new): {"relevant": True}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
     at.run()
     assert not at.exception
     assert at.session_state[state.PG_JUDGED][new] == 1
@@ -154,7 +159,9 @@ def test_marking_a_document_relevant_changes_the_metric_by_the_formula(q02, inve
     at.button(key="pg_reset").click().run()  # back to q02's own judgements
     assert new not in at.session_state[state.PG_JUDGED]
     lsa = frame_with(at, "system", "question", "nDCG@5")
-    assert lsa[lsa["system"] == "LSA"].set_index("question").loc["typed", "nDCG@5"] == pytest.approx(ndcg(before, 5), abs=1e-12)
+    assert lsa[lsa["system"] == "LSA"].set_index("question").loc["typed", "nDCG@5"] == pytest.approx(
+        ndcg(before, 5), abs=1e-12
+    )
 
 
 def test_hostile_text_is_shown_escaped_and_nothing_breaks():
@@ -220,13 +227,19 @@ def test_a_first_tick_changes_nothing_above_the_judging_table():
     before = above_the_judging_table(at)
     assert {v for v, _ in cards(at).values()} == {"—"} and before.count("metric") == len(SYSTEMS)
     rows = list(at.data_editor[0].value["document"])
-    at.session_state[at.data_editor[0].key] = {"edited_rows": {0: {"relevant": True}}, "added_rows": [], "deleted_rows": []}
+    at.session_state[at.data_editor[0].key] = {
+        "edited_rows": {0: {"relevant": True}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
     at.run()
     assert not at.exception and at.session_state[state.PG_JUDGED] == {rows[0]: 1}
     assert above_the_judging_table(at) == before
     assert any(v[0].isdigit() for v, _ in cards(at).values())
     assert any(c.value == "1 document judged relevant: tick or untick in the table below." for c in at.caption)
-    assert "table" not in before and list(judged_ranks(at).index) == [rows[0]]  # the ranks of the judged: below the table
+    assert "table" not in before and list(judged_ranks(at).index) == [
+        rows[0]
+    ]  # the ranks of the judged: below the table
 
 
 def test_marks_beyond_the_bound_are_refused_with_a_message(monkeypatch):
@@ -238,7 +251,11 @@ def test_marks_beyond_the_bound_are_refused_with_a_message(monkeypatch):
     for attempt in range(2):
         editor = at.data_editor[0]
         rows = list(editor.value["document"])
-        at.session_state[editor.key] = {"edited_rows": {attempt: {"relevant": True}}, "added_rows": [], "deleted_rows": []}
+        at.session_state[editor.key] = {
+            "edited_rows": {attempt: {"relevant": True}},
+            "added_rows": [],
+            "deleted_rows": [],
+        }
         at.run()
         assert not at.exception
     assert at.session_state[state.PG_JUDGED] == {rows[0]: 1}  # the second mark is refused, the first kept
@@ -286,7 +303,9 @@ def test_the_metrics_are_at_the_sidebar_s_k(k, invented_engine):
     assert not at.exception, [e.value for e in at.exception]
     frame = frame_with(at, "system", "question")
     assert [c for c in frame.columns if "@" in c] == [f"nDCG@{k}", f"hit@{k}", f"recall@{k}"]
-    one, ranks, _ = eng.adhoc(ds.query_texts[ds.query_index["q12"]], Params(), sources, adhoc.judgements_of(ds, ds.query_index["q12"]), "q12")
+    one, ranks, _ = eng.adhoc(
+        ds.query_texts[ds.query_index["q12"]], Params(), sources, adhoc.judgements_of(ds, ds.query_index["q12"]), "q12"
+    )
     typed_ = adhoc.evaluate(one, ranks, [f"hit@{k}", f"ndcg@{k}"])
     bm = frame[frame["system"] == "BM25"].set_index("question")
     assert bm.loc["typed", f"hit@{k}"] == typed_.values["BM25"][f"hit@{k}"][0]

@@ -11,12 +11,11 @@ import types
 
 import pytest
 import streamlit.runtime.context as st_context
-
-from retrieval.corpus.dataset import load
-from ui import rater, state
+from test_page_judge import as_rater, grade_widgets
 
 from apptest import open_app, shown
-from test_page_judge import as_rater, grade_widgets
+from retrieval.corpus.dataset import load
+from ui import rater, state
 
 pytestmark = pytest.mark.app
 
@@ -37,8 +36,11 @@ def written(at) -> dict[str, tuple[str, int]]:
     """The cookies the page's scripts set: name -> (value, max-age), read from the script as a browser runs it."""
     out = {}
     for h in at.get("html"):
-        for name, literal, age in re.findall(r'document\.cookie = "(\w+)=" \+ encodeURIComponent\(("(?:[^"\\]|\\.)*")\) '
-                                             r'\+ "; path=/; max-age=(\d+); SameSite=Strict";', h.proto.body):
+        for name, literal, age in re.findall(
+            r'document\.cookie = "(\w+)=" \+ encodeURIComponent\(("(?:[^"\\]|\\.)*")\) '
+            r'\+ "; path=/; max-age=(\d+); SameSite=Strict";',
+            h.proto.body,
+        ):
             out[name] = (json.loads(literal), int(age))
     return out
 
@@ -62,7 +64,10 @@ def test_the_name_typed_is_kept_in_the_browser_and_a_new_session_grades_under_it
 def test_a_name_with_markup_cannot_end_the_script():
     script = rater.cookie_script({rater.NAME_COOKIE: '</script><script>alert("x")</script> & \u2028'})
     assert script.count("<script>") == 1 and script.count("</script>") == 1 and script.endswith("</script>")
-    assert "<" not in script[len("<script>"):-len("</script>")] and "&" not in script[len("<script>"):-len("</script>")]
+    assert (
+        "<" not in script[len("<script>") : -len("</script>")]
+        and "&" not in script[len("<script>") : -len("</script>")]
+    )
 
 
 def test_behind_a_proxy_its_header_wins_over_the_kept_name(monkeypatch):
@@ -94,8 +99,10 @@ def test_blind_grading_hides_the_others_grades_until_the_rater_has_graded(monkey
     assert any(c.startswith("Blind grading: the other raters' grades of a document") for c in captions)
     next(w for w in grade_widgets(ben) if w.key.endswith(f":{docs[0]}")).set_value(0).run()
     captions = [shown(c.value) for c in ben.caption]
-    assert "Graded by you 0, Ana 2: 1 in force, by the mean, rounded half up. Click your grade again to take it back." \
+    assert (
+        "Graded by you 0, Ana 2: 1 in force, by the mean, rounded half up. Click your grade again to take it back."
         in captions
+    )
     assert not any(c.startswith("Graded by Ana") for c in captions)  # the other document: still hidden
     spread = next(d.value for d in ben.dataframe if "spread" in d.value.columns)
     assert list(spread["document"]) == [docs[0]]

@@ -6,7 +6,6 @@ re-upload replaces the figures of its session only."""
 from __future__ import annotations
 
 import pytest
-
 from test_page_data import open_data, upload
 from test_page_per_question import side_by_side
 

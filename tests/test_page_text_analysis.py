@@ -7,11 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from apptest import frame_with, move, open_app, shown
 from retrieval.analyses import grids, stemming, tuning
 from retrieval.core.params import Params
 from retrieval.engine.engine import evaluate
-
-from apptest import frame_with, move, open_app, shown
 
 pytestmark = pytest.mark.app
 
@@ -28,7 +27,11 @@ def test_the_stemmer_reaches_the_overview(invented):
 
 def test_a_link_with_an_analysis_opens_it(invented):
     at = open_app("pages/overview.py", {"stemmer": "porter", "stopwords": "lucene", "query_words": "k3", "k3": "2"})
-    assert [s.value for s in at.sidebar.selectbox if s.key in ("stemmer", "stopwords", "query_words")] == ["porter", "lucene", "k3"]
+    assert [s.value for s in at.sidebar.selectbox if s.key in ("stemmer", "stopwords", "query_words")] == [
+        "porter",
+        "lucene",
+        "k3",
+    ]
     assert next(s.value for s in at.sidebar.slider if s.key == "k3") == 2.0
     want = evaluate(invented, Params(stemmer="porter", stopwords="lucene", query_words="k3", k3=2.0), ["ndcg@5"])
     assert np.isclose(float(frame_with(at, "nDCG@5").loc["BM25", "nDCG@5"]), want.means()["BM25"]["ndcg@5"], atol=5e-7)

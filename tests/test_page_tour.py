@@ -10,14 +10,13 @@ import numpy as np
 import pytest
 from sklearn.metrics import ndcg_score
 
+from apptest import move, open_app, shown
 from retrieval.core.params import Params
 from retrieval.corpus.dataset import assemble
 from retrieval.engine.engine import evaluate
 from retrieval.evaluation import stats
 from ui import tour
 from ui.format import interval_text, signed
-
-from apptest import move, open_app, shown
 
 pytestmark = pytest.mark.app
 
@@ -63,8 +62,13 @@ def test_the_tour_steps_from_1_to_10_with_next_each_figure_computed(invented):
     assert at.selectbox(key="tour_question").value == qids[i] == "q12"
     m = metrics(at)
     assert m["RR"] == f"{1 / ranks['BM25'][i]:.3f}" == "0.500"
-    assert m["hit@5"] == f"{ev.values['BM25']['hit@5'][i]:.3f}" and m["recall@5"] == f"{ev.values['BM25']['recall@5'][i]:.3f}"
-    assert m["nDCG@5"] == f"{ev.values['BM25']['ndcg@5'][i]:.3f}" == f"{(1 / np.log2(3)):.3f}"  # grade 2 at rank 2 over grade 2 at 1
+    assert (
+        m["hit@5"] == f"{ev.values['BM25']['hit@5'][i]:.3f}"
+        and m["recall@5"] == f"{ev.values['BM25']['recall@5'][i]:.3f}"
+    )
+    assert (
+        m["nDCG@5"] == f"{ev.values['BM25']['ndcg@5'][i]:.3f}" == f"{(1 / np.log2(3)):.3f}"
+    )  # grade 2 at rank 2 over grade 2 at 1
     docs = list(at.dataframe[0].value["document"])
     assert len(docs) == 5 and docs[1] == "misc4" and docs[0] not in invented.relevant_of(invented.query_index["q12"])
 
@@ -78,7 +82,9 @@ def test_the_tour_steps_from_1_to_10_with_next_each_figure_computed(invented):
     assert m["BM25 \u2212 LSA"] == signed(boot.mean) == "+0.012"
     assert "they **tie**" in bodies(at)
     table = at.dataframe[0].value
-    assert list(table.index) == ["BM25", "LSA"] and table.loc["LSA", "recall@5"] == pytest.approx(ev.mean("LSA", "recall@5"))
+    assert list(table.index) == ["BM25", "LSA"] and table.loc["LSA", "recall@5"] == pytest.approx(
+        ev.mean("LSA", "recall@5")
+    )
 
     at.button(key="tour_next").click().run()
     at_step(at, 4)  # the disagreements: none at k = 5, so the questions whose first ranks differ; they part at k = 1
@@ -96,7 +102,9 @@ def test_the_tour_steps_from_1_to_10_with_next_each_figure_computed(invented):
     assert "Question q02, “can I get my money back”" in said and "**vocabulary gap**" in said
     assert "Question q10, “I want my data from yesterday back”: BM25 puts export1 first on “data”" in said
     assert "**unjudged at the top**" in said and "No judgement names export1" in said
-    assert any("no failure can be called a **surface homonymy**" in shown(i.value) for i in at.info)  # none says "not relevant"
+    assert any(
+        "no failure can be called a **surface homonymy**" in shown(i.value) for i in at.info
+    )  # none says "not relevant"
     assert "Judge: grade export1" in [p.value for p in at.get("page_link")]
 
     at.button(key="tour_next").click().run()
@@ -104,15 +112,26 @@ def test_the_tour_steps_from_1_to_10_with_next_each_figure_computed(invented):
     table = at.dataframe[0].value
     assert list(table.index) == ["BM25", "LSA", "weighted", "RRF"]
     assert {s: round(float(table.loc[s, "nDCG@5"]), 6) for s in table.index} == {
-        "BM25": 0.691171, "LSA": 0.679138, "weighted": 0.733993, "RRF": 0.737367}
-    assert {s: round(float(table.loc[s, "recall@5"]), 6) for s in ("weighted", "RRF")} == {"weighted": 0.738095, "RRF": 0.738095}
+        "BM25": 0.691171,
+        "LSA": 0.679138,
+        "weighted": 0.733993,
+        "RRF": 0.737367,
+    }
+    assert {s: round(float(table.loc[s, "recall@5"]), 6) for s in ("weighted", "RRF")} == {
+        "weighted": 0.738095,
+        "RRF": 0.738095,
+    }
     assert "**RRF** scores 0.737 on mean nDCG@5, above both its members" in bodies(at)
     # where the gain comes from: the questions a fusion beats both members on, q03 among them, by its later documents
     assert "**the gain comes from the later relevant documents**" in bodies(at)
     long = at.dataframe[1].value  # after the means: the questions a fusion beats both members on, a row per system
     gains = long.assign(cell=[f"{x:.3f} · {r}" for x, r in zip(long["nDCG@5"], long[tour.GAIN_RANKS])]).pivot(
-        index="question", columns="system", values="cell")
-    assert "q03" in gains.index and gains.loc["q03", "RRF"] == f"{ev.values['RRF']['ndcg@5'][qids.index('q03')]:.3f} · 1 (2), 3 (1)"
+        index="question", columns="system", values="cell"
+    )
+    assert (
+        "q03" in gains.index
+        and gains.loc["q03", "RRF"] == f"{ev.values['RRF']['ndcg@5'][qids.index('q03')]:.3f} · 1 (2), 3 (1)"
+    )
     for q, row in gains.iterrows():
         for s in ("BM25", "LSA", "weighted", "RRF"):
             assert row[s].split(" · ")[0] == f"{float(ev.values[s]['ndcg@5'][qids.index(q)]):.3f}"
@@ -129,7 +148,9 @@ def test_the_tour_steps_from_1_to_10_with_next_each_figure_computed(invented):
     at.button(key="tour_next").click().run()
     at_step(at, 8)  # the trap, against scikit-learn called here
     universe, ranking, rel = list("abcxyzwv"), list("xyabz"), {"a": 2, "b": 1, "c": 1}
-    whole = ndcg_score([[rel.get(d, 0) for d in universe]], [[5 - ranking.index(d) if d in ranking else 0 for d in universe]], k=5)
+    whole = ndcg_score(
+        [[rel.get(d, 0) for d in universe]], [[5 - ranking.index(d) if d in ranking else 0 for d in universe]], k=5
+    )
     only = ndcg_score([[rel.get(d, 0) for d in ranking]], [[5, 4, 3, 2, 1]], k=5)
     m = metrics(at)
     assert m["sklearn, universe"] == f"{whole:.6f}" == m["ours, nDCG@5"] == "0.456949"
@@ -192,7 +213,11 @@ def test_the_trap_on_the_data_agrees_with_scikit_learn_given_every_document(inve
     scores = [[2 - top.index(d) if d in top else 0 for d in invented.doc_ids]]
     whole, only = ndcg_score(truth, scores, k=2), ndcg_score([[rel.get(d, 0) for d in top]], [[2, 1]], k=2)
     ours = ev.values["BM25"]["ndcg@2"][list(invented.evaluated).index(q)]
-    assert [m.value for m in at.metric[3:6]] == [f"{ours:.6f}", f"{whole:.6f}", f"{only:.6f}"] == ["0.760188", "0.760188", "1.000000"]
+    assert (
+        [m.value for m in at.metric[3:6]]
+        == [f"{ours:.6f}", f"{whole:.6f}", f"{only:.6f}"]
+        == ["0.760188", "0.760188", "1.000000"]
+    )
     assert "question q01 and BM25's top 2" in bodies(at) and "never sees pricing2" in bodies(at)
 
 
@@ -203,7 +228,10 @@ def test_at_k_1_bm25_and_lsa_part_on_q01_and_q12(invented):
     at_step(at, 4)
     ranks = evaluate(invented, Params(), ["hit@1"]).first_rank
     qids = np.array([invented.query_ids[q] for q in invented.evaluated])
-    only_bm25, only_lsa = qids[(ranks["BM25"] == 1) & (ranks["LSA"] != 1)], qids[(ranks["LSA"] == 1) & (ranks["BM25"] != 1)]
+    only_bm25, only_lsa = (
+        qids[(ranks["BM25"] == 1) & (ranks["LSA"] != 1)],
+        qids[(ranks["LSA"] == 1) & (ranks["BM25"] != 1)],
+    )
     assert list(only_bm25) == ["q01"] and list(only_lsa) == ["q12"]
     m = metrics(at)
     assert (m["BM25 alone, top 1"], m["LSA alone, top 1"]) == ("1", "1")
@@ -219,9 +247,17 @@ def test_a_bad_step_in_the_link_is_clamped_without_an_exception(raw, step):
 
 def hostile():
     """A small dataset: one question found, one a vocabulary gap (no surface homonymy), markup in every name."""
-    docs = [("d<1>", "Apple pie **stars** recipe with apples."), ("d2", "Apple juice, fresh."),
-            ("d3", "Restore the backups at night."), ("d4", "Printers need toner $y$."), ("d5", "Windows open at dawn :streamlit:.")]
-    queries = [("q<1>", "apple pie <script>x</script>"), ("q*2*", "<img src=x onerror=alert(1)> money **now** [x](javascript:alert(1))")]
+    docs = [
+        ("d<1>", "Apple pie **stars** recipe with apples."),
+        ("d2", "Apple juice, fresh."),
+        ("d3", "Restore the backups at night."),
+        ("d4", "Printers need toner $y$."),
+        ("d5", "Windows open at dawn :streamlit:."),
+    ]
+    queries = [
+        ("q<1>", "apple pie <script>x</script>"),
+        ("q*2*", "<img src=x onerror=alert(1)> money **now** [x](javascript:alert(1))"),
+    ]
     return assemble("<b>fruit</b>", docs, queries, [("q<1>", "d2", 1), ("q<1>", "d<1>", 2), ("q*2*", "d3", 2)])
 
 

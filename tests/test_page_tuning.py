@@ -9,19 +9,25 @@ import pandas as pd
 import pytest
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
+from apptest import open_app
 from retrieval import fusion
 from retrieval.analyses import tuning
 from retrieval.core.params import Params
 from retrieval.engine.engine import Engine
 from ui import tuning as ui
 
-from apptest import open_app
-
 PAGE = "pages/tuning.py"
 METRIC = "ndcg@5"  # the sidebar's default: nDCG (linear gain) at k = 5
-WHAT = {"k1,b": "k1 × b (BM25)", "dims": "LSA dimensions", "rrf_k": "RRF constant", "alpha": "alpha (weighted fusion)",
-        "alpha,dims": "alpha × d", "rrf_k,dims": "RRF k × d", "k1,dims": "k1 × d"}
-from ui.charts import TIED  # the bootstrap's own (uncorrected) tie, as the legend says
+WHAT = {
+    "k1,b": "k1 × b (BM25)",
+    "dims": "LSA dimensions",
+    "rrf_k": "RRF constant",
+    "alpha": "alpha (weighted fusion)",
+    "alpha,dims": "alpha × d",
+    "rrf_k,dims": "RRF k × d",
+    "k1,dims": "k1 × d",
+}
+from ui.charts import TIED  # noqa: E402 - the bootstrap's own (uncorrected) tie, as the legend says
 
 pytestmark = pytest.mark.app
 
@@ -103,9 +109,14 @@ def test_everything_ties_on_the_invented_corpus_so_no_move_is_offered(at, bm25_s
     assert ties.size == sw.means.size  # computed here: all 176 settings can't be told apart from the best
     assert len(set(np.round(sw.means, 12))) > 1  # ... though their means differ: the same within noise, not exactly
     text = " ".join(m.value for m in at.markdown)
-    assert "**Every setting scores the same here, within noise**: all 176 settings can't be told apart from the best (k1 = 0, b = 0)" in text
+    assert (
+        "**Every setting scores the same here, within noise**: all 176 settings can't be told apart from the best (k1 = 0, b = 0)"
+        in text
+    )
     assert not [b for b in at.button if b.key == "tune_to_best"]
-    assert any("No move to the best is offered: every setting scores the same here (176 of 176" in c.value for c in at.caption)
+    assert any(
+        "No move to the best is offered: every setting scores the same here (176 of 176" in c.value for c in at.caption
+    )
 
 
 def test_the_current_setting_is_scored_as_the_library_scores_it(at, invented, prep):
@@ -122,7 +133,9 @@ def test_in_sample_beside_cross_validated(at, bm25_sweep):
     assert shown["tuned, in-sample"] == f"{cv.in_sample:.6f}" == "0.691738"
     assert shown["cross-validated"] == f"{cv.cross_validated:.6f}" == "0.688184"
     folds = table_with(at, "test mean (held out)")
-    assert len(folds) == 5 and folds["chosen on the other folds"].tolist() == [setting_text(sw.setting(c)) for c in cv.chosen]
+    assert len(folds) == 5 and folds["chosen on the other folds"].tolist() == [
+        setting_text(sw.setting(c)) for c in cv.chosen
+    ]
     assert folds["test mean (held out)"].tolist() == pytest.approx(list(cv.test_means))
     assert any("over-fitting" in m.value for m in at.markdown)
 
@@ -225,9 +238,18 @@ def _signals(invented, prep, key, base=Params()):
     cv = tuning.cross_validate(sw.values, 5, 0)
     same = bool(np.array_equal(current, sw.values[best]))
     tied = bool(ties.tied[near])
-    signals = ui.Signals(sw.means.size, ties.size, len(set(np.round(sw.means, 12))) == 1, near == best or same, tied,
-                         float(current.mean() - sw.means[best]), float(p[near]), float(p_holm[near]), sw.means.size - 1,
-                         float(cv.cross_validated - current.mean()))
+    signals = ui.Signals(
+        sw.means.size,
+        ties.size,
+        len(set(np.round(sw.means, 12))) == 1,
+        near == best or same,
+        tied,
+        float(current.mean() - sw.means[best]),
+        float(p[near]),
+        float(p_holm[near]),
+        sw.means.size - 1,
+        float(cv.cross_validated - current.mean()),
+    )
     return sw, best, signals
 
 
@@ -261,10 +283,15 @@ def test_the_joint_sweep_draws_its_heatmap(invented, prep):
     current = prep.evaluate(Params(), [METRIC]).values["weighted"][METRIC]
     assert shown["current (sidebar)"] == f"{current.mean():.6f}"
     captions = " ".join(c.value for c in at.caption)
-    assert f"21 alpha × {d.size} d = {21 * d.size} settings" in captions and f"d takes {d.size} values from 1 to {d[-1]:g}" in captions
+    assert (
+        f"21 alpha × {d.size} d = {21 * d.size} settings" in captions
+        and f"d takes {d.size} values from 1 to {d[-1]:g}" in captions
+    )
     text = [m.value for m in at.markdown]
     assert ui.verdict_text(signals, "alpha and d", setting_text(sw.setting(best)), "nDCG@5") in text
-    assert any(t.startswith("Swept: alpha and d; held at the sidebar's values: k1 = 1.2 (BM25), b = 0.75 (BM25)") for t in text)
+    assert any(
+        t.startswith("Swept: alpha and d; held at the sidebar's values: k1 = 1.2 (BM25), b = 0.75 (BM25)") for t in text
+    )
     assert bool([b for b in at.button if b.key == "tune_to_best"]) == ui.offers_best(ui.verdict_kind(signals))
     # moving d re-uses the landscape: it is not among what the joint sweep holds
     at.sidebar.slider(key="dims").set_value(14).run()
@@ -275,8 +302,10 @@ def test_the_alpha_sweep_says_what_it_holds():
     at = open_app(PAGE)
     at.segmented_control(key="tune_what").set_value(WHAT["alpha"]).run()
     text = " ".join(m.value for m in at.markdown)
-    assert ("Swept: alpha; held at the sidebar's values: k1 = 1.2 (BM25), b = 0.75 (BM25), d = 6 (LSA), each member's top 10. "
-            "So the best alpha is the best *at d = 6*, not overall") in text
+    assert (
+        "Swept: alpha; held at the sidebar's values: k1 = 1.2 (BM25), b = 0.75 (BM25), d = 6 (LSA), each member's top 10. "
+        "So the best alpha is the best *at d = 6*, not overall"
+    ) in text
     assert "Sweep **alpha × d** to vary both." in text
 
 
@@ -309,7 +338,9 @@ def test_the_alpha_sweep_of_bm25_and_dense(invented, prep, dense_source):
     assert points["mean"].tolist() == pytest.approx(sw.means.tolist(), abs=1e-12)
     assert any("System: weighted of BM25 + dense" in c.value for c in at.caption)
     rows = table_with(at, TOP)
-    assert {"BM25 rank", "dense rank", "from BM25", "from dense"} <= set(rows.columns) and "from LSA" not in rows.columns
+    assert {"BM25 rank", "dense rank", "from BM25", "from dense"} <= set(
+        rows.columns
+    ) and "from LSA" not in rows.columns
     explained = tuning.explain_fusion(invented, "q01", "weighted", base, prep, sources=(dense_source,))
     assert rows["document"].tolist() == [r["doc_id"] for r in explained]
     assert rows["from dense"].tolist() == pytest.approx([r["contributions"]["dense"] for r in explained], abs=1e-12)
@@ -322,7 +353,9 @@ def test_with_three_members_the_alpha_sweep_is_not_offered(invented, prep, dense
     assert not at.exception
     control = at.segmented_control(key="tune_what")
     assert WHAT["alpha"] not in control.options and control.value == WHAT["k1,b"]
-    assert any("No alpha sweep" in c.value and "each has its own weight, set in the sidebar" in c.value for c in at.caption)
+    assert any(
+        "No alpha sweep" in c.value and "each has its own weight, set in the sidebar" in c.value for c in at.caption
+    )
     control.set_value(WHAT["rrf_k"]).run()
     assert not at.exception
     three = Params(members=("BM25", "LSA", "dense"), weights=(0.5, 0.5, 0.5))
@@ -345,4 +378,6 @@ def test_the_button_of_a_joint_sweep_moves_both_sliders(invented, prep):
     button.click().run()
     assert not at.exception
     assert at.sidebar.slider(key="rrf_k").value == want["rrf_k"] and at.sidebar.slider(key="dims").value == want["dims"]
-    assert figures(at)["current (sidebar)"] == f"{sw.means[best]:.6f}"  # the engine at the moved sliders: the cell's value
+    assert (
+        figures(at)["current (sidebar)"] == f"{sw.means[best]:.6f}"
+    )  # the engine at the moved sliders: the cell's value

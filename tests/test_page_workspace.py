@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import pytest
 from streamlit.testing.v1 import AppTest
-
-from retrieval.corpus import dataset
-from retrieval.store.workspace import open_workspace
+from test_page_data import INVENTED_RUN, beir_zip, means, to_overview, upload
 
 from apptest import open_app, shown
 from conftest import ROOT
-from test_page_data import INVENTED_RUN, beir_zip, means, to_overview, upload
+from retrieval.corpus import dataset
+from retrieval.store.workspace import open_workspace
 
 pytestmark = pytest.mark.app
 
@@ -53,7 +52,10 @@ def test_an_upload_is_kept_and_its_link_reopens_it_with_the_same_numbers(home):
     assert any("Kept in the workspace as fruit" in shown(i.value) for i in at.info)
     assert at.query_params["data"] == FRUIT.fingerprint
     at.sidebar.slider(key="k1").set_value(1.6).run()
-    link = {"data": at.query_params["data"], "k1": "1.6"}  # the browser writes the bound slider's value (AppTest does not)
+    link = {
+        "data": at.query_params["data"],
+        "k1": "1.6",
+    }  # the browser writes the bound slider's value (AppTest does not)
     before = means(to_overview(at))
     assert at.query_params["data"] == FRUIT.fingerprint  # the page changed: the link still names it
     again = fresh(link)
@@ -115,8 +117,10 @@ def test_the_data_page_lists_the_stored_datasets_to_open_rename_and_delete(home)
     assert other.button(key="ws_delete").disabled
     other.checkbox(key=f"ws_sure:{FRUIT.fingerprint}").check().run()
     other.button(key="ws_delete").click().run()
-    assert any("Deleted class of Monday from the workspace: it stays in use in this session" in shown(i.value)
-               for i in other.info)
+    assert any(
+        "Deleted class of Monday from the workspace: it stays in use in this session" in shown(i.value)
+        for i in other.info
+    )
     assert "data" not in other.query_params
     assert open_workspace(f"sqlite:///{home / 'workspace.sqlite'}").datasets() == []
 
@@ -133,7 +137,6 @@ def test_without_a_store_uploads_still_work_and_say_they_are_not_kept(monkeypatc
 
 def test_two_raters_grade_the_same_documents_and_each_sees_their_agreement():
     from sklearn.metrics import cohen_kappa_score
-
     from test_page_judge import as_rater, grade_widgets
 
     ana = as_rater(open_app("pages/judge.py"), "Ana")
@@ -181,6 +184,7 @@ def test_the_workspace_exports_from_the_data_page_and_imports_into_an_empty_one(
 
 def test_uploaded_embeddings_are_kept_and_the_link_names_them():
     from test_page_data_dense import good_npz
+
     from ui import dense as ui_dense
 
     at = data_page()
@@ -194,14 +198,18 @@ def test_uploaded_embeddings_are_kept_and_the_link_names_them():
     again = fresh(link)
     assert means(again) == before and not [w for w in again.warning if "link" in shown(w.value)]
     wrong = fresh({**link, "vectors": "nothing-00000000"})
-    assert any("names the embeddings nothing-00000000, which could not be opened" in shown(w.value) for w in wrong.warning)
+    assert any(
+        "names the embeddings nothing-00000000, which could not be opened" in shown(w.value) for w in wrong.warning
+    )
     assert "dense" not in means(wrong)
 
 
 def test_a_link_to_runs_of_the_invented_corpus_no_workspace_holds_says_so():
     at = fresh({"run": ["elsewhere"]})
-    assert any("names runs or embeddings the workspace does not hold for invented: elsewhere" in shown(w.value)
-               for w in at.warning)
+    assert any(
+        "names runs or embeddings the workspace does not hold for invented: elsewhere" in shown(w.value)
+        for w in at.warning
+    )
     assert at.sidebar.markdown[0].value.startswith("**Dataset:** invented")
 
 
@@ -234,7 +242,7 @@ def _two_raters_grade(ana_grades=(2, 1, 2, 1, 0), ben_grades=(1, 2, 1, 1, 0)) ->
     from test_page_judge import as_rater, grade_widgets
 
     ana = as_rater(open_app("pages/judge.py"), "Ana")
-    keys = [w.key for w in grade_widgets(ana)[:len(ana_grades)]]
+    keys = [w.key for w in grade_widgets(ana)[: len(ana_grades)]]
     for key, g in zip(keys, ana_grades):
         next(w for w in grade_widgets(ana) if w.key == key).set_value(g).run()
     ben = as_rater(open_app("pages/judge.py"), "Ben")
@@ -267,8 +275,10 @@ def test_a_link_with_the_raters_grades_shows_the_session_s_numbers_in_a_fresh_se
     again = fresh(link)
     assert means(again) == made
     notes = [shown(c.value) for c in again.caption]
-    assert "5 of the 32 judgements in use come from this workspace's 2 raters, combined by the mean, rounded half up " \
-           "(the Judge page's choice, in this page's link)." in notes
+    assert (
+        "5 of the 32 judgements in use come from this workspace's 2 raters, combined by the mean, rounded half up "
+        "(the Judge page's choice, in this page's link)." in notes
+    )
     again.switch_page("pages/tour.py").run()
     assert again.query_params["rule"] == "mean"  # every page's link says it
 
@@ -298,8 +308,10 @@ def test_a_link_with_the_raters_grades_shows_the_session_s_numbers_in_a_fresh_se
     judge = fresh(link, "pages/judge.py")
     assert judge.selectbox(key="rule").value == "mean"
     header = shown(judge.caption[0].value)
-    assert "5 pairs graded in this workspace (10 grades by 2 raters); 5 in force, combined by the mean, rounded half " \
-           "up (the rule below, in the link)." in header
+    assert (
+        "5 pairs graded in this workspace (10 grades by 2 raters); 5 in force, combined by the mean, rounded half "
+        "up (the rule below, in the link)." in header
+    )
     change = next(d.value for d in judge.dataframe if "change" in d.value.columns).set_index("system")
     for system in ("BM25", "LSA", "weighted", "RRF"):
         assert change.loc[system, "after"] == pytest.approx(cli[system]["ndcg@5"], abs=1e-12)
@@ -312,18 +324,25 @@ def test_the_rule_the_link_names_rules_every_page_and_a_wrong_one_is_said():
     Judge page's header and selector say the same rule; a rule there is none of is said, the default kept; the
     default leaves the rule out of the link."""
     median = fresh({"rule": "median"})
-    assert "The raters' grades are asked for, combined by the median, rounded half up (this page's link), but this " \
-           "workspace holds none for this dataset: the loaded judgements alone." in [shown(c.value) for c in median.caption]
+    assert (
+        "The raters' grades are asked for, combined by the median, rounded half up (this page's link), but this "
+        "workspace holds none for this dataset: the loaded judgements alone."
+        in [shown(c.value) for c in median.caption]
+    )
     median.switch_page("pages/judge.py").run()
     assert median.selectbox(key="rule").value == "median" and median.query_params["rule"] == "median"
-    assert "0 pairs graded in this workspace (0 grades by 0 raters); 0 in force, combined by the median" in \
-        shown(median.caption[0].value)
+    assert "0 pairs graded in this workspace (0 grades by 0 raters); 0 in force, combined by the median" in shown(
+        median.caption[0].value
+    )
     median.selectbox(key="rule").set_value("original").run()
     assert "rule" not in median.query_params
     assert "none counted: the rule below is the original judgements only" in shown(median.caption[0].value)
     wrong = fresh({"rule": "avg"})
-    assert any("The link's rule = avg is none of the grades rules (original, mean, median, majority): original here."
-               in shown(w.value) for w in wrong.warning)
+    assert any(
+        "The link's rule = avg is none of the grades rules (original, mean, median, majority): original here."
+        in shown(w.value)
+        for w in wrong.warning
+    )
     assert means(wrong) == means(fresh({}))
 
 
@@ -333,5 +352,7 @@ def test_the_overview_says_grades_are_left_out_by_the_original_rule():
     ana.selectbox(key="rule").set_value("original").run()
     ana.switch_page("pages/overview.py").run()
     assert "rule" not in ana.query_params
-    assert "The loaded judgements alone: this workspace's 2 grades by 2 raters are left out, the rule being the " \
-           "original judgements only (the Judge page can count them)." in [shown(c.value) for c in ana.caption]
+    assert (
+        "The loaded judgements alone: this workspace's 2 grades by 2 raters are left out, the rule being the "
+        "original judgements only (the Judge page can count them)." in [shown(c.value) for c in ana.caption]
+    )

@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from apptest import shown
 from test_page_data import beir_zip, upload
 from test_page_workspace import FRUIT, data_page
 from test_store_import import _index, _lines, rezip
 
+from apptest import shown
 from retrieval.store.transfer import export_workspace
 from retrieval.store.workspace import open_workspace
 

@@ -21,18 +21,21 @@ def test_the_defaults_are_the_articles():
     assert params.default("k") == 5
 
 
-@pytest.mark.parametrize("name, bad, says", [
-    ("k1", -0.1, "k1 must be a number >= 0, got -0.1"),
-    ("k1", math.nan, "k1 must be a number >= 0, got nan"),
-    ("b", 1.5, "b must be in [0, 1], got 1.5"),
-    ("alpha", -1, "alpha must be in [0, 1], got -1"),
-    ("rrf_k", math.inf, "rrf_k must be a number >= 0, got inf"),
-    ("dims", 2.5, "dims must be a whole number >= 1, got 2.5"),
-    ("dims", 0, "dims must be a whole number >= 1, got 0"),
-    ("fusion_depth", 0, "fusion_depth must be a whole number >= 1, got 0"),
-    ("k1", "1.2", "k1 must be a number, got '1.2'"),
-    ("dims", True, "dims must be a number, got True"),
-])
+@pytest.mark.parametrize(
+    "name, bad, says",
+    [
+        ("k1", -0.1, "k1 must be a number >= 0, got -0.1"),
+        ("k1", math.nan, "k1 must be a number >= 0, got nan"),
+        ("b", 1.5, "b must be in [0, 1], got 1.5"),
+        ("alpha", -1, "alpha must be in [0, 1], got -1"),
+        ("rrf_k", math.inf, "rrf_k must be a number >= 0, got inf"),
+        ("dims", 2.5, "dims must be a whole number >= 1, got 2.5"),
+        ("dims", 0, "dims must be a whole number >= 1, got 0"),
+        ("fusion_depth", 0, "fusion_depth must be a whole number >= 1, got 0"),
+        ("k1", "1.2", "k1 must be a number, got '1.2'"),
+        ("dims", True, "dims must be a number, got True"),
+    ],
+)
 def test_a_bad_value_is_refused_naming_the_parameter_and_its_range(name, bad, says):
     with pytest.raises(InputError) as e:
         params.check(name, bad)
@@ -49,8 +52,15 @@ def test_an_unknown_parameter_lists_the_known_ones():
 def test_members_and_weights_are_checked_when_made():
     assert Params(members=("BM25",)).fusion_weights() == (1.0,)
     assert Params(members=("BM25", "LSA", "x"), weights=(2, 1, 1)).fusion_weights() == (2.0, 1.0, 1.0)
-    for bad in (dict(members=()), dict(members=("BM25", "BM25")), dict(members=["BM25", "LSA"]),
-                dict(members=("a", "b", "c")), dict(weights=(1.0,)), dict(weights=(-1.0, 2.0)), dict(weights=(0.0, 0.0))):
+    for bad in (
+        dict(members=()),
+        dict(members=("BM25", "BM25")),
+        dict(members=["BM25", "LSA"]),
+        dict(members=("a", "b", "c")),
+        dict(weights=(1.0,)),
+        dict(weights=(-1.0, 2.0)),
+        dict(weights=(0.0, 0.0)),
+    ):
         with pytest.raises(InputError):
             Params(**bad)
 

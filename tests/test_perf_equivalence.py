@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 from sklearn.feature_extraction.text import CountVectorizer
 
+from retrieval import kernels as _kernels
 from retrieval.core.params import Params
 from retrieval.corpus import text
 from retrieval.corpus.dataset import assemble
 from retrieval.engine.engine import Engine
-from retrieval import kernels as _kernels
 from retrieval.retrievers import bm25, lsa
 
 WORDS = "apple pear tea cream lemon tart pie green data back money export plan cost the of".split()
@@ -38,7 +38,7 @@ def random_dataset(seed: int, n_docs: int = 60, n_q: int = 12, dup: float = 0.25
     rng = np.random.default_rng(seed)
     words = WORDS[:vocab] + ["the", "of"]
     texts = []
-    for i in range(n_docs):
+    for _i in range(n_docs):
         if texts and rng.random() < dup:
             texts.append(texts[rng.integers(len(texts))])  # exact duplicates: equal scores everywhere
         else:
@@ -84,8 +84,12 @@ def reference(ds, prep, p: Params):
     depth = max(p.depth, p.fusion_depth)  # what Engine.rankings lists
     for name, s in (("BM25", bm), ("LSA", ls)):
         full = [ordered(ds, s[q]) for q in range(ds.n_queries)]
-        out[name] = ([f[:depth] for f in full], [[s[q, d] for d in f[:depth]] for q, f in enumerate(full)],
-                     judged_ranks(ds, full), [len(f) for f in full])
+        out[name] = (
+            [f[:depth] for f in full],
+            [[s[q, d] for d in f[:depth]] for q, f in enumerate(full)],
+            judged_ranks(ds, full),
+            [len(f) for f in full],
+        )
     w_lists, w_scores = [], []
     for q in range(ds.n_queries):
         if bm[q].max() == 0 and ls[q].max() <= 0:
@@ -169,8 +173,11 @@ def test_weighted_bound_fallbacks_are_exercised_and_exact(monkeypatch):
     for seed in range(8):
         ds = random_dataset(200 + seed, n_docs=120, n_q=10, dup=0.3, vocab=6)
         prep = Engine(ds)
-        for p in (Params(alpha=1.0, depth=3, fusion_depth=3), Params(alpha=0.5, dims=1, depth=2, fusion_depth=4),
-                  Params(alpha=0.0, dims=1, depth=2, fusion_depth=5)):
+        for p in (
+            Params(alpha=1.0, depth=3, fusion_depth=3),
+            Params(alpha=0.5, dims=1, depth=2, fusion_depth=4),
+            Params(alpha=0.0, dims=1, depth=2, fusion_depth=5),
+        ):
             check(ds, prep.rankings(p), reference(ds, prep, p), ("weighted",))
             w = prep.weighted(p)
             seen["rescans"] += w.rescans
@@ -184,15 +191,25 @@ def test_fast_index_equals_countvectorizer(method):
     alphabet = list("abcXYZ019 .,;-'\u00e9\u0130\u00df\n\t") + ["the ", " of ", "ÉCOLE ", "ﬁne "]
     texts = ["".join(rng.choice(alphabet, size=rng.integers(0, 60))) for _ in range(300)] + ["", "the of a"]
     idx = text.build_index(texts, method=method)
-    cv = CountVectorizer(lowercase=True, token_pattern=text.TOKEN_PATTERN, stop_words=sorted(text.STOP_WORDS), dtype=np.int32)
+    cv = CountVectorizer(
+        lowercase=True, token_pattern=text.TOKEN_PATTERN, stop_words=sorted(text.STOP_WORDS), dtype=np.int32
+    )
     want = cv.fit_transform(texts)
     assert idx.vocabulary == {t: int(i) for t, i in cv.vocabulary_.items()}
     assert (idx.counts != want).nnz == 0 and idx.counts.has_sorted_indices
     np.testing.assert_array_equal(idx.doc_len, np.asarray(want.sum(axis=1)).ravel())
     questions = texts[:40] + ["zzz", "École of ﬁne apple"]
     q = text.query_counts(idx, questions)
-    assert (q != CountVectorizer(lowercase=True, token_pattern=text.TOKEN_PATTERN, stop_words=sorted(text.STOP_WORDS),
-                                 vocabulary=idx.vocabulary, dtype=np.int32).transform(questions)).nnz == 0
+    assert (
+        q
+        != CountVectorizer(
+            lowercase=True,
+            token_pattern=text.TOKEN_PATTERN,
+            stop_words=sorted(text.STOP_WORDS),
+            vocabulary=idx.vocabulary,
+            dtype=np.int32,
+        ).transform(questions)
+    ).nnz == 0
 
 
 def test_index_build_reports_progress_by_stage():
@@ -213,7 +230,9 @@ def test_bm25_selection_cut_never_changes_the_run(seed, depth, budget, monkeypat
     whatever the hint: a run at other parameters, one full of ties (k1 = b = 0), or arbitrary positions in any
     order; and so does settling the hint's order by insertion, or (budget 0) giving up on it for the full sort."""
     monkeypatch.setattr(bm25, "SORT_BUDGET", budget)
-    ds = random_dataset(300 + seed, n_docs=400, n_q=10, dup=0.3, vocab=6)  # many more matches than `depth`: the cut is used
+    ds = random_dataset(
+        300 + seed, n_docs=400, n_q=10, dup=0.3, vocab=6
+    )  # many more matches than `depth`: the cut is used
     prep = Engine(ds)
     plan = prep.plan
     rng = np.random.default_rng(seed)
@@ -229,12 +248,16 @@ def test_bm25_selection_cut_never_changes_the_run(seed, depth, budget, monkeypat
         some[q, : min(n, depth)] = rng.permutation(n)[:depth]
     arbitrary = replace(other, top_p=some, top_d=plan.docs_at(some))
     for (k1, b), hint in itertools.product(((1.1, 0.6), (0.0, 0.0)), (None, other, ties, arbitrary)):
-        dense = bm25.score(prep.bm25, prep.qcounts, k1, b).toarray()  # k1 = 0: a few distinct scores, long ties at the cut
+        dense = bm25.score(
+            prep.bm25, prep.qcounts, k1, b
+        ).toarray()  # k1 = 0: a few distinct scores, long ties at the cut
         want_lists = [ordered(ds, dense[q]) for q in range(ds.n_queries)]
         got = bm25.run(prep.bm25, plan, ds, k1, b, depth, keep=0, probe=probe, hint=hint)
         short = bm25.run(prep.bm25, plan, ds, k1, b, depth, keep=0, probe=probe, probe_n=probe_n, hint=hint)
         for q in range(ds.n_queries):
-            assert short.probe_scores[q].tolist() == [s if i < probe_n[q] else 0.0 for i, s in enumerate(got.probe_scores[q])]
+            assert short.probe_scores[q].tolist() == [
+                s if i < probe_n[q] else 0.0 for i, s in enumerate(got.probe_scores[q])
+            ]
             docs, scores = got.ranking.top(q)
             assert docs.tolist() == want_lists[q][:depth]
             assert scores.tolist() == [dense[q, d] for d in want_lists[q][:depth]]

@@ -27,7 +27,10 @@ from streamlit.elements.lib.layout_utils import LayoutConfig
 from streamlit.proto.NewSession_pb2 import Config
 from streamlit.runtime.app_session import _get_show_error_links
 from streamlit.string_util import validate_material_icon
+from test_tour_claims import held_out
 
+from apptest import open_app, shown
+from conftest import ROOT
 from retrieval import cli
 from retrieval.analyses import coverage, diagnosis, stemming
 from retrieval.core.params import Params
@@ -37,10 +40,6 @@ from retrieval.corpus.text import Analysis
 from retrieval.engine.engine import evaluate
 from retrieval.evaluation.report import Unjudged
 from ui import charts, overview, router, tour
-
-from apptest import open_app, shown
-from conftest import ROOT
-from test_tour_claims import held_out
 
 K = 5
 
@@ -100,7 +99,9 @@ def test_the_counts_of_unjudged_first_results_agree_with_the_judgements(invented
         assert dict(f.unjudged_first).get("unjudged at the top", 0) == dict(f.by_class)["unjudged at the top"], name
         said = diagnosis.failures_sentence(f)
         assert f"on {f.failing} question" in said and (("no judgement names" in said) == bool(unjudged)), name
-    assert f.unjudged and dict(f.unjudged_first).get("late rank")  # the collection has late ranks under unjudged documents
+    assert f.unjudged and dict(f.unjudged_first).get(
+        "late rank"
+    )  # the collection has late ranks under unjudged documents
 
 
 # ------------------------------------------------------------------------------------------ the stemmer
@@ -115,26 +116,36 @@ def test_the_stemmer_s_mean_and_ranks_are_what_evaluate_says_with_and_without_it
         assert e.mean_with == pytest.approx(after, abs=1e-12)
         said = stemming.effect_sentence(e)
         if before != after:
-            assert f"Its mean nDCG@{K} {'rises' if after > before else 'falls'} from {before:.4f} to {after:.4f}" in said
+            assert (
+                f"Its mean nDCG@{K} {'rises' if after > before else 'falls'} from {before:.4f} to {after:.4f}" in said
+            )
         ranks = {q: r["first_relevant_rank"] or 0 for q, r in stemmed["per_query"]["BM25"].items()}
         ranks0 = {q: r["first_relevant_rank"] or 0 for q, r in plain_run["per_query"]["BM25"].items()}
         for c in e.changes:
             line = stemming.describe(e, c)
-            m = re.search(r"with the Snowball English stemmer BM25 (rank (\d+)|not found), without a stemmer (rank (\d+)|not found)$", line)
+            m = re.search(
+                r"with the Snowball English stemmer BM25 (rank (\d+)|not found), without a stemmer (rank (\d+)|not found)$",
+                line,
+            )
             assert m, line
             assert int(m.group(2) or 0) == ranks[c.change.qid] and int(m.group(4) or 0) == ranks0[c.change.qid], line
 
 
 def _effect(before: float, after: float, fails_without: int = 30, fails_with: int = 26) -> stemming.StemmerEffect:
-    return stemming.StemmerEffect(Analysis(), Analysis("snowball"), 5, fails_without, fails_with, (), (), (), "ndcg@5",
-                                  before, after)
+    return stemming.StemmerEffect(
+        Analysis(), Analysis("snowball"), 5, fails_without, fails_with, (), (), (), "ndcg@5", before, after
+    )
 
 
 def test_the_mean_is_said_against_the_failures_when_they_point_the_other_way():
     falls = stemming.effect_sentence(_effect(0.3508, 0.3473))
-    assert "falls from 0.3508 to 0.3473 (-0.0035): it misses fewer questions at the cutoff, yet the mean is lower" in falls
+    assert (
+        "falls from 0.3508 to 0.3473 (-0.0035): it misses fewer questions at the cutoff, yet the mean is lower" in falls
+    )
     rises = stemming.effect_sentence(_effect(0.30, 0.31, 20, 22))
-    assert "rises from 0.3000 to 0.3100 (+0.0100): it misses more questions at the cutoff, yet the mean is higher" in rises
+    assert (
+        "rises from 0.3000 to 0.3100 (+0.0100): it misses more questions at the cutoff, yet the mean is higher" in rises
+    )
     assert "stays at 0.3000." in stemming.effect_sentence(_effect(0.30, 0.30))
     plain = stemming.effect_sentence(_effect(0.30, 0.32))
     assert plain.endswith("rises from 0.3000 to 0.3200 (+0.0200).")
@@ -179,11 +190,15 @@ def test_the_unjudged_shares_are_counted_result_by_result(invented, collection):
 @pytest.mark.app
 def test_the_overview_says_how_much_of_each_top_k_is_unjudged_on_relevant_only_judgements(invented, collection):
     for name, ds in _both(invented, collection):
-        before = None if name == "invented" else (lambda a, ds=ds: (a.session_state.__setitem__("dataset", ds), a.run()))
+        before = (
+            None if name == "invented" else (lambda a, ds=ds: (a.session_state.__setitem__("dataset", ds), a.run()))
+        )
         at = open_app("pages/overview.py", before=before)
         assert not at.exception, [e.value for e in at.exception]
         c = coverage.coverage(ds, evaluate(ds, Params(), [f"ndcg@{K}"]).rankings, K)  # the systems but dense
-        said = next(shown(i.value) for i in at.info if f"of BM25's top {K}" in shown(i.value))  # an information: expected here
+        said = next(
+            shown(i.value) for i in at.info if f"of BM25's top {K}" in shown(i.value)
+        )  # an information: expected here
         for u in c.systems:  # each share as counted by the library, which the Data page shows too
             assert f"{coverage.percent(u.share)} of {u.system}'s top {K}" in said, (name, u.system, said)
         assert said.endswith(coverage.coverage_sentence(c).split(" are unjudged: ", 1)[1]), said
@@ -220,15 +235,26 @@ def test_the_relevant_documents_histogram_is_binned_on_a_quantitative_axis():
     assert x["type"] == "quantitative" and x["bin"]["step"] == 6 and x["bin"]["extent"] == [1, 157]
     assert spec["encoding"]["y"]["aggregate"] == "sum"
     small = charts.relevant_histogram(pd.DataFrame({"relevant documents": [1, 2, 3], "questions": [4, 7, 3]})).to_dict()
-    assert small["encoding"]["x"]["bin"]["step"] == 1 and small["encoding"]["x"]["bin"]["extent"] == [1, 4]  # 1 and 2 apart
+    assert small["encoding"]["x"]["bin"]["step"] == 1 and small["encoding"]["x"]["bin"]["extent"] == [
+        1,
+        4,
+    ]  # 1 and 2 apart
 
 
 def test_the_fusion_chart_writes_each_note_under_its_label_never_past_the_bar():
-    df = pd.DataFrame({"row": ["#1 · d1", "#1 · d1", "#2 · d2", "#2 · d2"], "retriever": ["BM25", "LSA"] * 2,
-                       "contribution": [0.5, 0.4, 0.0, 0.3], "total": [0.9, 0.9, 0.3, 0.3],
-                       "note": ["in both top 10s"] * 2 + ["in neither top 10: the sum put it here"] * 2,
-                       "doc_id": ["d1", "d1", "d2", "d2"], "grade": [1, 1, 0, 0], "fused_rank": ["1", "1", "2", "2"],
-                       "rank": ["1", "2", "—", "3"]})
+    df = pd.DataFrame(
+        {
+            "row": ["#1 · d1", "#1 · d1", "#2 · d2", "#2 · d2"],
+            "retriever": ["BM25", "LSA"] * 2,
+            "contribution": [0.5, 0.4, 0.0, 0.3],
+            "total": [0.9, 0.9, 0.3, 0.3],
+            "note": ["in both top 10s"] * 2 + ["in neither top 10: the sum put it here"] * 2,
+            "doc_id": ["d1", "d1", "d2", "d2"],
+            "grade": [1, 1, 0, 0],
+            "fused_rank": ["1", "1", "2", "2"],
+            "rank": ["1", "2", "—", "3"],
+        }
+    )
     spec = charts.fusion_contributions(df, "score", ("BM25", "LSA")).to_dict()
     assert "layer" not in spec and spec["mark"]["type"] == "bar"  # no text after the bar to be cut at the edge
     y = spec["encoding"]["y"]

@@ -96,7 +96,9 @@ def test_ties_by_id_not_by_corpus_position():
 
 
 def test_from_lists_keeps_the_order_given():
-    ds = assemble("t", [("c", "x"), ("a", "x"), ("b", "x")], [("q1", "x"), ("q2", "y")], [("q1", "b", 1), ("q2", "a", 1)])
+    ds = assemble(
+        "t", [("c", "x"), ("a", "x"), ("b", "x")], [("q1", "x"), ("q2", "y")], [("q1", "b", 1), ("q2", "a", 1)]
+    )
     r = from_lists("L", ds, [np.array([0, 2]), np.array([], dtype=np.int64)], [np.array([2.0, 1.0]), np.array([])])
     assert r.top_ids(ds, 0) == ["c", "b"] and r.top_ids(ds, 1) == []
     assert r.judged_rank.tolist() == [2, 0]
@@ -104,8 +106,12 @@ def test_from_lists_keeps_the_order_given():
 
 
 def test_from_run_ranks_by_score_and_id_and_matches_judgements():
-    ds = assemble("t", [("d1", "x"), ("d2", "x"), ("d3", "x"), ("d4", "x")], [("q1", "x"), ("q2", "x")],
-                  [("q1", "d3", 1), ("q1", "d4", 2), ("q2", "d1", 1)])
+    ds = assemble(
+        "t",
+        [("d1", "x"), ("d2", "x"), ("d3", "x"), ("d4", "x")],
+        [("q1", "x"), ("q2", "x")],
+        [("q1", "d3", 1), ("q1", "d4", 2), ("q2", "d1", 1)],
+    )
     run = parse_run(b"q1 Q0 d4 1 0.5 t\nq1 Q0 d3 2 0.5 t\nq1 Q0 d2 3 0.9 t\nq2 Q0 d2 1 1 t\n", "t.run")
     r = from_run(run, ds)
     assert r.name == "t"
@@ -117,8 +123,9 @@ def test_from_run_ranks_by_score_and_id_and_matches_judgements():
 
 
 def test_top_entries_are_every_question_s_top_k_one_question_at_a_time():
-    ds = assemble("t", [(f"d{i}", f"text {i}") for i in range(6)], [("q1", "a"), ("q2", "b"), ("q3", "c")],
-                  [("q1", "d0", 1)])
+    ds = assemble(
+        "t", [(f"d{i}", f"text {i}") for i in range(6)], [("q1", "a"), ("q2", "b"), ("q3", "c")], [("q1", "d0", 1)]
+    )
     lists = [np.array([5, 0, 3, 1]), np.array([], dtype=np.int64), np.array([2, 4])]
     r = from_lists("L", ds, lists, [np.arange(len(x), 0, -1, dtype=np.float64) for x in lists])
     for qs in (np.arange(3), np.array([2, 0])):

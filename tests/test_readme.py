@@ -15,7 +15,7 @@ from conftest import ROOT
 def readme_block(after: str, language: str) -> str:
     """The first fenced block of `language` after the heading `after` in the README."""
     text = (ROOT / "README.md").read_text()
-    section = text[text.index(after):]
+    section = text[text.index(after) :]
     match = re.search(rf"```{language}\n(.*?)```", section, re.S)
     assert match, f"no ```{language} block after {after!r}"
     return match.group(1)
@@ -26,8 +26,9 @@ def test_the_python_quick_start_prints_what_the_readme_shows(tmp_path):
     code = readme_block("## Quick start: the Python API", "python")
     shown = readme_block("## Quick start: the Python API", "text")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
-                         timeout=600)
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout == shown
 
@@ -49,6 +50,6 @@ def test_the_command_line_quick_start_shows_what_evaluate_prints(capsys):
 
     block = readme_block("## Quick start: the command line", "console").splitlines()
     assert block[0] == "$ .venv/bin/python -m retrieval evaluate"
-    shown = block[1:block.index(next(line for line in block if line.startswith("…")))]
+    shown = block[1 : block.index(next(line for line in block if line.startswith("…")))]
     assert main(["evaluate"]) == 0
-    assert capsys.readouterr().out.splitlines()[:len(shown)] == shown
+    assert capsys.readouterr().out.splitlines()[: len(shown)] == shown

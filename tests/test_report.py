@@ -61,8 +61,12 @@ def test_judgements_per_question_and_histogram(tiny):
 
 def test_unjudged_share_counts_top_k_results_without_a_judgement(tiny):
     # q1 ranks d3 d2 d1 d4: d3 and d4 unjudged for q1; q2 ranks d1 d4: d1 unjudged; q3 has no relevant doc (skipped)
-    r = from_lists("sys", tiny, [np.array([2, 1, 0, 3]), np.array([0, 3]), np.array([1])],
-                   [np.array([4.0, 3.0, 2.0, 1.0]), np.array([2.0, 1.0]), np.array([1.0])])
+    r = from_lists(
+        "sys",
+        tiny,
+        [np.array([2, 1, 0, 3]), np.array([0, 3]), np.array([1])],
+        [np.array([4.0, 3.0, 2.0, 1.0]), np.array([2.0, 1.0]), np.array([1.0])],
+    )
     u = report.unjudged_at_k(tiny, r, 3)
     assert (u.questions, u.results, u.unjudged) == (2, 5, 2)  # top 3 of q1: d3 d2 d1 (d3 unjudged); q2: d1 d4 (d1)
     assert u.share == pytest.approx(2 / 5)
@@ -164,7 +168,9 @@ def test_bpref_without_judged_non_relevant_documents_warns_in_the_json_and_the_t
     # the invented corpus's judgements name relevant documents only: bpref is the whole list's recall there
     ev = evaluate(invented, Params(), ["ndcg@5", "bpref", "judged@5"])
     said = metrics.meaning_warnings(invented.qrels, invented.n_queries, ["bpref", "judged@5"])
-    assert len(said) == 2 and said[0].startswith("bpref: 14 of the 14 questions") and said[1].startswith("judged@k: 14 of")
+    assert (
+        len(said) == 2 and said[0].startswith("bpref: 14 of the 14 questions") and said[1].startswith("judged@k: 14 of")
+    )
     mine = report.json_report(ev, Params(), ["ndcg@5", "bpref", "judged@5"], "ndcg@5")
     assert mine["warnings"] == said
     assert report.json_report(ev, Params(), ["ndcg@5"], "bpref")["warnings"] == said[:1]  # the bootstrap's metric too
@@ -190,8 +196,12 @@ def test_cli_command_quotes_and_keeps_inexact_numbers():
 
 def test_json_report_and_csvs_carry_map_rprec_bpref_and_judged_by_name(tiny):
     # q1 (relevant d1 and ghost, d2 judged non-relevant): d1 d2 d3 d4; q2 (relevant d4): d1 d4; q3: no relevant document
-    r = from_lists("sys", tiny, [np.array([0, 1, 2, 3]), np.array([0, 3]), np.array([1])],
-                   [np.array([4.0, 3.0, 2.0, 1.0]), np.array([2.0, 1.0]), np.array([1.0])])
+    r = from_lists(
+        "sys",
+        tiny,
+        [np.array([0, 1, 2, 3]), np.array([0, 3]), np.array([1])],
+        [np.array([4.0, 3.0, 2.0, 1.0]), np.array([2.0, 1.0]), np.array([1.0])],
+    )
     names = ["map", "rprec", "bpref", "judged@3"]
     ev = score(tiny, {"sys": r, "same": r}, metrics.parse_list(names))
     out = report.json_report(ev, Params(), names, "map", ("sys", "same"))
@@ -200,7 +210,13 @@ def test_json_report_and_csvs_carry_map_rprec_bpref_and_judged_by_name(tiny):
     per_q = strict["per_query"]["sys"]
     assert set(per_q) == {"q1", "q2"}  # q3 has no relevant document: it has no value and is not listed
     # R = 2 for q1 (ghost is never retrieved), 1 for q2
-    assert per_q["q1"] == {"first_relevant_rank": 1, "map": (1 / 1) / 2, "rprec": 1 / 2, "bpref": 1 / 2, "judged@3": 2 / 3}
+    assert per_q["q1"] == {
+        "first_relevant_rank": 1,
+        "map": (1 / 1) / 2,
+        "rprec": 1 / 2,
+        "bpref": 1 / 2,
+        "judged@3": 2 / 3,
+    }
     assert per_q["q2"] == {"first_relevant_rank": 2, "map": (1 / 2) / 1, "rprec": 0.0, "bpref": 1.0, "judged@3": 1 / 3}
     assert strict["systems"]["sys"] == pytest.approx({"map": 0.5, "rprec": 0.25, "bpref": 0.75, "judged@3": 0.5})
     assert strict["bootstrap"]["metric"] == "map" and strict["bootstrap"]["mean_diff"] == 0.0

@@ -16,7 +16,9 @@ def _mean_diff(x, y, axis):
 
 
 def _scipy_p(a, b, **kw) -> float:
-    res = sps.permutation_test((a, b), _mean_diff, permutation_type="samples", vectorized=True, alternative="two-sided", **kw)
+    res = sps.permutation_test(
+        (a, b), _mean_diff, permutation_type="samples", vectorized=True, alternative="two-sided", **kw
+    )
     return float(res.pvalue)
 
 

@@ -216,11 +216,21 @@ def test_two_raters_grading_one_pair_at_the_same_moment_both_keep_their_grade(ur
     times: all 40 grades are stored, and each rater's last is in force."""
     ws = open_workspace(url)
     entry = ws.add_dataset(invented, ZIP, [_zip_file(invented)], "ana")
-    code = ("import sys\nfrom retrieval.store.workspace import open_workspace\n"
-            "ws = open_workspace(sys.argv[1]); sys.stdin.readline()\n"
-            "for g in range(20): ws.grade(sys.argv[2], 'q01', 'd07', g % 4, sys.argv[3])\n")
-    procs = [subprocess.Popen([sys.executable, "-c", code, url, entry.id, rater], cwd=ROOT, stdin=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for rater in ("ana", "ben")]
+    code = (
+        "import sys\nfrom retrieval.store.workspace import open_workspace\n"
+        "ws = open_workspace(sys.argv[1]); sys.stdin.readline()\n"
+        "for g in range(20): ws.grade(sys.argv[2], 'q01', 'd07', g % 4, sys.argv[3])\n"
+    )
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, url, entry.id, rater],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for rater in ("ana", "ben")
+    ]
     time.sleep(1.0)  # both have opened the store
     for p in procs:
         p.stdin.write("go\n")
@@ -290,8 +300,12 @@ time.sleep(600)
 
 
 def _upload_in_child(url: str, marker: Path, pause: bool) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", _SLOW_UPLOAD, url, str(marker), "pause" if pause else "go"],
-                            cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", _SLOW_UPLOAD, url, str(marker), "pause" if pause else "go"],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _wait_for(marker: Path, text: str, proc: subprocess.Popen) -> None:
@@ -346,7 +360,7 @@ def test_the_size_limit_refuses_a_write_and_leaves_the_store_as_it_was(url, inve
 
 def test_names_are_stored_as_given_never_run_as_sql(url, invented):
     ws = open_workspace(url)
-    name = "Robert'); DROP TABLE datasets; -- \"x\" <b>"
+    name = 'Robert\'); DROP TABLE datasets; -- "x" <b>'
     entry = ws.add_dataset(invented.renamed(name), ZIP, [_zip_file(invented)], name)
     ws.add_run(entry.id, name, StoredFile(name, b"q01 Q0 d01 1 1 x\n"), name)
     ws.grade(entry.id, name, name, 1, name)
@@ -363,8 +377,10 @@ def test_a_newer_store_is_refused_with_one_message(url):
     with engine.begin() as c:
         c.execute(sa.text("UPDATE alembic_version SET version_num = :v"), {"v": "9999"})
     engine.dispose()
-    with pytest.raises(StoreError, match=f"newer version of the lab \\(revision 9999; this version knows up to "
-                                         f"{known_revisions()[-1]}\\)"):
+    with pytest.raises(
+        StoreError,
+        match=f"newer version of the lab \\(revision 9999; this version knows up to {known_revisions()[-1]}\\)",
+    ):
         open_workspace(url)
 
 
@@ -455,16 +471,33 @@ def test_a_store_made_by_the_first_version_opens_in_this_one_with_its_data(url, 
     with engine.begin() as conn:
         command.upgrade(migrations_config(conn), known_revisions()[0])
         conn.execute(sa.insert(schema.blobs).values(sha256=sha, size=len(zipped), data=zipped))
-        conn.execute(sa.insert(schema.datasets).values(id=invented.fingerprint, name="invented", format=ZIP, n_docs=28,
-                                                       n_questions=14, n_judgements=len(invented.qrels), added_at=now,
-                                                       added_by="ana"))
-        conn.execute(sa.insert(schema.dataset_files).values(dataset_id=invented.fingerprint, role="zip",
-                                                            name="invented.zip", sha256=sha))
-        conn.execute(sa.insert(schema.grades).values(dataset_id=invented.fingerprint, query_id="q01", doc_id="d05",
-                                                     rater="ana", grade=2, graded_at=now))
+        conn.execute(
+            sa.insert(schema.datasets).values(
+                id=invented.fingerprint,
+                name="invented",
+                format=ZIP,
+                n_docs=28,
+                n_questions=14,
+                n_judgements=len(invented.qrels),
+                added_at=now,
+                added_by="ana",
+            )
+        )
+        conn.execute(
+            sa.insert(schema.dataset_files).values(
+                dataset_id=invented.fingerprint, role="zip", name="invented.zip", sha256=sha
+            )
+        )
+        conn.execute(
+            sa.insert(schema.grades).values(
+                dataset_id=invented.fingerprint, query_id="q01", doc_id="d05", rater="ana", grade=2, graded_at=now
+            )
+        )
         assert "experiments" not in sa.inspect(conn).get_table_names()
     engine.dispose()
     ws = open_workspace(url)
-    assert [e.id for e in ws.datasets()] == [invented.fingerprint] and [g.grade for g in ws.grades(invented.fingerprint)] == [2]
+    assert [e.id for e in ws.datasets()] == [invented.fingerprint] and [
+        g.grade for g in ws.grades(invented.fingerprint)
+    ] == [2]
     assert ws.load_dataset(invented.fingerprint).fingerprint == invented.fingerprint
     assert ws.save_experiment(invented.fingerprint, "after the upgrade", {"a": 1}, "ana").name == "after the upgrade"

@@ -59,8 +59,11 @@ def team(url, invented):  # noqa: F811 - test_store's fixtures
 
 def _held(ws, did: str) -> tuple:
     """What a dataset holds, as a team would check it after a restore."""
-    return ([(g.rater, g.grade) for g in ws.grades(did, latest=False)], [r.name for r in ws.runs(did)],
-            [e.name for e in ws.experiments(did)])
+    return (
+        [(g.rater, g.grade) for g in ws.grades(did, latest=False)],
+        [r.name for r in ws.runs(did)],
+        [e.name for e in ws.experiments(did)],
+    )
 
 
 # ------------------------------------------------------------------------------------------- who may change what
@@ -71,7 +74,9 @@ def test_the_person_who_adds_a_dataset_owns_it_and_only_they_or_an_admin_rename_
     assert entry.owner == "ana" and entry.added_by == "ana"
     before = (ws.datasets(), _held(ws, entry.id), ws.size())
     for doing in (lambda: ws.rename_dataset(entry.id, "mine now", BEN), lambda: ws.delete_dataset(entry.id, BEN)):
-        with pytest.raises(Forbidden, match=r"invented: ben may not (rename|delete) it: only its owner \(ana\) or an admin"):
+        with pytest.raises(
+            Forbidden, match=r"invented: ben may not (rename|delete) it: only its owner \(ana\) or an admin"
+        ):
             doing()
     assert (ws.datasets(), _held(ws, entry.id), ws.size()) == before  # refused: the store as it was
     ws.rename_dataset(entry.id, "class of Monday", ANA)
@@ -171,13 +176,23 @@ def test_a_store_made_before_owners_upgrades_with_its_datasets_owned_by_nobody(u
     zipped = _zip_file(invented).data
     with engine.begin() as conn:
         command.upgrade(migrations_config(conn), "0002")
-        conn.execute(sa.text("INSERT INTO blobs (sha256, size, data) VALUES (:s, :n, :d)"),
-                     {"s": sha256(zipped).hexdigest(), "n": len(zipped), "d": zipped})
-        conn.execute(sa.text("INSERT INTO datasets (id, name, format, n_docs, n_questions, n_judgements, added_at, "
-                             "added_by) VALUES (:id, 'invented', 'beir-zip', 28, 14, 27, :t, 'ana')"),
-                     {"id": invented.fingerprint, "t": datetime.now(UTC)})
-        conn.execute(sa.text("INSERT INTO dataset_files (dataset_id, role, name, sha256) VALUES (:id, 'zip', "
-                             "'invented.zip', :s)"), {"id": invented.fingerprint, "s": sha256(zipped).hexdigest()})
+        conn.execute(
+            sa.text("INSERT INTO blobs (sha256, size, data) VALUES (:s, :n, :d)"),
+            {"s": sha256(zipped).hexdigest(), "n": len(zipped), "d": zipped},
+        )
+        conn.execute(
+            sa.text(
+                "INSERT INTO datasets (id, name, format, n_docs, n_questions, n_judgements, added_at, "
+                "added_by) VALUES (:id, 'invented', 'beir-zip', 28, 14, 27, :t, 'ana')"
+            ),
+            {"id": invented.fingerprint, "t": datetime.now(UTC)},
+        )
+        conn.execute(
+            sa.text(
+                "INSERT INTO dataset_files (dataset_id, role, name, sha256) VALUES (:id, 'zip', 'invented.zip', :s)"
+            ),
+            {"id": invented.fingerprint, "s": sha256(zipped).hexdigest()},
+        )
     engine.dispose()
     ws = open_workspace(url)
     (entry,) = ws.datasets()
@@ -212,8 +227,14 @@ def test_sqlite_gives_the_space_of_a_purged_dataset_back_to_the_disk(tmp_path):
     store = f"sqlite:///{tmp_path / 'lab.sqlite'}"
     ws = open_workspace(store)
     docs = b"id\ttext\n" + b"".join(b"d%d\t%s\n" % (i, os.urandom(3000).hex().encode()) for i in range(800))  # 4.8 MB
-    ds = datasets.from_files((docs, "docs.tsv"), (b"id\ttext\nq1\tanything\n", "q.tsv"), (b"q1 0 d1 1\n", "qrels.txt"), name="big")
-    files = [StoredFile("docs.tsv", docs), StoredFile("q.tsv", b"id\ttext\nq1\tanything\n"), StoredFile("qrels.txt", b"q1 0 d1 1\n")]
+    ds = datasets.from_files(
+        (docs, "docs.tsv"), (b"id\ttext\nq1\tanything\n", "q.tsv"), (b"q1 0 d1 1\n", "qrels.txt"), name="big"
+    )
+    files = [
+        StoredFile("docs.tsv", docs),
+        StoredFile("q.tsv", b"id\ttext\nq1\tanything\n"),
+        StoredFile("qrels.txt", b"q1 0 d1 1\n"),
+    ]
     entry = ws.add_dataset(ds, "files", files, "ana")
     full = _on_disk(store)
     assert full > 4_800_000
@@ -242,8 +263,9 @@ def test_a_beir_zip_member_no_loader_reads_is_neither_stored_nor_counted(url, in
         zf.writestr("README.md", "not read")
     padded = buf.getvalue()
     ws = open_workspace(url, max_bytes=1_000_000)  # the junk alone is three times the limit
-    entry = ws.add_dataset(datasets.load_beir_zip(padded, "invented.zip"), ZIP, [StoredFile("invented.zip", padded)],
-                           "ana")
+    entry = ws.add_dataset(
+        datasets.load_beir_zip(padded, "invented.zip"), ZIP, [StoredFile("invented.zip", padded)], "ana"
+    )
     (kept,) = ws.dataset_files(entry.id)
     with zipfile.ZipFile(io.BytesIO(kept.data)) as zf:
         assert sorted(zf.namelist()) == ["corpus.jsonl", "qrels/test.tsv", "queries.jsonl"]

@@ -61,7 +61,11 @@ def rezip(data: bytes, change=None, drop=(), add=(), index=None) -> bytes:
             if name not in drop:
                 out.writestr(name, change.get(name, src.read(name)))
         for name, body in add:
-            with pytest.warns(UserWarning, match="Duplicate name") if name in src.namelist() else contextlib.nullcontext():
+            with (
+                pytest.warns(UserWarning, match="Duplicate name")
+                if name in src.namelist()
+                else contextlib.nullcontext()
+            ):
                 out.writestr(name, body)
     return buf.getvalue()
 
@@ -107,14 +111,17 @@ def _missing_experiment(data: bytes) -> bytes:
 def _another_dataset(data: bytes) -> bytes:
     def edit(index):
         index["experiments"][0]["dataset"] = "f" * 16
+
     return rezip(data, index=edit)
 
 
 def _the_other_dataset(data: bytes) -> bytes:
     """The experiment (a view of the invented dataset) filed under the zip's other dataset."""
+
     def edit(index):
         e = index["experiments"][0]
         e["dataset"] = next(d["id"] for d in index["datasets"] if d["id"] != e["dataset"])
+
     return rezip(data, index=edit)
 
 
@@ -125,6 +132,7 @@ def _not_a_view(data: bytes) -> bytes:
 def _upload_null(data: bytes) -> bytes:
     def edit(index):
         index["datasets"][-1]["upload"] = None
+
     return rezip(data, index=edit)
 
 
@@ -138,9 +146,11 @@ def _unexpected(data: bytes) -> bytes:
 
 def _run_of_another_name(data: bytes) -> bytes:
     """A run's name the store refuses (control characters), after its dataset is written."""
+
     def edit(index):
         d = next(d for d in index["datasets"] if d["runs"])
         d["runs"][0]["name"] = "bad\x07name"
+
     return rezip(data, index=edit)
 
 
@@ -152,29 +162,65 @@ def _broken_upload(data: bytes) -> bytes:
 def _named_twice(data: bytes) -> bytes:
     def edit(index):
         index["datasets"][1]["grades"] = index["datasets"][0]["grades"]
+
     return rezip(data, index=edit)
 
 
 CRAFTED = {  # how the export is changed, what the one message says (the member, and the line where there is one)
     "bad grades line": (_bad_line, r"datasets/1/grades\.jsonl:2: not JSON$"),
-    "grade 10^30": (_huge_grade, (r"datasets/1/grades\.jsonl:3: the grade 1000000000000000000000000000000 is not a "
-                                 r"whole number within -100\.\.100$")),
-    "missing experiment file": (_missing_experiment, (r"workspace\.json: experiment 1: names the member "
-                                                     r"'experiments/\d+\.json', which the zip does not hold$")),
-    "experiment of a dataset the zip does not hold": (_another_dataset, (r"experiment 1: names the dataset "
-                                                                        r"'ffffffffffffffff', which the zip does not hold")),
-    "experiment of the zip's other dataset": (_the_other_dataset, (r"experiments/\d+\.json: a view of 28 documents and "
-                                                                  r"14 questions, not of its dataset \w+ \(3 and 2\)")),
+    "grade 10^30": (
+        _huge_grade,
+        (
+            r"datasets/1/grades\.jsonl:3: the grade 1000000000000000000000000000000 is not a "
+            r"whole number within -100\.\.100$"
+        ),
+    ),
+    "missing experiment file": (
+        _missing_experiment,
+        (
+            r"workspace\.json: experiment 1: names the member "
+            r"'experiments/\d+\.json', which the zip does not hold$"
+        ),
+    ),
+    "experiment of a dataset the zip does not hold": (
+        _another_dataset,
+        (
+            r"experiment 1: names the dataset "
+            r"'ffffffffffffffff', which the zip does not hold"
+        ),
+    ),
+    "experiment of the zip's other dataset": (
+        _the_other_dataset,
+        (
+            r"experiments/\d+\.json: a view of 28 documents and "
+            r"14 questions, not of its dataset \w+ \(3 and 2\)"
+        ),
+    ),
     "{'x': 1} experiment": (_not_a_view, r"experiments/\d+\.json: not a saved experiment: no 'version' \(it has x\)"),
     "upload null": (_upload_null, r"workspace\.json: dataset 2: 'upload' is null, not a list$"),
     "workspace.json twice": (_index_twice, r"workspace\.zip/workspace\.json: the zip holds this member twice"),
-    "a dataset's file with a broken line": (_broken_upload, (r"workspace\.json: dataset \d: docs\.tsv:3: 1 columns, "
-                                                            r"the header has 2$")),
-    "a member named twice": (_named_twice, (r"workspace\.json: dataset 2: names the member 'datasets/0/grades\.jsonl', "
-                                           r"which dataset 1 names too$")),
+    "a dataset's file with a broken line": (
+        _broken_upload,
+        (
+            r"workspace\.json: dataset \d: docs\.tsv:3: 1 columns, "
+            r"the header has 2$"
+        ),
+    ),
+    "a member named twice": (
+        _named_twice,
+        (
+            r"workspace\.json: dataset 2: names the member 'datasets/0/grades\.jsonl', "
+            r"which dataset 1 names too$"
+        ),
+    ),
     "unexpected member": (_unexpected, r"workspace\.zip/datasets/1/notes\.txt: a member workspace\.json does not name"),
-    "run name with a control character": (_run_of_another_name, (r"dataset \d, run 1: the run: a name cannot hold "
-                                                                r"control characters")),
+    "run name with a control character": (
+        _run_of_another_name,
+        (
+            r"dataset \d, run 1: the run: a name cannot hold "
+            r"control characters"
+        ),
+    ),
 }
 
 
@@ -237,8 +283,12 @@ def test_an_import_killed_at_any_point_leaves_nothing_and_a_retry_takes_it_whole
     marker = tmp_path / "marker"
     for point in (*POINTS, "committed"):
         marker.unlink(missing_ok=True)
-        child = subprocess.Popen([sys.executable, "-c", _KILLED_IMPORT, _url_of(target),
-                                  str(zipped), str(marker), point], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+        child = subprocess.Popen(
+            [sys.executable, "-c", _KILLED_IMPORT, _url_of(target), str(zipped), str(marker), point],
+            cwd=ROOT,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         deadline = time.monotonic() + 180
         while not (marker.exists() and marker.read_text() == point):
             assert child.poll() is None, child.stderr.read()
@@ -278,8 +328,16 @@ def _uploaded_zip(index: dict) -> str:
     return next(d for d in index["datasets"] if d["format"] != "files")["upload"][0]["path"]
 
 
-def _huge(data: bytes, member: str, path: Path, head: bytes = b"", fill: bytes = b"\n" * 2**20, tail: bytes = b"",
-          size: int = GIB, inner: str | None = None) -> Path:
+def _huge(
+    data: bytes,
+    member: str,
+    path: Path,
+    head: bytes = b"",
+    fill: bytes = b"\n" * 2**20,
+    tail: bytes = b"",
+    size: int = GIB,
+    inner: str | None = None,
+) -> Path:
     """The export with `member` replaced by `head`, `size` bytes of `fill` (1 GiB) and `tail`, written a MiB at a
     time (the zip about 1 MB); with `inner`, `member` is a zip whose member `inner` is replaced so."""
     src = zipfile.ZipFile(io.BytesIO(data))
@@ -302,26 +360,56 @@ def _huge(data: bytes, member: str, path: Path, head: bytes = b"", fill: bytes =
 
 HUGE = {  # the member replaced, how, and what the one line on stderr says
     "grades of newlines": (lambda ix: ix["datasets"][-1]["grades"], {}, r"grades\.jsonl:1: a blank line"),
-    "grades after a good line": (lambda ix: ix["datasets"][-1]["grades"],
-                                 {"head": json.dumps({"query_id": "q01", "doc_id": "misc3", "rater": "ana", "grade": 1,
-                                                      "graded_at": "2026-01-01T00:00:00+00:00"}).encode() + b"\n"},
-                                 r"grades\.jsonl:2: a blank line"),
-    "grades of one endless line": (lambda ix: ix["datasets"][-1]["grades"], {"fill": b"x" * 2**20},
-                                   rf"grades\.jsonl:1: a line of more than {MAX_LINE_BYTES:,} bytes"),
-    "an experiment of newlines": (lambda ix: ix["experiments"][0]["path"], {"head": b"{"},
-                                  r"experiments/\d+\.json: (declares|expands past) [\d,]+ bytes"),
+    "grades after a good line": (
+        lambda ix: ix["datasets"][-1]["grades"],
+        {
+            "head": json.dumps(
+                {
+                    "query_id": "q01",
+                    "doc_id": "misc3",
+                    "rater": "ana",
+                    "grade": 1,
+                    "graded_at": "2026-01-01T00:00:00+00:00",
+                }
+            ).encode()
+            + b"\n"
+        },
+        r"grades\.jsonl:2: a blank line",
+    ),
+    "grades of one endless line": (
+        lambda ix: ix["datasets"][-1]["grades"],
+        {"fill": b"x" * 2**20},
+        rf"grades\.jsonl:1: a line of more than {MAX_LINE_BYTES:,} bytes",
+    ),
+    "an experiment of newlines": (
+        lambda ix: ix["experiments"][0]["path"],
+        {"head": b"{"},
+        r"experiments/\d+\.json: (declares|expands past) [\d,]+ bytes",
+    ),
     "workspace.json padded": (lambda ix: INDEX, {"fill": b" " * 2**20}, r"workspace\.json: (declares|expands past)"),
-    "a dataset's uploaded file of newlines": (_uploaded_documents, {}, (r"upload/0: declares 1,073,741,824 bytes, more than the "
-                                                  r"1,000,000,000 one file of this store may hold")),
+    "a dataset's uploaded file of newlines": (
+        _uploaded_documents,
+        {},
+        (
+            r"upload/0: declares 1,073,741,824 bytes, more than the "
+            r"1,000,000,000 one file of this store may hold"
+        ),
+    ),
     "a three-file dataset's documents of 200 MiB of newlines": (
-        _uploaded_documents, {"head": b"id\ttext\n", "size": 200 * 2**20},
-        r"dataset 1: docs\.tsv: the corpus is empty"),
+        _uploaded_documents,
+        {"head": b"id\ttext\n", "size": 200 * 2**20},
+        r"dataset 1: docs\.tsv: the corpus is empty",
+    ),
     "a zip dataset's corpus.jsonl of 1 GiB of newlines": (
-        _uploaded_zip, {"inner": "corpus.jsonl"}, r"dataset 2: invented\.zip/corpus\.jsonl: the corpus is empty"),
-    "an experiment of 60 MiB of empty lists": (lambda ix: ix["experiments"][0]["path"],
-                                               {"head": b"[", "fill": b"[]," * (2**20 // 3), "tail": b"[]]",
-                                                "size": 60 * 2**20},
-                                               r"experiments/\d+\.json: its JSON would take about [\d,]+ MiB to read"),
+        _uploaded_zip,
+        {"inner": "corpus.jsonl"},
+        r"dataset 2: invented\.zip/corpus\.jsonl: the corpus is empty",
+    ),
+    "an experiment of 60 MiB of empty lists": (
+        lambda ix: ix["experiments"][0]["path"],
+        {"head": b"[", "fill": b"[]," * (2**20 // 3), "tail": b"[]]", "size": 60 * 2**20},
+        r"experiments/\d+\.json: its JSON would take about [\d,]+ MiB to read",
+    ),
 }
 
 
@@ -345,8 +433,14 @@ def test_a_huge_member_in_a_1_mb_zip_is_refused_within_fixed_memory(case, tmp_pa
     crafted = _huge(data, member, tmp_path / "crafted.zip", **how)
     assert crafted.stat().st_size < 3 * 2**20
     other = f"sqlite:///{tmp_path / 'other.sqlite'}"
-    done = subprocess.run([sys.executable, "-c", _MEASURED, str(good), f"sqlite:///{tmp_path / 'first.sqlite'}",
-                           str(crafted), other], check=False, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURED, str(good), f"sqlite:///{tmp_path / 'first.sqlite'}", str(crafted), other],
+        check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["code"] == 2, done.stderr
     (line,) = done.stderr.strip().splitlines()

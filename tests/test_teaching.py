@@ -45,7 +45,9 @@ def test_written_out_terms_add_up_to_the_metric(k, exponential):
         assert t["term"] == pytest.approx(t["gain"] * t["discount"])
         assert t["gain"] == (2 ** t["grade"] - 1 if exponential else t["grade"])
     name = f"nDCG@{k} ({'exponential' if exponential else 'linear'} gain)"
-    assert sum(t["term"] for t in terms) / sum(t["term"] for t in ideal) == pytest.approx(teaching.rank_metrics(toy, k)[name])
+    assert sum(t["term"] for t in terms) / sum(t["term"] for t in ideal) == pytest.approx(
+        teaching.rank_metrics(toy, k)[name]
+    )
     assert [t["document"] for t in ideal] == ["a", "b", "c"][:k]  # c is judged though not retrieved
 
 
@@ -55,7 +57,9 @@ def test_the_sklearn_trap():
     assert set(trap.universe) == set("abcxyzwv")
     assert trap.y_score_retrieved == (5, 4, 3, 2, 1) and trap.y_true_retrieved == (0, 0, 2, 1, 0)
     first = teaching.sklearn_trap(teaching.article_toy("a first"), 5)
-    assert first.whole == pytest.approx(teaching.rank_metrics(teaching.article_toy("a first"), 5)["nDCG@5 (linear gain)"])
+    assert first.whole == pytest.approx(
+        teaching.rank_metrics(teaching.article_toy("a first"), 5)["nDCG@5 (linear gain)"]
+    )
 
 
 def test_sklearn_refusing_one_document_is_reported_not_raised():
@@ -86,7 +90,12 @@ def test_ragas_id_metrics_are_on_sets_and_undefined_when_empty():
 
 def test_parse_toy_accepts_the_editor_shapes():
     toy = teaching.parse_toy(
-        [{"document": " x ", "grade": 0.0}, {"document": "a", "grade": 2.0}, {"document": "b", "grade": None}, {"document": "c", "grade": float("nan")}],
+        [
+            {"document": " x ", "grade": 0.0},
+            {"document": "a", "grade": 2.0},
+            {"document": "b", "grade": None},
+            {"document": "c", "grade": float("nan")},
+        ],
         [{"document": "d", "grade": "1"}],
         "w, v  v",
     )
@@ -133,6 +142,7 @@ def test_shuffled_is_reproducible_and_moves_something():
 
 # ------------------------------------------------------------------------------------ diagnosis helpers
 
+
 def test_token_spans_follow_the_tokeniser_on_odd_case():
     text = "KELVIN \u212a and \u0130stanbul data"
     spans = teaching.token_spans(text)
@@ -152,7 +162,10 @@ def test_overlap_rows_and_counts_on_the_invented_corpus(invented, evaluation):
     by_q = {r["question"]: r for r in rows}
     assert set(by_q) == {"q02", "q10"}
     assert by_q["q02"]["class"] == "vocabulary gap" and by_q["q02"]["first result"] == "none"
-    assert by_q["q02"]["relevant documents (grade): shared words"] == "refund1 (2): none; refund2 (2): none; refund3 (1): none"
+    assert (
+        by_q["q02"]["relevant documents (grade): shared words"]
+        == "refund1 (2): none; refund2 (2): none; refund3 (1): none"
+    )
     assert by_q["q10"]["class"] == "unjudged at the top" and by_q["q10"]["shared with the first result"] == "data"
     assert by_q["q10"]["first result"] == "export1" and by_q["q10"]["first relevant at"] == "not found"
     assert by_q["q10"]["its judgement"] == "unjudged" and by_q["q02"]["its judgement"] == ""  # q02: nothing listed
@@ -183,4 +196,6 @@ def test_first_results_and_bm25_position(invented, evaluation):
 def test_metrics_are_the_apps_own():
     # the lab goes through judged_ranks_from_list + per_query, nothing else
     qrels, ranks = metrics.judged_ranks_from_list(list("xyabz"), teaching.ARTICLE_RELEVANT)
-    assert teaching.rank_metrics(teaching.article_toy(), 5)["nDCG@5 (linear gain)"] == float(metrics.per_query(qrels, 1, ranks, "ndcg@5")[0])
+    assert teaching.rank_metrics(teaching.article_toy(), 5)["nDCG@5 (linear gain)"] == float(
+        metrics.per_query(qrels, 1, ranks, "ndcg@5")[0]
+    )

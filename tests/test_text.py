@@ -40,8 +40,14 @@ def test_byte_tokens_equal_the_regex(t):
 
 def test_byte_tokens_equal_the_regex_on_random_unicode():
     rng = np.random.default_rng(7)
-    pools = [range(0x20, 0x7F), range(0x80, 0x250), range(0x370, 0x400), range(0x2000, 0x2200), range(0x1F600, 0x1F650),
-             [0x130, 0x212A, 0x1E9E, 0xFB01, 0x0307, 0x00DF]]
+    pools = [
+        range(0x20, 0x7F),
+        range(0x80, 0x250),
+        range(0x370, 0x400),
+        range(0x2000, 0x2200),
+        range(0x1F600, 0x1F650),
+        [0x130, 0x212A, 0x1E9E, 0xFB01, 0x0307, 0x00DF],
+    ]
     chars = [chr(c) for pool in pools for c in pool]
     texts = ["".join(rng.choice(chars, size=rng.integers(0, 80))) for _ in range(2000)]
     got = text.byte_tokens(texts)
@@ -76,15 +82,20 @@ def test_the_compiled_tokeniser_equals_the_dictionary_one_on_a_growing_vocabular
     hash collisions of a 32-bit FNV-1a (equal hashes, other bytes) are told apart by the bytes."""
     rng = np.random.default_rng(11)
     words = ["".join(rng.choice(list("abcdefghij0123456789"), size=rng.integers(1, 9))) for _ in range(5000)]
-    docs = [" ".join(rng.choice(words, size=rng.integers(0, 40))) + " É " + ("of the " * int(rng.integers(0, 3)))
-            for _ in range(3000)]
+    docs = [
+        " ".join(rng.choice(words, size=rng.integers(0, 40))) + " É " + ("of the " * int(rng.integers(0, 3)))
+        for _ in range(3000)
+    ]
     docs.append(" ".join(words) + " " + "x" * 70_000)  # a long document, and a term of 70,000 bytes
     collide = ["costarring", "liquid", "declinate", "macallums"]  # pairs with one FNV-1a 32-bit hash
     assert text_hash(collide[0]) == text_hash(collide[1]) and text_hash(collide[2]) == text_hash(collide[3])
     docs += [" ".join(collide), "liquid costarring liquid"]
     small = text.Batching(max_docs=700, max_chars=60_000)
     assert len(list(text.batches(docs, small))) > 4
-    a, b = text.build_index(docs, method="compiled", batching=small), text.build_index(docs, method="python", batching=small)
+    a, b = (
+        text.build_index(docs, method="compiled", batching=small),
+        text.build_index(docs, method="python", batching=small),
+    )
     assert a.vocabulary == b.vocabulary and a.terms.tolist() == b.terms.tolist()
     assert (a.counts != b.counts).nnz == 0 and a.counts.has_sorted_indices and a.counts.dtype == np.int32
     np.testing.assert_array_equal(a.doc_len, b.doc_len)
@@ -128,7 +139,7 @@ def text_hash(word: str) -> int:
 
 
 def test_auto_takes_the_compiled_tokeniser_only_where_it_pays(monkeypatch):
-    """"auto" (`text.method_for`): the dictionary path for a small corpus, and for a mid-size one while the compiled
+    """ "auto" (`text.method_for`): the dictionary path for a small corpus, and for a mid-size one while the compiled
     kernel is not loaded in this process (loading it from numba's cache costs about 0.4 s); the compiled path once
     it is, or for a corpus large enough to pay for loading it; never with the JIT off (it would run as plain
     Python). Both give the same index."""
@@ -141,5 +152,3 @@ def test_auto_takes_the_compiled_tokeniser_only_where_it_pays(monkeypatch):
     for texts in (small, mid, large):
         auto, python = text.build_index(texts), text.build_index(texts, method="python")
         assert auto.vocabulary == python.vocabulary and (auto.counts != python.counts).nnz == 0
-
-

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from sklearn.feature_extraction.text import CountVectorizer
 
+from retrieval.analyses import stemming
 from retrieval.core.errors import InputError
 from retrieval.core.params import Params
 from retrieval.core.words import plural
@@ -20,7 +21,6 @@ from retrieval.corpus.dataset import assemble
 from retrieval.corpus.text import ARTICLE_ANALYSIS, Analysis, build_index, query_counts
 from retrieval.engine.engine import Engine, evaluate, for_dataset
 from retrieval.evaluation import metrics
-from retrieval.analyses import stemming
 from retrieval.retrievers import bm25
 
 ANALYSES = [Analysis(s, w) for s, w in itertools.product(("none", "snowball", "porter"), ("article", "lucene", "none"))]
@@ -33,17 +33,27 @@ def tie_heavy(seed: int, n_docs: int = 80, n_q: int = 16):
     repeated words in documents and in questions."""
     rng = np.random.default_rng(seed)
     words = np.array(STEMS + FILLER)
-    docs = [(f"d{i:03d}", " ".join([*rng.choice(words, size=int(rng.integers(0, 12))), str(rng.choice(STEMS))]))
-            for i in range(n_docs)]  # a word no stop list holds in each: no document is empty under any analysis
+    docs = [
+        (f"d{i:03d}", " ".join([*rng.choice(words, size=int(rng.integers(0, 12))), str(rng.choice(STEMS))]))
+        for i in range(n_docs)
+    ]  # a word no stop list holds in each: no document is empty under any analysis
     queries = [(f"q{i:02d}", " ".join(rng.choice(words, size=int(rng.integers(1, 7))))) for i in range(n_q)]
-    queries = [(q, t + (f" {STEMS[i % len(STEMS)]} {STEMS[i % len(STEMS)]}" if i % 3 == 0 else "")) for i, (q, t) in enumerate(queries)]  # repeats
-    judgements = [(q, f"d{int(d):03d}", int(rng.integers(0, 3))) for q, _ in queries
-                  for d in rng.choice(n_docs, size=5, replace=False)]
+    queries = [
+        (q, t + (f" {STEMS[i % len(STEMS)]} {STEMS[i % len(STEMS)]}" if i % 3 == 0 else ""))
+        for i, (q, t) in enumerate(queries)
+    ]  # repeats
+    judgements = [
+        (q, f"d{int(d):03d}", int(rng.integers(0, 3)))
+        for q, _ in queries
+        for d in rng.choice(n_docs, size=5, replace=False)
+    ]
     return assemble(f"ties{seed}", docs, queries, judgements)
 
 
 def test_the_stop_lists_and_stemmers_are_the_named_ones():
-    assert len(text.STOP_LISTS["article"]) == 45 and len(text.STOP_LISTS["lucene"]) == 33 and not text.STOP_LISTS["none"]
+    assert (
+        len(text.STOP_LISTS["article"]) == 45 and len(text.STOP_LISTS["lucene"]) == 33 and not text.STOP_LISTS["none"]
+    )
     assert {"such", "into", "will", "their"} <= text.LUCENE_STOP_WORDS and "how" not in text.LUCENE_STOP_WORDS
     assert Analysis("snowball").stems(["generalization", "refunds"]) == ["general", "refund"]
     assert Analysis("porter").stems(["generalization"]) == ["gener"]  # Porter's 1980 algorithm differs from Porter2
@@ -100,8 +110,11 @@ def bm25s_scores(ds, index, question_terms: list[list[str]], rule: str, k3: floa
     return out * (k1 + 1)
 
 
-@pytest.mark.parametrize("analysis", [ARTICLE_ANALYSIS, Analysis("snowball", "lucene"), Analysis("porter", "none")],
-                         ids=lambda a: f"{a.stemmer}-{a.stopwords}")
+@pytest.mark.parametrize(
+    "analysis",
+    [ARTICLE_ANALYSIS, Analysis("snowball", "lucene"), Analysis("porter", "none")],
+    ids=lambda a: f"{a.stemmer}-{a.stopwords}",
+)
 @pytest.mark.parametrize("rule,k3", [("once", 8.0), ("each", 8.0), ("k3", 8.0), ("k3", 0.5)])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_bm25_agrees_with_bm25s_under_every_rule(analysis, rule, k3, seed):
@@ -154,11 +167,20 @@ def test_metrics_agree_with_trec_eval_under_every_analysis(analysis):
             if ids:
                 run[ds.query_ids[q]] = {d: float(len(ids) - i) for i, d in enumerate(ids)}
         theirs = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "recall.5", "P.3", "recip_rank"}).evaluate(run)
-        for name, trec in (("ndcg@10", "ndcg_cut_10"), ("recall@5", "recall_5"), ("precision@3", "P_3"), ("mrr", "recip_rank")):
+        for name, trec in (
+            ("ndcg@10", "ndcg_cut_10"),
+            ("recall@5", "recall_5"),
+            ("precision@3", "P_3"),
+            ("mrr", "recip_rank"),
+        ):
             ours = ev.values[system][name]
             for i, q in enumerate(ds.evaluated):
                 qid = ds.query_ids[q]
-                assert ours[i] == pytest.approx(theirs[qid][trec] if qid in theirs else 0.0, abs=1e-9), (system, name, qid)
+                assert ours[i] == pytest.approx(theirs[qid][trec] if qid in theirs else 0.0, abs=1e-9), (
+                    system,
+                    name,
+                    qid,
+                )
 
 
 def test_the_article_defaults_are_the_article_analysis(invented):
@@ -175,7 +197,10 @@ def test_an_engine_answers_only_for_its_own_analysis(invented):
     with pytest.raises(ValueError, match="Snowball English stemmer"):
         e.evaluate(Params(), ["ndcg@5"])
     assert metrics.parse("ndcg@5")  # and the module-level evaluate picks the right engine by itself
-    assert evaluate(invented, Params(stemmer="snowball"), ["ndcg@5"]).means() == e.evaluate(Params(stemmer="snowball"), ["ndcg@5"]).means()
+    assert (
+        evaluate(invented, Params(stemmer="snowball"), ["ndcg@5"]).means()
+        == e.evaluate(Params(stemmer="snowball"), ["ndcg@5"]).means()
+    )
 
 
 @pytest.mark.parametrize("module", [text, bm25, stemming])
@@ -185,8 +210,12 @@ def test_the_worked_examples_in_the_docstrings_hold(module):
 
 
 def test_a_stemmer_fixes_and_breaks_by_merging_words():
-    docs = [("r1", "Refunds are paid within 14 days"), ("x1", "A general overview of the plans"),
-            ("x2", "Generalization of plan pricing"), ("r2", "Pricing generalization for teams")]
+    docs = [
+        ("r1", "Refunds are paid within 14 days"),
+        ("x1", "A general overview of the plans"),
+        ("x2", "Generalization of plan pricing"),
+        ("r2", "Pricing generalization for teams"),
+    ]
     queries = [("q1", "refund"), ("q2", "generalization pricing"), ("q3", "money back")]
     ds = assemble("merge", docs, queries, [("q1", "r1", 2), ("q2", "r2", 2), ("q3", "r1", 1)])
     e = stemming.stemmer_effect(ds, Params(), threshold=1)
@@ -195,6 +224,8 @@ def test_a_stemmer_fixes_and_breaks_by_merging_words():
     assert fixed["q1"].merges == (stemming.Merge("refund", "refunds", "refund"),)
     assert "q3" in e.gaps and "q3" not in e.gaps_closed  # "money back" shares no stem with "refunds"
     assert stemming.gap_sentence(e, "q3").startswith("A stemmer can't close this gap")
-    assert stemming.gap_sentence(e, "q1").startswith("A stemmer closes this gap: with the Snowball English stemmer BM25 ranks")
+    assert stemming.gap_sentence(e, "q1").startswith(
+        "A stemmer closes this gap: with the Snowball English stemmer BM25 ranks"
+    )
     said = stemming.effect_sentence(e)
     assert f"fixes {plural(len(e.fixed), 'question')}" in said and f"of the {len(e.gaps)} vocabulary gaps" in said

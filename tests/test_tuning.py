@@ -11,6 +11,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from conftest import ROOT
 from retrieval import fusion
 from retrieval.analyses import tuning
 from retrieval.core.errors import InputError
@@ -19,8 +20,6 @@ from retrieval.corpus import dataset
 from retrieval.engine.engine import Engine
 from retrieval.evaluation import metrics, stats
 from retrieval.retrievers import bm25, dense, lsa
-
-from conftest import ROOT
 
 # ------------------------------------------------------------------------------------------- fixtures
 
@@ -116,16 +115,23 @@ def test_fusion_and_lsa_sweeps_equal_the_library_on_a_corpus_full_of_ties(tied):
         for i in range(rrf.values.shape[0]):
             params = Params(dims=3, rrf_k=float(rrf.axes[0][i]))
             r = p.rankings(params)["RRF"]
-            assert np.array_equal(rrf.values[i], metrics.per_query(tied.qrels, tied.n_queries, r.judged_rank, metric)[tied.evaluated])
+            assert np.array_equal(
+                rrf.values[i], metrics.per_query(tied.qrels, tied.n_queries, r.judged_rank, metric)[tied.evaluated]
+            )
         for i in range(alpha.values.shape[0]):
             params = Params(dims=3, alpha=float(alpha.axes[0][i]))
             w = p.rankings(params)["weighted"]
-            assert np.array_equal(alpha.values[i], metrics.per_query(tied.qrels, tied.n_queries, w.judged_rank, metric)[tied.evaluated])
+            assert np.array_equal(
+                alpha.values[i], metrics.per_query(tied.qrels, tied.n_queries, w.judged_rank, metric)[tied.evaluated]
+            )
         dims = tuning.sweep_dims(tied, metric, engine=p)
         for i, d in enumerate(dims.axes[0]):
             f = p.lsa_fit(int(d))
             ranking = lsa.search(tied, f.model, f.qvec, 100)
-            assert np.array_equal(dims.values[i], metrics.per_query(tied.qrels, tied.n_queries, ranking.judged_rank, metric)[tied.evaluated])
+            assert np.array_equal(
+                dims.values[i],
+                metrics.per_query(tied.qrels, tied.n_queries, ranking.judged_rank, metric)[tied.evaluated],
+            )
 
 
 def test_judged_ranks_equal_rank_rows_exactly_and_cut(tied):
@@ -258,7 +264,9 @@ def test_tune_on_the_invented_corpus(invented, prep):
 
 
 def test_oracle_by_hand():
-    o = tuning.oracle({"A": np.array([1.0, 0.0, 0.5, 0.2]), "B": np.array([0.0, 1.0, 0.5, 0.4])}, ("q1", "q2", "q3", "q4"))
+    o = tuning.oracle(
+        {"A": np.array([1.0, 0.0, 0.5, 0.2]), "B": np.array([0.0, 1.0, 0.5, 0.4])}, ("q1", "q2", "q3", "q4")
+    )
     assert o.values.tolist() == [1.0, 1.0, 0.5, 0.4]
     assert o.mean == pytest.approx(2.9 / 4)
     assert o.best == ("A", "B", "A", "B")
@@ -298,7 +306,11 @@ def test_fusion_explanation_adds_up_and_follows_the_fused_list(invented, prep, k
             assert row["total"] == c["BM25"] + c["LSA"]
             if kind == "rrf":
                 for side in ("BM25", "LSA"):
-                    expect = 1 / (params.rrf_k + rank[side]) if rank[side] is not None and rank[side] <= params.fusion_depth else 0.0
+                    expect = (
+                        1 / (params.rrf_k + rank[side])
+                        if rank[side] is not None and rank[side] <= params.fusion_depth
+                        else 0.0
+                    )
                     assert c[side] == pytest.approx(expect, abs=1e-15)
             else:
                 assert 0 <= c["BM25"] <= params.alpha and 0 <= c["LSA"] <= 1 - params.alpha
@@ -307,7 +319,10 @@ def test_fusion_explanation_adds_up_and_follows_the_fused_list(invented, prep, k
             if row["fused_rank"] is None or row["grade"] == 0:
                 assert row["rescued_by"] is None  # a relevant document left out, or one not relevant: rescued by nobody
             else:
-                assert row["rescued_by"] == {("BM25", "LSA"): "both", ("BM25",): "BM25", ("LSA",): "LSA", (): None}[holders]
+                assert (
+                    row["rescued_by"]
+                    == {("BM25", "LSA"): "both", ("BM25",): "BM25", ("LSA",): "LSA", (): None}[holders]
+                )
 
 
 def test_fusion_explanation_tells_a_judged_zero_from_an_unjudged_document(invented):
@@ -334,7 +349,9 @@ def test_fusion_explanation_of_a_rescue(invented, prep):
     with pytest.raises(InputError):
         tuning.explain_fusion(invented, 0, "max", Params(), prep)
     with pytest.raises(InputError, match="fixed parts are of BM25, LSA"):
-        tuning.explain_fusion(invented, 0, "weighted", Params(members=("LSA", "BM25")), prep, tuning.fixed_parts(invented, Params(), prep))
+        tuning.explain_fusion(
+            invented, 0, "weighted", Params(members=("LSA", "BM25")), prep, tuning.fixed_parts(invented, Params(), prep)
+        )
 
 
 def test_weighted_contributions_are_min_max_scores(invented, prep):
@@ -419,7 +436,9 @@ def _sweeps_equal_the_engine(ds, engine, base, sources, metric):
 @pytest.mark.parametrize("metric", ["ndcg@5", "mrr"])
 def test_fusion_sweeps_of_bm25_and_dense_equal_the_engine(invented, prep, dense_source, metric):
     _sweeps_equal_the_engine(invented, prep, Params(members=("BM25", "dense")), (dense_source,), metric)
-    _sweeps_equal_the_engine(invented, prep, Params(members=("dense", "LSA"), fusion_depth=20, dims=4), (dense_source,), metric)
+    _sweeps_equal_the_engine(
+        invented, prep, Params(members=("dense", "LSA"), fusion_depth=20, dims=4), (dense_source,), metric
+    )
 
 
 @pytest.mark.parametrize("metric", ["ndcg@10", "recall@10"])
@@ -427,7 +446,9 @@ def test_fusion_sweeps_with_a_trec_run_member_equal_the_engine(invented, prep, r
     assert any(-1 in r for r in [[invented.doc_index.get(d, -1) for d in ids] for ids in run_source.doc_ids])
     _sweeps_equal_the_engine(invented, prep, Params(members=("BM25", "my *run*")), (run_source,), metric)
     sources = (dense_source, run_source)
-    _sweeps_equal_the_engine(invented, prep, Params(members=("my *run*", "dense", "LSA"), weights=(1.0, 1.0, 1.0)), sources, metric)
+    _sweeps_equal_the_engine(
+        invented, prep, Params(members=("my *run*", "dense", "LSA"), weights=(1.0, 1.0, 1.0)), sources, metric
+    )
 
 
 def test_the_alpha_sweep_needs_exactly_two_members(invented, prep, dense_source):
@@ -454,7 +475,9 @@ def test_fixed_parts_hold_each_members_ranking_and_scores(invented, prep, dense_
             ranks = tuning.member_ranks(invented, fixed.rankings[i], fixed.rows[i][q], q)
             docs, _ = fixed.rankings[i].top(q)
             assert [int(ranks[d]) for d in docs] == list(range(1, docs.size + 1))  # its place in the list
-            order = [d for d in sorted(range(invented.n_docs), key=lambda d: (-fixed.rows[i][q][d], invented.doc_ids[d]))]
+            order = [
+                d for d in sorted(range(invented.n_docs), key=lambda d: (-fixed.rows[i][q][d], invented.doc_ids[d]))
+            ]
             n = int(fixed.rankings[i].n_results[q])
             assert [int(ranks[d]) for d in order] == [r if r <= n else 0 for r in range(1, invented.n_docs + 1)]
 
@@ -462,8 +485,10 @@ def test_fixed_parts_hold_each_members_ranking_and_scores(invented, prep, dense_
 @pytest.mark.parametrize("kind", ["weighted", "rrf"])
 def test_fusion_explanation_of_any_members_follows_the_engine(invented, prep, dense_source, run_source, kind):
     sources = (dense_source, run_source)
-    for params in (Params(members=("BM25", "dense"), alpha=0.4),
-                   Params(members=("dense", "my *run*", "BM25"), weights=(0.5, 0.25, 1.0), rrf_k=5.0)):
+    for params in (
+        Params(members=("BM25", "dense"), alpha=0.4),
+        Params(members=("dense", "my *run*", "BM25"), weights=(0.5, 0.25, 1.0), rrf_k=5.0),
+    ):
         fused = prep.rankings(params, sources)["weighted" if kind == "weighted" else "RRF"]
         fixed = tuning.fixed_parts(invented, params, prep, sources)
         for q in range(invented.n_queries):
@@ -482,7 +507,9 @@ def test_fusion_explanation_of_any_members_follows_the_engine(invented, prep, de
                 if kind == "rrf":
                     for m in params.members:
                         rank = r["ranks"][m]
-                        assert c[m] == (1 / (params.rrf_k + rank) if rank is not None and rank <= params.fusion_depth else 0.0)
+                        assert c[m] == (
+                            1 / (params.rrf_k + rank) if rank is not None and rank <= params.fusion_depth else 0.0
+                        )
                 if r["fused_rank"] is None or r["grade"] == 0:
                     assert r["rescued_by"] is None
                 elif len(r["in_top"]) == 1:
@@ -515,7 +542,9 @@ def test_sweeps_reject_bad_input(invented, prep):
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "retrieval", *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "retrieval", *args], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
 
 
 @pytest.mark.slow
@@ -559,14 +588,17 @@ def test_tune_cli_text_and_the_other_parameters():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("args, needle", [
-    (["--params", "k3"], "unknown parameters"),
-    (["--folds", "1"], "--folds"),
-    (["--folds", "15"], "folds"),
-    (["--metric", "ndcg"], "ndcg"),
-    (["--data", "/no/such/place"], "/no/such/place"),
-    (["--k1", "-1"], "k1"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["--params", "k3"], "unknown parameters"),
+        (["--folds", "1"], "--folds"),
+        (["--folds", "15"], "folds"),
+        (["--metric", "ndcg"], "ndcg"),
+        (["--data", "/no/such/place"], "/no/such/place"),
+        (["--k1", "-1"], "k1"),
+    ],
+)
 def test_tune_cli_bad_input_exits_2_with_one_line(args, needle):
     out = _cli("tune", *args)
     assert out.returncode == 2
@@ -633,28 +665,58 @@ def test_joint_sweeps_of_other_members_equal_the_engine(invented, prep, dense_so
     ]
     for key, base in cases:
         first, system = tuning.JOINT[key]
-        sw = tuning.sweep_joint(invented, key, "recall@10", [0.0, 0.6, 1.0] if first != "rrf_k" else [1.0, 60.0], [1, 5, 27],
-                                prep, base, sources)
+        sw = tuning.sweep_joint(
+            invented,
+            key,
+            "recall@10",
+            [0.0, 0.6, 1.0] if first != "rrf_k" else [1.0, 60.0],
+            [1, 5, 27],
+            prep,
+            base,
+            sources,
+        )
         for i in range(sw.values.shape[0]):
             p = replace(base, **sw.setting(i))
-            assert np.array_equal(sw.values[i], _engine_values(invented, prep, system, p, "recall@10", sources)), (key, p)
+            assert np.array_equal(sw.values[i], _engine_values(invented, prep, system, p, "recall@10", sources)), (
+                key,
+                p,
+            )
         # the current setting of a joint sweep is the engine's value at the base parameters
-        assert np.array_equal(tuning.current_values(invented, key, "recall@10", base, prep, sources=sources),
-                              _engine_values(invented, prep, system, base, "recall@10", sources))
+        assert np.array_equal(
+            tuning.current_values(invented, key, "recall@10", base, prep, sources=sources),
+            _engine_values(invented, prep, system, base, "recall@10", sources),
+        )
 
 
 def test_joint_sweeps_need_their_members(invented, prep, dense_source):
     with pytest.raises(InputError, match="LSA is not fused"):
-        tuning.sweep_joint(invented, "alpha,dims", "ndcg@5", engine=prep, base=Params(members=("BM25", "dense")), sources=(dense_source,))
+        tuning.sweep_joint(
+            invented,
+            "alpha,dims",
+            "ndcg@5",
+            engine=prep,
+            base=Params(members=("BM25", "dense")),
+            sources=(dense_source,),
+        )
     with pytest.raises(InputError, match="BM25 is not fused"):
-        tuning.sweep_joint(invented, "k1,dims", "ndcg@5", engine=prep, base=Params(members=("dense", "LSA")), sources=(dense_source,))
+        tuning.sweep_joint(
+            invented, "k1,dims", "ndcg@5", engine=prep, base=Params(members=("dense", "LSA")), sources=(dense_source,)
+        )
     with pytest.raises(InputError, match="3 are fused"):
-        tuning.sweep_joint(invented, "alpha,dims", "ndcg@5", engine=prep,
-                           base=Params(members=("BM25", "LSA", "dense"), weights=(1.0, 1.0, 1.0)), sources=(dense_source,))
+        tuning.sweep_joint(
+            invented,
+            "alpha,dims",
+            "ndcg@5",
+            engine=prep,
+            base=Params(members=("BM25", "LSA", "dense"), weights=(1.0, 1.0, 1.0)),
+            sources=(dense_source,),
+        )
     with pytest.raises(InputError, match="dims"):
         tuning.sweep_joint(invented, "alpha,dims", "ndcg@5", dims=[1, 500], engine=prep)
     with pytest.raises(InputError, match="unknown joint sweep"):
         tuning.sweep_joint(invented, "b,dims", "ndcg@5", engine=prep)
     # either order names the same joint sweep
-    assert np.array_equal(tuning.current_values(invented, "dims,alpha", "ndcg@5", Params(), prep),
-                          tuning.current_values(invented, "alpha,dims", "ndcg@5", Params(), prep))
+    assert np.array_equal(
+        tuning.current_values(invented, "dims,alpha", "ndcg@5", Params(), prep),
+        tuning.current_values(invented, "alpha,dims", "ndcg@5", Params(), prep),
+    )

@@ -60,12 +60,25 @@ def test_a_system_has_the_same_colour_in_the_overview_bars_the_curves_compare_an
     ev = Engine(invented).evaluate(Params(), ["hit@3", "mrr", "mrr@1", "mrr@2"])
     bars = colors_of(charts.bars_with_intervals(overview.bars(ev, ["hit@3", "mrr"])))
     curve = colors_of(charts.curves(overview.curve(ev, ["mrr@1", "mrr@2"]), "MRR@k", 1))
-    assert set(bars) == set(ev.systems) and bars == curve == {s: charts.system_colors(ev.systems)[s] for s in ev.systems}
+    assert set(bars) == set(ev.systems) and bars == curve == {
+        s: charts.system_colors(ev.systems)[s] for s in ev.systems
+    }
     diff = pd.DataFrame({"qid": ["q1", "q2", "q3"], "question": ["a", "b", "c"], "diff": [0.5, -0.5, 0.0]})
     compare = colors_of(charts.difference_bars(diff, "MRR", "RRF", "LSA", ev.systems))
     assert compare["RRF better"] == bars["RRF"] and compare["LSA better"] == bars["LSA"]
-    parts = pd.DataFrame({"row": ["d1", "d1"], "retriever": ["LSA", "BM25"], "contribution": [0.2, 0.3], "total": [0.5, 0.5],
-                          "note": ["", ""], "doc_id": ["d1", "d1"], "grade": [1, 1], "fused_rank": ["1", "1"], "rank": ["1", "2"]})
+    parts = pd.DataFrame(
+        {
+            "row": ["d1", "d1"],
+            "retriever": ["LSA", "BM25"],
+            "contribution": [0.2, 0.3],
+            "total": [0.5, 0.5],
+            "note": ["", ""],
+            "doc_id": ["d1", "d1"],
+            "grade": [1, 1],
+            "fused_rank": ["1", "1"],
+            "rank": ["1", "2"],
+        }
+    )
     fusion = colors_of(charts.fusion_contributions(parts, "score", ("LSA", "BM25"), ev.systems))
     assert fusion == {"LSA": bars["LSA"], "BM25": bars["BM25"]}
 
@@ -85,7 +98,9 @@ def _heatmap_cells(systems, misses):
         for s in systems:
             rank = 0 if q == "q2" and s in misses else 3
             label, missing = misses.get(s, ("3", charts.NOT_FOUND)) if rank == 0 else ("3", charts.NOT_FOUND)
-            rows.append({"qid": q, "question": q, "row": q, "system": s, "rank": rank, "label": label, "missing": missing})
+            rows.append(
+                {"qid": q, "question": q, "row": q, "system": s, "rank": rank, "label": label, "missing": missing}
+            )
     return pd.DataFrame(rows)
 
 
@@ -97,15 +112,25 @@ def test_the_heatmap_names_every_system_and_each_kind_of_miss():
     assert x["sort"] == systems and x["axis"]["labelOverlap"] is False  # no header dropped to make room
     assert x["axis"]["labelAngle"] == -40 and x["axis"]["labelLimit"] == 130  # six systems: tilted, cut at 130 px
     gaps = spec["layer"][1]["encoding"]["color"]
-    assert gaps["scale"] == {"domain": [charts.NOT_FOUND, "beyond the fusion's top 10"], "range": list(charts.MISSING_COLORS)}
-    assert gaps["legend"]["labelLimit"] >= 300 and gaps["legend"]["orient"] == "none"  # placed whole, never cut by the width
+    assert gaps["scale"] == {
+        "domain": [charts.NOT_FOUND, "beyond the fusion's top 10"],
+        "range": list(charts.MISSING_COLORS),
+    }
+    assert (
+        gaps["legend"]["labelLimit"] >= 300 and gaps["legend"]["orient"] == "none"
+    )  # placed whole, never cut by the width
     assert spec["padding"]["top"] == charts.LEGEND_ROOM and spec["autosize"]["type"] == "fit-x"
     assert spec["height"] == 26 * 2
     few = charts.rank_heatmap(_heatmap_cells(["BM25", "LSA"], {}), 20, 5).to_dict()
     assert few["layer"][0]["encoding"]["x"]["axis"]["labelAngle"] == 0  # two short names stay level
     assert few["layer"][1]["encoding"]["color"]["scale"]["domain"] == [charts.NOT_FOUND]
-    only_cut = charts.rank_heatmap(_heatmap_cells(["RRF"], {"RRF": ("> 10", "beyond the fusion's top 10")}), 20, 5).to_dict()
-    assert only_cut["layer"][1]["encoding"]["color"]["scale"] == {"domain": ["beyond the fusion's top 10"], "range": [charts.MISSING_COLORS[1]]}
+    only_cut = charts.rank_heatmap(
+        _heatmap_cells(["RRF"], {"RRF": ("> 10", "beyond the fusion's top 10")}), 20, 5
+    ).to_dict()
+    assert only_cut["layer"][1]["encoding"]["color"]["scale"] == {
+        "domain": ["beyond the fusion's top 10"],
+        "range": [charts.MISSING_COLORS[1]],
+    }
 
 
 # ------------------------------------------------------------------ the Overview's specs for st.vega_lite_chart
@@ -167,8 +192,10 @@ def test_the_overview_specs_validate_and_draw_what_the_altair_charts_draw(invent
     from retrieval.core.params import Params
 
     bars, curve = _frames(invented, Params())
-    for spec, chart in [(charts.bars_spec(bars), charts.bars_with_intervals(bars)),
-                        (charts.curves_spec(curve, "nDCG@k", 5), charts.curves(curve, "nDCG@k", 5))]:
+    for spec, chart in [
+        (charts.bars_spec(bars), charts.bars_with_intervals(bars)),
+        (charts.curves_spec(curve, "nDCG@k", 5), charts.curves(curve, "nDCG@k", 5)),
+    ]:
         _validates(spec)
         assert spec["datasets"][charts.DATA] is not None  # the rows travel as the named dataset
         assert _resolved(spec) == _altair_reference(chart)
@@ -181,11 +208,20 @@ def test_a_cached_structure_never_carries_another_datasets_or_settings_rows_or_s
 
     base_bars, base_curve = _frames(invented, Params())
     other_bars, other_curve = _frames(invented, Params(k1=2.0, b=0.3, alpha=0.9))
-    renamed = base_bars.assign(system=base_bars["system"].map({"BM25": "run*1", "LSA": "LSA", "weighted": "w", "RRF": "RRF"}))
-    renamed_curve = base_curve.assign(system=base_curve["system"].map({"BM25": "run*1", "LSA": "LSA", "weighted": "w", "RRF": "RRF"}))
+    renamed = base_bars.assign(
+        system=base_bars["system"].map({"BM25": "run*1", "LSA": "LSA", "weighted": "w", "RRF": "RRF"})
+    )
+    renamed_curve = base_curve.assign(
+        system=base_curve["system"].map({"BM25": "run*1", "LSA": "LSA", "weighted": "w", "RRF": "RRF"})
+    )
     charts.spec_structure.cache_clear()
-    for bars, curve, k in [(base_bars, base_curve, 5), (other_bars, other_curve, 5), (renamed, renamed_curve, 5),
-                           (base_bars, base_curve, 3), (other_bars, other_curve, 5)]:
+    for bars, curve, k in [
+        (base_bars, base_curve, 5),
+        (other_bars, other_curve, 5),
+        (renamed, renamed_curve, 5),
+        (base_bars, base_curve, 3),
+        (other_bars, other_curve, 5),
+    ]:
         assert _resolved(charts.bars_spec(bars)) == _altair_reference(charts.bars_with_intervals(bars))
         assert _resolved(charts.curves_spec(curve, "nDCG@k", k)) == _altair_reference(charts.curves(curve, "nDCG@k", k))
     assert not base_bars["mean"].equals(other_bars["mean"])  # the two settings do differ
@@ -208,17 +244,23 @@ def _x_axis(spec: dict) -> dict:
     return next(layer["encoding"]["x"]["axis"] for layer in spec["layer"] if "axis" in layer["encoding"].get("x", {}))
 
 
-@pytest.mark.parametrize("low, high", [(-0.0143, 0.0151), (-0.004, 0.006), (0.179, 0.246), (-0.081, 0.107), (-0.6, 0.9)])
+@pytest.mark.parametrize(
+    "low, high", [(-0.0143, 0.0151), (-0.004, 0.006), (0.179, 0.246), (-0.081, 0.107), (-0.6, 0.9)]
+)
 def test_the_bootstrap_histograms_axis_never_repeats_a_label(low, high):
     """Cranfield's weighted - RRF spans about -0.014 to +0.015: ticks every 0.005 written with two decimals read
     "−0.01 −0.01 +0.00 +0.01 +0.01". Each tick now has the decimals its step needs."""
     edges = np.linspace(low, high, 51)
     bins = pd.DataFrame({"start": edges[:-1], "end": edges[1:], "count": np.arange(50) % 7 + 1})
-    spec = charts.histogram_with_interval(bins, low + 0.1 * (high - low), high - 0.1 * (high - low), (low + high) / 2).to_dict()
+    spec = charts.histogram_with_interval(
+        bins, low + 0.1 * (high - low), high - 0.1 * (high - low), (low + high) / 2
+    ).to_dict()
     axis = _x_axis(spec)
     labels = [format(v, axis["format"]) for v in axis["values"]]  # d3-format's "+.3f" writes what Python's does
     assert len(labels) >= 5 and len(set(labels)) == len(labels), labels
-    domain = next(layer["encoding"]["x"]["scale"]["domain"] for layer in spec["layer"] if "axis" in layer["encoding"].get("x", {}))
+    domain = next(
+        layer["encoding"]["x"]["scale"]["domain"] for layer in spec["layer"] if "axis" in layer["encoding"].get("x", {})
+    )
     assert domain[0] <= min(axis["values"]) and max(axis["values"]) <= domain[1]
     assert axis["format"] == "+.2f" or (high - low) < 0.1  # two decimals as before wherever they are enough
 

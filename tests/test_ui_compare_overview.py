@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from apptest import outside_code
 
+from apptest import outside_code
 from retrieval.evaluation import stats
 from ui import compare, overview
 
@@ -25,7 +25,9 @@ def test_the_verdict_names_the_better_system_whichever_side_it_is_on():
 def test_the_tally_counts_wins_and_ties():
     diff = np.array([0.5, -0.25, 0.0, 0.0, 1.0])
     assert compare.tally(diff) == (2, 1, 2)
-    assert compare.tally_text("A", "B", np.array([0.1, 0.0])).startswith("A is better on 1 question, B on 0, and 1 is a tie")
+    assert compare.tally_text("A", "B", np.array([0.1, 0.0])).startswith(
+        "A is better on 1 question, B on 0, and 1 is a tie"
+    )
 
 
 def test_the_histogram_bins_every_resample_once_and_leaves_empty_bins_out():
@@ -94,16 +96,27 @@ def _evaluation(ds, lists: dict[str, list[list[str]]]):
     from retrieval.evaluation.metrics import parse_list
     from retrieval.retrievers.ranking import from_lists
 
-    rankings = {name: from_lists(name, ds, [np.array([ds.doc_index[d] for d in row]) for row in rows],
-                                 [np.arange(len(row), 0, -1).astype(float) for row in rows])
-                for name, rows in lists.items()}
+    rankings = {
+        name: from_lists(
+            name,
+            ds,
+            [np.array([ds.doc_index[d] for d in row]) for row in rows],
+            [np.arange(len(row), 0, -1).astype(float) for row in rows],
+        )
+        for name, rows in lists.items()
+    }
     return score(ds, rankings, parse_list(["ndcg@3"]))
 
 
 def test_judged_shares_are_the_mean_share_of_the_top_k_that_the_judgements_name():
     ds = _holey()
-    ev = _evaluation(ds, {"judged": [["d1", "d2", "d3", "d4"], ["d5", "d6"]],
-                          HOSTILE: [["d5", "d1", "d6", "d2"], ["d1", "d2", "d3", "d5"]]})
+    ev = _evaluation(
+        ds,
+        {
+            "judged": [["d1", "d2", "d3", "d4"], ["d5", "d6"]],
+            HOSTILE: [["d5", "d1", "d6", "d2"], ["d1", "d2", "d3", "d5"]],
+        },
+    )
     got = overview.judged_shares(ev, 4)
     # "judged": q1's top 4 all judged (grade 0 and -1 count), q2 has 2 results, both judged: (4/4 + 2/4) / 2
     assert got["judged"] == (4 / 4 + 2 / 4) / 2
@@ -116,8 +129,13 @@ def test_the_judged_warning_names_each_system_below_the_floor_escaped_with_its_s
     from ui.markdown import escape_markdown
 
     ds = _holey()
-    ev = _evaluation(ds, {"judged": [["d1", "d2", "d3", "d4"], ["d5", "d6"]],
-                          HOSTILE: [["d5", "d1", "d6", "d2"], ["d1", "d2", "d3", "d5"]]})
+    ev = _evaluation(
+        ds,
+        {
+            "judged": [["d1", "d2", "d3", "d4"], ["d5", "d6"]],
+            HOSTILE: [["d5", "d1", "d6", "d2"], ["d1", "d2", "d3", "d5"]],
+        },
+    )
     note = overview.judged_warning(ev, 4)
     assert f"{escape_markdown(HOSTILE)} {(2 / 4 + 1 / 4) / 2:.3f}" in note and HOSTILE not in outside_code(note)
     assert "`judged@4`" in note and "0.8" in note and "understate" in note and "not relevant" in note
@@ -131,15 +149,28 @@ def test_no_judged_warning_at_the_floor_one_just_below_it():
     from retrieval.corpus.dataset import assemble
 
     docs = [(f"d{i}", f"text {i}") for i in range(1, 7)]
-    qrels = [("q1", "d1", 1), ("q1", "d2", 0), ("q1", "d3", 0), ("q1", "d4", 0),
-             ("q2", "d5", 1), ("q2", "d6", 0), ("q2", "d1", 0), ("q2", "d2", 0)]
+    qrels = [
+        ("q1", "d1", 1),
+        ("q1", "d2", 0),
+        ("q1", "d3", 0),
+        ("q1", "d4", 0),
+        ("q2", "d5", 1),
+        ("q2", "d6", 0),
+        ("q2", "d1", 0),
+        ("q2", "d2", 0),
+    ]
     ds = assemble("four each", docs, [("q1", "one"), ("q2", "two")], qrels)
     # "at": 4 of the top 5 judged for both questions (0.8, not below); "below": 3 of 5 for q1, 4 of 5 for q2 (0.7)
     ev = _evaluation(ds, {"at": [["d1", "d2", "d3", "d4", "d5"], ["d5", "d6", "d1", "d2", "d3"]]})
     assert overview.judged_shares(ev, 5) == {"at": (4 / 5 + 4 / 5) / 2}
     assert overview.judged_warning(ev, 5) is None
-    ev = _evaluation(ds, {"at": [["d1", "d2", "d3", "d4", "d5"], ["d5", "d6", "d1", "d2", "d3"]],
-                          "below": [["d1", "d2", "d3", "d5", "d6"], ["d5", "d6", "d1", "d2", "d3"]]})
+    ev = _evaluation(
+        ds,
+        {
+            "at": [["d1", "d2", "d3", "d4", "d5"], ["d5", "d6", "d1", "d2", "d3"]],
+            "below": [["d1", "d2", "d3", "d5", "d6"], ["d5", "d6", "d1", "d2", "d3"]],
+        },
+    )
     note = overview.judged_warning(ev, 5)
     assert f"below {(3 / 5 + 4 / 5) / 2:.3f}" in note and "at 0.800" not in note
 

@@ -64,8 +64,12 @@ def test_run_lines_count_every_result():
 
 
 def test_previews_and_the_unjudged_table():
-    ds = assemble("t", [("d1", "apple pie"), ("d2", "pear tart"), ("d3", "plum jam")], [("q1", "apple"), ("q2", "pear")],
-                  [("q1", "d1", 2), ("q2", "d2", 1), ("q2", "dx", 0)])
+    ds = assemble(
+        "t",
+        [("d1", "apple pie"), ("d2", "pear tart"), ("d3", "plum jam")],
+        [("q1", "apple"), ("q2", "pear")],
+        [("q1", "d1", 2), ("q2", "d2", 1), ("q2", "dx", 0)],
+    )
     texts = ui.texts_preview(ds.doc_ids, ds.doc_texts, 2)
     assert texts.to_dict("list") == {"id": ["d1", "d2"], "text": ["apple pie", "pear tart"]}
     judged = ui.judgements_preview(ds, 3)

@@ -8,14 +8,13 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from apptest import outside_code, shown
 from retrieval.analyses import diagnosis, teaching
 from retrieval.analyses.teaching import FirstResult
 from retrieval.core.params import Params
 from retrieval.corpus.dataset import assemble
 from retrieval.engine.engine import Engine
 from ui import diagnosis as ui
-
-from apptest import outside_code, shown
 
 
 def _case(system: str, qid: str, kind: str) -> diagnosis.Case:
@@ -37,28 +36,60 @@ def test_class_table_is_systems_by_classes_with_their_sum():
     assert table.loc["LSA", "surface homonymy"] == 1 and table.loc["BM25", "vocabulary gap"] == 1
     assert table.loc["RRF"].tolist() == [0, 0, 0, 0, 0, 0]
     named = ui.class_table(pd.DataFrame(teaching.class_counts(CASES)), list(CASES), 100)
-    assert named.columns.tolist() == ["vocabulary gap", "surface homonymy", "unjudged at the top", "late rank",
-                                      "beyond the fusion's top 100", "all"]
+    assert named.columns.tolist() == [
+        "vocabulary gap",
+        "surface homonymy",
+        "unjudged at the top",
+        "late rank",
+        "beyond the fusion's top 100",
+        "all",
+    ]
     assert named.to_numpy().tolist() == table.to_numpy().tolist()
 
 
 def test_a_fusions_rows_name_its_depth_and_its_members_ranks():
-    cut = diagnosis.Case("RRF", "q7", "bank hours", 0, "n00", ("bank",), (("branch", 1, ()),), diagnosis.FUSION_CUT, 10,
-                         (("BM25", 13), ("LSA", 0)))
+    cut = diagnosis.Case(
+        "RRF",
+        "q7",
+        "bank hours",
+        0,
+        "n00",
+        ("bank",),
+        (("branch", 1, ()),),
+        diagnosis.FUSION_CUT,
+        10,
+        (("BM25", 13), ("LSA", 0)),
+    )
     late = diagnosis.Case("BM25", "q7", "bank hours", 13, "n00", ("bank",), (("branch", 1, ()),), "late rank")
-    lost = diagnosis.Case("RRF", "q8", "bank hours", 0, "n00", ("bank",), (("branch", 1, ()),), diagnosis.UNJUDGED, 10,
-                          (("BM25", 0), ("LSA", 0)))
+    lost = diagnosis.Case(
+        "RRF",
+        "q8",
+        "bank hours",
+        0,
+        "n00",
+        ("bank",),
+        (("branch", 1, ()),),
+        diagnosis.UNJUDGED,
+        10,
+        (("BM25", 0), ("LSA", 0)),
+    )
     rows = ui.case_rows([cut, late, lost])
     assert [r["class"] for r in rows] == ["beyond the fusion's top 10", "late rank", "unjudged at the top"]
     # one rule: "> 10" where a member lists a relevant document, "not found" where none does
     assert [r["first relevant at"] for r in rows] == ["> 10", "13", "not found"]
-    assert [r["members: first relevant at"] for r in rows] == ["BM25 13, LSA not found", "", "BM25 not found, LSA not found"]
+    assert [r["members: first relevant at"] for r in rows] == [
+        "BM25 13, LSA not found",
+        "",
+        "BM25 not found, LSA not found",
+    ]
     assert rows[0]["shared with the first result"] == "bank" and rows[0]["system"] == "RRF"
 
 
 def test_fusion_depths_name_the_fusions_only():
     assert ui.fusion_depths({"BM25": None, "weighted": None, "RRF": None, "mine": None}, Params(fusion_depth=100)) == {
-        "weighted": 100, "RRF": 100}
+        "weighted": 100,
+        "RRF": 100,
+    }
 
 
 def test_a_documents_head_ends_at_a_space_within_its_first_200_characters():
@@ -82,16 +113,38 @@ def test_question_label_cuts_at_70_and_names_the_failing_systems():
 
 
 def test_relevant_words_win_over_wrong_ones():
-    assert ui.question_colors({"data", "export"}, {"data", "backup"}) == {"data": "green", "export": "green", "backup": "orange"}
+    assert ui.question_colors({"data", "export"}, {"data", "backup"}) == {
+        "data": "green",
+        "export": "green",
+        "backup": "orange",
+    }
 
 
 def test_first_results_frame_reads_each_systems_answer():
     answers = [FirstResult("BM25", 3, "d9", 10), FirstResult("LSA", 0, None, 0), FirstResult("RRF", 1, "d1", 10)]
     rows = ui.first_results_frame(answers, {"d1": 2, "d9": 0}).to_dict("records")
     assert rows == [
-        {"system": "BM25", "first relevant at": "3", "first result": "d9", "first result is relevant": "no", "results": 10},
-        {"system": "LSA", "first relevant at": "not found", "first result": "none (empty list)", "first result is relevant": "—", "results": 0},
-        {"system": "RRF", "first relevant at": "1", "first result": "d1", "first result is relevant": "yes", "results": 10},
+        {
+            "system": "BM25",
+            "first relevant at": "3",
+            "first result": "d9",
+            "first result is relevant": "no",
+            "results": 10,
+        },
+        {
+            "system": "LSA",
+            "first relevant at": "not found",
+            "first result": "none (empty list)",
+            "first result is relevant": "—",
+            "results": 0,
+        },
+        {
+            "system": "RRF",
+            "first relevant at": "1",
+            "first result": "d1",
+            "first result is relevant": "yes",
+            "results": 10,
+        },
     ]
     assert ui.first_results_frame(answers, {"d1": 2})["first result is relevant"].tolist() == ["unjudged", "—", "yes"]
     missed = [FirstResult("RRF", 0, "d9", 10), FirstResult("BM25", 0, "d9", 10), FirstResult("LSA", 4, "d9", 10)]
@@ -110,8 +163,12 @@ def test_doc_label_and_rank_text():
     assert ui.rank_text(None, 0.3, 100) == "beyond 100"
 
 
-DS = assemble("t", [("d1", "apple pie apple"), ("d2", "pear tart"), ("d3", "apple jam")], [("q1", "apple tart"), ("q2", "plum")],
-              [("q1", "d1", 2), ("q2", "d2", 1), ("q2", "dx", 1)])
+DS = assemble(
+    "t",
+    [("d1", "apple pie apple"), ("d2", "pear tart"), ("d3", "apple jam")],
+    [("q1", "apple tart"), ("q2", "plum")],
+    [("q1", "d1", 2), ("q2", "d2", 1), ("q2", "dx", 1)],
+)
 
 
 def test_doc_text_is_none_outside_the_corpus_and_shared_words_skip_it():
@@ -125,7 +182,12 @@ def test_the_term_tables_add_up_to_the_bm25_score():
     bm = eng.rankings(p, ())["BM25"]
     per_term, summary, mismatch = ui.term_tables(DS, eng, bm, 0, ["apple", "tart"], ["d1", "d2"], p, {"d1": 2})
     assert not mismatch
-    assert per_term[["document", "term"]].values.tolist() == [["d1", "apple"], ["d1", "tart"], ["d2", "apple"], ["d2", "tart"]]
+    assert per_term[["document", "term"]].values.tolist() == [
+        ["d1", "apple"],
+        ["d1", "tart"],
+        ["d2", "apple"],
+        ["d2", "tart"],
+    ]
     by_doc = per_term.groupby("document")["contribution"].sum()
     assert summary.set_index("document")["BM25 score"].to_dict() == by_doc.to_dict()
     assert summary["grade"].tolist() == [2, 0]
@@ -162,19 +224,28 @@ def test_dense_summary_on_the_invented_corpus(invented, with_dense):
     said, classes = ui.dense_summary(invented, ev.rankings, cases, 3)
     answered = int(((ev.first_rank["BM25"] > 0) & (ev.first_rank["BM25"] <= 3)).sum())
     assert answered == 12
-    assert said == ("The article's hypothesis (a dense retriever closes BM25's vocabulary gap) holds on this data: dense fixes "
-                    "1 of the 1 vocabulary-gap question BM25 fails at k = 3, and it breaks 0 of the 12 questions BM25 answers "
-                    "in its top 3.")
-    assert [c.kind for c in classes] == list(diagnosis.CLASSES[:4])  # neither BM25 nor dense is a fusion: no class of the cut
+    assert said == (
+        "The article's hypothesis (a dense retriever closes BM25's vocabulary gap) holds on this data: dense fixes "
+        "1 of the 1 vocabulary-gap question BM25 fails at k = 3, and it breaks 0 of the 12 questions BM25 answers "
+        "in its top 3."
+    )
+    assert [c.kind for c in classes] == list(
+        diagnosis.CLASSES[:4]
+    )  # neither BM25 nor dense is a fusion: no class of the cut
     got = {c.kind: c for c in classes}
-    assert [shown(x) for x in got["vocabulary gap"].fixed] == ["fixed: q02, vocabulary gap; dense rank 1, BM25 not found · “can I get my money back”"]
+    assert [shown(x) for x in got["vocabulary gap"].fixed] == [
+        "fixed: q02, vocabulary gap; dense rank 1, BM25 not found · “can I get my money back”"
+    ]
     assert [shown(x) for x in got["unjudged at the top"].fixed] == [
-        "fixed: q10, unjudged at the top; dense rank 1, BM25 not found · “I want my data from yesterday back”"]
+        "fixed: q10, unjudged at the top; dense rank 1, BM25 not found · “I want my data from yesterday back”"
+    ]
     assert all(c.broken == () for c in classes) and got["late rank"].fixed == ()
-    assert [shown(c.heading) for c in classes] == ["**vocabulary gap** · fixed 1 of BM25's 1 · broken 0",
-                                                   "**surface homonymy** · fixed 0 of BM25's 0 · broken 0",
-                                                   "**unjudged at the top** · fixed 1 of BM25's 1 · broken 0",
-                                                   "**late rank** · fixed 0 of BM25's 0 · broken 0"]
+    assert [shown(c.heading) for c in classes] == [
+        "**vocabulary gap** · fixed 1 of BM25's 1 · broken 0",
+        "**surface homonymy** · fixed 0 of BM25's 0 · broken 0",
+        "**unjudged at the top** · fixed 1 of BM25's 1 · broken 0",
+        "**late rank** · fixed 0 of BM25's 0 · broken 0",
+    ]
 
 
 def test_dense_summary_follows_the_threshold(invented, with_dense):
@@ -199,19 +270,31 @@ def _change(outcome: str, kind: str, qid: str = "q", base_rank: int = 0, other_r
 
 
 def test_verdict_says_holds_in_part_does_not_hold_or_nothing_to_answer():
-    gaps = [_case("BM25", "q1", "vocabulary gap"), _case("BM25", "q2", "vocabulary gap"), _case("BM25", "q3", "late rank")]
-    part = ui.verdict([_change("fixed", "vocabulary gap", "q1"), _change("broken", "late rank", "q4", 1, 5)], gaps, 10, 3)
-    assert part == ("The article's hypothesis (a dense retriever closes BM25's vocabulary gap) holds in part on this data: dense "
-                    "fixes 1 of the 2 vocabulary-gap questions BM25 fails at k = 3, and it breaks 1 of the 7 questions BM25 "
-                    "answers in its top 3.")
+    gaps = [
+        _case("BM25", "q1", "vocabulary gap"),
+        _case("BM25", "q2", "vocabulary gap"),
+        _case("BM25", "q3", "late rank"),
+    ]
+    part = ui.verdict(
+        [_change("fixed", "vocabulary gap", "q1"), _change("broken", "late rank", "q4", 1, 5)], gaps, 10, 3
+    )
+    assert part == (
+        "The article's hypothesis (a dense retriever closes BM25's vocabulary gap) holds in part on this data: dense "
+        "fixes 1 of the 2 vocabulary-gap questions BM25 fails at k = 3, and it breaks 1 of the 7 questions BM25 "
+        "answers in its top 3."
+    )
     # a fixed late-rank question does not count for the hypothesis
     none = ui.verdict([_change("fixed", "late rank", "q3")], gaps, 3, 5)
-    assert none.startswith("The article's hypothesis (a dense retriever closes BM25's vocabulary gap) does not hold on this data: "
-                           "dense fixes 0 of the 2 vocabulary-gap questions BM25 fails at k = 5")
+    assert none.startswith(
+        "The article's hypothesis (a dense retriever closes BM25's vocabulary gap) does not hold on this data: "
+        "dense fixes 0 of the 2 vocabulary-gap questions BM25 fails at k = 5"
+    )
     assert none.endswith("it breaks 0 of the 0 questions BM25 answers in its top 5.")
     nothing = ui.verdict([], [_case("BM25", "q3", "late rank")], 4, 3)
-    assert nothing == ("Nothing to answer here: BM25 fails no question on a vocabulary gap at k = 3, so the hypothesis is not "
-                       "tested on this data; dense breaks 0 of the 3 questions BM25 answers in its top 3.")
+    assert nothing == (
+        "Nothing to answer here: BM25 fails no question on a vocabulary gap at k = 3, so the hypothesis is not "
+        "tested on this data; dense breaks 0 of the 3 questions BM25 answers in its top 3."
+    )
 
 
 def _section(ds, ranks, cases, threshold):
@@ -228,13 +311,17 @@ def test_the_section_renders_the_verdict_and_the_lines(invented, with_dense):
     assert [h.value for h in at.subheader] == ["What the dense retriever changes"]
     assert not at.info  # no hint: dense is there
     body = [shown(m.value) for m in at.markdown]
-    assert body[0].startswith("The article's hypothesis (a dense retriever closes BM25's vocabulary gap) holds on this data")
-    assert body[1:] == ["**vocabulary gap** · fixed 1 of BM25's 1 · broken 0",
-                        "- fixed: q02, vocabulary gap; dense rank 1, BM25 not found · “can I get my money back”",
-                        "**surface homonymy** · fixed 0 of BM25's 0 · broken 0",
-                        "**unjudged at the top** · fixed 1 of BM25's 1 · broken 0",
-                        "- fixed: q10, unjudged at the top; dense rank 1, BM25 not found · “I want my data from yesterday back”",
-                        "**late rank** · fixed 0 of BM25's 0 · broken 0"]
+    assert body[0].startswith(
+        "The article's hypothesis (a dense retriever closes BM25's vocabulary gap) holds on this data"
+    )
+    assert body[1:] == [
+        "**vocabulary gap** · fixed 1 of BM25's 1 · broken 0",
+        "- fixed: q02, vocabulary gap; dense rank 1, BM25 not found · “can I get my money back”",
+        "**surface homonymy** · fixed 0 of BM25's 0 · broken 0",
+        "**unjudged at the top** · fixed 1 of BM25's 1 · broken 0",
+        "- fixed: q10, unjudged at the top; dense rank 1, BM25 not found · “I want my data from yesterday back”",
+        "**late rank** · fixed 0 of BM25's 0 · broken 0",
+    ]
 
 
 def test_without_dense_the_section_says_how_to_add_it(invented, with_dense):
@@ -246,7 +333,12 @@ def test_without_dense_the_section_says_how_to_add_it(invented, with_dense):
 
 
 def test_a_change_line_escapes_its_id_and_question():
-    c = diagnosis.Change("fixed", "vocabulary gap", "q*1_", " see [this](http://x.io) <b>now</b> ", "BM25", "dense", 0, 2)
+    c = diagnosis.Change(
+        "fixed", "vocabulary gap", "q*1_", " see [this](http://x.io) <b>now</b> ", "BM25", "dense", 0, 2
+    )
     line = ui.change_line(c)
     assert "[this](" not in outside_code(line) and "<b>" not in line and "q*1_" not in line
-    assert shown(line) == "fixed: q*1_, vocabulary gap; dense rank 2, BM25 not found · “see [this](http://x.io) <b>now</b>”"
+    assert (
+        shown(line)
+        == "fixed: q*1_, vocabulary gap; dense rank 2, BM25 not found · “see [this](http://x.io) <b>now</b>”"
+    )

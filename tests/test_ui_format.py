@@ -43,8 +43,17 @@ def test_escape_markdown_shows_what_the_renderer_would_turn_into_links_or_symbol
     assert markdown.escape_markdown("plain words 42") == "plain words 42"
 
 
-@pytest.mark.parametrize("text", ["corpus.jsonl:1: broken JSON", "hit@3 and ndcg@5", "d1 (grade 2): a-b", "x :3: y",
-                                  "see http://e.x or mail@e.x -> :streamlit:", "`a` **b** $c$ :red[d]"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "corpus.jsonl:1: broken JSON",
+        "hit@3 and ndcg@5",
+        "d1 (grade 2): a-b",
+        "x :3: y",
+        "see http://e.x or mail@e.x -> :streamlit:",
+        "`a` **b** $c$ :red[d]",
+    ],
+)
 def test_escaped_text_is_copied_as_written_without_invisible_characters(text):
     """The word joiners (U+2060) once placed after every ':' and '@' were copied with the text (`corpus.jsonl:⁠1`):
     what the renderer shows of the escaped text (escapes resolved, code spans as they are) is the text itself."""
@@ -59,7 +68,10 @@ def test_highlight_markdown_marks_whole_tokens_case_insensitively():
     assert ":orange-background[**Data**]" in md and ":orange-background[**DATA**]" in md
     assert "\\(" in md and "\\)" in md and "\\!" in md
     assert markdown.highlight_markdown("metadata", {"data": "green"}) == "metadata"  # not a token of its own
-    assert markdown.highlight_markdown("x <b>data</b>", {"data": "green"}) == "x \\<b\\>:green-background[**data**]\\<\\/b\\>"
+    assert (
+        markdown.highlight_markdown("x <b>data</b>", {"data": "green"})
+        == "x \\<b\\>:green-background[**data**]\\<\\/b\\>"
+    )
     with pytest.raises(ValueError):
         markdown.highlight_markdown("data", {"data": "#fff]"})
 

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 import pytest
+from test_perf_equivalence import random_dataset
 
 from retrieval.core.params import Params
 from retrieval.corpus.dataset import assemble, parse_qrels
@@ -14,8 +15,6 @@ from retrieval.evaluation import metrics
 from retrieval.evaluation.experiment import score
 from retrieval.store.workspace import Grade
 from ui import judge as ui
-
-from test_perf_equivalence import random_dataset
 
 
 @pytest.fixture(scope="module")
@@ -97,8 +96,12 @@ def test_pages_of_documents():
 
 def test_each_rater_s_grades_and_the_others_and_their_qrels():
     t = datetime(2026, 12, 4, tzinfo=UTC)
-    grades = (Grade("q1", "d1", "ana", 2, t), Grade("q1", "d1", "ben", 0, t), Grade("q1", "d2", "ben", 1, t),
-              Grade("q2", "d1", "cy", 1, t))
+    grades = (
+        Grade("q1", "d1", "ana", 2, t),
+        Grade("q1", "d1", "ben", 0, t),
+        Grade("q1", "d2", "ben", 1, t),
+        Grade("q2", "d1", "cy", 1, t),
+    )
     assert ui.mine(grades, "ben") == {("q1", "d1"): 0, ("q1", "d2"): 1}
     assert ui.others(grades, "ben") == {("q1", "d1"): {"ana": 2}, ("q2", "d1"): {"cy": 1}}
     assert parse_qrels(ui.rater_qrels(grades, "ben").encode(), "ben") == [("q1", "d1", 0), ("q1", "d2", 1)]
@@ -112,7 +115,10 @@ def test_each_rater_s_grades_and_the_others_and_their_qrels():
 def test_before_and_after_is_each_system_s_mean_with_and_without_the_new_grades(case):
     ds, ranks = case
     holes = ui.find_holes(ds, ranks, 5)
-    new = [(ds.query_ids[q], ds.doc_ids[d], 2) for q, d in holes[["q", "doc"]].drop_duplicates().head(5).itertuples(index=False)]
+    new = [
+        (ds.query_ids[q], ds.doc_ids[d], 2)
+        for q, d in holes[["q", "doc"]].drop_duplicates().head(5).itertuples(index=False)
+    ]
     amended = ds.with_judgements(new)
     m = metrics.parse_list(["recall@5"])
     before = score(ds, ranks, m)
@@ -140,6 +146,9 @@ def test_the_downloads_read_back_with_the_project_s_qrels_parser():
     amended = ds.with_judgements((q, d, g) for (q, d), g in grades.items())
     assert parse_qrels(ui.all_qrels(amended).encode(), "all.txt") == [("q1", "d1", 1), ("q1", "d2", 0), ("q2", "d2", 2)]
     assert parse_qrels(ui.new_qrels(grades).encode(), "new.txt") == [("q1", "d2", 0), ("q2", "d2", 2)]
-    assert ui.file_names(ds.name) == ("my_data_set_x__qrels.txt", "my_data_set_x__new_qrels.txt")  # [^A-Za-z0-9._-]+ as _
+    assert ui.file_names(ds.name) == (
+        "my_data_set_x__qrels.txt",
+        "my_data_set_x__new_qrels.txt",
+    )  # [^A-Za-z0-9._-]+ as _
     assert ui.file_names("../../etc/passwd")[0] == ".._.._etc_passwd_qrels.txt"  # no folder in a name
     assert ui.graded_pairs(ds, grades) == {(1, 1), (0, 1)}

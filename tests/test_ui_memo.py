@@ -95,7 +95,9 @@ def _finish(job) -> None:
 def test_one_job_per_corpus_at_most_max_running(encoder):
     jobs = ui_dense.Jobs(max_running=1, keep=2)
     a = jobs.start(corpus("a" * 12))
-    assert a.running and jobs.start(corpus("a" * 12)) is a and jobs.get(corpus("a" * 12)) is a  # a second session follows it
+    assert (
+        a.running and jobs.start(corpus("a" * 12)) is a and jobs.get(corpus("a" * 12)) is a
+    )  # a second session follows it
     assert a.thread.daemon and a.thread.name == "encode-aaaaaaaa"
     with pytest.raises(InputError, match="1 encoding is running on this server already"):
         jobs.start(corpus("b"))

@@ -33,7 +33,11 @@ def test_editor_tables_round_trip_with_blanks_as_none():
 def test_shuffle_delta():
     assert ui.shuffle_delta(0.5, None) == {}
     assert ui.shuffle_delta(NAN, 0.5) == {} and ui.shuffle_delta(0.5, NAN) == {}
-    assert ui.shuffle_delta(0.5, 0.5000001) == {"delta": "unchanged by the shuffle", "delta_color": "gray", "delta_arrow": "off"}
+    assert ui.shuffle_delta(0.5, 0.5000001) == {
+        "delta": "unchanged by the shuffle",
+        "delta_color": "gray",
+        "delta_arrow": "off",
+    }
     assert ui.shuffle_delta(0.25, 0.5) == {"delta": "-0.250000", "delta_description": "since the shuffle"}
 
 

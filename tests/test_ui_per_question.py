@@ -22,16 +22,26 @@ def test_cut_keeps_one_line_and_n_characters():
 
 def test_rank_label():
     assert ui.rank_label(0) == charts.NOT_FOUND and ui.rank_label(3) == "3"
-    assert ui.rank_label(0, 100, True) == "> 100" and ui.rank_label(7, 100) == "7"  # a member lists it: beyond the top N
+    assert (
+        ui.rank_label(0, 100, True) == "> 100" and ui.rank_label(7, 100) == "7"
+    )  # a member lists it: beyond the top N
     assert ui.rank_label(0, 100) == charts.NOT_FOUND  # no member lists a relevant document: not found, fusion or not
 
 
 def test_a_cells_text_and_what_its_miss_means():
-    assert [ui.cell_label(0), ui.cell_label(0, 10, True), ui.cell_label(0, 10), ui.cell_label(4), ui.cell_label(4, 10, True)] == [
-        "—", "> 10", "—", "4", "4"]
+    assert [
+        ui.cell_label(0),
+        ui.cell_label(0, 10, True),
+        ui.cell_label(0, 10),
+        ui.cell_label(4),
+        ui.cell_label(4, 10, True),
+    ] == ["—", "> 10", "—", "4", "4"]
     assert ui.missing_text() == charts.NOT_FOUND and ui.missing_text(1000, True) == "beyond the fusion's top 1000"
     assert ui.missing_text(1000) == charts.NOT_FOUND
-    assert ui.fusion_depths(["BM25", "weighted", "mine", "RRF"], Params(fusion_depth=100)) == {"weighted": 100, "RRF": 100}
+    assert ui.fusion_depths(["BM25", "weighted", "mine", "RRF"], Params(fusion_depth=100)) == {
+        "weighted": 100,
+        "RRF": 100,
+    }
 
 
 def test_missed_in_the_top_k_by_some_system():
@@ -89,21 +99,36 @@ def test_styled_marks_the_relevant_rows():
     assert "0.5000" in html and "0.2500" in html
 
 
-DS = assemble("t", [("d1", "apple pie"), ("d2", "pear tart"), ("d3", "apple jam")], [("q1", "apple"), ("q2", "pear")],
-              [("q1", "d3", 1), ("q1", "d1", 2), ("q1", "d2", 0), ("q2", "d2", 1)])
+DS = assemble(
+    "t",
+    [("d1", "apple pie"), ("d2", "pear tart"), ("d3", "apple jam")],
+    [("q1", "apple"), ("q2", "pear")],
+    [("q1", "d3", 1), ("q1", "d1", 2), ("q1", "d2", 0), ("q2", "d2", 1)],
+)
 
 
 def test_heatmap_cells_one_per_question_and_system():
     shown = pd.DataFrame({"BM25": [1, 0]}, index=[0, 1])
     cells = ui.heatmap_cells(DS, shown)
     assert cells[["qid", "row", "system", "rank", "label", "missing"]].values.tolist() == [
-        ["q1", "q1 · apple", "BM25", 1, "1", charts.NOT_FOUND], ["q2", "q2 · pear", "BM25", 0, "—", charts.NOT_FOUND]]
-    fused = ui.heatmap_cells(DS, shown.rename(columns={"BM25": "RRF"}), {"RRF": 10}, pd.Series([True, True], index=[0, 1]))
-    assert fused[["label", "missing"]].values.tolist() == [["1", "beyond the fusion's top 10"], ["> 10", "beyond the fusion's top 10"]]
-    lost = ui.heatmap_cells(DS, shown.rename(columns={"BM25": "RRF"}), {"RRF": 10}, pd.Series([True, False], index=[0, 1]))
+        ["q1", "q1 · apple", "BM25", 1, "1", charts.NOT_FOUND],
+        ["q2", "q2 · pear", "BM25", 0, "—", charts.NOT_FOUND],
+    ]
+    fused = ui.heatmap_cells(
+        DS, shown.rename(columns={"BM25": "RRF"}), {"RRF": 10}, pd.Series([True, True], index=[0, 1])
+    )
+    assert fused[["label", "missing"]].values.tolist() == [
+        ["1", "beyond the fusion's top 10"],
+        ["> 10", "beyond the fusion's top 10"],
+    ]
+    lost = ui.heatmap_cells(
+        DS, shown.rename(columns={"BM25": "RRF"}), {"RRF": 10}, pd.Series([True, False], index=[0, 1])
+    )
     assert lost[["label", "missing"]].values.tolist()[1] == ["—", charts.NOT_FOUND]  # no member lists one: not found
     long = assemble("t", [("d1", "x")], [("q1", "word " * 30)], [("q1", "d1", 1)])
-    assert ui.heatmap_cells(long, pd.DataFrame({"BM25": [1]}, index=[0]))["row"][0] == "q1 · " + ui.cut("word " * 30, ui.ROW_CHARS)
+    assert ui.heatmap_cells(long, pd.DataFrame({"BM25": [1]}, index=[0]))["row"][0] == "q1 · " + ui.cut(
+        "word " * 30, ui.ROW_CHARS
+    )
 
 
 def _closing():

@@ -63,7 +63,13 @@ def test_the_top_grid_is_each_system_s_list_with_the_relevant_marked(eng, invent
         cells = [c for c in grid[s] if c]
         assert [c.split(" ")[0] for c in cells] == ids
         for c in cells:
-            assert c == ("refund1 ✓ 2" if c.startswith("refund1") else "refund2 0" if c.startswith("refund2") else c.split(" ")[0])
+            assert c == (
+                "refund1 ✓ 2"
+                if c.startswith("refund1")
+                else "refund2 0"
+                if c.startswith("refund2")
+                else c.split(" ")[0]
+            )
 
 
 def test_the_judging_rows_are_every_list_in_order_then_the_other_judged_documents(eng):
@@ -91,7 +97,9 @@ def test_a_rank_cell_is_exact_for_a_judged_document_and_bounded_for_another(eng,
     assert bm.top(0)[0].size < 12 and pg.rank_cell(one, bm, zero, 12) == "not found"  # BM25 scores it 0
     w = ranks["weighted"]
     cut = next(d for d in lsa.top_ids(one, 0) if d not in w.top_ids(one, 0) and d != "misc1")
-    assert w.top(0)[0].size == 10 and pg.rank_cell(one, w, cut, 12) == "not found"  # past the fusion's cut: not retrieved
+    assert (
+        w.top(0)[0].size == 10 and pg.rank_cell(one, w, cut, 12) == "not found"
+    )  # past the fusion's cut: not retrieved
 
 
 def test_the_judged_ranks_put_the_typed_text_s_beside_the_original_s(eng, invented):
@@ -127,7 +135,10 @@ def test_the_headline_is_the_typed_value_and_its_change_from_the_original(eng, i
     assert delta == f"+{2 / ideal:.4f}"
     frame = pg.metrics_frame(typed, original, at, list(ranks), ["ndcg@5"])
     assert list(frame["question"][:2]) == ["typed", "original"] and frame["nDCG@5"][1] == 0.0
-    assert frame["nDCG@5"][0] == pytest.approx(2 / ideal, abs=1e-15) and list(frame["first relevant"][:2]) == ["1", "not found"]
+    assert frame["nDCG@5"][0] == pytest.approx(2 / ideal, abs=1e-15) and list(frame["first relevant"][:2]) == [
+        "1",
+        "not found",
+    ]
     q1 = invented.query_index["q01"]
     at1 = pg.original_position(invented, "q01")
     one, ranks, _ = eng.adhoc(invented.query_texts[q1], judgements=adhoc.judgements_of(invented, q1), qid="q01")

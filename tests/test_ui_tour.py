@@ -19,10 +19,28 @@ def iv(mean: float, low: float, high: float) -> stats.Interval:
     return stats.Interval(mean, low, high, stats.RESAMPLES, stats.SEED, stats.CONFIDENCE)
 
 
-@pytest.mark.parametrize("raw, step", [
-    ("4", 4), (4, 4), ("1", 1), ("10", 10), ("99", 10), ("0", 1), ("-3", 1), ("4.7", 4), (" 7 ", 7),
-    ("abc", 1), ("", 1), (None, 1), ("nan", 1), ("inf", 10), ("-inf", 1), (["2", "6"], 6), ([], 1),
-])
+@pytest.mark.parametrize(
+    "raw, step",
+    [
+        ("4", 4),
+        (4, 4),
+        ("1", 1),
+        ("10", 10),
+        ("99", 10),
+        ("0", 1),
+        ("-3", 1),
+        ("4.7", 4),
+        (" 7 ", 7),
+        ("abc", 1),
+        ("", 1),
+        (None, 1),
+        ("nan", 1),
+        ("inf", 10),
+        ("-inf", 1),
+        (["2", "6"], 6),
+        ([], 1),
+    ],
+)
 def test_a_step_from_the_url_is_clamped_never_an_error(raw, step):
     assert tour.clamp_step(raw) == step
 
@@ -75,7 +93,9 @@ def test_the_disagreement_sentence_follows_the_numbers():
 
 def test_the_step_opens_on_a_question_found_but_not_first():
     assert tour.default_question(np.array([1, 0, 3, 2]), 5) == 2
-    assert tour.default_question(np.array([0, 7, 1]), 5) == 2  # none inside the top k but not first: the first at rank 1
+    assert (
+        tour.default_question(np.array([0, 7, 1]), 5) == 2
+    )  # none inside the top k but not first: the first at rank 1
     assert tour.default_question(np.array([0, 9]), 5) == 0
 
 
@@ -88,8 +108,14 @@ def test_the_four_metrics_read_aloud():
     assert "at rank 2, inside the top 5" in text and "**hit@5 = 1**" in text
     assert f"**recall@5 = {2 / 3:.3f}**: 2 of its 3 relevant documents are there" in text
     assert "**RR = 1/2 = 0.500**" in text and "**nDCG@5 = 0.610**" in text
-    late = tour.metrics_sentence("LSA", "q10", 5, 13, 0, 2, {"hit@5": 0.0, "recall@5": 0.0, "mrr": 1 / 13, "ndcg@5": 0.0})
-    assert "beyond the top 5" in late and "**hit@5 = 0**: no relevant document" in late and f"RR = 1/13 = {1 / 13:.3f}" in late
+    late = tour.metrics_sentence(
+        "LSA", "q10", 5, 13, 0, 2, {"hit@5": 0.0, "recall@5": 0.0, "mrr": 1 / 13, "ndcg@5": 0.0}
+    )
+    assert (
+        "beyond the top 5" in late
+        and "**hit@5 = 0**: no relevant document" in late
+        and f"RR = 1/13 = {1 / 13:.3f}" in late
+    )
     none = tour.metrics_sentence("BM25", "q02", 5, 0, 0, 3, {"hit@5": 0.0, "recall@5": 0.0, "mrr": 0.0, "ndcg@5": 0.0})
     assert "finds no relevant document for question q02" in none
 
@@ -119,7 +145,9 @@ def test_the_corpus_facts_and_sentence():
     text = tour.corpus_sentence("<b>fruit</b>", f)
     assert "4 documents and 3 questions" in text and "2 of the questions have at least one relevant document" in text
     assert "The other 1 question has no relevant document and is left out of every mean." in text
-    assert "3 relevant judgements (1 with grade 2, 2 with grade 1)" in text and "1 judgement says *not relevant*" in text
+    assert (
+        "3 relevant judgements (1 with grade 2, 2 with grade 1)" in text and "1 judgement says *not relevant*" in text
+    )
     assert "<b>" not in text and r"\<b\>" in text
 
 
@@ -142,14 +170,26 @@ def test_the_examples_are_the_first_case_of_each_class_and_none_when_missing(inv
     shown_ = tour.examples(cases, tour.shown_classes(cases))
     assert shown_["unjudged at the top"].qid == "q10" and shown_["surface homonymy"] is None
     gap = tour.case_sentence(found["vocabulary gap"], 3)
-    assert "its list is empty" in gap and "none of its 3 relevant documents shares a word" in gap and "**vocabulary gap**" in gap
+    assert (
+        "its list is empty" in gap
+        and "none of its 3 relevant documents shares a word" in gap
+        and "**vocabulary gap**" in gap
+    )
     top = tour.case_sentence(shown_["unjudged at the top"], 3)
-    assert "puts export1 first on “data”" in top and "No judgement names export1" in top and "**unjudged at the top**" in top
+    assert (
+        "puts export1 first on “data”" in top
+        and "No judgement names export1" in top
+        and "**unjudged at the top**" in top
+    )
     assert "Judge page" in top and "surface homonymy" in top and "wrong and" not in top
     assert tour.first_result_note(shown_["unjudged at the top"]) == "BM25's first result, unjudged"
-    assert "fails no question on a **surface homonymy** in the top 3" in tour.missing_sentence("BM25", "surface homonymy", 3)
+    assert "fails no question on a **surface homonymy** in the top 3" in tour.missing_sentence(
+        "BM25", "surface homonymy", 3
+    )
     none_said = tour.missing_sentence("BM25", "surface homonymy", 3, judged_not_relevant=False)
-    assert "No judgement of this data says *not relevant*, so no failure can be called a **surface homonymy**" in none_said
+    assert (
+        "No judgement of this data says *not relevant*, so no failure can be called a **surface homonymy**" in none_said
+    )
     assert tour.missing_sentence("BM25", "late rank", 3, False) == tour.missing_sentence("BM25", "late rank", 3)
     counts = tour.counts_sentence("BM25", cases, 14, 3)
     assert "2 questions out of 14 (1 vocabulary gap, 0 surface homonymy, 1 unjudged at the top, 0 late rank)" in counts
@@ -167,11 +207,16 @@ def test_a_late_rank_is_shown_when_it_occurs(invented):
     assert "late rank" in tour.shown_classes(cases)
     late = tour.examples(cases, tour.shown_classes(cases))["late rank"]
     assert late.qid == "q12" and "at rank 2, beyond the top 1. A **late rank**." in tour.case_sentence(late, 1)
-    assert tour.class_phrase("late rank") == "a late rank" and tour.class_phrase("unjudged at the top") == "its first result unjudged"
+    assert (
+        tour.class_phrase("late rank") == "a late rank"
+        and tour.class_phrase("unjudged at the top") == "its first result unjudged"
+    )
 
 
 def test_a_case_sentence_escapes_what_the_dataset_wrote():
-    c = diagnosis.Case("BM25", "q<1>", "**now** [x](javascript:alert(1))", 0, "d*2*", ("now",), (("d3", 1, ()),), "surface homonymy")
+    c = diagnosis.Case(
+        "BM25", "q<1>", "**now** [x](javascript:alert(1))", 0, "d*2*", ("now",), (("d3", 1, ()),), "surface homonymy"
+    )
     text = tour.case_sentence(c, 3)
     for live in ("<1>", "**now**", "](javascript", "d*2*"):
         assert not re.search(r"(?<!\\)" + re.escape(live), text), live
@@ -182,7 +227,9 @@ def test_a_case_sentence_escapes_what_the_dataset_wrote():
 
 def test_a_fusion_is_placed_against_its_members():
     members = {"BM25": 0.691171, "LSA": 0.679138}
-    assert "above both its members (BM25 0.691 and LSA 0.679)" in tour.fusion_sentence("RRF", 0.737367, members, "nDCG@5")
+    assert "above both its members (BM25 0.691 and LSA 0.679)" in tour.fusion_sentence(
+        "RRF", 0.737367, members, "nDCG@5"
+    )
     assert "level with its better member" in tour.fusion_sentence("RRF", 0.691171, members, "nDCG@5")
     assert "between its members" in tour.fusion_sentence("weighted", 0.68, members, "nDCG@5")
     assert "below both its members" in tour.fusion_sentence("weighted", 0.5, members, "nDCG@5")
@@ -193,7 +240,10 @@ def test_a_fusion_is_placed_against_its_members():
 def test_the_ranks_sentence_counts_where_the_fusion_takes_the_better_member():
     a, b = np.array([1, 2, 0, 5, 3]), np.array([2, 1, 0, 5, 0])
     text = tour.ranks_sentence("RRF", np.array([1, 1, 0, 5, 0]), [a, b])  # differs on q0, q1, q4
-    assert "On the 3 questions where the members disagree, RRF matches the better member on 2, beats both on 0 and falls behind the better on 1." == text
+    assert (
+        "On the 3 questions where the members disagree, RRF matches the better member on 2, beats both on 0 and falls behind the better on 1."
+        == text
+    )
     assert "nothing to pick between" in tour.ranks_sentence("RRF", a, [a, a])
 
 
@@ -205,7 +255,9 @@ def test_best_of_takes_the_highest_mean_and_the_first_listed_on_a_tie(invented):
 
 
 def test_the_noise_sentence_follows_the_interval():
-    assert "can't be told apart from noise" in tour.noise_sentence("RRF", "BM25", iv(0.046, -0.007, 0.113), "nDCG@5", 14)
+    assert "can't be told apart from noise" in tour.noise_sentence(
+        "RRF", "BM25", iv(0.046, -0.007, 0.113), "nDCG@5", 14
+    )
     beyond = tour.noise_sentence("RRF", "BM25", iv(0.05, 0.01, 0.09), "nDCG@5", 200)
     assert "more than noise" in beyond and "RRF is better here on nDCG@5" in beyond
 
@@ -225,7 +277,9 @@ def test_the_trap_sentence_says_inflated_from_the_numbers():
 
 def test_the_dense_example_says_fixed_or_not_from_the_rank():
     c = diagnosis.Case("BM25", "q02", "can I get my money back", 0, None, (), (("refund1", 2, ()),), "vocabulary gap")
-    assert "**fixed**" in tour.dense_example_sentence(c, 1, 3) and "rank 1, inside the top 3" in tour.dense_example_sentence(c, 1, 3)
+    assert "**fixed**" in tour.dense_example_sentence(
+        c, 1, 3
+    ) and "rank 1, inside the top 3" in tour.dense_example_sentence(c, 1, 3)
     assert "still beyond the top 3: **not fixed**" in tour.dense_example_sentence(c, 7, 3)
     assert "nowhere in its list: **not fixed**" in tour.dense_example_sentence(c, 0, 3)
     assert "Data page" in tour.dense_hint() and "--embeddings e5-small" in tour.dense_hint()
@@ -234,7 +288,9 @@ def test_the_dense_example_says_fixed_or_not_from_the_rank():
 def test_the_last_step_links_the_pages_the_router_has(monkeypatch):
     paths = [p for p, *_ in tour.next_pages([p for p, _, _ in tour.router.PAGES])]
     assert paths[:1] == ["pages/data.py"] and "pages/tuning.py" in paths and "pages/per_question.py" in paths
-    monkeypatch.setattr(tour.router, "PAGES", (*tour.router.PAGES, ("pages/playground.py", "Playground", ":material/edit:")))
+    monkeypatch.setattr(
+        tour.router, "PAGES", (*tour.router.PAGES, ("pages/playground.py", "Playground", ":material/edit:"))
+    )
     with_playground = tour.next_pages([p for p, _, _ in tour.router.PAGES])
     assert ("pages/playground.py", "Playground", ":material/edit:") == with_playground[1][:3]
 
@@ -247,7 +303,9 @@ def test_a_fusion_behind_its_member_is_a_difference_not_a_gain():
 def test_the_fusion_intro_names_the_members_and_their_weights():
     two = tour.fusion_intro(["BM25", "LSA"], tour.Params())
     assert "alpha = 0.5 on BM25, 1 \u2212 alpha on LSA" in two and "1/(60 + rank) over each member's top 10" in two
-    three = tour.fusion_intro(["BM25", "LSA", "<b>run</b>"], tour.Params(members=("BM25", "LSA", "x"), weights=(0.5, 0.3, 0.2)))
+    three = tour.fusion_intro(
+        ["BM25", "LSA", "<b>run</b>"], tour.Params(members=("BM25", "LSA", "x"), weights=(0.5, 0.3, 0.2))
+    )
     assert "one weight per member" in three and "<b>" not in three
 
 
@@ -271,8 +329,13 @@ def test_the_fusions_gain_on_the_invented_corpus_comes_from_the_later_relevant_d
     members = ["BM25", "LSA"]
     qids = [invented.query_ids[q] for q in invented.evaluated]
     for f in ("weighted", "RRF"):
-        g = tour.fusion_gains(f, ev.values[f]["ndcg@5"], [ev.values[m]["ndcg@5"] for m in members], ev.first_rank[f],
-                              [ev.first_rank[m] for m in members])
+        g = tour.fusion_gains(
+            f,
+            ev.values[f]["ndcg@5"],
+            [ev.values[m]["ndcg@5"] for m in members],
+            ev.first_rank[f],
+            [ev.first_rank[m] for m in members],
+        )
         above = [qids[i] for i in g.above]
         # q03: both members and the fusion put a relevant document first (0.76 and 0.86); the fusion also puts the
         # second one higher than either member does, 0.95: above both, by the later relevant document
@@ -282,8 +345,13 @@ def test_the_fusions_gain_on_the_invented_corpus_comes_from_the_later_relevant_d
         said = tour.gains_sentence(g, qids, "nDCG@5", 2)
         assert f"On nDCG@5 itself, {f} scores above both its members on {len(g.above)} question" in said
         assert "**the gain comes from the later relevant documents**" in said
-    rrf = tour.fusion_gains("RRF", ev.values["RRF"]["ndcg@5"], [ev.values[m]["ndcg@5"] for m in members],
-                            ev.first_rank["RRF"], [ev.first_rank[m] for m in members])
+    rrf = tour.fusion_gains(
+        "RRF",
+        ev.values["RRF"]["ndcg@5"],
+        [ev.values[m]["ndcg@5"] for m in members],
+        ev.first_rank["RRF"],
+        [ev.first_rank[m] for m in members],
+    )
     q03 = qids.index("q03")
     assert tour.relevant_ranks(invented, ev.rankings["RRF"], int(invented.evaluated[q03])) == "1 (2), 3 (1)"
     assert tour.relevant_ranks(invented, ev.rankings["BM25"], int(invented.evaluated[q03])) == "1 (2)"
@@ -294,14 +362,23 @@ def test_the_fusions_gain_on_the_invented_corpus_comes_from_the_later_relevant_d
 def test_the_gains_sentence_says_first_or_later_or_none_from_the_numbers():
     qids = ["a", "b", "c"]
     none = tour.Gains("RRF", (), ())
-    assert tour.gains_sentence(none, qids, "MRR", 2).startswith("On no question does RRF score above both its members on MRR")
+    assert tour.gains_sentence(none, qids, "MRR", 2).startswith(
+        "On no question does RRF score above both its members on MRR"
+    )
     first = tour.Gains("RRF", (0, 2), ())
-    assert "on 2 questions (a, c): on each it puts the first relevant document higher" in tour.gains_sentence(first, qids, "MRR", 3)
+    assert "on 2 questions (a, c): on each it puts the first relevant document higher" in tour.gains_sentence(
+        first, qids, "MRR", 3
+    )
     assert "above every member" in tour.gains_sentence(first, qids, "MRR", 3)
     mixed = tour.gains_sentence(tour.Gains("RRF", (0, 1), (1,)), qids, "nDCG@5", 2)
     assert "On 1 of them (b)" in mixed and "On 1 (a) it puts the first relevant document higher." in mixed
-    g = tour.fusion_gains("F", np.array([0.9, 0.5, 0.8]), [np.array([0.8, 0.5, 0.7]), np.array([0.7, 0.6, 0.1])],
-                          np.array([1, 1, 1]), [np.array([1, 1, 2]), np.array([3, 1, 0])])
+    g = tour.fusion_gains(
+        "F",
+        np.array([0.9, 0.5, 0.8]),
+        [np.array([0.8, 0.5, 0.7]), np.array([0.7, 0.6, 0.1])],
+        np.array([1, 1, 1]),
+        [np.array([1, 1, 2]), np.array([3, 1, 0])],
+    )
     assert (g.above, g.later) == ((0, 2), (0,))  # question 2: its first relevant (1) is higher than the members' (2)
 
 
@@ -325,5 +402,8 @@ def test_the_corpus_sentence_says_which_judgements_were_given_on_the_judge_page(
     f = tour.corpus_facts(small(), added=1)
     assert (f.judgements, f.added) == (4, 1)
     text = tour.corpus_sentence("fruit · edited: 1 grade", f)
-    assert text.startswith("**fruit · edited\\: 1 grade** holds") and "Of the 4 judgements in use, 3 came with the data and 1 is a grade given on the Judge page." in text
+    assert (
+        text.startswith("**fruit · edited\\: 1 grade** holds")
+        and "Of the 4 judgements in use, 3 came with the data and 1 is a grade given on the Judge page." in text
+    )
     assert "Judge page" not in tour.corpus_sentence("fruit", tour.corpus_facts(small()))

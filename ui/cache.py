@@ -58,8 +58,10 @@ def ranking_params(ds: Dataset, params: Params | None = None) -> Params:
 
 def fitting_text(ds: Dataset, dims: int) -> str:
     """What a page says while it waits for LSA's slow fit (a large corpus's first at a d's block)."""
-    return (f"Fitting LSA's SVD at d = {dims} on {ds.n_docs:,} documents (once: every d up to its block then comes "
-            f"from this fit)")
+    return (
+        f"Fitting LSA's SVD at d = {dims} on {ds.n_docs:,} documents (once: every d up to its block then comes "
+        f"from this fit)"
+    )
 
 
 def rankings(ds: Dataset | None = None, params: Params | None = None, spinner: bool = True) -> dict[str, Ranking]:
@@ -79,8 +81,12 @@ def rankings(ds: Dataset | None = None, params: Params | None = None, spinner: b
     return out
 
 
-def evaluation(metric_names: list[str] | tuple[str, ...], ds: Dataset | None = None, params: Params | None = None,
-               spinner: bool = True) -> Evaluation:
+def evaluation(
+    metric_names: list[str] | tuple[str, ...],
+    ds: Dataset | None = None,
+    params: Params | None = None,
+    spinner: bool = True,
+) -> Evaluation:
     """Per-question values of the given metrics for every system (cheap once the rankings are cached)."""
     ds = ds or current_dataset()
     return _scored(ds, rankings(ds, params, spinner), metric_names)
@@ -111,8 +117,9 @@ def first_rankings(ds: Dataset | None = None, params: Params | None = None) -> d
     return engine(ds).first_rankings(ranking_params(ds, params), current_sources(ds))
 
 
-def first_evaluation(metric_names: list[str] | tuple[str, ...], ds: Dataset | None = None,
-                     params: Params | None = None) -> Evaluation:
+def first_evaluation(
+    metric_names: list[str] | tuple[str, ...], ds: Dataset | None = None, params: Params | None = None
+) -> Evaluation:
     """`evaluation` of the systems that do not wait (`waiting`): what a page shows while LSA is fitted."""
     ds = ds or current_dataset()
     return _scored(ds, first_rankings(ds, params), metric_names)

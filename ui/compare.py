@@ -56,11 +56,15 @@ def verdict(iv: stats.Interval, a: str, b: str, label: str) -> tuple[str, str]:
     name_a, name_b = plain(a), plain(b)
     span = interval_text(iv.low, iv.high)
     if iv.holds_zero:
-        return "info", (f"**{name_a} and {name_b} can't be told apart** on {label}: the 95% interval of the mean "
-                        f"difference, {span}, holds zero.")
+        return "info", (
+            f"**{name_a} and {name_b} can't be told apart** on {label}: the 95% interval of the mean "
+            f"difference, {span}, holds zero."
+        )
     better, worse = (name_a, name_b) if iv.mean > 0 else (name_b, name_a)
-    return "success", (f"**{better} is better than {worse}** on {label}, by {abs(iv.mean):.3f} on average: "
-                       f"the 95% interval of {name_a} {MINUS} {name_b}, {span}, leaves zero out.")
+    return "success", (
+        f"**{better} is better than {worse}** on {label}, by {abs(iv.mean):.3f} on average: "
+        f"the 95% interval of {name_a} {MINUS} {name_b}, {span}, leaves zero out."
+    )
 
 
 def tally(diff: np.ndarray) -> tuple[int, int, int]:
@@ -72,17 +76,29 @@ def tally(diff: np.ndarray) -> tuple[int, int, int]:
 def tally_text(a: str, b: str, diff: np.ndarray) -> str:
     """'A is better on 3 questions, B on 1, and 2 are ties' (names escaped)."""
     wins_a, wins_b, ties = tally(diff)
-    return (f"{plain(a)} is better on {plural(wins_a, 'question')}, {plain(b)} on {wins_b}, "
-            f"and {ties} {agree(ties, 'is a tie', 'are ties')} (grey diamonds on the zero line). Hover a bar for the question.")
+    return (
+        f"{plain(a)} is better on {plural(wins_a, 'question')}, {plain(b)} on {wins_b}, "
+        f"and {ties} {agree(ties, 'is a tie', 'are ties')} (grey diamonds on the zero line). Hover a bar for the question."
+    )
 
 
 def choose_pair(systems: list[str]) -> tuple[str, str]:
     """The two systems' selectors (BM25 and LSA by default), side by side."""
     c1, c2 = st.columns(2)
-    a = c1.selectbox("System A", systems, index=systems.index(DEFAULT_A) if DEFAULT_A in systems else 0,
-                     key=KEY_A, persist_state="session")
-    b = c2.selectbox("System B", systems, index=systems.index(DEFAULT_B) if DEFAULT_B in systems else min(1, len(systems) - 1),
-                     key=KEY_B, persist_state="session")
+    a = c1.selectbox(
+        "System A",
+        systems,
+        index=systems.index(DEFAULT_A) if DEFAULT_A in systems else 0,
+        key=KEY_A,
+        persist_state="session",
+    )
+    b = c2.selectbox(
+        "System B",
+        systems,
+        index=systems.index(DEFAULT_B) if DEFAULT_B in systems else min(1, len(systems) - 1),
+        key=KEY_B,
+        persist_state="session",
+    )
     return a, b
 
 
@@ -92,7 +108,8 @@ def header(ds: Dataset, label: str) -> None:
     st.caption(
         f"**{plain(ds.name)}**: is one system better than another on **{label}** (the sidebar's metric and cutoff), "
         f"or is the difference noise? The questions are the unit: {plural(ds.evaluated.size, 'question')} with a relevant "
-        "document, each scored by both systems.")
+        "document, each scored by both systems."
+    )
 
 
 def comparison(ds: Dataset, ev: Evaluation, metric: str, label: str, a: str, b: str) -> None:
@@ -103,23 +120,43 @@ def comparison(ds: Dataset, ev: Evaluation, metric: str, label: str, a: str, b: 
     getattr(st, kind)(text, icon=":material/balance:" if kind == "info" else ":material/trending_up:")
     name_a, name_b = plain(a), plain(b)
     with st.container(horizontal=True, wrap=True, gap="small"):  # each card as wide as its text: two rows at 1024 px
-        st.metric(f"mean difference, A {MINUS} B", signed(iv.mean), border=True, width="content",
-                  help=f"Mean over the questions of {name_a}'s {label} minus {name_b}'s.")
-        st.metric("95% interval", interval_text(iv.low, iv.high), border=True, width="content",
-                  help="Percentile bootstrap: the 126th and the 4875th of the 5000 sorted resampled means.")
-        st.metric(f"A: {name_a}", f"{ev.mean(a, metric):.3f}", border=True, width="content", help=f"{name_a}'s mean {label}.")
-        st.metric(f"B: {name_b}", f"{ev.mean(b, metric):.3f}", border=True, width="content", help=f"{name_b}'s mean {label}.")
+        st.metric(
+            f"mean difference, A {MINUS} B",
+            signed(iv.mean),
+            border=True,
+            width="content",
+            help=f"Mean over the questions of {name_a}'s {label} minus {name_b}'s.",
+        )
+        st.metric(
+            "95% interval",
+            interval_text(iv.low, iv.high),
+            border=True,
+            width="content",
+            help="Percentile bootstrap: the 126th and the 4875th of the 5000 sorted resampled means.",
+        )
+        st.metric(
+            f"A: {name_a}", f"{ev.mean(a, metric):.3f}", border=True, width="content", help=f"{name_a}'s mean {label}."
+        )
+        st.metric(
+            f"B: {name_b}", f"{ev.mean(b, metric):.3f}", border=True, width="content", help=f"{name_b}'s mean {label}."
+        )
 
     st.subheader("The bootstrap distribution")
     st.altair_chart(charts.histogram_with_interval(bins, iv.low, iv.high, iv.mean), width="stretch")
     st.caption(
         f"The per-question differences resampled with replacement {stats.RESAMPLES:,} times "
         f"(numpy default_rng, seed {stats.SEED}), the mean of each resample counted. "
-        "The shaded band is the 95% interval; the dashed line is zero, the red line the observed mean difference.")
+        "The shaded band is the 95% interval; the dashed line is zero, the red line the observed mean difference."
+    )
 
     st.subheader("Question by question")
-    per_q = pd.DataFrame({"qid": [ds.query_ids[q] for q in ds.evaluated],
-                          "question": [" ".join(ds.query_texts[q].split())[:200] for q in ds.evaluated], "diff": diff})
+    per_q = pd.DataFrame(
+        {
+            "qid": [ds.query_ids[q] for q in ds.evaluated],
+            "question": [" ".join(ds.query_texts[q].split())[:200] for q in ds.evaluated],
+            "diff": diff,
+        }
+    )
     st.altair_chart(charts.difference_bars(per_q, f"{label}: {a} {MINUS} {b}", a, b, ev.systems), width="stretch")
     st.caption(tally_text(a, b, diff))
 
@@ -188,8 +225,9 @@ def table_names(metric: str, with_sidebar: bool, more: list[str]) -> tuple[str, 
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def table(values: np.ndarray, systems: tuple[str, ...], names: tuple[str, ...], test: str,
-          level: float) -> tables.ComparisonTable:
+def table(
+    values: np.ndarray, systems: tuple[str, ...], names: tuple[str, ...], test: str, level: float
+) -> tables.ComparisonTable:
     """`comparison.table_from_values` of `values` (systems x metrics x questions), cached on their content."""
     by_system = {s: dict(zip(names, values[i])) for i, s in enumerate(systems)}
     return tables.table_from_values(by_system, names, test, level)
@@ -202,25 +240,51 @@ def every_system(ds: Dataset, metric: str) -> None:
     and CSV: what `python -m retrieval compare` prints for the same systems and metrics."""
     st.divider()
     st.subheader("Every system at once")
-    st.caption("The table papers publish: each system's mean, the best of each column in **bold**, and on each value "
-               "the letters of the systems it beats significantly.")
+    st.caption(
+        "The table papers publish: each system's mean, the best of each column in **bold**, and on each value "
+        "the letters of the systems it beats significantly."
+    )
     options = carry_over(metric, state.cutoff())
     c1, c2 = st.columns([1.4, 0.6])  # the test's longest name whole at 1024 pixels wide, the sidebar open
-    test = c1.selectbox("Test", tables.TESTS, format_func=tables.TEST_NAMES.get, key=KEY_TEST,
-                        persist_state="session", help="Paired and two-sided, over the questions with a relevant document.")
-    level = c2.selectbox("p below", LEVELS, index=LEVELS.index(tables.ALPHA), key=KEY_LEVEL,
-                         persist_state="session", help="The significance level alpha, after Holm's correction.")
-    more = st.multiselect("More metrics", options, key=KEY_MORE, format_func=state.metric_label, persist_state="session",
-                          on_change=_check_typed, accept_new_options=True, max_selections=MAX_METRICS,
-                          placeholder="e.g. nDCG@10, MAP@100; or type one, e.g. ndcg@15",
-                          help=f"Beside {state.metric_label(metric)}, the sidebar's metric: any metric the command "
-                               f"line's --metrics takes ({metrics.VALID_FORMS}); type a cutoff not listed.")
+    test = c1.selectbox(
+        "Test",
+        tables.TESTS,
+        format_func=tables.TEST_NAMES.get,
+        key=KEY_TEST,
+        persist_state="session",
+        help="Paired and two-sided, over the questions with a relevant document.",
+    )
+    level = c2.selectbox(
+        "p below",
+        LEVELS,
+        index=LEVELS.index(tables.ALPHA),
+        key=KEY_LEVEL,
+        persist_state="session",
+        help="The significance level alpha, after Holm's correction.",
+    )
+    more = st.multiselect(
+        "More metrics",
+        options,
+        key=KEY_MORE,
+        format_func=state.metric_label,
+        persist_state="session",
+        on_change=_check_typed,
+        accept_new_options=True,
+        max_selections=MAX_METRICS,
+        placeholder="e.g. nDCG@10, MAP@100; or type one, e.g. ndcg@15",
+        help=f"Beside {state.metric_label(metric)}, the sidebar's metric: any metric the command "
+        f"line's --metrics takes ({metrics.VALID_FORMS}); type a cutoff not listed.",
+    )
     refused = st.session_state.pop(KEY_REFUSED, None)
     if refused:
         st.error(f"More metrics: {plain(refused)}", icon=":material/error:")
-    with_sidebar = st.checkbox(f"Begin with {state.metric_label(metric)}, the sidebar's metric", value=True,
-                               key=KEY_SIDEBAR, persist_state="session",
-                               help="Untick it for a table of the chosen metrics alone.")
+    with_sidebar = st.checkbox(
+        f"Begin with {state.metric_label(metric)}, the sidebar's metric",
+        value=True,
+        key=KEY_SIDEBAR,
+        persist_state="session",
+        help="Untick it for a table of the chosen metrics alone.",
+    )
     names = table_names(metric, with_sidebar, checked(list(more))[0])
     if not names:
         st.info("Choose a metric for the table, or tick the sidebar's.", icon=":material/info:")
@@ -238,12 +302,30 @@ def every_system(ds: Dataset, metric: str) -> None:
 
 
 FORMS = (  # the table's downloads: label, the ComparisonTable renderer, file extension, MIME type, icon, help
-    ("LaTeX", "to_latex", "tex", "application/x-tex", ":material/functions:",
-     "A booktabs table, the means right-aligned, the statement as its caption."),
-    ("Markdown", "to_markdown", "md", "text/markdown", ":material/article:",
-     "A GitHub Markdown table, the statement under it."),
-    ("CSV", "to_csv", "csv", "text/csv", ":material/table:",
-     "Per system its letter, name, and per metric every digit of its mean and the letters of the systems it beats."),
+    (
+        "LaTeX",
+        "to_latex",
+        "tex",
+        "application/x-tex",
+        ":material/functions:",
+        "A booktabs table, the means right-aligned, the statement as its caption.",
+    ),
+    (
+        "Markdown",
+        "to_markdown",
+        "md",
+        "text/markdown",
+        ":material/article:",
+        "A GitHub Markdown table, the statement under it.",
+    ),
+    (
+        "CSV",
+        "to_csv",
+        "csv",
+        "text/csv",
+        ":material/table:",
+        "Per system its letter, name, and per metric every digit of its mean and the letters of the systems it beats.",
+    ),
 )
 
 
@@ -252,15 +334,28 @@ def command(names: tuple[str, ...], test: str, level: float) -> str:
     return f"--metrics {','.join(names)} --test {test} --alpha {level:g}"
 
 
-def downloads(shown: tables.ComparisonTable, dataset_name: str, names: tuple[str, ...], test: str, level: float) -> None:
+def downloads(
+    shown: tables.ComparisonTable, dataset_name: str, names: tuple[str, ...], test: str, level: float
+) -> None:
     """The table as LaTeX (booktabs, the means right-aligned), Markdown and CSV, each made when its button is
     clicked: what `python -m retrieval compare` prints with --latex, --markdown or --csv."""
     stem = f"{download_stem(dataset_name)}_comparison"
     with st.container(horizontal=True, wrap=True, gap="small"):
         for label, render, ext, mime, icon, help_ in FORMS:
-            st.download_button(label, getattr(shown, render), file_name=f"{stem}.{ext}", mime=mime,
-                               key=f"cmp_dl_{ext}", on_click="ignore", icon=icon, width="content", help=help_)
-    st.caption(f"Each file is what `python -m retrieval compare {command(names, test, level)}` prints with `--latex`, "
-               "`--markdown` or `--csv`, for the same dataset, systems (the dense one with `--embeddings`, each run with `--run`) "
-               "and parameters (the LaTeX needs "
-               "`\\usepackage{booktabs}`).")
+            st.download_button(
+                label,
+                getattr(shown, render),
+                file_name=f"{stem}.{ext}",
+                mime=mime,
+                key=f"cmp_dl_{ext}",
+                on_click="ignore",
+                icon=icon,
+                width="content",
+                help=help_,
+            )
+    st.caption(
+        f"Each file is what `python -m retrieval compare {command(names, test, level)}` prints with `--latex`, "
+        "`--markdown` or `--csv`, for the same dataset, systems (the dense one with `--embeddings`, each run with `--run`) "
+        "and parameters (the LaTeX needs "
+        "`\\usepackage{booktabs}`)."
+    )

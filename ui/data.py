@@ -28,7 +28,12 @@ PREVIEW_ROWS = 100
 DONE = "data_done"  # uploader -> token of the upload last processed (file ids), so a rerun never re-processes it
 SOURCE = "data_source"  # (fingerprint, file name) of the uploaded dataset, for the command line shown
 RUN_FILES = "data_run_files"  # run name -> the file it came from
-ICONS = {"error": ":material/error:", "warning": ":material/warning:", "success": ":material/check_circle:", "info": ":material/info:"}
+ICONS = {
+    "error": ":material/error:",
+    "warning": ":material/warning:",
+    "success": ":material/check_circle:",
+    "info": ":material/info:",
+}
 RECORDS = ["csv", "tsv", "jsonl", "json", "ndjson", "txt"]  # the file types of documents and questions
 
 
@@ -65,16 +70,22 @@ def stat_notes(s) -> list[str]:
     notes = []
     if s.questions_without_relevant:
         n = s.questions_without_relevant
-        notes.append(f"{plural(n, 'question')} {agree(n, 'has', 'have')} no relevant document: {agree(n, 'it is', 'they are')} "
-                     "left out of every mean.")
+        notes.append(
+            f"{plural(n, 'question')} {agree(n, 'has', 'have')} no relevant document: {agree(n, 'it is', 'they are')} "
+            "left out of every mean."
+        )
     if s.judgements_outside_corpus:
         n = s.judgements_outside_corpus
-        notes.append(f"{plural(n, 'judgement')} {agree(n, 'names a document that is', 'name documents that are')} not in "
-                     f"the corpus: no system can find {agree(n, 'it', 'them')}.")
+        notes.append(
+            f"{plural(n, 'judgement')} {agree(n, 'names a document that is', 'name documents that are')} not in "
+            f"the corpus: no system can find {agree(n, 'it', 'them')}."
+        )
     if s.empty_documents:
         n = s.empty_documents
-        notes.append(f"{plural(n, 'document')} {agree(n, 'holds', 'hold')} no token after the tokeniser: no lexical system "
-                     f"can find {agree(n, 'it', 'them')}.")
+        notes.append(
+            f"{plural(n, 'document')} {agree(n, 'holds', 'hold')} no token after the tokeniser: no lexical system "
+            f"can find {agree(n, 'it', 'them')}."
+        )
     return notes
 
 
@@ -87,22 +98,26 @@ def texts_preview(ids, texts, n: int) -> pd.DataFrame:
 def judgements_preview(ds: Dataset, n: int) -> pd.DataFrame:
     """The first n judgements: question id, document id, grade and whether the corpus holds the document."""
     qr = ds.qrels
-    return pd.DataFrame({
-        "question": [ds.query_ids[q] for q in qr.query[:n]],
-        "document": qr.doc_id[:n].tolist(),
-        "grade": qr.grade[:n],
-        "in corpus": qr.doc[:n] >= 0,
-    })
+    return pd.DataFrame(
+        {
+            "question": [ds.query_ids[q] for q in qr.query[:n]],
+            "document": qr.doc_id[:n].tolist(),
+            "grade": qr.grade[:n],
+            "in corpus": qr.doc[:n] >= 0,
+        }
+    )
 
 
 def unjudged_frame(rows: list, k: int) -> pd.DataFrame:
     """One row per system: its results in the top k, how many of them are unjudged, and the share."""
-    return pd.DataFrame({
-        "system": [u.system for u in rows],
-        f"results in the top {k}": [u.results for u in rows],
-        "unjudged": [u.unjudged for u in rows],
-        "share unjudged": [u.share for u in rows],
-    })
+    return pd.DataFrame(
+        {
+            "system": [u.system for u in rows],
+            f"results in the top {k}": [u.results for u in rows],
+            "unjudged": [u.unjudged for u in rows],
+            "share unjudged": [u.share for u in rows],
+        }
+    )
 
 
 def unjudged_columns(k: int) -> dict:
@@ -112,13 +127,23 @@ def unjudged_columns(k: int) -> dict:
     cc = st.column_config
     return {
         "system": cc.Column(width="small"),
-        f"results in the top {k}": cc.NumberColumn(f"top {k}", format="localized", width="small",
-                                                   help=f"Results in the top {k}, over the questions with a relevant "
-                                                   "document."),
-        "unjudged": cc.NumberColumn("unjudged", format="localized", width="small",
-                                    help="Of those results, the ones no judgement names."),
-        "share unjudged": cc.ProgressColumn("share", format="percent", min_value=0.0, max_value=1.0, width="small",
-                                            help=f"Unjudged results / results in the top {k}."),
+        f"results in the top {k}": cc.NumberColumn(
+            f"top {k}",
+            format="localized",
+            width="small",
+            help=f"Results in the top {k}, over the questions with a relevant document.",
+        ),
+        "unjudged": cc.NumberColumn(
+            "unjudged", format="localized", width="small", help="Of those results, the ones no judgement names."
+        ),
+        "share unjudged": cc.ProgressColumn(
+            "share",
+            format="percent",
+            min_value=0.0,
+            max_value=1.0,
+            width="small",
+            help=f"Unjudged results / results in the top {k}.",
+        ),
     }
 
 
@@ -137,15 +162,26 @@ def post(messages: list[tuple[str, str]], ds: Dataset) -> None:
 
 def show_messages(ds: Dataset) -> None:
     """The last upload's messages, unless the dataset changed since (the sidebar went back to the invented corpus)."""
-    if st.session_state.get(state.MESSAGES_FOR) in (ds.fingerprint, cache.base_dataset().fingerprint):  # or graded since
+    if st.session_state.get(state.MESSAGES_FOR) in (
+        ds.fingerprint,
+        cache.base_dataset().fingerprint,
+    ):  # or graded since
         for kind, text in st.session_state[state.UPLOAD_MESSAGES]:
             say(kind, text)
 
 
 def _fail(message: str, old: Dataset) -> None:
     """Keep the dataset in use and say why the upload was refused (shown until the next upload)."""
-    post([("error", message),
-          ("info", f"Still using {old.name} ({plural(old.n_docs, 'document')}, {plural(old.n_queries, 'question')}).")], old)
+    post(
+        [
+            ("error", message),
+            (
+                "info",
+                f"Still using {old.name} ({plural(old.n_docs, 'document')}, {plural(old.n_queries, 'question')}).",
+            ),
+        ],
+        old,
+    )
 
 
 # ------------------------------------------------------------------------------------------ uploads
@@ -176,20 +212,29 @@ def load_dataset(files: list, parse: Callable[..., Dataset], source: str | None)
             ds = parse(*args)
             parsed = args
             times["parsing"] = time.perf_counter() - t
-            st.write(f"Parsed {plural(ds.n_docs, 'document')}, {plural(ds.n_queries, 'question')}, "
-                     f"{plural(len(ds.qrels), 'judgement')} "
-                     f"in {times['parsing']:.2f} s")
+            st.write(
+                f"Parsed {plural(ds.n_docs, 'document')}, {plural(ds.n_queries, 'question')}, "
+                f"{plural(len(ds.qrels), 'judgement')} "
+                f"in {times['parsing']:.2f} s"
+            )
             t = time.perf_counter()
             status.update(label=f"Tokenising and indexing {plural(ds.n_docs, 'document')}", expanded=True)
             bar.progress(0.4, text="Tokenising and indexing")
-            prep = cache.engine(ds, _progress=lambda stage, f: bar.progress(0.4 + 0.3 * min(max(f, 0.0), 1.0),
-                                                                            text=f"Tokenising and indexing: {stage}"))
+            prep = cache.engine(
+                ds,
+                _progress=lambda stage, f: bar.progress(
+                    0.4 + 0.3 * min(max(f, 0.0), 1.0), text=f"Tokenising and indexing: {stage}"
+                ),
+            )
             times["indexing"] = time.perf_counter() - t
             st.write(f"Indexed {plural(prep.n_terms, 'term')} in {times['indexing']:.2f} s")
             t = time.perf_counter()
             later = cache.waiting(ds)  # a large corpus: LSA's SVD is fitted in the background, the rest now
             now = "every system" if not later else "the systems that need no SVD"
-            status.update(label=f"First evaluation: {now} for {plural(ds.n_queries, 'question')} at the current sliders", expanded=True)
+            status.update(
+                label=f"First evaluation: {now} for {plural(ds.n_queries, 'question')} at the current sliders",
+                expanded=True,
+            )
             bar.progress(0.7, text="Evaluating")
             if later:
                 cache.fit_in_background(ds)
@@ -208,18 +253,31 @@ def load_dataset(files: list, parse: Callable[..., Dataset], source: str | None)
             return
         except Exception as e:  # noqa: BLE001 - an upload must never take the loaded dataset down with it
             status.update(label=f"{plain(label)}: not loaded", state="error", expanded=False)
-            _fail(f"{label}: not loaded: the app failed while loading it ({type(e).__name__}: {e}), an error of the "
-                  "app's, not a fault found in the file", old)
+            _fail(
+                f"{label}: not loaded: the app failed while loading it ({type(e).__name__}: {e}), an error of the "
+                "app's, not a fault found in the file",
+                old,
+            )
             _drop_parse(parse, parsed)
             return
-    msgs = [("success", f"Loaded {ds.name}: {plural(ds.n_docs, 'document')}, {plural(ds.n_queries, 'question')}, "
-                        f"{plural(len(ds.qrels), 'judgement')} ({mb(size)} read in {times['reading']:.2f} s, parsed in "
-                        f"{times['parsing']:.2f} s, indexed in {times['indexing']:.2f} s, first evaluation "
-                        f"{times['evaluating']:.2f} s). Every page now uses it.")]
+    msgs = [
+        (
+            "success",
+            f"Loaded {ds.name}: {plural(ds.n_docs, 'document')}, {plural(ds.n_queries, 'question')}, "
+            f"{plural(len(ds.qrels), 'judgement')} ({mb(size)} read in {times['reading']:.2f} s, parsed in "
+            f"{times['parsing']:.2f} s, indexed in {times['indexing']:.2f} s, first evaluation "
+            f"{times['evaluating']:.2f} s). Every page now uses it.",
+        )
+    ]
     if later:
-        msgs.append(("info", f"LSA's SVD on {plural(ds.n_docs, 'document')} started in the background at upload: until it is "
-                             f"done, the Overview and this page show the systems that need no fit first, then "
-                             f"{', '.join(later)}; other pages wait for it."))
+        msgs.append(
+            (
+                "info",
+                f"LSA's SVD on {plural(ds.n_docs, 'document')} started in the background at upload: until it is "
+                f"done, the Overview and this page show the systems that need no fit first, then "
+                f"{', '.join(later)}; other pages wait for it.",
+            )
+        )
     msgs += [("warning", w) for w in ds.warnings]
     msgs.append(workspace.keep_dataset(ds, list(zip(data, (f.name for f in files)))))
     runs = st.session_state[state.RUNS]
@@ -307,7 +365,12 @@ def add_runs(files: list) -> None:
         runs[name] = run
         st.session_state[RUN_FILES][name] = f.name
         added.append(name)
-        msgs.append(("success", f"Added the run {name} from {f.name}: {plural(len(run.query_ids), 'question')}, {plural(run_lines(run), 'line')}."))
+        msgs.append(
+            (
+                "success",
+                f"Added the run {name} from {f.name}: {plural(len(run.query_ids), 'question')}, {plural(run_lines(run), 'line')}.",
+            )
+        )
         if not_kept:
             msgs.append(("warning", not_kept))
     if added:
@@ -329,12 +392,16 @@ def rename(old: str) -> None:
         why = "empty" if not new else "already taken"
         post([("error", f"Run {old} keeps its name: {new!r} is {why}.")], cache.current_dataset())
         return
-    st.session_state[state.RUNS] = {(new if n == old else n): (dataclasses.replace(r, name=new) if n == old else r) for n, r in runs.items()}
+    st.session_state[state.RUNS] = {
+        (new if n == old else n): (dataclasses.replace(r, name=new) if n == old else r) for n, r in runs.items()
+    }
     files = st.session_state[RUN_FILES]
     files[new] = files.pop(old, "")
     not_kept = workspace.rename_run(old, new)
-    post([("success", f"Run {old} is now called {new}.")] + ([("warning", not_kept)] if not_kept else []),
-         cache.current_dataset())
+    post(
+        [("success", f"Run {old} is now called {new}.")] + ([("warning", not_kept)] if not_kept else []),
+        cache.current_dataset(),
+    )
 
 
 def remove(name: str) -> None:
@@ -365,12 +432,17 @@ def uploads() -> None:
     """The three upload tabs: a BEIR zip, three files, run files (with the uploaded runs to rename or remove)."""
     st.subheader("Upload")
     # keyed, so the chosen tab survives the reruns an upload causes (an untracked tab set resets to its first tab)
-    tab_zip, tab_files, tab_runs = st.tabs(["BEIR zip", "Three files", "Run files (extra systems)"], key="data_upload_tab", on_change="rerun")
+    tab_zip, tab_files, tab_runs = st.tabs(
+        ["BEIR zip", "Three files", "Run files (extra systems)"], key="data_upload_tab", on_change="rerun"
+    )
     with tab_zip:
         st.file_uploader(
-            "A BEIR dataset as a .zip", type=["zip"], key="data_zip", on_change=on_zip,
+            "A BEIR dataset as a .zip",
+            type=["zip"],
+            key="data_zip",
+            on_change=on_zip,
             help="corpus.jsonl (_id, title, text), queries.jsonl (_id, text) and qrels/test.tsv "
-                 "(query-id, corpus-id, score), at the top of the zip or inside one folder.",
+            "(query-id, corpus-id, score), at the top of the zip or inside one folder.",
         )
     with tab_files:
         three_files()
@@ -380,13 +452,17 @@ def uploads() -> None:
 
 def three_files() -> None:
     """Documents, questions and judgements as three uploads, loaded once all three are there."""
-    st.caption("Documents and questions: CSV or TSV with a header naming the columns id and text (title optional), "
-               "or JSONL with _id (or id), title and text. Judgements: TREC qrels (qid 0 docid grade) or a BEIR "
-               "tsv (query-id corpus-id score); grade 0 means judged not relevant.")
+    st.caption(
+        "Documents and questions: CSV or TSV with a header naming the columns id and text (title optional), "
+        "or JSONL with _id (or id), title and text. Judgements: TREC qrels (qid 0 docid grade) or a BEIR "
+        "tsv (query-id corpus-id score); grade 0 means judged not relevant."
+    )
     c1, c2, c3 = st.columns(3)
     fd = c1.file_uploader("Documents", type=RECORDS, key="data_docs", on_change=on_files)
     fq = c2.file_uploader("Questions", type=RECORDS, key="data_queries", on_change=on_files)
-    fj = c3.file_uploader("Judgements", key="data_qrels", on_change=on_files, help="TREC qrels or BEIR tsv, any file name.")
+    fj = c3.file_uploader(
+        "Judgements", key="data_qrels", on_change=on_files, help="TREC qrels or BEIR tsv, any file name."
+    )
     missing = [n for n, f in (("documents", fd), ("questions", fq), ("judgements", fj)) if f is None]
     if 0 < len(missing) < 3:
         st.caption(f"Waiting for: {', '.join(missing)}.")
@@ -395,10 +471,13 @@ def three_files() -> None:
 def run_files() -> None:
     """The run uploader and the runs uploaded so far, each with its name field and a remove button."""
     st.file_uploader(
-        "TREC run files", accept_multiple_files=True, key="data_runs", on_change=on_runs,
+        "TREC run files",
+        accept_multiple_files=True,
+        key="data_runs",
+        on_change=on_runs,
         help="One line per result: qid Q0 docid rank score tag. Each file becomes a system named after its tag "
-             "(or the file name; editable below). A run is ranked by score, descending, ties by document id, "
-             "ascending; the rank column is ignored, as trec_eval ignores it.",
+        "(or the file name; editable below). A run is ranked by score, descending, ties by document id, "
+        "ascending; the rank column is ignored, as trec_eval ignores it.",
     )
     runs = st.session_state[state.RUNS]
     if runs:
@@ -418,18 +497,26 @@ def preview(ds: Dataset) -> None:
     text_col = {"text": st.column_config.TextColumn("text", width="large")}
     with t_docs:
         n = min(PREVIEW_ROWS, ds.n_docs)
-        st.dataframe(texts_preview(ds.doc_ids, ds.doc_texts, n), hide_index=True, width="stretch", column_config=text_col)
-        st.caption(f"The first {n:,} of {plural(ds.n_docs, 'document')} (title and text joined, as BEIR does), each cut at "
-                   f"{PREVIEW_CHARS:,} characters.")
+        st.dataframe(
+            texts_preview(ds.doc_ids, ds.doc_texts, n), hide_index=True, width="stretch", column_config=text_col
+        )
+        st.caption(
+            f"The first {n:,} of {plural(ds.n_docs, 'document')} (title and text joined, as BEIR does), each cut at "
+            f"{PREVIEW_CHARS:,} characters."
+        )
         read_in_full(ds, n)
     with t_q:
         n = min(PREVIEW_ROWS, ds.n_queries)
-        st.dataframe(texts_preview(ds.query_ids, ds.query_texts, n), hide_index=True, width="stretch", column_config=text_col)
+        st.dataframe(
+            texts_preview(ds.query_ids, ds.query_texts, n), hide_index=True, width="stretch", column_config=text_col
+        )
         st.caption(f"The first {n:,} of {plural(ds.n_queries, 'question')}, each cut at {PREVIEW_CHARS:,} characters.")
     with t_j:
         n = min(PREVIEW_ROWS, len(ds.qrels))
         st.dataframe(judgements_preview(ds, n), hide_index=True, width="stretch")
-        st.caption(f"The first {n:,} of {plural(len(ds.qrels), 'judgement')}, by question. A grade of 0 or less is judged not relevant.")
+        st.caption(
+            f"The first {n:,} of {plural(len(ds.qrels), 'judgement')}, by question. A grade of 0 or less is judged not relevant."
+        )
 
 
 def read_in_full(ds: Dataset, n: int) -> None:
@@ -449,11 +536,23 @@ def statistics(ds: Dataset, later: tuple[str, ...] = ()) -> None:
     s = cache.engine(ds).stats()
     cols = st.columns(3) + st.columns(3)  # two rows: six in one cut "100,000" to "10…" at 1024 px
     cols[0].metric("documents", f"{s.documents:,}")
-    cols[1].metric("questions", f"{s.questions:,}", help=f"{s.questions_evaluated:,} have a relevant document; every mean is over those.")
+    cols[1].metric(
+        "questions",
+        f"{s.questions:,}",
+        help=f"{s.questions_evaluated:,} have a relevant document; every mean is over those.",
+    )
     cols[2].metric("judgements", f"{s.judgements:,}", help=f"{s.relevant_judgements:,} of them relevant (grade > 0).")
-    cols[3].metric("vocabulary", f"{s.vocabulary:,}", help="Distinct terms after the tokeniser: lower case, [a-z0-9]+, stop words removed.")
+    cols[3].metric(
+        "vocabulary",
+        f"{s.vocabulary:,}",
+        help="Distinct terms after the tokeniser: lower case, [a-z0-9]+, stop words removed.",
+    )
     cols[4].metric("mean length", f"{s.doc_len_mean:,.1f}", help="Tokens per document, stop words removed.")
-    cols[5].metric("median length", f"{s.doc_len_median:,.0f}", help=f"Tokens per document, stop words removed; the longest has {s.doc_len_max:,}.")
+    cols[5].metric(
+        "median length",
+        f"{s.doc_len_median:,.0f}",
+        help=f"Tokens per document, stop words removed; the longest has {s.doc_len_max:,}.",
+    )
     for note in stat_notes(s):
         st.info(note, icon=":material/info:")
 
@@ -463,16 +562,20 @@ def statistics(ds: Dataset, later: tuple[str, ...] = ()) -> None:
         st.markdown("**Relevant documents per question**")
         hist = pd.DataFrame(corpus_statistics.histogram(relevant), columns=["relevant documents", "questions"])
         st.altair_chart(charts.relevant_histogram(hist), width="stretch")
-        st.caption(f"Judged documents per question (any grade): median {np.median(judged):g}, "
-                   f"min {judged.min():,}, max {judged.max():,}.")
+        st.caption(
+            f"Judged documents per question (any grade): median {np.median(judged):g}, "
+            f"min {judged.min():,}, max {judged.max():,}."
+        )
     k = state.cutoff()
     with right:
         st.markdown(f"**Unjudged documents in the top {k}**")
         ranks = cache.first_rankings(ds) if later else cache.rankings()
         rows = [report.unjudged_at_k(ds, r, k, name) for name, r in ranks.items()]
         st.dataframe(unjudged_frame(rows, k), hide_index=True, width="stretch", column_config=unjudged_columns(k))
-        st.caption("Over the questions with a relevant document. No judgement names these documents, so they count as "
-                   "not relevant: a system with many is measured pessimistically (the judgements were pooled from others).")
+        st.caption(
+            "Over the questions with a relevant document. No judgement names these documents, so they count as "
+            "not relevant: a system with many is measured pessimistically (the judgements were pooled from others)."
+        )
         if later:
             st.caption(f"{', '.join(plain(n) for n in later)} {later_text(ds)}")
 
@@ -499,46 +602,88 @@ def downloads(ds: Dataset, later: tuple[str, ...] = ()) -> None:
     follow)."""
     st.subheader("Downloads")
     if later:
-        st.info(f"The downloads (every system's metrics, per-question values, JSON report and TREC run) "
-                f"{later_text(ds)}", icon=":material/hourglass_top:")
+        st.info(
+            f"The downloads (every system's metrics, per-question values, JSON report and TREC run) {later_text(ds)}",
+            icon=":material/hourglass_top:",
+        )
         return
     chosen = state.metric_name()
     names = report.report_metrics(state.cutoff(), chosen)
     params = cache.ranking_params(ds)
     ev = cache.evaluation(names)
     stem = download_stem(ds.name)
-    st.caption(f"At the current sliders ({', '.join(state.metric_label(m) for m in names)}; "
-               f"k1 = {params.k1:g}, b = {params.b:g}, d = {params.dims}, RRF k = {params.rrf_k:g}, alpha = {params.alpha:g}). "
-               "Files are made when a button is clicked.")
+    st.caption(
+        f"At the current sliders ({', '.join(state.metric_label(m) for m in names)}; "
+        f"k1 = {params.k1:g}, b = {params.b:g}, d = {params.dims}, RRF k = {params.rrf_k:g}, alpha = {params.alpha:g}). "
+        "Files are made when a button is clicked."
+    )
     files = st.container(horizontal=True, wrap=True, gap="small")  # each button as wide as its text
-    files.download_button("Metrics (CSV)", functools.partial(report.metrics_csv, ev, names), file_name=f"{stem}_metrics.csv",
-                          mime="text/csv", key="data_dl_metrics", on_click="ignore", icon=":material/table:", width="content",
-                          help="One row per system, one column per metric: the means over the questions with a relevant document.")
-    files.download_button("Per question (CSV)", functools.partial(report.per_question_csv, ev, names), file_name=f"{stem}_per_question.csv",
-                          mime="text/csv", key="data_dl_per_question", on_click="ignore", icon=":material/table_rows:", width="content",
-                          help="One row per system and question: the rank of the first relevant document (empty: not found) and every metric.")
-    files.download_button("JSON report", lambda: json.dumps(report.json_report(ev, params, names, chosen), indent=2),
-                          file_name=f"{stem}_report.json", mime="application/json",
-                          key="data_dl_json", on_click="ignore", icon=":material/data_object:", width="content",
-                          help=f"The report of `python -m retrieval evaluate --json`, with the paired bootstrap BM25 - LSA on {state.metric_label(chosen)}.")
-    st.markdown("**Each system's ranking as a TREC run** (`qid Q0 docid rank score tag`, the top of each list as the app keeps it)")
+    files.download_button(
+        "Metrics (CSV)",
+        functools.partial(report.metrics_csv, ev, names),
+        file_name=f"{stem}_metrics.csv",
+        mime="text/csv",
+        key="data_dl_metrics",
+        on_click="ignore",
+        icon=":material/table:",
+        width="content",
+        help="One row per system, one column per metric: the means over the questions with a relevant document.",
+    )
+    files.download_button(
+        "Per question (CSV)",
+        functools.partial(report.per_question_csv, ev, names),
+        file_name=f"{stem}_per_question.csv",
+        mime="text/csv",
+        key="data_dl_per_question",
+        on_click="ignore",
+        icon=":material/table_rows:",
+        width="content",
+        help="One row per system and question: the rank of the first relevant document (empty: not found) and every metric.",
+    )
+    files.download_button(
+        "JSON report",
+        lambda: json.dumps(report.json_report(ev, params, names, chosen), indent=2),
+        file_name=f"{stem}_report.json",
+        mime="application/json",
+        key="data_dl_json",
+        on_click="ignore",
+        icon=":material/data_object:",
+        width="content",
+        help=f"The report of `python -m retrieval evaluate --json`, with the paired bootstrap BM25 - LSA on {state.metric_label(chosen)}.",
+    )
+    st.markdown(
+        "**Each system's ranking as a TREC run** (`qid Q0 docid rank score tag`, the top of each list as the app keeps it)"
+    )
     ranks = cache.rankings()
     with st.container(horizontal=True, wrap=True, gap="small"):  # a run's name whole, however long
         for name, ranking in ranks.items():
             st.download_button(
-                plain(name), functools.partial(report.trec_run, ranking, ds, name), file_name=f"{stem}_{report.run_tag(name)}.run",
-                mime="text/plain", key=f"data_dl_run:{name}", on_click="ignore", icon=":material/download:", width="content",
+                plain(name),
+                functools.partial(report.trec_run, ranking, ds, name),
+                file_name=f"{stem}_{report.run_tag(name)}.run",
+                mime="text/plain",
+                key=f"data_dl_run:{name}",
+                on_click="ignore",
+                icon=":material/download:",
+                width="content",
             )
     base = cache.base_dataset()  # the dataset as loaded: the command line reads its files, not the Judge page's grades
-    data_arg = cli_data_arg(st.session_state.get(state.DATASET) is not None, st.session_state.get(SOURCE), base.fingerprint)
+    data_arg = cli_data_arg(
+        st.session_state.get(state.DATASET) is not None, st.session_state.get(SOURCE), base.fingerprint
+    )
     with st.expander("The same JSON report from the command line"):
         graded = len(cache.new_judgements(base))
         if graded:
-            st.caption(f"It measures the loaded judgements: the {graded:,} grades given on the Judge page are not in "
-                       "its files (download them there, as qrels).")
+            st.caption(
+                f"It measures the loaded judgements: the {graded:,} grades given on the Judge page are not in "
+                "its files (download them there, as qrels)."
+            )
         if data_arg is None:
             st.caption("The command line reads a BEIR folder or zip; this dataset came as three files.")
         else:
             run_files = {n: st.session_state[RUN_FILES].get(n, f"{n}.run") for n in st.session_state[state.RUNS]}
-            st.code(report.cli_command(data_arg, params, names, chosen, run_files, embeddings=dense.cli_value(ds)),
-                    language="bash", wrap_lines=True)
+            st.code(
+                report.cli_command(data_arg, params, names, chosen, run_files, embeddings=dense.cli_value(ds)),
+                language="bash",
+                wrap_lines=True,
+            )

@@ -30,13 +30,17 @@ from .markdown import escape_markdown as plain
 
 ASK_ABOVE_S = 60.0  # an encoding estimated longer than this is started only once the person confirms
 MAX_JOBS = 2  # encodings running at once on the server (each takes the machine's cores)
-KEEP_FINISHED = 4  # finished jobs kept (with their vectors, or their error) for the sessions that follow them; older dropped
+KEEP_FINISHED = (
+    4  # finished jobs kept (with their vectors, or their error) for the sessions that follow them; older dropped
+)
 KEY_CONFIRM = "dense_confirm"
 KEY_UPLOAD = "dense_upload"
 KEY_ENCODE, KEY_USE = "dense_encode", "dense_use"
 KEY_CANCEL = "dense_cancel"
 KEY_FILES = "dense_files"
-KEY_MESSAGE = "dense_message"  # an error from a button's callback, shown once  # the names of the uploaded embeddings in use
+KEY_MESSAGE = (
+    "dense_message"  # an error from a button's callback, shown once  # the names of the uploaded embeddings in use
+)
 
 
 @dataclass
@@ -121,8 +125,10 @@ class Jobs:
             if job is not None and job.error is None and not job.cancelled:
                 return job
             if sum(j.running or j.stopping for j in self._jobs.values()) >= self.max_running:
-                raise InputError(f"{plural(self.max_running, 'encoding')} {agree(self.max_running, 'is', 'are')} running on "
-                                 "this server already; try again when one ends")
+                raise InputError(
+                    f"{plural(self.max_running, 'encoding')} {agree(self.max_running, 'is', 'are')} running on "
+                    "this server already; try again when one ends"
+                )
             job = Job(key, ds.n_docs, estimate=estimate)
             job.thread = threading.Thread(target=_encode, args=(job, ds), name=f"encode-{key[:8]}", daemon=True)
             self._jobs.pop(key, None)  # a failed or cancelled job of the corpus: replaced, the new one the newest
@@ -168,18 +174,24 @@ def progress_text(job: Job) -> str:
     before = "" if math.isnan(job.estimate) else f"{duration(job.estimate)} estimated before starting"
     if math.isnan(job.left):
         return f"{job.done:,} of {job.total:,} documents" + (
-            f"; {before}, measured again after the first batch" if before else "")
+            f"; {before}, measured again after the first batch" if before else ""
+        )
     in_all = f" ({duration(job.elapsed + job.left)} in all{'; ' + before if before else ''})"
-    return f"{job.done:,} of {job.total:,} documents, {job.rate:.1f} a second now, about {duration(job.left)} left{in_all}"
+    return (
+        f"{job.done:,} of {job.total:,} documents, {job.rate:.1f} a second now, about {duration(job.left)} left{in_all}"
+    )
 
 
 def cancelled_text(job: Job, ds: Dataset) -> str:
     """What a cancelled encoding left: where it stopped, nothing kept, the session as it was."""
-    ending = (f" The encoder ends the batch it is in (at most {dense.BATCH} documents) and stops." if job.stopping
-              else "")
-    return (f"Encoding cancelled after {job.done:,} of {job.total:,} documents ({duration(job.elapsed)}): nothing "
-            f"of it is kept or cached, and the session goes on with what it had loaded, **{plain(ds.name)}** and "
-            f"its systems, without dense.{ending}")
+    ending = (
+        f" The encoder ends the batch it is in (at most {dense.BATCH} documents) and stops." if job.stopping else ""
+    )
+    return (
+        f"Encoding cancelled after {job.done:,} of {job.total:,} documents ({duration(job.elapsed)}): nothing "
+        f"of it is kept or cached, and the session goes on with what it had loaded, **{plain(ds.name)}** and "
+        f"its systems, without dense.{ending}"
+    )
 
 
 def duration(seconds: float) -> str:
@@ -212,6 +224,7 @@ def _found(ds: Dataset) -> Aligned | None:
     stamp = _files_stamp(ds)
     if stamp is None:
         return None
+
     def bundled() -> Aligned | None:  # checked whole once per file state, never encoded here (that is a job's)
         return embeddings.align(dense.embeddings_of(ds), ds) if dense.documents_ready(ds) else None
 
@@ -256,7 +269,9 @@ def estimate(ds: Dataset) -> float | None:
     the warm-up thread may still lower (a rate timed while the cores were busy is replaced by one timed idle: the
     next run shows it). None while no rate was timed in this process: it is then timed in the background
     (`dense.calibrate_in_background`), not on the page's thread."""
-    tokens = memo.for_engine(in_use.engine(ds)).get(memo.DENSE, ("tokens", dense.MODEL), lambda: dense.corpus_tokens(ds))
+    tokens = memo.for_engine(in_use.engine(ds)).get(
+        memo.DENSE, ("tokens", dense.MODEL), lambda: dense.corpus_tokens(ds)
+    )
     return None if tokens and not _timed() else dense.seconds_for(tokens)
 
 
@@ -274,7 +289,9 @@ def load_upload(files: list) -> Aligned:
         embeddings.loader_for([f.name for f in ordered])
     except InputError as e:
         raise InputError(f"{e} (the one whose name holds 'quer' or 'question' is the questions')") from None
-    return embeddings.align(embeddings.load_files([(f.name, f.getvalue()) for f in ordered], embeddings.Limits.of(ds)), ds)
+    return embeddings.align(
+        embeddings.load_files([(f.name, f.getvalue()) for f in ordered], embeddings.Limits.of(ds)), ds
+    )
 
 
 @st.fragment(run_every=1.0)
@@ -298,9 +315,12 @@ def section(ds: Dataset) -> None:
     current = source(ds)
     job = job_of(ds)
     if current is not None:
-        st.info(f"The system **dense** ranks by cosine with {plain(current.model)} vectors "
-                   f"({ds.n_docs:,} documents × {current.doc_vectors.shape[1]} dimensions). Add it to the fusions in "
-                   "the sidebar to measure a hybrid.", icon=":material/check_circle:")
+        st.info(
+            f"The system **dense** ranks by cosine with {plain(current.model)} vectors "
+            f"({ds.n_docs:,} documents × {current.doc_vectors.shape[1]} dimensions). Add it to the fusions in "
+            "the sidebar to measure a hybrid.",
+            icon=":material/check_circle:",
+        )
         for w in current.warnings:
             st.warning(plain(w), icon=":material/warning:")
     elif job is not None and job.running:
@@ -311,9 +331,13 @@ def section(ds: Dataset) -> None:
         if job is not None and job.cancelled:
             st.info(cancelled_text(job, ds), icon=":material/cancel:")
         _offer(ds)
-    files = st.file_uploader("Or bring your own embeddings: an .npz (doc_ids, doc_vectors, query_ids, query_vectors), "
-                             "or a documents and a questions file (.jsonl or .parquet, each with id and vector)",
-                             type=["npz", "jsonl", "parquet"], accept_multiple_files=True, key=KEY_UPLOAD)
+    files = st.file_uploader(
+        "Or bring your own embeddings: an .npz (doc_ids, doc_vectors, query_ids, query_vectors), "
+        "or a documents and a questions file (.jsonl or .parquet, each with id and vector)",
+        type=["npz", "jsonl", "parquet"],
+        accept_multiple_files=True,
+        key=KEY_UPLOAD,
+    )
     if files:
         st.button("Use these embeddings", icon=":material/upload:", key=KEY_USE, on_click=_on_use)
     message = st.session_state.pop(KEY_MESSAGE, None)
@@ -327,23 +351,36 @@ def _offer(ds: Dataset) -> None:
     the offer once it is in (`live.rerun_when`)."""
     seconds = estimate(ds)
     if seconds is None:
-        st.caption("Timing the bundled model (multilingual-e5-small) on this machine, once the cores are free: the "
-                   "time it would take to encode this corpus, and the button to start, follow here.")
+        st.caption(
+            "Timing the bundled model (multilingual-e5-small) on this machine, once the cores are free: the "
+            "time it would take to encode this corpus, and the button to start, follow here."
+        )
         live.rerun_when(_timed)
         return
-    st.write(f"The bundled model (multilingual-e5-small, 4-bit, on this machine's CPU) would encode the "
-             f"{ds.n_docs:,} documents in about **{duration(seconds)}** (its time per token on this machine, "
-             "times the tokens counted on a sample; other work on the machine slows it, and once it runs the "
-             "time left is measured again after each batch). The vectors are then cached on disk, so this "
-             "happens once per corpus.")
+    st.write(
+        f"The bundled model (multilingual-e5-small, 4-bit, on this machine's CPU) would encode the "
+        f"{ds.n_docs:,} documents in about **{duration(seconds)}** (its time per token on this machine, "
+        "times the tokens counted on a sample; other work on the machine slows it, and once it runs the "
+        "time left is measured again after each batch). The vectors are then cached on disk, so this "
+        "happens once per corpus."
+    )
     ok = True
     if needs_confirmation(seconds):
-        st.info("That is a long wait. Two other ways: upload embeddings you computed elsewhere (below), or run "
-                f"`python -m retrieval evaluate --data PATH --embeddings e5-small` once on the command line "
-                f"(same cache: {plain(str(dense.cache_dir()))}).", icon=":material/schedule:")
+        st.info(
+            "That is a long wait. Two other ways: upload embeddings you computed elsewhere (below), or run "
+            f"`python -m retrieval evaluate --data PATH --embeddings e5-small` once on the command line "
+            f"(same cache: {plain(str(dense.cache_dir()))}).",
+            icon=":material/schedule:",
+        )
         ok = st.checkbox(f"Yes, encode for about {duration(seconds)}", key=KEY_CONFIRM)
-    st.button("Encode with the bundled model", disabled=not ok, icon=":material/memory:", key=KEY_ENCODE,
-              on_click=_on_encode, args=(ds,))
+    st.button(
+        "Encode with the bundled model",
+        disabled=not ok,
+        icon=":material/memory:",
+        key=KEY_ENCODE,
+        on_click=_on_encode,
+        args=(ds,),
+    )
 
 
 def _timed() -> bool:

@@ -16,8 +16,8 @@ from retrieval.analyses import diagnosis, stemming, teaching
 from retrieval.core.params import Params
 from retrieval.corpus.dataset import Dataset
 from retrieval.corpus.text import Analysis
-from retrieval.retrievers import bm25
 from retrieval.engine import adhoc
+from retrieval.retrievers import bm25
 from retrieval.retrievers.ranking import Ranking
 
 from . import cache, charts, state
@@ -29,8 +29,13 @@ QUESTION_KEY = "diag_question"
 CASE_CLASS_KEY, CASE_PAGE_KEY = "diag_case_class", "diag_case_page"  # the failing questions' class filter and page
 DOC_PAGE_KEY = "diag_docs_page_"  # + "relevant" / "wrong": one question's documents, a few to a page
 ALL_CLASSES = "all classes"
-CLASS_COLORS = {"vocabulary gap": "#d62728", diagnosis.HOMONYMY: "#ff7f0e", diagnosis.UNJUDGED: "#8c8c8c", "late rank": "#1f77b4",
-                diagnosis.FUSION_CUT: "#9467bd"}
+CLASS_COLORS = {
+    "vocabulary gap": "#d62728",
+    diagnosis.HOMONYMY: "#ff7f0e",
+    diagnosis.UNJUDGED: "#8c8c8c",
+    "late rank": "#1f77b4",
+    diagnosis.FUSION_CUT: "#9467bd",
+}
 CASES_PER_PAGE = 15  # failing questions (rows: system x question) per page
 DOCS_PER_PAGE = 3  # relevant documents, and wrong first results, shown at a time for one question
 HEAD_CHARS = 200  # a document box shows this much of its text; the rest (up to REST_CHARS) is one click away
@@ -39,9 +44,13 @@ LINES_SHOWN = 5  # a class's lines in the dense comparison shown at once; the re
 RELEVANT_COLOR, WRONG_COLOR = "green", "orange"
 BM25_TOP = 10  # BM25's top documents offered for the term-by-term view
 BASE, DENSE = "BM25", "dense"  # the hypothesis's two systems: dense against BM25
-HYPOTHESIS_CLASS = "vocabulary gap"  # the article: BM25 misses q02 on a vocabulary gap, a dense retriever would close it
-DENSE_HINT = ("The dense retriever (the system *dense*) is not among the systems evaluated: add it on the Data page, "
-              "or with `--embeddings e5-small` on the command line, to see what it changes relative to BM25.")
+HYPOTHESIS_CLASS = (
+    "vocabulary gap"  # the article: BM25 misses q02 on a vocabulary gap, a dense retriever would close it
+)
+DENSE_HINT = (
+    "The dense retriever (the system *dense*) is not among the systems evaluated: add it on the Data page, "
+    "or with `--embeddings e5-small` on the command line, to see what it changes relative to BM25."
+)
 SCROLL_LINES = 12  # more hidden lines than this in one class scroll in a box of their own
 
 
@@ -61,9 +70,17 @@ def ranking_key(r: Ranking) -> str:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _diagnose(_ds: Dataset, fingerprint: str, _ranking: Ranking, key: str, threshold: int,
-              _members: tuple[Ranking, ...], member_keys: tuple[str, ...], depth: int | None,
-              analysis: tuple[str, str]) -> list[diagnosis.Case]:
+def _diagnose(
+    _ds: Dataset,
+    fingerprint: str,
+    _ranking: Ranking,
+    key: str,
+    threshold: int,
+    _members: tuple[Ranking, ...],
+    member_keys: tuple[str, ...],
+    depth: int | None,
+    analysis: tuple[str, str],
+) -> list[diagnosis.Case]:
     """The failing questions of one system (cached on the dataset's, the ranking's and a fusion's members' content,
     the threshold, a fusion's depth and the text analysis its shared words are read with)."""
     return diagnosis.diagnose(_ds, _ranking, threshold, _members, depth, analysis=Analysis(*analysis))
@@ -75,8 +92,17 @@ def diagnose_all(ds: Dataset, ranks: dict[str, Ranking], threshold: int, p: Para
     out = {}
     for name, r in ranks.items():
         members = tuple(ranks[m] for m in p.members if m in ranks) if name in depths else ()
-        out[name] = _diagnose(ds, ds.fingerprint, r, ranking_key(r), threshold, members,
-                              tuple(ranking_key(m) for m in members), depths.get(name), p.analysis)
+        out[name] = _diagnose(
+            ds,
+            ds.fingerprint,
+            r,
+            ranking_key(r),
+            threshold,
+            members,
+            tuple(ranking_key(m) for m in members),
+            depths.get(name),
+            p.analysis,
+        )
     return out
 
 
@@ -88,7 +114,9 @@ def class_labels(depth: int) -> dict[str, str]:
 def class_table(counts: pd.DataFrame, systems: list[str], depth: int | None = None) -> pd.DataFrame:
     """Failing questions as system x class, in the systems' and the classes' order, with their sum per system
     (with `depth`, the fusions' class named with it)."""
-    table = counts.pivot(index="system", columns="class", values="questions").reindex(index=systems, columns=list(diagnosis.CLASSES))
+    table = counts.pivot(index="system", columns="class", values="questions").reindex(
+        index=systems, columns=list(diagnosis.CLASSES)
+    )
     table["all"] = table.sum(axis=1)
     return table.rename(columns=class_labels(depth)) if depth is not None else table
 
@@ -124,9 +152,11 @@ def header(ds: Dataset, k: int, depth: int) -> None:
 
 def unjudged_note(n: int) -> str:
     """What the failing questions "unjudged at the top" (n of them, system x question) ask of a person."""
-    return (f"{plural(n, 'failing question')} (system × question) {'is' if n == 1 else 'are'} *unjudged at the top*: the "
-            "first result shares words with the question but no judgement names it, so it may be relevant. It is not "
-            "wrong until a person says so: grade it on the Judge page (graded 0, it becomes a surface homonymy).")
+    return (
+        f"{plural(n, 'failing question')} (system × question) {'is' if n == 1 else 'are'} *unjudged at the top*: the "
+        "first result shares words with the question but no judgement names it, so it may be relevant. It is not "
+        "wrong until a person says so: grade it on the Judge page (graded 0, it becomes a surface homonymy)."
+    )
 
 
 def first_page() -> None:
@@ -142,7 +172,9 @@ def failing_questions(ds: Dataset, cases: dict[str, list[diagnosis.Case]], thres
     systems = list(cases)
     all_cases = [c for name in systems for c in cases[name]]
     if not all_cases:
-        st.success(f"Every question has a relevant document in the top {threshold} of every system: nothing to diagnose.")
+        st.success(
+            f"Every question has a relevant document in the top {threshold} of every system: nothing to diagnose."
+        )
         return
     labels = class_labels(depth)
     counts = pd.DataFrame(teaching.class_counts(cases))
@@ -150,16 +182,28 @@ def failing_questions(ds: Dataset, cases: dict[str, list[diagnosis.Case]], thres
     colors = {labels[kind]: color for kind, color in CLASS_COLORS.items()}
     st.altair_chart(charts.failure_classes(shown_counts, systems, list(labels.values()), colors), width="stretch")
     cut = labels[diagnosis.FUSION_CUT]
-    st.dataframe(class_table(counts, systems, depth), width="stretch",
-                 column_config={cut: st.column_config.NumberColumn(f"> {depth} (fusions)", help=cut)})
-    st.caption(f"Out of {plural(ds.evaluated.size, 'question')} with a relevant document; “> {depth} (fusions)”: {cut}.")
+    st.dataframe(
+        class_table(counts, systems, depth),
+        width="stretch",
+        column_config={cut: st.column_config.NumberColumn(f"> {depth} (fusions)", help=cut)},
+    )
+    st.caption(
+        f"Out of {plural(ds.evaluated.size, 'question')} with a relevant document; “> {depth} (fusions)”: {cut}."
+    )
     unjudged = sum(c.kind == diagnosis.UNJUDGED for c in all_cases)
     if unjudged:
         st.info(unjudged_note(unjudged), icon=":material/rule:")
         st.page_link("pages/judge.py", label="Judge: grade them", icon=":material/rule:")
     present = [kind for kind in diagnosis.CLASSES if any(c.kind == kind for c in all_cases)]
-    chosen = st.segmented_control("class", [ALL_CLASSES, *present], default=ALL_CLASSES, key=CASE_CLASS_KEY, required=True,
-                                  format_func=lambda kind: labels.get(kind, kind), on_change=first_page)
+    chosen = st.segmented_control(
+        "class",
+        [ALL_CLASSES, *present],
+        default=ALL_CLASSES,
+        key=CASE_CLASS_KEY,
+        required=True,
+        format_func=lambda kind: labels.get(kind, kind),
+        on_change=first_page,
+    )
     if chosen not in (ALL_CLASSES, *present):  # a class no longer present (the data or the sliders changed)
         chosen = ALL_CLASSES
     picked = [c for c in all_cases if chosen == ALL_CLASSES or c.kind == chosen]
@@ -178,16 +222,19 @@ def failing_questions(ds: Dataset, cases: dict[str, list[diagnosis.Case]], thres
             "relevant documents (grade): shared words": st.column_config.TextColumn(width="large"),
         },
     )
-    st.caption(f"{plural(len(rows), 'failing question')} (system × question)"
-               + (f", {CASES_PER_PAGE} per page: page {page} of {n_pages}." if n_pages > 1 else "."))
+    st.caption(
+        f"{plural(len(rows), 'failing question')} (system × question)"
+        + (f", {CASES_PER_PAGE} per page: page {page} of {n_pages}." if n_pages > 1 else ".")
+    )
 
 
 # ------------------------------------------------------------------------------------------ what dense changes
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _changes(_ds: Dataset, fingerprint: str, _base: Ranking, base_key: str, _other: Ranking, other_key: str,
-             threshold: int) -> list[diagnosis.Change]:
+def _changes(
+    _ds: Dataset, fingerprint: str, _base: Ranking, base_key: str, _other: Ranking, other_key: str, threshold: int
+) -> list[diagnosis.Change]:
     """What `other` fixes and breaks relative to `base` (cached on the contents and the threshold)."""
     return diagnosis.changes(_ds, _base, _other, threshold)
 
@@ -216,13 +263,18 @@ def change_line(change: diagnosis.Change) -> str:
 def by_class(found: list[diagnosis.Change], base_cases: list[diagnosis.Case]) -> list[ClassChanges]:
     """The changes grouped by failure class, in diagnosis.CLASSES order, each class with BM25's failures of it
     (the fusions' own class only when a change has it: neither BM25 nor dense is a fusion)."""
-    kinds = [k for k in diagnosis.CLASSES if k != diagnosis.FUSION_CUT or any(c.kind == k for c in (*found, *base_cases))]
-    return [ClassChanges(
-        kind,
-        sum(c.kind == kind for c in base_cases),
-        tuple(change_line(c) for c in found if c.kind == kind and c.outcome == "fixed"),
-        tuple(change_line(c) for c in found if c.kind == kind and c.outcome == "broken"),
-    ) for kind in kinds]
+    kinds = [
+        k for k in diagnosis.CLASSES if k != diagnosis.FUSION_CUT or any(c.kind == k for c in (*found, *base_cases))
+    ]
+    return [
+        ClassChanges(
+            kind,
+            sum(c.kind == kind for c in base_cases),
+            tuple(change_line(c) for c in found if c.kind == kind and c.outcome == "fixed"),
+            tuple(change_line(c) for c in found if c.kind == kind and c.outcome == "broken"),
+        )
+        for kind in kinds
+    ]
 
 
 def verdict(found: list[diagnosis.Change], base_cases: list[diagnosis.Case], n_evaluated: int, threshold: int) -> str:
@@ -234,16 +286,21 @@ def verdict(found: list[diagnosis.Change], base_cases: list[diagnosis.Case], n_e
     answered = n_evaluated - len(base_cases)
     tail = f"breaks {broken} of the {plural(answered, 'question')} {BASE} answers in its top {threshold}."
     if not failing:
-        return (f"Nothing to answer here: {BASE} fails no question on a {HYPOTHESIS_CLASS} at k = {threshold}, "
-                f"so the hypothesis is not tested on this data; {DENSE} {tail}")
+        return (
+            f"Nothing to answer here: {BASE} fails no question on a {HYPOTHESIS_CLASS} at k = {threshold}, "
+            f"so the hypothesis is not tested on this data; {DENSE} {tail}"
+        )
     said = "holds" if fixed == failing else "holds in part" if fixed else "does not hold"
-    return (f"The article's hypothesis (a dense retriever closes {BASE}'s {HYPOTHESIS_CLASS}) {said} on this data: "
-            f"{DENSE} fixes {fixed} of the {plural(failing, HYPOTHESIS_CLASS.replace(' ', '-') + ' question')} {BASE} fails "
-            f"at k = {threshold}, and it {tail}")
+    return (
+        f"The article's hypothesis (a dense retriever closes {BASE}'s {HYPOTHESIS_CLASS}) {said} on this data: "
+        f"{DENSE} fixes {fixed} of the {plural(failing, HYPOTHESIS_CLASS.replace(' ', '-') + ' question')} {BASE} fails "
+        f"at k = {threshold}, and it {tail}"
+    )
 
 
-def dense_summary(ds: Dataset, ranks: Mapping[str, Ranking], cases: Mapping[str, list[diagnosis.Case]],
-                  threshold: int) -> tuple[str, list[ClassChanges]] | None:
+def dense_summary(
+    ds: Dataset, ranks: Mapping[str, Ranking], cases: Mapping[str, list[diagnosis.Case]], threshold: int
+) -> tuple[str, list[ClassChanges]] | None:
     """The verdict and the per-class changes of dense relative to BM25 at threshold k, from the rankings given
     and BM25's failing questions (diagnose_all); None when the rankings have no dense system."""
     if DENSE not in ranks or BASE not in ranks:
@@ -254,7 +311,9 @@ def dense_summary(ds: Dataset, ranks: Mapping[str, Ranking], cases: Mapping[str,
     return verdict(found, base_cases, int(ds.evaluated.size), threshold), by_class(found, base_cases)
 
 
-def dense_changes(ds: Dataset, ranks: Mapping[str, Ranking], cases: Mapping[str, list[diagnosis.Case]], threshold: int) -> None:
+def dense_changes(
+    ds: Dataset, ranks: Mapping[str, Ranking], cases: Mapping[str, list[diagnosis.Case]], threshold: int
+) -> None:
     """What the dense retriever changes relative to BM25, class by class, with the answer to the article's
     hypothesis; without dense, one line on how to add it."""
     st.subheader("What the dense retriever changes")
@@ -283,8 +342,9 @@ def dense_changes(ds: Dataset, ranks: Mapping[str, Ranking], cases: Mapping[str,
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def _stemmer_effect(_ds: Dataset, fingerprint: str, params: Params, threshold: int, _engines: tuple,
-                    metric: str) -> stemming.StemmerEffect:
+def _stemmer_effect(
+    _ds: Dataset, fingerprint: str, params: Params, threshold: int, _engines: tuple, metric: str
+) -> stemming.StemmerEffect:
     """What a stemmer changes in BM25's failures and mean `metric` at the parameters (cached on the dataset's
     content, the parameters, the threshold and the metric; `_engines` are the two sides' engines of that content)."""
     return stemming.stemmer_effect(_ds, params, threshold, _engines, metric)
@@ -306,7 +366,9 @@ def merges_text(c: stemming.StemmerChange) -> str:
     """The words a stemmer matched on the deciding document, escaped: '“refund” ~ “refunds” (refund)'."""
     if not c.merges:
         return "no word it merged"
-    shown = ", ".join(f"“{escape_markdown(m.question_word)}” ~ “{escape_markdown(m.doc_word)}”" for m in c.merges[:WORDS_SHOWN])
+    shown = ", ".join(
+        f"“{escape_markdown(m.question_word)}” ~ “{escape_markdown(m.doc_word)}”" for m in c.merges[:WORDS_SHOWN]
+    )
     return shown + (f" … (+{len(c.merges) - WORDS_SHOWN})" if len(c.merges) > WORDS_SHOWN else "")
 
 
@@ -353,7 +415,7 @@ def doc_text(ds: Dataset, doc_id: str) -> str | None:
 def failing_systems(cases: dict[str, list[diagnosis.Case]]) -> dict[str, list[str]]:
     """The failing questions in the order the systems list them, each with the systems it fails."""
     by: dict[str, list[str]] = {}
-    for name, found in cases.items():
+    for _name, found in cases.items():
         for c in found:
             by.setdefault(c.qid, []).append(c.system)
     return by
@@ -370,20 +432,26 @@ def question_colors(relevant_words: set[str], wrong_words: set[str]) -> dict[str
     return {**{w: WRONG_COLOR for w in wrong_words}, **{w: RELEVANT_COLOR for w in relevant_words}}
 
 
-def first_results_frame(answers: list, judged: Mapping[str, int], depths: Mapping[str, int] | None = None,
-                        members: Sequence[str] = ()) -> pd.DataFrame:
+def first_results_frame(
+    answers: list, judged: Mapping[str, int], depths: Mapping[str, int] | None = None, members: Sequence[str] = ()
+) -> pd.DataFrame:
     """One row per system: where its first relevant document is (diagnosis.rank_text: a fusion, N from `depths`,
     reads "> N" when one of its `members` lists a relevant document), its first result and whether that is relevant
     by the question's judgements (`judged`, any grade): yes, no (judged not relevant) or unjudged."""
     depths = depths or {}
     found = any(a.rank > 0 for a in answers if a.system in members)
-    return pd.DataFrame([{
-        "system": a.system,
-        "first relevant at": diagnosis.rank_text(a.rank, depths.get(a.system), found),
-        "first result": a.first or "none (empty list)",
-        "first result is relevant": first_verdict(judged.get(a.first)) if a.first else "—",
-        "results": a.n_results,
-    } for a in answers])
+    return pd.DataFrame(
+        [
+            {
+                "system": a.system,
+                "first relevant at": diagnosis.rank_text(a.rank, depths.get(a.system), found),
+                "first result": a.first or "none (empty list)",
+                "first result is relevant": first_verdict(judged.get(a.first)) if a.first else "—",
+                "results": a.n_results,
+            }
+            for a in answers
+        ]
+    )
 
 
 def first_verdict(grade: int | None) -> str:
@@ -394,7 +462,9 @@ def first_verdict(grade: int | None) -> str:
 def shared_with(ds: Dataset, qtext: str, doc_ids: list[str]) -> set[str]:
     """The question's words shared with any of these documents (those in the corpus; a stem shared is a word shared)."""
     analysis = state.analysis()
-    return {w for d in doc_ids if (t := doc_text(ds, d)) is not None for w in diagnosis.shared_words(t, qtext, analysis)}
+    return {
+        w for d in doc_ids if (t := doc_text(ds, d)) is not None for w in diagnosis.shared_words(t, qtext, analysis)
+    }
 
 
 WORDS_SHOWN = 6  # a stem's corpus words listed in the per-term table at most
@@ -424,7 +494,9 @@ def doc_box(ds: Dataset, qtext: str, doc_id: str, what: str, color: str) -> None
             return
         words = diagnosis.shared_words(qtext, text, state.analysis())
         marks = {w: color for w in words}
-        st.markdown(f"**{escape_markdown(doc_id)}** · {escape_markdown(what)} · shares: {escape_markdown(teaching.words_label(words))}")
+        st.markdown(
+            f"**{escape_markdown(doc_id)}** · {escape_markdown(what)} · shares: {escape_markdown(teaching.words_label(words))}"
+        )
         cut = head_cut(text)
         st.markdown(highlight_markdown(text[:cut], marks) + (" …" if cut < len(text) else ""))
         if cut < len(text):
@@ -451,14 +523,21 @@ def choose_question(ds: Dataset, cases: dict[str, list[diagnosis.Case]]) -> int 
     if st.session_state.get(QUESTION_KEY) not in qids:
         st.session_state.pop(QUESTION_KEY, None)
     default_q = qids.index(next(iter(failing_by))) if failing_by else 0
-    qid = st.selectbox("question", qids, index=default_q, key=QUESTION_KEY, persist_state="session",
-                       format_func=lambda q: question_label(q, ds.query_texts[ds.query_index[q]], failing_by.get(q)),
-                       help="The failing questions are marked; any question with a relevant document can be opened.")
+    qid = st.selectbox(
+        "question",
+        qids,
+        index=default_q,
+        key=QUESTION_KEY,
+        persist_state="session",
+        format_func=lambda q: question_label(q, ds.query_texts[ds.query_index[q]], failing_by.get(q)),
+        help="The failing questions are marked; any question with a relevant document can be opened.",
+    )
     return ds.query_index[qid]
 
 
-def question_up_close(ds: Dataset, ranks: dict[str, Ranking], q: int, depths: Mapping[str, int] | None = None,
-                      members: Sequence[str] = ()) -> list:
+def question_up_close(
+    ds: Dataset, ranks: dict[str, Ranking], q: int, depths: Mapping[str, int] | None = None, members: Sequence[str] = ()
+) -> list:
     """The question with its shared words coloured, each system's first result, and the relevant and wrong
     documents' texts, a few at a time; returns each system's first results (teaching.first_results). `members`:
     the fusions' (a fusion's miss reads "> N" only when one of them lists a relevant document)."""
@@ -484,12 +563,22 @@ def question_up_close(ds: Dataset, ranks: dict[str, Ranking], q: int, depths: Ma
     with right:
         st.markdown(f"**First results not judged relevant** ({len(shown_wrong):,})")
         if not shown_wrong:
-            st.caption("No system puts a document not judged relevant first for this question"
-                       + (" (some return nothing)." if any(a.first is None for a in answers) else "."))
+            st.caption(
+                "No system puts a document not judged relevant first for this question"
+                + (" (some return nothing)." if any(a.first is None for a in answers) else ".")
+            )
         lo, hi = doc_page("wrong", len(shown_wrong))
         for d in shown_wrong[lo:hi]:
-            doc_box(ds, qtext, d, "first result of " + ", ".join(a.system for a in answers if a.first == d) + ", "
-                    + ("judged not relevant" if d in judged else "unjudged: grade it on the Judge page"), WRONG_COLOR)
+            doc_box(
+                ds,
+                qtext,
+                d,
+                "first result of "
+                + ", ".join(a.system for a in answers if a.first == d)
+                + ", "
+                + ("judged not relevant" if d in judged else "unjudged: grade it on the Judge page"),
+                WRONG_COLOR,
+            )
     return answers
 
 
@@ -511,8 +600,9 @@ def rank_text(pos: int | None, total: float, listed: int) -> str:
     return str(pos) if pos else ("not retrieved (score 0)" if total <= 0 else f"beyond {listed}")
 
 
-def term_tables(ds: Dataset, eng, bm: Ranking, q: int, terms: list[str], docs: list[str], p: Params,
-                relevant: dict[str, int]) -> tuple[pd.DataFrame, pd.DataFrame, bool]:
+def term_tables(
+    ds: Dataset, eng, bm: Ranking, q: int, terms: list[str], docs: list[str], p: Params, relevant: dict[str, int]
+) -> tuple[pd.DataFrame, pd.DataFrame, bool]:
     """Each chosen document's per-term BM25 contributions, one summary row per document, and whether a
     document's contributions fail to add up to the score its ranking holds."""
     listed_docs, listed_scores = bm.top(q)
@@ -525,20 +615,33 @@ def term_tables(ds: Dataset, eng, bm: Ranking, q: int, terms: list[str], docs: l
         if pos and not np.isclose(listed_scores[pos - 1], total):  # the explanation must add up to the ranking's score
             mismatch = True
         length, average = eng.doc_length(j)
-        summary.append({
-            "document": d,
-            "grade": relevant.get(d, 0),
-            "BM25 score": total,
-            "BM25 rank": rank_text(pos, total, listed_docs.size),
-            "length": length,
-            "× average": length / average if average else 0.0,
-        })
+        summary.append(
+            {
+                "document": d,
+                "grade": relevant.get(d, 0),
+                "BM25 score": total,
+                "BM25 rank": rank_text(pos, total, listed_docs.size),
+                "length": length,
+                "× average": length / average if average else 0.0,
+            }
+        )
         for x in parts:
-            rows.append({
-                "document": d, "term": x["term"], "the corpus's words": words_text(x["words"]),
-                "in the corpus": x["in_vocabulary"], "df": x["df"], "idf": x["idf"], "qtf": x["qtf"], "question weight": x["question_weight"],
-                "tf": int(x["tf"]), "length norm K": x["length_norm"], "saturation": x["saturation"], "contribution": x["score"],
-            })
+            rows.append(
+                {
+                    "document": d,
+                    "term": x["term"],
+                    "the corpus's words": words_text(x["words"]),
+                    "in the corpus": x["in_vocabulary"],
+                    "df": x["df"],
+                    "idf": x["idf"],
+                    "qtf": x["qtf"],
+                    "question weight": x["question_weight"],
+                    "tf": int(x["tf"]),
+                    "length norm K": x["length_norm"],
+                    "saturation": x["saturation"],
+                    "contribution": x["score"],
+                }
+            )
     return pd.DataFrame(rows), pd.DataFrame(summary), mismatch
 
 
@@ -550,13 +653,20 @@ def bm25_terms(ds: Dataset, ranks: dict[str, Ranking], q: int, answers: list, p:
     qtext = ds.query_texts[q]
     relevant = ds.relevant_of(q)
     top_bm = bm.top_ids(ds, q, BM25_TOP)
-    options = list(dict.fromkeys(
-        [d for d in relevant if d in ds.doc_index] + [a.first for a in answers if a.first in ds.doc_index] + top_bm
-    ))
+    options = list(
+        dict.fromkeys(
+            [d for d in relevant if d in ds.doc_index] + [a.first for a in answers if a.first in ds.doc_index] + top_bm
+        )
+    )
     default_docs = list(dict.fromkeys(top_bm[:1] + [d for d in relevant if d in ds.doc_index]))
-    docs = st.multiselect("documents", options, default=default_docs, format_func=lambda d: doc_label(d, relevant, top_bm),
-                          key=f"diag_docs_{ds.query_ids[q]}",
-                          help="Defaults: BM25's first result and the question's relevant documents; BM25's top 10 and every system's first result can be added.")
+    docs = st.multiselect(
+        "documents",
+        options,
+        default=default_docs,
+        format_func=lambda d: doc_label(d, relevant, top_bm),
+        key=f"diag_docs_{ds.query_ids[q]}",
+        help="Defaults: BM25's first result and the question's relevant documents; BM25's top 10 and every system's first result can be added.",
+    )
     terms = eng.index.analyse(qtext)
     if not terms:
         st.info("The question has no word left after the stop words: BM25 scores every document 0.")
@@ -578,16 +688,27 @@ def bm25_terms(ds: Dataset, ranks: dict[str, Ranking], q: int, answers: list, p:
         else:
             st.altair_chart(charts.bm25_terms(positive, summary, docs), width="stretch")
     with right:
-        st.dataframe(summary, hide_index=True, width="stretch",
-                     column_config={"BM25 score": st.column_config.NumberColumn(format="%.4f"),
-                                    "× average": st.column_config.NumberColumn("× average length", format="%.2f")})
+        st.dataframe(
+            summary,
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "BM25 score": st.column_config.NumberColumn(format="%.4f"),
+                "× average": st.column_config.NumberColumn("× average length", format="%.2f"),
+            },
+        )
         unknown = [x for x in dict.fromkeys(terms) if not eng.in_vocabulary(x)]
         if unknown:
             st.caption(f"Not in the corpus vocabulary (they can never match): {escape_markdown(', '.join(unknown))}.")
     st.dataframe(
-        per_term, hide_index=True, width="stretch", height="content" if len(per_term) <= 30 else "auto",
-        column_config={c: st.column_config.NumberColumn(format="%.4f")
-                       for c in ("idf", "question weight", "length norm K", "saturation", "contribution")},
+        per_term,
+        hide_index=True,
+        width="stretch",
+        height="content" if len(per_term) <= 30 else "auto",
+        column_config={
+            c: st.column_config.NumberColumn(format="%.4f")
+            for c in ("idf", "question weight", "length norm K", "saturation", "contribution")
+        },
     )
     st.caption(
         f"contribution = idf × question weight × saturation; idf = ln(1 + (N − df + 0.5) / (df + 0.5)) with N = {ds.n_docs:,}; "

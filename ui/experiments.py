@@ -42,16 +42,27 @@ def saved_frame(entries: list[ExperimentEntry], records: dict[int, dict], every:
     """The saved experiments, oldest first: number, name, when (UTC), by whom, and the settings that differ among
     them (every setting with `every`, or when there is one experiment)."""
     rows = settings(entries, records).rows(every)
-    return pd.DataFrame([{"#": e.id, "name": e.name, "saved": workspace.when(e.created_at), "by": e.created_by, **row}
-                         for e, row in zip(entries, rows)])
+    return pd.DataFrame(
+        [
+            {"#": e.id, "name": e.name, "saved": workspace.when(e.created_at), "by": e.created_by, **row}
+            for e, row in zip(entries, rows)
+        ]
+    )
 
 
 def means_frame(entries: list[ExperimentEntry], records: dict[int, dict], metric: str) -> pd.DataFrame:
     """Each saved experiment's mean of the metric per system (empty where it did not measure it)."""
     systems = list(dict.fromkeys(s for e in entries for s in records[e.id]["report"]["systems"]))
-    return pd.DataFrame([{"#": e.id, "name": e.name,
-                          **{s: records[e.id]["report"]["systems"].get(s, {}).get(metric) for s in systems}}
-                         for e in entries])
+    return pd.DataFrame(
+        [
+            {
+                "#": e.id,
+                "name": e.name,
+                **{s: records[e.id]["report"]["systems"].get(s, {}).get(metric) for s in systems},
+            }
+            for e in entries
+        ]
+    )
 
 
 def history_frame(entries: list[ExperimentEntry], records: dict[int, dict], metric: str) -> pd.DataFrame:
@@ -59,9 +70,16 @@ def history_frame(entries: list[ExperimentEntry], records: dict[int, dict], metr
     as the tooltip says it."""
     points = experiments.history([(e.id, e.name, e.created_at.isoformat(), records[e.id]) for e in entries], metric)
     saved = pd.to_datetime([p.created_at for p in points], utc=True)
-    return pd.DataFrame({"saved": saved, "experiment": [f"#{p.experiment} {p.name}" for p in points],
-                         "number": [f"#{p.experiment}" for p in points], "system": [p.system for p in points],
-                         "mean": [p.mean for p in points], "at": [f"{t:%Y-%m-%d %H:%M:%S} UTC" for t in saved]})
+    return pd.DataFrame(
+        {
+            "saved": saved,
+            "experiment": [f"#{p.experiment} {p.name}" for p in points],
+            "number": [f"#{p.experiment}" for p in points],
+            "system": [p.system for p in points],
+            "mean": [p.mean for p in points],
+            "at": [f"{t:%Y-%m-%d %H:%M:%S} UTC" for t in saved],
+        }
+    )
 
 
 STEPS = (  # a time axis's tick intervals, finest first: (unit, step, seconds)
@@ -118,8 +136,16 @@ def vega_time(t: datetime) -> alt.DateTime:
     """A time as Vega-Lite's scale domain and axis values take it: a DateTime in UTC (a number there, read as a
     timestamp by the schema, draws nothing in Streamlit's Vega)."""
     t = t.astimezone(UTC)
-    return alt.DateTime(year=t.year, month=t.month, date=t.day, hours=t.hour, minutes=t.minute, seconds=t.second,
-                        milliseconds=t.microsecond // 1000, utc=True)
+    return alt.DateTime(
+        year=t.year,
+        month=t.month,
+        date=t.day,
+        hours=t.hour,
+        minutes=t.minute,
+        seconds=t.second,
+        milliseconds=t.microsecond // 1000,
+        utc=True,
+    )
 
 
 LABEL_GAP = 1 / 16  # the least gap between two experiments' numbers on the chart, as a share of the time axis
@@ -146,18 +172,30 @@ def history_chart(frame: pd.DataFrame, metric: str) -> alt.LayerChart:
     times = [t.to_pydatetime() for t in marks["saved"]]
     (lo, hi), at, fmt = time_axis(times or [datetime.now(UTC)])
     marks["label"] = [n if keep else "" for n, keep in zip(marks["number"], labelled(times, (lo, hi)))]
-    x = alt.X("saved:T", title="saved (UTC)", scale=alt.Scale(type="utc", domain=[vega_time(lo), vega_time(hi)]),
-              axis=alt.Axis(format=fmt, values=[vega_time(t) for t in at], labelAngle=0, labelOverlap=True))
+    x = alt.X(
+        "saved:T",
+        title="saved (UTC)",
+        scale=alt.Scale(type="utc", domain=[vega_time(lo), vega_time(hi)]),
+        axis=alt.Axis(format=fmt, values=[vega_time(t) for t in at], labelAngle=0, labelOverlap=True),
+    )
     tip = ["experiment", alt.Tooltip("at:N", title="saved")]
     rules = alt.Chart(marks).mark_rule(color="#9e9e9e", opacity=0.35).encode(x=x, tooltip=tip)
-    numbers = alt.Chart(marks).mark_text(baseline="top", dy=2, fontSize=11, color="#616161").encode(
-        x=x, y=alt.value(0), text="label:N", tooltip=tip)
-    lines = alt.Chart(frame).mark_line(point=True).encode(
-        x=x,
-        y=alt.Y("mean:Q", title=state.metric_label(metric), scale=alt.Scale(zero=False, padding=20)),
-        color=alt.Color("system:N", sort=None, scale=charts.system_scale(systems),
-                        legend=alt.Legend(orient="top", title=None)),
-        tooltip=["experiment", "system", alt.Tooltip("mean:Q", format=".4f"), alt.Tooltip("at:N", title="saved")],
+    numbers = (
+        alt.Chart(marks)
+        .mark_text(baseline="top", dy=2, fontSize=11, color="#616161")
+        .encode(x=x, y=alt.value(0), text="label:N", tooltip=tip)
+    )
+    lines = (
+        alt.Chart(frame)
+        .mark_line(point=True)
+        .encode(
+            x=x,
+            y=alt.Y("mean:Q", title=state.metric_label(metric), scale=alt.Scale(zero=False, padding=20)),
+            color=alt.Color(
+                "system:N", sort=None, scale=charts.system_scale(systems), legend=alt.Legend(orient="top", title=None)
+            ),
+            tooltip=["experiment", "system", alt.Tooltip("mean:Q", format=".4f"), alt.Tooltip("at:N", title="saved")],
+        )
     )
     return alt.layer(rules, lines, numbers)
 
@@ -171,8 +209,16 @@ def _save() -> None:
     ds, base = cache.current_dataset(), cache.base_dataset()
     names = report.report_metrics(state.cutoff(), state.metric_name())
     vectors = next((x for x in cache.current_sources(ds) if isinstance(x, Aligned)), None)
-    rec = experiments.record(cache.evaluation(names), cache.ranking_params(ds), cache.current_runs(), in_use.rule(),
-                             len(in_use.new_judgements(base)), vectors, state.cutoff(), state.metric_name())
+    rec = experiments.record(
+        cache.evaluation(names),
+        cache.ranking_params(ds),
+        cache.current_runs(),
+        in_use.rule(),
+        len(in_use.new_judgements(base)),
+        vectors,
+        state.cutoff(),
+        state.metric_name(),
+    )
     message = workspace.save_experiment(base, name, rec)
     st.session_state[MESSAGE] = message
 
@@ -183,26 +229,45 @@ def save_section() -> None:
     if message:
         getattr(st, message[0])(plain(message[1]))
     a, b = st.columns([3, 1], vertical_alignment="bottom")
-    a.text_input("Experiment name", key=KEY_NAME, max_chars=200, placeholder="e.g. k1 sweep, Monday",
-                 help="Saved with the dataset, the systems and runs, every sidebar value, the grades rule and every "
-                      "question's metrics at the sidebar's k.")
-    b.button("Save", key="exp_save", on_click=_save, icon=":material/save:", width="stretch",
-             disabled=not str(st.session_state.get(KEY_NAME) or "").strip())
+    a.text_input(
+        "Experiment name",
+        key=KEY_NAME,
+        max_chars=200,
+        placeholder="e.g. k1 sweep, Monday",
+        help="Saved with the dataset, the systems and runs, every sidebar value, the grades rule and every "
+        "question's metrics at the sidebar's k.",
+    )
+    b.button(
+        "Save",
+        key="exp_save",
+        on_click=_save,
+        icon=":material/save:",
+        width="stretch",
+        disabled=not str(st.session_state.get(KEY_NAME) or "").strip(),
+    )
 
 
 def saved_section(entries: list[ExperimentEntry], records: dict[int, dict]) -> None:
     st.subheader("Saved experiments of this dataset")
     found = settings(entries, records)
-    every = st.toggle("Every setting", key=KEY_EVERY, disabled=len(entries) < 2,
-                      help="Show every setting each experiment was saved with, not only those that differ among them.")
+    every = st.toggle(
+        "Every setting",
+        key=KEY_EVERY,
+        disabled=len(entries) < 2,
+        help="Show every setting each experiment was saved with, not only those that differ among them.",
+    )
     shown = {c.label: st.column_config.Column(c.label, help=c.help) for c in found.shown_columns(every)}
     st.dataframe(saved_frame(entries, records, every), hide_index=True, width="stretch", column_config=shown)
     st.caption(f"Oldest first; times are UTC. {plain(found.sentence)}")
     metric = state.metric_name()
-    numbers = {c: st.column_config.NumberColumn(format="%.4f") for c in means_frame(entries, records, metric).columns[2:]}
+    numbers = {
+        c: st.column_config.NumberColumn(format="%.4f") for c in means_frame(entries, records, metric).columns[2:]
+    }
     st.dataframe(means_frame(entries, records, metric), hide_index=True, width="stretch", column_config=numbers)
-    st.caption(f"Each system's mean {plain(state.metric_label(metric))} (the sidebar's metric) in each experiment; "
-               "empty where the experiment did not measure it.")
+    st.caption(
+        f"Each system's mean {plain(state.metric_label(metric))} (the sidebar's metric) in each experiment; "
+        "empty where the experiment did not measure it."
+    )
 
 
 def _options(rec: dict) -> tuple[list[str], list[str]]:
@@ -223,10 +288,17 @@ def compare_section(entries: list[ExperimentEntry], records: dict[int, dict]) ->
         st.info("These two experiments share no metric.", icon=":material/info:")
         return
     sa_ = c1.selectbox("System of A", systems_a, key=KEY_SYSTEM_A)
-    sb_ = c2.selectbox("System of B", systems_b, index=systems_b.index(sa_) if sa_ in systems_b else 0, key=KEY_SYSTEM_B)
+    sb_ = c2.selectbox(
+        "System of B", systems_b, index=systems_b.index(sa_) if sa_ in systems_b else 0, key=KEY_SYSTEM_B
+    )
     chosen = state.metric_name()
-    metric = st.selectbox("Metric", common, index=common.index(chosen) if chosen in common else 0, key=KEY_METRIC,
-                          format_func=state.metric_label)
+    metric = st.selectbox(
+        "Metric",
+        common,
+        index=common.index(chosen) if chosen in common else 0,
+        key=KEY_METRIC,
+        format_func=state.metric_label,
+    )
     try:
         c = experiments.compare(records[a], records[b], sa_, sb_, metric)
     except InputError as e:
@@ -236,14 +308,20 @@ def compare_section(entries: list[ExperimentEntry], records: dict[int, dict]) ->
     kind, text = verdict(c.interval, name_a, name_b, state.metric_label(metric))
     getattr(st, kind)(text)
     wins_a, wins_b, ties = tally(c.differences)
-    st.caption(f"A {plain(by_id[a].name)}: {c.mean_a:.4f}; B {plain(by_id[b].name)}: {c.mean_b:.4f}, over the "
-               f"{plural(c.questions, 'question')} both evaluated. A is better on {plural(wins_a, 'question')}, B on "
-               f"{wins_b:,}, and {plural(ties, 'tie')}.")
+    st.caption(
+        f"A {plain(by_id[a].name)}: {c.mean_a:.4f}; B {plain(by_id[b].name)}: {c.mean_b:.4f}, over the "
+        f"{plural(c.questions, 'question')} both evaluated. A is better on {plural(wins_a, 'question')}, B on "
+        f"{wins_b:,}, and {plural(ties, 'tie')}."
+    )
     frame = pd.DataFrame({"question": c.question_ids, "A - B": c.differences})
     frame = frame[frame["A - B"] != 0].sort_values("A - B", key=abs, ascending=False)
     if len(frame):
-        st.dataframe(frame, hide_index=True, width="stretch",
-                     column_config={"A - B": st.column_config.NumberColumn(format="%+.4f")})
+        st.dataframe(
+            frame,
+            hide_index=True,
+            width="stretch",
+            column_config={"A - B": st.column_config.NumberColumn(format="%+.4f")},
+        )
         st.caption("The questions whose value differs, the largest difference first.")
 
 
@@ -251,12 +329,19 @@ def history_section(entries: list[ExperimentEntry], records: dict[int, dict]) ->
     st.subheader("History")
     metrics = list(dict.fromkeys(m for e in entries for m in records[e.id]["report"]["metrics"]))
     chosen = state.metric_name()
-    metric = st.selectbox("Metric over time", metrics, index=metrics.index(chosen) if chosen in metrics else 0,
-                          key=KEY_HISTORY, format_func=state.metric_label)
+    metric = st.selectbox(
+        "Metric over time",
+        metrics,
+        index=metrics.index(chosen) if chosen in metrics else 0,
+        key=KEY_HISTORY,
+        format_func=state.metric_label,
+    )
     frame = history_frame(entries, records, metric)
     st.altair_chart(history_chart(frame, metric), width="stretch")
-    st.caption(f"Each saved experiment's mean {plain(state.metric_label(metric))} per system, at the time it was "
-               f"saved (UTC). {history_note(frame)}")
+    st.caption(
+        f"Each saved experiment's mean {plain(state.metric_label(metric))} per system, at the time it was "
+        f"saved (UTC). {history_note(frame)}"
+    )
 
 
 def history_note(frame: pd.DataFrame) -> str:
@@ -275,18 +360,24 @@ def history_note(frame: pd.DataFrame) -> str:
 def page() -> None:
     st.title("Experiments")
     base = cache.base_dataset()
-    st.caption(f"{plain(in_use.dataset_label())}: save what the sidebar shows as a named experiment, come back tomorrow, compare "
-               "two, and follow a metric across them.")
+    st.caption(
+        f"{plain(in_use.dataset_label())}: save what the sidebar shows as a named experiment, come back tomorrow, compare "
+        "two, and follow a metric across them."
+    )
     ws = workspace.store()
     if ws is None:
-        st.warning(f"The workspace cannot be opened, so nothing can be saved: {plain(workspace.problem() or '')}",
-                   icon=":material/cloud_off:")
+        st.warning(
+            f"The workspace cannot be opened, so nothing can be saved: {plain(workspace.problem() or '')}",
+            icon=":material/cloud_off:",
+        )
         return
     save_section()
     entries, records, unreadable = workspace.experiments_of(base)
     for problem in unreadable:
-        st.warning(f"{plain(problem)}. It is left out of this page (saved by an older version or by hand).",
-                   icon=":material/warning:")
+        st.warning(
+            f"{plain(problem)}. It is left out of this page (saved by an older version or by hand).",
+            icon=":material/warning:",
+        )
     if not entries:
         st.info("No experiment of this dataset is saved yet.", icon=":material/info:")
         return

@@ -3,8 +3,8 @@ and long texts cut to a bound (PREVIEW_CHARS in tables and lists, FULL_CHARS for
 
 from __future__ import annotations
 
-from retrieval.core.words import agree, plural  # noqa: F401 - the one rule of a count and its noun, the pages' too
 from retrieval.analyses.tuning import setting_text
+from retrieval.core.words import agree, plural  # noqa: F401 - the one rule of a count and its noun, the pages' too
 
 MINUS = "\u2212"
 
@@ -44,8 +44,6 @@ def full_text_note(text: str, limit: int = FULL_CHARS) -> str:
     """What a person reads under a document shown in full: its length, and where it is cut when it is."""
     n = len(str(text))
     return f"{n:,} characters" + (f"; only the first {limit:,} are shown." if n > limit else ".")
-
-
 
 
 def mb(n: int) -> str:

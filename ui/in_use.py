@@ -64,8 +64,11 @@ def new_judgements(base: Dataset | None = None) -> dict[tuple[str, str], int]:
         return dict(held[3])
     combined = combine(((g.query_id, g.doc_id, g.rater, g.grade) for g in grades), rule())
     judged = set(zip((base.query_ids[q] for q in base.qrels.query.tolist()), base.qrels.doc_id.tolist()))
-    out = {(q, d): g for (q, d), g in combined.items()
-           if (q, d) not in judged and q in base.query_index and d in base.doc_index}
+    out = {
+        (q, d): g
+        for (q, d), g in combined.items()
+        if (q, d) not in judged and q in base.query_index and d in base.doc_index
+    }
     st.session_state[state.COMBINED] = (base.fingerprint, grades, rule(), out)
     return dict(out)
 
@@ -119,9 +122,13 @@ def parse_beir_zip(data: bytes, source: str) -> Dataset:
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def parse_files(docs: bytes, docs_name: str, queries: bytes, queries_name: str, qrels: bytes, qrels_name: str) -> Dataset:
+def parse_files(
+    docs: bytes, docs_name: str, queries: bytes, queries_name: str, qrels: bytes, qrels_name: str
+) -> Dataset:
     """A dataset from three uploaded files, cached on their bytes; one above the text limit is refused, not cached."""
-    return _within_limit(datasets.from_files((docs, docs_name), (queries, queries_name), (qrels, qrels_name), name="uploaded"))
+    return _within_limit(
+        datasets.from_files((docs, docs_name), (queries, queries_name), (qrels, qrels_name), name="uploaded")
+    )
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -156,8 +163,13 @@ def engine(ds: Dataset, _progress=None, analysis: Analysis | None = None) -> Eng
         return for_dataset(ds, _progress, limit, analysis, budgeted=True)  # refused above the limits, not built
     bar = st.progress(0.0, text=f"Indexing with {analysis.describe()}")
     try:
-        return for_dataset(ds, lambda stage, f: bar.progress(min(max(f, 0.0), 1.0), text=f"Indexing with "
-                           f"{analysis.describe()}: {stage}"), limit, analysis, budgeted=True)
+        return for_dataset(
+            ds,
+            lambda stage, f: bar.progress(min(max(f, 0.0), 1.0), text=f"Indexing with {analysis.describe()}: {stage}"),
+            limit,
+            analysis,
+            budgeted=True,
+        )
     finally:
         bar.empty()
 

@@ -70,11 +70,13 @@ def holes_per_system(holes: pd.DataFrame, systems: list[str], graded: set[tuple[
     pairs = list(zip(holes["q"].tolist(), holes["doc"].tolist()))
     left = holes.assign(left=[p not in graded for p in pairs])
     counts = left.groupby("system")["left"].agg(["size", "sum"])
-    return pd.DataFrame({
-        "system": systems,
-        "unjudged in the top k": [int(counts["size"].get(s, 0)) for s in systems],
-        "still unjudged": [int(counts["sum"].get(s, 0)) for s in systems],
-    })
+    return pd.DataFrame(
+        {
+            "system": systems,
+            "unjudged in the top k": [int(counts["size"].get(s, 0)) for s in systems],
+            "still unjudged": [int(counts["sum"].get(s, 0)) for s in systems],
+        }
+    )
 
 
 def question_order(holes: pd.DataFrame) -> list[int]:
@@ -114,7 +116,7 @@ def ranked_by_text(hole: Hole) -> str:
 def page_of(items: list, page: int, per_page: int = PER_PAGE) -> tuple[int, list]:
     """The page shown (from 1; one beyond the last gives the last) and its items."""
     page = min(max(1, int(page)), max(1, page_count(len(items), per_page)))
-    return page, items[(page - 1) * per_page: page * per_page]
+    return page, items[(page - 1) * per_page : page * per_page]
 
 
 def mine(grades: tuple[Grade, ...], rater: str) -> dict[tuple[str, str], int]:
@@ -144,24 +146,28 @@ def agreement_frame(grades: tuple[Grade, ...]) -> pd.DataFrame:
     """Each two raters: the pairs both graded and Cohen's kappa over them, plain and weighted for graded relevance
     (linear, quadratic); "undefined" where it is."""
     a = agreement((g.query_id, g.doc_id, g.rater, g.grade) for g in grades)
-    return pd.DataFrame({
-        "raters": [f"{x} and {y}" for x, y in a.cohen],
-        "pairs both graded": [a.shared[p] for p in a.cohen],
-        "Cohen's kappa": [_kappa_text(a.cohen[p]) for p in a.cohen],
-        "linear weighted": [_kappa_text(a.linear[p]) for p in a.cohen],
-        "quadratic weighted": [_kappa_text(a.quadratic[p]) for p in a.cohen],
-    })
+    return pd.DataFrame(
+        {
+            "raters": [f"{x} and {y}" for x, y in a.cohen],
+            "pairs both graded": [a.shared[p] for p in a.cohen],
+            "Cohen's kappa": [_kappa_text(a.cohen[p]) for p in a.cohen],
+            "linear weighted": [_kappa_text(a.linear[p]) for p in a.cohen],
+            "quadratic weighted": [_kappa_text(a.quadratic[p]) for p in a.cohen],
+        }
+    )
 
 
 def disagreement_frame(grades: tuple[Grade, ...], limit: int = DISAGREEMENTS) -> pd.DataFrame:
     """The pairs the raters graded most differently: question, document, spread, each rater's grade."""
     rows = disagreements(((g.query_id, g.doc_id, g.rater, g.grade) for g in grades), limit)
-    return pd.DataFrame({
-        "question": [r.query_id for r in rows],
-        "document": [r.doc_id for r in rows],
-        "spread": [r.spread for r in rows],
-        "grades": ["; ".join(f"{who} {g}" for who, g in r.grades.items()) for r in rows],
-    })
+    return pd.DataFrame(
+        {
+            "question": [r.query_id for r in rows],
+            "document": [r.doc_id for r in rows],
+            "spread": [r.spread for r in rows],
+            "grades": ["; ".join(f"{who} {g}" for who, g in r.grades.items()) for r in rows],
+        }
+    )
 
 
 def graded_pairs(ds: Dataset, grades: dict[tuple[str, str], int]) -> set[tuple[int, int]]:
@@ -172,12 +178,14 @@ def graded_pairs(ds: Dataset, grades: dict[tuple[str, str], int]) -> set[tuple[i
 def before_after(before: Evaluation, after: Evaluation, metric: str) -> pd.DataFrame:
     """Per system: the metric's mean with the loaded judgements, with the new ones, and the change."""
     rows = [(s, before.mean(s, metric), after.mean(s, metric)) for s in after.systems if s in before.systems]
-    return pd.DataFrame({
-        "system": [r[0] for r in rows],
-        "before": [r[1] for r in rows],
-        "after": [r[2] for r in rows],
-        "change": [signed(r[2] - r[1], 6) if not (math.isnan(r[1]) or math.isnan(r[2])) else "" for r in rows],
-    })
+    return pd.DataFrame(
+        {
+            "system": [r[0] for r in rows],
+            "before": [r[1] for r in rows],
+            "after": [r[2] for r in rows],
+            "change": [signed(r[2] - r[1], 6) if not (math.isnan(r[1]) or math.isnan(r[2])) else "" for r in rows],
+        }
+    )
 
 
 def new_qrels(grades: dict[tuple[str, str], int]) -> str:
@@ -205,8 +213,10 @@ def in_force(everyone: tuple[Grade, ...], grades: dict, rule: str) -> str:
     """What the workspace holds and what of it the metrics count under `rule` (the selector's value, in the link):
     the header's sentence (names escaped)."""
     pairs = len({(g.query_id, g.doc_id) for g in everyone})
-    held = (f"{plural(pairs, 'pair')} graded in this workspace ({plural(len(everyone), 'grade')} by "
-            f"{plural(len({g.rater for g in everyone}), 'rater')})")
+    held = (
+        f"{plural(pairs, 'pair')} graded in this workspace ({plural(len(everyone), 'grade')} by "
+        f"{plural(len({g.rater for g in everyone}), 'rater')})"
+    )
     if rule == "original":
         return f"{held}, none counted: the rule below is {plain(RULES[rule])}."
     return f"{held}; {len(grades):,} in force, combined by {plain(RULES[rule])} (the rule below, in the link)."
@@ -221,17 +231,22 @@ def header(base: Dataset, k: int, holes: pd.DataFrame, grades: dict) -> None:
     pairs = holes[["q", "doc"]].drop_duplicates().shape[0]
     questions = holes["q"].nunique()
     everyone = in_use.workspace_grades(base)
-    st.caption(f"{plain(in_use.dataset_label())}: {pairs:,} unjudged documents in some system's top {k}, over {questions:,} of "
-               f"{base.n_queries:,} questions (the cutoff k is the sidebar's). Grade them: every page then measures with "
-               f"the raters' grades. {in_force(everyone, grades, in_use.rule())} An unjudged document counts as not "
-               "relevant.")
+    st.caption(
+        f"{plain(in_use.dataset_label())}: {pairs:,} unjudged documents in some system's top {k}, over {questions:,} of "
+        f"{base.n_queries:,} questions (the cutoff k is the sidebar's). Grade them: every page then measures with "
+        f"the raters' grades. {in_force(everyone, grades, in_use.rule())} An unjudged document counts as not "
+        "relevant."
+    )
     who()
     message = st.session_state.pop(MESSAGE, None)
     if message:
         st.error(plain(message), icon=":material/error:")
     if st.session_state.pop(COUNTING, None):
-        st.info(f"Every page now counts the raters' grades, by {RULES['mean']} (the rule below, and in the link; "
-                "'original' leaves them out, as the app does by default).", icon=":material/functions:")
+        st.info(
+            f"Every page now counts the raters' grades, by {RULES['mean']} (the rule below, and in the link; "
+            "'original' leaves them out, as the app does by default).",
+            icon=":material/functions:",
+        )
 
 
 def who() -> None:
@@ -243,11 +258,17 @@ def who() -> None:
         st.warning(plain(workspace.signed_out_message()), icon=":material/lock:")
         return
     else:
-        name_input("Your name as a rater", "type it to grade", "Each grade is kept with its rater's name and time; "
-                   "several raters may grade the same documents, and the page shows how far they agree.")
+        name_input(
+            "Your name as a rater",
+            "type it to grade",
+            "Each grade is kept with its rater's name and time; "
+            "several raters may grade the same documents, and the page shows how far they agree.",
+        )
     if blind_toggle():
-        st.caption("Blind grading: the other raters' grades of a document, the grade in force and where the raters "
-                   "differ show once you have graded it; the downloads of their grades wait too.")
+        st.caption(
+            "Blind grading: the other raters' grades of a document, the grade in force and where the raters "
+            "differ show once you have graded it; the downloads of their grades wait too."
+        )
 
 
 def blind() -> bool:
@@ -288,20 +309,38 @@ def choose_question(base: Dataset, holes: pd.DataFrame, order: list[int]) -> int
     if st.session_state.get(KEY_Q) not in order:
         st.session_state[KEY_Q] = order[0]
     q = st.selectbox(
-        f"Question ({len(order):,} with unjudged documents, the most first)", order, key=KEY_Q,
+        f"Question ({len(order):,} with unjudged documents, the most first)",
+        order,
+        key=KEY_Q,
         format_func=lambda i: f"{base.query_ids[i]} — {int(counts[i])} unjudged — {cut(base.query_texts[i], 90)}",
-        on_change=_to_first_page, help="Type to search by id or words.")
+        on_change=_to_first_page,
+        help="Type to search by id or words.",
+    )
     at = order.index(q)
     with st.container(horizontal=True):
-        st.button("Previous question", key="judge_prev", on_click=_move, args=(order, -1), disabled=at == 0,
-                  icon=":material/arrow_back:")
-        st.button("Next question", key="judge_next", on_click=_move, args=(order, 1), disabled=at == len(order) - 1,
-                  icon=":material/arrow_forward:")
+        st.button(
+            "Previous question",
+            key="judge_prev",
+            on_click=_move,
+            args=(order, -1),
+            disabled=at == 0,
+            icon=":material/arrow_back:",
+        )
+        st.button(
+            "Next question",
+            key="judge_next",
+            on_click=_move,
+            args=(order, 1),
+            disabled=at == len(order) - 1,
+            icon=":material/arrow_forward:",
+        )
     st.markdown(f"**{plain(base.query_ids[q])}** — {plain(clip(base.query_texts[q]))}")
     relevant = base.relevant_of(q)
     if relevant:
-        st.caption("Judged relevant already: " + ", ".join(
-            f"{plain(d)} (grade {g})" for d, g in sorted(relevant.items(), key=lambda x: (-x[1], x[0]))))
+        st.caption(
+            "Judged relevant already: "
+            + ", ".join(f"{plain(d)} (grade {g})" for d, g in sorted(relevant.items(), key=lambda x: (-x[1], x[0])))
+        )
     else:
         st.caption("No document is judged relevant for this question yet: it is left out of every mean until one is.")
     return q
@@ -329,15 +368,23 @@ def grade_documents(base: Dataset, holes: pd.DataFrame, q: int, grades: dict) ->
     if int(st.session_state.get(KEY_PAGE) or 1) > pages:  # fewer pages since (another k): the last one
         st.session_state[KEY_PAGE] = pages
     if pages > 1:
-        st.number_input(f"Page (of {pages}, {PER_PAGE} documents each)", min_value=1, max_value=pages, step=1,
-                        key=KEY_PAGE, width=220)
+        st.number_input(
+            f"Page (of {pages}, {PER_PAGE} documents each)",
+            min_value=1,
+            max_value=pages,
+            step=1,
+            key=KEY_PAGE,
+            width=220,
+        )
     page, shown = page_of(docs, st.session_state.get(KEY_PAGE) or 1)
     rater = workspace.person()
     named = rater != workspace.ANONYMOUS
     at_bound = int(st.session_state.get(state.GIVEN, 0)) >= workspace.MAX_GIVEN
     if at_bound:
-        st.warning(f"This session has given {workspace.MAX_GIVEN:,} grades, the most it may: reload to give more.",
-                   icon=":material/block:")
+        st.warning(
+            f"This session has given {workspace.MAX_GIVEN:,} grades, the most it may: reload to give more.",
+            icon=":material/block:",
+        )
     if not named:
         st.info("Type your name above to grade: each grade is kept with its rater.", icon=":material/badge:")
     everyone = in_use.workspace_grades(base)
@@ -351,17 +398,26 @@ def grade_documents(base: Dataset, holes: pd.DataFrame, q: int, grades: dict) ->
             st.markdown(f"**{n}. {plain(did)}** · ranked by {plain(ranked_by_text(hole))}")
             st.markdown(plain(clip(text, SNIPPET_CHARS)))
             st.segmented_control(
-                f"Grade of {plain(did)}", GRADES, format_func=GRADE_LABELS.get, key=key, default=given,
-                on_change=_on_grade, args=(qid, did, key), label_visibility="collapsed",
-                disabled=not named or (at_bound and given is None))
+                f"Grade of {plain(did)}",
+                GRADES,
+                format_func=GRADE_LABELS.get,
+                key=key,
+                default=given,
+                on_change=_on_grade,
+                args=(qid, did, key),
+                label_visibility="collapsed",
+                disabled=not named or (at_bound and given is None),
+            )
             said = [f"you {given}"] if given is not None else []
             hidden = blind() and given is None  # blind grading: nothing of the others' until graded
             said += [] if hidden else [f"{plain(who_)} {g}" for who_, g in sorted(theirs.get((qid, did), {}).items())]
             if said:
                 in_force = grades.get((qid, did))
-                st.caption(f"Graded by {', '.join(said)}" + (f": {in_force} in force, by {plain(RULES[in_use.rule()])}"
-                                                             if in_force is not None else "")
-                           + (". Click your grade again to take it back." if given is not None else "."))
+                st.caption(
+                    f"Graded by {', '.join(said)}"
+                    + (f": {in_force} in force, by {plain(RULES[in_use.rule()])}" if in_force is not None else "")
+                    + (". Click your grade again to take it back." if given is not None else ".")
+                )
             if len(text) > SNIPPET_CHARS:  # sent only while open: ten long documents stay off the page
                 full = st.expander("Full text", key=f"{KEY_FULL}{base.fingerprint}:{qid}:{did}", on_change="rerun")
                 if full.open:
@@ -376,45 +432,70 @@ def means(base: Dataset, ds: Dataset, metric: str, k: int) -> None:
     judged = f"judged@{k}"
     names = list(dict.fromkeys([metric, judged]))
     before, after = cache.evaluation(names, ds=base), cache.evaluation(names, ds=ds)
-    numbers = {"before": st.column_config.NumberColumn(format="%.6f"), "after": st.column_config.NumberColumn(format="%.6f")}
+    numbers = {
+        "before": st.column_config.NumberColumn(format="%.6f"),
+        "after": st.column_config.NumberColumn(format="%.6f"),
+    }
     st.subheader(f"{state.metric_label(metric)} before and after the raters' grades")
     st.dataframe(before_after(before, after, metric), hide_index=True, width="stretch", column_config=numbers)
     if metric != judged:
         st.subheader(f"judged@{k} before and after")
         st.dataframe(before_after(before, after, judged), hide_index=True, width="stretch", column_config=numbers)
     nb, na = base.evaluated.size, ds.evaluated.size
-    st.caption(f"Means over the questions with a relevant document: {nb:,} before, {na:,} after. Every page measures "
-               f"with the new grades. `judged@{k}` below {JUDGED_FLOOR:g} means the metrics may understate a system.")
+    st.caption(
+        f"Means over the questions with a relevant document: {nb:,} before, {na:,} after. Every page measures "
+        f"with the new grades. `judged@{k}` below {JUDGED_FLOOR:g} means the metrics may understate a system."
+    )
 
 
 def raters(base: Dataset) -> None:
     """The raters: the rule combining their grades (in the URL), how far they agree, where they differ most."""
     st.subheader("Raters")
-    st.selectbox("Combine the raters' grades by", list(RULES), key=state.RULE, persist_state="session",
-                 help="The one grade per document the metrics use, from every rater's grade of it in this workspace: "
-                      + "; ".join(f"{name}: {text}" for name, text in RULES.items()) + ".")
+    st.selectbox(
+        "Combine the raters' grades by",
+        list(RULES),
+        key=state.RULE,
+        persist_state="session",
+        help="The one grade per document the metrics use, from every rater's grade of it in this workspace: "
+        + "; ".join(f"{name}: {text}" for name, text in RULES.items())
+        + ".",
+    )
     st.caption(f"In force: {plain(RULES[in_use.rule()])}.")
     everyone = in_use.workspace_grades(base)
     names = sorted({g.rater for g in everyone})
-    st.button("Read the latest grades", key="judge_refresh", on_click=workspace.read_grades, args=(base,),
-              icon=":material/refresh:", help="Other raters' grades since this page opened (it reads them on entry).")
+    st.button(
+        "Read the latest grades",
+        key="judge_refresh",
+        on_click=workspace.read_grades,
+        args=(base,),
+        icon=":material/refresh:",
+        help="Other raters' grades since this page opened (it reads them on entry).",
+    )
     if len(names) < 2:
-        st.caption(f"{len(names)} rater has graded this dataset in the workspace: agreement needs two."
-                   if names else "No rater has graded this dataset in the workspace yet.")
+        st.caption(
+            f"{len(names)} rater has graded this dataset in the workspace: agreement needs two."
+            if names
+            else "No rater has graded this dataset in the workspace yet."
+        )
         return
     a = agreement((g.query_id, g.doc_id, g.rater, g.grade) for g in everyone)
     st.dataframe(agreement_frame(everyone), hide_index=True, width="stretch")
     alpha = "undefined (too few pairs graded twice, or one grade throughout)" if a.alpha is None else f"{a.alpha:.3f}"
     twice = a.pairs_graded_twice
-    st.caption(f"{plural(len(names), 'rater')} ({', '.join(plain(n) for n in names)}); {plural(twice, 'document')} "
-               f"graded by two or more. Krippendorff's alpha (ordinal, all raters): {alpha}. Each is 1 when the raters "
-               "agree throughout and 0 at what chance gives; kappa is undefined over fewer than two shared documents, "
-               "or when both raters gave one and the same grade throughout.")
+    st.caption(
+        f"{plural(len(names), 'rater')} ({', '.join(plain(n) for n in names)}); {plural(twice, 'document')} "
+        f"graded by two or more. Krippendorff's alpha (ordinal, all raters): {alpha}. Each is 1 when the raters "
+        "agree throughout and 0 at what chance gives; kappa is undefined over fewer than two shared documents, "
+        "or when both raters gave one and the same grade throughout."
+    )
     st.markdown("\n".join(f"- {plain(e.sentence)}" for e in explain(a)))
     rows = disagreement_frame(seen_by(everyone, workspace.person(), blind()))
     if len(rows):
-        st.markdown(f"**Where they differ most** ({len(rows):,} shown, the largest spread first"
-                    + ("; blind grading: of the documents you have graded" if blind() else "") + ")")
+        st.markdown(
+            f"**Where they differ most** ({len(rows):,} shown, the largest spread first"
+            + ("; blind grading: of the documents you have graded" if blind() else "")
+            + ")"
+        )
         st.dataframe(rows, hide_index=True, width="stretch")
 
 
@@ -429,23 +510,54 @@ def downloads(ds: Dataset, grades: dict) -> None:
     hide = blind() and bool(set(grades) - set(mine(everyone, rater)))  # some not graded by you
     waits = " Blind grading: it waits until you have graded every document it names." if hide else ""
     row = st.container(horizontal=True, wrap=True, gap="small")  # each button as wide as its text, wrapping at 1024 px
-    row.download_button(f"All judgements in use ({len(ds.qrels):,})", functools.partial(all_qrels, ds), file_name=every,
-                        mime="text/plain", key="judge_dl_all", on_click="ignore", icon=":material/download:",
-                        width="content", disabled=hide, help="TREC qrels, `qid 0 docid grade` a line: the loaded "
-                        "judgements and the raters' grades, combined by the rule chosen." + waits)
-    row.download_button(f"The raters' combined ({len(grades):,})", functools.partial(new_qrels, grades), file_name=only_new,
-                        mime="text/plain", key="judge_dl_new", on_click="ignore", icon=":material/download:",
-                        width="content", disabled=not grades or hide,
-                        help="TREC qrels of the workspace's grades, combined." + waits)
-    row.button("Take every grade of yours back", key="judge_forget", on_click=_forget, args=(rater,),
-               disabled=not mine(everyone, rater), icon=":material/undo:", width="content")
+    row.download_button(
+        f"All judgements in use ({len(ds.qrels):,})",
+        functools.partial(all_qrels, ds),
+        file_name=every,
+        mime="text/plain",
+        key="judge_dl_all",
+        on_click="ignore",
+        icon=":material/download:",
+        width="content",
+        disabled=hide,
+        help="TREC qrels, `qid 0 docid grade` a line: the loaded "
+        "judgements and the raters' grades, combined by the rule chosen." + waits,
+    )
+    row.download_button(
+        f"The raters' combined ({len(grades):,})",
+        functools.partial(new_qrels, grades),
+        file_name=only_new,
+        mime="text/plain",
+        key="judge_dl_new",
+        on_click="ignore",
+        icon=":material/download:",
+        width="content",
+        disabled=not grades or hide,
+        help="TREC qrels of the workspace's grades, combined." + waits,
+    )
+    row.button(
+        "Take every grade of yours back",
+        key="judge_forget",
+        on_click=_forget,
+        args=(rater,),
+        disabled=not mine(everyone, rater),
+        icon=":material/undo:",
+        width="content",
+    )
     names = sorted({g.rater for g in everyone} if not blind() else {g.rater for g in everyone} & {rater})
     if names:
         x, y = st.columns([2, 1], vertical_alignment="bottom")
         who_ = x.selectbox("One rater's grades", names, key="judge_dl_rater")
-        y.download_button("Download", functools.partial(rater_qrels, everyone, who_),
-                          file_name=f"{download_stem(ds.name)}_{download_stem(who_)}_qrels.txt", mime="text/plain",
-                          key="judge_dl_rater_button", on_click="ignore", icon=":material/download:", width="stretch")
+        y.download_button(
+            "Download",
+            functools.partial(rater_qrels, everyone, who_),
+            file_name=f"{download_stem(ds.name)}_{download_stem(who_)}_qrels.txt",
+            mime="text/plain",
+            key="judge_dl_rater_button",
+            on_click="ignore",
+            icon=":material/download:",
+            width="stretch",
+        )
 
 
 def _forget(rater: str) -> None:
@@ -462,5 +574,8 @@ def _forget(rater: str) -> None:
 
 def nothing_to_judge(base: Dataset, k: int) -> None:
     """What the page says when every document in every top k is judged."""
-    st.success(f"Every document in every system's top {k} is judged for {plain(in_use.dataset_label())}: nothing to grade at "
-               "this cutoff (a larger k may show some).", icon=":material/check_circle:")
+    st.success(
+        f"Every document in every system's top {k} is judged for {plain(in_use.dataset_label())}: nothing to grade at "
+        "this cutoff (a larger k may show some).",
+        icon=":material/check_circle:",
+    )

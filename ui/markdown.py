@@ -27,8 +27,10 @@ def _turned_by_renderer(word: str) -> bool:
     """Whether the renderer would turn (part of) this whitespace-free word into a link, an emoji or a symbol."""
     if word in _REPLACED or _AUTOLINK.search(word):
         return True
-    return any(not name.isdigit() or name in _NUMBER_EMOJI
-               for name in (m.group(1) for m in re.finditer(r"(?=:([A-Za-z0-9_+-]+):)", word)))
+    return any(
+        not name.isdigit() or name in _NUMBER_EMOJI
+        for name in (m.group(1) for m in re.finditer(r"(?=:([A-Za-z0-9_+-]+):)", word))
+    )
 
 
 def _code_span(word: str) -> str:
@@ -45,8 +47,9 @@ def escape_markdown(text: str) -> str:
     `a@b.c`, `:streamlit:`, `->`), shown as a code span instead. No invisible character is added: what a person
     copies is what was written."""
     words = re.sub(r"\s+", " ", str(text)).split(" ")
-    return " ".join(_code_span(w) if _turned_by_renderer(w)
-                    else "".join("\\" + c if c in _PUNCT else c for c in w) for w in words)
+    return " ".join(
+        _code_span(w) if _turned_by_renderer(w) else "".join("\\" + c if c in _PUNCT else c for c in w) for w in words
+    )
 
 
 def highlight_markdown(text: str, colors: Mapping[str, str]) -> str:

@@ -24,7 +24,9 @@ OTHERS_KEY = "ml_others"
 VERSION = "ml_version"  # bumped whenever the tables are replaced: the editors start afresh under a new key
 BASE_RANKING, BASE_UNRETRIEVED = "ml_base_ranking", "ml_base_unretrieved"
 SHUFFLES, BEFORE, LAST = "ml_shuffles", "ml_before", "ml_last"
-CURRENT = "ml_rows"  # the tables as last shown, edits included (editors lose their edits on a page switch; this keeps them)
+CURRENT = (
+    "ml_rows"  # the tables as last shown, edits included (editors lose their edits on a page switch; this keeps them)
+)
 COLUMNS = ["document", "grade"]
 PRESET_WIDTH = 330  # px: the longest preset whole
 TERMS_WIDTH = 430  # px: a table of DCG terms with all six columns in view
@@ -57,7 +59,10 @@ def frame(rows: list[dict]) -> pd.DataFrame:
 
 def rows_of(df: pd.DataFrame) -> list[dict]:
     """Editor output as plain rows (None for empty cells)."""
-    return [{c: (None if blank(v) else v) for c, v in zip(COLUMNS, rec)} for rec in df[COLUMNS].itertuples(index=False, name=None)]
+    return [
+        {c: (None if blank(v) else v) for c, v in zip(COLUMNS, rec)}
+        for rec in df[COLUMNS].itertuples(index=False, name=None)
+    ]
 
 
 def shuffle_delta(x: float, before: float | None) -> dict:
@@ -82,13 +87,26 @@ def versus_ours(x: float, ours: float) -> dict:
 
 def shuffle_table(before: dict, now: dict, names: list[str]) -> pd.DataFrame:
     """Each metric before the shuffle and now, and whether it moved (at six decimals)."""
-    return pd.DataFrame([{"metric": m, "before": fmt(before.get(m, float("nan"))), "now": fmt(now[m]),
-                          "moved": "yes" if fmt(before.get(m, float("nan"))) != fmt(now[m]) else "no"} for m in names])
+    return pd.DataFrame(
+        [
+            {
+                "metric": m,
+                "before": fmt(before.get(m, float("nan"))),
+                "now": fmt(now[m]),
+                "moved": "yes" if fmt(before.get(m, float("nan"))) != fmt(now[m]) else "no",
+            }
+            for m in names
+        ]
+    )
 
 
 def ndcg_line(name: str, dcg: float, idcg: float, value: float) -> str:
     """nDCG as the division it is, or why there is none."""
-    return f"{name} = {dcg:.6f} / {idcg:.6f} = **{fmt(value)}**" if idcg > 0 else f"{name}: the ideal DCG is 0, nothing to normalise by."
+    return (
+        f"{name} = {dcg:.6f} / {idcg:.6f} = **{fmt(value)}**"
+        if idcg > 0
+        else f"{name}: the ideal DCG is 0, nothing to normalise by."
+    )
 
 
 def cards():
@@ -104,7 +122,9 @@ def load(name: str) -> None:
     """Put one of the article's rankings in the tables (universe a b c x y z w v)."""
     toy = teaching.article_toy(name)
     st.session_state[BASE_RANKING] = [{"document": d, "grade": float(toy.grade(d))} for d in toy.ranking]
-    st.session_state[BASE_UNRETRIEVED] = [{"document": d, "grade": float(g)} for d, g in toy.judged.items() if d not in toy.ranking]
+    st.session_state[BASE_UNRETRIEVED] = [
+        {"document": d, "grade": float(g)} for d, g in toy.judged.items() if d not in toy.ranking
+    ]
     st.session_state[OTHERS_KEY] = " ".join(d for d in toy.universe if d not in toy.judged and d not in toy.ranking)
     st.session_state[VERSION] = st.session_state.get(VERSION, 0) + 1
     st.session_state.pop(CURRENT, None)
@@ -124,7 +144,9 @@ def on_edit() -> None:
 def on_shuffle() -> None:
     """Shuffle the ranking's rows as shown (document and grade together), remembering the figures from before."""
     n = st.session_state.get(SHUFFLES, 0)
-    ranking_rows, unretrieved_rows = st.session_state.get(CURRENT, (st.session_state[BASE_RANKING], st.session_state[BASE_UNRETRIEVED]))
+    ranking_rows, unretrieved_rows = st.session_state.get(
+        CURRENT, (st.session_state[BASE_RANKING], st.session_state[BASE_UNRETRIEVED])
+    )
     st.session_state[BASE_RANKING] = teaching.shuffled(ranking_rows, seed=n)
     st.session_state[BASE_UNRETRIEVED] = unretrieved_rows
     st.session_state[SHUFFLES] = n + 1
@@ -155,22 +177,47 @@ def header(k: int) -> None:
         "The start is the article's worked example: relevant {a: 2, b: 1, c: 1}, ranking x y a b z, universe a b c x y z w v."
     )
     with st.container(horizontal=True, wrap=True, vertical_alignment="bottom"):  # the buttons wrap below at 1024 px
-        st.selectbox("start from", list(PRESETS), key=PRESET_KEY, on_change=on_preset, width=PRESET_WIDTH,
-                     help="Replaces the tables with one of the article's three rankings.")
-        st.button("Start over", icon=":material/restart_alt:", on_click=on_preset, width="content", key="ml_start_over",
-                  help="Puts the chosen ranking of the article back, undoing every edit.")
-        st.button("Shuffle the ranking", icon=":material/shuffle:", on_click=on_shuffle, width="content", key="ml_shuffle",
-                  help="Reorders the retrieved documents (each keeps its grade): watch RR and nDCG move while the set-based metrics stay put.")
+        st.selectbox(
+            "start from",
+            list(PRESETS),
+            key=PRESET_KEY,
+            on_change=on_preset,
+            width=PRESET_WIDTH,
+            help="Replaces the tables with one of the article's three rankings.",
+        )
+        st.button(
+            "Start over",
+            icon=":material/restart_alt:",
+            on_click=on_preset,
+            width="content",
+            key="ml_start_over",
+            help="Puts the chosen ranking of the article back, undoing every edit.",
+        )
+        st.button(
+            "Shuffle the ranking",
+            icon=":material/shuffle:",
+            on_click=on_shuffle,
+            width="content",
+            key="ml_shuffle",
+            help="Reorders the retrieved documents (each keeps its grade): watch RR and nDCG move while the set-based metrics stay put.",
+        )
     st.caption("Edit a cell to change an id or a grade; add or delete rows at the table's edge.")
 
 
 def _editor(rows: list[dict], key: str, grade_required: bool) -> pd.DataFrame:
     """One editable table of documents and grades."""
     return st.data_editor(
-        frame(rows), key=key, num_rows="dynamic", hide_index=True, width="stretch", on_change=on_edit,
+        frame(rows),
+        key=key,
+        num_rows="dynamic",
+        hide_index=True,
+        width="stretch",
+        on_change=on_edit,
         column_config={
             "document": st.column_config.TextColumn("document id", required=True),
-            "grade": st.column_config.NumberColumn("grade", min_value=0, max_value=10, step=1, format="%d", required=grade_required or None),
+            "grade": st.column_config.NumberColumn(
+                "grade", min_value=0, max_value=10, step=1, format="%d", required=grade_required or None
+            ),
         },
     )
 
@@ -186,8 +233,12 @@ def edit_toy() -> teaching.Toy | None:
     with right:
         st.markdown("**Judged but not retrieved** (they count in recall and in the ideal DCG)")
         edited_unretrieved = _editor(st.session_state[BASE_UNRETRIEVED], f"ml_unretrieved_{v}", True)
-        others = st.text_input("other documents of the collection (neither retrieved nor judged)", key=OTHERS_KEY, persist_state="session",
-                               help="Only scikit-learn's whole-universe call uses them: each gets score 0 and grade 0.")
+        others = st.text_input(
+            "other documents of the collection (neither retrieved nor judged)",
+            key=OTHERS_KEY,
+            persist_state="session",
+            help="Only scikit-learn's whole-universe call uses them: each gets score 0 and grade 0.",
+        )
     ranking_rows, unretrieved_rows = rows_of(edited), rows_of(edited_unretrieved)
     st.session_state[CURRENT] = (ranking_rows, unretrieved_rows)
     try:
@@ -205,10 +256,14 @@ class Figures:
         self.values = teaching.rank_metrics(toy, k)
         retrieved, relevant = toy.ranking, toy.relevant
         self.trap = teaching.sklearn_trap(toy, k)
-        self.now = {**self.values, "context precision": teaching.id_context_precision(retrieved, relevant),
-                    "context recall": teaching.id_context_recall(retrieved, relevant),
-                    "scikit-learn, whole universe": self.trap.whole,
-                    "scikit-learn, only the retrieved": self.trap.retrieved_only, "ranking": " ".join(retrieved)}
+        self.now = {
+            **self.values,
+            "context precision": teaching.id_context_precision(retrieved, relevant),
+            "context recall": teaching.id_context_recall(retrieved, relevant),
+            "scikit-learn, whole universe": self.trap.whole,
+            "scikit-learn, only the retrieved": self.trap.retrieved_only,
+            "ranking": " ".join(retrieved),
+        }
         self.before = st.session_state.get(BEFORE)
         st.session_state[LAST] = self.now
 
@@ -223,7 +278,9 @@ def rank_aware(f: Figures) -> None:
     k = f.k
     st.subheader("Rank-aware metrics")
     if not f.toy.relevant:
-        st.info("No document has a grade above 0: this question has no relevant document, so it would be left out of every mean (the metrics are undefined).")
+        st.info(
+            "No document has a grade above 0: this question has no relevant document, so it would be left out of every mean (the metrics are undefined)."
+        )
     with cards():
         for label in f.values:
             f.metric(label, label)
@@ -245,13 +302,25 @@ def dcg_written_out(f: Figures) -> None:
             ideal = teaching.ideal_terms(toy, k, exponential)
             dcg, idcg = sum(t["term"] for t in terms), sum(t["term"] for t in ideal)
             name = f"nDCG@{k} ({'exponential' if exponential else 'linear'} gain)"
-            with st.container(horizontal=True, wrap=True, gap="medium"):  # side by side at 1440 px, one above the other at 1024
+            with st.container(
+                horizontal=True, wrap=True, gap="medium"
+            ):  # side by side at 1440 px, one above the other at 1024
                 with st.container(width=TERMS_WIDTH):
                     st.markdown(f"**DCG@{k}** of the ranking = {dcg:.6f}")
-                    st.dataframe(pd.DataFrame(terms, columns=TERM_COLUMNS), hide_index=True, width="stretch", column_config=term_cfg)
+                    st.dataframe(
+                        pd.DataFrame(terms, columns=TERM_COLUMNS),
+                        hide_index=True,
+                        width="stretch",
+                        column_config=term_cfg,
+                    )
                 with st.container(width=TERMS_WIDTH):
                     st.markdown(f"**ideal DCG@{k}**: every judged grade, best first = {idcg:.6f}")
-                    st.dataframe(pd.DataFrame(ideal, columns=TERM_COLUMNS), hide_index=True, width="stretch", column_config=term_cfg)
+                    st.dataframe(
+                        pd.DataFrame(ideal, columns=TERM_COLUMNS),
+                        hide_index=True,
+                        width="stretch",
+                        column_config=term_cfg,
+                    )
             st.markdown(ndcg_line(name, dcg, idcg, f.values[name]))
 
 
@@ -265,10 +334,21 @@ def sklearn_trap(f: Figures) -> None:
     )
     ours = f.values[f"nDCG@{k} (linear gain)"]
     with cards():
-        st.metric(f"ours, nDCG@{k}", fmt(ours), delta="ideal DCG from every judged document", delta_color="gray",
-                  delta_arrow="off", width="content")
+        st.metric(
+            f"ours, nDCG@{k}",
+            fmt(ours),
+            delta="ideal DCG from every judged document",
+            delta_color="gray",
+            delta_arrow="off",
+            width="content",
+        )
         st.metric("scikit-learn, whole universe", fmt(trap.whole), **versus_ours(trap.whole, ours), width="content")
-        st.metric("scikit-learn, only the retrieved", fmt(trap.retrieved_only), **versus_ours(trap.retrieved_only, ours), width="content")
+        st.metric(
+            "scikit-learn, only the retrieved",
+            fmt(trap.retrieved_only),
+            **versus_ours(trap.retrieved_only, ours),
+            width="content",
+        )
     if trap.note:
         st.caption(f"scikit-learn refused one call: {escape_markdown(trap.note)}")
     missing = [d for d in f.toy.relevant if d not in retrieved]
@@ -279,13 +359,24 @@ def sklearn_trap(f: Figures) -> None:
             icon=":material/warning:",
         )
     if len(retrieved) < k and not math.isnan(trap.whole) and not math.isclose(trap.whole, ours, abs_tol=1e-9):
-        st.caption(f"The list is shorter than k = {k}: the documents scored 0 tie, and scikit-learn averages the gains of tied documents, "
-                   "so a relevant document that was not retrieved gets partial credit there.")
+        st.caption(
+            f"The list is shorter than k = {k}: the documents scored 0 tie, and scikit-learn averages the gains of tied documents, "
+            "so a relevant document that was not retrieved gets partial credit there."
+        )
     with st.expander("what was passed to ndcg_score"):
-        st.dataframe(pd.DataFrame({"document": trap.universe, "y_true (grade)": trap.y_true_whole, "y_score": trap.y_score_whole}).set_index("document").T,
-                     width="stretch")
-        st.code(f"ndcg_score([{list(trap.y_true_whole)}], [{list(trap.y_score_whole)}], k={k})  # whole universe\n"
-                f"ndcg_score([{list(trap.y_true_retrieved)}], [{list(trap.y_score_retrieved)}], k={k})  # only the retrieved", language="python")
+        st.dataframe(
+            pd.DataFrame(
+                {"document": trap.universe, "y_true (grade)": trap.y_true_whole, "y_score": trap.y_score_whole}
+            )
+            .set_index("document")
+            .T,
+            width="stretch",
+        )
+        st.code(
+            f"ndcg_score([{list(trap.y_true_whole)}], [{list(trap.y_score_whole)}], k={k})  # whole universe\n"
+            f"ndcg_score([{list(trap.y_true_retrieved)}], [{list(trap.y_score_retrieved)}], k={k})  # only the retrieved",
+            language="python",
+        )
 
 
 def order_blind(f: Figures) -> None:
@@ -303,13 +394,32 @@ def order_blind(f: Figures) -> None:
         f.metric("RR", "RR")
         f.metric(f"nDCG@{k}", f"nDCG@{k} (linear gain)")
     if f.before:
-        compare = ["RR", f"nDCG@{k} (linear gain)", f"nDCG@{k} (exponential gain)", f"hit@{k}", f"recall@{k}", "context precision", "context recall"]
-        st.markdown(f"**Before the shuffle:** {escape_markdown(f.before['ranking'])} → **now:** {escape_markdown(f.now['ranking'])}")
+        compare = [
+            "RR",
+            f"nDCG@{k} (linear gain)",
+            f"nDCG@{k} (exponential gain)",
+            f"hit@{k}",
+            f"recall@{k}",
+            "context precision",
+            "context recall",
+        ]
+        st.markdown(
+            f"**Before the shuffle:** {escape_markdown(f.before['ranking'])} → **now:** {escape_markdown(f.now['ranking'])}"
+        )
         st.dataframe(shuffle_table(f.before, f.now, compare), hide_index=True, width="stretch")
     ret_ex, rel_ex = teaching.RAGAS_EXAMPLE
-    with st.expander(f"the article's example: retrieved {', '.join(ret_ex)}, relevant {', '.join(rel_ex)}, in every order", expanded=not f.before):
+    with st.expander(
+        f"the article's example: retrieved {', '.join(ret_ex)}, relevant {', '.join(rel_ex)}, in every order",
+        expanded=not f.before,
+    ):
         orders = pd.DataFrame(teaching.every_order(ret_ex, {d: 1 for d in rel_ex}, len(ret_ex)))
-        st.dataframe(orders, hide_index=True, width="stretch",
-                     column_config={c: st.column_config.NumberColumn(format="%.6f") for c in orders.columns if c != "order"})
-        st.caption("Precision 0.333 and recall 0.5 for all six orders; RR and nDCG@3 (binary grades) tell them apart. "
-                   "The order is seen by Ragas's judge-verdict ContextPrecision and by the rank-aware metrics above.")
+        st.dataframe(
+            orders,
+            hide_index=True,
+            width="stretch",
+            column_config={c: st.column_config.NumberColumn(format="%.6f") for c in orders.columns if c != "order"},
+        )
+        st.caption(
+            "Precision 0.333 and recall 0.5 for all six orders; RR and nDCG@3 (binary grades) tell them apart. "
+            "The order is seen by Ragas's judge-verdict ContextPrecision and by the rank-aware metrics above."
+        )

@@ -20,7 +20,9 @@ from .format import agree, plural
 from .markdown import escape_markdown
 
 K_MAX = 20  # the curves run over k = 1..K_MAX
-JUDGED_FLOOR = 1 - coverage.UNJUDGED_LIMIT  # below this mean judged@k (the share of the top k that carries a judgement) the Overview warns
+JUDGED_FLOOR = (
+    1 - coverage.UNJUDGED_LIMIT
+)  # below this mean judged@k (the share of the top k that carries a judgement) the Overview warns
 
 
 def intervals(ds: Dataset, values: np.ndarray) -> np.ndarray:
@@ -42,9 +44,11 @@ def curve_metrics(kind: str) -> list[str]:
 
 def caption(ds: Dataset, p: Params, dims_used: int) -> str:
     """What is measured, with the parameters in force (the dataset's name escaped)."""
-    return (f"**{escape_markdown(cache.dataset_label())}**: {ds.n_docs:,} documents, {ds.evaluated.size:,} questions with a relevant "
-            f"document. BM25 k1 = {p.k1:g}, b = {p.b:g} · LSA d = {dims_used} · RRF k = {p.rrf_k:g} · weighted alpha = "
-            f"{p.alpha:g}. nDCG uses linear gain unless marked _exp.")
+    return (
+        f"**{escape_markdown(cache.dataset_label())}**: {ds.n_docs:,} documents, {ds.evaluated.size:,} questions with a relevant "
+        f"document. BM25 k1 = {p.k1:g}, b = {p.b:g} · LSA d = {dims_used} · RRF k = {p.rrf_k:g} · weighted alpha = "
+        f"{p.alpha:g}. nDCG uses linear gain unless marked _exp."
+    )
 
 
 def workspace_note(ds: Dataset) -> str | None:
@@ -56,37 +60,53 @@ def workspace_note(ds: Dataset) -> str | None:
     raters = plural(len({g.rater for g in everyone}), "rater")
     added = len(in_use.new_judgements(base))
     if added:
-        return (f"{added:,} of the {plural(len(ds.qrels), 'judgement')} in use {agree(added, 'comes', 'come')} from "
-                f"this workspace's {raters}, combined by {RULES[rule]} (the Judge page's choice, in this page's link).")
+        return (
+            f"{added:,} of the {plural(len(ds.qrels), 'judgement')} in use {agree(added, 'comes', 'come')} from "
+            f"this workspace's {raters}, combined by {RULES[rule]} (the Judge page's choice, in this page's link)."
+        )
     if rule == in_use.DEFAULT_RULE:
-        return (f"The loaded judgements alone: this workspace's {plural(len(everyone), 'grade')} by {raters} {agree(len(everyone), 'is', 'are')} "
-                "left out, the rule being the original judgements only (the Judge page can count them).") if everyone else None
-    return (f"The raters' grades are asked for, combined by {RULES[rule]} (this page's link), and add no judgement: "
-            f"this workspace's {plural(len(everyone), 'grade')} by {raters} {agree(len(everyone), 'is', 'are')} "
-            "all of pairs the loaded judgements grade already." if everyone else
-            f"The raters' grades are asked for, combined by {RULES[rule]} (this page's link), but this workspace holds "
-            "none for this dataset: the loaded judgements alone.")
+        return (
+            (
+                f"The loaded judgements alone: this workspace's {plural(len(everyone), 'grade')} by {raters} {agree(len(everyone), 'is', 'are')} "
+                "left out, the rule being the original judgements only (the Judge page can count them)."
+            )
+            if everyone
+            else None
+        )
+    return (
+        f"The raters' grades are asked for, combined by {RULES[rule]} (this page's link), and add no judgement: "
+        f"this workspace's {plural(len(everyone), 'grade')} by {raters} {agree(len(everyone), 'is', 'are')} "
+        "all of pairs the loaded judgements grade already."
+        if everyone
+        else f"The raters' grades are asked for, combined by {RULES[rule]} (this page's link), but this workspace holds "
+        "none for this dataset: the loaded judgements alone."
+    )
 
 
 def summary(ev: Evaluation, metrics: list[str]) -> pd.DataFrame:
     """Systems x metrics means, labelled for reading."""
-    return pd.DataFrame({state.metric_label(m): [ev.mean(s, m) for s in ev.systems] for m in metrics},
-                        index=pd.Index(ev.systems, name="system"))
+    return pd.DataFrame(
+        {state.metric_label(m): [ev.mean(s, m) for s in ev.systems] for m in metrics},
+        index=pd.Index(ev.systems, name="system"),
+    )
 
 
 def bars(ev: Evaluation, metrics: list[str]) -> pd.DataFrame:
     """One row per (metric, system): the mean and its 95% bootstrap interval over the questions."""
     rows = np.array([ev.values[s][m] for m in metrics for s in ev.systems])
     iv = intervals(ev.dataset, rows)
-    frame = pd.DataFrame([{"metric": state.metric_label(m), "system": s, "mean": ev.mean(s, m)}
-                          for m in metrics for s in ev.systems])
+    frame = pd.DataFrame(
+        [{"metric": state.metric_label(m), "system": s, "mean": ev.mean(s, m)} for m in metrics for s in ev.systems]
+    )
     frame["low"], frame["high"] = iv[:, 0], iv[:, 1]
     return frame
 
 
 def curve(ev: Evaluation, metrics: list[str]) -> pd.DataFrame:
     """The mean of each system at every k of the curve."""
-    return pd.DataFrame([{"k": i + 1, "system": s, "value": ev.mean(s, m)} for i, m in enumerate(metrics) for s in ev.systems])
+    return pd.DataFrame(
+        [{"k": i + 1, "system": s, "value": ev.mean(s, m)} for i, m in enumerate(metrics) for s in ev.systems]
+    )
 
 
 def judged_shares(ev: Evaluation, k: int) -> dict[str, float]:
@@ -117,17 +137,21 @@ def judged_warning(ev: Evaluation, k: int) -> str | None:
         return None
     listed = ", ".join(f"{escape_markdown(s)} {v:.3f}" for s, v in low.items())
     many = len(low) > 1
-    return (f"Few of the top {k} places hold a judged document (`judged@{k}`, the judged documents of the top {k} "
-            f"over {k}, any grade, is below {JUDGED_FLOOR:g}): {listed}. An unjudged document counts as not relevant, "
-            f"so the metrics understate {'these systems' if many else 'this system'} if some of "
-            f"{'their' if many else 'its'} unjudged results are relevant; the Judge page lists them, to grade.")
+    return (
+        f"Few of the top {k} places hold a judged document (`judged@{k}`, the judged documents of the top {k} "
+        f"over {k}, any grade, is below {JUDGED_FLOOR:g}): {listed}. An unjudged document counts as not relevant, "
+        f"so the metrics understate {'these systems' if many else 'this system'} if some of "
+        f"{'their' if many else 'its'} unjudged results are relevant; the Judge page lists them, to grade."
+    )
 
 
 def relevant_only_note(k: int) -> str:
     """What judged@k means for judgements that name relevant documents only (the invented corpus's, BEIR's)."""
-    return (f"These judgements name relevant documents only (no grade 0), so every document they leave out counts as "
-            f"not relevant and `judged@{k}` equals `precision@{k}`: it cannot show holes here. The Judge page lists "
-            f"the unjudged documents of every system's top {k}, to grade.")
+    return (
+        f"These judgements name relevant documents only (no grade 0), so every document they leave out counts as "
+        f"not relevant and `judged@{k}` equals `precision@{k}`: it cannot show holes here. The Judge page lists "
+        f"the unjudged documents of every system's top {k}, to grade."
+    )
 
 
 def warnings(ds: Dataset, ev: Evaluation, k: int | None = None) -> None:
@@ -159,18 +183,23 @@ def means_and_intervals(ev: Evaluation, metrics: list[str]) -> None:
     """The means table across the page (every column readable at 1024 px with 6 systems), then the bars with their intervals."""
     st.subheader("Means")
     st.dataframe(means_table(ev, metrics), width="stretch")
-    st.caption("Means over the questions that have at least one relevant document; a question a system does not answer scores 0.")
+    st.caption(
+        "Means over the questions that have at least one relevant document; a question a system does not answer scores 0."
+    )
     st.subheader("With 95% bootstrap intervals")
     st.vega_lite_chart(spec=charts.bars_spec(bars(ev, metrics)), width="stretch")  # the chart of bars_with_intervals
-    st.caption(f"Percentile bootstrap over the questions, {stats.RESAMPLES} resamples, seed {stats.SEED}: overlapping "
-               "intervals are a warning, not a verdict; the Compare page pairs the questions.")
+    st.caption(
+        f"Percentile bootstrap over the questions, {stats.RESAMPLES} resamples, seed {stats.SEED}: overlapping "
+        "intervals are a warning, not a verdict; the Compare page pairs the questions."
+    )
 
 
 def fitting_note(ds: Dataset, waiting: tuple[str, ...], dims: int) -> str:
     """What the page shows while LSA's SVD is fitted: the systems that follow (escaped) and why they wait."""
     names = ", ".join(escape_markdown(s) for s in waiting)
-    return (f"{cache.fitting_text(ds, dims)}. Meanwhile, the systems that need no fit; {names} follow here "
-            "when it is done.")
+    return (
+        f"{cache.fitting_text(ds, dims)}. Meanwhile, the systems that need no fit; {names} follow here when it is done."
+    )
 
 
 def first_look(ds: Dataset, ev: Evaluation, metrics: list[str], waiting: tuple[str, ...], dims: int) -> None:
@@ -200,8 +229,11 @@ def curves(ev: Evaluation, metrics: list[str], chosen: str, k: int) -> None:
     """The metric versus the cutoff k, the sidebar's k marked (a caption instead for a metric without a cutoff)."""
     name = state.metric_label(chosen).split("@")[0]
     if not metrics:
-        st.caption(f"{name} takes no cutoff (the question's judgements set how deep it looks), so there is no "
-                   "curve over k.")
+        st.caption(
+            f"{name} takes no cutoff (the question's judgements set how deep it looks), so there is no curve over k."
+        )
         return
     st.subheader(f"{name} versus the cutoff k")
-    st.vega_lite_chart(spec=charts.curves_spec(curve(ev, metrics), name + "@k", k), width="stretch")  # the chart of charts.curves
+    st.vega_lite_chart(
+        spec=charts.curves_spec(curve(ev, metrics), name + "@k", k), width="stretch"
+    )  # the chart of charts.curves

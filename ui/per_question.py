@@ -33,7 +33,9 @@ SORT_ID = "question order"
 SORT_HARD = "hardest first"
 KEY_SHOW, KEY_SORT, KEY_PAGE, KEY_Q, KEY_DOC = "pq_show", "pq_sort", "pq_page", "pq_question", "pq_doc"
 KEY_HEAT, KEY_PICKED = "pq_heatmap", "pq_heatmap_picked"  # the chart's selection, and the last click acted on
-KEY_HEAT_ROUND = "pq_heatmap_round"  # bumped when the question's dialog is closed: a fresh chart, so the same cell opens it again
+KEY_HEAT_ROUND = (
+    "pq_heatmap_round"  # bumped when the question's dialog is closed: a fresh chart, so the same cell opens it again
+)
 ROW_CHARS = 40  # a heatmap row's label: the question's id and its text cut here (the tooltip has the text in full)
 RELEVANT_CSS = "background-color: rgba(47, 158, 68, 0.22); font-weight: bold"
 
@@ -89,11 +91,13 @@ def missed(first: pd.DataFrame, k: int) -> pd.Series:
 def hardest_first(rows: pd.DataFrame, k: int, worst: int) -> pd.DataFrame:
     """The rows ordered hardest first: the most systems with nothing found, then the most beyond k, then the
     mean rank (not found counted as `worst`); ties keep their order."""
-    hardness = pd.DataFrame({
-        "not_found": (rows == 0).sum(axis=1),
-        "beyond_k": (rows > k).sum(axis=1),
-        "mean_rank": rows.replace(0, worst).mean(axis=1),
-    })
+    hardness = pd.DataFrame(
+        {
+            "not_found": (rows == 0).sum(axis=1),
+            "beyond_k": (rows > k).sum(axis=1),
+            "mean_rank": rows.replace(0, worst).mean(axis=1),
+        }
+    )
     return rows.loc[hardness.sort_values(["not_found", "beyond_k", "mean_rank"], ascending=False, kind="stable").index]
 
 
@@ -110,29 +114,32 @@ def page_count(n_rows: int, size: int = PAGE_SIZE) -> int:
 
 def page_rows(rows: pd.DataFrame, page: int, size: int = PAGE_SIZE) -> pd.DataFrame:
     """The rows of page `page` (from 1)."""
-    return rows.iloc[(page - 1) * size: page * size]
+    return rows.iloc[(page - 1) * size : page * size]
 
 
-def heatmap_cells(ds: Dataset, shown: pd.DataFrame, depths: dict[str, int] | None = None,
-                  found: pd.Series | None = None) -> pd.DataFrame:
+def heatmap_cells(
+    ds: Dataset, shown: pd.DataFrame, depths: dict[str, int] | None = None, found: pd.Series | None = None
+) -> pd.DataFrame:
     """One cell per question and system: the question's id and text (for the tooltip), its row label, the rank,
     the cell's text and what a miss means (a fusion's, among `depths`, is beyond its top N where one of its
     members lists a relevant document, `found` by question; else not found)."""
     depths = depths or {}
     found = found if found is not None else pd.Series(False, index=shown.index)
-    return pd.DataFrame([
-        {
-            "qid": ds.query_ids[q],
-            "question": cut(ds.query_texts[q], 300),
-            "row": f"{ds.query_ids[q]} · {cut(ds.query_texts[q], ROW_CHARS)}",
-            "system": s,
-            "rank": int(shown.at[q, s]),
-            "label": cell_label(shown.at[q, s], depths.get(s), bool(found.get(q, False))),
-            "missing": missing_text(depths.get(s), bool(found.get(q, False))),
-        }
-        for q in shown.index
-        for s in shown.columns
-    ])
+    return pd.DataFrame(
+        [
+            {
+                "qid": ds.query_ids[q],
+                "question": cut(ds.query_texts[q], 300),
+                "row": f"{ds.query_ids[q]} · {cut(ds.query_texts[q], ROW_CHARS)}",
+                "system": s,
+                "rank": int(shown.at[q, s]),
+                "label": cell_label(shown.at[q, s], depths.get(s), bool(found.get(q, False))),
+                "missing": missing_text(depths.get(s), bool(found.get(q, False))),
+            }
+            for q in shown.index
+            for s in shown.columns
+        ]
+    )
 
 
 MISSED = charts.NOT_FOUND  # the counts' column of the questions with nothing relevant found
@@ -143,12 +150,18 @@ def cut_column(depth: int) -> str:
     return f"> {int(depth)}"
 
 
-def counts_frame(first: pd.DataFrame, k: int, depths: dict[str, int] | None = None, found: pd.Series | None = None) -> pd.DataFrame:
+def counts_frame(
+    first: pd.DataFrame, k: int, depths: dict[str, int] | None = None, found: pd.Series | None = None
+) -> pd.DataFrame:
     """Per system: questions whose first relevant document is in the top k, beyond it, not found, and (with
     fusions among `depths`) beyond a fusion's top N, by the one rule (`beyond_cut`; `found`: per question, one of
     the fusions' members lists a relevant document)."""
     depths = depths or {}
-    found = found.reindex(first.index, fill_value=False).to_numpy() if found is not None else np.zeros(len(first), dtype=bool)
+    found = (
+        found.reindex(first.index, fill_value=False).to_numpy()
+        if found is not None
+        else np.zeros(len(first), dtype=bool)
+    )
     systems = list(first.columns)
     cut = {s: (first[s].to_numpy() == 0) & found if s in depths else np.zeros(len(first), dtype=bool) for s in systems}
     out = {
@@ -181,7 +194,9 @@ def short_list_reason(system: str, fusion_depth: int) -> str:
 def styled(df: pd.DataFrame):
     """Relevant rows (grade marked ✓) in green and bold, scores with four decimals."""
     rel = df["grade"].str.startswith("✓")
-    return df.style.apply(lambda row: [RELEVANT_CSS if rel[row.name] else ""] * len(row), axis=1).format({"score": "{:.4f}"})
+    return df.style.apply(lambda row: [RELEVANT_CSS if rel[row.name] else ""] * len(row), axis=1).format(
+        {"score": "{:.4f}"}
+    )
 
 
 # ------------------------------------------------------------------------------------------ the heatmap
@@ -206,13 +221,25 @@ def chosen_rows(first: pd.DataFrame, k: int) -> pd.DataFrame:
     """The filter and order controls, and the heatmap's rows they select."""
     with st.container(horizontal=True, wrap=True, gap="medium"):  # each control whole: one above the other at 1024 px
         show = st.segmented_control(
-            "Show", [SHOW_ALL, SHOW_MISSED], default=SHOW_ALL, key=KEY_SHOW, required=True, persist_state="session",
-            on_change=first_page, width="content",
+            "Show",
+            [SHOW_ALL, SHOW_MISSED],
+            default=SHOW_ALL,
+            key=KEY_SHOW,
+            required=True,
+            persist_state="session",
+            on_change=first_page,
+            width="content",
             help="'Missed' keeps the questions where at least one system has no relevant document in its top k.",
         )
         order = st.segmented_control(
-            "Order", [SORT_ID, SORT_HARD], default=SORT_ID, key=KEY_SORT, required=True, persist_state="session",
-            on_change=first_page, width="content",
+            "Order",
+            [SORT_ID, SORT_HARD],
+            default=SORT_ID,
+            key=KEY_SORT,
+            required=True,
+            persist_state="session",
+            on_change=first_page,
+            width="content",
             help="Hardest first: the most systems with no relevant document first, then the most beyond the top k, then the mean rank of the first relevant document.",
         )
     rows = first[missed(first, k)] if show == SHOW_MISSED else first
@@ -226,21 +253,31 @@ def heatmap_key() -> str:
     return f"{KEY_HEAT}_{st.session_state.get(KEY_HEAT_ROUND, 0)}"
 
 
-def heatmap(ds: Dataset, rows: pd.DataFrame, k: int, depths: dict[str, int] | None = None,
-            found: pd.Series | None = None) -> int | None:
+def heatmap(
+    ds: Dataset, rows: pd.DataFrame, k: int, depths: dict[str, int] | None = None, found: pd.Series | None = None
+) -> int | None:
     """One page of the heatmap, the full width of the page; returns the question a new click picked (its index),
     which the page opens in a dialog (and below), else None."""
     if rows.empty:
-        st.success(f"Every system has a relevant document in its top {k} for every question.", icon=":material/check_circle:")
+        st.success(
+            f"Every system has a relevant document in its top {k} for every question.", icon=":material/check_circle:"
+        )
         return None
     n_pages = page_count(len(rows))
     page = paged(n_pages, KEY_PAGE)
     if n_pages > 1:
         st.caption(f"{len(rows):,} questions, {PAGE_SIZE} per page: page {page} of {n_pages}.")
     cells = heatmap_cells(ds, page_rows(rows, page), depths, found)
-    event = st.altair_chart(charts.rank_heatmap(cells, MAX_RANK, k, select="pick"), width="stretch",
-                            on_select="rerun", selection_mode="pick", key=heatmap_key())
-    picked = ((event.get("selection") or {}).get("pick") or [{}])[0].get("qid")  # the event is a dict (attribute access too)
+    event = st.altair_chart(
+        charts.rank_heatmap(cells, MAX_RANK, k, select="pick"),
+        width="stretch",
+        on_select="rerun",
+        selection_mode="pick",
+        key=heatmap_key(),
+    )
+    picked = ((event.get("selection") or {}).get("pick") or [{}])[0].get(
+        "qid"
+    )  # the event is a dict (attribute access too)
     if picked == st.session_state.get(KEY_PICKED):
         return None
     st.session_state[KEY_PICKED] = picked  # a new click: that question, in a dialog and below
@@ -253,17 +290,24 @@ def heatmap(ds: Dataset, rows: pd.DataFrame, k: int, depths: dict[str, int] | No
 def counts(first: pd.DataFrame, k: int, depths: dict[str, int], found: pd.Series | None = None) -> None:
     """Questions by where each system's first relevant document lands, and how to read the heatmap."""
     depth = next(iter(depths.values())) if depths else None
-    config = {MISSED: st.column_config.NumberColumn(help="No relevant document in the system's list, and for a fusion in "
-                                                         "none of its members' lists either.")}
+    config = {
+        MISSED: st.column_config.NumberColumn(
+            help="No relevant document in the system's list, and for a fusion in none of its members' lists either."
+        )
+    }
     if depth is not None:
-        config[cut_column(depth)] = st.column_config.NumberColumn(help=f"{fusion_cut_label(depth)}: a member lists a relevant "
-                                                                       "document, the fusion's list (its top N) does not.")
+        config[cut_column(depth)] = st.column_config.NumberColumn(
+            help=f"{fusion_cut_label(depth)}: a member lists a relevant "
+            "document, the fusion's list (its top N) does not."
+        )
     st.dataframe(counts_frame(first, k, depths, found), width="stretch", column_config=config)
     fused = ""
     if depth is not None:
-        fused = (f"A fusion keeps its top {depth} (the sidebar's fusion depth): where one of its members lists a relevant "
-                 f"document and the fusion does not, its miss, amber, reads “> {depth}”, {fusion_cut_label(depth)}; where "
-                 "no member lists one, it is not found. ")
+        fused = (
+            f"A fusion keeps its top {depth} (the sidebar's fusion depth): where one of its members lists a relevant "
+            f"document and the fusion does not, its miss, amber, reads “> {depth}”, {fusion_cut_label(depth)}; where "
+            "no member lists one, it is not found. "
+        )
     st.caption(
         f"Questions by where the first relevant document lands, over all {len(first):,} questions. "
         f"Colour: the rank of the first relevant document (dark = near the top, pale = rank {MAX_RANK} or deeper); "
@@ -318,13 +362,15 @@ class Question:
         """System s's top n for this question: rank, document, grade, score, text."""
         docs, scores = self.ranks[s].top(self.q, n)
         ids = self.ranks[s].top_ids(self.ds, self.q, n)
-        return pd.DataFrame({
-            "rank": np.arange(1, len(ids) + 1),
-            "document": ids,
-            "grade": [grade_text(d, self.grades) for d in ids],
-            "score": scores.astype(float),
-            "text": [cut(self.doc_text(int(d)), TEXT_CHARS) for d in docs],
-        })
+        return pd.DataFrame(
+            {
+                "rank": np.arange(1, len(ids) + 1),
+                "document": ids,
+                "grade": [grade_text(d, self.grades) for d in ids],
+                "score": scores.astype(float),
+                "text": [cut(self.doc_text(int(d)), TEXT_CHARS) for d in docs],
+            }
+        )
 
     def judged_table(self) -> pd.DataFrame:
         """Every judged document with its grade, each system's rank of it (empty: not in the list) and its text,
@@ -332,13 +378,20 @@ class Question:
         ds, judged = self.ds, self.judged
         return pd.DataFrame(
             {"document": [str(ds.qrels.doc_id[j]) for j in judged], "grade": ds.qrels.grade[judged].astype(int)}
-            | {s: pd.array([int(r) if r > 0 else None for r in self.ranks[s].judged_rank[judged]], dtype="Int64") for s in self.systems}
+            | {
+                s: pd.array([int(r) if r > 0 else None for r in self.ranks[s].judged_rank[judged]], dtype="Int64")
+                for s in self.systems
+            }
             | {"text": [cut(self.doc_text(int(ds.qrels.doc[j])), TEXT_CHARS) for j in judged]}
         ).sort_values(["grade", "document"], ascending=[False, True], kind="stable")
 
     def on_screen(self, n: int) -> list[str]:
         """The judged documents, then every listed one, once each."""
-        return list(dict.fromkeys(list(self.grades) + [d for s in self.systems for d in self.ranks[s].top_ids(self.ds, self.q, n)]))
+        return list(
+            dict.fromkeys(
+                list(self.grades) + [d for s in self.systems for d in self.ranks[s].top_ids(self.ds, self.q, n)]
+            )
+        )
 
 
 def choose_question(ds: Dataset, ev: Evaluation, depths: dict[str, int] | None = None, members=()) -> Question:
@@ -365,18 +418,28 @@ def summary(one: Question, depths: dict[str, int], members=()) -> None:
     st.markdown(f"**{plain(ds.query_ids[q])}** — {plain(clip(ds.query_texts[q]))}")
     if one.relevant:
         st.caption(
-            "Relevant: " + ", ".join(f"{plain(d)} (grade {g})" for d, g in sorted(one.relevant.items(), key=lambda x: (-x[1], x[0])))
+            "Relevant: "
+            + ", ".join(f"{plain(d)} (grade {g})" for d, g in sorted(one.relevant.items(), key=lambda x: (-x[1], x[0])))
         )
     else:
-        st.warning("This question has no relevant document in the judgements: it is left out of every mean.", icon=":material/info:")
-    per_row = 3 if len(one.systems) > 4 else len(one.systems)  # names stay readable: at most three cards a row beyond four
-    cols = [c for start in range(0, len(one.systems), per_row) for c in st.columns(per_row)][:len(one.systems)]
+        st.warning(
+            "This question has no relevant document in the judgements: it is left out of every mean.",
+            icon=":material/info:",
+        )
+    per_row = (
+        3 if len(one.systems) > 4 else len(one.systems)
+    )  # names stay readable: at most three cards a row beyond four
+    cols = [c for start in range(0, len(one.systems), per_row) for c in st.columns(per_row)][: len(one.systems)]
     found = one.member_found(members)
     for col, s in zip(cols, one.systems):
         d = depths.get(s)
-        col.metric(plain(s), rank_label(one.firsts[s], d, found), border=True,
-                   help="Rank of the first relevant document in this system's list"
-                        + (f"; “> {d}”: {fusion_cut_label(d)}, its list." if beyond_cut(one.firsts[s], d, found) else "."))
+        col.metric(
+            plain(s),
+            rank_label(one.firsts[s], d, found),
+            border=True,
+            help="Rank of the first relevant document in this system's list"
+            + (f"; “> {d}”: {fusion_cut_label(d)}, its list." if beyond_cut(one.firsts[s], d, found) else "."),
+        )
 
 
 def side_by_side(one: Question, k: int, p: Params, key: str = "pq_top_") -> None:
@@ -387,9 +450,13 @@ def side_by_side(one: Question, k: int, p: Params, key: str = "pq_top_") -> None
     columns = {
         "rank": st.column_config.NumberColumn("#", width=36),
         "document": st.column_config.TextColumn("document", width="small"),
-        "grade": st.column_config.TextColumn("grade", width=58, help="✓ = relevant, with its grade; 0 = judged not relevant; empty = not judged"),
+        "grade": st.column_config.TextColumn(
+            "grade", width=58, help="✓ = relevant, with its grade; 0 = judged not relevant; empty = not judged"
+        ),
         "score": st.column_config.NumberColumn("score", width=78),
-        "text": st.column_config.TextColumn("text", width="large", help=f"The document's first {TEXT_CHARS} characters; the full text is below."),
+        "text": st.column_config.TextColumn(
+            "text", width="large", help=f"The document's first {TEXT_CHARS} characters; the full text is below."
+        ),
     }
     for s in one.systems:
         (col,) = st.columns(1)  # a row of its own, across the page
@@ -397,16 +464,20 @@ def side_by_side(one: Question, k: int, p: Params, key: str = "pq_top_") -> None
             df = one.ranking_table(s, n_show)
             total = int(one.ranks[s].n_results[one.q])
             first = one.firsts[s]
-            missed = (f"no relevant document in its top {p.fusion_depth}: {fusion_cut_label(p.fusion_depth)}"
-                      if beyond_cut(first, p.fusion_depth if s in FUSIONS else None, one.member_found(p.members))
-                      else "no relevant document in its list" + (", nor in its members'" if s in FUSIONS else ""))
+            missed = (
+                f"no relevant document in its top {p.fusion_depth}: {fusion_cut_label(p.fusion_depth)}"
+                if beyond_cut(first, p.fusion_depth if s in FUSIONS else None, one.member_found(p.members))
+                else "no relevant document in its list" + (", nor in its members'" if s in FUSIONS else "")
+            )
             st.markdown(f"**{plain(s)}** · " + (f"first relevant at rank {first}" if first else missed))
             if df.empty:
                 st.info(f"{plain(s)} returns nothing for this question.", icon=":material/block:")
                 continue
             st.dataframe(styled(df), hide_index=True, column_config=columns, width="stretch", key=f"{key}{s}")
             if total < n_show:
-                st.caption(f"{plain(s)} returns only {plural(total, 'document')}: {short_list_reason(s, p.fusion_depth)}.")
+                st.caption(
+                    f"{plain(s)} returns only {plural(total, 'document')}: {short_list_reason(s, p.fusion_depth)}."
+                )
 
 
 def judged_documents(one: Question, k: int, fusion_depth: int | None = None) -> None:
@@ -417,19 +488,32 @@ def judged_documents(one: Question, k: int, fusion_depth: int | None = None) -> 
         return
     systems = one.systems
     inside = one.judged_table().style.apply(
-        lambda col: ["font-weight: bold; background-color: rgba(47, 158, 68, 0.22)" if not pd.isna(v) and v <= k else "" for v in col],
+        lambda col: [
+            "font-weight: bold; background-color: rgba(47, 158, 68, 0.22)" if not pd.isna(v) and v <= k else ""
+            for v in col
+        ],
         subset=systems,
     )
     st.dataframe(
-        inside, hide_index=True, width="stretch", placeholder="not retrieved",
-        column_config={"grade": st.column_config.NumberColumn("grade", width=60),
-                       "text": st.column_config.TextColumn("text", width="large")}
+        inside,
+        hide_index=True,
+        width="stretch",
+        placeholder="not retrieved",
+        column_config={
+            "grade": st.column_config.NumberColumn("grade", width=60),
+            "text": st.column_config.TextColumn("text", width="large"),
+        }
         | {s: st.column_config.NumberColumn(s, format="%d") for s in systems},
     )
-    cut = (f" (a fusion's list is its top {fusion_depth}: {fusion_cut_label(fusion_depth)})"
-           if fusion_depth is not None and any(s in FUSIONS for s in systems) else "")
-    st.caption(f"Each system's rank for each judged document (green: inside the top {k}); 'not retrieved' = not in the "
-               f"system's list{cut}.")
+    cut = (
+        f" (a fusion's list is its top {fusion_depth}: {fusion_cut_label(fusion_depth)})"
+        if fusion_depth is not None and any(s in FUSIONS for s in systems)
+        else ""
+    )
+    st.caption(
+        f"Each system's rank for each judged document (green: inside the top {k}); 'not retrieved' = not in the "
+        f"system's list{cut}."
+    )
 
 
 def full_text(one: Question, k: int) -> None:
@@ -437,8 +521,12 @@ def full_text(one: Question, k: int) -> None:
     with st.expander("Read a document in full"):
         on_screen = one.on_screen(max(k, MIN_SHOWN))
         if on_screen:
-            did = st.selectbox("Document", on_screen, key=KEY_DOC,
-                               format_func=lambda d: f"{d} (grade {one.grades[d]})" if d in one.grades else d)
+            did = st.selectbox(
+                "Document",
+                on_screen,
+                key=KEY_DOC,
+                format_func=lambda d: f"{d} (grade {one.grades[d]})" if d in one.grades else d,
+            )
             idx = one.ds.doc_index.get(did)
             if idx is None:
                 st.text("(not in the corpus)", width="stretch")

@@ -99,7 +99,9 @@ def marked(grades: Mapping[str, int], original: Mapping[str, int], doc_id: str, 
     return out
 
 
-def edited(grades: Mapping[str, int], original: Mapping[str, int], rows: Sequence[str], edits: Mapping) -> dict[str, int]:
+def edited(
+    grades: Mapping[str, int], original: Mapping[str, int], rows: Sequence[str], edits: Mapping
+) -> dict[str, int]:
     """The judgements after the judging table's edits ({row position: {"relevant": bool}}) on `rows` (its
     documents in order); an edit of another column or of a row not there is ignored."""
     out = dict(grades)
@@ -123,8 +125,10 @@ def apply_edits(ds: Dataset) -> str | None:
     s[state.PG_VERSION] += 1
     n = changes(new, original)
     if n > MAX_MARKS:
-        return (f"At most {MAX_MARKS} documents can be judged here beyond the original judgements: this edit would "
-                f"make {n}. Reset the judgements to start again.")
+        return (
+            f"At most {MAX_MARKS} documents can be judged here beyond the original judgements: this edit would "
+            f"make {n}. Reset the judgements to start again."
+        )
     s[state.PG_JUDGED] = new
     return None
 
@@ -156,12 +160,17 @@ def question_label(ds: Dataset, qid: str) -> str:
 def words_note(scores: adhoc.Scores) -> tuple[str, str]:
     """What the typed text's words are to the retrievers: ('info' | 'warning', escaped Markdown)."""
     if not scores.terms:
-        return "warning", ("No word is left after the stop words: BM25 and LSA score every document 0"
-                           + (", only dense ranks." if "dense" in scores.rows else "."))
+        return "warning", (
+            "No word is left after the stop words: BM25 and LSA score every document 0"
+            + (", only dense ranks." if "dense" in scores.rows else ".")
+        )
     known = [t for t in scores.terms if t not in scores.unknown]
     if not known:
-        return "warning", (f"None of its words is in the corpus's vocabulary ({plain(', '.join(scores.unknown))}): BM25 "
-                           "and LSA score every document 0 — a vocabulary gap" + (", only dense ranks." if "dense" in scores.rows else "."))
+        return "warning", (
+            f"None of its words is in the corpus's vocabulary ({plain(', '.join(scores.unknown))}): BM25 "
+            "and LSA score every document 0 — a vocabulary gap"
+            + (", only dense ranks." if "dense" in scores.rows else ".")
+        )
     text = f"Words after the stop words: **{plain(', '.join(known))}**"
     if scores.unknown:
         text += f"; not in the corpus's vocabulary, so no word-based retriever can match them: {plain(', '.join(scores.unknown))}"
@@ -185,8 +194,9 @@ def original_position(ds: Dataset, qid: str | None) -> int | None:
     return int(hit[0]) if hit.size else None
 
 
-def metrics_frame(typed: Evaluation, original: Evaluation | None, at: int | None, systems: Sequence[str],
-                  names: Sequence[str]) -> pd.DataFrame:
+def metrics_frame(
+    typed: Evaluation, original: Evaluation | None, at: int | None, systems: Sequence[str], names: Sequence[str]
+) -> pd.DataFrame:
     """One row per system and version (typed, then original when there is one): each metric, and the rank
     of the first relevant document."""
     rows = []
@@ -196,14 +206,19 @@ def metrics_frame(typed: Evaluation, original: Evaluation | None, at: int | None
             if s not in ev.values:
                 continue
             first = ev.first_rank[s]
-            row = {"system": s, "question": label,
-                   "first relevant": rank_label(int(first[pos])) if first.size > pos else "—"}
+            row = {
+                "system": s,
+                "question": label,
+                "first relevant": rank_label(int(first[pos])) if first.size > pos else "—",
+            }
             row.update({state.metric_label(n): values(ev, s, n, pos) for n in names})
             rows.append(row)
     return pd.DataFrame(rows)
 
 
-def headline(typed: Evaluation, original: Evaluation | None, at: int | None, system: str, name: str) -> tuple[str, str | None, float]:
+def headline(
+    typed: Evaluation, original: Evaluation | None, at: int | None, system: str, name: str
+) -> tuple[str, str | None, float]:
     """A system's value of the chosen metric for the typed text, its change from the original's (None without
     one) and that change as a number (0 without one)."""
     now = values(typed, system, name)
@@ -253,19 +268,24 @@ def rank_cell(one: Dataset, ranking: Ranking, doc_id: str, depth: int) -> str:
     return rank_label(0) if ranking.top(0)[0].size >= int(ranking.n_results[0]) else f"> {depth}"
 
 
-def judging_frame(one: Dataset, ranks: Mapping[str, Ranking], grades: Mapping[str, int], rows: Sequence[str],
-                  depth: int) -> pd.DataFrame:
+def judging_frame(
+    one: Dataset, ranks: Mapping[str, Ranking], grades: Mapping[str, int], rows: Sequence[str], depth: int
+) -> pd.DataFrame:
     """The judging table: relevant (editable), document, grade, each system's rank of it, the text's start."""
-    return pd.DataFrame({
-        "relevant": [grades.get(d, 0) > 0 for d in rows],
-        "document": list(rows),
-        "grade": pd.array([grades[d] if d in grades else None for d in rows], dtype="Int64"),
-    } | {s: [rank_cell(one, r, d, depth) for d in rows] for s, r in ranks.items()}
-      | {"text": [cut(one.doc_texts[one.doc_index[d]], TEXT_CHARS) for d in rows]})
+    return pd.DataFrame(
+        {
+            "relevant": [grades.get(d, 0) > 0 for d in rows],
+            "document": list(rows),
+            "grade": pd.array([grades[d] if d in grades else None for d in rows], dtype="Int64"),
+        }
+        | {s: [rank_cell(one, r, d, depth) for d in rows] for s, r in ranks.items()}
+        | {"text": [cut(one.doc_texts[one.doc_index[d]], TEXT_CHARS) for d in rows]}
+    )
 
 
-def judged_ranks_frame(one: Dataset, ranks: Mapping[str, Ranking], ds: Dataset, original: Mapping[str, Ranking] | None,
-                       qid: str | None) -> pd.DataFrame:
+def judged_ranks_frame(
+    one: Dataset, ranks: Mapping[str, Ranking], ds: Dataset, original: Mapping[str, Ranking] | None, qid: str | None
+) -> pd.DataFrame:
     """Each judged document's rank per system for the typed text and, where the original question's differs,
     that one beside it (`typed ← original`); by grade then id."""
     orig_q = ds.query_index.get(qid) if qid is not None else None
@@ -276,15 +296,26 @@ def judged_ranks_frame(one: Dataset, ranks: Mapping[str, Ranking], ds: Dataset, 
         row = {"document": d, "grade": int(g)}
         for s, r in ranks.items():
             now = rank_label(int(r.judged_rank[j]))
-            before = rank_label(int(original[s].judged_rank[before_ids[d]])) if original is not None and s in original and d in before_ids else now
+            before = (
+                rank_label(int(original[s].judged_rank[before_ids[d]]))
+                if original is not None and s in original and d in before_ids
+                else now
+            )
             row[s] = now if before == now else f"{now} ← {before}"
         out.append(row)
     frame = pd.DataFrame(out, columns=["document", "grade", *ranks])
     return frame.sort_values(["grade", "document"], ascending=[False, True], kind="stable")
 
 
-def doc_line(one: Dataset, scores: adhoc.Scores, ranks: Mapping[str, Ranking], system: str, rank: int, doc: int,
-             grades: Mapping[str, int]) -> str:
+def doc_line(
+    one: Dataset,
+    scores: adhoc.Scores,
+    ranks: Mapping[str, Ranking],
+    system: str,
+    rank: int,
+    doc: int,
+    grades: Mapping[str, int],
+) -> str:
     """A listed document's heading, escaped: rank, id, grade, the system's score and every retriever's."""
     d = one.doc_ids[doc]
     g = grades.get(d)
@@ -324,8 +355,9 @@ def bm25_frame(eng, text: str, docs: Sequence[int], one: Dataset, p: Params) -> 
 def header(ds: Dataset, p: Params, has_dense: bool) -> None:
     """The title and what the page does."""
     st.title("Playground")
-    dense_note = ("dense with the bundled model" if has_dense else
-                  "dense once its vectors are there (the Data page encodes them)")
+    dense_note = (
+        "dense with the bundled model" if has_dense else "dense once its vectors are there (the Data page encodes them)"
+    )
     st.caption(
         f"**{plain(ds.name)}**. Type any question, or start from one of the dataset's: every system ranks the corpus for it "
         f"at the sidebar's settings (BM25 k1 = {p.k1:g}, b = {p.b:g}; LSA d = {p.dims}; {dense_note}; both fusions over "
@@ -339,24 +371,38 @@ def start_from(ds: Dataset) -> str | None:
     s = st.session_state
     if s.get(state.PG_FROM) not in ds.query_index:
         s[state.PG_FROM] = None
-    st.selectbox("start from a dataset question (its text and its judgements)", list(ds.query_ids), index=None,
-                   key=state.PG_FROM, placeholder="none: type your own below", on_change=on_start_from, args=(ds,),
-                   persist_state="session",
-                   format_func=lambda qid: question_label(ds, qid),
-                   help="Fills the box with the question's text and takes its judgements, so an edit of the text shows what it changes.")
+    st.selectbox(
+        "start from a dataset question (its text and its judgements)",
+        list(ds.query_ids),
+        index=None,
+        key=state.PG_FROM,
+        placeholder="none: type your own below",
+        on_change=on_start_from,
+        args=(ds,),
+        persist_state="session",
+        format_func=lambda qid: question_label(ds, qid),
+        help="Fills the box with the question's text and takes its judgements, so an edit of the text shows what it changes.",
+    )
     origin = s.get(state.PG_ORIGIN)
     return origin if origin in ds.query_index else None
 
 
 def question_input() -> str:
     """The text box (Enter submits); the text typed."""
-    st.text_input("question", key=state.PG_TEXT, max_chars=adhoc.MAX_CHARS, placeholder="e.g. can I get a refund?",
-                  persist_state="session",
-                  help=f"Any text up to {adhoc.MAX_CHARS:,} characters; press Enter to rank.")
+    st.text_input(
+        "question",
+        key=state.PG_TEXT,
+        max_chars=adhoc.MAX_CHARS,
+        placeholder="e.g. can I get a refund?",
+        persist_state="session",
+        help=f"Any text up to {adhoc.MAX_CHARS:,} characters; press Enter to rank.",
+    )
     text = str(st.session_state.get(state.PG_TEXT) or "")
     if len(text) >= adhoc.MAX_CHARS:
-        st.warning(f"The question is at its limit of {adhoc.MAX_CHARS:,} characters: what goes beyond is not taken.",
-                   icon=":material/warning:")
+        st.warning(
+            f"The question is at its limit of {adhoc.MAX_CHARS:,} characters: what goes beyond is not taken.",
+            icon=":material/warning:",
+        )
     return text
 
 
@@ -365,8 +411,10 @@ def scored(ds: Dataset, text: str, p: Params, sources: Sources, qid: str | None)
     text or bad input (the page then shows nothing more: no st.stop, which would leave the frame's run open
     in session state, see state.end_frame)."""
     if not text.strip():
-        st.info("Type a question above and press Enter, or start from one of the dataset's questions.",
-                icon=":material/keyboard:")
+        st.info(
+            "Type a question above and press Enter, or start from one of the dataset's questions.",
+            icon=":material/keyboard:",
+        )
         return None
     try:
         judged = tuple(st.session_state[state.PG_JUDGED].items())
@@ -402,16 +450,31 @@ def measures(one: Dataset, ranks: Mapping[str, Ranking], ds: Dataset, origin: st
     at = original_position(ds, origin)
     original = cache.evaluation(names, ds) if origin is not None else None
     chosen = names[0]
-    st.markdown(f"**{state.metric_label(chosen)}** for the typed text" + (f", and its change from {plain(origin)}'s" if at is not None else ""))
+    st.markdown(
+        f"**{state.metric_label(chosen)}** for the typed text"
+        + (f", and its change from {plain(origin)}'s" if at is not None else "")
+    )
     with st.container(horizontal=True, wrap=True, gap="small"):
         for s in ranks:
             value, delta, change = headline(typed, original, at, s, chosen)
-            st.metric(plain(s), value, delta, border=True, width=METRIC_WIDTH, delta_color="normal" if change else "off",
-                      help="For the typed text with the judgements below; the change is from the original question's.")
+            st.metric(
+                plain(s),
+                value,
+                delta,
+                border=True,
+                width=METRIC_WIDTH,
+                delta_color="normal" if change else "off",
+                help="For the typed text with the judgements below; the change is from the original question's.",
+            )
     st.caption(relevant_note(int((one.qrels.grade > 0).sum())))
     frame = metrics_frame(typed, original, at, list(ranks), names)
-    st.dataframe(frame, hide_index=True, width="stretch", key="pg_metrics",
-                 column_config={state.metric_label(n): st.column_config.NumberColumn(format="%.4f") for n in names})
+    st.dataframe(
+        frame,
+        hide_index=True,
+        width="stretch",
+        key="pg_metrics",
+        column_config={state.metric_label(n): st.column_config.NumberColumn(format="%.4f") for n in names},
+    )
 
 
 def judged_ranks(one: Dataset, ranks: Mapping[str, Ranking], ds: Dataset, origin: str | None) -> None:
@@ -422,11 +485,17 @@ def judged_ranks(one: Dataset, ranks: Mapping[str, Ranking], ds: Dataset, origin
     st.markdown("**Ranks of the judged documents**" + (f" (typed ← original {plain(origin)})" if origin else ""))
     originals = cache.rankings(ds) if origin is not None else None
     frame = judged_ranks_frame(one, ranks, ds, originals, origin)
-    st.table(frame.rename(columns=plain).map(lambda v: plain(v) if isinstance(v, str) else v), hide_index=True,
-             width="content", border="horizontal")
+    st.table(
+        frame.rename(columns=plain).map(lambda v: plain(v) if isinstance(v, str) else v),
+        hide_index=True,
+        width="content",
+        border="horizontal",
+    )
     if origin:
-        st.caption(f"“typed ← original”: the rank for the typed text, then for {plain(origin)} as the dataset has it, "
-                   "where the two differ; a single rank where they are the same.")
+        st.caption(
+            f"“typed ← original”: the rank for the typed text, then for {plain(origin)} as the dataset has it, "
+            "where the two differ; a single rank where they are the same."
+        )
 
 
 def top_lists(one: Dataset, ranks: Mapping[str, Ranking], grades: Mapping[str, int], p: Params) -> None:
@@ -437,15 +506,25 @@ def top_lists(one: Dataset, ranks: Mapping[str, Ranking], grades: Mapping[str, i
     short = [s for s, r in ranks.items() if r.top(0)[0].size < TOP]
     for s in short:
         n = int(ranks[s].top(0)[0].size)
-        st.caption(f"{plain(s)} returns {'nothing' if n == 0 else f'only {n}'}: {short_list_reason(s, p.fusion_depth)}.")
+        st.caption(
+            f"{plain(s)} returns {'nothing' if n == 0 else f'only {n}'}: {short_list_reason(s, p.fusion_depth)}."
+        )
 
 
-def judge(ds: Dataset, one: Dataset, ranks: Mapping[str, Ranking], grades: Mapping[str, int], p: Params, message: str | None) -> None:
+def judge(
+    ds: Dataset, one: Dataset, ranks: Mapping[str, Ranking], grades: Mapping[str, int], p: Params, message: str | None
+) -> None:
     """The judging table: tick a document to mark it relevant, untick to unmark (the metrics above follow)."""
     left, right = st.columns([3, 1], vertical_alignment="bottom")
     left.subheader("Judge the results")
-    right.button("Reset judgements", on_click=on_reset, args=(ds,), key="pg_reset", width="stretch",
-                 help="Back to the original question's judgements (none when the question was typed from scratch).")
+    right.button(
+        "Reset judgements",
+        on_click=on_reset,
+        args=(ds,),
+        key="pg_reset",
+        width="stretch",
+        help="Back to the original question's judgements (none when the question was typed from scratch).",
+    )
     if message:
         st.warning(message, icon=":material/warning:")
     rows = judging_rows(one, ranks, grades)
@@ -453,23 +532,35 @@ def judge(ds: Dataset, one: Dataset, ranks: Mapping[str, Ranking], grades: Mappi
     s[state.PG_ROWS] = (s[state.PG_VERSION], rows)
     depth = p.list_depth
     st.data_editor(
-        judging_frame(one, ranks, grades, rows, depth), key=editor_key(), hide_index=True, width="stretch",
-        placeholder="—", height="content" if len(rows) <= 30 else "auto",
+        judging_frame(one, ranks, grades, rows, depth),
+        key=editor_key(),
+        hide_index=True,
+        width="stretch",
+        placeholder="—",
+        height="content" if len(rows) <= 30 else "auto",
         disabled=[c for c in ("document", "grade", *ranks, "text")],
         column_config={
-            "relevant": st.column_config.CheckboxColumn("relevant", width=84,
-                                                        help=f"Tick to mark relevant (grade {MARKED_GRADE}, or the dataset's grade)"),
+            "relevant": st.column_config.CheckboxColumn(
+                "relevant", width=84, help=f"Tick to mark relevant (grade {MARKED_GRADE}, or the dataset's grade)"
+            ),
             "document": st.column_config.TextColumn("document", width="small"),
-            "grade": st.column_config.NumberColumn("grade", width=58, format="%d", help="—: not judged; 0: judged not relevant"),
+            "grade": st.column_config.NumberColumn(
+                "grade", width=58, format="%d", help="—: not judged; 0: judged not relevant"
+            ),
             "text": st.column_config.TextColumn("text", width="large"),
-        } | {name: st.column_config.TextColumn(name, width=70) for name in ranks},
+        }
+        | {name: st.column_config.TextColumn(name, width=70) for name in ranks},
     )
-    st.caption(f"Every system's top {TOP}, then the other judged documents. A judged document's rank is exact however deep; "
-               f"another's is within the {depth} documents each list keeps ('> {depth}': further down). Judgements stay in this session; "
-               f"at most {MAX_MARKS} documents can be marked or unmarked.")
+    st.caption(
+        f"Every system's top {TOP}, then the other judged documents. A judged document's rank is exact however deep; "
+        f"another's is within the {depth} documents each list keeps ('> {depth}': further down). Judgements stay in this session; "
+        f"at most {MAX_MARKS} documents can be marked or unmarked."
+    )
 
 
-def up_close(eng, one: Dataset, scores: adhoc.Scores, ranks: Mapping[str, Ranking], grades: Mapping[str, int], p: Params) -> None:
+def up_close(
+    eng, one: Dataset, scores: adhoc.Scores, ranks: Mapping[str, Ranking], grades: Mapping[str, int], p: Params
+) -> None:
     """One tab per system: its top 10 with the words each document shares with the question highlighted, every
     retriever's score of it, and BM25's per-term contributions."""
     st.subheader("Each list up close")
@@ -482,16 +573,27 @@ def up_close(eng, one: Dataset, scores: adhoc.Scores, ranks: Mapping[str, Rankin
                 st.info(f"{plain(s)} returns nothing for this question.", icon=":material/block:")
                 continue
             for i, d in enumerate(docs.tolist(), 1):
-                body = clip(one.doc_texts[d], CLOSE_CHARS)  # what is shown, and searched for shared words (a 2 MB text is not)
+                body = clip(
+                    one.doc_texts[d], CLOSE_CHARS
+                )  # what is shown, and searched for shared words (a 2 MB text is not)
                 shared = diagnosis.shared_words(text, body, eng.index.analysis)
                 with st.container(border=True):
                     st.markdown(doc_line(one, scores, ranks, s, i, d, grades))
                     st.markdown(highlight_markdown(body, {w: SHARED_COLOR for w in shared}))
             if known:
-                st.markdown(f"**BM25's per-term contributions** (k1 = {p.k1:g}, b = {p.b:g}; "
-                            f"{bm25.question_words_text(p.query_words, p.k3)}) to these documents")
+                st.markdown(
+                    f"**BM25's per-term contributions** (k1 = {p.k1:g}, b = {p.b:g}; "
+                    f"{bm25.question_words_text(p.query_words, p.k3)}) to these documents"
+                )
                 frame, columns = bm25_frame(eng, text, docs, one, p)
-                st.dataframe(frame, hide_index=True, width="stretch", key=f"pg_bm25_{s}",
-                             column_config={c: st.column_config.NumberColumn(format="%.4f") for c in (*columns, "BM25 score")})
-    st.caption(f":{SHARED_COLOR}-background[**shared**] = a word of the question the document holds too (after the stop words). "
-               "A contribution is idf × tf × (k1 + 1) / (tf + k1 × (1 − b + b × length / average length)), the Diagnosis page writes it out.")
+                st.dataframe(
+                    frame,
+                    hide_index=True,
+                    width="stretch",
+                    key=f"pg_bm25_{s}",
+                    column_config={c: st.column_config.NumberColumn(format="%.4f") for c in (*columns, "BM25 score")},
+                )
+    st.caption(
+        f":{SHARED_COLOR}-background[**shared**] = a word of the question the document holds too (after the stop words). "
+        "A contribution is idf × tf × (k1 + 1) / (tf + k1 × (1 − b + b × length / average length)), the Diagnosis page writes it out."
+    )

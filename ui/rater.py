@@ -20,7 +20,9 @@ from . import state
 
 NAME_COOKIE = "retrieval_lab_rater"
 BLIND_COOKIE = "retrieval_lab_blind"
-MAX_AGE = 30 * 24 * 3600  # seconds the browser keeps them (a month: a course's stretch of grading); a blank name drops it
+MAX_AGE = (
+    30 * 24 * 3600
+)  # seconds the browser keeps them (a month: a course's stretch of grading); a blank name drops it
 MAX_NAME = 200  # characters of a name, as the text inputs allow
 RECALLED = "rater_recalled"  # the session's first run read the cookies
 PENDING = "rater_cookies_pending"  # {cookie: value} the next run writes into the browser
@@ -47,7 +49,9 @@ def recall(proxy_user: str | None) -> None:
 
 
 def _name_changed() -> None:
-    st.session_state.setdefault(PENDING, {})[NAME_COOKIE] = str(st.session_state.get(state.RATER) or "").strip()[:MAX_NAME]
+    st.session_state.setdefault(PENDING, {})[NAME_COOKIE] = str(st.session_state.get(state.RATER) or "").strip()[
+        :MAX_NAME
+    ]
 
 
 def _blind_changed() -> None:
@@ -57,17 +61,29 @@ def _blind_changed() -> None:
 def name_input(label: str, placeholder: str, help_: str) -> None:
     """The text input of the rater's name (kept in this browser once typed); the cookies changed since the last run
     written into the browser."""
-    st.text_input(label, key=state.RATER, max_chars=MAX_NAME, persist_state="session", placeholder=placeholder,
-                  on_change=_name_changed, help=help_ + " Kept in this browser (a cookie of this site), so a reload "
-                  "does not ask again; clear it to forget it.")
+    st.text_input(
+        label,
+        key=state.RATER,
+        max_chars=MAX_NAME,
+        persist_state="session",
+        placeholder=placeholder,
+        on_change=_name_changed,
+        help=help_ + " Kept in this browser (a cookie of this site), so a reload "
+        "does not ask again; clear it to forget it.",
+    )
     write_pending()
 
 
 def blind_toggle() -> bool:
     """The rater's choice of blind grading (kept in this browser); whether it is on."""
-    on = st.toggle("Blind grading", key=BLIND, persist_state="session", on_change=_blind_changed,
-                   help="Hide the other raters' grades of a document, and where they differ, until you have graded it "
-                        "yourself, so their grades cannot sway yours (as annotation tools do). Kept in this browser.")
+    on = st.toggle(
+        "Blind grading",
+        key=BLIND,
+        persist_state="session",
+        on_change=_blind_changed,
+        help="Hide the other raters' grades of a document, and where they differ, until you have graded it "
+        "yourself, so their grades cannot sway yours (as annotation tools do). Kept in this browser.",
+    )
     write_pending()
     return bool(on)
 
@@ -77,10 +93,13 @@ def cookie_script(cookies: dict[str, str]) -> str:
     strings, every character that could end the script (<, >, &, line separators) escaped."""
     lines = []
     for name, value in sorted(cookies.items()):
-        literal = json.dumps(value, ensure_ascii=True).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+        literal = (
+            json.dumps(value, ensure_ascii=True).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+        )
         age = MAX_AGE if value else 0
-        lines.append(f'document.cookie = "{name}=" + encodeURIComponent({literal}) + '
-                     f'"; path=/; max-age={age}; SameSite=Strict";')
+        lines.append(
+            f'document.cookie = "{name}=" + encodeURIComponent({literal}) + "; path=/; max-age={age}; SameSite=Strict";'
+        )
     return "<script>" + " ".join(lines) + "</script>"
 
 

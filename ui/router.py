@@ -29,8 +29,10 @@ PAGES = (  # file, title, icon; the first is the landing page
 )
 # The tab's icon: a magnifying glass drawn in SVG (no font needed), given to set_page_config as markup, which
 # Streamlit turns into a data: URL.
-FAVICON = ('<svg viewBox="0 0 64 64"><circle cx="26" cy="26" r="17" fill="none" stroke="#1c7ed6" stroke-width="7"/>'
-           '<line x1="39" y1="39" x2="58" y2="58" stroke="#1c7ed6" stroke-width="9" stroke-linecap="round"/></svg>')
+FAVICON = (
+    '<svg viewBox="0 0 64 64"><circle cx="26" cy="26" r="17" fill="none" stroke="#1c7ed6" stroke-width="7"/>'
+    '<line x1="39" y1="39" x2="58" y2="58" stroke="#1c7ed6" stroke-width="9" stroke-linecap="round"/></svg>'
+)
 
 
 def pages() -> list:

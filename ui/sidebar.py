@@ -44,14 +44,21 @@ def render() -> None:
     """Draw the shared sidebar."""
     ds = cache.current_dataset()
     sb = st.sidebar
-    sb.markdown(f"**Dataset:** {escape_markdown(cache.dataset_label())} — {plural(ds.n_docs, 'document')}, "
-                f"{plural(ds.n_queries, 'question')}")
+    sb.markdown(
+        f"**Dataset:** {escape_markdown(cache.dataset_label())} — {plural(ds.n_docs, 'document')}, "
+        f"{plural(ds.n_queries, 'question')}"
+    )
     if st.session_state.get(state.DATASET) is not None:
         sb.button("Back to the invented corpus", on_click=_use_invented, width="stretch")
     limit = cache.max_dims(ds)
     _clamp_dims(limit)
-    sb.selectbox("metric", list(state.METRIC_KINDS), key=state.METRIC, persist_state="session",
-                 help="nDCG uses linear gain (the grade) unless the exponential variant is chosen.")
+    sb.selectbox(
+        "metric",
+        list(state.METRIC_KINDS),
+        key=state.METRIC,
+        persist_state="session",
+        help="nDCG uses linear gain (the grade) unless the exponential variant is chosen.",
+    )
     state.write_metric_link()  # by its short name, not the label a bound widget would put there
     for note in metrics.meaning_warnings(ds.qrels, ds.n_queries, [state.metric_name()]):
         sb.warning(escape_markdown(note), icon=":material/warning:")
@@ -74,11 +81,18 @@ def render() -> None:
         for m in fused:
             weight_slider(m)
         if state.weights_in_force(fused) != state.weights_held(fused):
-            sb.warning(f"Every weight is 0, and a weighted fusion needs one above 0: it weighs each member "
-                       f"{state.weights_in_force(fused)[0]:g} until one is.", icon=":material/warning:")
-    sb.button("Article defaults", on_click=state.reset_to_article, width="stretch",
-              help="k1 = 1.2, b = 0.75, d = 6, RRF k = 60, alpha = 0.5, k = 5, nDCG, BM25 + LSA fused from each top 10; "
-                   "no stemmer, the article's stop words, each question word counted once")
+            sb.warning(
+                f"Every weight is 0, and a weighted fusion needs one above 0: it weighs each member "
+                f"{state.weights_in_force(fused)[0]:g} until one is.",
+                icon=":material/warning:",
+            )
+    sb.button(
+        "Article defaults",
+        on_click=state.reset_to_article,
+        width="stretch",
+        help="k1 = 1.2, b = 0.75, d = 6, RRF k = 60, alpha = 0.5, k = 5, nDCG, BM25 + LSA fused from each top 10; "
+        "no stemmer, the article's stop words, each question word counted once",
+    )
 
 
 def text_analysis() -> None:
@@ -90,11 +104,21 @@ def text_analysis() -> None:
         spec = state.TEXT[key]
         if st.session_state.get(key) not in spec.options:  # a value from a hand-made URL: the default instead
             st.session_state[key] = state.DEFAULTS[key]
-        sb.selectbox(spec.label, list(spec.options), key=key, help=spec.help, bind="query-params", persist_state="session")
+        sb.selectbox(
+            spec.label, list(spec.options), key=key, help=spec.help, bind="query-params", persist_state="session"
+        )
     if st.session_state[state.QUERY_WORDS] == "k3":
         spec = state.TEXT[state.K3]
-        sb.slider(spec.label, min_value=float(spec.lo), max_value=float(spec.hi), step=float(spec.step), key=state.K3,
-                  help=spec.help, bind="query-params", persist_state="session")
+        sb.slider(
+            spec.label,
+            min_value=float(spec.lo),
+            max_value=float(spec.hi),
+            step=float(spec.step),
+            key=state.K3,
+            help=spec.help,
+            bind="query-params",
+            persist_state="session",
+        )
 
 
 def fusion_controls(available: list[str]) -> tuple[str, ...]:
@@ -104,11 +128,23 @@ def fusion_controls(available: list[str]) -> tuple[str, ...]:
     chosen = [m for m in st.session_state.get(state.MEMBERS) or [] if m in available]
     if chosen != list(st.session_state.get(state.MEMBERS) or []):
         st.session_state[state.MEMBERS] = chosen or list(state.ARTICLE_MEMBERS)  # a member that went away is dropped
-    sb.multiselect("fused systems", available, key=state.MEMBERS, bind="query-params", persist_state="session",
-                   help="The systems both fusions combine: BM25 + LSA is the article's; add dense for a hybrid.")
+    sb.multiselect(
+        "fused systems",
+        available,
+        key=state.MEMBERS,
+        bind="query-params",
+        persist_state="session",
+        help="The systems both fusions combine: BM25 + LSA is the article's; add dense for a hybrid.",
+    )
     spec = state.SPECS["fusion_depth"]
-    sb.select_slider(spec.label, options=list(spec.choices), key=state.FUSION_DEPTH, bind="query-params",
-                     persist_state="session", help=spec.help)
+    sb.select_slider(
+        spec.label,
+        options=list(spec.choices),
+        key=state.FUSION_DEPTH,
+        bind="query-params",
+        persist_state="session",
+        help=spec.help,
+    )
     return state.members(available)
 
 
@@ -116,8 +152,15 @@ def weight_slider(member: str) -> None:
     """A member's weight in a weighted fusion of more than two."""
     s = state.SPECS["weight"]
     st.session_state.setdefault(state.WEIGHT + member, s.default)
-    st.sidebar.slider(f"weight of {escape_markdown(member)}", min_value=float(s.lo), max_value=float(s.hi), step=float(s.step),
-                      key=state.WEIGHT + member, persist_state="session", help=s.help)
+    st.sidebar.slider(
+        f"weight of {escape_markdown(member)}",
+        min_value=float(s.lo),
+        max_value=float(s.hi),
+        step=float(s.step),
+        key=state.WEIGHT + member,
+        persist_state="session",
+        help=s.help,
+    )
 
 
 def _use_invented() -> None:

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from retrieval.core.params import ANALYSIS, QUESTION_SIDE, SPECS, Params
-from retrieval.core.params import ARTICLE_MEMBERS  # noqa: F401 - the sidebar's
+from retrieval.core.params import (
+    ANALYSIS,
+    ARTICLE_MEMBERS,  # noqa: F401 - the sidebar's
+    QUESTION_SIDE,
+    SPECS,
+    Params,
+)
 from retrieval.core.params import SLIDERS as SLIDER_NAMES
 from retrieval.corpus.text import Analysis
 from retrieval.evaluation.metrics import NO_CUTOFF
@@ -80,9 +85,13 @@ METRIC_LABELS = {kind: label for label, kind in METRIC_KINDS.items()}  # metric 
 SLIDERS = {name: SPECS[name] for name in SLIDER_NAMES}  # bounds, step, default and help: retrieval.core.params
 METRIC_DEFAULT = "nDCG (linear gain)"
 TEXT = {name: SPECS[name] for name in (*ANALYSIS, *QUESTION_SIDE)}  # the "Text analysis" group's
-DEFAULTS = {**{key: s.cast(s.default) for key, s in SLIDERS.items()}, METRIC: METRIC_DEFAULT,
-            MEMBERS: list(ARTICLE_MEMBERS), FUSION_DEPTH: SPECS["fusion_depth"].cast(SPECS["fusion_depth"].default),
-            **{key: s.cast(s.default) for key, s in TEXT.items()}}
+DEFAULTS = {
+    **{key: s.cast(s.default) for key, s in SLIDERS.items()},
+    METRIC: METRIC_DEFAULT,
+    MEMBERS: list(ARTICLE_MEMBERS),
+    FUSION_DEPTH: SPECS["fusion_depth"].cast(SPECS["fusion_depth"].default),
+    **{key: s.cast(s.default) for key, s in TEXT.items()},
+}
 
 
 FRAME = "_frame_running"  # True while app.py runs (set around its run): a page run without it ran alone
@@ -184,10 +193,20 @@ def params(available: list[str] | None = None) -> Params:
     s = st.session_state
     fused = members(available)
     weights = weights_in_force(fused) if len(fused) > 2 else None
-    return Params(k1=float(s[K1]), b=float(s[B]), dims=int(s[DIMS]), rrf_k=float(s[RRF_K]), alpha=float(s[ALPHA]),
-                  fusion_depth=int(s.get(FUSION_DEPTH, DEFAULTS[FUSION_DEPTH])), stemmer=_choice(STEMMER),
-                  stopwords=_choice(STOPWORDS), query_words=_choice(QUERY_WORDS), k3=float(s.get(K3, DEFAULTS[K3])),
-                  members=fused, weights=weights)
+    return Params(
+        k1=float(s[K1]),
+        b=float(s[B]),
+        dims=int(s[DIMS]),
+        rrf_k=float(s[RRF_K]),
+        alpha=float(s[ALPHA]),
+        fusion_depth=int(s.get(FUSION_DEPTH, DEFAULTS[FUSION_DEPTH])),
+        stemmer=_choice(STEMMER),
+        stopwords=_choice(STOPWORDS),
+        query_words=_choice(QUERY_WORDS),
+        k3=float(s.get(K3, DEFAULTS[K3])),
+        members=fused,
+        weights=weights,
+    )
 
 
 def weights_held(fused: tuple[str, ...]) -> tuple[float, ...]:
@@ -233,7 +252,17 @@ def metric_name(k: int | None = None) -> str:
 
 def metric_label(name: str) -> str:
     """A display label for a metric name, e.g. ``nDCG@5``."""
-    pretty = {"ndcg": "nDCG", "ndcg_exp": "nDCG_exp", "recall": "recall", "hit": "hit", "mrr": "MRR", "precision": "P",
-              "map": "MAP", "rprec": "R-prec", "bpref": "bpref", "judged": "judged"}
+    pretty = {
+        "ndcg": "nDCG",
+        "ndcg_exp": "nDCG_exp",
+        "recall": "recall",
+        "hit": "hit",
+        "mrr": "MRR",
+        "precision": "P",
+        "map": "MAP",
+        "rprec": "R-prec",
+        "bpref": "bpref",
+        "judged": "judged",
+    }
     kind, _, k = name.partition("@")
     return pretty.get(kind, kind) + (f"@{k}" if k else "")

@@ -92,19 +92,45 @@ def navigation() -> int:
     if state.STEP not in st.session_state or st.session_state[state.STEP] not in range(1, N_STEPS + 1):
         st.session_state[state.STEP] = clamp_step(st.query_params.get(state.STEP, 1))
     st.title("Tour")
-    step = st.segmented_control("Step", list(range(1, N_STEPS + 1)), key=state.STEP, required=True, bind="query-params",
-                                persist_state="session", label_visibility="collapsed", width="stretch",
-                                help="Jump to a step; the address bar keeps it (?step=4), so a link reopens this step.")
-    step = clamp_step(step)  # the widget's value, not the one read before it: the browser's Back button sets it from the URL
+    step = st.segmented_control(
+        "Step",
+        list(range(1, N_STEPS + 1)),
+        key=state.STEP,
+        required=True,
+        bind="query-params",
+        persist_state="session",
+        label_visibility="collapsed",
+        width="stretch",
+        help="Jump to a step; the address bar keeps it (?step=4), so a link reopens this step.",
+    )
+    step = clamp_step(
+        step
+    )  # the widget's value, not the one read before it: the browser's Back button sets it from the URL
     left, middle, right = st.columns([1, 3, 1], vertical_alignment="center")
-    left.button("Previous", key=KEY_PREV, on_click=go, args=(step - 1,), disabled=step <= 1,
-                icon=":material/arrow_back:", width="stretch")
+    left.button(
+        "Previous",
+        key=KEY_PREV,
+        on_click=go,
+        args=(step - 1,),
+        disabled=step <= 1,
+        icon=":material/arrow_back:",
+        width="stretch",
+    )
     middle.progress(step / N_STEPS, text=progress_text(step))
-    right.button("Next", key=KEY_NEXT, on_click=go, args=(step + 1,), disabled=step >= N_STEPS,
-                 icon=":material/arrow_forward:", width="stretch")
+    right.button(
+        "Next",
+        key=KEY_NEXT,
+        on_click=go,
+        args=(step + 1,),
+        disabled=step >= N_STEPS,
+        icon=":material/arrow_forward:",
+        width="stretch",
+    )
     if step == 1:
-        st.caption("The article *The retriever must be measured on its own*, step by step, on the data and the sidebar's "
-                   "values in force: every number below is computed now, so move a slider and the story follows.")
+        st.caption(
+            "The article *The retriever must be measured on its own*, step by step, on the data and the sidebar's "
+            "values in force: every number below is computed now, so move a slider and the story follows."
+        )
     return step
 
 
@@ -146,8 +172,15 @@ class View:
 def view(ds: Dataset) -> View:
     """The evaluation of every system at the sidebar's values, on the four metrics and the sidebar's metric."""
     k, metric = state.cutoff(), state.metric_name()
-    return View(ds, cache.evaluation(overview.table_metrics(k, metric), ds), k, metric, cache.ranking_params(ds),
-                cache.dataset_label(), len(cache.new_judgements()))
+    return View(
+        ds,
+        cache.evaluation(overview.table_metrics(k, metric), ds),
+        k,
+        metric,
+        cache.ranking_params(ds),
+        cache.dataset_label(),
+        len(cache.new_judgements()),
+    )
 
 
 def fmt6(x: float) -> str:
@@ -170,7 +203,9 @@ def means_table(ev: Evaluation, systems: Sequence[str], metrics: list[str]):
 def some_bars(ev: Evaluation, systems: Sequence[str], metrics: list[str]) -> None:
     """The Overview's bars with 95% bootstrap intervals, for some systems only (their colours as everywhere)."""
     frame = overview.bars(ev, metrics)
-    st.vega_lite_chart(spec=charts.bars_spec(frame[frame["system"].isin(list(systems))].reset_index(drop=True)), width="stretch")
+    st.vega_lite_chart(
+        spec=charts.bars_spec(frame[frame["system"].isin(list(systems))].reset_index(drop=True)), width="stretch"
+    )
 
 
 # ------------------------------------------------------------------------------------------ 1. the corpus
@@ -193,8 +228,15 @@ def corpus_facts(ds: Dataset, added: int = 0) -> CorpusFacts:
     """The dataset's sizes and its judgements by grade (`added` of them from the workspace's grades)."""
     g = ds.qrels.grade
     counts = Counter(int(x) for x in g[g > 0])
-    return CorpusFacts(ds.n_docs, ds.n_queries, int(ds.evaluated.size), int(g.size),
-                       dict(sorted(counts.items(), reverse=True)), int((g <= 0).sum()), int(added))
+    return CorpusFacts(
+        ds.n_docs,
+        ds.n_queries,
+        int(ds.evaluated.size),
+        int(g.size),
+        dict(sorted(counts.items(), reverse=True)),
+        int((g <= 0).sum()),
+        int(added),
+    )
 
 
 def corpus_sentence(name: str, f: CorpusFacts) -> str:
@@ -204,16 +246,28 @@ def corpus_sentence(name: str, f: CorpusFacts) -> str:
     if len(f.grades) > 4:
         by_grade += f", {sum(list(f.grades.values())[4:]):,} with lower grades"
     rest = f.questions - f.evaluated
-    left_out = (f" The other {plural(rest, 'question')} {'has' if rest == 1 else 'have'} no relevant document and "
-                f"{'is' if rest == 1 else 'are'} left out of every mean." if rest else "")
-    zero = f" {plural(f.not_relevant, 'judgement')} {agree(f.not_relevant, 'says', 'say')} *not relevant*." if f.not_relevant else ""
+    left_out = (
+        f" The other {plural(rest, 'question')} {'has' if rest == 1 else 'have'} no relevant document and "
+        f"{'is' if rest == 1 else 'are'} left out of every mean."
+        if rest
+        else ""
+    )
+    zero = (
+        f" {plural(f.not_relevant, 'judgement')} {agree(f.not_relevant, 'says', 'say')} *not relevant*."
+        if f.not_relevant
+        else ""
+    )
     if f.added:
-        zero += (f" Of the {plural(f.judgements, 'judgement')} in use, {f.judgements - f.added:,} came with the data and "
-                 f"{f.added:,} {'is a grade' if f.added == 1 else 'are grades'} given on the Judge page.")
-    return (f"**{plain(name)}** holds {plural(f.documents, 'document')} and {plural(f.questions, 'question')}; "
-            f"{f.evaluated:,} of the questions have at least one relevant document, and every mean in this tour is over them."
-            f"{left_out} The {plural(relevant, 'relevant judgement')} ({by_grade}) are all a retriever is measured "
-            f"against: for each question, the documents a person said are right, and how right.{zero}")
+        zero += (
+            f" Of the {plural(f.judgements, 'judgement')} in use, {f.judgements - f.added:,} came with the data and "
+            f"{f.added:,} {'is a grade' if f.added == 1 else 'are grades'} given on the Judge page."
+        )
+    return (
+        f"**{plain(name)}** holds {plural(f.documents, 'document')} and {plural(f.questions, 'question')}; "
+        f"{f.evaluated:,} of the questions have at least one relevant document, and every mean in this tour is over them."
+        f"{left_out} The {plural(relevant, 'relevant judgement')} ({by_grade}) are all a retriever is measured "
+        f"against: for each question, the documents a person said are right, and how right.{zero}"
+    )
 
 
 def sample_questions(ds: Dataset, n: int = SAMPLE_QUESTIONS) -> pd.DataFrame:
@@ -221,8 +275,15 @@ def sample_questions(ds: Dataset, n: int = SAMPLE_QUESTIONS) -> pd.DataFrame:
     rows = []
     for q in ds.evaluated[:n]:
         rel = ds.relevant_of(int(q))
-        rows.append({"question": ds.query_ids[q], "text": clip(ds.query_texts[q]),
-                     "relevant documents (grade)": ", ".join(f"{d} ({g})" for d, g in sorted(rel.items(), key=lambda x: (-x[1], x[0])))})
+        rows.append(
+            {
+                "question": ds.query_ids[q],
+                "text": clip(ds.query_texts[q]),
+                "relevant documents (grade)": ", ".join(
+                    f"{d} ({g})" for d, g in sorted(rel.items(), key=lambda x: (-x[1], x[0]))
+                ),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -233,14 +294,26 @@ def step_corpus(v: View) -> None:
     cols[0].metric("documents", f"{f.documents:,}", border=True)
     cols[1].metric("questions", f"{f.questions:,}", border=True)
     cols[2].metric("evaluated", f"{f.evaluated:,}", border=True, help="Questions with at least one relevant document.")
-    cols[3].metric("judgements", f"{f.judgements:,}", border=True,
-                   help=f"{f.judgements - f.added:,} loaded and {f.added:,} given on the Judge page." if f.added else None)
-    st.dataframe(sample_questions(v.ds), hide_index=True, width="stretch",
-                 column_config={"question": st.column_config.TextColumn(width=70),
-                                "text": st.column_config.TextColumn(width="medium"),
-                                "relevant documents (grade)": st.column_config.TextColumn(width="medium")})
-    st.caption(f"The first {min(SAMPLE_QUESTIONS, f.evaluated)} of the {plural(f.evaluated, 'question')}; the Data page shows "
-               f"{agree(f.evaluated, 'it', 'them all')}.")
+    cols[3].metric(
+        "judgements",
+        f"{f.judgements:,}",
+        border=True,
+        help=f"{f.judgements - f.added:,} loaded and {f.added:,} given on the Judge page." if f.added else None,
+    )
+    st.dataframe(
+        sample_questions(v.ds),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "question": st.column_config.TextColumn(width=70),
+            "text": st.column_config.TextColumn(width="medium"),
+            "relevant documents (grade)": st.column_config.TextColumn(width="medium"),
+        },
+    )
+    st.caption(
+        f"The first {min(SAMPLE_QUESTIONS, f.evaluated)} of the {plural(f.evaluated, 'question')}; the Data page shows "
+        f"{agree(f.evaluated, 'it', 'them all')}."
+    )
 
 
 # ------------------------------------------------------------------------------------------ 2. one question
@@ -264,22 +337,31 @@ def found_in_top(ds: Dataset, ranking, q: int, k: int) -> tuple[int, int]:
     return int(((ranks > 0) & (ranks <= k)).sum()), int(sel.sum())
 
 
-def metrics_sentence(system: str, qid: str, k: int, rank: int, found: int, relevant: int, values: Mapping[str, float]) -> str:
+def metrics_sentence(
+    system: str, qid: str, k: int, rank: int, found: int, relevant: int, values: Mapping[str, float]
+) -> str:
     """The four metrics of one question read aloud, from its first relevant rank, the relevant documents found in
     the top k and the metric values (keys hit@k, recall@k, mrr, ndcg@k)."""
     s, q = plain(system), "question " + plain(qid)
     hit, rec, rr, nd = values[f"hit@{k}"], values[f"recall@{k}"], values["mrr"], values[f"ndcg@{k}"]
     if rank == 0:
-        return (f"{s} finds no relevant document for {q} anywhere in its list: hit@{k} = {hit:.0f}, recall@{k} = {rec:.3f}, "
-                f"RR = {rr:.3f} and nDCG@{k} = {nd:.3f}. Every metric agrees when nothing is found.")
+        return (
+            f"{s} finds no relevant document for {q} anywhere in its list: hit@{k} = {hit:.0f}, recall@{k} = {rec:.3f}, "
+            f"RR = {rr:.3f} and nDCG@{k} = {nd:.3f}. Every metric agrees when nothing is found."
+        )
     where = f"inside the top {k}" if rank <= k else f"beyond the top {k}"
-    return (f"{s} puts the first relevant document of {q} at rank {rank}, {where}. "
-            f"**hit@{k} = {hit:.0f}**: {'a' if hit else 'no'} relevant document in the top {k}. "
-            f"**recall@{k} = {rec:.3f}**: "
-            + (f"its only relevant document is {'' if found else 'not '}there. " if relevant == 1 else
-               f"{found} of its {relevant:,} relevant documents {'is' if found == 1 else 'are'} there. ") +
-            f"**RR = 1/{rank} = {rr:.3f}**: the reciprocal of that rank (its mean over the questions is the MRR; it has no cutoff). "
-            f"**nDCG@{k} = {nd:.3f}**: the grades found, each discounted by 1/log2(rank + 1), over the same sum in the best order possible.")
+    return (
+        f"{s} puts the first relevant document of {q} at rank {rank}, {where}. "
+        f"**hit@{k} = {hit:.0f}**: {'a' if hit else 'no'} relevant document in the top {k}. "
+        f"**recall@{k} = {rec:.3f}**: "
+        + (
+            f"its only relevant document is {'' if found else 'not '}there. "
+            if relevant == 1
+            else f"{found} of its {relevant:,} relevant documents {'is' if found == 1 else 'are'} there. "
+        )
+        + f"**RR = 1/{rank} = {rr:.3f}**: the reciprocal of that rank (its mean over the questions is the MRR; it has no cutoff). "
+        f"**nDCG@{k} = {nd:.3f}**: the grades found, each discounted by 1/log2(rank + 1), over the same sum in the best order possible."
+    )
 
 
 def choose_question(v: View, system: str = BASE) -> int:
@@ -289,9 +371,15 @@ def choose_question(v: View, system: str = BASE) -> int:
         st.session_state.pop(KEY_QUESTION, None)
     start = default_question(v.ev.first_rank[system], v.k)
     texts = {qid: v.ds.query_texts[q] for qid, q in zip(qids, v.ds.evaluated)}
-    qid = st.selectbox("question", qids, index=start, key=KEY_QUESTION, persist_state="session",
-                       format_func=lambda x: f"{x} · {pq.cut(texts[x], 90)}",
-                       help="Opened on a question whose first relevant document is found but not first; any can be chosen.")
+    qid = st.selectbox(
+        "question",
+        qids,
+        index=start,
+        key=KEY_QUESTION,
+        persist_state="session",
+        format_func=lambda x: f"{x} · {pq.cut(texts[x], 90)}",
+        help="Opened on a question whose first relevant document is found but not first; any can be chosen.",
+    )
     return qids.index(qid)
 
 
@@ -306,19 +394,36 @@ def step_metrics(v: View) -> None:
         st.markdown(f"**{plain(v.ds.query_ids[q])}** · {plain(clip(v.ds.query_texts[q]))}")
     st.markdown(metrics_sentence(BASE, v.ds.query_ids[q], v.k, rank, found, relevant, values))
     cols = st.columns(4)
-    for col, (label, name) in zip(cols, ((f"hit@{v.k}", f"hit@{v.k}"), (f"recall@{v.k}", f"recall@{v.k}"),
-                                         ("RR", "mrr"), (f"nDCG@{v.k}", f"ndcg@{v.k}"))):
+    for col, (label, name) in zip(
+        cols,
+        (
+            (f"hit@{v.k}", f"hit@{v.k}"),
+            (f"recall@{v.k}", f"recall@{v.k}"),
+            ("RR", "mrr"),
+            (f"nDCG@{v.k}", f"ndcg@{v.k}"),
+        ),
+    ):
         col.metric(label, f"{values[name]:.3f}", border=True)
     table = pq.Question(v.ds, v.ev, q).ranking_table(BASE, v.k)
     if table.empty:
-        st.info(f"{BASE} returns nothing for this question: no word of it is in the corpus after the stop words.",
-                icon=":material/block:")
+        st.info(
+            f"{BASE} returns nothing for this question: no word of it is in the corpus after the stop words.",
+            icon=":material/block:",
+        )
     else:
-        st.dataframe(pq.styled(table), hide_index=True, width="stretch",
-                     column_config={"rank": st.column_config.NumberColumn("#", width=36),
-                                    "text": st.column_config.TextColumn("text", width="large")})
-        st.caption(f"{BASE}'s top {v.k} (the sidebar's k): relevant documents in green with their grade (✓). "
-                   "The Per question page shows every system's list.")
+        st.dataframe(
+            pq.styled(table),
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "rank": st.column_config.NumberColumn("#", width=36),
+                "text": st.column_config.TextColumn("text", width="large"),
+            },
+        )
+        st.caption(
+            f"{BASE}'s top {v.k} (the sidebar's k): relevant documents in green with their grade (✓). "
+            "The Per question page shows every system's list."
+        )
 
 
 # ------------------------------------------------------------------------------------------ 3. means side by side
@@ -333,33 +438,47 @@ def tie_sentence(a: str, b: str, mean_a: float, mean_b: float, iv: stats.Interva
         return f"{sa} and {sb} have the same mean {label}, {mean_a:.3f}, on the {plural(n, 'question')}: a tie."
     (lead, hi), (behind, lo) = sorted(((sa, mean_a), (sb, mean_b)), key=lambda x: -x[1])
     if iv.holds_zero:
-        return (f"{lead} is ahead of {behind} by {hi - lo:.3f} on mean {label} ({hi:.3f} against {lo:.3f}), but the 95% "
-                f"bootstrap interval of {sa} {MINUS} {sb}, {span}, holds zero: on these {plural(n, 'question')} they **tie**, "
-                "and ranking them on their means would be a mistake.")
-    return (f"{lead} is better than {behind} on mean {label} ({hi:.3f} against {lo:.3f}), and the 95% bootstrap "
-            f"interval of {sa} {MINUS} {sb}, {span}, leaves zero out: on this data they do **not** tie.")
+        return (
+            f"{lead} is ahead of {behind} by {hi - lo:.3f} on mean {label} ({hi:.3f} against {lo:.3f}), but the 95% "
+            f"bootstrap interval of {sa} {MINUS} {sb}, {span}, holds zero: on these {plural(n, 'question')} they **tie**, "
+            "and ranking them on their means would be a mistake."
+        )
+    return (
+        f"{lead} is better than {behind} on mean {label} ({hi:.3f} against {lo:.3f}), and the 95% bootstrap "
+        f"interval of {sa} {MINUS} {sb}, {span}, leaves zero out: on this data they do **not** tie."
+    )
 
 
 def step_means(v: View) -> None:
     diff = v.ev.values[BASE][v.metric] - v.ev.values[OTHER][v.metric]
     iv, _ = compare.bootstrap(diff)
-    st.markdown(tie_sentence(BASE, OTHER, v.ev.mean(BASE, v.metric), v.ev.mean(OTHER, v.metric), iv, v.label, int(diff.size)))
+    st.markdown(
+        tie_sentence(BASE, OTHER, v.ev.mean(BASE, v.metric), v.ev.mean(OTHER, v.metric), iv, v.label, int(diff.size))
+    )
     cols = st.columns(3)
     cols[0].metric(f"{BASE}, {v.label}", fmt6(v.ev.mean(BASE, v.metric)), border=True)
     cols[1].metric(f"{OTHER}, {v.label}", fmt6(v.ev.mean(OTHER, v.metric)), border=True)
     difference(cols[2], BASE, OTHER, iv)
     st.dataframe(means_table(v.ev, (BASE, OTHER), v.table), width="stretch")
     some_bars(v.ev, (BASE, OTHER), v.table)
-    st.caption("Means over the questions with a relevant document, with 95% bootstrap intervals. Step 7 asks the same "
-               "question of the fusion; the Compare page of any two systems.")
+    st.caption(
+        "Means over the questions with a relevant document, with 95% bootstrap intervals. Step 7 asks the same "
+        "question of the fusion; the Compare page of any two systems."
+    )
 
 
 def difference(col, a: str, b: str, iv: stats.Interval) -> None:
     """The mean difference a - b as a metric, its 95% interval underneath."""
-    col.metric(f"{plain(a)} {MINUS} {plain(b)}", signed(iv.mean), delta=f"95%: {interval_text(iv.low, iv.high)}",
-               delta_color="gray", delta_arrow="off", border=True,
-               help=f"Mean per-question difference; its interval from the paired bootstrap over the questions, "
-                    f"{stats.RESAMPLES:,} resamples, seed {stats.SEED}.")
+    col.metric(
+        f"{plain(a)} {MINUS} {plain(b)}",
+        signed(iv.mean),
+        delta=f"95%: {interval_text(iv.low, iv.high)}",
+        delta_color="gray",
+        delta_arrow="off",
+        border=True,
+        help=f"Mean per-question difference; its interval from the paired bootstrap over the questions, "
+        f"{stats.RESAMPLES:,} resamples, seed {stats.SEED}.",
+    )
 
 
 # ------------------------------------------------------------------------------------------ 4. where they fail
@@ -379,23 +498,34 @@ def split_k(first_a: np.ndarray, first_b: np.ndarray, k_max: int = SPLIT_K_MAX) 
     return None
 
 
-def disagreement_sentence(a: str, b: str, k: int, only_a: Sequence[str], only_b: Sequence[str], neither: Sequence[str],
-                          parts_at: int | None) -> str:
+def disagreement_sentence(
+    a: str, b: str, k: int, only_a: Sequence[str], only_b: Sequence[str], neither: Sequence[str], parts_at: int | None
+) -> str:
     """Where two systems fail, from the questions only one finds in the top k, those neither finds, and the
     smallest cutoff at which they part (None: they never do up to SPLIT_K_MAX)."""
     sa, sb = plain(a), plain(b)
-    fail = (f"Neither finds {id_list(neither)} in its top {k}." if neither else f"Every question is found by at least one of them in the top {k}.")
+    fail = (
+        f"Neither finds {id_list(neither)} in its top {k}."
+        if neither
+        else f"Every question is found by at least one of them in the top {k}."
+    )
     if only_a or only_b:
-        return (f"At k = {k}, {sa} alone finds {plural(len(only_a), 'question')} in its top {k}"
-                f"{' (' + id_list(only_a) + ')' if only_a else ''} and {sb} alone {len(only_b):,}"
-                f"{' (' + id_list(only_b) + ')' if only_b else ''}: they fail on different questions, which is what a "
-                f"fusion can use. {fail}")
+        return (
+            f"At k = {k}, {sa} alone finds {plural(len(only_a), 'question')} in its top {k}"
+            f"{' (' + id_list(only_a) + ')' if only_a else ''} and {sb} alone {len(only_b):,}"
+            f"{' (' + id_list(only_b) + ')' if only_b else ''}: they fail on different questions, which is what a "
+            f"fusion can use. {fail}"
+        )
     if parts_at is not None:
-        return (f"At k = {k} they fail on the same questions: no question is in one's top {k} and not in the other's. "
-                f"{fail} They part lower down: at **k = {parts_at}** one finds a question the other misses "
-                f"(set k = {parts_at} in the sidebar); the table lists every question whose first relevant rank differs.")
-    return (f"{sa} and {sb} find the same questions at every cutoff from 1 to {SPLIT_K_MAX}: a fusion of the two has "
-            f"little to gain here. {fail}")
+        return (
+            f"At k = {k} they fail on the same questions: no question is in one's top {k} and not in the other's. "
+            f"{fail} They part lower down: at **k = {parts_at}** one finds a question the other misses "
+            f"(set k = {parts_at} in the sidebar); the table lists every question whose first relevant rank differs."
+        )
+    return (
+        f"{sa} and {sb} find the same questions at every cutoff from 1 to {SPLIT_K_MAX}: a fusion of the two has "
+        f"little to gain here. {fail}"
+    )
 
 
 def rank_cells(v: View, system: str, rows: np.ndarray) -> list[str]:
@@ -403,14 +533,18 @@ def rank_cells(v: View, system: str, rows: np.ndarray) -> list[str]:
     fusion's miss reads "> N" when one of its members lists a relevant document, else "not found"."""
     depth = v.params.fusion_depth if system in FUSIONS else None
     members = [m for m in v.params.members if m in v.ev.first_rank]
-    found = diagnosis.members_found([v.ev.first_rank[m] for m in members]) if members else np.zeros(len(v.qids), dtype=bool)
+    found = (
+        diagnosis.members_found([v.ev.first_rank[m] for m in members]) if members else np.zeros(len(v.qids), dtype=bool)
+    )
     return [diagnosis.rank_text(int(v.ev.first_rank[system][i]), depth, bool(found[i])) for i in rows]
 
 
 RANK_COLUMNS = {"question": st.column_config.TextColumn(width=70), "text": st.column_config.TextColumn(width="medium")}
 
 
-def first_rank_rows(v: View, systems: Sequence[str], rows: np.ndarray, pair_k: int | None = None, text: bool = True) -> pd.DataFrame:
+def first_rank_rows(
+    v: View, systems: Sequence[str], rows: np.ndarray, pair_k: int | None = None, text: bool = True
+) -> pd.DataFrame:
     """The chosen questions (positions in the evaluated ones) with each system's first relevant rank; with
     `pair_k`, which of the first two systems finds it in its top k."""
     frame = pd.DataFrame({"question": [v.qids[i] for i in rows]})
@@ -442,14 +576,20 @@ def step_disagree(v: View) -> None:
         rows = np.flatnonzero(fa != fb)
         what = "No question splits them at this k; these are the questions whose first relevant rank differs"
     if rows.size:
-        st.dataframe(first_rank_rows(v, (BASE, OTHER), rows, v.k), hide_index=True, width="stretch", column_config=RANK_COLUMNS)
-        st.caption(f"{what}: the rank of the first relevant document. The Per question page has the heatmap of every question.")
+        st.dataframe(
+            first_rank_rows(v, (BASE, OTHER), rows, v.k), hide_index=True, width="stretch", column_config=RANK_COLUMNS
+        )
+        st.caption(
+            f"{what}: the rank of the first relevant document. The Per question page has the heatmap of every question."
+        )
 
 
 # ------------------------------------------------------------------------------------------ 5. why
 
 
-def examples(cases: Sequence[diagnosis.Case], classes: Sequence[str] = EXAMPLE_CLASSES) -> dict[str, diagnosis.Case | None]:
+def examples(
+    cases: Sequence[diagnosis.Case], classes: Sequence[str] = EXAMPLE_CLASSES
+) -> dict[str, diagnosis.Case | None]:
     """The first failing question of each class (None when the class has none): the tour's examples."""
     return {kind: next((c for c in cases if c.kind == kind), None) for kind in classes}
 
@@ -461,7 +601,9 @@ def shown_classes(cases: Sequence[diagnosis.Case]) -> list[str]:
     return [kind for kind in diagnosis.CLASSES if kind in EXAMPLE_CLASSES or kind in present]
 
 
-CLASS_PHRASES = {diagnosis.UNJUDGED: "its first result unjudged"}  # a class inside a sentence, when "a <class>" reads badly
+CLASS_PHRASES = {
+    diagnosis.UNJUDGED: "its first result unjudged"
+}  # a class inside a sentence, when "a <class>" reads badly
 
 
 def class_phrase(kind: str) -> str:
@@ -474,29 +616,44 @@ def case_sentence(c: diagnosis.Case, k: int) -> str:
     q = f"Question {plain(c.qid)}, “{plain(clip(c.question.strip(), 200))}”"
     rel = len(c.relevant)
     sharing = [d for d, _, w in c.relevant if w]
-    rel_text = (f"none of its {plural(rel, 'relevant document')} shares a word with it (after the stop words)" if not sharing
-                else f"{len(sharing)} of its {plural(rel, 'relevant document')} {agree(len(sharing), 'shares', 'share')} a word with it")
+    rel_text = (
+        f"none of its {plural(rel, 'relevant document')} shares a word with it (after the stop words)"
+        if not sharing
+        else f"{len(sharing)} of its {plural(rel, 'relevant document')} {agree(len(sharing), 'shares', 'share')} a word with it"
+    )
     if c.kind == "vocabulary gap":
-        first = "its list is empty" if c.first_result is None else f"its first result is {plain(c.first_result)}, on no shared word"
-        return (f"{q}: {plain(c.system)} finds nothing relevant, {first}, and {rel_text}. A **vocabulary gap**: no retriever "
-                "that matches words can find these documents; the cure is one that does not depend on the same words.")
+        first = (
+            "its list is empty"
+            if c.first_result is None
+            else f"its first result is {plain(c.first_result)}, on no shared word"
+        )
+        return (
+            f"{q}: {plain(c.system)} finds nothing relevant, {first}, and {rel_text}. A **vocabulary gap**: no retriever "
+            "that matches words can find these documents; the cure is one that does not depend on the same words."
+        )
     first = plain(c.first_result or "")
     if c.kind == diagnosis.HOMONYMY:
         words = ", ".join(f"“{plain(w)}”" for w in c.first_result_words)
-        return (f"{q}: {plain(c.system)} puts {first} first on {words}, which it shares with the question, and a judgement "
-                f"says it is not relevant (grade {c.first_grade}), while {rel_text}. A **surface homonymy**: worse than no "
-                "answer, a convincing and wrong context.")
+        return (
+            f"{q}: {plain(c.system)} puts {first} first on {words}, which it shares with the question, and a judgement "
+            f"says it is not relevant (grade {c.first_grade}), while {rel_text}. A **surface homonymy**: worse than no "
+            "answer, a convincing and wrong context."
+        )
     if c.kind == diagnosis.UNJUDGED:
         words = ", ".join(f"“{plain(w)}”" for w in c.first_result_words)
-        return (f"{q}: {plain(c.system)} puts {first} first on {words}, which it shares with the question, while {rel_text}. "
-                f"No judgement names {first} for this question: **unjudged at the top**, not a wrong answer until a person "
-                "says so. Read it and grade it on the Judge page: graded not relevant, it is a surface homonymy; graded "
-                "relevant, the question is found at rank 1.")
+        return (
+            f"{q}: {plain(c.system)} puts {first} first on {words}, which it shares with the question, while {rel_text}. "
+            f"No judgement names {first} for this question: **unjudged at the top**, not a wrong answer until a person "
+            "says so. Read it and grade it on the Judge page: graded not relevant, it is a surface homonymy; graded "
+            "relevant, the question is found at rank 1."
+        )
     where = f"at rank {c.rank}" if c.rank > 0 else "further down than its list goes"
     said = f"{q}: the relevant document is there, {where}, beyond the top {k}. A **late rank**."
     if c.first_result is not None and c.first_grade is None:
-        said += (f" Its first result, {first}, is unjudged: with a relevant document in the list the question is a late "
-                 f"rank, not *unjudged at the top*; graded relevant on the Judge page, {first} would put it at rank 1.")
+        said += (
+            f" Its first result, {first}, is unjudged: with a relevant document in the list the question is a late "
+            f"rank, not *unjudged at the top*; graded relevant on the Judge page, {first} would put it at rank 1."
+        )
     return said
 
 
@@ -511,9 +668,11 @@ def missing_sentence(system: str, kind: str, threshold: int, judged_not_relevant
     """What the tour says when a class has no example on this data; for a surface homonymy on judgements that name no
     document not relevant (`judged_not_relevant` False), why there can be none."""
     if kind == diagnosis.HOMONYMY and not judged_not_relevant:
-        return (f"No judgement of this data says *not relevant*, so no failure can be called a **{kind}** here: a question "
-                f"{plain(system)} finds nothing relevant for, whose first result no judgement names and shares a word with "
-                "it, is *unjudged at the top* until a person grades that result on the Judge page.")
+        return (
+            f"No judgement of this data says *not relevant*, so no failure can be called a **{kind}** here: a question "
+            f"{plain(system)} finds nothing relevant for, whose first result no judgement names and shares a word with "
+            "it, is *unjudged at the top* until a person grades that result on the Judge page."
+        )
     return f"On this data {plain(system)} fails no question on a **{kind}** in the top {threshold}: this class has no example here."
 
 
@@ -521,7 +680,10 @@ def counts_sentence(system: str, cases: Sequence[diagnosis.Case], n: int, thresh
     """How many questions a system fails at cutoff k (`threshold`), by class, and of them those whose first result
     is unjudged, by class (diagnosis.failures_sentence; the system's name escaped, the only text it quotes)."""
     said = diagnosis.failures_sentence(diagnosis.failures(cases, plain(system), n, threshold))
-    return said + " The first check is the cheapest: which words does the question share with the documents it should have found?"
+    return (
+        said
+        + " The first check is the cheapest: which words does the question share with the documents it should have found?"
+    )
 
 
 def example_box(ds: Dataset, c: diagnosis.Case, k: int) -> None:
@@ -537,7 +699,9 @@ def example_box(ds: Dataset, c: diagnosis.Case, k: int) -> None:
         for d, g, _ in c.relevant[:SHOWN_RELEVANT]:
             diag.doc_box(ds, c.question, d, f"relevant, grade {g}", diag.RELEVANT_COLOR)
         if len(c.relevant) > SHOWN_RELEVANT:
-            st.caption(f"and {plural(len(c.relevant) - SHOWN_RELEVANT, 'more relevant document')} (the Diagnosis page shows them all).")
+            st.caption(
+                f"and {plural(len(c.relevant) - SHOWN_RELEVANT, 'more relevant document')} (the Diagnosis page shows them all)."
+            )
         if c.kind == diagnosis.UNJUDGED:
             st.page_link("pages/judge.py", label=f"Judge: grade {plain(c.first_result)}", icon=":material/rule:")
 
@@ -554,15 +718,21 @@ def stemmer_advice(e: stemming.StemmerEffect, stems: bool) -> str:
     lower, higher = e.mean_change < 0, e.mean_change > 0  # False both for no change (and for NaN: no metric)
     if not stems:
         if lower:
-            return (f"{where}. On this data the mean is higher without it, so no stemmer is the better setting here; the "
-                    "sidebar's *Text analysis* turns it on to see the questions it changes.")
+            return (
+                f"{where}. On this data the mean is higher without it, so no stemmer is the better setting here; the "
+                "sidebar's *Text analysis* turns it on to see the questions it changes."
+            )
         if higher:
             return f"{where}, and the sidebar's *Text analysis* turns it on: on this data it raises the mean."
         return f"{where}, and the sidebar's *Text analysis* turns it on."
     if lower:
-        return (f"{where}, against none (the sidebar's *Text analysis* stems already). On this data the mean is higher "
-                "without it: the sidebar's *Text analysis* turns it off.")
-    return f"{where}, against none: the sidebar's *Text analysis* stems already" + (", and on this data it raises the mean." if higher else ".")
+        return (
+            f"{where}, against none (the sidebar's *Text analysis* stems already). On this data the mean is higher "
+            "without it: the sidebar's *Text analysis* turns it off."
+        )
+    return f"{where}, against none: the sidebar's *Text analysis* stems already" + (
+        ", and on this data it raises the mean." if higher else "."
+    )
 
 
 def step_why(v: View) -> None:
@@ -578,8 +748,10 @@ def step_why(v: View) -> None:
             if kind == "vocabulary gap":
                 st.markdown(plain(stemming.gap_sentence(effect, c.qid, BASE)))
     st.markdown(diag.effect_text(effect) + " " + stemmer_advice(effect, v.params.stemmer != "none"))
-    st.caption(f"The examples are {BASE}'s first failing question of each class that occurs, chosen from the diagnosis of this data. "
-               "The Diagnosis page has every failing question of every system, and BM25's score term by term.")
+    st.caption(
+        f"The examples are {BASE}'s first failing question of each class that occurs, chosen from the diagnosis of this data. "
+        "The Diagnosis page has every failing question of every system, and BM25's score term by term."
+    )
 
 
 # ------------------------------------------------------------------------------------------ 6. fusion
@@ -590,7 +762,13 @@ def fusion_sentence(fusion: str, value: float, members: Mapping[str, float], lab
     names = " and ".join(f"{plain(m)} {x:.3f}" for m, x in members.items())
     best, worst = max(members.values()), min(members.values())
     if len(members) == 1:
-        where = "above its only member" if value > best else "level with its only member" if value == best else "below its only member"
+        where = (
+            "above its only member"
+            if value > best
+            else "level with its only member"
+            if value == best
+            else "below its only member"
+        )
     elif value > best:
         where = "above every member" if len(members) > 2 else "above both its members"
     elif value == best:
@@ -612,8 +790,10 @@ def ranks_sentence(fusion: str, fusion_ranks: np.ndarray, member_ranks: Sequence
     n = int(differ.sum())
     if not n:
         return f"Its members put the first relevant document at the same rank on every question, so {plain(fusion)} has nothing to pick between."
-    return (f"On the {plural(n, 'question')} where the members disagree, {plain(fusion)} matches the better member on "
-            f"{int((f == best).sum()):,}, beats both on {int((f < best).sum()):,} and falls behind the better on {int((f > best).sum()):,}.")
+    return (
+        f"On the {plural(n, 'question')} where the members disagree, {plain(fusion)} matches the better member on "
+        f"{int((f == best).sum()):,}, beats both on {int((f < best).sum()):,} and falls behind the better on {int((f > best).sum()):,}."
+    )
 
 
 @dataclass(frozen=True)
@@ -625,8 +805,13 @@ class Gains:
     later: tuple[int, ...]  # of those, its first relevant document is no higher than the best member's first
 
 
-def fusion_gains(fusion: str, values: np.ndarray, member_values: Sequence[np.ndarray], first: np.ndarray,
-                 member_first: Sequence[np.ndarray]) -> Gains:
+def fusion_gains(
+    fusion: str,
+    values: np.ndarray,
+    member_values: Sequence[np.ndarray],
+    first: np.ndarray,
+    member_first: Sequence[np.ndarray],
+) -> Gains:
     """The questions a fusion scores above every member on (its per-question `values` against theirs), and those of
     them where its first relevant rank is no better than the best member's: there the gain comes from the later
     relevant documents, ranked higher by the fusion than by either member."""
@@ -644,16 +829,20 @@ def gains_sentence(g: Gains, qids: Sequence[str], label: str, n_members: int) ->
     f = plain(g.fusion)
     every = "both its members" if n_members == 2 else "every member"
     if not g.above:
-        return (f"On no question does {f} score above {every} on {label}: its mean moves only by taking the better "
-                "member's value where they differ.")
+        return (
+            f"On no question does {f} score above {every} on {label}: its mean moves only by taking the better "
+            "member's value where they differ."
+        )
     later, first = [qids[i] for i in g.later], [qids[i] for i in g.above if i not in g.later]
     said = f"On {label} itself, {f} scores above {every} on {plural(len(g.above), 'question')} ({id_list([qids[i] for i in g.above])})"
     if not later:
         return said + ": on each it puts the first relevant document higher than any member does."
-    return (said + f". On {len(later):,} of them ({id_list(later)}) its first relevant document is no higher than the "
-            "better member's: **the gain comes from the later relevant documents**: past the first, it ranks more of "
-            "them, or better-graded ones, higher than either member does (the table below shows where each system puts them)."
-            + (f" On {len(first):,} ({id_list(first)}) it puts the first relevant document higher." if first else ""))
+    return (
+        said + f". On {len(later):,} of them ({id_list(later)}) its first relevant document is no higher than the "
+        "better member's: **the gain comes from the later relevant documents**: past the first, it ranks more of "
+        "them, or better-graded ones, higher than either member does (the table below shows where each system puts them)."
+        + (f" On {len(first):,} ({id_list(first)}) it puts the first relevant document higher." if first else "")
+    )
 
 
 def relevant_ranks(ds: Dataset, ranking, q: int, n: int = 4) -> str:
@@ -665,8 +854,9 @@ def relevant_ranks(ds: Dataset, ranking, q: int, n: int = 4) -> str:
     listed, grades = ranks[ranks > 0][order], ds.qrels.grade[sel][ranks > 0][order]
     if not listed.size:
         return "none"
-    return (", ".join(f"{int(r)} ({int(g)})" for r, g in zip(listed[:n], grades[:n]))
-            + (f" and {listed.size - n} more" if listed.size > n else ""))
+    return ", ".join(f"{int(r)} ({int(g)})" for r, g in zip(listed[:n], grades[:n])) + (
+        f" and {listed.size - n} more" if listed.size > n else ""
+    )
 
 
 GAIN_RANKS = "ranks of its relevant documents (grades)"
@@ -676,9 +866,19 @@ def gains_rows(v: View, systems: Sequence[str], rows: Sequence[int]) -> pd.DataF
     """The questions a fusion gains on, a row per question and system (so the table is four columns wide whatever the
     number of systems: one column per system was cut at 1024 px): the system's value of the sidebar's metric and the
     ranks (grades) of the question's relevant documents in its list, "1 (2), 3 (1)"."""
-    return pd.DataFrame([{"question": v.qids[i], "system": s, v.label: round(float(v.ev.values[s][v.metric][i]), 3),
-                          GAIN_RANKS: relevant_ranks(v.ds, v.ev.rankings[s], int(v.ds.evaluated[i]))}
-                         for i in rows for s in systems], columns=["question", "system", v.label, GAIN_RANKS])
+    return pd.DataFrame(
+        [
+            {
+                "question": v.qids[i],
+                "system": s,
+                v.label: round(float(v.ev.values[s][v.metric][i]), 3),
+                GAIN_RANKS: relevant_ranks(v.ds, v.ev.rankings[s], int(v.ds.evaluated[i])),
+            }
+            for i in rows
+            for s in systems
+        ],
+        columns=["question", "system", v.label, GAIN_RANKS],
+    )
 
 
 def fusion_intro(members: Sequence[str], p: Params) -> str:
@@ -690,8 +890,10 @@ def fusion_intro(members: Sequence[str], p: Params) -> str:
         weights = "one weight per member, from the sidebar"
     else:
         weights = "a single member"
-    return (f"The weighted fusion adds the members' min-max normalised scores ({weights}); RRF adds 1/({p.rrf_k:g} + rank) "
-            f"over each member's top {p.fusion_depth}. Members: {', '.join(names)} (the sidebar's *fused systems*).")
+    return (
+        f"The weighted fusion adds the members' min-max normalised scores ({weights}); RRF adds 1/({p.rrf_k:g} + rank) "
+        f"over each member's top {p.fusion_depth}. Members: {', '.join(names)} (the sidebar's *fused systems*)."
+    )
 
 
 def step_fusion(v: View) -> None:
@@ -702,27 +904,50 @@ def step_fusion(v: View) -> None:
     st.markdown(fusion_intro(members, v.params))
     gains = {}
     for f in fusions:
-        gains[f] = fusion_gains(f, v.ev.values[f][v.metric], [v.ev.values[m][v.metric] for m in members],
-                                v.ev.first_rank[f], [v.ev.first_rank[m] for m in members])
-        st.markdown("- " + fusion_sentence(f, v.ev.mean(f, v.metric), member_means, v.label) + " "
-                    + ranks_sentence(f, v.ev.first_rank[f], [v.ev.first_rank[m] for m in members]) + " "
-                    + gains_sentence(gains[f], v.qids, v.label, len(members)))
+        gains[f] = fusion_gains(
+            f,
+            v.ev.values[f][v.metric],
+            [v.ev.values[m][v.metric] for m in members],
+            v.ev.first_rank[f],
+            [v.ev.first_rank[m] for m in members],
+        )
+        st.markdown(
+            "- "
+            + fusion_sentence(f, v.ev.mean(f, v.metric), member_means, v.label)
+            + " "
+            + ranks_sentence(f, v.ev.first_rank[f], [v.ev.first_rank[m] for m in members])
+            + " "
+            + gains_sentence(gains[f], v.qids, v.label, len(members))
+        )
     st.dataframe(means_table(v.ev, shown, v.table), width="stretch")
     gained = sorted({i for g in gains.values() for i in g.above})
     if gained:
-        st.dataframe(gains_rows(v, shown, gained), hide_index=True, width="stretch",
-                     column_config={"question": st.column_config.TextColumn(width=70), "system": st.column_config.TextColumn(width=90),
-                                    v.label: st.column_config.NumberColumn(format="%.3f", width=80),
-                                    GAIN_RANKS: st.column_config.TextColumn(width="large")})
-        st.caption(f"The questions a fusion scores above every member on, on {v.label}, a row per system: its value and "
-                   "the ranks of the question's relevant documents in its list (their grades in brackets). Where the first ranks are the same, compare "
-                   "the later ones.")
+        st.dataframe(
+            gains_rows(v, shown, gained),
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "question": st.column_config.TextColumn(width=70),
+                "system": st.column_config.TextColumn(width=90),
+                v.label: st.column_config.NumberColumn(format="%.3f", width=80),
+                GAIN_RANKS: st.column_config.TextColumn(width="large"),
+            },
+        )
+        st.caption(
+            f"The questions a fusion scores above every member on, on {v.label}, a row per system: its value and "
+            "the ranks of the question's relevant documents in its list (their grades in brackets). Where the first ranks are the same, compare "
+            "the later ones."
+        )
     m = np.stack([v.ev.first_rank[s] for s in members])
     rows = np.flatnonzero((m != m[0]).any(axis=0))
     if rows.size:
-        st.dataframe(first_rank_rows(v, shown, rows, text=False), hide_index=True, width="stretch", column_config=RANK_COLUMNS)
-        st.caption("The questions where the members' first relevant ranks differ, and where each fusion puts the first relevant "
-                   "document: a fusion can only gain where its members err at different points.")
+        st.dataframe(
+            first_rank_rows(v, shown, rows, text=False), hide_index=True, width="stretch", column_config=RANK_COLUMNS
+        )
+        st.caption(
+            "The questions where the members' first relevant ranks differ, and where each fusion puts the first relevant "
+            "document: a fusion can only gain where its members err at different points."
+        )
 
 
 # ------------------------------------------------------------------------------------------ 7. noise
@@ -738,12 +963,16 @@ def noise_sentence(fusion: str, member: str, iv: stats.Interval, label: str, n: 
     f, m = plain(fusion), plain(member)
     if iv.holds_zero:
         what = "gain" if iv.mean > 0 else "difference"
-        return (f"With {plural(n, 'question')}, the {what} of {f} over {m} ({signed(iv.mean)}) can't be told apart from noise: "
-                "the bootstrap reshuffles the questions, the independent unit, and zero stays inside the 95% interval. "
-                "Don't read it as an established difference.")
+        return (
+            f"With {plural(n, 'question')}, the {what} of {f} over {m} ({signed(iv.mean)}) can't be told apart from noise: "
+            "the bootstrap reshuffles the questions, the independent unit, and zero stays inside the 95% interval. "
+            "Don't read it as an established difference."
+        )
     better = f if iv.mean > 0 else m
-    return (f"With {plural(n, 'question')}, the difference ({signed(iv.mean)}) is more than noise: the 95% interval leaves "
-            f"zero out, so {better} is better here on {label}.")
+    return (
+        f"With {plural(n, 'question')}, the difference ({signed(iv.mean)}) is more than noise: the 95% interval leaves "
+        f"zero out, so {better} is better here on {label}."
+    )
 
 
 def step_noise(v: View) -> None:
@@ -752,9 +981,11 @@ def step_noise(v: View) -> None:
     fusion, member = best_of(v.ev, fusions, v.metric), best_of(v.ev, members, v.metric)
     diff = v.ev.values[fusion][v.metric] - v.ev.values[member][v.metric]
     iv, bins = compare.bootstrap(diff)
-    st.markdown(f"The better fusion, **{plain(fusion)}** ({v.ev.mean(fusion, v.metric):.3f}), against the better of its "
-                f"members, **{plain(member)}** ({v.ev.mean(member, v.metric):.3f}), on {v.label}: the paired bootstrap of "
-                f"their per-question differences, {stats.RESAMPLES:,} resamples, seed {stats.SEED}.")
+    st.markdown(
+        f"The better fusion, **{plain(fusion)}** ({v.ev.mean(fusion, v.metric):.3f}), against the better of its "
+        f"members, **{plain(member)}** ({v.ev.mean(member, v.metric):.3f}), on {v.label}: the paired bootstrap of "
+        f"their per-question differences, {stats.RESAMPLES:,} resamples, seed {stats.SEED}."
+    )
     kind, text = compare.verdict(iv, fusion, member, v.label)
     getattr(st, kind)(text, icon=":material/balance:" if kind == "info" else ":material/trending_up:")
     st.markdown(noise_sentence(fusion, member, iv, v.label, int(diff.size)))
@@ -763,8 +994,10 @@ def step_noise(v: View) -> None:
     cols[1].metric(f"{plain(member)}, {v.label}", fmt6(v.ev.mean(member, v.metric)), border=True)
     difference(cols[2], fusion, member, iv)
     st.altair_chart(charts.histogram_with_interval(bins, iv.low, iv.high, iv.mean), width="stretch")
-    st.caption("The shaded band is the 95% interval, the dashed line zero, the red line the observed mean difference. "
-               "The Compare page pairs any two systems.")
+    st.caption(
+        "The shaded band is the 95% interval, the dashed line zero, the red line the observed mean difference. "
+        "The Compare page pairs any two systems."
+    )
 
 
 # ------------------------------------------------------------------------------------------ 8. the trap
@@ -775,13 +1008,17 @@ def trap_sentence(ours: float, whole: float, only: float, missing: Sequence[str]
     advice to pass the whole universe, unless `advice` is False: it was given once already)."""
     agree = "agrees with ours" if math.isclose(whole, ours, abs_tol=1e-9) else "differs from ours"
     if math.isclose(only, whole, abs_tol=1e-9):
-        return (f"Given the whole universe scikit-learn gives {whole:.6f} and {agree} ({ours:.6f}); given only the retrieved "
-                f"documents it gives the same here, since every relevant document was retrieved.")
+        return (
+            f"Given the whole universe scikit-learn gives {whole:.6f} and {agree} ({ours:.6f}); given only the retrieved "
+            f"documents it gives the same here, since every relevant document was retrieved."
+        )
     inflated = "inflated" if only > whole else "changed"
-    return (f"Our nDCG@{k} is {ours:.6f}. scikit-learn's `ndcg_score` given every document of the universe gives "
-            f"{whole:.6f} and {agree}; given only the retrieved documents it gives **{only:.6f}**, {inflated}, because it "
-            f"derives the ideal DCG from the documents it is passed and never sees {id_list(missing)} (relevant, not retrieved)."
-            + (" Always pass the whole universe, with score 0 for what was not retrieved." if advice else ""))
+    return (
+        f"Our nDCG@{k} is {ours:.6f}. scikit-learn's `ndcg_score` given every document of the universe gives "
+        f"{whole:.6f} and {agree}; given only the retrieved documents it gives **{only:.6f}**, {inflated}, because it "
+        f"derives the ideal DCG from the documents it is passed and never sees {id_list(missing)} (relevant, not retrieved)."
+        + (" Always pass the whole universe, with score 0 for what was not retrieved." if advice else "")
+    )
 
 
 def step_trap(v: View) -> None:
@@ -790,16 +1027,26 @@ def step_trap(v: View) -> None:
     ours = teaching.rank_metrics(toy, TRAP_K)[f"nDCG@{TRAP_K} (linear gain)"]
     missing = [d for d in toy.relevant if d not in toy.ranking]
     grades = ", ".join(f"{plain(d)} = {g}" for d, g in toy.judged.items())
-    st.markdown(f"The article's worked example: relevant {grades}; the ranking {' '.join(plain(d) for d in toy.ranking)}; "
-                f"the universe {' '.join(plain(d) for d in toy.universe)}. A check of our nDCG against scikit-learn hides a trap.")
+    st.markdown(
+        f"The article's worked example: relevant {grades}; the ranking {' '.join(plain(d) for d in toy.ranking)}; "
+        f"the universe {' '.join(plain(d) for d in toy.universe)}. A check of our nDCG against scikit-learn hides a trap."
+    )
     st.markdown(trap_sentence(ours, trap.whole, trap.retrieved_only, missing, TRAP_K))
     cols = st.columns(3)
     cols[0].metric(f"ours, nDCG@{TRAP_K}", fmt6(ours), border=True, help="The ideal DCG from every judged document.")
-    cols[1].metric("sklearn, universe", fmt6(trap.whole), border=True, help="ndcg_score given every document of the universe.")
-    cols[2].metric("sklearn, retrieved", fmt6(trap.retrieved_only), border=True,
-                   help="ndcg_score given only the retrieved documents.")
-    calls = (f"ndcg_score([{list(trap.y_true_whole)}], [{list(trap.y_score_whole)}], k={TRAP_K})  # whole universe\n"
-             f"ndcg_score([{list(trap.y_true_retrieved)}], [{list(trap.y_score_retrieved)}], k={TRAP_K})  # only the retrieved")
+    cols[1].metric(
+        "sklearn, universe", fmt6(trap.whole), border=True, help="ndcg_score given every document of the universe."
+    )
+    cols[2].metric(
+        "sklearn, retrieved",
+        fmt6(trap.retrieved_only),
+        border=True,
+        help="ndcg_score given only the retrieved documents.",
+    )
+    calls = (
+        f"ndcg_score([{list(trap.y_true_whole)}], [{list(trap.y_score_whole)}], k={TRAP_K})  # whole universe\n"
+        f"ndcg_score([{list(trap.y_true_retrieved)}], [{list(trap.y_score_retrieved)}], k={TRAP_K})  # only the retrieved"
+    )
     st.expander("what was passed to ndcg_score").code(calls, language="python")
     st.caption("The Metrics lab lets you edit this ranking and watch every DCG term, and the trap, move.")
     trap_on_the_data(v)
@@ -827,13 +1074,17 @@ def no_trap_sentence(name: str, system: str, k: int, split: Sequence[str]) -> st
     """Why the trap has no example on the data at this k, from the questions with a relevant document in the top k
     and another outside it (`split`, their ids: the system lists fewer than k documents for each)."""
     if not split:
-        return (f"**On {plain(name)}** no question has a relevant document in {system}'s top {k} and another outside it, "
-                "so the trap does not show here at this k (try a smaller k in the sidebar).")
+        return (
+            f"**On {plain(name)}** no question has a relevant document in {system}'s top {k} and another outside it, "
+            "so the trap does not show here at this k (try a smaller k in the sidebar)."
+        )
     one = len(split) == 1
-    return (f"**On {plain(name)}**, {plural(len(split), 'question')} ({id_list(split)}) {'has' if one else 'have'} a relevant "
-            f"document in {system}'s top {k} and another outside it, but {system} lists fewer than {k} documents for "
-            f"{'it' if one else 'each'}: scikit-learn's top {k} would then take unretrieved documents too, and its numbers "
-            "would differ from ours for that reason as well. Try a smaller k in the sidebar to see the trap on this data.")
+    return (
+        f"**On {plain(name)}**, {plural(len(split), 'question')} ({id_list(split)}) {'has' if one else 'have'} a relevant "
+        f"document in {system}'s top {k} and another outside it, but {system} lists fewer than {k} documents for "
+        f"{'it' if one else 'each'}: scikit-learn's top {k} would then take unretrieved documents too, and its numbers "
+        "would differ from ours for that reason as well. Try a smaller k in the sidebar to see the trap on this data."
+    )
 
 
 def data_toy(ds: Dataset, ranking, q: int, k: int) -> teaching.Toy:
@@ -856,12 +1107,21 @@ def trap_on_the_data(v: View) -> None:
     i = int(np.flatnonzero(v.ds.evaluated == q)[0])
     ours = float(v.ev.values[BASE][f"ndcg@{v.k}"][i])
     missing = [d for d in toy.relevant if d not in toy.ranking]
-    st.markdown(f"**On {plain(v.title)}**, question {plain(v.ds.query_ids[q])} and {BASE}'s top {v.k}, the same check: "
-                + trap_sentence(ours, trap.whole, trap.retrieved_only, missing, v.k, advice=False))
+    st.markdown(
+        f"**On {plain(v.title)}**, question {plain(v.ds.query_ids[q])} and {BASE}'s top {v.k}, the same check: "
+        + trap_sentence(ours, trap.whole, trap.retrieved_only, missing, v.k, advice=False)
+    )
     cols = st.columns(3)
     cols[0].metric(f"ours, nDCG@{v.k}", fmt6(ours), border=True, help="The engine's nDCG of this question.")
-    cols[1].metric("sklearn, universe", fmt6(trap.whole), border=True, help="ndcg_score given the ranking and every judged document.")
-    cols[2].metric("sklearn, retrieved", fmt6(trap.retrieved_only), border=True, help=f"ndcg_score given only the top {v.k}.")
+    cols[1].metric(
+        "sklearn, universe",
+        fmt6(trap.whole),
+        border=True,
+        help="ndcg_score given the ranking and every judged document.",
+    )
+    cols[2].metric(
+        "sklearn, retrieved", fmt6(trap.retrieved_only), border=True, help=f"ndcg_score given only the top {v.k}."
+    )
 
 
 # ------------------------------------------------------------------------------------------ 9. dense
@@ -872,23 +1132,31 @@ def dense_example_sentence(c: diagnosis.Case, dense_rank: int, threshold: int) -
     q = "Question " + plain(c.qid)
     base = diagnosis.rank_label(c.rank)
     if 0 < dense_rank <= threshold:
-        return (f"{q} ({BASE}: {base}, {class_phrase(c.kind)}): {DENSE} puts its first relevant document at rank {dense_rank}, "
-                f"inside the top {threshold}: **fixed**.")
+        return (
+            f"{q} ({BASE}: {base}, {class_phrase(c.kind)}): {DENSE} puts its first relevant document at rank {dense_rank}, "
+            f"inside the top {threshold}: **fixed**."
+        )
     now = f"at rank {dense_rank}, still beyond the top {threshold}" if dense_rank else "nowhere in its list"
-    return f"{q} ({BASE}: {base}, {class_phrase(c.kind)}): {DENSE} puts its first relevant document {now}: **not fixed**."
+    return (
+        f"{q} ({BASE}: {base}, {class_phrase(c.kind)}): {DENSE} puts its first relevant document {now}: **not fixed**."
+    )
 
 
 def dense_hint() -> str:
     """How to turn the dense retriever on when the dataset has no vectors yet."""
-    return ("The dense retriever is not on for this dataset: its documents have no vectors yet. On the Data page, encode them "
-            "once with the bundled model (multilingual-e5-small; an estimate is shown first), or upload embeddings computed "
-            "elsewhere; on the command line, `python -m retrieval evaluate --data PATH --embeddings e5-small`.")
+    return (
+        "The dense retriever is not on for this dataset: its documents have no vectors yet. On the Data page, encode them "
+        "once with the bundled model (multilingual-e5-small; an estimate is shown first), or upload embeddings computed "
+        "elsewhere; on the command line, `python -m retrieval evaluate --data PATH --embeddings e5-small`."
+    )
 
 
 def step_dense(v: View) -> None:
     ranks = v.ev.rankings
-    st.markdown(f"The article ends on a hypothesis it never runs: {BASE} misses a vocabulary gap, and a retriever that does "
-                "not depend on the same words (an embedding model) would close it. The lab runs it.")
+    st.markdown(
+        f"The article ends on a hypothesis it never runs: {BASE} misses a vocabulary gap, and a retriever that does "
+        "not depend on the same words (an embedding model) would close it. The lab runs it."
+    )
     if DENSE not in ranks:
         st.info(dense_hint(), icon=":material/memory:")
         st.page_link("pages/data.py", label="Data: turn the dense retriever on", icon=":material/database:")
@@ -907,18 +1175,29 @@ def step_dense(v: View) -> None:
     cols[0].metric(f"{BASE}, {v.label}", fmt6(v.ev.mean(BASE, v.metric)), border=True)
     cols[1].metric(f"{DENSE}, {v.label}", fmt6(v.ev.mean(DENSE, v.metric)), border=True)
     st.dataframe(means_table(v.ev, (BASE, DENSE), v.table), width="stretch")
-    st.caption(f"Add {DENSE} to the sidebar's *fused systems* for a hybrid; the Diagnosis page lists every question "
-               f"{DENSE} fixes or breaks.")
+    st.caption(
+        f"Add {DENSE} to the sidebar's *fused systems* for a hybrid; the Diagnosis page lists every question "
+        f"{DENSE} fixes or breaks."
+    )
 
 
 # ------------------------------------------------------------------------------------------ 10. your data
 
 
 NEXT_PAGES = (  # (page file, what to do there), shown when the router has the page
-    ("pages/data.py", "Upload your own corpus, questions and judgements (a BEIR zip, CSV, JSONL) or a TREC run from your system: this tour then tells its story."),
+    (
+        "pages/data.py",
+        "Upload your own corpus, questions and judgements (a BEIR zip, CSV, JSONL) or a TREC run from your system: this tour then tells its story.",
+    ),
     ("pages/playground.py", "Type your own question and watch each retriever answer it."),
-    ("pages/tuning.py", "Are the sidebar's values the best for this data? The metric over a grid, with the settings that can't be told apart from the best."),
-    ("pages/per_question.py", "Every question's rank for every system, as a heatmap, and any question's lists side by side."),
+    (
+        "pages/tuning.py",
+        "Are the sidebar's values the best for this data? The metric over a grid, with the settings that can't be told apart from the best.",
+    ),
+    (
+        "pages/per_question.py",
+        "Every question's rank for every system, as a heatmap, and any question's lists side by side.",
+    ),
     ("pages/diagnosis.py", "Every failing question, classed, with the shared words highlighted."),
     ("pages/compare.py", "Any two systems, paired question by question."),
 )
@@ -931,16 +1210,29 @@ def next_pages(available: Sequence[str]) -> list[tuple[str, str, str, str]]:
 
 
 def step_yours(v: View) -> None:
-    st.markdown(f"That was **{plain(v.title)}** at k1 = {v.params.k1:g}, b = {v.params.b:g}, d = {v.params.dims}, "
-                f"RRF k = {v.params.rrf_k:g}, alpha = {v.params.alpha:g}, k = {v.k}. Every step follows the sidebar and the "
-                "dataset: load yours and walk it again.")
+    st.markdown(
+        f"That was **{plain(v.title)}** at k1 = {v.params.k1:g}, b = {v.params.b:g}, d = {v.params.dims}, "
+        f"RRF k = {v.params.rrf_k:g}, alpha = {v.params.alpha:g}, k = {v.k}. Every step follows the sidebar and the "
+        "dataset: load yours and walk it again."
+    )
     for path, title, icon, text in next_pages([p for p, _, _ in router.PAGES]):
         with st.container(border=True):
             st.page_link(path, label=title, icon=icon)
             st.caption(text)
 
 
-VIEWS = (step_corpus, step_metrics, step_means, step_disagree, step_why, step_fusion, step_noise, step_trap, step_dense, step_yours)
+VIEWS = (
+    step_corpus,
+    step_metrics,
+    step_means,
+    step_disagree,
+    step_why,
+    step_fusion,
+    step_noise,
+    step_trap,
+    step_dense,
+    step_yours,
+)
 
 
 def show(step: int, v: View) -> None:

@@ -94,8 +94,10 @@ def signed_out() -> bool:
 def signed_out_message() -> str:
     """What the pages say to a session without the sign-in header."""
     header = os.environ.get(USER_HEADER_ENV, "").strip()
-    return (f"You are not signed in (the proxy sent no {header} header): you can look at the workspace but not "
-            "change it. Sign in through the proxy to upload, grade or delete.")
+    return (
+        f"You are not signed in (the proxy sent no {header} header): you can look at the workspace but not "
+        "change it. Sign in through the proxy to upload, grade or delete."
+    )
 
 
 def person() -> str:
@@ -133,7 +135,6 @@ def unique_name(wanted: str, stem: str, taken: set[str]) -> str:
     return f"{stem}-{i}"
 
 
-
 def keep_dataset(ds: Dataset, files: list[tuple[bytes, str]]) -> tuple[str, str]:
     """Store an uploaded dataset with its files (one zip, or documents, questions and judgements); the Data page's
     message about it (kind, text)."""
@@ -147,8 +148,10 @@ def keep_dataset(ds: Dataset, files: list[tuple[bytes, str]]) -> tuple[str, str]
     except InputError as e:
         return "warning", f"Not kept in the workspace: {e}. It is in use in this session only: a reload forgets it."
     st.session_state[state.STORED] = entry.id
-    return "info", (f"Kept in the workspace as {entry.name}: a reload, a server restart or a copy of this page's link "
-                    "opens it again.")
+    return "info", (
+        f"Kept in the workspace as {entry.name}: a reload, a server restart or a copy of this page's link "
+        "opens it again."
+    )
 
 
 def _dataset_id(ws: Workspace, ds: Dataset) -> str:
@@ -208,7 +211,9 @@ def _open_vectors(ws: Workspace, ds: Dataset, name: str) -> str | None:
     """Make a stored embeddings upload the session's dense source; a message if it cannot."""
     try:
         files = ws.embeddings_files(ds.fingerprint, name)
-        aligned = embeddings.align(embeddings.load_files([(f.name, f.data) for f in files], embeddings.Limits.of(ds)), ds)
+        aligned = embeddings.align(
+            embeddings.load_files([(f.name, f.data) for f in files], embeddings.Limits.of(ds)), ds
+        )
     except InputError as e:
         return f"This link names the embeddings {name}, which could not be opened: {e}"
     st.session_state[state.DENSE] = aligned
@@ -298,7 +303,9 @@ def give_grade(base: Dataset, query_id: str, doc_id: str, grade: int | None) -> 
         return f"This session has given {MAX_GIVEN:,} grades, the most it may: reload to give more."
     ws = store()
     if ws is None:
-        mine = [g for g in in_use.workspace_grades(base) if not (g.query_id, g.doc_id, g.rater) == (query_id, doc_id, rater)]
+        mine = [
+            g for g in in_use.workspace_grades(base) if not (g.query_id, g.doc_id, g.rater) == (query_id, doc_id, rater)
+        ]
         if grade is not None:
             mine.append(Grade(query_id, doc_id, rater, int(grade), datetime.now(UTC)))
         st.session_state[state.GRADES][base.fingerprint] = tuple(mine)
@@ -409,8 +416,10 @@ def open_stored(dataset_id: str, run_names: list[str], vectors: str | None = Non
         names = [*run_names, *([vectors] if vectors else [])]
         return [f"This link names runs or embeddings the workspace does not hold for invented: {', '.join(names)}."]
     if entry is None:
-        return [f"This link names the dataset {dataset_id}, which this lab's workspace does not hold (it was deleted, "
-                "or the link comes from another server)."]
+        return [
+            f"This link names the dataset {dataset_id}, which this lab's workspace does not hold (it was deleted, "
+            "or the link comes from another server)."
+        ]
     try:
         ds = _stored_dataset(default_url(), entry.id, entry.name)
     except InputError as e:
@@ -451,7 +460,9 @@ def follow_link() -> None:
         dims, limit = _int(st.query_params.get(state.DIMS)), in_use.max_dims(in_use.base_dataset())
         if dims is not None and dims > limit:  # the slider cannot hold it: the nearest it can, said below
             st.session_state[state.DIMS] = limit
-            problems.append(f"The link's d = {dims} is more than {in_use.base_dataset().name} allows: d = {limit} here.")
+            problems.append(
+                f"The link's d = {dims} is more than {in_use.base_dataset().name} allows: d = {limit} here."
+            )
     if problems:
         st.session_state[state.LINK_PROBLEM] = (want, runs, problems, _in_use(), vectors)
 
@@ -465,8 +476,12 @@ def follow_rule() -> list[str]:
     if given in RULES:
         st.session_state[state.RULE] = given
         return []
-    return [(f"The link's rule = {given[:40]} is none of the grades rules ({', '.join(RULES)}): "
-             f"{in_use.DEFAULT_RULE} here.")]
+    return [
+        (
+            f"The link's rule = {given[:40]} is none of the grades rules ({', '.join(RULES)}): "
+            f"{in_use.DEFAULT_RULE} here."
+        )
+    ]
 
 
 def write_rule() -> None:
@@ -489,10 +504,20 @@ def _in_use() -> tuple[str | None, list[str], str | None]:
     stored = st.session_state.get(state.STORED) == ds.fingerprint
     uploaded = st.session_state.get(state.DATASET) is not None
     held, dense = st.session_state.get(state.VECTORS), st.session_state.get(state.DENSE)
-    vectors = (held[1] if stored and held is not None and held[0] == ds.fingerprint and dense is not None
-               and dense.corpus_fingerprint == ds.corpus_fingerprint else None)
-    return ((ds.fingerprint if stored and uploaded else None), (list(st.session_state.get(state.RUNS, {})) if stored else []),
-            vectors)
+    vectors = (
+        held[1]
+        if stored
+        and held is not None
+        and held[0] == ds.fingerprint
+        and dense is not None
+        and dense.corpus_fingerprint == ds.corpus_fingerprint
+        else None
+    )
+    return (
+        (ds.fingerprint if stored and uploaded else None),
+        (list(st.session_state.get(state.RUNS, {})) if stored else []),
+        vectors,
+    )
 
 
 def _int(value) -> int | None:
@@ -542,9 +567,11 @@ def say_link_problems() -> None:
     ds = in_use.base_dataset()
     problems = link_problems()
     if problems:
-        st.warning(" ".join(escape_markdown(p) for p in problems) + f" Showing **{escape_markdown(ds.name)}** "
-                   f"({ds.n_docs:,} documents, {ds.n_queries:,} questions); the link's other settings are kept.",
-                   icon=":material/link_off:")
+        st.warning(
+            " ".join(escape_markdown(p) for p in problems) + f" Showing **{escape_markdown(ds.name)}** "
+            f"({ds.n_docs:,} documents, {ds.n_queries:,} questions); the link's other settings are kept.",
+            icon=":material/link_off:",
+        )
 
 
 # ---------------------------------------------------------------------------------------- the Data page's list
@@ -593,11 +620,18 @@ def _delete(dataset_id: str) -> None:
     if in_use_here:
         st.session_state.pop(state.STORED)
     until = entry.purged_at(trash_days())
-    state.post([("info", f"Deleted {entry.name} from the workspace"
-                 + (": it stays in use in this session until you leave it." if in_use_here else ".")
-                 + f" It is in the trash with its runs, grades and experiments: {entry.deleted_by} deleted it; its "
-                 f"owner or an admin can restore it below until {when(until)} UTC.")],
-               in_use.base_dataset().fingerprint)
+    state.post(
+        [
+            (
+                "info",
+                f"Deleted {entry.name} from the workspace"
+                + (": it stays in use in this session until you leave it." if in_use_here else ".")
+                + f" It is in the trash with its runs, grades and experiments: {entry.deleted_by} deleted it; its "
+                f"owner or an admin can restore it below until {when(until)} UTC.",
+            )
+        ],
+        in_use.base_dataset().fingerprint,
+    )
 
 
 def _restore(dataset_id: str) -> None:
@@ -607,8 +641,10 @@ def _restore(dataset_id: str) -> None:
     except InputError as e:
         state.post([("error", str(e))], in_use.base_dataset().fingerprint)
         return
-    state.post([("success", f"Restored {entry.name} with its runs, grades and experiments: open it above.")],
-               in_use.base_dataset().fingerprint)
+    state.post(
+        [("success", f"Restored {entry.name} with its runs, grades and experiments: open it above.")],
+        in_use.base_dataset().fingerprint,
+    )
 
 
 def _purge(dataset_id: str, name: str) -> None:
@@ -636,8 +672,7 @@ def _import() -> None:
     except InputError as e:  # one transaction: nothing of the zip was stored, the dataset in use stays
         state.post([("error", f"Not imported, the workspace left as it was: {e}")], base.fingerprint)
         return
-    state.post([("success", f"Imported {plural(n, 'dataset')} from {f.name}: open one below.")],
-               base.fingerprint)
+    state.post([("success", f"Imported {plural(n, 'dataset')} from {f.name}: open one below.")], base.fingerprint)
 
 
 def when(t: datetime) -> str:
@@ -653,13 +688,21 @@ def _who_line(ws: Workspace) -> None:
         return
     user = proxy_user()
     if user:
-        role = "an admin: you may rename, delete and restore any dataset" if me().admin else (
-            "you may rename, delete and restore the datasets you added, and take back your own grades")
-        st.caption(f"Signed in as **{escape_markdown(user)}** (from the proxy), {role}. Uploads and grades carry "
-                   "this name.")
+        role = (
+            "an admin: you may rename, delete and restore any dataset"
+            if me().admin
+            else ("you may rename, delete and restore the datasets you added, and take back your own grades")
+        )
+        st.caption(
+            f"Signed in as **{escape_markdown(user)}** (from the proxy), {role}. Uploads and grades carry this name."
+        )
     else:
-        name_input("Your name", ANONYMOUS, "Uploads and grades carry it (anonymous without one). Without sign-in "
-                   "(one person on this machine) you manage every dataset of this workspace.")
+        name_input(
+            "Your name",
+            ANONYMOUS,
+            "Uploads and grades carry it (anonymous without one). Without sign-in "
+            "(one person on this machine) you manage every dataset of this workspace.",
+        )
 
 
 def section() -> None:
@@ -667,8 +710,10 @@ def section() -> None:
     st.subheader("Workspace")
     ws = store()
     if ws is None:
-        st.warning(f"The workspace cannot be opened, so uploads are not kept: {escape_markdown(problem() or '')}",
-                   icon=":material/cloud_off:")
+        st.warning(
+            f"The workspace cannot be opened, so uploads are not kept: {escape_markdown(problem() or '')}",
+            icon=":material/cloud_off:",
+        )
         return
     try:
         ws.purge_expired()
@@ -679,17 +724,32 @@ def section() -> None:
     entries = ws.datasets()
     used, limit = ws.size(), ws.max_bytes
     exporting, importing = st.columns(2)
-    exporting.download_button("Export the workspace (zip)", functools.partial(transfer.export_workspace, ws),
-                              file_name="retrieval-lab-workspace.zip", mime="application/zip", key="ws_export",
-                              on_click="ignore", icon=":material/archive:", width="stretch", disabled=not entries,
-                              help="Every dataset (as a BEIR folder and as uploaded), run, embeddings file, grade "
-                                   "(qrels per rater and combined) and saved experiment, in one zip.")
+    exporting.download_button(
+        "Export the workspace (zip)",
+        functools.partial(transfer.export_workspace, ws),
+        file_name="retrieval-lab-workspace.zip",
+        mime="application/zip",
+        key="ws_export",
+        on_click="ignore",
+        icon=":material/archive:",
+        width="stretch",
+        disabled=not entries,
+        help="Every dataset (as a BEIR folder and as uploaded), run, embeddings file, grade "
+        "(qrels per rater and combined) and saved experiment, in one zip.",
+    )
     if not entries and not read_only:
-        importing.file_uploader("Import a workspace (zip)", type=["zip"], key="ws_import", on_change=_import,
-                                help="A zip exported by this lab, read into this empty workspace.")
-    st.caption(f"Uploads are kept in {escape_markdown(ws.label)}: {plural(len(entries), 'dataset')}, {mb(used)} of "
-               f"{mb(limit)}. Open one here, or share this page's link: it names the dataset and runs in use. Times "
-               "are UTC.")
+        importing.file_uploader(
+            "Import a workspace (zip)",
+            type=["zip"],
+            key="ws_import",
+            on_change=_import,
+            help="A zip exported by this lab, read into this empty workspace.",
+        )
+    st.caption(
+        f"Uploads are kept in {escape_markdown(ws.label)}: {plural(len(entries), 'dataset')}, {mb(used)} of "
+        f"{mb(limit)}. Open one here, or share this page's link: it names the dataset and runs in use. Times "
+        "are UTC."
+    )
     if entries:
         _stored(entries, read_only)
     _trash(ws, read_only)
@@ -701,9 +761,20 @@ def _owner(e: DatasetEntry) -> str:
 
 def _stored(entries: list[DatasetEntry], read_only: bool) -> None:
     """The stored datasets' table, and the one chosen's buttons (renaming and deleting only for who may)."""
-    rows = [{"name": e.name, "documents": e.n_docs, "questions": e.n_questions, "judgements": e.n_judgements,
-             "size": mb(e.size), "added": when(e.added_at), "by": e.added_by, "owner": _owner(e), "id": e.id}
-            for e in entries]
+    rows = [
+        {
+            "name": e.name,
+            "documents": e.n_docs,
+            "questions": e.n_questions,
+            "judgements": e.n_judgements,
+            "size": mb(e.size),
+            "added": when(e.added_at),
+            "by": e.added_by,
+            "owner": _owner(e),
+            "id": e.id,
+        }
+        for e in entries
+    ]
     st.dataframe(rows, hide_index=True, width="stretch")
     ids = [e.id for e in entries]
     by_id = {e.id: e for e in entries}
@@ -711,20 +782,47 @@ def _stored(entries: list[DatasetEntry], read_only: bool) -> None:
     if chosen is None:
         return
     allowed = not read_only and me().may_manage(by_id[chosen].owner)
-    why = None if allowed else ("Sign in to change it." if read_only else
-                                f"Only its owner ({_owner(by_id[chosen])}) or an admin may rename or delete it.")
+    why = (
+        None
+        if allowed
+        else (
+            "Sign in to change it."
+            if read_only
+            else f"Only its owner ({_owner(by_id[chosen])}) or an admin may rename or delete it."
+        )
+    )
     a, b = st.columns([2, 5], vertical_alignment="bottom")
     a.button("Open", key="ws_open", on_click=_open, args=(chosen,), icon=":material/folder_open:", width="stretch")
     b.text_input("New name", value=by_id[chosen].name, key=f"ws_rename:{chosen}", max_chars=200, disabled=not allowed)
-    b.button("Rename", key="ws_rename_button", on_click=_rename, args=(chosen,), width="stretch", disabled=not allowed,
-             help=why)
+    b.button(
+        "Rename",
+        key="ws_rename_button",
+        on_click=_rename,
+        args=(chosen,),
+        width="stretch",
+        disabled=not allowed,
+        help=why,
+    )
     # the deletion on a row of its own: in a third of the row its check box's label was cut at 1024 px
     c, d = st.columns([5, 2], vertical_alignment="center")
-    sure = c.checkbox("Delete it for everyone", key=f"ws_sure:{chosen}", disabled=not allowed,
-                      help=why or f"With its runs, embeddings, grades and experiments, to the trash: restorable for "
-                                  f"{trash_days():g} days, then deleted for good.")
-    d.button("Delete", key="ws_delete", on_click=_delete, args=(chosen,), disabled=not (sure and allowed),
-             type="primary", icon=":material/delete:", width="stretch")
+    sure = c.checkbox(
+        "Delete it for everyone",
+        key=f"ws_sure:{chosen}",
+        disabled=not allowed,
+        help=why
+        or f"With its runs, embeddings, grades and experiments, to the trash: restorable for "
+        f"{trash_days():g} days, then deleted for good.",
+    )
+    d.button(
+        "Delete",
+        key="ws_delete",
+        on_click=_delete,
+        args=(chosen,),
+        disabled=not (sure and allowed),
+        type="primary",
+        icon=":material/delete:",
+        width="stretch",
+    )
 
 
 def _trash(ws: Workspace, read_only: bool) -> None:
@@ -734,26 +832,65 @@ def _trash(ws: Workspace, read_only: bool) -> None:
     if not gone:
         return
     days = trash_days()
-    st.markdown(f"**Trash** ({plural(len(gone), 'dataset')}): restorable for {days:g} days after deletion, with "
-                "their runs, grades and experiments; then deleted for good.")
-    st.dataframe([{"name": e.name, "owner": _owner(e), "deleted by": e.deleted_by, "deleted": when(e.deleted_at),
-                   "deleted for good": when(e.purged_at(days)), "size": mb(e.size), "id": e.id} for e in gone],
-                 hide_index=True, width="stretch")
+    st.markdown(
+        f"**Trash** ({plural(len(gone), 'dataset')}): restorable for {days:g} days after deletion, with "
+        "their runs, grades and experiments; then deleted for good."
+    )
+    st.dataframe(
+        [
+            {
+                "name": e.name,
+                "owner": _owner(e),
+                "deleted by": e.deleted_by,
+                "deleted": when(e.deleted_at),
+                "deleted for good": when(e.purged_at(days)),
+                "size": mb(e.size),
+                "id": e.id,
+            }
+            for e in gone
+        ],
+        hide_index=True,
+        width="stretch",
+    )
     by_id = {e.id: e for e in gone}
-    chosen = st.selectbox("Deleted dataset", list(by_id), key="ws_trash_chosen",
-                          format_func=lambda i: f"{by_id[i].name} ({i}), deleted by {by_id[i].deleted_by}")
+    chosen = st.selectbox(
+        "Deleted dataset",
+        list(by_id),
+        key="ws_trash_chosen",
+        format_func=lambda i: f"{by_id[i].name} ({i}), deleted by {by_id[i].deleted_by}",
+    )
     if chosen is None:
         return
     e = by_id[chosen]
-    st.caption(f"**{escape_markdown(e.name)}**, owned by {escape_markdown(_owner(e))}: deleted by "
-               f"**{escape_markdown(e.deleted_by or '')}** on {when(e.deleted_at)} UTC; restorable until "
-               f"{when(e.purged_at(days))} UTC.")
+    st.caption(
+        f"**{escape_markdown(e.name)}**, owned by {escape_markdown(_owner(e))}: deleted by "
+        f"**{escape_markdown(e.deleted_by or '')}** on {when(e.deleted_at)} UTC; restorable until "
+        f"{when(e.purged_at(days))} UTC."
+    )
     allowed = not read_only and me().may_manage(e.owner)
-    why = None if allowed else ("Sign in to change it." if read_only else
-                                f"Only its owner ({_owner(e)}) or an admin may restore it.")
+    why = (
+        None
+        if allowed
+        else ("Sign in to change it." if read_only else f"Only its owner ({_owner(e)}) or an admin may restore it.")
+    )
     a, b, c = st.columns([2, 2, 2], vertical_alignment="bottom")
-    a.button("Restore", key="ws_restore", on_click=_restore, args=(chosen,), disabled=not allowed, help=why,
-             icon=":material/restore_from_trash:", width="stretch")
+    a.button(
+        "Restore",
+        key="ws_restore",
+        on_click=_restore,
+        args=(chosen,),
+        disabled=not allowed,
+        help=why,
+        icon=":material/restore_from_trash:",
+        width="stretch",
+    )
     sure = b.checkbox("Delete it for good", key=f"ws_purge_sure:{chosen}", disabled=not allowed, help=why)
-    c.button("Delete for good", key="ws_purge", on_click=_purge, args=(chosen, by_id[chosen].name),
-             disabled=not (sure and allowed), icon=":material/delete_forever:", width="stretch")
+    c.button(
+        "Delete for good",
+        key="ws_purge",
+        on_click=_purge,
+        args=(chosen, by_id[chosen].name),
+        disabled=not (sure and allowed),
+        icon=":material/delete_forever:",
+        width="stretch",
+    )

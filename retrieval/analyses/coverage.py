@@ -43,8 +43,11 @@ class Coverage:
 
 def coverage(dataset: Dataset, rankings: Mapping[str, Ranking], k: int) -> Coverage:
     """The unjudged share of every system's top k over the questions with a relevant document."""
-    return Coverage(int(k), tuple(unjudged_at_k(dataset, r, k, name) for name, r in rankings.items()),
-                    bool((dataset.qrels.grade <= 0).any()))
+    return Coverage(
+        int(k),
+        tuple(unjudged_at_k(dataset, r, k, name) for name, r in rankings.items()),
+        bool((dataset.qrels.grade <= 0).any()),
+    )
 
 
 def percent(share: float) -> str:
@@ -72,10 +75,16 @@ def coverage_sentence(c: Coverage) -> str | None:
     names = listed[0] if len(listed) == 1 else ", ".join(listed[:-1]) + " and " + listed[-1]
     whom = "the system" if len(much) == 1 else "these systems"
     if c.names_non_relevant:
-        means = (f"An unjudged document counts as not relevant: if some are relevant, the metrics understate {whom} "
-                 f"(more than {UNJUDGED_LIMIT:.0%} unjudged is enough to reorder two systems).")
+        means = (
+            f"An unjudged document counts as not relevant: if some are relevant, the metrics understate {whom} "
+            f"(more than {UNJUDGED_LIMIT:.0%} unjudged is enough to reorder two systems)."
+        )
     else:
-        means = ("These judgements name relevant documents only, so each unjudged document counts as not relevant: if "
-                 f"some are relevant, the metrics understate {whom}.")
-    return (f"{names} {'is' if len(much) == 1 else 'are'} unjudged: no judgement names those documents. {means} "
-            "The Judge page lists them, to grade; the Data page counts them for every system.")
+        means = (
+            "These judgements name relevant documents only, so each unjudged document counts as not relevant: if "
+            f"some are relevant, the metrics understate {whom}."
+        )
+    return (
+        f"{names} {'is' if len(much) == 1 else 'are'} unjudged: no judgement names those documents. {means} "
+        "The Judge page lists them, to grade; the Data page counts them for every system."
+    )

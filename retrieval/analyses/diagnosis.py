@@ -62,7 +62,6 @@ class Case:
     first_grade: int | None = None  # the first result's grade for this question, None when no judgement names it
     more_relevant: int = 0  # relevant documents left out of `relevant` (diagnose's `listed`)
 
-
     @property
     def member_found(self) -> bool:
         """A fusion's member lists a relevant document (its miss is then "> N", its cut)."""
@@ -113,8 +112,14 @@ def shared_words(question: str, text: str, analysis: Analysis = ARTICLE_ANALYSIS
     return tuple(sorted({w for t, words in analysis.origins(text).items() if t in terms for w in words}))
 
 
-def classify(rank: int, threshold: int, first_shares: bool, relevant_shares: bool, member_found: bool = False,
-             first_judged: bool = True) -> str:
+def classify(
+    rank: int,
+    threshold: int,
+    first_shares: bool,
+    relevant_shares: bool,
+    member_found: bool = False,
+    first_judged: bool = True,
+) -> str:
     """The failure class of a question (see the module docstring for the rules). `member_found`: the system is a
     fusion and one of its members ranks a relevant document; `first_judged`: a judgement names the first result
     (the caller knows it is not relevant: nothing relevant is found)."""
@@ -129,9 +134,15 @@ def classify(rank: int, threshold: int, first_shares: bool, relevant_shares: boo
     return "late rank"
 
 
-def diagnose(dataset: Dataset, ranking: Ranking, threshold: int = THRESHOLD_DEFAULT,
-             members: Sequence[Ranking] = (), depth: int | None = None, listed: int | None = None,
-             analysis: Analysis = ARTICLE_ANALYSIS) -> list[Case]:
+def diagnose(
+    dataset: Dataset,
+    ranking: Ranking,
+    threshold: int = THRESHOLD_DEFAULT,
+    members: Sequence[Ranking] = (),
+    depth: int | None = None,
+    listed: int | None = None,
+    analysis: Analysis = ARTICLE_ANALYSIS,
+) -> list[Case]:
     """Every question whose first relevant document is not in the top `threshold`, with its words and class (the
     words shared under `analysis`: the index's, so a stem shared is a word shared).
 
@@ -140,7 +151,11 @@ def diagnose(dataset: Dataset, ranking: Ranking, threshold: int = THRESHOLD_DEFA
     `listed`: at most this many relevant documents kept per question (in the judgements' order), the others
     counted (`Case.more_relevant`); the class still looks at every one (until one shares a word)."""
     first = first_relevant_rank(dataset.qrels, dataset.n_queries, ranking.judged_rank)
-    member_first = [(m.name, first_relevant_rank(dataset.qrels, dataset.n_queries, m.judged_rank)) for m in members] if depth is not None else []
+    member_first = (
+        [(m.name, first_relevant_rank(dataset.qrels, dataset.n_queries, m.judged_rank)) for m in members]
+        if depth is not None
+        else []
+    )
     cases = []
     for q in dataset.evaluated:
         rank = int(first[q])
@@ -160,12 +175,26 @@ def diagnose(dataset: Dataset, ranking: Ranking, threshold: int = THRESHOLD_DEFA
         relevant = list(dataset.relevant_of(q).items())
         kept = relevant if listed is None else relevant[:listed]
         rel = [(did, grade, words(did)) for did, grade in kept]
-        shares = any(w for _, _, w in rel) or any(words(did) for did, _ in relevant[len(kept):])
+        shares = any(w for _, _, w in rel) or any(words(did) for did, _ in relevant[len(kept) :])
         found_by = tuple((name, int(f[q])) for name, f in member_first)
         grade = judged.get(first_id) if first_id is not None else None
         kind = classify(rank, threshold, bool(first_words), shares, any(r > 0 for _, r in found_by), grade is not None)
-        cases.append(Case(ranking.name, dataset.query_ids[q], text, rank, first_id, first_words, tuple(rel), kind, depth,
-                          found_by, first_grade=grade, more_relevant=len(relevant) - len(kept)))
+        cases.append(
+            Case(
+                ranking.name,
+                dataset.query_ids[q],
+                text,
+                rank,
+                first_id,
+                first_words,
+                tuple(rel),
+                kind,
+                depth,
+                found_by,
+                first_grade=grade,
+                more_relevant=len(relevant) - len(kept),
+            )
+        )
     return cases
 
 
@@ -183,8 +212,13 @@ class Change:
     other_rank: int
 
 
-def changes(dataset: Dataset, base: Ranking, other: Ranking, threshold: int = THRESHOLD_DEFAULT,
-            analyses: tuple[Analysis, Analysis] = (ARTICLE_ANALYSIS, ARTICLE_ANALYSIS)) -> list[Change]:
+def changes(
+    dataset: Dataset,
+    base: Ranking,
+    other: Ranking,
+    threshold: int = THRESHOLD_DEFAULT,
+    analyses: tuple[Analysis, Analysis] = (ARTICLE_ANALYSIS, ARTICLE_ANALYSIS),
+) -> list[Change]:
     """What `other` changes relative to `base`, question by question (in the dataset's order).
 
     Rule: a system succeeds on a question with a relevant document when its first relevant document is at rank
@@ -209,8 +243,18 @@ def changes(dataset: Dataset, base: Ranking, other: Ranking, threshold: int = TH
         if (failing_base is None) == (failing_other is None):
             continue
         outcome, failing = ("fixed", failing_base) if failing_base is not None else ("broken", failing_other)
-        out.append(Change(outcome, failing.kind, qid, dataset.query_texts[q], base.name, other.name,
-                          int(base_first[q]), int(other_first[q])))
+        out.append(
+            Change(
+                outcome,
+                failing.kind,
+                qid,
+                dataset.query_texts[q],
+                base.name,
+                other.name,
+                int(base_first[q]),
+                int(other_first[q]),
+            )
+        )
     return out
 
 
@@ -226,8 +270,10 @@ def describe(change: Change) -> str:
     Example: "fixed: q02, vocabulary gap; dense rank 1, BM25 not found"; a broken one reads
     "broken: q05, late rank; dense rank 7, BM25 rank 1" (the class is then the other system's).
     """
-    return (f"{change.outcome}: {change.qid}, {change.kind}; "
-            f"{change.other} {rank_label(change.other_rank)}, {change.base} {rank_label(change.base_rank)}")
+    return (
+        f"{change.outcome}: {change.qid}, {change.kind}; "
+        f"{change.other} {rank_label(change.other_rank)}, {change.base} {rank_label(change.base_rank)}"
+    )
 
 
 @dataclass(frozen=True)
@@ -257,8 +303,13 @@ def failures(cases: Sequence[Case], system: str, evaluated: int, threshold: int)
     """`diagnose`'s cases of one system, counted (a fusion's class only when it occurs: it is a fusion's alone)."""
     kinds = [k for k in CLASSES if k != FUSION_CUT or any(c.kind == k for c in cases)]
     unjudged = [c for c in cases if c.first_result is not None and c.first_grade is None]
-    return Failures(system, threshold, evaluated, tuple((k, sum(c.kind == k for c in cases)) for k in kinds),
-                    tuple((k, n) for k in kinds if (n := sum(c.kind == k for c in unjudged))))
+    return Failures(
+        system,
+        threshold,
+        evaluated,
+        tuple((k, sum(c.kind == k for c in cases)) for k in kinds),
+        tuple((k, n) for k in kinds if (n := sum(c.kind == k for c in unjudged))),
+    )
 
 
 def failures_sentence(f: Failures) -> str:
@@ -271,13 +322,17 @@ def failures_sentence(f: Failures) -> str:
     BM25 misses the top 5 on 30 questions out of 225 (3 vocabulary gap, 0 surface homonymy, 0 unjudged at the top, 27 late rank). On 12 of them its first result is a document no judgement names (12 late rank): a question is unjudged at the top only when nothing relevant is in its list and that unjudged first result shares a word with it; one with a relevant document further down is a late rank whatever comes first. Graded relevant, an unjudged first result would put its question at rank 1.
     """
     parts = ", ".join(f"{n:,} {kind}" for kind, n in f.by_class)
-    said = f"{f.system} misses the top {f.threshold} on {plural(f.failing, 'question')} out of {f.evaluated:,} ({parts})."
+    said = (
+        f"{f.system} misses the top {f.threshold} on {plural(f.failing, 'question')} out of {f.evaluated:,} ({parts})."
+    )
     if not f.unjudged:
         return said
     unjudged = ", ".join(f"{n:,} {kind}" for kind, n in f.unjudged_first)
     said += f" On {f.unjudged:,} of them its first result is a document no judgement names ({unjudged})"
     if all(kind == UNJUDGED for kind, _ in f.unjudged_first):  # the class says it all
         return said + ". Graded relevant, an unjudged first result would put its question at rank 1."
-    return (said + f": a question is {UNJUDGED} only when nothing relevant is in its list and that unjudged first result "
-            "shares a word with it; one with a relevant document further down is a late rank whatever comes first. "
-            "Graded relevant, an unjudged first result would put its question at rank 1.")
+    return (
+        said + f": a question is {UNJUDGED} only when nothing relevant is in its list and that unjudged first result "
+        "shares a word with it; one with a relevant document further down is a late rank whatever comes first. "
+        "Graded relevant, an unjudged first result would put its question at rank 1."
+    )

@@ -35,9 +35,16 @@ from ..evaluation.records import VERSION
 # VERSION: of the record's shape, read by evaluation.records.check (what a reader of a saved experiment relies on)
 
 
-def record(evaluation: Evaluation, params: Params, runs: tuple[TrecRun, ...] = (), rule: str = "original",
-           workspace_grades: int = 0, embeddings: Aligned | None = None, k: int | None = None,
-           metric: str | None = None) -> dict:
+def record(
+    evaluation: Evaluation,
+    params: Params,
+    runs: tuple[TrecRun, ...] = (),
+    rule: str = "original",
+    workspace_grades: int = 0,
+    embeddings: Aligned | None = None,
+    k: int | None = None,
+    metric: str | None = None,
+) -> dict:
     """What a saved experiment keeps: the JSON report, and the runs, dense vectors (None: no dense system), grades
     rule and count behind it, and the view's cutoff k and metric (None: not said, e.g. a script's record)."""
     return {
@@ -45,7 +52,9 @@ def record(evaluation: Evaluation, params: Params, runs: tuple[TrecRun, ...] = (
         "report": to_json(evaluation, params, None),
         "runs": [{"name": r.name, "fingerprint": r.fingerprint} for r in runs],
         "grades": {"rule": rule, "from_workspace": int(workspace_grades)},
-        "embeddings": None if embeddings is None else {"model": embeddings.model, "fingerprint": embeddings.fingerprint},
+        "embeddings": None
+        if embeddings is None
+        else {"model": embeddings.model, "fingerprint": embeddings.fingerprint},
         "view": {"k": None if k is None else int(k), "metric": metric},
     }
 
@@ -61,10 +70,19 @@ FIELDS = {  # the `Params` fields that are not in the parameter table (a field n
 }
 OTHER = (  # what decides the numbers beside the parameters: key, label, help
     ("runs", "runs", "The uploaded run files: each name, and the first 8 hex digits of its content's fingerprint."),
-    ("embeddings", "embeddings", ("The dense system's vectors: their model, and the first 8 hex digits of their "
-                                  "fingerprint; none: no dense system.")),
-    ("grades_rule", "grades rule", ("How the workspace raters' grades were combined into one per pair (original: "
-                                    "the loaded judgements alone).")),
+    (
+        "embeddings",
+        "embeddings",
+        (
+            "The dense system's vectors: their model, and the first 8 hex digits of their "
+            "fingerprint; none: no dense system."
+        ),
+    ),
+    (
+        "grades_rule",
+        "grades rule",
+        ("How the workspace raters' grades were combined into one per pair (original: the loaded judgements alone)."),
+    ),
     ("workspace_grades", "raters' grades", "How many judgements the workspace raters' grades added."),
     ("metric", "metric", "The sidebar's metric when the experiment was saved."),
     ("metrics", "metrics", "The metrics measured."),
@@ -122,19 +140,22 @@ def settings_of(rec: dict) -> dict[str, object]:
         out.setdefault(name, params[name] if name in params else defaults[name])
     grades = _part(rec, "grades")
     runs = rec.get("runs") if isinstance(rec.get("runs"), list) else []
-    out.update({
-        "runs": [{"name": r.get("name"), "fingerprint": r.get("fingerprint")} for r in runs if isinstance(r, dict)],
-        "embeddings": rec.get("embeddings", NOT_RECORDED),
-        "grades_rule": grades.get("rule", "original"),
-        "workspace_grades": grades.get("from_workspace", 0),
-        "metric": _part(rec, "view").get("metric") or NOT_RECORDED,
-        "metrics": _measured(rec),
-    })
+    out.update(
+        {
+            "runs": [{"name": r.get("name"), "fingerprint": r.get("fingerprint")} for r in runs if isinstance(r, dict)],
+            "embeddings": rec.get("embeddings", NOT_RECORDED),
+            "grades_rule": grades.get("rule", "original"),
+            "workspace_grades": grades.get("from_workspace", 0),
+            "metric": _part(rec, "view").get("metric") or NOT_RECORDED,
+            "metrics": _measured(rec),
+        }
+    )
     return out
 
 
 def _same(value) -> str:
     """A value's identity for "differs": numbers as floats (6 and 6.0 are one value), the rest as canonical JSON."""
+
     def norm(v):
         if isinstance(v, bool) or v is None or isinstance(v, str):
             return v
@@ -143,6 +164,7 @@ def _same(value) -> str:
         if isinstance(v, dict):
             return {k: norm(x) for k, x in v.items()}
         return [norm(x) for x in v]
+
     return json.dumps(norm(value), sort_keys=True)
 
 
@@ -180,8 +202,9 @@ class Settings:
         values is a number, else text throughout."""
         cols = self.shown_columns(every)
         cells = [[shown(v[c.key]) for c in cols] for v in self.values]
-        numeric = [all(isinstance(r[j], (int, float)) and not isinstance(r[j], bool) for r in cells)
-                   for j in range(len(cols))]
+        numeric = [
+            all(isinstance(r[j], (int, float)) and not isinstance(r[j], bool) for r in cells) for j in range(len(cols))
+        ]
         return [{c.label: (x if numeric[j] else str(x)) for j, (c, x) in enumerate(zip(cols, r))} for r in cells]
 
     @property
@@ -193,8 +216,9 @@ class Settings:
         if n == 1:
             return f"One experiment: each of its {plural(m, 'setting')} is shown."
         if not self.differing:
-            return (f"The {n:,} experiments share each of their {plural(m, 'setting')}: only their names and times "
-                    "differ.")
+            return (
+                f"The {n:,} experiments share each of their {plural(m, 'setting')}: only their names and times differ."
+            )
         labels = [c.label for c in self.columns if c.key in self.differing]
         named = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
         rest = m - len(labels)
@@ -218,8 +242,14 @@ def from_settings(each: list[dict[str, object]]) -> Settings:
     order = [k for k in SPECS if k in params] + [k for k in params if k not in SPECS] + list(labels)
     values = tuple({k: v.get(k, NOT_RECORDED) for k in order} for v in each)
     labels.update(FIELDS)
-    columns = tuple(Setting(k, SHORT.get(k) or (SPECS[k].label if k in SPECS else labels.get(k, (k, ""))[0]),
-                            SPECS[k].help if k in SPECS else labels.get(k, (k, ""))[1]) for k in order)
+    columns = tuple(
+        Setting(
+            k,
+            SHORT.get(k) or (SPECS[k].label if k in SPECS else labels.get(k, (k, ""))[0]),
+            SPECS[k].help if k in SPECS else labels.get(k, (k, ""))[1],
+        )
+        for k in order
+    )
     differing = tuple(k for k in order if len({_same(v[k]) for v in values}) > 1)
     return Settings(columns, values, differing)
 
@@ -272,8 +302,9 @@ def compare(a: dict, b: dict, system_a: str, system_b: str, metric: str) -> Comp
         raise InputError("the two experiments have no evaluated question in common (are they of the same dataset?)")
     xa = np.array([va[q] for q in common])
     xb = np.array([vb[q] for q in common])
-    return Comparison(system_a, system_b, metric, common, xa - xb, float(xa.mean()), float(xb.mean()),
-                      stats.paired_bootstrap(xa, xb))
+    return Comparison(
+        system_a, system_b, metric, common, xa - xb, float(xa.mean()), float(xb.mean()), stats.paired_bootstrap(xa, xb)
+    )
 
 
 @dataclass(frozen=True)

@@ -97,34 +97,48 @@ def compare_text(c: GridsCompared, coarse_axes: dict[str, np.ndarray]) -> str:
     """The paragraph: the coarse grid's limits, the two bests at the shared analysis, the two gains, and an end of
     the grid only as far as it is known."""
     n_coarse = len(c.k1s) * len(c.bs)
-    parts = [(f"This sweep tries k1 at {values_text(c.k1s)} and b at {values_text(c.bs)} for each text analysis "
-              f"({len(c.k1s)} × {len(c.bs)} = {n_coarse} settings, where the k1 × b sweep tries {c.fine_shape[0]} × "
-              f"{c.fine_shape[1]}), so an analysis's best k1 and b here are the best of these few values, not the "
-              "optimum itself.")]
+    parts = [
+        (
+            f"This sweep tries k1 at {values_text(c.k1s)} and b at {values_text(c.bs)} for each text analysis "
+            f"({len(c.k1s)} × {len(c.bs)} = {n_coarse} settings, where the k1 × b sweep tries {c.fine_shape[0]} × "
+            f"{c.fine_shape[1]}), so an analysis's best k1 and b here are the best of these few values, not the "
+            "optimum itself."
+        )
+    ]
     if c.same_best:
         parts.append(f"At {c.analysis}, both sweeps find {setting_text(c.fine_best)} ({c.fine_mean:.4f}).")
     else:
-        parts.append(f"At {c.analysis}, this sweep finds {setting_text(c.coarse_best)} ({c.coarse_mean:.4f}); the finer "
-                     f"k1 × b sweep finds {setting_text(c.fine_best)} ({c.fine_mean:.4f}).")
-    parts.append(f"Cross-validated against the current setting, tuning k1 and b alone at {c.analysis} scores "
-                 f"{about(c.fine_gain)} (the k1 × b sweep); choosing the text analysis as well, {about(c.gain)} (this sweep).")
+        parts.append(
+            f"At {c.analysis}, this sweep finds {setting_text(c.coarse_best)} ({c.coarse_mean:.4f}); the finer "
+            f"k1 × b sweep finds {setting_text(c.fine_best)} ({c.fine_mean:.4f})."
+        )
+    parts.append(
+        f"Cross-validated against the current setting, tuning k1 and b alone at {c.analysis} scores "
+        f"{about(c.fine_gain)} (the k1 × b sweep); choosing the text analysis as well, {about(c.gain)} (this sweep)."
+    )
     ends = list(c.at_end)
     if ends:
         said = setting_text({n: c.best[n] for n in ends})
         where = " and ".join(f"{n} {_between(n, c.best[n], coarse_axes[n])}" for n in ends)
         if c.best["analysis"] != c.analysis:
-            parts.append(f"Its best, at {c.best['analysis']}, has {said} at the end of the range searched: the optimum "
-                         f"may lie beyond it, or {where}, where this grid has no value; move the sidebar to "
-                         f"{c.best['analysis']} and sweep k1 × b to place it.")
+            parts.append(
+                f"Its best, at {c.best['analysis']}, has {said} at the end of the range searched: the optimum "
+                f"may lie beyond it, or {where}, where this grid has no value; move the sidebar to "
+                f"{c.best['analysis']} and sweep k1 × b to place it."
+            )
         elif all(n in c.fine_at_end and c.fine_best[n] == c.best[n] for n in ends):
             parts.append(f"Both sweeps put {said} at the end of the range searched: the optimum may lie beyond it.")
         else:
-            parts.append(f"Its best has {said} at the end of the range searched, but the finer sweep puts "
-                         f"{setting_text({n: c.fine_best[n] for n in ends})} inside it: this grid has no value {where}.")
+            parts.append(
+                f"Its best has {said} at the end of the range searched, but the finer sweep puts "
+                f"{setting_text({n: c.fine_best[n] for n in ends})} inside it: this grid has no value {where}."
+            )
     return " ".join(parts)
 
 
-def compare(coarse: Sweep, fine: Sweep, current_values: np.ndarray, folds: int = FOLDS, seed: int = SEED) -> GridsCompared:
+def compare(
+    coarse: Sweep, fine: Sweep, current_values: np.ndarray, folds: int = FOLDS, seed: int = SEED
+) -> GridsCompared:
     """The analysis sweep (`coarse`, `tuning.sweep_analysis`) beside the k1 x b sweep (`fine`, `tuning.sweep_bm25`)
     of the same metric, questions and base (its analysis is the one they share), against the current setting's
     per-question values; both cross-validated with `folds` and `seed`."""
@@ -143,9 +157,19 @@ def compare(coarse: Sweep, fine: Sweep, current_values: np.ndarray, folds: int =
     coarse_axes = {"k1": coarse.axes[1], "b": coarse.axes[2]}
     fine_axes = {"k1": fine.axes[0], "b": fine.axes[1]}
     c = GridsCompared(
-        analysis, tuple(float(x) for x in coarse.axes[1]), tuple(float(x) for x in coarse.axes[2]),
-        (int(fine.axes[0].size), int(fine.axes[1].size)), dict(row.best), row.best_mean, fine_best,
-        float(fine.means[fine_at]), cross_validate(fine.values, folds, seed).cross_validated - now,
-        cross_validate(coarse.values, folds, seed).cross_validated - now, best,
-        open_ends(best, coarse_axes), open_ends(fine_best, fine_axes), "")
+        analysis,
+        tuple(float(x) for x in coarse.axes[1]),
+        tuple(float(x) for x in coarse.axes[2]),
+        (int(fine.axes[0].size), int(fine.axes[1].size)),
+        dict(row.best),
+        row.best_mean,
+        fine_best,
+        float(fine.means[fine_at]),
+        cross_validate(fine.values, folds, seed).cross_validated - now,
+        cross_validate(coarse.values, folds, seed).cross_validated - now,
+        best,
+        open_ends(best, coarse_axes),
+        open_ends(fine_best, fine_axes),
+        "",
+    )
     return replace(c, text=compare_text(c, coarse_axes))

@@ -47,8 +47,14 @@ def merges(analysis: Analysis, question: str, text: str) -> tuple[Merge, ...]:
     if analysis.stemmer == "none":
         return ()
     in_text = analysis.origins(text)
-    return tuple(Merge(q, t, stem) for stem, words in analysis.origins(question).items() if stem in in_text
-                 for q in words for t in in_text[stem] if q != t)
+    return tuple(
+        Merge(q, t, stem)
+        for stem, words in analysis.origins(question).items()
+        if stem in in_text
+        for q in words
+        for t in in_text[stem]
+        if q != t
+    )
 
 
 @dataclass(frozen=True)
@@ -104,8 +110,13 @@ def pair(params: Params) -> tuple[Analysis, Analysis]:
     return Analysis("none", params.stopwords), Analysis(stemmer, params.stopwords)
 
 
-def stemmer_effect(dataset: Dataset, params: Params = Params(), threshold: int = THRESHOLD_DEFAULT,
-                   engines: tuple[Engine, Engine] | None = None, metric: str | None = None) -> StemmerEffect:
+def stemmer_effect(
+    dataset: Dataset,
+    params: Params = Params(),
+    threshold: int = THRESHOLD_DEFAULT,
+    engines: tuple[Engine, Engine] | None = None,
+    metric: str | None = None,
+) -> StemmerEffect:
     """What the stemmer changes in BM25's failures at `params` (`pair`: without and with it), each side's engine
     the dataset's for its analysis (`engines` when given, else `for_dataset`: built once, then kept), and what it
     does to BM25's mean of `metric` (nDCG at the threshold unless given): a stemmer can fix more failures at the
@@ -131,9 +142,19 @@ def stemmer_effect(dataset: Dataset, params: Params = Params(), threshold: int =
     gaps = tuple(x.qid for x in before if x.kind == "vocabulary gap")
     m = metrics.parse(metric or f"ndcg@{threshold}")
     means = score(dataset, {"without": r0, "with": r1}, [m])
-    return StemmerEffect(without, with_stemmer, threshold, len(before), len(after), gaps, tuple(out),
-                         tuple((c.qid, c.kind) for c in after), m.name, means.mean("without", m.name),
-                         means.mean("with", m.name))
+    return StemmerEffect(
+        without,
+        with_stemmer,
+        threshold,
+        len(before),
+        len(after),
+        gaps,
+        tuple(out),
+        tuple((c.qid, c.kind) for c in after),
+        m.name,
+        means.mean("without", m.name),
+        means.mean("with", m.name),
+    )
 
 
 STEMMER_NAMES = {"snowball": "Snowball English", "porter": "Porter"}
@@ -152,11 +173,16 @@ def effect_sentence(e: StemmerEffect, system: str = "BM25", label: str | None = 
     """
     stemmer = STEMMER_NAMES[e.with_stemmer.stemmer]
     count = lambda n, what: "none" if n == 0 else plural(n, what)  # noqa: E731
-    gaps = (f" It closes {len(e.gaps_closed)} of the {plural(len(e.gaps), 'vocabulary gap')}." if e.gaps else
-            " No failure here is a vocabulary gap.")
-    return (f"With the {stemmer} stemmer, {system} misses the top {e.threshold} on {plural(e.failures_with, 'question')} "
-            f"instead of {e.failures_without}: it fixes {count(len(e.fixed), 'question')} and breaks "
-            f"{count(len(e.broken), 'question')}.{gaps}{mean_sentence(e, label)}")
+    gaps = (
+        f" It closes {len(e.gaps_closed)} of the {plural(len(e.gaps), 'vocabulary gap')}."
+        if e.gaps
+        else " No failure here is a vocabulary gap."
+    )
+    return (
+        f"With the {stemmer} stemmer, {system} misses the top {e.threshold} on {plural(e.failures_with, 'question')} "
+        f"instead of {e.failures_without}: it fixes {count(len(e.fixed), 'question')} and breaks "
+        f"{count(len(e.broken), 'question')}.{gaps}{mean_sentence(e, label)}"
+    )
 
 
 def mean_sentence(e: StemmerEffect, label: str | None = None) -> str:
@@ -171,11 +197,15 @@ def mean_sentence(e: StemmerEffect, label: str | None = None) -> str:
     said = f" Its mean {name} {moves} from {e.mean_without:.4f} to {e.mean_with:.4f} ({change:+.4f})"
     fewer, more = e.failures_with < e.failures_without, e.failures_with > e.failures_without
     if change < 0 and fewer:
-        return (said + ": it misses fewer questions at the cutoff, yet the mean is lower with the stemmer, since a "
-                f"question's value also moves inside the top {e.threshold}.")
+        return (
+            said + ": it misses fewer questions at the cutoff, yet the mean is lower with the stemmer, since a "
+            f"question's value also moves inside the top {e.threshold}."
+        )
     if change > 0 and more:
-        return (said + ": it misses more questions at the cutoff, yet the mean is higher with the stemmer, since a "
-                f"question's value also moves inside the top {e.threshold}.")
+        return (
+            said + ": it misses more questions at the cutoff, yet the mean is higher with the stemmer, since a "
+            f"question's value also moves inside the top {e.threshold}."
+        )
     return said + "."
 
 
@@ -185,15 +215,20 @@ def gap_sentence(e: StemmerEffect, qid: str, system: str = "BM25") -> str:
     if qid in e.gaps_closed:
         c = next(x for x in e.fixed if x.change.qid == qid)
         words = ", ".join(f"“{m.question_word}” ~ “{m.doc_word}”" for m in c.merges) or "shared stems"
-        return (f"A stemmer closes this gap: with the {stemmer} stemmer {system} ranks a relevant document at "
-                f"{c.change.other_rank} ({words}).")
+        return (
+            f"A stemmer closes this gap: with the {stemmer} stemmer {system} ranks a relevant document at "
+            f"{c.change.other_rank} ({words})."
+        )
     kind = dict(e.failing_with).get(qid)
     if kind == "vocabulary gap":
-        return (f"A stemmer can't close this gap: with the {stemmer} stemmer no relevant document shares a stem with the "
-                "question either; only a retriever that does not match words, or a rewritten question, can.")
-    return (f"With the {stemmer} stemmer a relevant document shares a stem with the question, yet {system} still misses "
-            f"the top {e.threshold} ({kind}).")
-
+        return (
+            f"A stemmer can't close this gap: with the {stemmer} stemmer no relevant document shares a stem with the "
+            "question either; only a retriever that does not match words, or a rewritten question, can."
+        )
+    return (
+        f"With the {stemmer} stemmer a relevant document shares a stem with the question, yet {system} still misses "
+        f"the top {e.threshold} ({kind})."
+    )
 
 
 def describe(e: StemmerEffect, c: StemmerChange) -> str:
@@ -206,5 +241,7 @@ def describe(e: StemmerEffect, c: StemmerChange) -> str:
     'fixed: 2, late rank; with the Snowball English stemmer BM25 rank 1, without a stemmer rank 56'
     """
     ch = c.change
-    return (f"{ch.outcome}: {ch.qid}, {ch.kind}; with the {STEMMER_NAMES[e.with_stemmer.stemmer]} stemmer "
-            f"{ch.other} {rank_label(ch.other_rank)}, without a stemmer {rank_label(ch.base_rank)}")
+    return (
+        f"{ch.outcome}: {ch.qid}, {ch.kind}; with the {STEMMER_NAMES[e.with_stemmer.stemmer]} stemmer "
+        f"{ch.other} {rank_label(ch.other_rank)}, without a stemmer {rank_label(ch.base_rank)}"
+    )

@@ -102,7 +102,9 @@ def _doc_id(value, where: str) -> str:
     return str(value).strip()
 
 
-def parse_toy(ranking_rows: Sequence[Mapping], unretrieved_rows: Sequence[Mapping] = (), others: str | Iterable[str] = "") -> Toy:
+def parse_toy(
+    ranking_rows: Sequence[Mapping], unretrieved_rows: Sequence[Mapping] = (), others: str | Iterable[str] = ""
+) -> Toy:
     """A toy from table rows ({"document", "grade"}), checked: every id filled in and unique, every grade a whole number.
 
     A retrieved document with an empty grade is unjudged (grade 0); a judged document that was not retrieved
@@ -125,7 +127,9 @@ def parse_toy(ranking_rows: Sequence[Mapping], unretrieved_rows: Sequence[Mappin
         where = f"judged but not retrieved, row {i}"
         doc = _doc_id(row.get("document"), where)
         if doc in seen:
-            raise InputError(f"{where}: document {doc!r} is already listed ({seen[doc]}); each document can appear once")
+            raise InputError(
+                f"{where}: document {doc!r} is already listed ({seen[doc]}); each document can appear once"
+            )
         seen[doc] = f"row {i} of the judged but not retrieved"
         if _missing(row.get("grade")):
             raise InputError(f"{where} ({doc}): a judged document needs a grade (0 = not relevant)")
@@ -162,7 +166,14 @@ def dcg_terms(toy: Toy, k: int, exponential: bool = False) -> list[dict]:
     pos = np.arange(1, len(docs) + 1)
     gains, discounts = metrics.gain(grades, exponential), metrics.discount(pos)
     return [
-        {"position": int(p), "document": d, "grade": int(g), "gain": float(ga), "discount": float(di), "term": float(ga * di)}
+        {
+            "position": int(p),
+            "document": d,
+            "grade": int(g),
+            "gain": float(ga),
+            "discount": float(di),
+            "term": float(ga * di),
+        }
         for p, d, g, ga, di in zip(pos, docs, grades, gains, discounts)
     ]
 
@@ -174,7 +185,14 @@ def ideal_terms(toy: Toy, k: int, exponential: bool = False) -> list[dict]:
     pos = np.arange(1, len(judged) + 1)
     gains, discounts = metrics.gain(grades, exponential), metrics.discount(pos)
     return [
-        {"position": int(p), "document": d, "grade": int(g), "gain": float(ga), "discount": float(di), "term": float(ga * di)}
+        {
+            "position": int(p),
+            "document": d,
+            "grade": int(g),
+            "gain": float(ga),
+            "discount": float(di),
+            "term": float(ga * di),
+        }
         for p, (g, d), ga, di in zip(pos, judged, gains, discounts)
     ]
 
@@ -221,6 +239,7 @@ def sklearn_trap(toy: Toy, k: int) -> SklearnTrap:
 
 # ------------------------------------------------------------------ order-blind, set-based context metrics
 
+
 def id_context_precision(retrieved: Iterable[str], relevant: Iterable[str]) -> float:
     """Ragas's IDBasedContextPrecision: |retrieved ∩ relevant| / |retrieved| on sets of ids (NaN when nothing is retrieved)."""
     ret, rel = {str(x) for x in retrieved}, {str(x) for x in relevant}
@@ -239,13 +258,15 @@ def every_order(retrieved: Sequence[str], relevant: Mapping[str, int], k: int, l
     for order in itertools.islice(itertools.permutations(retrieved), limit):
         toy = Toy(tuple(order), dict(relevant), tuple(dict.fromkeys(list(order) + list(relevant))))
         m = rank_metrics(toy, k)
-        rows.append({
-            "order": " ".join(order),
-            "context precision": id_context_precision(order, toy.relevant),
-            "context recall": id_context_recall(order, toy.relevant),
-            "RR": m["RR"],
-            f"nDCG@{k}": m[f"nDCG@{k} (linear gain)"],
-        })
+        rows.append(
+            {
+                "order": " ".join(order),
+                "context precision": id_context_precision(order, toy.relevant),
+                "context recall": id_context_recall(order, toy.relevant),
+                "RR": m["RR"],
+                f"nDCG@{k}": m[f"nDCG@{k} (linear gain)"],
+            }
+        )
     return rows
 
 
@@ -294,17 +315,21 @@ def overlap_rows(cases: Iterable[Case]) -> list[dict]:
     """The lexical-overlap table: one row per failing question and system."""
     rows = []
     for c in cases:
-        rows.append({
-            "system": c.system,
-            "question": c.qid,
-            "class": c.kind,
-            "first relevant at": c.rank_text,
-            "first result": c.first_result or "none",
-            "its judgement": judgement_label(c.first_grade) if c.first_result else "",
-            "shared with the first result": words_label(c.first_result_words) if c.first_result else "",
-            "relevant documents (grade): shared words": "; ".join(f"{d} ({g}): {words_label(w)}" for d, g, w in c.relevant),
-            "text": c.question,
-        })
+        rows.append(
+            {
+                "system": c.system,
+                "question": c.qid,
+                "class": c.kind,
+                "first relevant at": c.rank_text,
+                "first result": c.first_result or "none",
+                "its judgement": judgement_label(c.first_grade) if c.first_result else "",
+                "shared with the first result": words_label(c.first_result_words) if c.first_result else "",
+                "relevant documents (grade): shared words": "; ".join(
+                    f"{d} ({g}): {words_label(w)}" for d, g, w in c.relevant
+                ),
+                "text": c.question,
+            }
+        )
     return rows
 
 
@@ -336,7 +361,9 @@ def first_results(dataset: Dataset, rankings: Mapping[str, Ranking], q: int) -> 
         ranks = r.judged_rank[rel]
         found = ranks[ranks > 0]
         top = r.top_ids(dataset, q, 1)
-        out.append(FirstResult(name, int(found.min()) if found.size else 0, top[0] if top else None, int(r.n_results[q])))
+        out.append(
+            FirstResult(name, int(found.min()) if found.size else 0, top[0] if top else None, int(r.n_results[q]))
+        )
     return out
 
 

@@ -71,8 +71,16 @@ DIRECT_UP_TO = 32  # a truncated curve's cosines are normalised-then-multiplied 
 FOLDS = 5
 SEED = 0
 PARAMS = ("k1,b", "dims", "rrf_k", "alpha", "alpha,dims", "rrf_k,dims", "k1,dims", "analysis")
-SYSTEM_OF = {"k1,b": "BM25", "dims": "LSA", "rrf_k": "RRF", "alpha": "weighted", "alpha,dims": "weighted", "rrf_k,dims": "RRF",
-             "k1,dims": "weighted", "analysis": "BM25"}
+SYSTEM_OF = {
+    "k1,b": "BM25",
+    "dims": "LSA",
+    "rrf_k": "RRF",
+    "alpha": "weighted",
+    "alpha,dims": "weighted",
+    "rrf_k,dims": "RRF",
+    "k1,dims": "weighted",
+    "analysis": "BM25",
+}
 PARAMS_FORMS = " | ".join(f"{k} ({SYSTEM_OF[k]})" for k in PARAMS)  # what --params takes, each with the system it
 # scores: `tune --help` and the error of an unknown value list it alike
 _DECIMALS = 12  # means are compared at this many decimals, so exact ties never depend on summation order
@@ -83,7 +91,9 @@ _NEAR_ZERO = 1e-9  # interval ends this close to zero are recomputed exactly
 # ------------------------------------------------------------------------------------------- ranks
 
 
-def judged_ranks(dataset: Dataset, scores: np.ndarray, threshold: float = THRESHOLD, depth: int | None = None) -> np.ndarray:
+def judged_ranks(
+    dataset: Dataset, scores: np.ndarray, threshold: float = THRESHOLD, depth: int | None = None
+) -> np.ndarray:
     """Rank of every judged document in dense scores (questions x documents), as ranking.rank_rows gives it.
 
     Results are the scores above `threshold`, ordered by score descending then document id; 0 = not
@@ -135,13 +145,16 @@ def judged_ranks(dataset: Dataset, scores: np.ndarray, threshold: float = THRESH
     if tied.size:
         j = hit[tied]
         row, v = s[q[j]], val[tied][:, None]
-        rank[tied] += ((row == v) & ranks_before(row, tk[None, :], v, tk[d[j]][:, None])).sum(axis=1)  # the ties before it
+        rank[tied] += ((row == v) & ranks_before(row, tk[None, :], v, tk[d[j]][:, None])).sum(
+            axis=1
+        )  # the ties before it
     ranks[hit] = rank if depth is None else np.where(rank <= depth, rank, 0)
     return ranks
 
 
-def _ranks(dataset: Dataset, scores: np.ndarray, metric: metrics.Metric, threshold: float = THRESHOLD,
-           depth: int | None = None) -> np.ndarray:
+def _ranks(
+    dataset: Dataset, scores: np.ndarray, metric: metrics.Metric, threshold: float = THRESHOLD, depth: int | None = None
+) -> np.ndarray:
     """Judged ranks from dense scores, ranked only as deep as the metric (or the cut list) looks."""
     cut = metric.k if depth is None else (depth if metric.k is None else min(depth, metric.k))
     return judged_ranks(dataset, scores, threshold, cut)
@@ -204,7 +217,10 @@ class Sweep:
     def setting(self, i: int) -> dict[str, float]:
         """The parameter values of setting `i`."""
         pos = np.unravel_index(int(i), self.shape)
-        return {n: self.choices[int(a[p])] if n == "analysis" else _num(a[p], n) for n, a, p in zip(self.names, self.axes, pos)}
+        return {
+            n: self.choices[int(a[p])] if n == "analysis" else _num(a[p], n)
+            for n, a, p in zip(self.names, self.axes, pos)
+        }
 
     def nearest(self, **params: float) -> int:
         """Index of the grid setting closest to the given parameter values (missing ones: the base's)."""
@@ -242,8 +258,9 @@ def engine_for(dataset: Dataset, base: Params, engine: Engine | None = None) -> 
     return engine or for_dataset(dataset, analysis=Analysis(*base.analysis))
 
 
-def _start(dataset: Dataset, metric: str | metrics.Metric, engine: Engine | None,
-           base: Params = Params()) -> tuple[metrics.Metric, Engine, tuple[str, ...]]:
+def _start(
+    dataset: Dataset, metric: str | metrics.Metric, engine: Engine | None, base: Params = Params()
+) -> tuple[metrics.Metric, Engine, tuple[str, ...]]:
     """Parse the metric, prepare the dataset once, and check there is something to evaluate."""
     m = metrics.parse(metric) if isinstance(metric, str) else metric
     if dataset.evaluated.size == 0:
@@ -321,8 +338,9 @@ def sweep_bm25(
     return Sweep("BM25", m.name, ("k1", "b"), (k1s, bs), _values(dataset, ranks, m), qids, base, notes)
 
 
-def _bm25_ranks(dataset: Dataset, m: metrics.Metric, corpus: Engine | Analysed, base: Params, k1s: np.ndarray,
-                bs: np.ndarray) -> np.ndarray:
+def _bm25_ranks(
+    dataset: Dataset, m: metrics.Metric, corpus: Engine | Analysed, base: Params, k1s: np.ndarray, bs: np.ndarray
+) -> np.ndarray:
     """The judged ranks at every (k1, b) of the grid (settings x judgements), k1 the slower axis."""
     ranks = np.zeros((k1s.size * bs.size, len(dataset.qrels)), dtype=np.int64)
     if corpus.qcounts.nnz == 0:
@@ -378,8 +396,16 @@ def sweep_analysis(
             progress(analysis_name(a), (i + 1) / len(analyses))
     values = _values(dataset, np.concatenate(blocks), m)
     axis = np.arange(len(analyses), dtype=np.float64)
-    return Sweep("BM25", m.name, ("analysis", "k1", "b"), (axis, k1s, bs), values, qids, base,
-                 choices=tuple(analysis_name(a) for a in analyses))
+    return Sweep(
+        "BM25",
+        m.name,
+        ("analysis", "k1", "b"),
+        (axis, k1s, bs),
+        values,
+        qids,
+        base,
+        choices=tuple(analysis_name(a) for a in analyses),
+    )
 
 
 def _lsa_scores(dataset: Dataset, model: lsa.LsaModel, qvec: np.ndarray) -> np.ndarray:
@@ -412,7 +438,9 @@ def sweep_dims(
     m, engine, qids = _start(dataset, metric, engine)
     limit = lsa.max_dims(engine.index)
     if limit < 1:
-        raise InputError(f"LSA needs at least 2 documents and 2 terms; {dataset.name} has {engine.index.n_docs} and {len(engine.index.vocabulary)}")
+        raise InputError(
+            f"LSA needs at least 2 documents and 2 terms; {dataset.name} has {engine.index.n_docs} and {len(engine.index.vocabulary)}"
+        )
     axis = dims_axis(engine, max_dims) if dims is None else _axis(dims, "dims", 1.0, None, integer=True)
     notes: list[str] = []
     if axis[-1] > limit:
@@ -432,7 +460,9 @@ def sweep_dims(
         model = f.model
         z = lsa.project(model, engine.index.counts)
         qz = lsa.project(model, engine.qcounts)
-        notes.append(f"one {model.dims}-dimension SVD ({model.algorithm}) truncated to each d: same subspaces as a fit per d, up to rounding")
+        notes.append(
+            f"one {model.dims}-dimension SVD ({model.algorithm}) truncated to each d: same subspaces as a fit per d, up to rounding"
+        )
         # the cosines at d from those at d - 1: add the new dimensions' products and squared norms
         dot = np.zeros((engine.qcounts.shape[0], z.shape[0]))
         zsq, qsq = np.zeros(z.shape[0]), np.zeros(qz.shape[0])
@@ -473,19 +503,27 @@ class Fixed:
         return self.members.index(name)
 
 
-def _member_part(dataset: Dataset, name: str, params: Params, engine: Engine, sources: Sources) -> tuple[Ranking, np.ndarray, np.ndarray]:
+def _member_part(
+    dataset: Dataset, name: str, params: Params, engine: Engine, sources: Sources
+) -> tuple[Ranking, np.ndarray, np.ndarray]:
     """One member at `params`: its ranking, its score of every document (questions x documents) and whether it
     answers each question, from the engine's own run."""
     run = engine.run(name, params, sources)
     member = engine.system(name, sources).member(run)
-    rows = np.array([member.row(q) for q in range(dataset.n_queries)], dtype=np.float64).reshape(dataset.n_queries, dataset.n_docs)
+    rows = np.array([member.row(q) for q in range(dataset.n_queries)], dtype=np.float64).reshape(
+        dataset.n_queries, dataset.n_docs
+    )
     return run.ranking, rows, np.asarray(member.answers, dtype=bool)
 
 
 def _combine(members: tuple[str, ...], parts: list[tuple[Ranking, np.ndarray, np.ndarray]], n_queries: int) -> Fixed:
     """A Fixed from each member's part (`_member_part`), in member order."""
-    return Fixed(tuple(members), tuple(p[0] for p in parts), tuple(p[1] for p in parts),
-                 np.array([p[2] for p in parts], dtype=bool).reshape(len(parts), n_queries))
+    return Fixed(
+        tuple(members),
+        tuple(p[0] for p in parts),
+        tuple(p[1] for p in parts),
+        np.array([p[2] for p in parts], dtype=bool).reshape(len(parts), n_queries),
+    )
 
 
 def fixed_parts(dataset: Dataset, params: Params, engine: Engine | None = None, sources: Sources = ()) -> Fixed:
@@ -501,7 +539,9 @@ def _fixed_for(dataset: Dataset, base: Params, engine: Engine, fixed: Fixed | No
     if fixed is None:
         return fixed_parts(dataset, base, engine, sources)
     if fixed.members != tuple(base.members):
-        raise InputError(f"the fixed parts are of {', '.join(fixed.members)}, the parameters fuse {', '.join(base.members)}")
+        raise InputError(
+            f"the fixed parts are of {', '.join(fixed.members)}, the parameters fuse {', '.join(base.members)}"
+        )
     return fixed
 
 
@@ -589,8 +629,12 @@ def check_alpha_members(members: tuple[str, ...]) -> None:
         raise InputError(
             f"the alpha sweep weighs two fused systems (alpha the first, 1 - alpha the second); {len(members)} "
             f"{'is' if len(members) == 1 else 'are'} fused ({', '.join(members)}): "
-            + ("a single member has weight 1" if len(members) == 1 else
-               "with more than two, each member's weight is set in the sidebar (--weights on the command line) and alpha is not used"))
+            + (
+                "a single member has weight 1"
+                if len(members) == 1
+                else "with more than two, each member's weight is set in the sidebar (--weights on the command line) and alpha is not used"
+            )
+        )
 
 
 def sweep_alpha(
@@ -625,7 +669,9 @@ JOINT = {  # a joint sweep: (its first parameter, the fusion it scores); the sec
     "rrf_k,dims": ("rrf_k", "RRF"),
     "k1,dims": ("k1", "weighted"),
 }
-JOINT_POINTS = 21  # at most this many values per axis of a joint sweep (each d is one LSA fit): alpha's and k1's grids whole
+JOINT_POINTS = (
+    21  # at most this many values per axis of a joint sweep (each d is one LSA fit): alpha's and k1's grids whole
+)
 _NEEDS = {"alpha": None, "rrf_k": None, "k1": "BM25"}  # the member a joint sweep's first parameter is read by
 
 
@@ -659,11 +705,15 @@ def check_joint_members(key: str, members: tuple[str, ...]) -> None:
     """A joint sweep varies LSA's d inside a fusion: LSA must be fused; k1 needs BM25 fused; alpha two members."""
     first, _ = JOINT[key]
     if "LSA" not in members:
-        raise InputError(f"the {first} x d sweep varies LSA's dimensions inside the fusion, and LSA is not fused "
-                         f"(the fused systems are {', '.join(members)})")
+        raise InputError(
+            f"the {first} x d sweep varies LSA's dimensions inside the fusion, and LSA is not fused "
+            f"(the fused systems are {', '.join(members)})"
+        )
     if _NEEDS[first] and _NEEDS[first] not in members:
-        raise InputError(f"the k1 x d sweep varies BM25's k1 inside the fusion, and BM25 is not fused "
-                         f"(the fused systems are {', '.join(members)})")
+        raise InputError(
+            f"the k1 x d sweep varies BM25's k1 inside the fusion, and BM25 is not fused "
+            f"(the fused systems are {', '.join(members)})"
+        )
     if first == "alpha":
         check_alpha_members(members)
 
@@ -695,8 +745,10 @@ def sweep_joint(
     fa = default_first if firsts is None else _axis(firsts, first, *spec_lo)
     limit = lsa.max_dims(engine.index)
     if limit < 1:
-        raise InputError(f"LSA needs at least 2 documents and 2 terms; {dataset.name} has {engine.index.n_docs} and "
-                         f"{len(engine.index.vocabulary)}")
+        raise InputError(
+            f"LSA needs at least 2 documents and 2 terms; {dataset.name} has {engine.index.n_docs} and "
+            f"{len(engine.index.vocabulary)}"
+        )
     da = default_dims if dims is None else _axis(dims, "dims", 1.0, float(limit), integer=True)
     members = tuple(base.members)
     parts: dict[tuple, tuple] = {}  # (member, the value it reads) -> its part, each computed once
@@ -717,8 +769,11 @@ def sweep_joint(
             continue
         p = replace(base, dims=int(d))
         fixed = _combine(members, [part(n, p) for n in members], dataset.n_queries)
-        one = (sweep_alpha(dataset, m, fa, engine, p, fixed, sources) if first == "alpha"
-               else sweep_rrf_k(dataset, m, fa, engine, p, fixed, sources))
+        one = (
+            sweep_alpha(dataset, m, fa, engine, p, fixed, sources)
+            if first == "alpha"
+            else sweep_rrf_k(dataset, m, fa, engine, p, fixed, sources)
+        )
         values[:, j] = one.values
     return Sweep(system, m.name, (first, "dims"), (fa, da), values.reshape(fa.size * da.size, len(qids)), qids, base)
 
@@ -768,8 +823,13 @@ def _params_key(params: str) -> str:
 
 
 def current_values(
-    dataset: Dataset, params: str, metric: str | metrics.Metric, base: Params = Params(), engine: Engine | None = None,
-    fixed: Fixed | None = None, sources: Sources = (),
+    dataset: Dataset,
+    params: str,
+    metric: str | metrics.Metric,
+    base: Params = Params(),
+    engine: Engine | None = None,
+    fixed: Fixed | None = None,
+    sources: Sources = (),
 ) -> np.ndarray:
     """Per-question values of the swept system at the current setting `base` (which need not be a grid point)."""
     key = _params_key(params)
@@ -923,9 +983,16 @@ def cross_validate(values: np.ndarray, folds: int = FOLDS, seed: int = SEED) -> 
     test = np.array([v[chosen[f], fold == f].mean() for f in cols])
     held_out = v[chosen[fold], np.arange(n)]
     return CrossValidation(
-        int(folds), int(seed), float(v[best].mean()), best, float(held_out.mean()),
-        tuple(int(c) for c in chosen), tuple(float(x) for x in train[chosen, cols]), tuple(float(x) for x in test),
-        tuple(int(s) for s in sizes), fold,
+        int(folds),
+        int(seed),
+        float(v[best].mean()),
+        best,
+        float(held_out.mean()),
+        tuple(int(c) for c in chosen),
+        tuple(float(x) for x in train[chosen, cols]),
+        tuple(float(x) for x in test),
+        tuple(int(s) for s in sizes),
+        fold,
     )
 
 
@@ -956,35 +1023,63 @@ def place(sweep: Sweep, current: dict) -> tuple[int, bool]:
     whether `current` is that grid setting exactly."""
     near = sweep.nearest(**current)
     at = sweep.setting(near)
-    return near, all(at[n] == current.get(n, "/".join(sweep.base.analysis)) if n == "analysis" else
-                     abs(float(at[n]) - float(current.get(n, getattr(sweep.base, n)))) < 1e-9 for n in sweep.names)
+    return near, all(
+        at[n] == current.get(n, "/".join(sweep.base.analysis))
+        if n == "analysis"
+        else abs(float(at[n]) - float(current.get(n, getattr(sweep.base, n)))) < 1e-9
+        for n in sweep.names
+    )
 
 
-def versus_current(values: np.ndarray, best: int, p: np.ndarray, p_holm: np.ndarray, current_values: np.ndarray,
-                   on_grid: bool, near: int, resamples: int = significance.RESAMPLES, seed: int = SEED) -> Versus:
+def versus_current(
+    values: np.ndarray,
+    best: int,
+    p: np.ndarray,
+    p_holm: np.ndarray,
+    current_values: np.ndarray,
+    on_grid: bool,
+    near: int,
+    resamples: int = significance.RESAMPLES,
+    seed: int = SEED,
+) -> Versus:
     """The current setting against the best. On the grid, the sweep's own p-values of it (`p`, `p_holm`:
     `versus_best`'s); between grid points, its permutation p against the best (`resamples` sign vectors, `seed`),
     Holm-corrected together with the other settings' (a family one larger)."""
     n = int(np.asarray(p).size)
     if on_grid:
-        return Versus(float(p[near]), float(p_holm[near]), n - 1,
-                      f"the {n - 1} comparisons of every other grid setting with the best")
+        return Versus(
+            float(p[near]),
+            float(p_holm[near]),
+            n - 1,
+            f"the {n - 1} comparisons of every other grid setting with the best",
+        )
     v = np.asarray(values, dtype=np.float64)
     others = np.arange(n) != best
-    alone = float(significance.permutation_pvalues(np.asarray(current_values, dtype=np.float64) - v[best], resamples, seed)[0])
+    alone = float(
+        significance.permutation_pvalues(np.asarray(current_values, dtype=np.float64) - v[best], resamples, seed)[0]
+    )
     adjusted = float(significance.holm(np.append(np.asarray(p)[others], alone))[-1])
-    return Versus(alone, adjusted, n, f"the {n - 1} comparisons of every other grid setting with the best, plus the current "
-                                      "setting, which lies between grid points")
+    return Versus(
+        alone,
+        adjusted,
+        n,
+        f"the {n - 1} comparisons of every other grid setting with the best, plus the current "
+        "setting, which lies between grid points",
+    )
 
 
-def tied_with_best(values: np.ndarray, best: int, ties: TieRegion, current_values: np.ndarray, on_grid: bool, near: int) -> bool:
+def tied_with_best(
+    values: np.ndarray, best: int, ties: TieRegion, current_values: np.ndarray, on_grid: bool, near: int
+) -> bool:
     """Whether the current setting can't be told apart from the best by the paired bootstrap, alone (uncorrected):
     on the grid, the tie region's answer; between grid points, its own interval (the tie region's resamples, seed
     and confidence)."""
     if on_grid:
         return bool(ties.tied[near])
     cur, top = np.asarray(current_values, dtype=np.float64), np.asarray(values, dtype=np.float64)[best]
-    return bool(np.array_equal(cur, top)) or bool(stats.paired_bootstrap(cur, top, ties.resamples, ties.seed, ties.confidence).holds_zero)
+    return bool(np.array_equal(cur, top)) or bool(
+        stats.paired_bootstrap(cur, top, ties.resamples, ties.seed, ties.confidence).holds_zero
+    )
 
 
 class Signals(NamedTuple):
@@ -1073,46 +1168,74 @@ def verdict_text(s: Signals, what: str, best: str, label: str) -> str:
     setting beating another only after Holm's correction."""
     kind = verdict_kind(s)
     holm = f"Holm's correction for {s.family} comparisons (adjusted {p_is(s.p_holm)})"
-    cv = ("cross-validation needs at least 2 questions" if s.gain is None else
-          f"cross-validated, {about(s.gain)} {label} on questions the choice never saw")
-    alone = (f" Alone, the current setting looks worse than the best ({p_is(s.p)}"
-             + ("" if s.current_tied else ", outside the tie region on the chart")
-             + f"), but picking the best of {s.n_settings} settings makes gaps like this one expected by chance."
-             if s.p <= ALPHA_LEVEL and s.diff < 0 else "")
+    cv = (
+        "cross-validation needs at least 2 questions"
+        if s.gain is None
+        else f"cross-validated, {about(s.gain)} {label} on questions the choice never saw"
+    )
+    alone = (
+        f" Alone, the current setting looks worse than the best ({p_is(s.p)}"
+        + ("" if s.current_tied else ", outside the tie region on the chart")
+        + f"), but picking the best of {s.n_settings} settings makes gaps like this one expected by chance."
+        if s.p <= ALPHA_LEVEL and s.diff < 0
+        else ""
+    )
     if kind == "same":
         return f"**Every setting scores the same here**: all {s.n_settings} have the same mean {label}, so there is nothing to tune."
     if kind == "flat":
-        return (f"**Every setting scores the same here, within noise**: all {s.n_settings} settings can't be told apart "
-                f"from the best ({best}), so the best is one draw among equals, not a value to move to.")
+        return (
+            f"**Every setting scores the same here, within noise**: all {s.n_settings} settings can't be told apart "
+            f"from the best ({best}), so the best is one draw among equals, not a value to move to."
+        )
     if kind == "best":
-        head = (f"**The current setting scores above every setting of the grid**: {about(s.diff)} {label} over the best "
-                f"of the {s.n_settings} ({best}). " if s.diff > 0 else
-                f"**The current setting is the best of the {s.n_settings} settings.** ")
+        head = (
+            f"**The current setting scores above every setting of the grid**: {about(s.diff)} {label} over the best "
+            f"of the {s.n_settings} ({best}). "
+            if s.diff > 0
+            else f"**The current setting is the best of the {s.n_settings} settings.** "
+        )
         if s.gain is None:
             return head.rstrip()
         if s.gain < -GAIN_EPS:
-            return head + (f"Expect less on new questions: tuning this way scores {about(s.gain)} {label} against it on "
-                           "questions the choice never saw (cross-validated).")
-        return head + (f"On questions the choice never saw, tuning this way scores {about(s.gain)} {label} against it "
-                       "(cross-validated): no loss from over-fitting shows.")
+            return head + (
+                f"Expect less on new questions: tuning this way scores {about(s.gain)} {label} against it on "
+                "questions the choice never saw (cross-validated)."
+            )
+        return head + (
+            f"On questions the choice never saw, tuning this way scores {about(s.gain)} {label} against it "
+            "(cross-validated): no loss from over-fitting shows."
+        )
     if kind == "tune":
-        return (f"**Tuning {what} pays**: about {about(s.gain)} {label} on questions the choice never saw (cross-validated), "
-                f"and the best ({best}) beats the current setting even after {holm}. {expectation_text(s.gain, -s.diff)}")
+        return (
+            f"**Tuning {what} pays**: about {about(s.gain)} {label} on questions the choice never saw (cross-validated), "
+            f"and the best ({best}) beats the current setting even after {holm}. {expectation_text(s.gain, -s.diff)}"
+        )
     if kind == "unstable":
         if s.gain is None:
-            return (f"**The best ({best}) beats the current setting on these questions**, even after {holm}, **but whether "
-                    f"the gain carries over to new ones is unknown** ({cv}). Treat the best as a hint, not a finding.")
-        return (f"**The best ({best}) beats the current setting on these questions**, even after {holm}, **but the gain "
-                f"does not carry over to new ones** ({cv}): the folds choose different settings. Treat the best as a hint, "
-                "not a finding.")
+            return (
+                f"**The best ({best}) beats the current setting on these questions**, even after {holm}, **but whether "
+                f"the gain carries over to new ones is unknown** ({cv}). Treat the best as a hint, not a finding."
+            )
+        return (
+            f"**The best ({best}) beats the current setting on these questions**, even after {holm}, **but the gain "
+            f"does not carry over to new ones** ({cv}): the folds choose different settings. Treat the best as a hint, "
+            "not a finding."
+        )
     if kind == "hint":
-        return (f"**Tuning {what} may gain about {about(s.gain)} {label} on unseen questions** (cross-validated), **but no "
-                f"single setting beats the current one once {s.family} comparisons are corrected for** (Holm-adjusted "
-                f"{p_is(s.p_holm)}): treat the best ({best}) as a hint, not a finding.{alone}")
-    shown = ("there are too few questions to cross-validate (at least 2 are needed)" if s.gain is None else
-             f"tuning shows no gain on unseen questions ({cv})")
-    return (f"**Keep the current setting**: no setting beats it once {s.family} comparisons are corrected for "
-            f"(Holm-adjusted {p_is(s.p_holm)}), and {shown}.{alone}")
+        return (
+            f"**Tuning {what} may gain about {about(s.gain)} {label} on unseen questions** (cross-validated), **but no "
+            f"single setting beats the current one once {s.family} comparisons are corrected for** (Holm-adjusted "
+            f"{p_is(s.p_holm)}): treat the best ({best}) as a hint, not a finding.{alone}"
+        )
+    shown = (
+        "there are too few questions to cross-validate (at least 2 are needed)"
+        if s.gain is None
+        else f"tuning shows no gain on unseen questions ({cv})"
+    )
+    return (
+        f"**Keep the current setting**: no setting beats it once {s.family} comparisons are corrected for "
+        f"(Holm-adjusted {p_is(s.p_holm)}), and {shown}.{alone}"
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -1166,11 +1289,22 @@ def verdict(
     if current_tied is None:
         current_tied = tied_with_best(sweep.values, best, ties, v, on_grid, near)
     means = sweep.means
-    above = bool(np.round(v.mean(), _DECIMALS) > np.round(means[best], _DECIMALS))  # between grid points, above the grid
+    above = bool(
+        np.round(v.mean(), _DECIMALS) > np.round(means[best], _DECIMALS)
+    )  # between grid points, above the grid
     at_best = (on_grid and near == best) or bool(np.array_equal(v, sweep.values[best])) or above
-    s = Signals(int(means.size), ties.size, bool(np.all(np.round(means, _DECIMALS) == np.round(means[0], _DECIMALS))), at_best,
-                bool(current_tied), float(v.mean() - means[best]), float(versus.p), float(versus.p_holm), int(versus.family),
-                None if cv is None else float(cv.cross_validated - v.mean()))
+    s = Signals(
+        int(means.size),
+        ties.size,
+        bool(np.all(np.round(means, _DECIMALS) == np.round(means[0], _DECIMALS))),
+        at_best,
+        bool(current_tied),
+        float(v.mean() - means[best]),
+        float(versus.p),
+        float(versus.p_holm),
+        int(versus.family),
+        None if cv is None else float(cv.cross_validated - v.mean()),
+    )
     text = verdict_text(s, names_text(sweep.names), setting_text(sweep.setting(best)), label or sweep.metric)
     return Verdict(verdict_kind(s), text, s, versus, near, on_grid)
 
@@ -1207,8 +1341,15 @@ def oracle(values: dict[str, np.ndarray], qids: tuple[str, ...] | None = None) -
     win = np.isclose(v, top[None, :], rtol=0, atol=1e-12)
     winners = tuple(tuple(names[i] for i in np.flatnonzero(win[:, j])) for j in range(v.shape[1]))
     best = tuple(names[int(np.argmax(win[:, j]))] for j in range(v.shape[1]))
-    return Oracle(names, qids, best, winners, top, float(top.mean()) if top.size else math.nan,
-                  {s: float(v[i].mean()) for i, s in enumerate(names)})
+    return Oracle(
+        names,
+        qids,
+        best,
+        winners,
+        top,
+        float(top.mean()) if top.size else math.nan,
+        {s: float(v[i].mean()) for i, s in enumerate(names)},
+    )
 
 
 def oracle_of(evaluation: Evaluation, metric: str, systems: list[str] | None = None) -> Oracle:
@@ -1339,13 +1480,19 @@ def explain_fusion(
     for d in docs:
         holders = tuple(m for i, m in enumerate(names) if in_top[i, d])
         grade = int(relevant.get(dataset.doc_ids[d], 0))
-        out.append({
-            "doc_id": dataset.doc_ids[d], "grade": grade, "judged": dataset.doc_ids[d] in judged,
-            "ranks": {m: int(ranks[i][d]) or None for i, m in enumerate(names)},
-            "contributions": {m: float(parts[i][d]) for i, m in enumerate(names)},
-            "total": float(total[d]), "fused_rank": int(fused[d]) or None, "in_top": holders,
-            "rescued_by": rescuer(holders, len(names), grade > 0) if fused[d] > 0 else None,
-        })
+        out.append(
+            {
+                "doc_id": dataset.doc_ids[d],
+                "grade": grade,
+                "judged": dataset.doc_ids[d] in judged,
+                "ranks": {m: int(ranks[i][d]) or None for i, m in enumerate(names)},
+                "contributions": {m: float(parts[i][d]) for i, m in enumerate(names)},
+                "total": float(total[d]),
+                "fused_rank": int(fused[d]) or None,
+                "in_top": holders,
+                "rescued_by": rescuer(holders, len(names), grade > 0) if fused[d] > 0 else None,
+            }
+        )
     big = np.iinfo(np.int64).max
     out.sort(key=lambda r: (r["fused_rank"] or big, -r["total"], key[dataset.doc_index[r["doc_id"]]]))
     return out
@@ -1403,7 +1550,9 @@ def tune(
     cur = current_values(dataset, key, metric, base, engine, fixed, sources)
     current = current_setting(sw.names, base)
     said = verdict(sw, best, ties, p, p_holm, current, cur, cv, label, sign_vectors, seed)
-    return Tuning(dataset.name, sw, best, ties, cv, current, cur, said.signals.current_tied, p, p_holm, sign_vectors, said)
+    return Tuning(
+        dataset.name, sw, best, ties, cv, current, cur, said.signals.current_tied, p, p_holm, sign_vectors, said
+    )
 
 
 def current_setting(names: tuple[str, ...], base: Params) -> dict:
@@ -1444,7 +1593,9 @@ def to_json(t: Tuning) -> dict:
     """The tuning report as JSON-ready data: grid, best, tie region, cross-validation, current setting."""
     sw = t.sweep
     means = sw.means
-    grid: dict = {n: list(sw.choices) if n == "analysis" else [_num(x, n) for x in a] for n, a in zip(sw.names, sw.axes)}
+    grid: dict = {
+        n: list(sw.choices) if n == "analysis" else [_num(x, n) for x in a] for n, a in zip(sw.names, sw.axes)
+    }
     shape = sw.shape
     grid["mean"] = means.reshape(shape).tolist()
     grid["tied"] = t.ties.tied.reshape(shape).tolist()
@@ -1457,36 +1608,117 @@ def to_json(t: Tuning) -> dict:
         "grid": grid,
         "best": {"setting": sw.setting(t.best), "mean": float(means[t.best])},
         "ties": {
-            "count": t.ties.size, "of": int(means.size),
+            "count": t.ties.size,
+            "of": int(means.size),
             "settings": [sw.setting(i) for i in np.flatnonzero(t.ties.tied)],
-            "resamples": t.ties.resamples, "seed": t.ties.seed, "confidence": t.ties.confidence,
+            "resamples": t.ties.resamples,
+            "seed": t.ties.seed,
+            "confidence": t.ties.confidence,
         },
         "cv": {
-            "folds": t.cv.folds, "seed": t.cv.seed, "in_sample": t.cv.in_sample, "cross_validated": t.cv.cross_validated,
+            "folds": t.cv.folds,
+            "seed": t.cv.seed,
+            "in_sample": t.cv.in_sample,
+            "cross_validated": t.cv.cross_validated,
             "optimism": t.cv.optimism,
             "chosen": [
-                {"fold": f, "setting": sw.setting(c), "questions": t.cv.fold_sizes[f],
-                 "train_mean": t.cv.train_means[f], "test_mean": t.cv.test_means[f]}
+                {
+                    "fold": f,
+                    "setting": sw.setting(c),
+                    "questions": t.cv.fold_sizes[f],
+                    "train_mean": t.cv.train_means[f],
+                    "test_mean": t.cv.test_means[f],
+                }
                 for f, c in enumerate(t.cv.chosen)
             ],
         },
-        "current": {"setting": t.current, "mean": float(t.current_values.mean()), "tied_with_best": t.current_tied,
-                    "on_grid": t.verdict.on_grid, "p": t.verdict.versus.p, "p_holm": t.verdict.versus.p_holm,
-                    "comparisons": t.verdict.versus.family, "sign_vectors": t.sign_vectors},
+        "current": {
+            "setting": t.current,
+            "mean": float(t.current_values.mean()),
+            "tied_with_best": t.current_tied,
+            "on_grid": t.verdict.on_grid,
+            "p": t.verdict.versus.p,
+            "p_holm": t.verdict.versus.p_holm,
+            "comparisons": t.verdict.versus.family,
+            "sign_vectors": t.sign_vectors,
+        },
         "verdict": {"kind": t.verdict.kind, "text": t.verdict.plain},
         "notes": list(sw.notes),
-        **({"analyses": [r._asdict() for r in analysis_rows(sw, t.current_values, t.cv.folds, t.cv.seed)]} if sw.names[0] == "analysis" else {}),
+        **(
+            {"analyses": [r._asdict() for r in analysis_rows(sw, t.current_values, t.cv.folds, t.cv.seed)]}
+            if sw.names[0] == "analysis"
+            else {}
+        ),
     }
 
 
 __all__ = [
-    "ALPHA_GRID", "ALPHA_LEVEL", "B_GRID", "GAIN_EPS", "K1_GRID", "MAX_DIMS", "PARAMS", "RRF_K_GRID", "SYSTEM_OF",
-    "CrossValidation", "Fixed", "JOINT", "JOINT_POINTS", "Oracle", "Signals", "Sweep", "TieRegion", "Tuning", "Verdict", "Versus",
-    "about", "expectation_text", "names_text", "offers_best", "p_is", "place", "setting_text", "tied_with_best", "verdict", "verdict_kind",
-    "verdict_text", "versus_current",
-    "ANALYSES", "Analysed", "AnalysisRow", "analysis_name", "analysis_rows", "current_setting", "engine_for", "sweep_analysis",
-    "best_setting", "check_alpha_members", "cross_validate", "current_values", "dims_axis", "explain_fusion", "fixed_parts",
-    "fold_assignment", "judged_ranks", "member_ranks", "oracle", "oracle_of", "sweep", "sweep_alpha", "sweep_bm25",
-    "check_joint_members", "even", "joint_axes", "sign_vectors_for", "rescuer", "sweep_dims", "sweep_joint", "sweep_rrf_k", "thin",
-    "tie_region", "to_json", "tune", "versus_best",
+    "ALPHA_GRID",
+    "ALPHA_LEVEL",
+    "B_GRID",
+    "GAIN_EPS",
+    "K1_GRID",
+    "MAX_DIMS",
+    "PARAMS",
+    "RRF_K_GRID",
+    "SYSTEM_OF",
+    "CrossValidation",
+    "Fixed",
+    "JOINT",
+    "JOINT_POINTS",
+    "Oracle",
+    "Signals",
+    "Sweep",
+    "TieRegion",
+    "Tuning",
+    "Verdict",
+    "Versus",
+    "about",
+    "expectation_text",
+    "names_text",
+    "offers_best",
+    "p_is",
+    "place",
+    "setting_text",
+    "tied_with_best",
+    "verdict",
+    "verdict_kind",
+    "verdict_text",
+    "versus_current",
+    "ANALYSES",
+    "Analysed",
+    "AnalysisRow",
+    "analysis_name",
+    "analysis_rows",
+    "current_setting",
+    "engine_for",
+    "sweep_analysis",
+    "best_setting",
+    "check_alpha_members",
+    "cross_validate",
+    "current_values",
+    "dims_axis",
+    "explain_fusion",
+    "fixed_parts",
+    "fold_assignment",
+    "judged_ranks",
+    "member_ranks",
+    "oracle",
+    "oracle_of",
+    "sweep",
+    "sweep_alpha",
+    "sweep_bm25",
+    "check_joint_members",
+    "even",
+    "joint_axes",
+    "sign_vectors_for",
+    "rescuer",
+    "sweep_dims",
+    "sweep_joint",
+    "sweep_rrf_k",
+    "thin",
+    "tie_region",
+    "to_json",
+    "tune",
+    "versus_best",
 ]

@@ -24,39 +24,68 @@ from .common import VERDICT, _Parser, _t, print_json
 __all__ = ["COMMANDS", "VERDICT", "build_parser", "main", "print_json"]
 
 COMMANDS = {  # command: (its module in this package, its line in --help, its own --help's description)
-    "evaluate": ("evaluate", "evaluate BM25, LSA, the two fusions and any run files",
-                None),
-    "compare": ("evaluate", "the table of every system on chosen metrics, the significant differences marked",
-                ("The table the IR field publishes: every system's mean on each metric (the systems `evaluate` "
-                 "measures: BM25, LSA, dense with --embeddings, the two fusions, each --run), the best of each "
-                 "column marked, and on each value the letters of the systems it beats significantly: a higher "
-                 "mean and a p-value below --alpha after Holm's correction over all pairs of systems (each "
-                 "metric separately). Tests are paired and two-sided over the questions with a relevant "
-                 "document. Here --alpha is the significance level; the weighted fusion's alpha is "
-                 "--fusion-alpha.")),
-    "tune": ("evaluate", "a metric over a parameter grid: best setting, tie region, cross-validated estimate",
-                ("Evaluate one metric at every setting of a grid (k1,b: BM25 over k1 0..3 x b 0..1; dims: LSA over "
-                 "1..200 dimensions; rrf_k: RRF over 1..200; alpha: the weighted fusion over 0..1), then print the best "
-                 "setting, the settings that can't be told apart from it (paired bootstrap against the best), and "
-                 "the best in-sample mean beside its k-fold cross-validated estimate (questions split by a seeded "
-                 "permutation; each fold measured with the setting chosen on the others).")),
-    "gate": ("gate", "exit 1 when a system got worse beyond noise between two `evaluate --json` reports",
-                ("Compare one system question by question across two `evaluate --json` reports of the same dataset "
-                 "(same name and question ids). Exit status 1 when the paired bootstrap interval of current - "
-                 "baseline lies entirely below zero (the questions that got worse are named), 0 otherwise, "
-                 "2 on bad input.")),
-    "experiments": ("experiments", "the workspace's saved experiments: list them, show one, compare two",
-                ("The experiments saved on the app's Experiments page, read from the workspace store "
-                 "($RETRIEVAL_LAB_DATABASE_URL, else SQLite under $RETRIEVAL_LAB_HOME, or --store).")),
-    "workspace": ("workspace", "the whole workspace as one zip: export it, or import one into an empty store",
-                ("Every dataset (as a BEIR folder and as uploaded), run, embeddings file, grade "
-                 "(qrels per rater and combined by each rule) and saved experiment, in one zip; "
-                 "an import reads one back into an empty store, every dataset checked against "
-                 "its id and every record against what the export writes: all of it, or nothing.")),
-    "warmup": ("warmup", "compile the kernels once (numba's cache on disk), so that no first run or first visit waits",
-                ("Compile every compiled kernel with the types the app and the command line use, or load it from "
-                 "numba's cache (beside the package, or $NUMBA_CACHE_DIR). Run it once after installing: the first "
-                 "evaluation of a corpus beyond the small ones then starts at once instead of after ~25 s.")),
+    "evaluate": ("evaluate", "evaluate BM25, LSA, the two fusions and any run files", None),
+    "compare": (
+        "evaluate",
+        "the table of every system on chosen metrics, the significant differences marked",
+        (
+            "The table the IR field publishes: every system's mean on each metric (the systems `evaluate` "
+            "measures: BM25, LSA, dense with --embeddings, the two fusions, each --run), the best of each "
+            "column marked, and on each value the letters of the systems it beats significantly: a higher "
+            "mean and a p-value below --alpha after Holm's correction over all pairs of systems (each "
+            "metric separately). Tests are paired and two-sided over the questions with a relevant "
+            "document. Here --alpha is the significance level; the weighted fusion's alpha is "
+            "--fusion-alpha."
+        ),
+    ),
+    "tune": (
+        "evaluate",
+        "a metric over a parameter grid: best setting, tie region, cross-validated estimate",
+        (
+            "Evaluate one metric at every setting of a grid (k1,b: BM25 over k1 0..3 x b 0..1; dims: LSA over "
+            "1..200 dimensions; rrf_k: RRF over 1..200; alpha: the weighted fusion over 0..1), then print the best "
+            "setting, the settings that can't be told apart from it (paired bootstrap against the best), and "
+            "the best in-sample mean beside its k-fold cross-validated estimate (questions split by a seeded "
+            "permutation; each fold measured with the setting chosen on the others)."
+        ),
+    ),
+    "gate": (
+        "gate",
+        "exit 1 when a system got worse beyond noise between two `evaluate --json` reports",
+        (
+            "Compare one system question by question across two `evaluate --json` reports of the same dataset "
+            "(same name and question ids). Exit status 1 when the paired bootstrap interval of current - "
+            "baseline lies entirely below zero (the questions that got worse are named), 0 otherwise, "
+            "2 on bad input."
+        ),
+    ),
+    "experiments": (
+        "experiments",
+        "the workspace's saved experiments: list them, show one, compare two",
+        (
+            "The experiments saved on the app's Experiments page, read from the workspace store "
+            "($RETRIEVAL_LAB_DATABASE_URL, else SQLite under $RETRIEVAL_LAB_HOME, or --store)."
+        ),
+    ),
+    "workspace": (
+        "workspace",
+        "the whole workspace as one zip: export it, or import one into an empty store",
+        (
+            "Every dataset (as a BEIR folder and as uploaded), run, embeddings file, grade "
+            "(qrels per rater and combined by each rule) and saved experiment, in one zip; "
+            "an import reads one back into an empty store, every dataset checked against "
+            "its id and every record against what the export writes: all of it, or nothing."
+        ),
+    ),
+    "warmup": (
+        "warmup",
+        "compile the kernels once (numba's cache on disk), so that no first run or first visit waits",
+        (
+            "Compile every compiled kernel with the types the app and the command line use, or load it from "
+            "numba's cache (beside the package, or $NUMBA_CACHE_DIR). Run it once after installing: the first "
+            "evaluation of a corpus beyond the small ones then starts at once instead of after ~25 s."
+        ),
+    ),
 }
 
 

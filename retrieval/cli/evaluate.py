@@ -29,6 +29,7 @@ from .common import VERDICT, _t, print_json
 
 def _kernels_started(command):
     """A command that runs the kernels: compiled.start before it."""
+
     @functools.wraps(command)
     def run(args: argparse.Namespace) -> int:
         compiled.start(args)
@@ -58,11 +59,14 @@ def _run_arg(value: str) -> tuple[str | None, str]:
 def _checked(spec) -> object:
     """A flag's type that checks its value against the parameter table at once, so that a bad value's message
     names the flag as typed (a renamed one: `argument --fusion-alpha: alpha must be in [0, 1], got 3.0`)."""
+
     def value(text: str):
         try:
             return spec.check(float(text))
         except ValueError as e:  # InputError too
-            raise argparse.ArgumentTypeError(str(e) if isinstance(e, InputError) else f"not a number: {text!r}") from None
+            raise argparse.ArgumentTypeError(
+                str(e) if isinstance(e, InputError) else f"not a number: {text!r}"
+            ) from None
 
     return value
 
@@ -70,48 +74,82 @@ def _checked(spec) -> object:
 PARAM_FLAGS = ("k1", "b", "dims", "rrf_k", "alpha", "fusion_depth", *ANALYSIS, *QUESTION_SIDE)  # each command's
 
 
-def _param_flags(parser: argparse.ArgumentParser, names: tuple[str, ...], role: str = "",
-                 flags: dict[str, str] | None = None) -> None:
+def _param_flags(
+    parser: argparse.ArgumentParser, names: tuple[str, ...], role: str = "", flags: dict[str, str] | None = None
+) -> None:
     """One flag per parameter (--rrf-k for rrf_k, unless `flags` names it otherwise, checked as it is read), its
     type, default and help from the parameter table; a parameter with choices (the fusion depth) takes only those."""
     for name in names:
         s = SPECS[name]
         renamed = (flags or {}).get(name)
         if s.options:  # a choice of names (the text analysis)
-            parser.add_argument(renamed or "--" + name.replace("_", "-"), dest=name, choices=s.options,
-                                default=s.default, help=f"{s.help} {role + ' ' if role else ''}(default {s.default})")
+            parser.add_argument(
+                renamed or "--" + name.replace("_", "-"),
+                dest=name,
+                choices=s.options,
+                default=s.default,
+                help=f"{s.help} {role + ' ' if role else ''}(default {s.default})",
+            )
             continue
         choices = f"; one of {', '.join(map(str, s.choices))}" if s.choices else ""
-        parser.add_argument(renamed or "--" + name.replace("_", "-"), dest=name,
-                            type=_checked(s) if renamed else int if s.integer else float,
-                            default=s.cast(s.default), metavar=name.upper(), choices=s.choices or None,
-                            help=f"{s.help} {role + ' ' if role else ''}(default {s.cast(s.default):g}{choices})")
+        parser.add_argument(
+            renamed or "--" + name.replace("_", "-"),
+            dest=name,
+            type=_checked(s) if renamed else int if s.integer else float,
+            default=s.cast(s.default),
+            metavar=name.upper(),
+            choices=s.choices or None,
+            help=f"{s.help} {role + ' ' if role else ''}(default {s.cast(s.default):g}{choices})",
+        )
 
 
 def _fusion_flags(parser: argparse.ArgumentParser) -> None:
     """The systems beyond the built-in retrievers (--run, --embeddings) and the fusions' members (--fuse, --weights)."""
-    parser.add_argument("--run", action="append", default=[], type=_run_arg, metavar="NAME=PATH",
-                        help="a TREC run file (qid Q0 docid rank score tag) as an extra system; ranked by score, "
-                             "descending, ties by document id, ascending; repeatable")
-    parser.add_argument("--fuse", default=",".join(ARTICLE_MEMBERS), metavar="A,B[,...]",
-                        help="the systems both fusions combine: built-in retrievers or --run names (default BM25,LSA)")
-    parser.add_argument("--embeddings", default=None, metavar="PATH|e5-small",
-                        help="a dense retriever, the system 'dense': e5-small (the bundled multilingual-e5-small, document "
-                             "vectors computed once and cached on disk), an .npz (doc_ids, doc_vectors, query_ids, "
-                             "query_vectors), or DOCS,QUESTIONS: two .jsonl or .parquet files of id and vector")
-    parser.add_argument("--weights", default=None, metavar="W1,W2[,...]",
-                        help="the weighted fusion's weight per --fuse member (default: alpha and 1 - alpha)")
+    parser.add_argument(
+        "--run",
+        action="append",
+        default=[],
+        type=_run_arg,
+        metavar="NAME=PATH",
+        help="a TREC run file (qid Q0 docid rank score tag) as an extra system; ranked by score, "
+        "descending, ties by document id, ascending; repeatable",
+    )
+    parser.add_argument(
+        "--fuse",
+        default=",".join(ARTICLE_MEMBERS),
+        metavar="A,B[,...]",
+        help="the systems both fusions combine: built-in retrievers or --run names (default BM25,LSA)",
+    )
+    parser.add_argument(
+        "--embeddings",
+        default=None,
+        metavar="PATH|e5-small",
+        help="a dense retriever, the system 'dense': e5-small (the bundled multilingual-e5-small, document "
+        "vectors computed once and cached on disk), an .npz (doc_ids, doc_vectors, query_ids, "
+        "query_vectors), or DOCS,QUESTIONS: two .jsonl or .parquet files of id and vector",
+    )
+    parser.add_argument(
+        "--weights",
+        default=None,
+        metavar="W1,W2[,...]",
+        help="the weighted fusion's weight per --fuse member (default: alpha and 1 - alpha)",
+    )
 
 
 def _data_flag(parser: argparse.ArgumentParser) -> None:
     """--data: the built-in corpus or a BEIR folder or zip."""
-    parser.add_argument("--data", default="invented", help="'invented' (built in) or a BEIR folder or .zip (default: invented)")
+    parser.add_argument(
+        "--data", default="invented", help="'invented' (built in) or a BEIR folder or .zip (default: invented)"
+    )
 
 
 def _metrics_flag(parser: argparse.ArgumentParser) -> None:
     """--metrics: a comma-separated list of metric names."""
-    parser.add_argument("--metrics", default=",".join(metrics.DEFAULT_METRICS),
-                        help="comma-separated, e.g. hit@3,recall@5,mrr,ndcg@5; valid: " + metrics.VALID_FORMS)
+    parser.add_argument(
+        "--metrics",
+        default=",".join(metrics.DEFAULT_METRICS),
+        help="comma-separated, e.g. hit@3,recall@5,mrr,ndcg@5; valid: " + metrics.VALID_FORMS,
+    )
 
 
 def _sources(args: argparse.Namespace, ds: datasets.Dataset) -> tuple:
@@ -124,9 +162,20 @@ def _sources(args: argparse.Namespace, ds: datasets.Dataset) -> tuple:
 
 def _fused_params(args: argparse.Namespace) -> Params:
     """The parameters of the command line, the fusions' members and weights included."""
-    return Params(k1=args.k1, b=args.b, dims=args.dims, rrf_k=args.rrf_k, alpha=args.alpha,
-                  fusion_depth=args.fusion_depth, stemmer=args.stemmer, stopwords=args.stopwords,
-                  query_words=args.query_words, k3=args.k3, members=_members(args.fuse), weights=_weights(args.weights))
+    return Params(
+        k1=args.k1,
+        b=args.b,
+        dims=args.dims,
+        rrf_k=args.rrf_k,
+        alpha=args.alpha,
+        fusion_depth=args.fusion_depth,
+        stemmer=args.stemmer,
+        stopwords=args.stopwords,
+        query_words=args.query_words,
+        k3=args.k3,
+        members=_members(args.fuse),
+        weights=_weights(args.weights),
+    )
 
 
 def _evaluated(args: argparse.Namespace, params: Params, metric_names: list[str]):
@@ -141,8 +190,10 @@ def _evaluated(args: argparse.Namespace, params: Params, metric_names: list[str]
 
 def _dataset_line(ds: datasets.Dataset) -> str:
     """`dataset NAME: N documents, M questions, K with a relevant document`."""
-    return (f"dataset {_t(ds.name)}: {plural(ds.n_docs, 'document')}, {plural(ds.n_queries, 'question')}, "
-            f"{ds.evaluated.size:,} with a relevant document")
+    return (
+        f"dataset {_t(ds.name)}: {plural(ds.n_docs, 'document')}, {plural(ds.n_queries, 'question')}, "
+        f"{ds.evaluated.size:,} with a relevant document"
+    )
 
 
 def analysis_text(params: Params) -> str:
@@ -175,16 +226,23 @@ def _weights(value: str | None) -> tuple[float, ...] | None:
 def _progress(done: int, total: int, rate: float, left: float) -> None:
     """The bundled model's encoding, on one line of stderr."""
     end = "\n" if done >= total else ""
-    print(f"\rencoding documents: {done:,} of {total:,}, {rate:.1f} a second, {left:,.0f} s left   ",
-          end=end, file=sys.stderr, flush=True)
+    print(
+        f"\rencoding documents: {done:,} of {total:,}, {rate:.1f} a second, {left:,.0f} s left   ",
+        end=end,
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def _embeddings(value: str, ds: datasets.Dataset):
     """--embeddings: the bundled model's vectors of the dataset, or a file (pair) of them, aligned with it."""
     if value == "e5-small":
         if not dense.cache_path(ds).exists() and ds.name not in dense.BUNDLED:
-            print(f"encoding {plural(ds.n_docs, 'document')} with the bundled model, about {dense.estimate_seconds(ds):,.0f} s; "
-                  f"the vectors are cached in {dense.cache_dir()}", file=sys.stderr)
+            print(
+                f"encoding {plural(ds.n_docs, 'document')} with the bundled model, about {dense.estimate_seconds(ds):,.0f} s; "
+                f"the vectors are cached in {dense.cache_dir()}",
+                file=sys.stderr,
+            )
         return embeddings.align(dense.embeddings_of(ds, _progress), ds)
     paths = [x.strip() for x in value.split(",")]
     try:
@@ -201,9 +259,21 @@ def _evaluate_arguments(e: argparse.ArgumentParser) -> None:
     _param_flags(e, PARAM_FLAGS)
     _fusion_flags(e)
     _metrics_flag(e)
-    e.add_argument("--bootstrap", default="ndcg@5", metavar="METRIC", help="metric of the paired bootstrap (default ndcg@5)")
-    e.add_argument("--compare", default="BM25,LSA", metavar="A,B", help="the two systems of the bootstrap, A - B (default BM25,LSA)")
-    e.add_argument("--threshold", type=int, default=THRESHOLD_DEFAULT, help="diagnose questions whose first relevant rank is beyond this (default 3)")
+    e.add_argument(
+        "--bootstrap", default="ndcg@5", metavar="METRIC", help="metric of the paired bootstrap (default ndcg@5)"
+    )
+    e.add_argument(
+        "--compare",
+        default="BM25,LSA",
+        metavar="A,B",
+        help="the two systems of the bootstrap, A - B (default BM25,LSA)",
+    )
+    e.add_argument(
+        "--threshold",
+        type=int,
+        default=THRESHOLD_DEFAULT,
+        help="diagnose questions whose first relevant rank is beyond this (default 3)",
+    )
     e.add_argument("--json", action="store_true", help="print the JSON report instead of tables")
     e.set_defaults(func=cmd_evaluate)
 
@@ -214,24 +284,43 @@ def _compare_arguments(c: argparse.ArgumentParser) -> None:
     _param_flags(c, PARAM_FLAGS, flags={"alpha": "--fusion-alpha"})
     _fusion_flags(c)
     _metrics_flag(c)
-    c.add_argument("--test", default=comparison.DEFAULT_TEST, metavar="|".join(comparison.TESTS),
-                   help="randomization: Fisher's (paired sign flips, exact up to 16 questions, else 10,000 seeded); "
-                        "t-test: paired Student's t-test; bootstrap: paired bootstrap, shifted null, 5,000 seeded "
-                        f"resamples (default {comparison.DEFAULT_TEST})")
-    c.add_argument("--alpha", dest="level", type=float, default=comparison.ALPHA, metavar="LEVEL",
-                   help=f"the significance level, in (0, 1) (default {comparison.ALPHA:g})")
+    c.add_argument(
+        "--test",
+        default=comparison.DEFAULT_TEST,
+        metavar="|".join(comparison.TESTS),
+        help="randomization: Fisher's (paired sign flips, exact up to 16 questions, else 10,000 seeded); "
+        "t-test: paired Student's t-test; bootstrap: paired bootstrap, shifted null, 5,000 seeded "
+        f"resamples (default {comparison.DEFAULT_TEST})",
+    )
+    c.add_argument(
+        "--alpha",
+        dest="level",
+        type=float,
+        default=comparison.ALPHA,
+        metavar="LEVEL",
+        help=f"the significance level, in (0, 1) (default {comparison.ALPHA:g})",
+    )
     shown = c.add_mutually_exclusive_group()
     for form, named in (("json", "JSON"), ("latex", "LaTeX"), ("markdown", "Markdown"), ("csv", "CSV")):
-        shown.add_argument(f"--{form}", dest="form", action="store_const", const=form,
-                           help=f"print the table as {named} instead of text")
+        shown.add_argument(
+            f"--{form}",
+            dest="form",
+            action="store_const",
+            const=form,
+            help=f"print the table as {named} instead of text",
+        )
     c.set_defaults(func=cmd_compare, form="text")
 
 
 def _tune_arguments(t: argparse.ArgumentParser) -> None:
     """`tune`'s arguments."""
     _data_flag(t)
-    t.add_argument("--params", default="k1,b", help=f"what to sweep (the system it scores): {tuning.PARAMS_FORMS} (default k1,b)")
-    t.add_argument("--metric", default="ndcg@10", help="the metric to tune (default ndcg@10); valid: " + metrics.VALID_FORMS)
+    t.add_argument(
+        "--params", default="k1,b", help=f"what to sweep (the system it scores): {tuning.PARAMS_FORMS} (default k1,b)"
+    )
+    t.add_argument(
+        "--metric", default="ndcg@10", help="the metric to tune (default ndcg@10); valid: " + metrics.VALID_FORMS
+    )
     t.add_argument("--folds", type=int, default=tuning.FOLDS, help="cross-validation folds (default 5)")
     t.add_argument("--seed", type=int, default=tuning.SEED, help="seed of the folds and of the bootstrap (default 0)")
     _param_flags(t, PARAM_FLAGS, "held fixed or marked as current")
@@ -266,8 +355,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         return 0
     print(_dataset_line(ds))
     print(f"text analysis: {analysis_text(params)}")
-    print(f"k1={params.k1} b={params.b} dims={params.dims} rrf_k={params.rrf_k} alpha={params.alpha} "
-          f"fusion_depth={params.fusion_depth}")
+    print(
+        f"k1={params.k1} b={params.b} dims={params.dims} rrf_k={params.rrf_k} alpha={params.alpha} "
+        f"fusion_depth={params.fusion_depth}"
+    )
     _meaning(ds, all_metrics)
     print()
     shown = {s: _t(s) for s in ev.systems}
@@ -276,21 +367,31 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     for s in ev.systems:
         print(f"{shown[s]:{width}s} " + " ".join(f"{ev.mean(s, n):10.6f}" for n in names))
     if args.embeddings is None and dense.documents_ready(ds):  # the app's rule for showing dense at once
-        print(f"note: dense, which the app shows on {_t(ds.name)}, is left out: add --embeddings e5-small (its vectors "
-              "are here, nothing to encode)")
+        print(
+            f"note: dense, which the app shows on {_t(ds.name)}, is left out: add --embeddings e5-small (its vectors "
+            "are here, nothing to encode)"
+        )
     print("\nrank of the first relevant document (- = not found):")
     qids = [_t(ds.query_ids[q]) for q in ds.evaluated]
     qw = max(4, *(len(q) for q in qids))
     print(f"  {'q':{qw}s} " + " ".join(f"{shown[s]:>{max(len(shown[s]), 4)}s}" for s in ev.systems))
     for i, qid in enumerate(qids):
-        print(f"  {qid:{qw}s} " + " ".join(f"{_fmt_rank(int(ev.first_rank[s][i])):>{max(len(shown[s]), 4)}s}"
-                                           for s in ev.systems))
+        print(
+            f"  {qid:{qw}s} "
+            + " ".join(f"{_fmt_rank(int(ev.first_rank[s][i])):>{max(len(shown[s]), 4)}s}" for s in ev.systems)
+        )
     conf = int(stats.CONFIDENCE * 100)
-    print(f"\nmean {boot['metric']} difference ({_t(boot['a'])} - {_t(boot['b'])}) = {boot['mean_diff']:+.3f}  "
-          f"{conf}% bootstrap interval = [{boot['ci_low']:+.3f}, {boot['ci_high']:+.3f}]"
-          f"  ({plural(boot['resamples'], 'resample')}, seed {boot['seed']})")
-    cases = diagnose(ds, ev.rankings["BM25"], args.threshold, listed=RELEVANT_LISTED, analysis=Analysis(*params.analysis))
-    print(f"\ndiagnosis (BM25, first relevant document not in the top {args.threshold}): {plural(len(cases), 'question')}")
+    print(
+        f"\nmean {boot['metric']} difference ({_t(boot['a'])} - {_t(boot['b'])}) = {boot['mean_diff']:+.3f}  "
+        f"{conf}% bootstrap interval = [{boot['ci_low']:+.3f}, {boot['ci_high']:+.3f}]"
+        f"  ({plural(boot['resamples'], 'resample')}, seed {boot['seed']})"
+    )
+    cases = diagnose(
+        ds, ev.rankings["BM25"], args.threshold, listed=RELEVANT_LISTED, analysis=Analysis(*params.analysis)
+    )
+    print(
+        f"\ndiagnosis (BM25, first relevant document not in the top {args.threshold}): {plural(len(cases), 'question')}"
+    )
     for c in cases:
         where = f"rank {c.rank}" if c.rank else "not found"
         first = f"first result: {_t(c.first_result)}" if c.first_result else "no result at all"
@@ -299,7 +400,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         for did, grade, words in c.relevant:
             print(f"    {_t(did)} (grade {grade}): words in common = {_t(', '.join(words)) if words else 'none'}")
         if c.more_relevant:
-            print(f"    ... and {plural(c.more_relevant, 'more relevant document')} (the first {RELEVANT_LISTED} are listed)")
+            print(
+                f"    ... and {plural(c.more_relevant, 'more relevant document')} (the first {RELEVANT_LISTED} are listed)"
+            )
     return 0
 
 
@@ -312,8 +415,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
     ds, ev = _evaluated(args, params, names)
     table = comparison.compare_table(ev, names, args.test, args.level)
     if args.form == "json":
-        print_json({"dataset": {"name": ds.name, "documents": ds.n_docs, "queries": ds.n_queries},
-                    "params": params.to_json(), **table.to_json()})
+        print_json(
+            {
+                "dataset": {"name": ds.name, "documents": ds.n_docs, "queries": ds.n_queries},
+                "params": params.to_json(),
+                **table.to_json(),
+            }
+        )
     elif args.form == "latex":
         print(table.to_latex(), end="")
     elif args.form == "markdown":
@@ -353,10 +461,14 @@ def cmd_tune(args: argparse.Namespace) -> int:
     means = sw.means
     conf = int(ties.confidence * 100)
     axes = " x ".join(sw.names)
-    print(f"tune {_t(sw.system)} on {_t(ds.name)} ({plural(len(sw.qids), 'question')}): {sw.metric} over {axes} "
-          f"({plural(means.size, 'setting')})")
-    print(f"* best, ~ can't be told apart from the best (paired bootstrap against the best, {conf}%, "
-          f"{plural(ties.resamples, 'resample')}, seed {ties.seed})\n")
+    print(
+        f"tune {_t(sw.system)} on {_t(ds.name)} ({plural(len(sw.qids), 'question')}): {sw.metric} over {axes} "
+        f"({plural(means.size, 'setting')})"
+    )
+    print(
+        f"* best, ~ can't be told apart from the best (paired bootstrap against the best, {conf}%, "
+        f"{plural(ties.resamples, 'resample')}, seed {ties.seed})\n"
+    )
     mark = np.where(ties.tied, "~", " ")
     mark[result.best] = "*"
     if sw.names[0] == "analysis":  # per analysis (stemmer/stop words): its best k1 x b and that tuning cross-validated
@@ -365,9 +477,13 @@ def cmd_tune(args: argparse.Namespace) -> int:
         print(f"{'analysis':{width}s}  best k1    b   {sw.metric:>9s}  cross-validated  gain over current")
         for i, r in enumerate(rows):
             best = result.best // (means.size // len(rows)) == i
-            print(f"{r.analysis:{width}s}  {r.best['k1']:7g} {r.best['b']:4g}   {r.best_mean:9.4f}  {r.cross_validated:15.4f}"
-                  f"  {r.gain:+17.4f} {'*' if best else ''}".rstrip())
-        fine = tuning.sweep_bm25(ds, metric, base=base)  # the finer k1 x b grid at the current analysis: the page's words
+            print(
+                f"{r.analysis:{width}s}  {r.best['k1']:7g} {r.best['b']:4g}   {r.best_mean:9.4f}  {r.cross_validated:15.4f}"
+                f"  {r.gain:+17.4f} {'*' if best else ''}".rstrip()
+            )
+        fine = tuning.sweep_bm25(
+            ds, metric, base=base
+        )  # the finer k1 x b grid at the current analysis: the page's words
         print(f"\n{grids.compare(sw, fine, result.current_values, cv.folds, cv.seed).text}")
     elif len(sw.names) == 2:
         rows, cols = sw.axes
@@ -386,19 +502,30 @@ def cmd_tune(args: argparse.Namespace) -> int:
     cur, said = report["current"], result.verdict
     vs = said.versus
     print(f"\nbest: {_setting(sw.setting(result.best))}  {sw.metric} = {means[result.best]:.4f}")
-    print(f"tie region: {ties.size} of {means.size} settings can't be told apart from the best (each alone, uncorrected)")
+    print(
+        f"tie region: {ties.size} of {means.size} settings can't be told apart from the best (each alone, uncorrected)"
+    )
     side = "above" if said.signals.diff > 0 else "below"
-    tie = ("can't be told apart from the best" if cur["tied_with_best"] else
-           f"outside the tie region: {side} the best by its own bootstrap interval, uncorrected")
+    tie = (
+        "can't be told apart from the best"
+        if cur["tied_with_best"]
+        else f"outside the tie region: {side} the best by its own bootstrap interval, uncorrected"
+    )
     between = "" if said.on_grid else "; between grid points"
     print(f"current: {_setting(cur['setting'])}  {sw.metric} = {cur['mean']:.4f} ({tie}{between})")
-    print(f"current - best: {said.signals.diff:+.4f}; paired permutation p = {vs.p:.4g} alone, Holm-adjusted p = "
-          f"{vs.p_holm:.4g} over {vs.family_text}")
-    print(f"{cv.folds}-fold cross-validation (seed {cv.seed}): in-sample best {cv.in_sample:.4f}, "
-          f"cross-validated {cv.cross_validated:.4f} (over-fitting {cv.optimism:+.4f})")
+    print(
+        f"current - best: {said.signals.diff:+.4f}; paired permutation p = {vs.p:.4g} alone, Holm-adjusted p = "
+        f"{vs.p_holm:.4g} over {vs.family_text}"
+    )
+    print(
+        f"{cv.folds}-fold cross-validation (seed {cv.seed}): in-sample best {cv.in_sample:.4f}, "
+        f"cross-validated {cv.cross_validated:.4f} (over-fitting {cv.optimism:+.4f})"
+    )
     for f, c in enumerate(cv.chosen):
-        print(f"  fold {f + 1} ({plural(cv.fold_sizes[f], 'question')}): chose {_setting(sw.setting(c))}, "
-              f"{cv.train_means[f]:.4f} on the other folds, {cv.test_means[f]:.4f} held out")
+        print(
+            f"  fold {f + 1} ({plural(cv.fold_sizes[f], 'question')}): chose {_setting(sw.setting(c))}, "
+            f"{cv.train_means[f]:.4f} on the other folds, {cv.test_means[f]:.4f} held out"
+        )
     print(f"\n{VERDICT}{_t(said.plain)}")  # tuning.verdict's words, the Tuning page's too (without its bold)
     return 0
 

@@ -30,14 +30,18 @@ def cmd_gate(args: argparse.Namespace) -> int:
     iv = result.interval
     conf = int(iv.confidence * 100)
     print(f"gate: {_t(result.system)} {result.metric} on {_t(result.dataset)}, {plural(len(result.qids), 'question')}")
-    print(f"baseline {result.baseline.mean():.6f}  current {result.current.mean():.6f}  "
-          f"difference {iv.mean:+.6f}, {conf}% bootstrap interval [{iv.low:+.6f}, {iv.high:+.6f}] "
-          f"({plural(iv.resamples, 'resample')}, seed {iv.seed}); paired randomisation p = {result.p_value:.4g}")
+    print(
+        f"baseline {result.baseline.mean():.6f}  current {result.current.mean():.6f}  "
+        f"difference {iv.mean:+.6f}, {conf}% bootstrap interval [{iv.low:+.6f}, {iv.high:+.6f}] "
+        f"({plural(iv.resamples, 'resample')}, seed {iv.seed}); paired randomisation p = {result.p_value:.4g}"
+    )
     worse = result.worse()
     listing = [f"  {_t(q)}: {a:.6f} -> {b:.6f} ({b - a:+.6f})" for q, a, b in worse]
     if result.failed:
-        print(f"FAIL: {_t(result.system)} is worse beyond noise (the interval lies below zero); "
-              f"{plural(len(worse), 'question')} got worse: {', '.join(_t(q) for q, _, _ in worse)}")
+        print(
+            f"FAIL: {_t(result.system)} is worse beyond noise (the interval lies below zero); "
+            f"{plural(len(worse), 'question')} got worse: {', '.join(_t(q) for q, _, _ in worse)}"
+        )
         print("\n".join(listing))
         return gate.FAIL
     print(f"PASS: no loss beyond noise ({plural(len(worse), 'question')} got worse, {len(result.better())} got better)")

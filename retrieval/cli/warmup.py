@@ -46,9 +46,12 @@ def cmd_warmup(args: argparse.Namespace) -> int:
         print(f"all {plural(len(sigs), 'kernel')} ready: {len(notice.compiled)} compiled by this command, the others "
               "loaded from numba's cache or compiled inside the kernels that call them", file=sys.stderr)
     if not args.quiet:
-        print(f"kernels ready: {plural(len(sigs), 'kernel')}, {plural(sum(sigs.values()), 'signature')}, "
-              f"{time.perf_counter() - t:.1f} s"
-              if sigs else "numba is disabled (NUMBA_DISABLE_JIT): the kernels run as plain Python")
+        print(
+            f"kernels ready: {plural(len(sigs), 'kernel')}, {plural(sum(sigs.values()), 'signature')}, "
+            f"{time.perf_counter() - t:.1f} s"
+            if sigs
+            else "numba is disabled (NUMBA_DISABLE_JIT): the kernels run as plain Python"
+        )
     return 0
 
 

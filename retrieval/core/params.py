@@ -81,41 +81,161 @@ def _steps(lo: float, hi: float, n: int) -> tuple[float, ...]:
     return tuple(float(lo + i * (hi - lo) / n) for i in range(n + 1))
 
 
-SPECS: dict[str, Spec] = {s.name: s for s in (
-    Spec("k", "cutoff k", "Metrics look at the top k results (hit@k, recall@k, nDCG@k).",
-         5, 1, 20, 1, (1, INF), integer=True),
-    Spec("k1", "BM25 k1", "Term-frequency saturation: 0 ignores repeats, large values count them almost linearly.",
-         1.2, 0.0, 3.0, 0.05, (0.0, INF), _steps(0.0, 3.0, 15)),  # 0, 0.2, ..., 3.0 (6 * 3 / 15 == 1.2 exactly)
-    Spec("b", "BM25 b", "Length normalisation: 0 ignores document length, 1 divides fully by it.",
-         0.75, 0.0, 1.0, 0.05, (0.0, 1.0), _steps(0.0, 1.0, 10)),
-    Spec("dims", "LSA dimensions d", "Dimensions of the truncated SVD (at most min(documents, terms) - 1).",
-         6, 1, 200, 1, (1, INF), integer=True),
-    Spec("rrf_k", "RRF constant k", "Reciprocal Rank Fusion adds 1/(k + rank) from each list: a small k favours the top ranks.",
-         60.0, 1, 200, 1, (0.0, INF), tuple(float(x) for x in range(1, 201))),
-    Spec("alpha", "fusion alpha", "Weighted fusion: alpha x the first member + (1 - alpha) x the second, each min-max normalised.",
-         0.5, 0.0, 1.0, 0.05, (0.0, 1.0), _steps(0.0, 1.0, 20)),
-    Spec("fusion_depth", "fusion depth", "How deep each member's list goes into a fusion (the article fuses each top 10).",
-         10, 10, 1000, 1, (1, INF), integer=True, choices=(10, 100, 1000)),
-    Spec("weight", "weight", "A member's weight in the weighted fusion of more than two members (min-max scores times the weight, added).",
-         0.5, 0.0, 1.0, 0.05, (0.0, INF)),
-    Spec("stemmer", "stemmer", "How words are reduced to a stem before they are counted, as in Elasticsearch's "
-         "analyzers: none (the article), snowball (Snowball's English stemmer, Porter2), porter (Porter's 1980 "
-         "algorithm); both are Snowball's C stemmers (PyStemmer). BM25, LSA and what they fuse into follow it; "
-         "dense reads the raw text.", "none", 0, 0, 0, (0, 0),
-         options=("none", "snowball", "porter")),
-    Spec("stopwords", "stop words", "Which words are dropped before counting: article (the article's 45 words), "
-         "lucene (Lucene's English stop set, 33 words, Elasticsearch's _english_), none.", "article", 0, 0, 0,
-         (0, 0), options=("article", "lucene", "none")),
-    Spec("query_words", "repeated question words", "How a word the question repeats counts in BM25: once (the "
-         "article), each (every repeat adds its weight again, as Lucene's query parser), k3 (saturated by BM25's "
-         "k3: (k3 + 1) qtf / (k3 + qtf)).", "once", 0, 0, 0, (0, 0),
-         options=("once", "each", "k3")),
-    Spec("k3", "BM25 k3", "Saturation of a question word's repeats (with repeated question words = k3): 0 counts "
-         "a word once however often it is repeated, large values count each repeat almost fully.",
-         8.0, 0.0, 20.0, 0.5, (0.0, INF), (0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 100.0)),
-    Spec("depth", "list depth", "How many results each system's list keeps for display (the ranks of judged documents are exact at any depth).",
-         100, 1, 1000, 1, (1, INF), integer=True),
-)}
+SPECS: dict[str, Spec] = {
+    s.name: s
+    for s in (
+        Spec(
+            "k",
+            "cutoff k",
+            "Metrics look at the top k results (hit@k, recall@k, nDCG@k).",
+            5,
+            1,
+            20,
+            1,
+            (1, INF),
+            integer=True,
+        ),
+        Spec(
+            "k1",
+            "BM25 k1",
+            "Term-frequency saturation: 0 ignores repeats, large values count them almost linearly.",
+            1.2,
+            0.0,
+            3.0,
+            0.05,
+            (0.0, INF),
+            _steps(0.0, 3.0, 15),
+        ),  # 0, 0.2, ..., 3.0 (6 * 3 / 15 == 1.2 exactly)
+        Spec(
+            "b",
+            "BM25 b",
+            "Length normalisation: 0 ignores document length, 1 divides fully by it.",
+            0.75,
+            0.0,
+            1.0,
+            0.05,
+            (0.0, 1.0),
+            _steps(0.0, 1.0, 10),
+        ),
+        Spec(
+            "dims",
+            "LSA dimensions d",
+            "Dimensions of the truncated SVD (at most min(documents, terms) - 1).",
+            6,
+            1,
+            200,
+            1,
+            (1, INF),
+            integer=True,
+        ),
+        Spec(
+            "rrf_k",
+            "RRF constant k",
+            "Reciprocal Rank Fusion adds 1/(k + rank) from each list: a small k favours the top ranks.",
+            60.0,
+            1,
+            200,
+            1,
+            (0.0, INF),
+            tuple(float(x) for x in range(1, 201)),
+        ),
+        Spec(
+            "alpha",
+            "fusion alpha",
+            "Weighted fusion: alpha x the first member + (1 - alpha) x the second, each min-max normalised.",
+            0.5,
+            0.0,
+            1.0,
+            0.05,
+            (0.0, 1.0),
+            _steps(0.0, 1.0, 20),
+        ),
+        Spec(
+            "fusion_depth",
+            "fusion depth",
+            "How deep each member's list goes into a fusion (the article fuses each top 10).",
+            10,
+            10,
+            1000,
+            1,
+            (1, INF),
+            integer=True,
+            choices=(10, 100, 1000),
+        ),
+        Spec(
+            "weight",
+            "weight",
+            "A member's weight in the weighted fusion of more than two members (min-max scores times the weight, added).",
+            0.5,
+            0.0,
+            1.0,
+            0.05,
+            (0.0, INF),
+        ),
+        Spec(
+            "stemmer",
+            "stemmer",
+            "How words are reduced to a stem before they are counted, as in Elasticsearch's "
+            "analyzers: none (the article), snowball (Snowball's English stemmer, Porter2), porter (Porter's 1980 "
+            "algorithm); both are Snowball's C stemmers (PyStemmer). BM25, LSA and what they fuse into follow it; "
+            "dense reads the raw text.",
+            "none",
+            0,
+            0,
+            0,
+            (0, 0),
+            options=("none", "snowball", "porter"),
+        ),
+        Spec(
+            "stopwords",
+            "stop words",
+            "Which words are dropped before counting: article (the article's 45 words), "
+            "lucene (Lucene's English stop set, 33 words, Elasticsearch's _english_), none.",
+            "article",
+            0,
+            0,
+            0,
+            (0, 0),
+            options=("article", "lucene", "none"),
+        ),
+        Spec(
+            "query_words",
+            "repeated question words",
+            "How a word the question repeats counts in BM25: once (the "
+            "article), each (every repeat adds its weight again, as Lucene's query parser), k3 (saturated by BM25's "
+            "k3: (k3 + 1) qtf / (k3 + qtf)).",
+            "once",
+            0,
+            0,
+            0,
+            (0, 0),
+            options=("once", "each", "k3"),
+        ),
+        Spec(
+            "k3",
+            "BM25 k3",
+            "Saturation of a question word's repeats (with repeated question words = k3): 0 counts "
+            "a word once however often it is repeated, large values count each repeat almost fully.",
+            8.0,
+            0.0,
+            20.0,
+            0.5,
+            (0.0, INF),
+            (0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 100.0),
+        ),
+        Spec(
+            "depth",
+            "list depth",
+            "How many results each system's list keeps for display (the ranks of judged documents are exact at any depth).",
+            100,
+            1,
+            1000,
+            1,
+            (1, INF),
+            integer=True,
+        ),
+    )
+}
 
 SLIDERS = ("k", "k1", "b", "dims", "rrf_k", "alpha")  # the sidebar's, in its order
 ANALYSIS = ("stemmer", "stopwords")  # what the index is built with (a change builds another index)
@@ -191,7 +311,7 @@ class Params:
         elif len(members) > 2:
             raise InputError(f"a weighted fusion of {len(members)} members needs one weight per member (weights)")
 
-    def check(self) -> "Params":
+    def check(self) -> Params:
         """Self: a Params is validated when it is made (kept for callers that check explicitly)."""
         return self
 

@@ -59,8 +59,10 @@ class _Pool:
     def __init__(self, size: int, background: bool):
         self.size = size
         self.executor = ThreadPoolExecutor(
-            max_workers=size, thread_name_prefix="retrieval-background" if background else "retrieval",
-            initializer=_background_start if background else None)
+            max_workers=size,
+            thread_name_prefix="retrieval-background" if background else "retrieval",
+            initializer=_background_start if background else None,
+        )
 
 
 _POOLS: dict[bool, _Pool] = {}

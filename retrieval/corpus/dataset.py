@@ -31,7 +31,9 @@ from ..core.words import agree, plural
 _PACKAGE = Path(__file__).resolve().parents[1]
 # the built-in datasets: the repository's data/ in a source checkout, `retrieval/_data/` where the package is installed
 # (pyproject.toml ships data/ there), found wherever the package runs from
-DATA_DIR = next((d for d in (_PACKAGE / "_data", _PACKAGE.parent / "data") if (d / "invented").is_dir()), _PACKAGE / "_data")
+DATA_DIR = next(
+    (d for d in (_PACKAGE / "_data", _PACKAGE.parent / "data") if (d / "invented").is_dir()), _PACKAGE / "_data"
+)
 BUILTIN = {"invented": DATA_DIR / "invented"}
 
 # The largest grade a judgement may carry, and negated the lowest (0 or less still means not relevant). nDCG_exp's gain is 2^g - 1, which
@@ -175,7 +177,7 @@ class Dataset:
         h.update(self.qrels.query.tobytes() + self.qrels.doc_id.astype(str).tobytes() + self.qrels.grade.tobytes())
         return h.hexdigest()[:16]
 
-    def with_judgements(self, judgements: Iterable[tuple[str, str, int]]) -> "Dataset":
+    def with_judgements(self, judgements: Iterable[tuple[str, str, int]]) -> Dataset:
         """The same documents and questions with `judgements` (question id, document id, grade) added after
         each question's own; nothing else changes (name, warnings).
 
@@ -210,21 +212,25 @@ class Dataset:
             doc_id=np.concatenate((qr.doc_id, np.array([r[2] for r in rows], dtype=object)))[order],
             grade=np.concatenate((qr.grade, np.array([r[3] for r in rows], dtype=np.int64)))[order],
         )
-        return self.lend(replace(self, qrels=new), (*DOCUMENT_VALUES, "_corpus_hash", "corpus_fingerprint", "query_index"))
+        return self.lend(
+            replace(self, qrels=new), (*DOCUMENT_VALUES, "_corpus_hash", "corpus_fingerprint", "query_index")
+        )
 
-    def lend(self, out: "Dataset", names: tuple[str, ...] = ()) -> "Dataset":
+    def lend(self, out: Dataset, names: tuple[str, ...] = ()) -> Dataset:
         """`out`, a dataset of the same documents (or texts, for the question-side names), with this one's cached
         values `names` (default DOCUMENT_VALUES) given instead of recomputed: 40 ms of id sorting at 100k documents."""
         for name in names or DOCUMENT_VALUES:
             out.__dict__[name] = getattr(self, name)
         return out
 
-    def renamed(self, name: str) -> "Dataset":
+    def renamed(self, name: str) -> Dataset:
         """The same dataset under another name (its fingerprint does not hold the name)."""
         if name == self.name:
             return self
-        return self.lend(replace(self, name=name), (*DOCUMENT_VALUES, "_corpus_hash", "corpus_fingerprint", "query_index",
-                                                    "fingerprint"))
+        return self.lend(
+            replace(self, name=name),
+            (*DOCUMENT_VALUES, "_corpus_hash", "corpus_fingerprint", "query_index", "fingerprint"),
+        )
 
     def judgements(self) -> list[tuple[str, str, int]]:
         """Every judgement as (question id, document id, grade), in the qrels' order."""
@@ -319,14 +325,18 @@ def _joined(title: str, text: str, source: str, line: int) -> str:
     """Title and text joined by a space, or an error when longer than MAX_TEXT_CHARS."""
     out = f"{title} {text}".strip() if title else text
     if len(out) > MAX_TEXT_CHARS:
-        raise InputError(f"{source}:{line}: the text has {len(out):,} characters, more than the limit of {MAX_TEXT_CHARS:,}")
+        raise InputError(
+            f"{source}:{line}: the text has {len(out):,} characters, more than the limit of {MAX_TEXT_CHARS:,}"
+        )
     return out
 
 
 def _check_id(rid: str, source: str, line: int) -> None:
     """An error when an id holds whitespace: it could never be judged, and a TREC file could not hold it."""
     if rid.split() != [rid]:
-        raise InputError(f"{source}:{line}: the id {_short(rid)} holds whitespace (ids are single words, as in TREC files)")
+        raise InputError(
+            f"{source}:{line}: the id {_short(rid)} holds whitespace (ids are single words, as in TREC files)"
+        )
 
 
 def _first_time(seen: dict[str, int], rid: str, source: str, line: int) -> None:
@@ -373,8 +383,7 @@ _SPACE = re.compile(r"\s")  # what str.split() splits on (both test str.isspace)
 
 def _plain_ids(ids: list) -> bool:
     """Whether ids are distinct non-empty strings without whitespace: a set and one search over them all."""
-    return (all(type(i) is str and i for i in ids) and len(set(ids)) == len(ids)
-            and not _SPACE.search("\0".join(ids)))
+    return all(type(i) is str and i for i in ids) and len(set(ids)) == len(ids) and not _SPACE.search("\0".join(ids))
 
 
 def _check_ids(ids: list[str], lines: list[int], source: str) -> None:
@@ -425,7 +434,9 @@ def parse_table(data: Data, source: str) -> list[tuple[str, str]]:
     def lines() -> Iterator[str]:
         for text in itertools.chain((head,), pieces):
             if fresh[0] and text.isspace():  # blank rows only, between records: counted as the reader counts lines
-                skipped[0] += text.count("\n") + text.count("\r") - text.count("\r\n") + (not text.endswith(("\n", "\r")))
+                skipped[0] += (
+                    text.count("\n") + text.count("\r") - text.count("\r\n") + (not text.endswith(("\n", "\r")))
+                )
                 continue
             for ln in io.StringIO(text, newline=""):
                 record.append(ln)
@@ -493,8 +504,10 @@ def _check_closed(record: str, delimiter: str, source: str, line: int) -> None:
                 inside = not inside
                 opened = m.start() if inside else opened
             line += record.count("\n", 0, opened)
-            raise InputError(f"{source}:{line}: a quote opened on this line is never closed "
-                             "(the rest of the file would be one field)") from None
+            raise InputError(
+                f"{source}:{line}: a quote opened on this line is never closed "
+                "(the rest of the file would be one field)"
+            ) from None
 
 
 _LEADING_SPACE = re.compile(rb"\s*")  # what bytes.lstrip() strips, found without copying the rest
@@ -508,7 +521,7 @@ def parse_records(data: bytes, source: str) -> list[tuple[str, str]]:
     if suffix in (".csv", ".tsv", ".txt"):
         return parse_table(data, source)
     start = _LEADING_SPACE.match(data).end()
-    return parse_jsonl(data, source) if data[start:start + 1] == b"{" else parse_table(data, source)
+    return parse_jsonl(data, source) if data[start : start + 1] == b"{" else parse_table(data, source)
 
 
 def _short(value: str, width: int = 40) -> str:
@@ -524,8 +537,9 @@ def _fields(raw: str, source: str, line: int) -> list[str]:
         tabbed = raw.strip().split("\t")
         if len(tabbed) in (3, 4, 6) and len(tabbed) != len(parts):
             bad = next((f.strip() for f in tabbed if f.strip().split() != [f.strip()]), "")
-            raise InputError(f"{source}:{line}: the field {_short(bad)} holds whitespace "
-                             "(ids are single words, as in TREC files)")
+            raise InputError(
+                f"{source}:{line}: the field {_short(bad)} holds whitespace (ids are single words, as in TREC files)"
+            )
     return parts
 
 
@@ -640,8 +654,10 @@ def _check_unique(records: list[tuple[str, str]], source: str, what: str) -> Non
         if rid in seen:
             raise InputError(f"{source}: duplicate {what} id {rid!r} (records {seen[rid]} and {i})")
         if not isinstance(rid, str) or rid.split() != [rid]:
-            raise InputError(f"{source}: record {i}: the {what} id {_short(str(rid))} is not a single word "
-                             "(ids are single words, as in TREC files)")
+            raise InputError(
+                f"{source}: record {i}: the {what} id {_short(str(rid))} is not a single word "
+                "(ids are single words, as in TREC files)"
+            )
         seen[rid] = i
 
 
@@ -671,8 +687,10 @@ def assemble(
             raise InputError(f"{qrels_src}: question {qid!r} judges document {did!r} twice")
         seen.add((qid, did))
         if not valid_grade(grade):
-            raise InputError(f"{qrels_src}: question {qid!r} grades document {did!r} {grade!r}: "
-                             f"expected an integer within +-{MAX_GRADE}")
+            raise InputError(
+                f"{qrels_src}: question {qid!r} grades document {did!r} {grade!r}: "
+                f"expected an integer within +-{MAX_GRADE}"
+            )
         if qid not in query_index:
             unknown_q[qid] = unknown_q.get(qid, 0) + 1
             continue
@@ -684,8 +702,10 @@ def assemble(
         n = sum(unknown_q.values())
         ex = ", ".join(sorted(unknown_q)[:5])
         m = len(unknown_q)
-        warnings.append(f"{qrels_src}: {plural(n, 'judgement')} {agree(n, 'names', 'name')} {plural(m, 'question')} that "
-                        f"{agree(m, 'is', 'are')} not in {q_src} ({ex}); {agree(n, 'it is', 'they are')} left out")
+        warnings.append(
+            f"{qrels_src}: {plural(n, 'judgement')} {agree(n, 'names', 'name')} {plural(m, 'question')} that "
+            f"{agree(m, 'is', 'are')} not in {q_src} ({ex}); {agree(n, 'it is', 'they are')} left out"
+        )
     if unknown_d:
         n = sum(unknown_d.values())
         ex = ", ".join(sorted(unknown_d)[:5])
@@ -719,7 +739,9 @@ def _beir_members(names: list[str], source: str) -> tuple[str, str, str]:
     """Paths of corpus.jsonl, queries.jsonl and the qrels file among the entries of a BEIR folder or zip."""
     corpus = sorted((n for n in names if PurePosixPath(n).name == "corpus.jsonl"), key=lambda n: (n.count("/"), n))
     if not corpus:
-        raise InputError(f"{source}: no corpus.jsonl (a BEIR dataset holds corpus.jsonl, queries.jsonl and qrels/test.tsv)")
+        raise InputError(
+            f"{source}: no corpus.jsonl (a BEIR dataset holds corpus.jsonl, queries.jsonl and qrels/test.tsv)"
+        )
     root = PurePosixPath(corpus[0]).parent
     queries = str(root / "queries.jsonl")
     if queries not in names:
@@ -728,7 +750,9 @@ def _beir_members(names: list[str], source: str) -> tuple[str, str, str]:
     test = str(qrels_dir / "test.tsv")
     if test in names:
         return corpus[0], queries, test
-    candidates = sorted(n for n in names if PurePosixPath(n).parent == qrels_dir and n.endswith((".tsv", ".txt", ".qrels")))
+    candidates = sorted(
+        n for n in names if PurePosixPath(n).parent == qrels_dir and n.endswith((".tsv", ".txt", ".qrels"))
+    )
     if len(candidates) != 1:
         found = ", ".join(PurePosixPath(c).name for c in candidates) or "none"
         raise InputError(f"{source}: expected qrels/test.tsv or a single file in qrels/ (found: {found})")
@@ -743,17 +767,22 @@ def _declared(zf: zipfile.ZipFile, members: tuple[str, ...], source: str, limits
     infos = [zf.getinfo(m) for m in members]
     for info in infos:
         if info.file_size > limits.member:
-            raise InputError(f"{source}/{info.filename}: declares {info.file_size:,} bytes uncompressed, more than the "
-                             f"limit of {limits.member:,} bytes per member {_RAISE_IT}")
+            raise InputError(
+                f"{source}/{info.filename}: declares {info.file_size:,} bytes uncompressed, more than the "
+                f"limit of {limits.member:,} bytes per member {_RAISE_IT}"
+            )
     declared = sum(info.file_size for info in infos)
     if declared > limits.total:
-        raise InputError(f"{source}: {', '.join(members)} declare {declared:,} bytes uncompressed, more than the limit "
-                         f"of {limits.total:,} bytes in all {_RAISE_IT}")
+        raise InputError(
+            f"{source}: {', '.join(members)} declare {declared:,} bytes uncompressed, more than the limit "
+            f"of {limits.total:,} bytes in all {_RAISE_IT}"
+        )
     return infos
 
 
-def _member_chunks(zf: zipfile.ZipFile, info: zipfile.ZipInfo, source: str, limits: ZipLimits,
-                   total: list[int]) -> Iterator[bytes]:
+def _member_chunks(
+    zf: zipfile.ZipFile, info: zipfile.ZipInfo, source: str, limits: ZipLimits, total: list[int]
+) -> Iterator[bytes]:
     """A member's bytes a chunk at a time as it is decompressed, refused once past `limits` (`total`: the bytes of
     the members read before it, counted on)."""
     size = 0
@@ -763,11 +792,15 @@ def _member_chunks(zf: zipfile.ZipFile, info: zipfile.ZipInfo, source: str, limi
                 size += len(chunk)
                 total[0] += len(chunk)
                 if size > limits.member:
-                    raise InputError(f"{source}/{info.filename}: expands past the limit of {limits.member:,} bytes "
-                                     f"per member {_RAISE_IT}")
+                    raise InputError(
+                        f"{source}/{info.filename}: expands past the limit of {limits.member:,} bytes "
+                        f"per member {_RAISE_IT}"
+                    )
                 if total[0] > limits.total:
-                    raise InputError(f"{source}/{info.filename}: the members expand past the limit of "
-                                     f"{limits.total:,} bytes in all {_RAISE_IT}")
+                    raise InputError(
+                        f"{source}/{info.filename}: the members expand past the limit of "
+                        f"{limits.total:,} bytes in all {_RAISE_IT}"
+                    )
                 yield chunk
     except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as e:
         raise InputError(f"{source}/{info.filename}: damaged zip member ({e})") from None
@@ -803,8 +836,10 @@ def load_beir_zip(data: bytes, source: str, limits: ZipLimits | None = None) -> 
         members = _beir_members(names, source)
         infos, total = _declared(zf, members, source, limits), [0]
         srcs = tuple(f"{source}/{n}" for n in members)
-        parsed = [parse(_member_chunks(zf, info, source, limits, total), src)
-                  for parse, info, src in zip((parse_jsonl, parse_jsonl, parse_qrels), infos, srcs)]
+        parsed = [
+            parse(_member_chunks(zf, info, source, limits, total), src)
+            for parse, info, src in zip((parse_jsonl, parse_jsonl, parse_qrels), infos, srcs)
+        ]
     return assemble(PurePosixPath(source).stem, *parsed, srcs)
 
 
@@ -813,7 +848,10 @@ def beir_zip(ds: Dataset) -> bytes:
     qrels' order, at the zip's top level. `load_beir_zip` reads it back to the same content (the same fingerprint)."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for member, ids, texts in (("corpus.jsonl", ds.doc_ids, ds.doc_texts), ("queries.jsonl", ds.query_ids, ds.query_texts)):
+        for member, ids, texts in (
+            ("corpus.jsonl", ds.doc_ids, ds.doc_texts),
+            ("queries.jsonl", ds.query_ids, ds.query_texts),
+        ):
             zf.writestr(member, b"".join(orjson.dumps({"_id": i, "text": t}) + b"\n" for i, t in zip(ids, texts)))
         rows = "".join(f"{q}\t{d}\t{g}\n" for q, d, g in ds.judgements())
         zf.writestr("qrels/test.tsv", "query-id\tcorpus-id\tscore\n" + rows)
@@ -845,8 +883,13 @@ def beir_zip_kept(data: bytes, source: str) -> bytes:
     return out.getvalue()
 
 
-_NOT_REGULAR = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
-                (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+_NOT_REGULAR = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
 
 def read_file(path: Path) -> bytes:
@@ -886,10 +929,13 @@ def load_beir_dir(path: Path, name: str | None = None) -> Dataset:
     missing = [n for n in ("corpus.jsonl", "queries.jsonl") if not (path / n).is_file()]
     missing += [] if (path / "qrels").is_dir() else ["qrels/"]
     if missing:
-        raise InputError(f"{path}: not a BEIR folder, its top level has no {', '.join(missing)} "
-                         "(a BEIR folder holds corpus.jsonl, queries.jsonl and qrels/test.tsv)")
-    names = ["corpus.jsonl", "queries.jsonl"] + [f"qrels/{n}" for n in sorted(_folder_names(path / "qrels"))
-                                                 if (path / "qrels" / n).is_file()]
+        raise InputError(
+            f"{path}: not a BEIR folder, its top level has no {', '.join(missing)} "
+            "(a BEIR folder holds corpus.jsonl, queries.jsonl and qrels/test.tsv)"
+        )
+    names = ["corpus.jsonl", "queries.jsonl"] + [
+        f"qrels/{n}" for n in sorted(_folder_names(path / "qrels")) if (path / "qrels" / n).is_file()
+    ]
     c, q, r = _beir_members(names, str(path))
     paths = [path / n for n in (c, q, r)]
     srcs = tuple(str(p) for p in paths)

@@ -43,7 +43,9 @@ from ..core.words import agree, plural
 from .dataset import Dataset, json_objects
 
 MAX_BYTES = 1 << 30  # 1 GiB: what one upload expands to as read, all its arrays or both its files together
-MAX_DIM = 4096  # the widest vectors accepted (e5-small's are 384 wide, e5-large's 1,024, text-embedding-3-large's 3,072)
+MAX_DIM = (
+    4096  # the widest vectors accepted (e5-small's are 384 wide, e5-large's 1,024, text-embedding-3-large's 3,072)
+)
 NPZ_ARRAYS = ("doc_ids", "doc_vectors", "query_ids", "query_vectors")
 _REAL = "iuf"  # dtype kinds accepted as vector values: integers and floats (not bool, complex, strings, objects)
 
@@ -55,7 +57,9 @@ def _size_text(n: int) -> str:
 def _check_size(n_bytes: int, where: str) -> None:
     """Refuse more than MAX_BYTES, naming what and both sizes."""
     if n_bytes > MAX_BYTES:
-        raise InputError(f"{where} is {_size_text(n_bytes)}, above the {_size_text(MAX_BYTES)} limit (embeddings.MAX_BYTES)")
+        raise InputError(
+            f"{where} is {_size_text(n_bytes)}, above the {_size_text(MAX_BYTES)} limit (embeddings.MAX_BYTES)"
+        )
 
 
 class _Upload:
@@ -70,8 +74,10 @@ class _Upload:
         _check_size(n_bytes, where)
         self.total += n_bytes
         if self.total > MAX_BYTES:
-            raise InputError(f"{where} ({_size_text(n_bytes)}) brings the upload to {_size_text(self.total)}"
-                             f"{self.as_what}, above the {_size_text(MAX_BYTES)} limit of one upload (embeddings.MAX_BYTES)")
+            raise InputError(
+                f"{where} ({_size_text(n_bytes)}) brings the upload to {_size_text(self.total)}"
+                f"{self.as_what}, above the {_size_text(MAX_BYTES)} limit of one upload (embeddings.MAX_BYTES)"
+            )
 
 
 def _plural(n: int, word: str) -> str:
@@ -104,8 +110,10 @@ class Limits:
         """Refuse more rows on a side than the dataset has documents (side 0) or questions (side 1)."""
         most, what = ((self.documents, "document"), (self.questions, "question"))[side]
         if most is not None and rows > most:
-            raise InputError(f"{where}: {_plural(rows, 'row')}, more than the dataset's {_plural(most, what)} "
-                             f"(one vector a {what} at most)")
+            raise InputError(
+                f"{where}: {_plural(rows, 'row')}, more than the dataset's {_plural(most, what)} "
+                f"(one vector a {what} at most)"
+            )
 
 
 @dataclass(frozen=True, eq=False)
@@ -169,29 +177,41 @@ def unit_rows(values: np.ndarray, ids: Sequence[str], where: str, locate: Callab
     v = values.astype(np.float64)
     bad = np.flatnonzero(~np.isfinite(v).all(axis=1))
     if bad.size:
-        raise InputError(f"{locate(int(bad[0]))}: {plural(bad.size, 'vector')} {agree(bad.size, 'holds', 'hold')} NaN or "
-                         f"infinite values{agree(bad.size, '', ' (this is the first)')}")
+        raise InputError(
+            f"{locate(int(bad[0]))}: {plural(bad.size, 'vector')} {agree(bad.size, 'holds', 'hold')} NaN or "
+            f"infinite values{agree(bad.size, '', ' (this is the first)')}"
+        )
     scale = np.abs(v).max(axis=1, initial=0.0)
     zero = np.flatnonzero(scale == 0)
     if zero.size:
-        raise InputError(f"{locate(int(zero[0]))}: {plural(zero.size, 'vector')} {agree(zero.size, 'is', 'are')} all "
-                         f"zeros{agree(zero.size, '', ' (this is the first)')}: "
-                         "a zero vector has no direction, its cosine is undefined")
+        raise InputError(
+            f"{locate(int(zero[0]))}: {plural(zero.size, 'vector')} {agree(zero.size, 'is', 'are')} all "
+            f"zeros{agree(zero.size, '', ' (this is the first)')}: "
+            "a zero vector has no direction, its cosine is undefined"
+        )
     v /= scale[:, None]
     v /= np.linalg.norm(v, axis=1, keepdims=True)
     return np.ascontiguousarray(v, dtype=np.float32)
 
 
-def from_arrays(model: str, doc_ids: Sequence[str], doc_vectors: np.ndarray, query_ids: Sequence[str],
-                query_vectors: np.ndarray, sources: tuple[str, str] = ("documents", "questions"),
-                locate: tuple[Callable[[int], str], Callable[[int], str]] | None = None) -> Embeddings:
+def from_arrays(
+    model: str,
+    doc_ids: Sequence[str],
+    doc_vectors: np.ndarray,
+    query_ids: Sequence[str],
+    query_vectors: np.ndarray,
+    sources: tuple[str, str] = ("documents", "questions"),
+    locate: tuple[Callable[[int], str], Callable[[int], str]] | None = None,
+) -> Embeddings:
     """Embeddings from ids and vectors, checked: unique ids, real finite non-zero vectors of one width (unit rows).
 
     `locate[i](row)` says where a row of side i (documents, questions) came from; by default its source and row.
     """
     if locate is None:
-        locate = tuple((lambda r, s=s, ids=ids: f"{s}: row {r + 1} (id {ids[r]!r})")
-                       for s, ids in zip(sources, (doc_ids, query_ids)))
+        locate = tuple(
+            (lambda r, s=s, ids=ids: f"{s}: row {r + 1} (id {ids[r]!r})")
+            for s, ids in zip(sources, (doc_ids, query_ids))
+        )
     d_ids = _unique_ids(list(doc_ids), locate[0])
     q_ids = _unique_ids(list(query_ids), locate[1])
     if not d_ids:
@@ -199,8 +219,10 @@ def from_arrays(model: str, doc_ids: Sequence[str], doc_vectors: np.ndarray, que
     dv = unit_rows(doc_vectors, d_ids, sources[0], locate[0])
     qv = np.asarray(query_vectors)
     if q_ids and qv.ndim == 2 and qv.shape[1] != dv.shape[1]:
-        raise InputError(f"{sources[1]}: the question vectors have {qv.shape[1]} dimensions, "
-                         f"the document vectors ({sources[0]}) {dv.shape[1]}")
+        raise InputError(
+            f"{sources[1]}: the question vectors have {qv.shape[1]} dimensions, "
+            f"the document vectors ({sources[0]}) {dv.shape[1]}"
+        )
     qv = unit_rows(qv.reshape(0, dv.shape[1]) if not q_ids and qv.size == 0 else qv, q_ids, sources[1], locate[1])
     return Embeddings(str(model), d_ids, dv, q_ids, qv, (), sources)
 
@@ -221,15 +243,18 @@ def _npz_header(zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str) -> tuple
     except (ValueError, EOFError, OSError, zipfile.BadZipFile) as e:
         raise InputError(f"{where}: not a readable .npy array ({e})") from None
     if dtype.hasobject:
-        raise InputError(f"{where}: holds Python objects (dtype {dtype}), not numbers or strings; save it with a numeric dtype")
+        raise InputError(
+            f"{where}: holds Python objects (dtype {dtype}), not numbers or strings; save it with a numeric dtype"
+        )
     return shape, dtype
 
 
 NPZ_SIDES = {"doc_ids": DOCUMENTS, "doc_vectors": DOCUMENTS, "query_ids": QUESTIONS, "query_vectors": QUESTIONS}
 
 
-def _check_npz_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, where: str, limits: Limits,
-                      upload: _Upload) -> None:
+def _check_npz_member(
+    zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, where: str, limits: Limits, upload: _Upload
+) -> None:
     """An .npz member checked from its zip entry and its array header alone: its rows (the side's limit), its
     width (a vectors array) and its bytes (the larger of what the zip entry and the header declare, added to the
     upload's)."""
@@ -273,8 +298,10 @@ def load_npz(data: bytes, source: str, limits: Limits = Limits()) -> Embeddings:
     infos = {PurePosixPath(i.filename).name.removesuffix(".npy"): i for i in zf.infolist() if not i.is_dir()}
     missing = [n for n in NPZ_ARRAYS if n not in infos]
     if missing:
-        raise InputError(f"{source}: no array {missing[0]!r} (an .npz needs {', '.join(NPZ_ARRAYS)}; "
-                         f"found: {', '.join(sorted(infos)) or 'nothing'})")
+        raise InputError(
+            f"{source}: no array {missing[0]!r} (an .npz needs {', '.join(NPZ_ARRAYS)}; "
+            f"found: {', '.join(sorted(infos)) or 'nothing'})"
+        )
     wanted = [n for n in (*NPZ_ARRAYS, "model") if n in infos]
     upload = _Upload(" as its arrays' headers declare")
     for name in wanted:
@@ -295,14 +322,22 @@ def load_npz(data: bytes, source: str, limits: Limits = Limits()) -> Embeddings:
         model = str(m.reshape(()))
     d_ids = _ids_of(arrays["doc_ids"], f"{source}: array doc_ids")
     q_ids = _ids_of(arrays["query_ids"], f"{source}: array query_ids")
-    return from_arrays(model, d_ids, arrays["doc_vectors"], q_ids, arrays["query_vectors"],
-                       (f"{source}: array doc_vectors", f"{source}: array query_vectors"))
+    return from_arrays(
+        model,
+        d_ids,
+        arrays["doc_vectors"],
+        q_ids,
+        arrays["query_vectors"],
+        (f"{source}: array doc_vectors", f"{source}: array query_vectors"),
+    )
 
 
 # --------------------------------------------------------------------------------------------- JSONL
 
 
-def _jsonl_side(data: bytes, source: str, side: int, limits: Limits, values: _Upload) -> tuple[list[str], np.ndarray, list[int]]:
+def _jsonl_side(
+    data: bytes, source: str, side: int, limits: Limits, values: _Upload
+) -> tuple[list[str], np.ndarray, list[int]]:
     """Ids, vectors (rows x dim, float64) and line numbers of a JSONL vectors file (its text's size checked by the
     caller); each line's width (MAX_DIM), the rows (`limits`) and the values read (8 bytes each, added to
     `values`) are checked as it is parsed."""
@@ -335,8 +370,14 @@ def _jsonl_side(data: bytes, source: str, side: int, limits: Limits, values: _Up
     return ids, vectors, lines
 
 
-def load_jsonl(docs_data: bytes, docs_source: str, queries_data: bytes, queries_source: str,
-               model: str | None = None, limits: Limits = Limits()) -> Embeddings:
+def load_jsonl(
+    docs_data: bytes,
+    docs_source: str,
+    queries_data: bytes,
+    queries_source: str,
+    model: str | None = None,
+    limits: Limits = Limits(),
+) -> Embeddings:
     """Embeddings from two JSONL files (documents, questions), each line {"id": ..., "vector": [...]}.
 
     The two texts together are at most MAX_BYTES, and so are the values read from them (8 bytes each); each line's
@@ -345,15 +386,23 @@ def load_jsonl(docs_data: bytes, docs_source: str, queries_data: bytes, queries_
     text.add(len(docs_data), docs_source)
     text.add(len(queries_data), queries_source)
     values = _Upload(" of values read (8 bytes each)")
-    sides = [_jsonl_side(docs_data, docs_source, DOCUMENTS, limits, values),
-             _jsonl_side(queries_data, queries_source, QUESTIONS, limits, values)]
+    sides = [
+        _jsonl_side(docs_data, docs_source, DOCUMENTS, limits, values),
+        _jsonl_side(queries_data, queries_source, QUESTIONS, limits, values),
+    ]
 
     def at(source: str, ids: list[str], lines: list[int]) -> Callable[[int], str]:
         return lambda r: f"{source}:{lines[r]} (id {ids[r]!r})"
 
-    return from_arrays(model or PurePosixPath(docs_source).stem, sides[0][0], sides[0][1], sides[1][0], sides[1][1],
-                       (docs_source, queries_source),
-                       tuple(at(s, ids, lines) for s, (ids, _, lines) in zip((docs_source, queries_source), sides)))
+    return from_arrays(
+        model or PurePosixPath(docs_source).stem,
+        sides[0][0],
+        sides[0][1],
+        sides[1][0],
+        sides[1][1],
+        (docs_source, queries_source),
+        tuple(at(s, ids, lines) for s, (ids, _, lines) in zip((docs_source, queries_source), sides)),
+    )
 
 
 # --------------------------------------------------------------------------------------------- Parquet
@@ -389,8 +438,10 @@ def _parquet_declared(pf, source: str, side: int, limits: Limits, upload: _Uploa
     chunks = [meta.row_group(g) for g in range(meta.num_row_groups)]
     values = sum(g.column(i).num_values for g in chunks for i in leaves)
     if values > rows * MAX_DIM:
-        raise InputError(f"{source}: column vector declares {values:,} values for {_plural(rows, 'row')}, more than "
-                         f"{MAX_DIM:,} a row: vectors above the {MAX_DIM:,} limit (embeddings.MAX_DIM)")
+        raise InputError(
+            f"{source}: column vector declares {values:,} values for {_plural(rows, 'row')}, more than "
+            f"{MAX_DIM:,} a row: vectors above the {MAX_DIM:,} limit (embeddings.MAX_DIM)"
+        )
     ids = sum(g.column(i).total_uncompressed_size for g in chunks for i, path in enumerate(paths) if path == "id")
     upload.add(max(8 * values + ids, sum(g.total_byte_size for g in chunks)), f"{source} decoded")
 
@@ -403,7 +454,9 @@ def _parquet_side(data: bytes, source: str, side: int, limits: Limits, upload: _
         import pyarrow.compute as pc
         import pyarrow.parquet as pq
     except ImportError:
-        raise InputError(f"{source}: reading Parquet needs pyarrow, which is not installed; use .npz or JSONL") from None
+        raise InputError(
+            f"{source}: reading Parquet needs pyarrow, which is not installed; use .npz or JSONL"
+        ) from None
     _check_size(len(data), source)
     try:
         pf = pq.ParquetFile(io.BytesIO(data))
@@ -424,7 +477,9 @@ def _parquet_side(data: bytes, source: str, side: int, limits: Limits, upload: _
         check_width(int(lengths[r]), f"{source}: row {r + 1} (id {ids[r]!r})")
     if lengths.size and (lengths != lengths[0]).any():
         r = int(np.flatnonzero(lengths != lengths[0])[0])
-        raise InputError(f"{source}: row {r + 1} (id {ids[r]!r}): the vector has {lengths[r]} values, row 1's has {lengths[0]}")
+        raise InputError(
+            f"{source}: row {r + 1} (id {ids[r]!r}): the vector has {lengths[r]} values, row 1's has {lengths[0]}"
+        )
     flat = pc.list_flatten(vec_col)
     if flat.null_count:
         raise InputError(f"{source}: a vector holds an empty (null) value")
@@ -432,15 +487,23 @@ def _parquet_side(data: bytes, source: str, side: int, limits: Limits, upload: _
     return ids, values.reshape(len(ids), int(lengths[0]) if lengths.size else 0)
 
 
-def load_parquet(docs_data: bytes, docs_source: str, queries_data: bytes, queries_source: str,
-                 model: str | None = None, limits: Limits = Limits()) -> Embeddings:
+def load_parquet(
+    docs_data: bytes,
+    docs_source: str,
+    queries_data: bytes,
+    queries_source: str,
+    model: str | None = None,
+    limits: Limits = Limits(),
+) -> Embeddings:
     """Embeddings from two Parquet files (documents, questions) with the columns id and vector (needs pyarrow).
 
     Each file's footer is checked before its columns are read: rows against `limits`, width against MAX_DIM, the
     bytes both decode to together against MAX_BYTES. The model is `model`, else the documents file's name."""
     upload = _Upload(" as the footers declare")
-    (d_ids, dv), (q_ids, qv) = (_parquet_side(docs_data, docs_source, DOCUMENTS, limits, upload),
-                                _parquet_side(queries_data, queries_source, QUESTIONS, limits, upload))
+    (d_ids, dv), (q_ids, qv) = (
+        _parquet_side(docs_data, docs_source, DOCUMENTS, limits, upload),
+        _parquet_side(queries_data, queries_source, QUESTIONS, limits, upload),
+    )
     return from_arrays(model or PurePosixPath(docs_source).stem, d_ids, dv, q_ids, qv, (docs_source, queries_source))
 
 
@@ -488,12 +551,22 @@ def _first_ids(ids: Sequence[str], k: int = 3) -> str:
     return ", ".join(repr(i) for i in ids[:k]) + (", ..." if len(ids) > k else "")
 
 
-def _positions(ids: tuple[str, ...], index: dict[str, int], source: str, what: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
+def _positions(
+    ids: tuple[str, ...], index: dict[str, int], source: str, what: str
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Each embedding row's position in the dataset (-1: not in it), and a warning when some are not."""
     pos = np.array([index.get(i, -1) for i in ids], dtype=np.int64)
     unknown = [ids[r] for r in np.flatnonzero(pos < 0)]
-    notes = [(f"{source}: {len(unknown)} {what} vectors name ids that are not in the dataset ({_first_ids(unknown)}); "
-              "they are left out")] if unknown else []
+    notes = (
+        [
+            (
+                f"{source}: {len(unknown)} {what} vectors name ids that are not in the dataset ({_first_ids(unknown)}); "
+                "they are left out"
+            )
+        ]
+        if unknown
+        else []
+    )
     return np.flatnonzero(pos >= 0), pos[pos >= 0], notes
 
 
@@ -509,9 +582,11 @@ def align(embeddings: Embeddings, dataset: Dataset) -> Aligned:
         have = np.zeros(dataset.n_docs, dtype=bool)
         have[d_pos] = True
         lacking = [dataset.doc_ids[i] for i in np.flatnonzero(~have)]
-        raise InputError(f"{d_src}: {len(lacking):,} of the dataset's {plural(dataset.n_docs, 'document')} "
-                         f"{agree(len(lacking), 'has', 'have')} no vector "
-                         f"(first: {lacking[0]!r}); a document without a vector cannot be ranked")
+        raise InputError(
+            f"{d_src}: {len(lacking):,} of the dataset's {plural(dataset.n_docs, 'document')} "
+            f"{agree(len(lacking), 'has', 'have')} no vector "
+            f"(first: {lacking[0]!r}); a document without a vector cannot be ranked"
+        )
     dim = embeddings.dim
     docs = np.zeros((dataset.n_docs, dim), dtype=np.float32)
     docs[d_pos] = embeddings.doc_vectors[d_rows]
@@ -522,8 +597,18 @@ def align(embeddings: Embeddings, dataset: Dataset) -> Aligned:
     has[q_pos] = True
     if not has.all():
         lacking = [dataset.query_ids[i] for i in np.flatnonzero(~has)]
-        q_notes.append(f"{q_src}: {len(lacking):,} of the dataset's {plural(dataset.n_queries, 'question')} "
-                       f"{agree(len(lacking), 'has', 'have')} no vector ({_first_ids(lacking)}); "
-                       f"{agree(len(lacking), 'it scores', 'they score')} nothing")
-    return Aligned(embeddings.model, docs, queries, has, dataset.fingerprint, embeddings.fingerprint,
-                   (*embeddings.warnings, *notes, *q_notes), dataset.corpus_fingerprint)
+        q_notes.append(
+            f"{q_src}: {len(lacking):,} of the dataset's {plural(dataset.n_queries, 'question')} "
+            f"{agree(len(lacking), 'has', 'have')} no vector ({_first_ids(lacking)}); "
+            f"{agree(len(lacking), 'it scores', 'they score')} nothing"
+        )
+    return Aligned(
+        embeddings.model,
+        docs,
+        queries,
+        has,
+        dataset.fingerprint,
+        embeddings.fingerprint,
+        (*embeddings.warnings, *notes, *q_notes),
+        dataset.corpus_fingerprint,
+    )

@@ -98,15 +98,18 @@ class Analysis:
     def describe(self) -> str:
         """'no stemmer, the article's stop words', 'Snowball English stemmer, Lucene's stop words'."""
         stem = {"none": "no stemmer", "snowball": "Snowball English stemmer", "porter": "Porter stemmer"}[self.stemmer]
-        stop = {"article": "the article's 45 stop words", "lucene": "Lucene's 33 English stop words",
-                "none": "no stop words"}[self.stopwords]
+        stop = {
+            "article": "the article's 45 stop words",
+            "lucene": "Lucene's 33 English stop words",
+            "none": "no stop words",
+        }[self.stopwords]
         return f"{stem}, {stop}"
 
 
 ARTICLE_ANALYSIS = Analysis()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _stemmer(algorithm: str) -> Stemmer.Stemmer:
     """One PyStemmer stemmer per algorithm (it caches stems itself)."""
     return Stemmer.Stemmer(algorithm)
@@ -294,8 +297,11 @@ def _intern(buf, ends, doc0, v, n_stop, ids, per_doc):
         i = 0 if d == 0 else ends[d - 1]
         end = ends[d]
         # room for the worst case: every byte a new one-byte term, every other one a space
-        if (n_terms + (end - i) // 2 + 1) * 2 > slots.shape[0] or n_store + (end - i) > store.shape[0] \
-                or n_terms + (end - i) // 2 + 1 > hashes.shape[0]:
+        if (
+            (n_terms + (end - i) // 2 + 1) * 2 > slots.shape[0]
+            or n_store + (end - i) > store.shape[0]
+            or n_terms + (end - i) // 2 + 1 > hashes.shape[0]
+        ):
             break
         kept = 0
         while i < end:
@@ -340,8 +346,19 @@ def _merge(v, other, n_stop, remap):
     term's number in v minus n_stop, for each of other's terms t from n_stop on. v must have room (`_grown`)."""
     n_terms, n_store = v.sizes[0], v.sizes[1]
     for t in range(n_stop, other.sizes[0]):
-        g = _term(v.slots, v.hashes, v.starts, v.lens, v.store, other.store, other.starts[t], other.lens[t],
-                  other.hashes[t], n_terms, n_store)
+        g = _term(
+            v.slots,
+            v.hashes,
+            v.starts,
+            v.lens,
+            v.store,
+            other.store,
+            other.starts[t],
+            other.lens[t],
+            other.hashes[t],
+            n_terms,
+            n_store,
+        )
         if g == n_terms:  # a term v lacked
             n_terms += 1
             n_store += other.lens[t]
@@ -368,8 +385,14 @@ def _grown(v: Vocab, terms: int, chars: int) -> Vocab:
         out[: min(a.shape[0], n)] = a[:n]
         return out
 
-    v2 = Vocab(np.full(size, -1, dtype=np.int64) if size != v.slots.shape[0] else v.slots,
-               longer(v.hashes, cap), longer(v.starts, cap), longer(v.lens, cap), longer(v.store, store_cap), v.sizes)
+    v2 = Vocab(
+        np.full(size, -1, dtype=np.int64) if size != v.slots.shape[0] else v.slots,
+        longer(v.hashes, cap),
+        longer(v.starts, cap),
+        longer(v.lens, cap),
+        longer(v.store, store_cap),
+        v.sizes,
+    )
     if size != v.slots.shape[0]:
         _rehash(v2, v2.slots)
     return v2
@@ -377,13 +400,20 @@ def _grown(v: Vocab, terms: int, chars: int) -> Vocab:
 
 def _new_vocab(stop_words: frozenset[str] = STOP_WORDS) -> Vocab:
     """An empty table holding the stop words as terms 0..len(stop_words)-1."""
-    v = Vocab(np.full(1024, -1, dtype=np.int64), np.zeros(256, dtype=np.int64), np.zeros(256, dtype=np.int64),
-              np.zeros(256, dtype=np.int64), np.zeros(4096, dtype=np.uint8), np.zeros(3, dtype=np.int64))
+    v = Vocab(
+        np.full(1024, -1, dtype=np.int64),
+        np.zeros(256, dtype=np.int64),
+        np.zeros(256, dtype=np.int64),
+        np.zeros(256, dtype=np.int64),
+        np.zeros(4096, dtype=np.uint8),
+        np.zeros(3, dtype=np.int64),
+    )
     if not stop_words:
         return v
     buf = np.frombuffer(b" ".join(_stop_bytes(stop_words)), dtype=np.uint8)
-    return _intern_all(buf, np.array([buf.size], dtype=np.int64), v, 0, np.zeros(buf.size, dtype=np.int32),
-                       np.zeros(1, dtype=np.int64))
+    return _intern_all(
+        buf, np.array([buf.size], dtype=np.int64), v, 0, np.zeros(buf.size, dtype=np.int32), np.zeros(1, dtype=np.int64)
+    )
 
 
 def _intern_all(buf, ends, v: Vocab, n_stop: int, ids: np.ndarray, per_doc: np.ndarray) -> Vocab:
@@ -397,8 +427,9 @@ def _intern_all(buf, ends, v: Vocab, n_stop: int, ids: np.ndarray, per_doc: np.n
     return v
 
 
-def _intern_batch(buf, ends, v: Vocab, stop_words: frozenset[str], per_doc: np.ndarray,
-                  split_above: int) -> tuple[Vocab, np.ndarray]:
+def _intern_batch(
+    buf, ends, v: Vocab, stop_words: frozenset[str], per_doc: np.ndarray, split_above: int
+) -> tuple[Vocab, np.ndarray]:
     """A batch's ids (`_intern_all`) and the table after it. Above split_above bytes, with two threads or more, the
     first half of its documents goes into `v` while one of the kernels' worker threads (`workers.submit`)
     tokenises the other half into a table of its own; `_merge` then adds that table's new terms to v in their
@@ -426,8 +457,9 @@ def _intern_batch(buf, ends, v: Vocab, stop_words: frozenset[str], per_doc: np.n
     return v, np.concatenate([ids_a, remap[out_b[: int(second.sizes[2])]]])
 
 
-def _index_compiled(texts, progress, batching: Batching,
-                    stop_words: frozenset[str] = STOP_WORDS) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _index_compiled(
+    texts, progress, batching: Batching, stop_words: frozenset[str] = STOP_WORDS
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The compiled pass over every batch: (terms in first-seen order, tokens kept per document, their ids)."""
     n = len(texts)
     v = _new_vocab(stop_words)
@@ -466,8 +498,9 @@ def _fill_fixed(store, starts, lens, table):
 MAX_TERM_TABLE_BYTES = 256 * 2**20  # beyond this (terms x longest term x 5 bytes), the terms are Python strings
 
 
-def _index_python(texts, progress, batching: Batching,
-                  stop_words: frozenset[str] = STOP_WORDS) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _index_python(
+    texts, progress, batching: Batching, stop_words: frozenset[str] = STOP_WORDS
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The reference pass, a dictionary mapping each token to an id in one C-level pass per batch: (terms in
     first-seen order, tokens kept per document, their ids)."""
     n = len(texts)
@@ -491,7 +524,7 @@ METHODS = ("auto", "python", "compiled")
 
 
 def _compiled_state() -> str:
-    """"loaded": the compiled tokeniser is compiled or loaded in this process; "on disk": not yet (numba may load it
+    """ "loaded": the compiled tokeniser is compiled or loaded in this process; "on disk": not yet (numba may load it
     from its cache, or compile it); "": the JIT is off (it would run as plain Python)."""
     if not hasattr(_intern, "signatures"):
         return ""
@@ -553,7 +586,8 @@ def build_index(
     if method == "auto":
         method = method_for(texts)
     first_seen, per_doc, ids = (_index_compiled if method == "compiled" else _index_python)(
-        texts, progress, batching, analysis.stop_words)
+        texts, progress, batching, analysis.stop_words
+    )
     n_terms = len(first_seen)
     if n_terms == 0:  # no document holds a single token: an index with an empty vocabulary
         counts = sp.csr_matrix((n, 0), dtype=np.int32)
@@ -564,8 +598,9 @@ def build_index(
     idx_dtype = np.int32 if ids.size < 2**31 else np.int64
     indptr = np.zeros(n + 1, dtype=idx_dtype)
     np.cumsum(per_doc, out=indptr[1:])
-    counts = sp.csr_matrix((np.ones(ids.size, dtype=np.int32), renumber[ids].astype(idx_dtype, copy=False), indptr),
-                           shape=(n, n_terms))
+    counts = sp.csr_matrix(
+        (np.ones(ids.size, dtype=np.int32), renumber[ids].astype(idx_dtype, copy=False), indptr), shape=(n, n_terms)
+    )
     counts.sum_duplicates()  # each row's columns sorted and their repeats counted, in place
     terms = first_seen[order].astype(object)
     vocabulary = dict(zip(terms.tolist(), range(n_terms)))
@@ -595,14 +630,21 @@ def stemmed(index: TermIndex, analysis: Analysis) -> TermIndex:
     fixed = len(stems) * width * 4 <= MAX_TERM_TABLE_BYTES  # a fixed-width array sorts in C, about 3x faster
     unique, column = np.unique(np.array(stems, dtype=f"U{width}" if fixed else object), return_inverse=True)
     c = index.counts
-    counts = sp.csr_matrix((c.data, column.astype(c.indices.dtype, copy=False)[c.indices], c.indptr),
-                           shape=(index.n_docs, unique.size))
+    counts = sp.csr_matrix(
+        (c.data, column.astype(c.indices.dtype, copy=False)[c.indices], c.indptr), shape=(index.n_docs, unique.size)
+    )
     counts.sum_duplicates()
     terms = unique.astype(object)
     order = np.argsort(column, kind="stable")  # each stem's words, in the words' (sorted) order
     ptr = np.searchsorted(column[order], np.arange(unique.size + 1))
-    return TermIndex(dict(zip(terms.tolist(), range(terms.size))), terms, counts, index.doc_len, analysis,
-                     StemWords(words, order, ptr))
+    return TermIndex(
+        dict(zip(terms.tolist(), range(terms.size))),
+        terms,
+        counts,
+        index.doc_len,
+        analysis,
+        StemWords(words, order, ptr),
+    )
 
 
 def query_counts(index: TermIndex, texts: list[str] | tuple[str, ...]) -> sp.csr_matrix:

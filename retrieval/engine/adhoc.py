@@ -79,8 +79,11 @@ def score_text(engine, text: str, params: Params, sources: Sources = ()) -> Scor
     terms = tuple(dict.fromkeys(engine.index.analyse(text)))
     unknown = tuple(t for t in terms if t not in engine.index.vocabulary)
     qc = query_counts(engine.index, [text])
-    rows = {"BM25": bm25.score(engine.bm25, qc, params.k1, params.b, params.query_words, params.k3).toarray()[0]
-            .astype(np.float64)}
+    rows = {
+        "BM25": bm25.score(engine.bm25, qc, params.k1, params.b, params.query_words, params.k3)
+        .toarray()[0]
+        .astype(np.float64)
+    }
     fit = engine.lsa_fit(params.dims)
     rows["LSA"] = lsa.cosines(lsa.query_vectors(fit.model, qc), fit.model.vt)[0]
     skipped = {}
@@ -91,12 +94,16 @@ def score_text(engine, text: str, params: Params, sources: Sources = ()) -> Scor
             if same:  # a dataset question's own text: its vector as the system holds it (the model's bits differ
                 qvec = np.asarray(source.query_vectors[same[0] : same[0] + 1], dtype=np.float64)  # across CPUs)
             else:  # scaled to unit length as every question vector of a dense source is (embeddings.unit_rows)
-                qvec = unit_rows(dense.encode_questions([text]), ["question"], "question", lambda r: "the typed question")
+                qvec = unit_rows(
+                    dense.encode_questions([text]), ["question"], "question", lambda r: "the typed question"
+                )
                 qvec = np.asarray(qvec, dtype=np.float64)
             rows["dense"] = lsa.cosines(qvec, engine.system("dense", sources).model.vt)[0]
         else:
-            skipped["dense"] = (f"its vectors ({source.model}) were uploaded: a typed question can't be encoded with "
-                                f"that model here, only with the bundled one ({dense.MODEL})")
+            skipped["dense"] = (
+                f"its vectors ({source.model}) were uploaded: a typed question can't be encoded with "
+                f"that model here, only with the bundled one ({dense.MODEL})"
+            )
     return for_params(Scores(text, terms, unknown, rows, params, skipped), params)
 
 
@@ -106,7 +113,9 @@ def for_params(scores: Scores, params: Params) -> Scores:
     skipped = {k: v for k, v in scores.skipped.items() if k not in FUSIONS}
     missing = [m for m in params.members if m not in scores.rows]
     if missing:
-        why = ", ".join(f"{m} ({skipped.get(m, 'an uploaded run: it has no answer for a new question')})" for m in missing)
+        why = ", ".join(
+            f"{m} ({skipped.get(m, 'an uploaded run: it has no answer for a new question')})" for m in missing
+        )
         for name in FUSIONS:
             skipped[name] = f"the fusion's members {why} can't score a typed question"
     return replace(scores, params=params, skipped=skipped)
@@ -130,14 +139,22 @@ def one_question(dataset: Dataset, text: str, judgements, qid: str = QUESTION_ID
     grades = []
     for d, g in pairs:
         if not valid_grade(g):
-            raise InputError(f"judgements: document {d!r}: the grade must be a whole number within ±{MAX_GRADE}, got {g!r}")
+            raise InputError(
+                f"judgements: document {d!r}: the grade must be a whole number within ±{MAX_GRADE}, got {g!r}"
+            )
         grades.append(int(g))
-    qrels = Qrels(np.zeros(len(ids), dtype=np.int64), np.array([dataset.doc_index.get(d, -1) for d in ids], dtype=np.int64),
-                  np.array(ids, dtype=object), np.array(grades, dtype=np.int64))
+    qrels = Qrels(
+        np.zeros(len(ids), dtype=np.int64),
+        np.array([dataset.doc_index.get(d, -1) for d in ids], dtype=np.int64),
+        np.array(ids, dtype=object),
+        np.array(grades, dtype=np.int64),
+    )
     return dataset.lend(Dataset(dataset.name, dataset.doc_ids, dataset.doc_texts, (qid,), (text,), qrels))
 
 
-def rankings(dataset: Dataset, scores: Scores, judgements=(), qid: str = QUESTION_ID) -> tuple[Dataset, dict[str, Ranking]]:
+def rankings(
+    dataset: Dataset, scores: Scores, judgements=(), qid: str = QUESTION_ID
+) -> tuple[Dataset, dict[str, Ranking]]:
     """The one-question dataset and every system's ranking of the typed text (results above the threshold, the
     display depth or the fusion depth deep, judged ranks exact), then the two fusions of the members when all
     of them could score it: the weighted one cut at the fusion depth, RRF over each member's top fusion depth."""

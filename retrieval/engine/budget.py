@@ -43,8 +43,13 @@ class Cost(NamedTuple):
     def of(self, dataset: Dataset) -> int:
         """The most bytes the dataset and its engine take: the peak while the engine is built and every system
         evaluated, with a quarter more for safety (what it holds after is lower: bench/memory.py)."""
-        return int(self.per_document * dataset.n_docs + self.per_token * tokens(dataset)
-                   + self.per_judgement * len(dataset.qrels) + self.per_question * dataset.n_queries + self.base)
+        return int(
+            self.per_document * dataset.n_docs
+            + self.per_token * tokens(dataset)
+            + self.per_judgement * len(dataset.qrels)
+            + self.per_question * dataset.n_queries
+            + self.base
+        )
 
 
 # bench/memory.py's fit of the peak (377 B a document, 57.5 a token, 390 a judgement; a question's 73 KB from the
@@ -89,4 +94,5 @@ def refuse_above(dataset: Dataset, cost: int, limit: int) -> None:
         raise InputError(
             f"{dataset.name}: {dataset.n_docs:,} documents, about {tokens(dataset):,} words and {len(dataset.qrels):,} "
             f"judgements would take about {gib(cost)} of memory to index and evaluate; the server's memory budget is "
-            f"{gib(limit)} ({BUDGET_ENV}, see the README's Limits)")
+            f"{gib(limit)} ({BUDGET_ENV}, see the README's Limits)"
+        )

@@ -39,12 +39,12 @@ import scipy.sparse as sp
 import retrieval.fusion as fusion
 import retrieval.kernels as _kernels
 
-from ..core.words import plural
 from ..core import params as params_spec  # the parameter table (`params` names the values everywhere here)
 from ..core import workers
 from ..core.errors import InputError
 from ..core.memo import Memo
 from ..core.params import Params
+from ..core.words import plural
 from ..corpus import dataset as datasets
 from ..corpus import text
 from ..corpus.dataset import Dataset, TrecRun
@@ -132,7 +132,8 @@ def check_size(dataset: Dataset, limit: int) -> None:
         raise InputError(
             f"{dataset.name}: {chars:,} characters of text; indexing them would take about "
             f"{budget.gib(budget.COST.of(dataset))} of memory; the limit here is {limit:,} characters (set "
-            f"{MAX_CHARS_ENV} to raise it)")
+            f"{MAX_CHARS_ENV} to raise it)"
+        )
 
 
 class LsaFit(NamedTuple):
@@ -238,8 +239,13 @@ class Engine:
     analysis only (`for_dataset` keeps one engine per dataset and analysis).
     """
 
-    def __init__(self, dataset: Dataset, progress: Callable[[str, float], None] | None = None, limit: int | None = None,
-                 analysis: Analysis = ARTICLE_ANALYSIS):
+    def __init__(
+        self,
+        dataset: Dataset,
+        progress: Callable[[str, float], None] | None = None,
+        limit: int | None = None,
+        analysis: Analysis = ARTICLE_ANALYSIS,
+    ):
         def step(share0: float, share1: float):
             if progress is None:
                 return None
@@ -274,16 +280,18 @@ class Engine:
         self._fitting: dict[int, threading.Thread] = {}  # fit_in_background's threads, by d
         self._ahead: threading.Thread | None = None  # prefetch's thread, while it works
         self._ahead_next: tuple | None = None  # the request it takes next: (the parameters to compute, sources)
-        self._ahead_params: Params | None = None  # what prefetch was last asked about (which way d moves, whether alone)
+        self._ahead_params: Params | None = (
+            None  # what prefetch was last asked about (which way d moves, whether alone)
+        )
         self._ahead_wake = threading.Event()  # set by each request, ending the wait of the one it replaces
 
     # what a derived engine shares with its base, all built from the texts alone; everything else is its own (an
     # attribute added to __init__ is then never shared by mistake)
     _SHARED = ("analysis", "index", "bm25", "qcounts", "plan")
-    _root: "Engine | None" = None  # a derived engine's first engine of the same texts (whose runs it re-judges)
+    _root: Engine | None = None  # a derived engine's first engine of the same texts (whose runs it re-judges)
 
     @classmethod
-    def derived(cls, base: "Engine", dataset: Dataset) -> "Engine":
+    def derived(cls, base: Engine, dataset: Dataset) -> Engine:
         """The engine of `dataset`, which holds the same documents and questions as `base.dataset` with other
         judgements (e.g. `Dataset.with_judgements`), built from `base`'s parts without tokenising anything: the
         term index, BM25's columns, the questions' counts and plan are shared, and so are the cached values
@@ -293,7 +301,9 @@ class Engine:
         engine of these texts, kept alive by it) with the judged ranks re-read (`rejudged`): no retriever runs
         again for a new judgement; a TREC run, cheap to align, is aligned again."""
         if dataset.corpus_fingerprint != base.dataset.corpus_fingerprint:
-            raise ValueError(f"{dataset.name}: not the documents and questions of {base.dataset.name}; build its own engine")
+            raise ValueError(
+                f"{dataset.name}: not the documents and questions of {base.dataset.name}; build its own engine"
+            )
         engine = cls.__new__(cls)
         engine.__dict__.update({k: base.__dict__[k] for k in cls._SHARED})
         engine.cost, engine.last_used = 0, time.monotonic()  # its index is its root's (counted there)
@@ -306,7 +316,7 @@ class Engine:
         return engine
 
     @property
-    def root(self) -> "Engine":
+    def root(self) -> Engine:
         """The first engine of the same documents and questions: this one, or the one a derived engine was made
         from (`derived` keeps it, so it lives as long as any engine derived from it)."""
         return self._root or self
@@ -319,8 +329,18 @@ class Engine:
     def context(self) -> Context:
         """What a retriever's run reads of this engine (`base.Context`): the dataset, its term index and question
         counts, BM25's columns and plan, the judged positions, LSA's fits, the latest runs and the probes."""
-        return Context(self.dataset, self.index, self.qcounts, self.bm25, self.plan, self.judged_positions, self.lsa_fit, self.latest_run,
-                       self.probe_for, self.bm25_plan)
+        return Context(
+            self.dataset,
+            self.index,
+            self.qcounts,
+            self.bm25,
+            self.plan,
+            self.judged_positions,
+            self.lsa_fit,
+            self.latest_run,
+            self.probe_for,
+            self.bm25_plan,
+        )
 
     def bm25_plan(self, params: Params) -> bm25.QuestionPlan:
         """BM25's question plan for the parameters' rule for repeated question words: the plan built with the
@@ -330,13 +350,17 @@ class Engine:
         if params.query_words == "once":
             return self.plan
         counted = self.memo.get("plan", "counted", lambda: bm25.plan(self.bm25, self.qcounts, counted=True))
-        return self.memo.get("plan", (params.query_words, params.k3), lambda: bm25.weighed(counted, params.query_words, params.k3))
+        return self.memo.get(
+            "plan", (params.query_words, params.k3), lambda: bm25.weighed(counted, params.query_words, params.k3)
+        )
 
     def answers_for(self, params: Params) -> None:
         """Raise ValueError unless the parameters' text analysis is this engine's (its index was built with it)."""
         if Analysis(*params.analysis) != self.analysis:
-            raise ValueError(f"these parameters analyse text with {Analysis(*params.analysis).describe()}; this engine's "
-                             f"index has {self.analysis.describe()}: use for_dataset(dataset, analysis=...)")
+            raise ValueError(
+                f"these parameters analyse text with {Analysis(*params.analysis).describe()}; this engine's "
+                f"index has {self.analysis.describe()}: use for_dataset(dataset, analysis=...)"
+            )
 
     def judged_positions(self) -> np.ndarray:
         """The judged documents' positions in BM25's question layout: they change with neither k1 nor b."""
@@ -361,8 +385,9 @@ class Engine:
             if block is None:
                 model = lsa.fit(self.index, dims, by_term=self.bm25.counts)
             else:
-                base = self.memo.get("block", block, lambda: lsa.fit(self.index, block, block=True,
-                                                                     by_term=self.bm25.counts))
+                base = self.memo.get(
+                    "block", block, lambda: lsa.fit(self.index, block, block=True, by_term=self.bm25.counts)
+                )
                 model = lsa.truncate(base, dims)
                 projected = self.memo.get("block questions", block, lambda: lsa.project(base, self.qcounts))
                 return LsaFit(model, lsa.query_vectors(model, self.qcounts, projected))
@@ -474,12 +499,15 @@ class Engine:
         system = self.system(name, sources)
         root = self._root
         if root is not None and not isinstance(system, Run):
+
             def make() -> BestLists:
                 base = root.run(name, params, sources)
                 return rejudged(base, system.member(base).row, root.dataset, self.dataset)
 
             return self.memo.get("run", self.key(name, params, sources), make)
-        return self.memo.get("run", self.key(name, params, sources), lambda: system.run(self.context(), params, params.list_depth))
+        return self.memo.get(
+            "run", self.key(name, params, sources), lambda: system.run(self.context(), params, params.list_depth)
+        )
 
     def latest_run(self, name: str) -> BestLists | None:
         """The most recently used run of a retriever (a hint for its next run), if any."""
@@ -498,8 +526,11 @@ class Engine:
         if name not in params.members or not others or others[0] not in REGISTRY:
             return None
         other = self.run(others[0], params)
-        at = self.memo.get("probe", (self.key(others[0], params), params.query_words != "once"),
-                           lambda: bm25.probe_sites(self.bm25_plan(params), other.top_d, other.n_top))
+        at = self.memo.get(
+            "probe",
+            (self.key(others[0], params), params.query_words != "once"),
+            lambda: bm25.probe_sites(self.bm25_plan(params), other.top_d, other.n_top),
+        )
         return other.top_d, other.n_top, at
 
     # --------------------------------------------------------------------------------------- all systems
@@ -525,21 +556,34 @@ class Engine:
         members, keys = self._members(params, sources)
         lists = self.memo.get("lists", keys, lambda: fusion.gather(members))
         weights = params.fusion_weights()
-        return self.memo.get("weighted", self._fusion_keys(params, sources)[0],
-                             lambda: fusion.weighted(self.dataset, members, weights, params.fusion_depth, lists))
+        return self.memo.get(
+            "weighted",
+            self._fusion_keys(params, sources)[0],
+            lambda: fusion.weighted(self.dataset, members, weights, params.fusion_depth, lists),
+        )
 
     def rrf(self, params: Params, sources: Sources = ()) -> Ranking:
         """Reciprocal Rank Fusion of params.members' top fusion_depth."""
-        return self.memo.get("rrf", self._fusion_keys(params, sources)[1], lambda: fusion.rrf(
-            self.dataset, [self._run_tracked(m, params, sources).ranking for m in params.members], params.rrf_k,
-            params.fusion_depth))
+        return self.memo.get(
+            "rrf",
+            self._fusion_keys(params, sources)[1],
+            lambda: fusion.rrf(
+                self.dataset,
+                [self._run_tracked(m, params, sources).ranking for m in params.members],
+                params.rrf_k,
+                params.fusion_depth,
+            ),
+        )
 
     def cached(self, params: Params, sources: Sources = ()) -> bool:
         """Whether `rankings(params, sources)` would only read the cache: every system's run and both fusions."""
         names = [*REGISTRY, *(x.name for x in sources)]
         w_key, r_key = self._fusion_keys(params, sources)
-        return (all(self.memo.ready("run", self.key(n, params, sources)) for n in names)
-                and self.memo.ready("weighted", w_key) and self.memo.ready("rrf", r_key))
+        return (
+            all(self.memo.ready("run", self.key(n, params, sources)) for n in names)
+            and self.memo.ready("weighted", w_key)
+            and self.memo.ready("rrf", r_key)
+        )
 
     def prefetch_pays(self) -> bool:
         """Whether a d step costs enough here to be computed ahead (`prefetch`): LSA's pass over documents x
@@ -566,8 +610,11 @@ class Engine:
     def _passes_ready(self, params: Params, sources: Sources) -> bool:
         """Whether the runs that read d (LSA's: a pass over every document) are cached at `params`: what a d step
         costs most, where computing ahead pays most."""
-        return all(self.memo.ready("run", self.key(name, params, sources))
-                   for name, system in REGISTRY.items() if "dims" in system.params)
+        return all(
+            self.memo.ready("run", self.key(name, params, sources))
+            for name, system in REGISTRY.items()
+            if "dims" in system.params
+        )
 
     def prefetch(self, params: Params, sources: Sources = ()) -> threading.Thread | None:
         """Compute, in one background thread, the rankings a few d steps away from `params` (`neighbours`) that are
@@ -627,7 +674,9 @@ class Engine:
         taken = [n for n in names if n in REGISTRY or n in FUSIONS]
         if taken or len(set(names)) != len(names):
             clash = taken[0] if taken else next(n for n in names if names.count(n) > 1)
-            raise InputError(f"system name {clash!r} is already taken (built-in systems: {', '.join((*REGISTRY, *FUSIONS))})")
+            raise InputError(
+                f"system name {clash!r} is already taken (built-in systems: {', '.join((*REGISTRY, *FUSIONS))})"
+            )
         for m in params.members:
             self.system(m, sources)
         w = self.weighted(params, sources)
@@ -639,8 +688,12 @@ class Engine:
         out.update({n: self.run(n, params, sources).ranking for n in runs})
         return out
 
-    def evaluate(self, params: Params = Params(), metric_names: str | list[str] | tuple[str, ...] = metrics.DEFAULT_METRICS,
-                 sources: Sources = ()) -> Evaluation:
+    def evaluate(
+        self,
+        params: Params = Params(),
+        metric_names: str | list[str] | tuple[str, ...] = metrics.DEFAULT_METRICS,
+        sources: Sources = (),
+    ) -> Evaluation:
         """Per-question values of the metrics for every system."""
         metric_list = metrics.parse_list(metric_names)
         ranks = self.rankings(params, sources)
@@ -656,34 +709,47 @@ class Engine:
         keys = [(hashlib.blake2b(np.ascontiguousarray(row).tobytes(), digest_size=16).digest(), row.size) for row in v]
         todo = [i for i, key in enumerate(keys) if not self.memo.ready("interval", key)]
         made = dict(zip(todo, stats.intervals(v[todo]))) if todo else {}
-        ends = [self.memo.get("interval", key, lambda i=i: made[i] if i in made else stats.intervals(v[i]))
-                for i, key in enumerate(keys)]  # (a row dropped since it was found computes alone)
+        ends = [
+            self.memo.get("interval", key, lambda i=i: made[i] if i in made else stats.intervals(v[i]))
+            for i, key in enumerate(keys)
+        ]  # (a row dropped since it was found computes alone)
         return np.array(ends).reshape(-1, 2)
 
     def intervals_ahead(self) -> threading.Thread:
         """`stats.prepare` for this dataset's evaluated questions in a thread: the bootstrap's draws made before a
         page asks for its first intervals (an upload starts it once its first evaluation is done)."""
-        t = threading.Thread(target=stats.prepare, args=(int(self.dataset.evaluated.size),), name="intervals-ahead",
-                             daemon=True)
+        t = threading.Thread(
+            target=stats.prepare, args=(int(self.dataset.evaluated.size),), name="intervals-ahead", daemon=True
+        )
         t.start()
         return t
 
     # --------------------------------------------------------------------------------------- a typed question
 
-    def adhoc(self, text: str, params: Params = Params(), sources: Sources = (), judgements: tuple = (),
-              qid: str = adhoc.QUESTION_ID) -> tuple[Dataset, dict[str, Ranking], adhoc.Scores]:
+    def adhoc(
+        self,
+        text: str,
+        params: Params = Params(),
+        sources: Sources = (),
+        judgements: tuple = (),
+        qid: str = adhoc.QUESTION_ID,
+    ) -> tuple[Dataset, dict[str, Ranking], adhoc.Scores]:
         """A typed question scored by every system that can (adhoc.py): its one-question dataset (judged by
         `judgements`, (document id, grade) pairs), every system's ranking and the scores of every document.
         The rows of scores are cached per (text, what they read: k1, b, d, dense vectors), so a fusion slider
         re-fuses without re-scoring; the scores as read at the full parameters, and the rankings per judgements too."""
         vectors = tuple(x.fingerprint for x in sources if not isinstance(x, TrecRun))
-        rows = self.memo.get("adhoc rows", (text, params.k1, params.b, params.query_words, params.k3, params.dims, vectors),
-                             lambda: adhoc.score_text(self, text, params, sources))
+        rows = self.memo.get(
+            "adhoc rows",
+            (text, params.k1, params.b, params.query_words, params.k3, params.dims, vectors),
+            lambda: adhoc.score_text(self, text, params, sources),
+        )
         key = (text, params, vectors)
         scores = self.memo.get("adhoc", key, lambda: adhoc.for_params(rows, params))
         judged = tuple((str(d), g) for d, g in judgements)
-        one, ranks = self.memo.get("adhoc ranks", (key, judged, qid),
-                                   lambda: adhoc.rankings(self.dataset, scores, judged, qid))
+        one, ranks = self.memo.get(
+            "adhoc ranks", (key, judged, qid), lambda: adhoc.rankings(self.dataset, scores, judged, qid)
+        )
         return one, ranks, scores
 
 
@@ -691,8 +757,13 @@ _ENGINES = Memo({"engine": ENGINES, "derived": DERIVED})
 _ROOTS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # corpus fingerprint -> a built engine alive
 
 
-def for_dataset(dataset: Dataset, progress: Callable[[str, float], None] | None = None, limit: int | None = None,
-                analysis: Analysis = ARTICLE_ANALYSIS, budgeted: bool = False) -> Engine:
+def for_dataset(
+    dataset: Dataset,
+    progress: Callable[[str, float], None] | None = None,
+    limit: int | None = None,
+    analysis: Analysis = ARTICLE_ANALYSIS,
+    budgeted: bool = False,
+) -> Engine:
     """The engine of a dataset's content and text analysis, built once per fingerprint and analysis (at most
     ENGINES kept: coming back to an analysis still kept costs nothing); `limit`: the most characters a dataset
     may hold to be built (checked only when it is); `budgeted` (the app's server): a new engine is admitted under the
@@ -701,6 +772,7 @@ def for_dataset(dataset: Dataset, progress: Callable[[str, float], None] | None 
     A dataset whose documents and questions an engine alive already holds, with other judgements (a person
     grading documents), gets an engine derived from that one (`Engine.derived`: nothing re-tokenised), kept
     apart (at most DERIVED), so grading never pushes other datasets' engines out."""
+
     def key(fingerprint: str):  # the article's analysis keyed by the fingerprint alone, as before analyses existed
         return fingerprint if analysis.is_article else (fingerprint, analysis)
 
@@ -712,8 +784,9 @@ def for_dataset(dataset: Dataset, progress: Callable[[str, float], None] | None 
         _ENGINES.get("engine", key(root.fingerprint), lambda: root).last_used = time.monotonic()
         engine = _ENGINES.get("derived", key(dataset.fingerprint), lambda: Engine.derived(root, dataset))
     else:
-        engine = _ENGINES.get("engine", key(dataset.fingerprint),
-                              lambda: root or _admitted(dataset, progress, limit, analysis, budgeted))
+        engine = _ENGINES.get(
+            "engine", key(dataset.fingerprint), lambda: root or _admitted(dataset, progress, limit, analysis, budgeted)
+        )
         _ROOTS[corpus] = engine
     engine.last_used = time.monotonic()
     return engine
@@ -771,7 +844,9 @@ def drop_idle(now: float | None = None) -> int:
     return dropped
 
 
-IDLE_HOOKS: list[Callable[[], None]] = []  # called after the janitor dropped idle engines (the app clears its parse caches)
+IDLE_HOOKS: list[
+    Callable[[], None]
+] = []  # called after the janitor dropped idle engines (the app clears its parse caches)
 _JANITOR: list[threading.Thread] = []
 _JANITOR_LOCK = threading.Lock()
 
@@ -804,8 +879,12 @@ def built(dataset: Dataset, analysis: Analysis = ARTICLE_ANALYSIS) -> bool:
     return _ENGINES.ready("engine", key) or _ENGINES.ready("derived", key) or corpus in _ROOTS
 
 
-def evaluate(dataset: Dataset, params: Params = Params(), metric_names: str | list[str] = metrics.DEFAULT_METRICS,
-             runs: tuple[TrecRun, ...] = ()) -> Evaluation:
+def evaluate(
+    dataset: Dataset,
+    params: Params = Params(),
+    metric_names: str | list[str] = metrics.DEFAULT_METRICS,
+    runs: tuple[TrecRun, ...] = (),
+) -> Evaluation:
     """The whole evaluation of every system with the given parameters, on the dataset's engine for their text
     analysis (built once per content and analysis and kept: `for_dataset`)."""
     return for_dataset(dataset, analysis=Analysis(*params.analysis)).evaluate(params, metric_names, runs)
@@ -853,13 +932,20 @@ def warm_up() -> dict[str, int]:
         e.evaluate(Params(k1=1.3, b=0.5, alpha=0.3, rrf_k=20.0))  # BM25 with the previous run as its hint
         e.evaluate(Params(k1=1.3, b=0.5, dims=5))  # a d move: BM25's scores of LSA's new lists looked up
         rng = np.random.default_rng(0)
-        vectors = align(from_arrays("warm-up", ds.doc_ids, rng.normal(size=(ds.n_docs, 8)), ds.query_ids,
-                                    rng.normal(size=(ds.n_queries, 8))), ds)
+        vectors = align(
+            from_arrays(
+                "warm-up", ds.doc_ids, rng.normal(size=(ds.n_docs, 8)), ds.query_ids, rng.normal(size=(ds.n_queries, 8))
+            ),
+            ds,
+        )
         e.evaluate(Params(members=("BM25", vectors.name)), sources=(vectors,))
         e.evaluate(Params(members=(vectors.name, "LSA", "BM25"), weights=(0.5, 0.3, 0.2)), sources=(vectors,))
         top = e.run("BM25", Params())
-        lines = [f"{ds.query_ids[q]} Q0 {ds.doc_ids[d]} {r + 1} {float(s)!r} warm" for q in range(ds.n_queries)
-                 for r, (d, s) in enumerate(zip(top.top_d[q, : top.n_top[q]], top.top_s[q, : top.n_top[q]]))]
+        lines = [
+            f"{ds.query_ids[q]} Q0 {ds.doc_ids[d]} {r + 1} {float(s)!r} warm"
+            for q in range(ds.n_queries)
+            for r, (d, s) in enumerate(zip(top.top_d[q, : top.n_top[q]], top.top_s[q, : top.n_top[q]]))
+        ]
         run = datasets.parse_run("\n".join(lines).encode(), "warm-up.trec", "warm")
         e.evaluate(Params(members=("BM25", "warm")), sources=(run,))
         bm25.search(ds, e.bm25_scores(1.2, 0.75))
@@ -871,11 +957,24 @@ def warm_up() -> dict[str, int]:
         none = np.zeros(0, dtype=np.int64)
         ls.at(none, none)
         nq, depth = ds.n_queries, p.fusion_depth  # the weighted fusion's second try (rare: ties at its bound)
-        top = fusion.FusedTop(np.zeros((nq, depth), dtype=np.int64), np.zeros((nq, depth)), np.zeros(nq, dtype=np.int64),
-                              np.zeros(nq, dtype=np.bool_))
-        _kernels.weighted_scan(none, False, ds.n_docs, ds.tie_key, 0.5, 0.5, depth,
-                               fusion.PostingsSide(bm.plan.by_term, bm.norm, bm.k1 + 1.0, bm.lo, bm.hi),
-                               fusion.VectorSide(ls.qvec, ls.vecs, ls.top_d, ls.top_s, ls.n_top, ls.lo, ls.hi), top)
+        top = fusion.FusedTop(
+            np.zeros((nq, depth), dtype=np.int64),
+            np.zeros((nq, depth)),
+            np.zeros(nq, dtype=np.int64),
+            np.zeros(nq, dtype=np.bool_),
+        )
+        _kernels.weighted_scan(
+            none,
+            False,
+            ds.n_docs,
+            ds.tie_key,
+            0.5,
+            0.5,
+            depth,
+            fusion.PostingsSide(bm.plan.by_term, bm.norm, bm.k1 + 1.0, bm.lo, bm.hi),
+            fusion.VectorSide(ls.qvec, ls.vecs, ls.top_d, ls.top_s, ls.n_top, ls.lo, ls.hi),
+            top,
+        )
     _kernels.mark_ready()
     return {name: len(d.signatures) for name, d in compiled_dispatchers().items()}
 
@@ -952,8 +1051,12 @@ def _warm_up_in_child(timeout: float = 900.0) -> bool:
     root = str(Path(__file__).resolve().parent.parent)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)}
     try:
-        child = subprocess.Popen([sys.executable, "-m", "retrieval", "warmup", "--quiet", "--with-parent"], env=env,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        child = subprocess.Popen(
+            [sys.executable, "-m", "retrieval", "warmup", "--quiet", "--with-parent"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
     except OSError:
         return False
     _CHILDREN.append(child)

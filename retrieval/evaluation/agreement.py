@@ -126,8 +126,14 @@ def _pair(a: str, b: str, x: list[int], y: list[int]) -> PairAgreement:
     share = Counter(y)
     chance = sum(c * share.get(g, 0) for g, c in Counter(x).items()) / n if n else 0.0
     apart = Counter(abs(p - q) for p, q in zip(x, y) if p != q)
-    return PairAgreement((a, b), n, sum(p == q for p, q in zip(x, y)), chance, dict(sorted(apart.items())),
-                         *(kappa(x, y, w) for w in WEIGHTS))
+    return PairAgreement(
+        (a, b),
+        n,
+        sum(p == q for p, q in zip(x, y)),
+        chance,
+        dict(sorted(apart.items())),
+        *(kappa(x, y, w) for w in WEIGHTS),
+    )
 
 
 @dataclass(frozen=True)
@@ -179,10 +185,12 @@ def agreement(grades: Iterable[tuple[str, str, str, int]]) -> Agreement:
             for i, r in enumerate(raters):
                 if r in rs:
                     data[i, j] = rs[r]
-        alpha = float(krippendorff.alpha(reliability_data=data, level_of_measurement="ordinal",
-                                         value_domain=sorted(values)))
-    return Agreement(raters, len(twice), {p: e.plain for p, e in each.items()}, {p: e.shared for p, e in each.items()},
-                     alpha, each)
+        alpha = float(
+            krippendorff.alpha(reliability_data=data, level_of_measurement="ordinal", value_domain=sorted(values))
+        )
+    return Agreement(
+        raters, len(twice), {p: e.plain for p, e in each.items()}, {p: e.shared for p, e in each.items()}, alpha, each
+    )
 
 
 @dataclass(frozen=True)
@@ -207,37 +215,61 @@ def explain(a: Agreement) -> tuple[Explained, ...]:
     defined = [e for e in a.each.values() if e.plain is not None]
     if not defined:
         pair = "no two raters share two documents with more than one grade between them"
-        return (Explained("Cohen's kappa", f"Cohen's kappa, plain or weighted, compares two raters over the documents "
-                                           f"both graded, and is undefined here: {pair}."),
-                Explained("Krippendorff's alpha", _alpha_sentence(a, None)))
+        return (
+            Explained(
+                "Cohen's kappa",
+                f"Cohen's kappa, plain or weighted, compares two raters over the documents "
+                f"both graded, and is undefined here: {pair}.",
+            ),
+            Explained("Krippendorff's alpha", _alpha_sentence(a, None)),
+        )
     e = max(defined, key=lambda x: x.shared)  # max keeps the first of the most
     who = f"{e.raters[0]} and {e.raters[1]}"
     chance = _side(e.same, e.chance_same, "more often than", "less often than", "as often as")
-    plain = (f"Cohen's kappa counts only identical grades, beyond what chance gives: {who} gave the same grade to "
-             f"{e.same} of {plural(e.shared, 'document')}, where their own mix of grades would match on "
-             f"{e.chance_same:.1f} by chance, so their kappa is {e.plain:.3f} ({chance} chance).")
+    plain = (
+        f"Cohen's kappa counts only identical grades, beyond what chance gives: {who} gave the same grade to "
+        f"{e.same} of {plural(e.shared, 'document')}, where their own mix of grades would match on "
+        f"{e.chance_same:.1f} by chance, so their kappa is {e.plain:.3f} ({chance} chance)."
+    )
     differ = e.shared - e.same
     near = e.apart.get(1, 0)
     far = differ - near
-    how = (f"{near} of their {plural(differ, 'different grade')} {agree(near, 'is', 'are')} one apart and {far} "
-           f"further" if differ else "their grades never differ")
-    weighted = (f"Weighted kappa counts a near grade as partly agreeing (linear: by how far apart the grades are; "
-                f"quadratic: by the square of it): {e.linear:.3f} and {e.quadratic:.3f} for {who}, "
-                f"{_side(e.linear, e.plain, 'above', 'below', 'equal to')} their plain kappa; {how}.")
-    return (Explained("Cohen's kappa", plain), Explained("weighted kappa", weighted),
-            Explained("Krippendorff's alpha", _alpha_sentence(a, e)))
+    how = (
+        f"{near} of their {plural(differ, 'different grade')} {agree(near, 'is', 'are')} one apart and {far} further"
+        if differ
+        else "their grades never differ"
+    )
+    weighted = (
+        f"Weighted kappa counts a near grade as partly agreeing (linear: by how far apart the grades are; "
+        f"quadratic: by the square of it): {e.linear:.3f} and {e.quadratic:.3f} for {who}, "
+        f"{_side(e.linear, e.plain, 'above', 'below', 'equal to')} their plain kappa; {how}."
+    )
+    return (
+        Explained("Cohen's kappa", plain),
+        Explained("weighted kappa", weighted),
+        Explained("Krippendorff's alpha", _alpha_sentence(a, e)),
+    )
 
 
 def _alpha_sentence(a: Agreement, e: PairAgreement | None) -> str:
     if a.alpha is None:
-        return (f"Krippendorff's ordinal alpha, one figure for every rater at once, is undefined here: "
-                f"{plural(a.pairs_graded_twice, 'document')} graded twice or more, and it needs two with more than "
-                "one grade among them.")
-    than = "" if e is None else (f", {_side(a.alpha, e.plain, 'above', 'below', 'equal to')} {e.raters[0]} and "
-                                 f"{e.raters[1]}'s plain kappa")
-    return (f"Krippendorff's ordinal alpha reads the grades as ordered too (a near grade is a small disagreement) and "
-            f"takes all {plural(len(a.raters), 'rater')} at once over the {plural(a.pairs_graded_twice, 'document')} "
-            f"graded twice or more, chance from everyone's grades pooled: {a.alpha:.3f}{than}.")
+        return (
+            f"Krippendorff's ordinal alpha, one figure for every rater at once, is undefined here: "
+            f"{plural(a.pairs_graded_twice, 'document')} graded twice or more, and it needs two with more than "
+            "one grade among them."
+        )
+    than = (
+        ""
+        if e is None
+        else (
+            f", {_side(a.alpha, e.plain, 'above', 'below', 'equal to')} {e.raters[0]} and {e.raters[1]}'s plain kappa"
+        )
+    )
+    return (
+        f"Krippendorff's ordinal alpha reads the grades as ordered too (a near grade is a small disagreement) and "
+        f"takes all {plural(len(a.raters), 'rater')} at once over the {plural(a.pairs_graded_twice, 'document')} "
+        f"graded twice or more, chance from everyone's grades pooled: {a.alpha:.3f}{than}."
+    )
 
 
 @dataclass(frozen=True)
@@ -252,7 +284,10 @@ class Disagreement:
 
 def disagreements(grades: Iterable[tuple[str, str, str, int]], limit: int | None = None) -> list[Disagreement]:
     """The pairs graded differently, the largest spread first, then the most raters, then by question and document."""
-    out = [Disagreement(q, d, dict(sorted(rs.items())), max(rs.values()) - min(rs.values()))
-           for (q, d), rs in _by_pair(grades).items() if len(set(rs.values())) > 1]
+    out = [
+        Disagreement(q, d, dict(sorted(rs.items())), max(rs.values()) - min(rs.values()))
+        for (q, d), rs in _by_pair(grades).items()
+        if len(set(rs.values())) > 1
+    ]
     out.sort(key=lambda x: (-x.spread, -len(x.grades), x.query_id, x.doc_id))
     return out[:limit] if limit is not None else out

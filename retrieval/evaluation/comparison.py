@@ -68,8 +68,21 @@ _RTOL = 100 * np.finfo(np.float64).eps  # "at least as extreme" allows this much
 # ------------------------------------------------------------------------------------------- escaping user strings
 
 _PUNCT = frozenset(string.punctuation)
-_LATEX = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#", "^": r"\^{}",
-          "_": r"\_", "%": r"\%", "~": r"\textasciitilde{}", "<": "$<$", ">": "$>$", "|": "$|$"}
+_LATEX = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "$": r"\$",
+    "&": r"\&",
+    "#": r"\#",
+    "^": r"\^{}",
+    "_": r"\_",
+    "%": r"\%",
+    "~": r"\textasciitilde{}",
+    "<": "$<$",
+    ">": "$>$",
+    "|": "$|$",
+}
 
 
 def _one_line(text: str) -> str:
@@ -185,8 +198,9 @@ def _settings(test: str, resamples: int | None, seed: int | None) -> tuple[int |
     return (module.RESAMPLES if resamples is None else int(resamples)), (module.SEED if seed is None else int(seed))
 
 
-def pair_pvalues(diffs: np.ndarray, test: str = DEFAULT_TEST, resamples: int | None = None,
-                 seed: int | None = None) -> np.ndarray:
+def pair_pvalues(
+    diffs: np.ndarray, test: str = DEFAULT_TEST, resamples: int | None = None, seed: int | None = None
+) -> np.ndarray:
     """Two-sided p-values of the mean of each row of `diffs` (rows x questions) by `test`: ``t-test``
     (`t_test_pvalues`), ``randomization`` (``significance.permutation_pvalues``) or ``bootstrap``
     (`bootstrap_pvalues`); `resamples` and `seed` default to the test's own (none for the t-test)."""
@@ -279,25 +293,33 @@ class ComparisonTable:
         if self.test == "t-test":
             how = "two-sided, on n - 1 degrees of freedom"
         elif self.test == "randomization":
-            how = (f"two-sided, all {2 ** self.questions:,} sign flips of the per-question differences" if self.exact else
-                   f"two-sided, {self.resamples:,} random sign flips of the per-question differences, seed {self.seed}")
+            how = (
+                f"two-sided, all {2**self.questions:,} sign flips of the per-question differences"
+                if self.exact
+                else f"two-sided, {self.resamples:,} random sign flips of the per-question differences, seed {self.seed}"
+            )
         else:
             how = f"two-sided, shifted null, {self.resamples:,} resamples of the questions, seed {self.seed}"
         pairs = k * (k - 1) // 2
         family = "the one pair of systems" if pairs == 1 else f"all {pairs} pairs of systems"
-        correction = (f"Holm's step-down, over {family}, for each metric separately" if pairs else
-                      "none, a single system")
-        return (f"{bold}: the best mean of its column. {marks}: the systems it beats significantly, with a higher "
-                f"mean and a Holm-corrected p < {self.alpha:g}. Test: {TEST_NAMES[self.test]} ({how}). Correction: "
-                f"{correction}. Means over {plural(self.questions, 'question')} with a "
-                "relevant document.")
+        correction = (
+            f"Holm's step-down, over {family}, for each metric separately" if pairs else "none, a single system"
+        )
+        return (
+            f"{bold}: the best mean of its column. {marks}: the systems it beats significantly, with a higher "
+            f"mean and a Holm-corrected p < {self.alpha:g}. Test: {TEST_NAMES[self.test]} ({how}). Correction: "
+            f"{correction}. Means over {plural(self.questions, 'question')} with a "
+            "relevant document."
+        )
 
     def _cells(self, labels: Mapping[str, str] | None, digits: int):
         """Per metric its label, and per system per metric (the mean's text, best or not, the superscript)."""
         heads = [(labels or {}).get(m, m) for m in self.metrics]
         best = [set(self.best(m)) for m in self.metrics]
-        rows = [[(f"{row[j]:.{digits}f}", s in best[j], self._sup(s, m)) for j, m in enumerate(self.metrics)]
-                for s, row in zip(self.systems, self.means)]
+        rows = [
+            [(f"{row[j]:.{digits}f}", s in best[j], self._sup(s, m)) for j, m in enumerate(self.metrics)]
+            for s, row in zip(self.systems, self.means)
+        ]
         return heads, rows
 
     def to_text(self, labels: Mapping[str, str] | None = None, digits: int = DIGITS) -> str:
@@ -307,14 +329,24 @@ class ComparisonTable:
         heads, rows = self._cells(labels, digits)
         grid = [["", "system", *map(escape_control, heads)]]
         for letter, s, cells in zip(self.letters, self.systems, rows):
-            grid.append([letter, escape_control(s),
-                         *(f"{num}{'*' if top else ' '}{f' [{sup}]' if sup else ''}" for num, top, sup in cells)])
+            grid.append(
+                [
+                    letter,
+                    escape_control(s),
+                    *(f"{num}{'*' if top else ' '}{f' [{sup}]' if sup else ''}" for num, top, sup in cells),
+                ]
+            )
         widths = [max(len(r[c]) for r in grid) for c in range(len(grid[0]))]
         lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in grid]
         return "\n".join(lines) + "\n\n" + textwrap.fill(self.statement("*", "[letters]"), TEXT_WIDTH) + "\n"
 
-    def to_markdown(self, escape: Callable[[str], str] = escape_markdown, labels: Mapping[str, str] | None = None,
-                    digits: int = DIGITS, statement: bool = True) -> str:
+    def to_markdown(
+        self,
+        escape: Callable[[str], str] = escape_markdown,
+        labels: Mapping[str, str] | None = None,
+        digits: int = DIGITS,
+        statement: bool = True,
+    ) -> str:
         """A Markdown (GitHub) table: the best in bold, the letters of the systems beaten as Unicode superscripts
         (``**0.4512**ᵃᶜ``), then the statement (unless `statement` is False: a page may show it as a caption). Every
         system name and metric label goes through `escape` (`escape_markdown` by default; a page passes its own);
@@ -336,14 +368,29 @@ class ComparisonTable:
         heads, rows = self._cells(labels, digits)
         body = []
         for letter, s, cells in zip(self.letters, self.systems, rows):
-            shown = [((rf"\textbf{{{num}}}" if top else num), (f"$^{{{sup}}}$" if sup else "")) for num, top, sup in cells]
+            shown = [
+                ((rf"\textbf{{{num}}}" if top else num), (f"$^{{{sup}}}$" if sup else "")) for num, top, sup in cells
+            ]
             body.append(" & ".join([letter, escape_latex(s), *(x for pair in shown for x in pair)]) + r" \\")
         head = " & ".join(["", "System", *(f"{escape_latex(h)} &" for h in heads)])[:-2]  # the last: no letters' cell
-        return "\n".join([
-            r"\begin{table}", r"\centering", rf"\begin{{tabular}}{{ll{'r@{}l' * len(heads)}}}", r"\toprule",
-            head + r" \\", r"\midrule", *body, r"\bottomrule",
-            r"\end{tabular}", rf"\caption{{{escape_latex(self.statement('Bold', 'Superscripts'))}}}", r"\end{table}",
-        ]) + "\n"
+        return (
+            "\n".join(
+                [
+                    r"\begin{table}",
+                    r"\centering",
+                    rf"\begin{{tabular}}{{ll{'r@{}l' * len(heads)}}}",
+                    r"\toprule",
+                    head + r" \\",
+                    r"\midrule",
+                    *body,
+                    r"\bottomrule",
+                    r"\end{tabular}",
+                    rf"\caption{{{escape_latex(self.statement('Bold', 'Superscripts'))}}}",
+                    r"\end{table}",
+                ]
+            )
+            + "\n"
+        )
 
     def to_csv(self) -> str:
         """The table as CSV: a row per system with its letter, its name, and per metric its mean (every digit) and
@@ -359,24 +406,54 @@ class ComparisonTable:
     def to_json(self) -> dict:
         """The table as a plain dict that ``json.dumps(..., allow_nan=False)`` accepts: the test and its settings,
         per system its letter, means and the systems it beats, the best per metric, and every pair's p-values."""
-        return json_ready({
-            "test": self.test, "test_name": TEST_NAMES[self.test], "two_sided": True, "alpha": self.alpha,
-            "correction": "holm", "family": "all pairs of systems, each metric separately",
-            "questions": self.questions, "resamples": self.resamples, "seed": self.seed, "exact": self.exact,
-            "metrics": list(self.metrics),
-            "systems": [{"letter": letter, "name": s, "means": dict(zip(self.metrics, row)),
-                         "beats": {m: list(self.beats(s, m)) for m in self.metrics}}
-                        for letter, s, row in zip(self.letters, self.systems, self.means)],
-            "best": {m: list(self.best(m)) for m in self.metrics},
-            "pairs": [{"metric": p.metric, "a": p.a, "b": p.b, "mean_diff": p.mean_diff, "p_value": p.p_value,
-                       "p_holm": p.p_holm, "winner": p.winner} for p in self.pairs],
-            "statement": self.statement(),
-        })
+        return json_ready(
+            {
+                "test": self.test,
+                "test_name": TEST_NAMES[self.test],
+                "two_sided": True,
+                "alpha": self.alpha,
+                "correction": "holm",
+                "family": "all pairs of systems, each metric separately",
+                "questions": self.questions,
+                "resamples": self.resamples,
+                "seed": self.seed,
+                "exact": self.exact,
+                "metrics": list(self.metrics),
+                "systems": [
+                    {
+                        "letter": letter,
+                        "name": s,
+                        "means": dict(zip(self.metrics, row)),
+                        "beats": {m: list(self.beats(s, m)) for m in self.metrics},
+                    }
+                    for letter, s, row in zip(self.letters, self.systems, self.means)
+                ],
+                "best": {m: list(self.best(m)) for m in self.metrics},
+                "pairs": [
+                    {
+                        "metric": p.metric,
+                        "a": p.a,
+                        "b": p.b,
+                        "mean_diff": p.mean_diff,
+                        "p_value": p.p_value,
+                        "p_holm": p.p_holm,
+                        "winner": p.winner,
+                    }
+                    for p in self.pairs
+                ],
+                "statement": self.statement(),
+            }
+        )
 
 
-def table_from_values(values: Mapping[str, Mapping[str, np.ndarray]], metric_names: Sequence[str],
-                      test: str = DEFAULT_TEST, alpha: float = ALPHA, resamples: int | None = None,
-                      seed: int | None = None) -> ComparisonTable:
+def table_from_values(
+    values: Mapping[str, Mapping[str, np.ndarray]],
+    metric_names: Sequence[str],
+    test: str = DEFAULT_TEST,
+    alpha: float = ALPHA,
+    resamples: int | None = None,
+    seed: int | None = None,
+) -> ComparisonTable:
     """The comparison table of per-question values: ``values[system][metric]`` is an array over the same questions
     for every system (the table's order is `values`' order). Raises `InputError` for an unknown test, an alpha
     outside (0, 1), a metric some system lacks, or no question.
@@ -428,8 +505,13 @@ def table_from_values(values: Mapping[str, Mapping[str, np.ndarray]], metric_nam
     for j, m in enumerate(names):
         if not index:
             break
-        diffs = np.stack([np.asarray(values[systems[a]][m], dtype=np.float64)
-                          - np.asarray(values[systems[b]][m], dtype=np.float64) for a, b in index])
+        diffs = np.stack(
+            [
+                np.asarray(values[systems[a]][m], dtype=np.float64)
+                - np.asarray(values[systems[b]][m], dtype=np.float64)
+                for a, b in index
+            ]
+        )
         p = pair_pvalues(diffs, test, resamples, seed)
         adjusted = significance.holm(p)
         for (a, b), raw, held in zip(index, p, adjusted):
@@ -437,12 +519,19 @@ def table_from_values(values: Mapping[str, Mapping[str, np.ndarray]], metric_nam
             winner = None if held >= alpha or diff == 0 else systems[a] if diff > 0 else systems[b]
             pairs.append(PairTest(m, systems[a], systems[b], diff, float(raw), float(held), winner))
     exact = test == "randomization" and significance.is_exact(n, resamples)
-    return ComparisonTable(systems, letters(len(systems)), names, means, tuple(pairs), test, float(alpha), n,
-                           resamples, seed, exact)
+    return ComparisonTable(
+        systems, letters(len(systems)), names, means, tuple(pairs), test, float(alpha), n, resamples, seed, exact
+    )
 
 
-def compare_table(evaluation: Evaluation, metric_names: str | Sequence[str], test: str = DEFAULT_TEST,
-                  alpha: float = ALPHA, resamples: int | None = None, seed: int | None = None) -> ComparisonTable:
+def compare_table(
+    evaluation: Evaluation,
+    metric_names: str | Sequence[str],
+    test: str = DEFAULT_TEST,
+    alpha: float = ALPHA,
+    resamples: int | None = None,
+    seed: int | None = None,
+) -> ComparisonTable:
     """The comparison table of every system of an evaluation on the given metrics (names as ``--metrics`` takes
     them: a comma-separated string or a list; each must have been computed), by `test` at level `alpha`.
 

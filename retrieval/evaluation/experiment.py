@@ -31,7 +31,9 @@ class Evaluation:
     metrics: tuple[metrics.Metric, ...]
     rankings: dict[str, Ranking]
     values: dict[str, dict[str, np.ndarray]]  # system -> metric name -> values over dataset.evaluated
-    first_rank: dict[str, np.ndarray]  # system -> rank of the first relevant document over dataset.evaluated (0 = not found)
+    first_rank: dict[
+        str, np.ndarray
+    ]  # system -> rank of the first relevant document over dataset.evaluated (0 = not found)
     notes: tuple[str, ...] = field(default=())
 
     @property
@@ -67,7 +69,9 @@ def ideal_dcg(dataset: Dataset, metric: metrics.Metric) -> np.ndarray:
     return _IDEAL.get("ideal", (dataset.fingerprint, metric.k, exponential), make)
 
 
-def score(dataset: Dataset, ranks: dict[str, Ranking], metric_list: list[metrics.Metric], notes: tuple[str, ...] = ()) -> Evaluation:
+def score(
+    dataset: Dataset, ranks: dict[str, Ranking], metric_list: list[metrics.Metric], notes: tuple[str, ...] = ()
+) -> Evaluation:
     """Every metric for every system, per question (each nDCG's ideal DCG computed once per judgements: `ideal_dcg`)."""
     ev = dataset.evaluated
     nq, qrels = dataset.n_queries, dataset.qrels
@@ -80,8 +84,14 @@ def score(dataset: Dataset, ranks: dict[str, Ranking], metric_list: list[metrics
     return Evaluation(dataset, tuple(metric_list), ranks, values, first, notes)
 
 
-def compare(evaluation: Evaluation, metric: str, pairs: list[tuple[str, str]] | None = None,
-            resamples: int = significance.RESAMPLES, seed: int = significance.SEED, alpha: float = 0.05) -> list[dict]:
+def compare(
+    evaluation: Evaluation,
+    metric: str,
+    pairs: list[tuple[str, str]] | None = None,
+    resamples: int = significance.RESAMPLES,
+    seed: int = significance.SEED,
+    alpha: float = 0.05,
+) -> list[dict]:
     """Paired randomisation tests of the systems' per-question values of one metric, for the given pairs (all pairs
     by default), Holm-adjusted as one family: one row per pair (`significance.compare_systems`)."""
     if metric not in evaluation.values[evaluation.systems[0]]:
@@ -92,7 +102,9 @@ def compare(evaluation: Evaluation, metric: str, pairs: list[tuple[str, str]] | 
     return significance.compare_systems(values, pairs, resamples, seed, alpha)
 
 
-def bootstrap_report(evaluation: Evaluation, metric: str, a: str, b: str, resamples: int = stats.RESAMPLES, seed: int = stats.SEED) -> dict:
+def bootstrap_report(
+    evaluation: Evaluation, metric: str, a: str, b: str, resamples: int = stats.RESAMPLES, seed: int = stats.SEED
+) -> dict:
     """The paired bootstrap of a - b on one metric, as the JSON report writes it."""
     for s in (a, b):
         if s not in evaluation.values:
@@ -102,8 +114,16 @@ def bootstrap_report(evaluation: Evaluation, metric: str, a: str, b: str, resamp
         if metric not in evaluation.values[a]:
             raise InputError(f"metric {metric!r} was not computed: computed are {', '.join(evaluation.values[a])}")
     iv = stats.paired_bootstrap(evaluation.values[a][metric], evaluation.values[b][metric], resamples, seed)
-    return {"metric": metric, "a": a, "b": b, "mean_diff": iv.mean, "ci_low": iv.low, "ci_high": iv.high,
-            "resamples": resamples, "seed": seed}
+    return {
+        "metric": metric,
+        "a": a,
+        "b": b,
+        "mean_diff": iv.mean,
+        "ci_low": iv.low,
+        "ci_high": iv.high,
+        "resamples": resamples,
+        "seed": seed,
+    }
 
 
 def to_json(evaluation: Evaluation, params: Params, boot: dict | None) -> dict:

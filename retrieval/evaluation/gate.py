@@ -38,7 +38,11 @@ def load_report(path: str | Path) -> dict:
         raise InputError(f"{p}: line {e.lineno}: broken JSON ({e.msg})") from None
     except RecursionError:
         raise InputError(f"{p}: JSON nested too deep") from None
-    if not isinstance(report, dict) or not isinstance(report.get("per_query"), dict) or not isinstance(report.get("dataset"), dict):
+    if (
+        not isinstance(report, dict)
+        or not isinstance(report.get("per_query"), dict)
+        or not isinstance(report.get("dataset"), dict)
+    ):
         raise InputError(f"{p}: not an `evaluate --json` report (no 'dataset' and 'per_query' objects)")
     return report
 
@@ -87,10 +91,19 @@ class GateResult:
         """The verdict as JSON-ready data."""
         iv = self.interval
         return {
-            "dataset": self.dataset, "system": self.system, "metric": self.metric, "questions": len(self.qids),
-            "baseline": float(self.baseline.mean()), "current": float(self.current.mean()),
-            "mean_diff": iv.mean, "ci_low": iv.low, "ci_high": iv.high, "resamples": iv.resamples, "seed": iv.seed,
-            "p_value": self.p_value, "failed": self.failed,
+            "dataset": self.dataset,
+            "system": self.system,
+            "metric": self.metric,
+            "questions": len(self.qids),
+            "baseline": float(self.baseline.mean()),
+            "current": float(self.current.mean()),
+            "mean_diff": iv.mean,
+            "ci_low": iv.low,
+            "ci_high": iv.high,
+            "resamples": iv.resamples,
+            "seed": iv.seed,
+            "p_value": self.p_value,
+            "failed": self.failed,
             "worse": [{"qid": q, "baseline": a, "current": b} for q, a, b in self.worse()],
             "better": [{"qid": q, "baseline": a, "current": b} for q, a, b in self.better()],
         }
@@ -139,8 +152,11 @@ def compare(
     new = _system_values(current, sources[1], system, name)
     if set(old) != set(new):
         only_old, only_new = sorted(set(old) - set(new)), sorted(set(new) - set(old))
-        parts = [f"{len(x)} only in {s} ({', '.join(x[:3])}{', ...' if len(x) > 3 else ''})"
-                 for x, s in ((only_old, sources[0]), (only_new, sources[1])) if x]
+        parts = [
+            f"{len(x)} only in {s} ({', '.join(x[:3])}{', ...' if len(x) > 3 else ''})"
+            for x, s in ((only_old, sources[0]), (only_new, sources[1]))
+            if x
+        ]
         raise InputError(f"different questions in dataset {names[0]!r}: {'; '.join(parts)}")
     if not old:
         raise InputError(f"{sources[0]}: {system} has no question to compare")
@@ -154,5 +170,6 @@ def compare(
 
 def run(baseline_path: str | Path, current_path: str | Path, metric: str, system: str = "BM25") -> GateResult:
     """Load both reports and compare them."""
-    return compare(load_report(baseline_path), load_report(current_path), metric, system,
-                   (str(baseline_path), str(current_path)))
+    return compare(
+        load_report(baseline_path), load_report(current_path), metric, system, (str(baseline_path), str(current_path))
+    )

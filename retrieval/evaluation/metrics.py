@@ -32,7 +32,14 @@ KINDS = ("hit", "recall", "precision", "mrr", "ndcg", "ndcg_exp", "map", "rprec"
 CUTOFF_OPTIONAL = ("mrr", "map")  # without a cutoff: the whole list
 NO_CUTOFF = ("rprec", "bpref")  # their depth is set by the question's judgements, never by k
 DEFAULT_METRICS = ("hit@3", "recall@5", "mrr", "ndcg@5")
-LABELS = {"ndcg": "nDCG", "ndcg_exp": "nDCG_exp", "mrr": "MRR", "precision": "P", "map": "MAP", "rprec": "R-prec"}  # the others as named
+LABELS = {
+    "ndcg": "nDCG",
+    "ndcg_exp": "nDCG_exp",
+    "mrr": "MRR",
+    "precision": "P",
+    "map": "MAP",
+    "rprec": "R-prec",
+}  # the others as named
 _NAME = re.compile(r"^(" + "|".join(KINDS) + r")(?:@(\d+))?$")
 
 
@@ -41,7 +48,9 @@ def _forms(kind: str) -> tuple[str, ...]:
     return (kind,) if kind in NO_CUTOFF else (kind, f"{kind}@k") if kind in CUTOFF_OPTIONAL else (f"{kind}@k",)
 
 
-VALID_FORMS = ", ".join(form for kind in KINDS for form in _forms(kind)) + " (k >= 1)"  # for the error messages and help
+VALID_FORMS = (
+    ", ".join(form for kind in KINDS for form in _forms(kind)) + " (k >= 1)"
+)  # for the error messages and help
 
 
 @dataclass(frozen=True)
@@ -69,8 +78,9 @@ def parse(name: str) -> Metric:
         raise InputError(f"unknown metric {name!r}: valid are {VALID_FORMS}")
     kind, k = m.group(1), m.group(2)
     if k is not None and kind in NO_CUTOFF:
-        raise InputError(f"metric {name!r} takes no cutoff (its depth is the question's number of relevant "
-                         f"documents): write {kind}")
+        raise InputError(
+            f"metric {name!r} takes no cutoff (its depth is the question's number of relevant documents): write {kind}"
+        )
     if k is None and kind not in CUTOFF_OPTIONAL + NO_CUTOFF:
         raise InputError(f"metric {name!r} needs a cutoff, e.g. {kind}@10")
     if k is not None and int(k) < 1:
@@ -241,8 +251,9 @@ def judged_at(qrels: Qrels, n_queries: int, judged_rank: np.ndarray, k: int) -> 
     return np.where(n_rel > 0, found / k, np.nan)
 
 
-def per_query(qrels: Qrels, n_queries: int, judged_rank: np.ndarray, metric: Metric | str,
-              ideal: np.ndarray | None = None) -> np.ndarray:
+def per_query(
+    qrels: Qrels, n_queries: int, judged_rank: np.ndarray, metric: Metric | str, ideal: np.ndarray | None = None
+) -> np.ndarray:
     """One metric for every question (NaN for a question without a relevant document). For nDCG, `ideal` is
     `ideal_dcg(qrels, n_queries, k, exponential)` if already computed."""
     m = parse(metric) if isinstance(metric, str) else metric
@@ -329,10 +340,14 @@ def meaning_warnings(qrels: Qrels, n_queries: int, names) -> list[str]:
     which = f"{bare:,} of the {total:,} questions with a relevant document have no document judged not relevant"
     out = []
     if "bpref" in kinds:
-        out.append(f"bpref: {which}. There bpref counts each relevant document listed, wherever it is listed (the recall "
-                   "of the whole list), so it rewards ranking anything: a system that lists every document scores 1. "
-                   "Read nDCG or recall@k instead.")
+        out.append(
+            f"bpref: {which}. There bpref counts each relevant document listed, wherever it is listed (the recall "
+            "of the whole list), so it rewards ranking anything: a system that lists every document scores 1. "
+            "Read nDCG or recall@k instead."
+        )
     if "judged" in kinds:
-        out.append(f"judged@k: {which}. There every judged document is relevant, so judged@k equals precision@k and "
-                   "cannot show a hole in the judgements.")
+        out.append(
+            f"judged@k: {which}. There every judged document is relevant, so judged@k equals precision@k and "
+            "cannot show a hole in the judgements."
+        )
     return out

@@ -59,7 +59,9 @@ def check(rec, where: str) -> dict:
     """`rec` when it is a saved experiment's record, else one InputError naming `where` and the key."""
     _keys(rec, _RECORD, where, "")
     if rec["version"] != VERSION or isinstance(rec["version"], bool):
-        raise InputError(f"{where}: not a saved experiment of this lab (version {rec['version']!r}, this lab reads {VERSION})")
+        raise InputError(
+            f"{where}: not a saved experiment of this lab (version {rec['version']!r}, this lab reads {VERSION})"
+        )
     report = _keys(rec["report"], _REPORT, where, "report")
     dataset = _keys(report["dataset"], ("name", "documents", "queries"), where, "report.dataset")
     if not isinstance(dataset["name"], str) or not _is_count(dataset["documents"]) or not _is_count(dataset["queries"]):
@@ -83,8 +85,9 @@ def check(rec, where: str) -> dict:
         for qid, row in rows.items():
             _numbers(row, where, f"report.per_query[{system!r}][{qid!r}]")
     runs = rec["runs"]
-    if not isinstance(runs, list) or not all(isinstance(r, dict) and isinstance(r.get("name"), str)
-                                             and isinstance(r.get("fingerprint"), str) for r in runs):
+    if not isinstance(runs, list) or not all(
+        isinstance(r, dict) and isinstance(r.get("name"), str) and isinstance(r.get("fingerprint"), str) for r in runs
+    ):
         raise _wrong(where, "runs", "a list of runs, each a name and a fingerprint")
     grades = _keys(rec["grades"], ("rule", "from_workspace"), where, "grades")
     if not isinstance(grades["rule"], str) or not _is_count(grades["from_workspace"]):

@@ -200,10 +200,32 @@ def cli_command(
     """The command line that prints the same JSON report; `runs` maps a run's name to its file, `embeddings` is
     the --embeddings value of the dense system (e5-small, or the file(s) its vectors came from)."""
     p = asdict(params)
-    parts = ["python", "-m", "retrieval", "evaluate", "--data", data,
-             "--k1", _arg(p["k1"]), "--b", _arg(p["b"]), "--dims", str(p["dims"]),
-             "--rrf-k", _arg(p["rrf_k"]), "--alpha", _arg(p["alpha"]), "--fusion-depth", str(p["fusion_depth"]),
-             "--metrics", ",".join(metric_names), "--bootstrap", bootstrap_metric, "--compare", ",".join(compare)]
+    parts = [
+        "python",
+        "-m",
+        "retrieval",
+        "evaluate",
+        "--data",
+        data,
+        "--k1",
+        _arg(p["k1"]),
+        "--b",
+        _arg(p["b"]),
+        "--dims",
+        str(p["dims"]),
+        "--rrf-k",
+        _arg(p["rrf_k"]),
+        "--alpha",
+        _arg(p["alpha"]),
+        "--fusion-depth",
+        str(p["fusion_depth"]),
+        "--metrics",
+        ",".join(metric_names),
+        "--bootstrap",
+        bootstrap_metric,
+        "--compare",
+        ",".join(compare),
+    ]
     if tuple(params.members) != ARTICLE_MEMBERS:
         parts += ["--fuse", ",".join(params.members)]
     if params.weights is not None:

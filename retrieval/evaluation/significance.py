@@ -47,7 +47,9 @@ def is_exact(n: int, resamples: int = RESAMPLES, exact_limit: int = EXACT_LIMIT)
     return n < 63 and 2**n <= max(resamples, exact_limit)
 
 
-def sign_vectors(n: int, resamples: int = RESAMPLES, seed: int = SEED, exact_limit: int = EXACT_LIMIT) -> tuple[np.ndarray, bool]:
+def sign_vectors(
+    n: int, resamples: int = RESAMPLES, seed: int = SEED, exact_limit: int = EXACT_LIMIT
+) -> tuple[np.ndarray, bool]:
     """The sign vectors (rows x n, int8, +1/-1) of the null distribution and whether they are all 2^n of them."""
     if n < 1:
         raise InputError("permutation test: no question to compare")
@@ -146,12 +148,21 @@ def compare_systems(
                 raise InputError(f"unknown system {s!r}: known are {', '.join(names)}")
     if not pairs:
         return []
-    diffs = np.stack([np.asarray(values[a], dtype=np.float64) - np.asarray(values[b], dtype=np.float64) for a, b in pairs])
+    diffs = np.stack(
+        [np.asarray(values[a], dtype=np.float64) - np.asarray(values[b], dtype=np.float64) for a, b in pairs]
+    )
     p = permutation_pvalues(diffs, resamples, seed)
     adjusted = holm(p)
     exact = is_exact(diffs.shape[1], resamples)
     return [
-        {"a": a, "b": b, "mean_diff": float(diffs[i].mean()), "p_value": float(p[i]), "p_holm": float(adjusted[i]),
-         "significant": bool(adjusted[i] <= alpha), "exact": exact}
+        {
+            "a": a,
+            "b": b,
+            "mean_diff": float(diffs[i].mean()),
+            "p_value": float(p[i]),
+            "p_holm": float(adjusted[i]),
+            "significant": bool(adjusted[i] <= alpha),
+            "exact": exact,
+        }
         for i, (a, b) in enumerate(pairs)
     ]

@@ -56,6 +56,7 @@ def _one_maker(cached):
     """A cached function of the draws made by one thread at a time: a page asking for draws that `prepare` is making
     in the background waits for them instead of making them again beside it (both then slower). Its cache_info and
     cache_clear stay reachable."""
+
     @wraps(cached)
     def call(*args):
         with _DRAWS_LOCK:
@@ -87,10 +88,14 @@ def resampled_means(values: np.ndarray, resamples: int = RESAMPLES, seed: int = 
     """Means of every resample for each row of `values` (..., n): all resamples at once."""
     v = np.asarray(values, dtype=np.float64)
     idx = indices(v.shape[-1], resamples, seed)
-    return np.ascontiguousarray(v[..., idx]).mean(axis=-1)  # contiguous rows: the article's summation order, bit for bit
+    return np.ascontiguousarray(v[..., idx]).mean(
+        axis=-1
+    )  # contiguous rows: the article's summation order, bit for bit
 
 
-def bootstrap(values: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED, confidence: float = CONFIDENCE) -> Interval:
+def bootstrap(
+    values: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED, confidence: float = CONFIDENCE
+) -> Interval:
     """Percentile bootstrap interval of the mean of `values` (one per question)."""
     v = np.asarray(values, dtype=np.float64)
     _check(v.size, resamples, confidence)
@@ -129,8 +134,9 @@ def counts(n: int, resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
     step = max(1, COUNTS_STEP // n)
     for lo in range(0, resamples, step):
         part = idx[lo : lo + step]
-        out[lo : lo + step] = np.bincount((part + n * np.arange(part.shape[0])[:, None]).ravel(),
-                                          minlength=part.size).reshape(part.shape)
+        out[lo : lo + step] = np.bincount(
+            (part + n * np.arange(part.shape[0])[:, None]).ravel(), minlength=part.size
+        ).reshape(part.shape)
     small = out.astype(np.min_scalar_type(int(out.max()) if out.size else 0), copy=False)
     small.setflags(write=False)
     return small

@@ -104,9 +104,13 @@ HOMES = {
 KERNELS = tuple(name for names in HOMES.values() for name in names)
 TWINS = dispatch.python_twins(list(MODULES))
 # with NUMBA_DISABLE_JIT=1 a kernel is its plain function already: it is its own twin
-_BY_NAME = {name: Kernel(getattr(module, name), TWINS.get(f"{module.__name__}.{name}", getattr(module, name)),
-                         vectorised.TWINS.get(name))
-            for module, names in HOMES.items() for name in names}
+_BY_NAME = {
+    name: Kernel(
+        getattr(module, name), TWINS.get(f"{module.__name__}.{name}", getattr(module, name)), vectorised.TWINS.get(name)
+    )
+    for module, names in HOMES.items()
+    for name in names
+}
 globals().update(_BY_NAME)
 
 
@@ -122,6 +126,20 @@ def dispatchers() -> dict:
     return dispatch.dispatchers(_BY_NAME)
 
 
-__all__ = ["KERNELS", "MODULES", "PARALLEL_MIN_WORK", "PYTHON_MAX_WORK", "Kernel", "compiled_here", "dispatchers",
-           "lowest_bit", "mark_ready", "parallel", "parallel_over", "ready", "serve_small_from_python",
-           "serve_uncompiled", *KERNELS]
+__all__ = [
+    "KERNELS",
+    "MODULES",
+    "PARALLEL_MIN_WORK",
+    "PYTHON_MAX_WORK",
+    "Kernel",
+    "compiled_here",
+    "dispatchers",
+    "lowest_bit",
+    "mark_ready",
+    "parallel",
+    "parallel_over",
+    "ready",
+    "serve_small_from_python",
+    "serve_uncompiled",
+    *KERNELS,
+]

@@ -13,9 +13,9 @@ from numba import njit
 from ..core.thresholds import GUESS
 from .layout import _find, _pos_doc, span_of
 from .rules import bm25_weight, ranks_before
-from .select import JudgedRow, _beaten_among, _judged_ranks, _sample_cut, _scan_at_least, sorted_best, scratch
+from .select import JudgedRow, _beaten_among, _judged_ranks, _sample_cut, _scan_at_least, scratch, sorted_best
 
-SOURCE_DIGEST = "b5a7d85b188286fe"  # of the project files imported above (kernels/__init__.py: numba's cache)
+SOURCE_DIGEST = "4c4ae13523b7b551"  # of the project files imported above (kernels/__init__.py: numba's cache)
 
 
 _weight = njit(inline="always")(bm25_weight)
@@ -294,8 +294,23 @@ def _tag_question(tag, by_doc, span, hint, q, m, clear):
 
 
 @njit(nogil=True, cache=True)
-def bm25_rank(items, by_doc, terms, groups, weights, selection, judged_pos, out, top_p, probe, hint, sort_budget, share,
-              grouped_pass, settled):
+def bm25_rank(
+    items,
+    by_doc,
+    terms,
+    groups,
+    weights,
+    selection,
+    judged_pos,
+    out,
+    top_p,
+    probe,
+    hint,
+    sort_budget,
+    share,
+    grouped_pass,
+    settled,
+):
     """Score each question from its postings regrouped by document, keep the best m, count, rank the judged.
 
     Reference: bm25.search(dataset, bm25.score(...)), i.e. ranking.rank_rows of the score matrix (and the
@@ -445,8 +460,9 @@ def bm25_rank(items, by_doc, terms, groups, weights, selection, judged_pos, out,
                 judged_scores[j] = _score_at(q, span, pj, grouped_pass, by_doc, terms, sc, vals)
         judged = JudgedRow(judged_scores, out.judged.doc[j0:j1], out.judged.rank[j0:j1])
         if grouped_pass:
-            _judged_ranks_grouped(q, span, by_doc, groups, sc, vals, multi_weights[:ne], cut, thr, cand, nc, judged, key,
-                                  tag)
+            _judged_ranks_grouped(
+                q, span, by_doc, groups, sc, vals, multi_weights[:ne], cut, thr, cand, nc, judged, key, tag
+            )
             _tag_question(tag, by_doc, span, hint, q, m, True)
         else:
             _judged_ranks(vals, n_touched, cut, thr, cand, nc, judged, key, by_doc, span, ws)

@@ -31,11 +31,11 @@ from .select import (
     _sample_plan,
     _sampled_at,
     _scan_at_least,
-    sorted_best,
     scratch,
+    sorted_best,
 )
 
-SOURCE_DIGEST = "02350594fd2125d3"  # of the project files imported above (kernels/__init__.py: numba's cache)
+SOURCE_DIGEST = "74e0d35ce1234d9a"  # of the project files imported above (kernels/__init__.py: numba's cache)
 
 
 @njit(inline="always")
@@ -126,13 +126,24 @@ def stream_state(n, m, nj):
     w = ((nj + 3) // 4) * 4
     room = _stream_room(n, m)
     i64 = np.int64
-    return Stream(blk=np.zeros((1, STREAM_BLOCK)), hits=np.zeros(STREAM_BLOCK + 1, dtype=i64),
-                  samp=np.zeros((group, _sample_plan(n, m)[1])), cut=np.zeros(group),
-                  n_res=np.zeros(group, dtype=i64), lo=np.zeros(group), hi=np.zeros(group),
-                  nc=np.zeros(group, dtype=i64), c_s=np.zeros((group, room)), c_d=np.zeros((group, room), dtype=i64),
-                  j_s=np.zeros((group, nj)), low=np.zeros((group, nj), dtype=i64), n_low=np.zeros(group, dtype=i64),
-                  s4=np.full((group, w), np.inf), above=np.zeros((group, w), dtype=i64),
-                  tied=np.zeros((group, w), dtype=i64))
+    return Stream(
+        blk=np.zeros((1, STREAM_BLOCK)),
+        hits=np.zeros(STREAM_BLOCK + 1, dtype=i64),
+        samp=np.zeros((group, _sample_plan(n, m)[1])),
+        cut=np.zeros(group),
+        n_res=np.zeros(group, dtype=i64),
+        lo=np.zeros(group),
+        hi=np.zeros(group),
+        nc=np.zeros(group, dtype=i64),
+        c_s=np.zeros((group, room)),
+        c_d=np.zeros((group, room), dtype=i64),
+        j_s=np.zeros((group, nj)),
+        low=np.zeros((group, nj), dtype=i64),
+        n_low=np.zeros(group, dtype=i64),
+        s4=np.full((group, w), np.inf),
+        above=np.zeros((group, w), dtype=i64),
+        tied=np.zeros((group, w), dtype=i64),
+    )
 
 
 @njit(inline="always")

@@ -44,8 +44,10 @@ def parallel_over(kernel, items: np.ndarray, work: int, *args) -> None:
     workers.split(kernel, items, nt, *args)
 
 
-_MODE = {"auto": False,  # True: small calls run the twin until `mark_ready` (the app and the command line set it)
-         "uncompiled": False}  # True: calls run a twin while numba has nothing on disk (`serve_uncompiled`)
+_MODE = {
+    "auto": False,  # True: small calls run the twin until `mark_ready` (the app and the command line set it)
+    "uncompiled": False,
+}  # True: calls run a twin while numba has nothing on disk (`serve_uncompiled`)
 _READY = threading.Event()  # the compiled kernels are loaded in this process (warmed up: engine.warm_up)
 _LOCAL = threading.local()  # .compiled: this thread always runs the compiled kernels (the warm-up's thread)
 
@@ -63,7 +65,8 @@ def python_twins(modules: list[types.ModuleType]) -> dict[str, types.FunctionTyp
             if isinstance(value, Dispatcher) and value.py_func.__module__ == m.__name__:
                 f = value.py_func
                 twins[id(value)] = named[f"{m.__name__}.{name}"] = types.FunctionType(
-                    f.__code__, copies[m.__name__], f.__name__, f.__defaults__, f.__closure__)
+                    f.__code__, copies[m.__name__], f.__name__, f.__defaults__, f.__closure__
+                )
     for g in copies.values():
         g["trailing_zeros"] = lowest_bit
         for name, value in list(g.items()):
@@ -212,8 +215,10 @@ class CompileNotice(numba_event.Listener):
         with self.lock:
             if not self.said_why:
                 self.said_why = True
-                self.write("compiling kernels with numba (once: they are cached on disk, and later runs load them; "
-                           "`python -m retrieval warmup` compiles them all)")
+                self.write(
+                    "compiling kernels with numba (once: they are cached on disk, and later runs load them; "
+                    "`python -m retrieval warmup` compiles them all)"
+                )
                 threading.Thread(target=self._tick, name="retrieval-compile-notice", daemon=True).start()
             self.running[threading.get_ident()] = (name, time.monotonic())
         self.write(f"  compiling {name} ...")
@@ -246,6 +251,7 @@ def announce_compiling(named: dict, write, total: int | None = None) -> CompileN
 
 
 # --------------------------------------------------------------------------------------- numba's cache on disk
+
 
 def _readable(data: bytes) -> bool:
     """Whether `data` is one whole pickle (its opcodes read to the end: nothing is built or run)."""
@@ -301,8 +307,10 @@ def repair_disk_cache(found: Iterable) -> list[str]:
                 f.unlink(missing_ok=True)
             except OSError:
                 pass
-        said.append(f"{index}: numba's compiled cache of {d.py_func.__name__} was damaged; it was cleared and "
-                    "the kernel is compiled again (once)")
+        said.append(
+            f"{index}: numba's compiled cache of {d.py_func.__name__} was damaged; it was cleared and "
+            "the kernel is compiled again (once)"
+        )
     return said
 
 

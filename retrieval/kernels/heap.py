@@ -1,5 +1,4 @@
-"""A bounded heap of (score, tie key, document) in ranking order, and selection of a sparse row's best through it.
-"""
+"""A bounded heap of (score, tie key, document) in ranking order, and selection of a sparse row's best through it."""
 
 from __future__ import annotations
 
@@ -164,8 +163,9 @@ def _select(docs, vals, selection, judged_scores, j_k, j_act, j_out, top_d, top_
 def _select_into(q, docs, vals, selection, judged_scores, j_k, j_act, out):
     """`_select` of question q's row into its slices of out (ranking.PassOutputs)."""
     j0, j1 = out.judged.ptr[q], out.judged.ptr[q + 1]
-    h, nr, vmin, vmax = _select(docs, vals, selection, judged_scores, j_k, j_act, out.judged.rank[j0:j1], out.top_d[q],
-                                out.top_s[q])
+    h, nr, vmin, vmax = _select(
+        docs, vals, selection, judged_scores, j_k, j_act, out.judged.rank[j0:j1], out.top_d[q], out.top_s[q]
+    )
     out.n_top[q] = h
     out.n_res[q] = nr
     out.lo[q] = vmin

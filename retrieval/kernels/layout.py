@@ -1,5 +1,4 @@
-"""Each question's postings regrouped by document (BM25's question layout) and documents located in it.
-"""
+"""Each question's postings regrouped by document (BM25's question layout) and documents located in it."""
 
 from __future__ import annotations
 
@@ -126,8 +125,9 @@ class Span(NamedTuple):
 def span_of(by_doc, q):
     """Question q's `Span` in the layout by_doc."""
     first_single, first_multi = by_doc.single_ptr[q], by_doc.multi_ptr[q]
-    return Span(first_single, by_doc.single_ptr[q + 1] - first_single, first_multi,
-                by_doc.multi_ptr[q + 1] - first_multi)
+    return Span(
+        first_single, by_doc.single_ptr[q + 1] - first_single, first_multi, by_doc.multi_ptr[q + 1] - first_multi
+    )
 
 
 @njit(inline="always")

@@ -67,8 +67,13 @@ def sparse_dense(items, a, x, out):
             x4, x5, x6, x7 = x[a.doc[e + 4]], x[a.doc[e + 5]], x[a.doc[e + 6]], x[a.doc[e + 7]]
             v = a.score[e : e + 8]
             for c in range(nv):
-                o[c] = (((((((o[c] + v[0] * x0[c]) + v[1] * x1[c]) + v[2] * x2[c]) + v[3] * x3[c]) + v[4] * x4[c])
-                         + v[5] * x5[c]) + v[6] * x6[c]) + v[7] * x7[c]
+                o[c] = (
+                    (
+                        (((((o[c] + v[0] * x0[c]) + v[1] * x1[c]) + v[2] * x2[c]) + v[3] * x3[c]) + v[4] * x4[c])
+                        + v[5] * x5[c]
+                    )
+                    + v[6] * x6[c]
+                ) + v[7] * x7[c]
             e += 8
         while e < end:
             v1 = a.score[e]

@@ -15,7 +15,7 @@ from .heap import _select_into
 from .layout import Span, _pos_doc
 from .rules import ranks_before
 
-SOURCE_DIGEST = "0ee7a3a685df6a9e"  # of the project files imported above (kernels/__init__.py: numba's cache)
+SOURCE_DIGEST = "d85501cf231a857a"  # of the project files imported above (kernels/__init__.py: numba's cache)
 
 
 before = njit(inline="always")(ranks_before)
@@ -272,10 +272,17 @@ class Scratch(NamedTuple):
 @njit
 def scratch(n, m):
     """Scratch for rows of up to n entries keeping the best m."""
-    return Scratch(np.empty(n + 1, dtype=np.int64), Candidates(np.empty(n + m), np.empty(n + m, dtype=np.int64),
-                   np.empty(n + m, dtype=np.int64)), np.empty(n + m, dtype=np.int64), np.empty(n + m),
-                   np.empty(n + m, dtype=np.int64), np.zeros(n + 8, dtype=np.uint8), np.empty(n + 1),
-                   np.empty(m, dtype=np.int64), np.zeros(1, dtype=np.int64))
+    return Scratch(
+        np.empty(n + 1, dtype=np.int64),
+        Candidates(np.empty(n + m), np.empty(n + m, dtype=np.int64), np.empty(n + m, dtype=np.int64)),
+        np.empty(n + m, dtype=np.int64),
+        np.empty(n + m),
+        np.empty(n + m, dtype=np.int64),
+        np.zeros(n + 8, dtype=np.uint8),
+        np.empty(n + 1),
+        np.empty(m, dtype=np.int64),
+        np.zeros(1, dtype=np.int64),
+    )
 
 
 @njit(inline="always")
@@ -426,8 +433,17 @@ def _dense_select(row, key, thr, m, j_doc, top_d, top_s, j_rank, ws):
 def _dense_select_into(q, row, selection, out, ws):
     """`_dense_select` of question q's dense row into its slices of out (ranking.PassOutputs)."""
     j0, j1 = out.judged.ptr[q], out.judged.ptr[q + 1]
-    h, nr, vmin, vmax = _dense_select(row, selection.tie_key, selection.threshold, selection.keep,
-                                      out.judged.doc[j0:j1], out.top_d[q], out.top_s[q], out.judged.rank[j0:j1], ws)
+    h, nr, vmin, vmax = _dense_select(
+        row,
+        selection.tie_key,
+        selection.threshold,
+        selection.keep,
+        out.judged.doc[j0:j1],
+        out.top_d[q],
+        out.top_s[q],
+        out.judged.rank[j0:j1],
+        ws,
+    )
     out.n_top[q] = h
     out.n_res[q] = nr
     out.lo[q] = vmin

@@ -47,8 +47,9 @@ def best_order(scores: np.ndarray, keys: np.ndarray, m: int) -> np.ndarray:
     return cand[np.lexsort((keys[cand], -scores[cand]))][:m]
 
 
-def judged_ranks(scores: np.ndarray, keys: np.ndarray, j_scores: np.ndarray, j_keys: np.ndarray,
-                 results: np.ndarray) -> np.ndarray:
+def judged_ranks(
+    scores: np.ndarray, keys: np.ndarray, j_scores: np.ndarray, j_keys: np.ndarray, results: np.ndarray
+) -> np.ndarray:
     """Each judged entry's rank, 1 + the entries of `scores` that beat it (score above, or equal with a smaller
     key), where `results` (else 0)."""
     out = np.zeros(j_scores.size, dtype=np.int64)
@@ -82,8 +83,9 @@ def _select_dense_row(q: int, row: np.ndarray, selection, out) -> None:
     j_doc = out.judged.doc[j0:j1]
     inside = j_doc >= 0
     j_scores = np.where(inside, row[np.where(inside, j_doc, 0)], 0.0)
-    out.judged.rank[j0:j1] = judged_ranks(row, key, j_scores, key[np.where(inside, j_doc, 0)],
-                                          inside & (j_scores > thr))
+    out.judged.rank[j0:j1] = judged_ranks(
+        row, key, j_scores, key[np.where(inside, j_doc, 0)], inside & (j_scores > thr)
+    )
 
 
 def cosines(qvec: np.ndarray, vt: np.ndarray) -> np.ndarray:
@@ -182,8 +184,23 @@ def _layout_block(items, fill, terms, sizes, entry_ptr, by_doc):
         by_doc.multi_count[dst] = np.asarray(terms.count[p[src]]).astype(np.int32)
 
 
-def bm25_rank(items, by_doc, terms, groups, weights, selection, judged_pos, out, top_p, probe, hint, sort_budget, share,
-              grouped_pass, settled):
+def bm25_rank(
+    items,
+    by_doc,
+    terms,
+    groups,
+    weights,
+    selection,
+    judged_pos,
+    out,
+    top_p,
+    probe,
+    hint,
+    sort_budget,
+    share,
+    grouped_pass,
+    settled,
+):
     """bm25_pass.bm25_rank's full pass (the grouped pass leaves every question to it: `settled` PENDING): each
     question's scores over its layout (singles' weights from weights.w, multis' summed in ascending term order),
     its best m with their layout positions, results, lowest and highest, probed documents' scores, judged ranks."""
@@ -228,8 +245,9 @@ def bm25_rank(items, by_doc, terms, groups, weights, selection, judged_pos, out,
         j_doc = out.judged.doc[j0:j1]
         placed = jp >= 0
         j_scores = np.where(placed, vals[np.where(placed, jp, 0)] if n_touched else 0.0, 0.0)
-        out.judged.rank[j0:j1] = judged_ranks(vals, key[docs], j_scores, key[np.where(j_doc >= 0, j_doc, 0)],
-                                              (j_doc >= 0) & (j_scores > thr))
+        out.judged.rank[j0:j1] = judged_ranks(
+            vals, key[docs], j_scores, key[np.where(j_doc >= 0, j_doc, 0)], (j_doc >= 0) & (j_scores > thr)
+        )
         out.n_top[q] = h
         out.n_res[q] = np.count_nonzero(vals > thr)
         if n_touched < n_docs:  # the documents without a question term score 0

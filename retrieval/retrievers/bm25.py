@@ -19,10 +19,10 @@ import scipy.sparse as sp
 
 import retrieval.kernels as k
 
-from ..core.words import plural
 from ..core import params
 from ..core.errors import InputError
 from ..core.thresholds import GROUPED_SHARE, SORT_BUDGET
+from ..core.words import plural
 from ..corpus.dataset import Dataset
 from ..corpus.text import TermIndex
 from ..kernels.bm25_pass import PENDING, SETTLED_BY
@@ -86,7 +86,9 @@ def prepare(index: TermIndex) -> Bm25Index:
     return Bm25Index(counts, index.doc_len, index.avg_len, idf(index.doc_freq, index.n_docs))
 
 
-def term_weights(bm: Bm25Index, terms: np.ndarray, k1: float, b: float, idf_of: np.ndarray | None = None) -> sp.csc_matrix:
+def term_weights(
+    bm: Bm25Index, terms: np.ndarray, k1: float, b: float, idf_of: np.ndarray | None = None
+) -> sp.csc_matrix:
     """BM25 weight of each (document, term) for the given term columns: documents x len(terms); `idf_of`, one
     per column, in place of the columns' idf (a question word's weight folded in: `question_weight`)."""
     sub = bm.counts[:, terms]
@@ -125,8 +127,11 @@ def question_weight(qtf: np.ndarray, query_words: str = "once", k3: float = K3_D
 
 def question_words_text(query_words: str, k3: float = K3_DEFAULT) -> str:
     """The rule for reading: 'each question word counted once', 'repeated question words saturated by k3 = 8'."""
-    return {"once": "each question word counted once", "each": "a repeated question word counted each time",
-            "k3": f"repeated question words saturated by k3 = {k3:g}"}[query_words]
+    return {
+        "once": "each question word counted once",
+        "each": "a repeated question word counted each time",
+        "k3": f"repeated question words saturated by k3 = {k3:g}",
+    }[query_words]
 
 
 def question_terms(qcounts: sp.csr_matrix, counted: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -143,8 +148,14 @@ def question_terms(qcounts: sp.csr_matrix, counted: bool) -> tuple[np.ndarray, n
     return unique // span, (unique % span).astype(np.float64), at.astype(np.int64)
 
 
-def score(bm: Bm25Index, qcounts: sp.csr_matrix, k1: float = K1_DEFAULT, b: float = B_DEFAULT,
-          query_words: str = "once", k3: float = K3_DEFAULT) -> sp.csr_matrix:
+def score(
+    bm: Bm25Index,
+    qcounts: sp.csr_matrix,
+    k1: float = K1_DEFAULT,
+    b: float = B_DEFAULT,
+    query_words: str = "once",
+    k3: float = K3_DEFAULT,
+) -> sp.csr_matrix:
     """Scores of every question against every document, questions x documents, sparse.
 
     The reference algebra (and what the sliders' fast path, `run`, reproduces to the last bit): each score is
@@ -233,10 +244,13 @@ class ProbeSites(NamedTuple):
     count: np.ndarray  # its count there (int32; 0 for the others)
 
     @classmethod
-    def none(cls, n_queries: int) -> "ProbeSites":
+    def none(cls, n_queries: int) -> ProbeSites:
         """No documents to read off (P = 0)."""
-        return cls(np.zeros((n_queries, 0), dtype=np.int64), np.zeros((n_queries, 0), dtype=np.int32),
-                   np.zeros((n_queries, 0), dtype=np.int32))
+        return cls(
+            np.zeros((n_queries, 0), dtype=np.int64),
+            np.zeros((n_queries, 0), dtype=np.int32),
+            np.zeros((n_queries, 0), dtype=np.int32),
+        )
 
 
 class Probe(NamedTuple):
@@ -330,7 +344,9 @@ class QuestionPlan:
     @property
     def by_doc(self) -> Layout:
         """The layout (postings by document), grouped for the compiled passes."""
-        return Layout(self.s_ptr, self.s_up, self.m_ptr, self.m_start, self.m_term, self.m_count, self.m_doc, self.u_docs)
+        return Layout(
+            self.s_ptr, self.s_up, self.m_ptr, self.m_start, self.m_term, self.m_count, self.m_doc, self.u_docs
+        )
 
     def n_touched(self) -> np.ndarray:
         """Per question, the documents holding one of its terms (the positions 0..n-1 of its layout)."""
@@ -348,8 +364,9 @@ class QuestionPlan:
         return out
 
 
-def layout(q_ptr: np.ndarray, q_u: np.ndarray, u_ptr: np.ndarray, u_docs: np.ndarray, u_f: np.ndarray,
-           n_docs: int) -> dict:
+def layout(
+    q_ptr: np.ndarray, q_u: np.ndarray, u_ptr: np.ndarray, u_docs: np.ndarray, u_f: np.ndarray, n_docs: int
+) -> dict:
     """Each question's postings regrouped by document (see QuestionPlan), in two compiled passes: sizes, fill."""
     if u_docs.size >= np.iinfo(np.int32).max:
         raise InputError(f"{u_docs.size} postings of question terms: more than this build handles (2**31 - 1)")
@@ -358,16 +375,39 @@ def layout(q_ptr: np.ndarray, q_u: np.ndarray, u_ptr: np.ndarray, u_docs: np.nda
     sizes = LayoutSizes(*(np.zeros(nq, dtype=np.int64) for _ in range(3)))
     work = int(np.diff(u_ptr)[q_u].sum()) if q_u.size else 0
     none32, none64 = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64)
-    k.parallel(k.layout, nq, work, False, terms, n_docs, sizes, none64,
-               Layout(none64, none32, none64, none64, none32, none32, none32, u_docs))
+    k.parallel(
+        k.layout,
+        nq,
+        work,
+        False,
+        terms,
+        n_docs,
+        sizes,
+        none64,
+        Layout(none64, none32, none64, none64, none32, none32, none32, u_docs),
+    )
     s_ptr, m_ptr, e_ptr = (np.concatenate(([0], np.cumsum(x))).astype(np.int64) for x in sizes)
-    lay = Layout(s_ptr, np.empty(s_ptr[-1], dtype=np.int32), m_ptr, np.empty(m_ptr[-1] + 1, dtype=np.int64),
-                 np.empty(e_ptr[-1], dtype=np.int32), np.empty(e_ptr[-1], dtype=np.int32),
-                 np.empty(m_ptr[-1], dtype=np.int32), u_docs)
+    lay = Layout(
+        s_ptr,
+        np.empty(s_ptr[-1], dtype=np.int32),
+        m_ptr,
+        np.empty(m_ptr[-1] + 1, dtype=np.int64),
+        np.empty(e_ptr[-1], dtype=np.int32),
+        np.empty(e_ptr[-1], dtype=np.int32),
+        np.empty(m_ptr[-1], dtype=np.int32),
+        u_docs,
+    )
     lay.multi_start[-1] = e_ptr[-1]
     k.parallel(k.layout, nq, 2 * work, True, terms, n_docs, sizes, e_ptr, lay)
-    return dict(s_ptr=s_ptr, s_up=lay.single_posting, m_ptr=m_ptr, m_start=lay.multi_start, m_term=lay.multi_term,
-                m_count=lay.multi_count, m_doc=lay.multi_doc)
+    return dict(
+        s_ptr=s_ptr,
+        s_up=lay.single_posting,
+        m_ptr=m_ptr,
+        m_start=lay.multi_start,
+        m_term=lay.multi_term,
+        m_count=lay.multi_count,
+        m_doc=lay.multi_doc,
+    )
 
 
 def term_groups(u_ptr: np.ndarray, u_f: np.ndarray, u_docs: np.ndarray, doc_len: np.ndarray) -> dict:
@@ -392,11 +432,18 @@ def term_groups(u_ptr: np.ndarray, u_f: np.ndarray, u_docs: np.ndarray, doc_len:
     k.parallel(k.term_order, u_ptr.size - 1, u_docs.size * 8, u_ptr, f, u_docs, len_rank, f_top, order)
     term_of = np.repeat(np.arange(u_ptr.size - 1), np.diff(u_ptr))
     s_f = f[order]
-    starts = np.flatnonzero(np.r_[True, (term_of[1:] != term_of[:-1]) | (s_f[1:] != s_f[:-1])]) if order.size else \
-        np.zeros(0, dtype=np.int64)
+    starts = (
+        np.flatnonzero(np.r_[True, (term_of[1:] != term_of[:-1]) | (s_f[1:] != s_f[:-1])])
+        if order.size
+        else np.zeros(0, dtype=np.int64)
+    )
     g_ptr = np.searchsorted(term_of[starts], np.arange(u_ptr.size)).astype(np.int64)
-    return dict(g_ptr=g_ptr, g_start=np.r_[starts, order.size].astype(np.int64), g_f=s_f[starts].astype(np.float64),
-                g_doc=np.asarray(u_docs[order], dtype=np.int32))
+    return dict(
+        g_ptr=g_ptr,
+        g_start=np.r_[starts, order.size].astype(np.int64),
+        g_f=s_f[starts].astype(np.float64),
+        g_doc=np.asarray(u_docs[order], dtype=np.int32),
+    )
 
 
 def plan(bm: Bm25Index, qcounts: sp.csr_matrix, counted: bool = False) -> QuestionPlan:
@@ -414,9 +461,19 @@ def plan(bm: Bm25Index, qcounts: sp.csr_matrix, counted: bool = False) -> Questi
     q_ptr = q.indptr.astype(np.int64)
     u_ptr = sub.indptr.astype(np.int64)
     n_docs = int(bm.counts.shape[0])
-    return QuestionPlan(q_ptr, q_u, terms, u_ptr, sub.indices, np.asarray(sub.data, dtype=np.float64), bm.idf[terms],
-                        n_docs, **layout(q_ptr, q_u, u_ptr, sub.indices, sub.data, n_docs),
-                        **term_groups(u_ptr, sub.data, sub.indices, bm.doc_len), qtf=qtf if counted else None)
+    return QuestionPlan(
+        q_ptr,
+        q_u,
+        terms,
+        u_ptr,
+        sub.indices,
+        np.asarray(sub.data, dtype=np.float64),
+        bm.idf[terms],
+        n_docs,
+        **layout(q_ptr, q_u, u_ptr, sub.indices, sub.data, n_docs),
+        **term_groups(u_ptr, sub.data, sub.indices, bm.doc_len),
+        qtf=qtf if counted else None,
+    )
 
 
 def weighed(counted: QuestionPlan, query_words: str, k3: float = K3_DEFAULT) -> QuestionPlan:
@@ -427,7 +484,9 @@ def weighed(counted: QuestionPlan, query_words: str, k3: float = K3_DEFAULT) -> 
     return replace(counted, idf_u=counted.idf_u * question_weight(counted.qtf, query_words, k3), spare_weights=[])
 
 
-def locate(qplan: QuestionPlan, docs: np.ndarray, ptr: np.ndarray | None = None, per_doc: int | None = None) -> np.ndarray:
+def locate(
+    qplan: QuestionPlan, docs: np.ndarray, ptr: np.ndarray | None = None, per_doc: int | None = None
+) -> np.ndarray:
     """Positions of documents in each question's layout (-1 for a document with no question term, or -1 given).
 
     docs: questions x P, row q for question q; or, with `ptr`, flat, question q's being docs[ptr[q]:ptr[q + 1]]
@@ -441,8 +500,17 @@ def locate(qplan: QuestionPlan, docs: np.ndarray, ptr: np.ndarray | None = None,
         ptr = np.arange(docs.shape[0] + 1, dtype=np.int64) * docs.shape[1]
     out = np.full(flat.size, -1, dtype=np.int64)
     per_doc = LOCATE_PER_DOC if per_doc is None else per_doc
-    k.parallel(k.bm25_locate, ptr.size - 1, flat.size * 32, np.asarray(ptr, dtype=np.int64), flat, qplan.by_doc,
-               qplan.n_docs, per_doc, out)
+    k.parallel(
+        k.bm25_locate,
+        ptr.size - 1,
+        flat.size * 32,
+        np.asarray(ptr, dtype=np.int64),
+        flat,
+        qplan.by_doc,
+        qplan.n_docs,
+        per_doc,
+        out,
+    )
     return out.reshape(docs.shape)
 
 
@@ -502,8 +570,17 @@ class Bm25Run(BestLists):
         """Scores of each question's first n_top[q] documents of top_d[q] (questions x depth, 0 beyond them),
         bit-identical to the ranking's: another member's lists, for the weighted fusion."""
         out = np.zeros(top_d.shape)
-        k.parallel(k.bm25_rows, top_d.shape[0], top_d.size * 16, np.ascontiguousarray(top_d, dtype=np.int64),
-                   np.asarray(n_top, dtype=np.int64), self.plan.by_term, self.norm, self.k1 + 1.0, out)
+        k.parallel(
+            k.bm25_rows,
+            top_d.shape[0],
+            top_d.size * 16,
+            np.ascontiguousarray(top_d, dtype=np.int64),
+            np.asarray(n_top, dtype=np.int64),
+            self.plan.by_term,
+            self.norm,
+            self.k1 + 1.0,
+            out,
+        )
         return out
 
     def row(self, q: int) -> np.ndarray:
@@ -517,7 +594,7 @@ class Bm25Run(BestLists):
         return acc
 
 
-def _hint_rows(hint: "Bm25Run | None", qplan: QuestionPlan, m: int) -> Hint:
+def _hint_rows(hint: Bm25Run | None, qplan: QuestionPlan, m: int) -> Hint:
     """A hint run's best m positions and documents per question (-1 where it kept fewer), or empty blocks
     without a usable hint (none, another plan's, or fewer than m kept)."""
     nq = qplan.q_ptr.size - 1
@@ -531,10 +608,22 @@ def _hint_rows(hint: "Bm25Run | None", qplan: QuestionPlan, m: int) -> Hint:
 PATHS = ("auto", "full", "hinted", "grouped")  # bm25.run's paths, each giving the same bits (tests/test_kernels.py)
 
 
-def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEFAULT, b: float = B_DEFAULT,
-        depth: int = 100, name: str = "BM25", keep: int | None = None, probe: np.ndarray | None = None,
-        probe_n: np.ndarray | None = None, hint: "Bm25Run | None" = None, probe_at: ProbeSites | None = None,
-        judged_at: np.ndarray | None = None, path: str = "auto") -> Bm25Run:
+def run(
+    bm: Bm25Index,
+    qplan: QuestionPlan,
+    dataset: Dataset,
+    k1: float = K1_DEFAULT,
+    b: float = B_DEFAULT,
+    depth: int = 100,
+    name: str = "BM25",
+    keep: int | None = None,
+    probe: np.ndarray | None = None,
+    probe_n: np.ndarray | None = None,
+    hint: Bm25Run | None = None,
+    probe_at: ProbeSites | None = None,
+    judged_at: np.ndarray | None = None,
+    path: str = "auto",
+) -> Bm25Run:
     """BM25 for every question at (k1, b): re-weight the question terms' postings, then score, select and rank
     each question in one compiled pass (threads over questions). Same numbers and ranking as `search(score(...))`.
 
@@ -579,8 +668,23 @@ def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEF
     share = GROUPED_SHARE if path == "auto" else 0  # "grouped": every question it can take
     settled = np.zeros(nq, dtype=np.uint8)  # PENDING until a pass settles the question
     if hints.pos.shape[1] and m and path in ("auto", "grouped"):  # the grouped pass first, the rest left pending
-        k.parallel(k.bm25_rank, nq, p.entries, *args, Weights(norm, k1 + 1.0, np.zeros(0)), sel, j_pos, o, top_p,
-                   probes, hints, SORT_BUDGET, share, True, settled)
+        k.parallel(
+            k.bm25_rank,
+            nq,
+            p.entries,
+            *args,
+            Weights(norm, k1 + 1.0, np.zeros(0)),
+            sel,
+            j_pos,
+            o,
+            top_p,
+            probes,
+            hints,
+            SORT_BUDGET,
+            share,
+            True,
+            settled,
+        )
         rest = np.flatnonzero(settled == PENDING)
     else:
         rest = np.arange(nq)
@@ -592,14 +696,38 @@ def run(bm: Bm25Index, qplan: QuestionPlan, dataset: Dataset, k1: float = K1_DEF
         w = p.take_weights_buffer()
         try:
             k.parallel_over(k.bm25_weights, us, int(np.diff(p.u_ptr)[us].sum()), p.by_term, norm, k1 + 1.0, w)
-            k.parallel_over(k.bm25_rank, rest.astype(np.int64), p.entries * rest.size // max(nq, 1), *args,
-                            Weights(norm, k1 + 1.0, w), sel, j_pos, o, top_p, probes, hints, SORT_BUDGET, share,
-                            False, settled)
+            k.parallel_over(
+                k.bm25_rank,
+                rest.astype(np.int64),
+                p.entries * rest.size // max(nq, 1),
+                *args,
+                Weights(norm, k1 + 1.0, w),
+                sel,
+                j_pos,
+                o,
+                top_p,
+                probes,
+                hints,
+                SORT_BUDGET,
+                share,
+                False,
+                settled,
+            )
         finally:
             p.give_back(w)
-    return Bm25Run(**o.lists(name, int(depth)), k1=k1, b=b, depth=int(depth), plan=p, norm=norm, top_p=top_p,
-                   probe=probe, probe_n=probe_n, probe_scores=probes.score if probe is not None else None,
-                   settled=settled)
+    return Bm25Run(
+        **o.lists(name, int(depth)),
+        k1=k1,
+        b=b,
+        depth=int(depth),
+        plan=p,
+        norm=norm,
+        top_p=top_p,
+        probe=probe,
+        probe_n=probe_n,
+        probe_scores=probes.score if probe is not None else None,
+        settled=settled,
+    )
 
 
 def search(dataset: Dataset, scores: sp.csr_matrix | Bm25Run, depth: int = 100, name: str = "BM25") -> Ranking:
@@ -609,14 +737,24 @@ def search(dataset: Dataset, scores: sp.csr_matrix | Bm25Run, depth: int = 100, 
         if r.name == name and scores.depth == depth:
             return r
         if depth > scores.top_d.shape[1]:
-            raise InputError(f"depth {depth} is beyond the {plural(scores.top_d.shape[1], 'document')} this BM25 run kept")
+            raise InputError(
+                f"depth {depth} is beyond the {plural(scores.top_d.shape[1], 'document')} this BM25 run kept"
+            )
         n_list = np.minimum(np.minimum(scores.n_top, scores.n_res), depth)
         return from_padded(name, scores.top_d[:, :depth], scores.top_s[:, :depth], n_list, r.judged_rank, scores.n_res)
     return rank_rows(name, dataset, chunks(scores), depth)
 
 
-def explain(bm: Bm25Index, index: TermIndex, question_terms: list[str], doc: int, k1: float, b: float,
-            query_words: str = "once", k3: float = K3_DEFAULT) -> list[dict]:
+def explain(
+    bm: Bm25Index,
+    index: TermIndex,
+    question_terms: list[str],
+    doc: int,
+    k1: float,
+    b: float,
+    query_words: str = "once",
+    k3: float = K3_DEFAULT,
+) -> list[dict]:
     """Per-term contributions of one document for one question (its terms as the index analyses them, repeats
     included): idf, the question's count of the term (qtf) and its weight by the repeated words' rule, the
     document's count, saturation, length norm and the product, and the corpus's words the term stands for (a
@@ -632,7 +770,19 @@ def explain(bm: Bm25Index, index: TermIndex, question_terms: list[str], doc: int
         q_w = float(question_weight(np.array([qtf[t]]), query_words, k3)[0])
         sat = float(saturation(np.float64(f), np.float64(norm), k1)) if f else 0.0
         weight = float(bm25_weight(np.float64(f), np.float64(w_idf * q_w), np.float64(norm), k1 + 1.0)) if f else 0.0
-        out.append({"term": t, "words": index.words_of(t) if j is not None else (t,), "in_vocabulary": j is not None,
-                    "df": int(index.doc_freq[j]) if j is not None else 0, "idf": w_idf, "qtf": qtf[t],
-                    "question_weight": q_w, "tf": f, "length_norm": norm, "saturation": sat, "score": weight})
+        out.append(
+            {
+                "term": t,
+                "words": index.words_of(t) if j is not None else (t,),
+                "in_vocabulary": j is not None,
+                "df": int(index.doc_freq[j]) if j is not None else 0,
+                "idf": w_idf,
+                "qtf": qtf[t],
+                "question_weight": q_w,
+                "tf": f,
+                "length_norm": norm,
+                "saturation": sat,
+                "score": weight,
+            }
+        )
     return out

@@ -46,10 +46,12 @@ ESTIMATE_CHARS = 2_000  # each sampled text's tokens are counted on at most this
 # the whole text (a 2 MB document takes seconds), so a sample of long documents would make the estimate itself a long
 # wait; the count is scaled by the corpus's characters instead
 ESTIMATE_SAMPLE = 16  # documents whose tokens the estimate counts (evenly spread over the corpus)
-CALIBRATION = ("Retrieval is judged on its own before any answer is written. A question goes in, the system returns a "
-               "ranked list of documents, and the judgements say which of them answer it: a relevant document found "
-               "late, or not at all, is a failure that a fluent generator would hide. Recall, precision and nDCG at "
-               "a cutoff measure it, question by question.")  # about 100 tokens: what `_timed_rate` encodes
+CALIBRATION = (
+    "Retrieval is judged on its own before any answer is written. A question goes in, the system returns a "
+    "ranked list of documents, and the judgements say which of them answer it: a relevant document found "
+    "late, or not at all, is a failure that a fluent generator would hide. Recall, precision and nDCG at "
+    "a cutoff measure it, question by question."
+)  # about 100 tokens: what `_timed_rate` encodes
 BATCH = 16  # documents per call to the encoder (measured: 16 encodes Cranfield ~25% faster than 1 or 50)
 RATE_WINDOW = 3  # encode_corpus's live rate: over the latest this many batches, so that the time left follows the
 # machine's load within a batch or two (a rate since the start lagged by minutes: Cranfield's batches took 4.5 to 24 s
@@ -90,8 +92,9 @@ def encode_questions(texts: list[str]) -> np.ndarray:
     return np.asarray(_encoder().query(list(texts)), dtype=np.float32).reshape(len(texts), -1)
 
 
-def encode_corpus(dataset: Dataset, progress: Progress | None = None, batch: int = BATCH,
-                  stop: Stop | None = None) -> np.ndarray:
+def encode_corpus(
+    dataset: Dataset, progress: Progress | None = None, batch: int = BATCH, stop: Stop | None = None
+) -> np.ndarray:
     """Every document's vector with the bundled model, `batch` documents per call. After each batch
     `progress(done, total, documents per second, seconds left)`, both at the live rate: the latest RATE_WINDOW
     batches' seconds per character (the prefix counted: PREFIX_CHARS) times the characters left, so the first
@@ -203,6 +206,7 @@ def calibrate_in_background(wait: float = PAGE_CALIBRATION_WAIT) -> threading.Th
 def idle_share(window: float = IDLE_WINDOW) -> float:
     """The share of the machine's CPU time spent idle over the next `window` seconds (Linux's /proc/stat: idle and
     iowait over every state); 1.0 where there is no /proc/stat."""
+
     def read() -> tuple[int, int]:
         with open("/proc/stat") as f:
             values = [int(x) for x in f.readline().split()[1:]]
@@ -289,8 +293,11 @@ _KEYS = Memo({"key": 32})  # the keys of recent datasets: hashing every text cos
 
 def corpus_key(dataset: Dataset, model: str = MODEL) -> str:
     """A hash of what a corpus's document vectors depend on: the model and every document's id and text."""
-    return _KEYS.get("key", ("corpus", dataset.fingerprint, model),
-                     lambda: _hash_key(b"", model, (dataset.doc_ids, dataset.doc_texts)))
+    return _KEYS.get(
+        "key",
+        ("corpus", dataset.fingerprint, model),
+        lambda: _hash_key(b"", model, (dataset.doc_ids, dataset.doc_texts)),
+    )
 
 
 def cache_path(dataset: Dataset, model: str = MODEL, directory: Path | None = None) -> Path:
@@ -311,8 +318,16 @@ def write_vectors(path: Path, vectors: np.ndarray, key: str, model: str = MODEL)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)  # held while writing: `sweep_temporary_files` leaves a file being written
         with os.fdopen(fd, "wb") as f:
-            np.savez(f, vectors=vectors, sha256=np.str_(_digest(vectors)), model=np.str_(model), key=np.str_(key),
-                     n_docs=np.int64(vectors.shape[0]), dim=np.int64(vectors.shape[1]), dtype=np.str_(vectors.dtype.str))
+            np.savez(
+                f,
+                vectors=vectors,
+                sha256=np.str_(_digest(vectors)),
+                model=np.str_(model),
+                key=np.str_(key),
+                n_docs=np.int64(vectors.shape[0]),
+                dim=np.int64(vectors.shape[1]),
+                dtype=np.str_(vectors.dtype.str),
+            )
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -336,8 +351,13 @@ def _checked(path: Path, key: str, n_docs: int, model: str = MODEL) -> tuple[np.
             v = z["vectors"]
             if str(z["model"]) != model or str(z["key"]) != key:
                 return None, "another model's or corpus's vectors"
-            if not (str(z["dtype"]) == v.dtype.str == "<f4" and v.ndim == 2 and v.shape == (n_docs, int(z["dim"]))
-                    and int(z["n_docs"]) == n_docs and v.shape[1] > 0):
+            if not (
+                str(z["dtype"]) == v.dtype.str == "<f4"
+                and v.ndim == 2
+                and v.shape == (n_docs, int(z["dim"]))
+                and int(z["n_docs"]) == n_docs
+                and v.shape[1] > 0
+            ):
                 return None, f"vectors of shape {v.shape}, {n_docs} rows expected"
             if _digest(v) != str(z["sha256"]):
                 return None, "its checksum does not match"
@@ -414,8 +434,12 @@ def _discard(path: Path, why: str) -> None:
         else:
             path.unlink(missing_ok=True)
     except OSError as e:
-        log.warning("%s: cache file refused (%s) and not deleted (%s): the vectors are encoded again, uncached",
-                    path, why, e.strerror or e)
+        log.warning(
+            "%s: cache file refused (%s) and not deleted (%s): the vectors are encoded again, uncached",
+            path,
+            why,
+            e.strerror or e,
+        )
         return
     log.warning("%s: cache file refused (%s): deleted, the vectors are encoded again", path, why)
 
@@ -446,29 +470,47 @@ def _vectors(shipped: Path | None, path: Path | None, key: str, n: int, encode) 
     return v
 
 
-def document_vectors(dataset: Dataset, progress: Progress | None = None, directory: Path | None = None,
-                     use_cache: bool = True, stop: Stop | None = None) -> np.ndarray:
+def document_vectors(
+    dataset: Dataset,
+    progress: Progress | None = None,
+    directory: Path | None = None,
+    use_cache: bool = True,
+    stop: Stop | None = None,
+) -> np.ndarray:
     """The corpus's document vectors under the bundled model: the shipped file for the invented corpus, else the
     disk cache, else encoded (and cached: `_vectors`; an encoding stopped by `stop`, Cancelled, caches nothing).
     The cache's key is the model and the texts, not the processor: vectors cached on another CPU serve as they are
     (they differ from this one's in the last digits)."""
     path = cache_path(dataset, directory=directory) if use_cache else None
-    return _vectors(BUNDLED.get(dataset.name), path, corpus_key(dataset), dataset.n_docs,
-                    lambda: encode_corpus(dataset, progress, stop=stop))
+    return _vectors(
+        BUNDLED.get(dataset.name),
+        path,
+        corpus_key(dataset),
+        dataset.n_docs,
+        lambda: encode_corpus(dataset, progress, stop=stop),
+    )
 
 
 def questions_key(dataset: Dataset, model: str = MODEL) -> str:
     """A hash of what the question vectors depend on: the model and every question's id and text."""
-    return _KEYS.get("key", ("questions", dataset.fingerprint, model),
-                     lambda: _hash_key(b"questions\x1e", model, (dataset.query_ids, dataset.query_texts)))
+    return _KEYS.get(
+        "key",
+        ("questions", dataset.fingerprint, model),
+        lambda: _hash_key(b"questions\x1e", model, (dataset.query_ids, dataset.query_texts)),
+    )
 
 
 def question_vectors(dataset: Dataset, directory: Path | None = None) -> np.ndarray:
     """The questions' vectors under the bundled model: the shipped file for the invented corpus, else cached on
     disk like the documents' (1,000 short questions take the encoder tens of seconds on 2 cores)."""
     key = questions_key(dataset)
-    return _vectors(BUNDLED_QUESTIONS.get(dataset.name), (directory or cache_dir()) / f"{key}.npz", key,
-                    dataset.n_queries, lambda: encode_questions(list(dataset.query_texts)))
+    return _vectors(
+        BUNDLED_QUESTIONS.get(dataset.name),
+        (directory or cache_dir()) / f"{key}.npz",
+        key,
+        dataset.n_queries,
+        lambda: encode_questions(list(dataset.query_texts)),
+    )
 
 
 def documents_ready(dataset: Dataset, directory: Path | None = None) -> bool:
@@ -482,8 +524,9 @@ def documents_ready(dataset: Dataset, directory: Path | None = None) -> bool:
     return path.is_file() and read_vectors(path, key, dataset.n_docs) is not None
 
 
-def embeddings_of(dataset: Dataset, progress: Progress | None = None, directory: Path | None = None,
-                  stop: Stop | None = None) -> Embeddings:
+def embeddings_of(
+    dataset: Dataset, progress: Progress | None = None, directory: Path | None = None, stop: Stop | None = None
+) -> Embeddings:
     """The dataset's documents and questions under the bundled model (both cached, see document_vectors). The
     questions first (the short encoding), then the documents, which `stop` may cut between batches (Cancelled): a
     stopped encoding leaves no document vectors cached, so nothing takes them for a finished one."""
@@ -522,7 +565,7 @@ class Dense:
         self.qvec = np.ascontiguousarray(aligned.query_vectors, dtype=np.float64)
 
     @classmethod
-    def bundled(cls, dataset: Dataset, progress: Progress | None = None, directory: Path | None = None) -> "Dense":
+    def bundled(cls, dataset: Dataset, progress: Progress | None = None, directory: Path | None = None) -> Dense:
         """Dense retrieval of a dataset with the bundled model (document vectors cached on disk)."""
         return cls(align(embeddings_of(dataset, progress, directory), dataset))
 
@@ -530,11 +573,15 @@ class Dense:
         """Every question's best max(depth, KEEP) cosines, counts, lowest and highest, and exact judged ranks."""
         dataset = context.dataset
         if dataset.corpus_fingerprint != self.aligned.corpus_fingerprint:  # other judgements align the same
-            raise InputError(f"the {self.aligned.model} vectors were aligned with another dataset than {dataset.name!r}")
+            raise InputError(
+                f"the {self.aligned.model} vectors were aligned with another dataset than {dataset.name!r}"
+            )
         out = lsa.run(dataset, self.model, self.qvec, depth, name=self.name, keep=max(int(depth), KEEP))
         if not self.aligned.warnings:
             return out
-        return replace(out, ranking=replace(out.ranking, warnings=tuple(f"{self.name}: {w}" for w in self.aligned.warnings)))
+        return replace(
+            out, ranking=replace(out.ranking, warnings=tuple(f"{self.name}: {w}" for w in self.aligned.warnings))
+        )
 
     def member(self, run: lsa.LsaRun) -> Member:
         """The run as a weighted-fusion member: a document outside a full list scores at most the list's last

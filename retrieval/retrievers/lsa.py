@@ -26,9 +26,9 @@ from sklearn.utils.extmath import safe_sparse_dot, svd_flip
 
 import retrieval.kernels as k
 
-from ..core.words import plural
 from ..core import params
 from ..core.errors import InputError
+from ..core.words import plural
 from ..corpus.dataset import Dataset
 from ..corpus.text import TermIndex
 from ..kernels import dense_pass
@@ -69,8 +69,14 @@ def _unit_rows(z: np.ndarray) -> np.ndarray:
     return z / np.maximum(np.linalg.norm(z, axis=1, keepdims=True), 1e-12)
 
 
-def fit(index: TermIndex, dims: int = DIMS_DEFAULT, algorithm: str = "auto", seed: int = 0, block: bool = False,
-        by_term: sp.csc_matrix | None = None) -> LsaModel:
+def fit(
+    index: TermIndex,
+    dims: int = DIMS_DEFAULT,
+    algorithm: str = "auto",
+    seed: int = 0,
+    block: bool = False,
+    by_term: sp.csc_matrix | None = None,
+) -> LsaModel:
     """Fit TF-IDF and a d-dimensional truncated SVD; a d beyond what the corpus allows is lowered, and `note` says so.
 
     With `block`, the fit is kept raw for `truncate` (its projected documents, not yet unit rows). `by_term`: the
@@ -87,14 +93,18 @@ def fit(index: TermIndex, dims: int = DIMS_DEFAULT, algorithm: str = "auto", see
     used = dims
     if dims > limit:
         used = limit
-        notes.append(f"{plural(dims, 'dimension')} asked, {limit} used: the most this corpus allows (min(documents, terms) - 1)")
+        notes.append(
+            f"{plural(dims, 'dimension')} asked, {limit} used: the most this corpus allows (min(documents, terms) - 1)"
+        )
     tfidf = TfidfTransformer()
     nnz = index.counts.nnz  # the TF-IDF matrix's too: every stored count is weighted, none dropped
     solver = algorithm
     if algorithm == "auto":
         solver = "randomized" if nnz > RANDOMIZED_ABOVE else "arpack"
         if solver == "randomized":
-            notes.append(f"randomized SVD (seed {seed}): the TF-IDF matrix has {nnz:,} non-zeros, above {RANDOMIZED_ABOVE:,}")
+            notes.append(
+                f"randomized SVD (seed {seed}): the TF-IDF matrix has {nnz:,} non-zeros, above {RANDOMIZED_ABOVE:,}"
+            )
     if solver == "randomized":
         tfidf.fit(index.counts)
         components, z = randomized(Tfidf.of_counts(index.counts, tfidf.idf_, by_term), used, seed)
@@ -105,7 +115,9 @@ def fit(index: TermIndex, dims: int = DIMS_DEFAULT, algorithm: str = "auto", see
         components = svd.components_
     if block:
         empty = np.zeros((0, 0))
-        return LsaModel(tfidf, components, empty, empty, used, dims, solver, "; ".join(notes), np.asarray(z, dtype=np.float64))
+        return LsaModel(
+            tfidf, components, empty, empty, used, dims, solver, "; ".join(notes), np.asarray(z, dtype=np.float64)
+        )
     vecs = np.ascontiguousarray(_unit_rows(z), dtype=np.float64)
     return LsaModel(tfidf, components, vecs, np.ascontiguousarray(vecs.T), used, dims, solver, "; ".join(notes))
 
@@ -124,17 +136,20 @@ class Tfidf:
     @staticmethod
     def _arrays(m: sp.spmatrix, data: np.ndarray | None = None) -> Csr:
         """A compressed matrix's pointers and indices as int64, with `data` (default: its own, as float64)."""
-        return Csr(m.indptr.astype(np.int64), m.indices.astype(np.int64),
-                   np.asarray(m.data, dtype=np.float64) if data is None else data)
+        return Csr(
+            m.indptr.astype(np.int64),
+            m.indices.astype(np.int64),
+            np.asarray(m.data, dtype=np.float64) if data is None else data,
+        )
 
     @classmethod
-    def of(cls, x: sp.spmatrix) -> "Tfidf":
+    def of(cls, x: sp.spmatrix) -> Tfidf:
         """The operator of a scipy sparse matrix (float64; its CSR and CSC arrays)."""
         x = sp.csr_matrix(x, dtype=np.float64)
         return cls(cls._arrays(x), cls._arrays(x.tocsc()), x.shape)
 
     @classmethod
-    def of_counts(cls, counts: sp.csr_matrix, idf: np.ndarray, by_term: sp.csc_matrix | None = None) -> "Tfidf":
+    def of_counts(cls, counts: sp.csr_matrix, idf: np.ndarray, by_term: sp.csc_matrix | None = None) -> Tfidf:
         """The operator of `TfidfTransformer` with this `idf` applied to `counts` (`Tfidf.of(transformer.transform(
         counts))`, the same numbers to the last bit), made by the threads from the counts in both layouts
         (`_kernels.tfidf_rows` and `tfidf_columns`; `by_term`: the counts by column with sorted rows, else transposed
@@ -155,7 +170,7 @@ class Tfidf:
         return cls(rows, cols, (n_docs, n_terms))
 
     @property
-    def T(self) -> "Tfidf":
+    def T(self) -> Tfidf:
         return Tfidf(self.cols, self.rows, self.shape[::-1])
 
     def matmul(self, q: np.ndarray, order: str = "C") -> np.ndarray:
@@ -185,7 +200,7 @@ def lu_permute_l(a: np.ndarray) -> np.ndarray:
     m, n = a.shape
     if m < n or not a.flags.f_contiguous:
         return linalg.lu(a, permute_l=True, check_finite=False)[0]
-    getrf, = linalg.get_lapack_funcs(("getrf",), (a,))
+    (getrf,) = linalg.get_lapack_funcs(("getrf",), (a,))
     lu, piv, info = getrf(a, overwrite_a=True)
     if info < 0:
         raise ValueError(f"getrf: illegal value in argument {-info}")
@@ -200,7 +215,7 @@ def lu_permute_l(a: np.ndarray) -> np.ndarray:
     return out
 
 
-def randomized(x: "sp.spmatrix | Tfidf", dims: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def randomized(x: sp.spmatrix | Tfidf, dims: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """scikit-learn's TruncatedSVD(dims, algorithm="randomized", random_state=seed).fit_transform(x), its
     components_ and the projected documents, to the last bit (tests/test_lsa.py): randomized_svd's steps with
     TruncatedSVD's settings (N_OVERSAMPLES, N_ITER, LU normalisation; the smaller side of the matrix first), then
@@ -238,11 +253,23 @@ def truncate(base: LsaModel, dims: int) -> LsaModel:
     used = min(int(dims), base.dims)
     notes = [n for n in (base.note,) if n]
     if used < int(dims):
-        notes.append(f"{plural(int(dims), 'dimension')} asked, {used} used: the most this corpus allows (min(documents, terms) - 1)")
-    notes.append(f"the first {plural(used, 'component')} of one {base.dims}-dimension SVD (every d up to {base.dims} from it)")
+        notes.append(
+            f"{plural(int(dims), 'dimension')} asked, {used} used: the most this corpus allows (min(documents, terms) - 1)"
+        )
+    notes.append(
+        f"the first {plural(used, 'component')} of one {base.dims}-dimension SVD (every d up to {base.dims} from it)"
+    )
     vecs = np.ascontiguousarray(_unit_rows(base.raw[:, :used]), dtype=np.float64)
-    return LsaModel(base.tfidf, base.components, vecs, np.ascontiguousarray(vecs.T), used, int(dims), base.algorithm,
-                    "; ".join(notes))
+    return LsaModel(
+        base.tfidf,
+        base.components,
+        vecs,
+        np.ascontiguousarray(vecs.T),
+        used,
+        int(dims),
+        base.algorithm,
+        "; ".join(notes),
+    )
 
 
 def project(model: LsaModel, qcounts: sp.csr_matrix) -> np.ndarray:
@@ -314,8 +341,16 @@ class LsaRun(BestLists):
     def at_rows(self, top_d: np.ndarray, n_top: np.ndarray) -> np.ndarray:
         """Cosines of each question's first n_top[q] documents of top_d[q] (questions x depth, 0 beyond them)."""
         out = np.zeros(top_d.shape)
-        k.parallel(k.lsa_rows, top_d.shape[0], top_d.size * 8, np.ascontiguousarray(top_d, dtype=np.int64),
-                   np.asarray(n_top, dtype=np.int64), self.qvec, self.vecs, out)
+        k.parallel(
+            k.lsa_rows,
+            top_d.shape[0],
+            top_d.size * 8,
+            np.ascontiguousarray(top_d, dtype=np.int64),
+            np.asarray(n_top, dtype=np.int64),
+            self.qvec,
+            self.vecs,
+            out,
+        )
         return out
 
     def row(self, q: int) -> np.ndarray:
@@ -326,8 +361,15 @@ class LsaRun(BestLists):
 PATHS = {"auto": dense_pass.AUTO, "rows": dense_pass.ROWS, "grouped": dense_pass.GROUPED, "stream": dense_pass.STREAM}
 
 
-def run(dataset: Dataset, model: LsaModel, qvec: np.ndarray, depth: int = 100, name: str = "LSA",
-        keep: int | None = None, path: str = "auto") -> LsaRun:
+def run(
+    dataset: Dataset,
+    model: LsaModel,
+    qvec: np.ndarray,
+    depth: int = 100,
+    name: str = "LSA",
+    keep: int | None = None,
+    path: str = "auto",
+) -> LsaRun:
     """Every question's cosines with every document in a compiled loop (`_kernels.lsa_rank`, threads over
     questions; up to 16 dimensions, 16 questions streamed over each block of document vectors): the best `depth`,
     counts, lowest and highest, judged ranks. Never a questions x documents matrix.
@@ -348,8 +390,16 @@ def run(dataset: Dataset, model: LsaModel, qvec: np.ndarray, depth: int = 100, n
     qv = np.ascontiguousarray(qvec, dtype=np.float64).reshape(nq, vt.shape[0])
     m = max(int(depth), keep_for(n_docs, KEEP_DEFAULT) if keep is None else int(keep))
     o = PassOutputs.empty(dataset, m)
-    k.parallel(k.lsa_rank, nq, nq * n_docs * (vt.shape[0] + 2), qv, vt, Selection(dataset.tie_key, THRESHOLD, m), o,
-               PATHS[path])
+    k.parallel(
+        k.lsa_rank,
+        nq,
+        nq * n_docs * (vt.shape[0] + 2),
+        qv,
+        vt,
+        Selection(dataset.tie_key, THRESHOLD, m),
+        o,
+        PATHS[path],
+    )
     return LsaRun(**o.lists(name, int(depth), (f"LSA: {model.note}",) if model.note else ()), model=model, qvec=qv)
 
 

@@ -110,13 +110,13 @@ class Judged(NamedTuple):
     rank: np.ndarray  # written by the pass: each judged document's rank among the results, 0 = not retrieved
 
     @classmethod
-    def of(cls, dataset: Dataset) -> "Judged":
+    def of(cls, dataset: Dataset) -> Judged:
         """The dataset's judgements, their ranks zeroed."""
         ptr, doc = judged_layout(dataset)
         return cls(ptr, doc, np.zeros(doc.size, dtype=np.int64))
 
     @classmethod
-    def none(cls, n_queries: int) -> "Judged":
+    def none(cls, n_queries: int) -> Judged:
         """No judgement for any of n_queries questions (a pass that only selects)."""
         empty = np.zeros(0, dtype=np.int64)
         return cls(np.zeros(n_queries + 1, dtype=np.int64), empty, empty)
@@ -143,27 +143,43 @@ class PassOutputs(NamedTuple):
     hi: np.ndarray  # ... and the highest
 
     @classmethod
-    def empty(cls, dataset: Dataset, m: int, judged: Judged | None = None) -> "PassOutputs":
+    def empty(cls, dataset: Dataset, m: int, judged: Judged | None = None) -> PassOutputs:
         """Zeroed outputs for every question of `dataset`, keeping the best `m` per question (its judgements'
         ranks, unless `judged` is given, e.g. `Judged.none`)."""
         nq = dataset.n_queries
-        return cls(Judged.of(dataset) if judged is None else judged, np.zeros((nq, m), dtype=np.int64),
-                   np.zeros((nq, m)), np.zeros(nq, dtype=np.int64), np.zeros(nq, dtype=np.int64), np.zeros(nq), np.zeros(nq))
+        return cls(
+            Judged.of(dataset) if judged is None else judged,
+            np.zeros((nq, m), dtype=np.int64),
+            np.zeros((nq, m)),
+            np.zeros(nq, dtype=np.int64),
+            np.zeros(nq, dtype=np.int64),
+            np.zeros(nq),
+            np.zeros(nq),
+        )
 
     @property
     def judged_rank(self) -> np.ndarray:
         """The judged documents' ranks."""
         return self.judged.rank
 
-    def ranking(self, name: str, depth: int, warnings: tuple[str, ...] = ()) -> "Ranking":
+    def ranking(self, name: str, depth: int, warnings: tuple[str, ...] = ()) -> Ranking:
         """The filled outputs as a Ranking cut at `depth`."""
         n_list = np.minimum(np.minimum(self.n_top, self.n_res), depth)
-        return from_padded(name, self.top_d[:, :depth], self.top_s[:, :depth], n_list, self.judged_rank, self.n_res, warnings)
+        return from_padded(
+            name, self.top_d[:, :depth], self.top_s[:, :depth], n_list, self.judged_rank, self.n_res, warnings
+        )
 
     def lists(self, name: str, depth: int, warnings: tuple[str, ...] = ()) -> dict:
         """The fields of a BestLists: the raw lists, counts and score range, and the Ranking cut at `depth`."""
-        return dict(top_d=self.top_d, top_s=self.top_s, n_top=self.n_top, n_res=self.n_res, lo=self.lo, hi=self.hi,
-                    ranking=self.ranking(name, depth, warnings))
+        return dict(
+            top_d=self.top_d,
+            top_s=self.top_s,
+            n_top=self.n_top,
+            n_res=self.n_res,
+            lo=self.lo,
+            hi=self.hi,
+            ranking=self.ranking(name, depth, warnings),
+        )
 
 
 class Csr(NamedTuple):
@@ -186,19 +202,32 @@ class BestLists:
     n_res: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
-    ranking: "Ranking"
+    ranking: Ranking
 
 
 def from_padded(
-    name: str, top_d: np.ndarray, top_s: np.ndarray, n_top: np.ndarray, judged_rank: np.ndarray,
-    n_results: np.ndarray, warnings: tuple[str, ...] = (),
+    name: str,
+    top_d: np.ndarray,
+    top_s: np.ndarray,
+    n_top: np.ndarray,
+    judged_rank: np.ndarray,
+    n_results: np.ndarray,
+    warnings: tuple[str, ...] = (),
 ) -> Ranking:
     """A Ranking from per-question rows of a questions x depth block, the first n_top[q] of row q in rank order."""
     n_top = np.asarray(n_top, dtype=np.int64)
     keep = np.arange(top_d.shape[1])[None, :] < n_top[:, None]
     indptr = np.concatenate(([0], np.cumsum(n_top))).astype(np.int64)
-    return Ranking(name, indptr, top_d[keep].astype(np.int64), top_s[keep].astype(np.float64),
-                   np.asarray(judged_rank, dtype=np.int64), np.asarray(n_results, dtype=np.int64), None, tuple(warnings))
+    return Ranking(
+        name,
+        indptr,
+        top_d[keep].astype(np.int64),
+        top_s[keep].astype(np.float64),
+        np.asarray(judged_rank, dtype=np.int64),
+        np.asarray(n_results, dtype=np.int64),
+        None,
+        tuple(warnings),
+    )
 
 
 def rank_rows(
@@ -250,7 +279,9 @@ def _pack(name, tops_d, tops_s, judged_rank, n_results, doc_names=None, warnings
 def from_csr(name: str, dataset: Dataset, indptr: np.ndarray, docs: np.ndarray, scores: np.ndarray) -> Ranking:
     """A Ranking from ordered lists laid end to end (`indptr` offsets per question): the whole list is the result."""
     judged = Judged.of(dataset)
-    lists = Csr(np.asarray(indptr, dtype=np.int64), np.asarray(docs, dtype=np.int64), np.asarray(scores, dtype=np.float64))
+    lists = Csr(
+        np.asarray(indptr, dtype=np.int64), np.asarray(docs, dtype=np.int64), np.asarray(scores, dtype=np.float64)
+    )
     k.parallel(k.list_ranks, dataset.n_queries, lists.doc.size * 4, lists, judged)
     return Ranking(name, lists.ptr, lists.doc, lists.score, judged.rank, np.diff(lists.ptr))
 
@@ -294,15 +325,21 @@ def from_run(run: TrecRun, dataset: Dataset, name: str | None = None) -> Ranking
     if unknown_q:
         ex = ", ".join(sorted(unknown_q)[:5])
         n = len(unknown_q)
-        warnings.append(f"run {name}: {plural(n, 'question')} {agree(n, 'is', 'are')} not in the dataset ({ex}); "
-                        f"{agree(n, 'its', 'their')} lines are left out")
+        warnings.append(
+            f"run {name}: {plural(n, 'question')} {agree(n, 'is', 'are')} not in the dataset ({ex}); "
+            f"{agree(n, 'its', 'their')} lines are left out"
+        )
     if unknown_d:
-        warnings.append(f"run {name}: {plural(unknown_d, 'line')} {agree(unknown_d, 'names a document that is', 'name documents that are')} "
-                        f"not in the corpus; {agree(unknown_d, 'it keeps its', 'they keep their')} rank and "
-                        f"{agree(unknown_d, 'counts', 'count')} as not relevant")
+        warnings.append(
+            f"run {name}: {plural(unknown_d, 'line')} {agree(unknown_d, 'names a document that is', 'name documents that are')} "
+            f"not in the corpus; {agree(unknown_d, 'it keeps its', 'they keep their')} rank and "
+            f"{agree(unknown_d, 'counts', 'count')} as not relevant"
+        )
     missing = nq - (len(run.query_ids) - len(unknown_q))
     if missing:
-        warnings.append(f"run {name}: {plural(missing, 'question')} {agree(missing, 'has', 'have')} no line in the run; "
-                        f"{agree(missing, 'it scores', 'they score')} zero")
+        warnings.append(
+            f"run {name}: {plural(missing, 'question')} {agree(missing, 'has', 'have')} no line in the run; "
+            f"{agree(missing, 'it scores', 'they score')} zero"
+        )
     n_results = np.array([len(x) for x in tops_d], dtype=np.int64)
     return _pack(name, tops_d, tops_s, judged_rank, n_results, tuple(names), warnings)

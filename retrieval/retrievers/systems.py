@@ -30,9 +30,19 @@ class Bm25:
     def run(self, context: Context, params: Params, depth: int) -> bm25.Bm25Run:
         probe = context.probe_for(self.name, params)
         probe_d, probe_n, probe_at = probe if probe is not None else (None, None, None)
-        return bm25.run(context.bm25, context.plan_for(params), context.dataset, params.k1, params.b, depth, probe=probe_d,
-                        probe_n=probe_n, hint=context.latest_run(self.name), probe_at=probe_at,
-                        judged_at=context.judged_positions())
+        return bm25.run(
+            context.bm25,
+            context.plan_for(params),
+            context.dataset,
+            params.k1,
+            params.b,
+            depth,
+            probe=probe_d,
+            probe_n=probe_n,
+            hint=context.latest_run(self.name),
+            probe_at=probe_at,
+            judged_at=context.judged_positions(),
+        )
 
     def member(self, run: bm25.Bm25Run) -> Member:
         def at_rows(top_d: np.ndarray, n_top: np.ndarray) -> np.ndarray:
@@ -122,7 +132,9 @@ def run_lists(dataset: Dataset, trec: TrecRun, name: str) -> RunLists:
         hi[rows] = top_s[rows, 0]
     keys = q_of[inside] * n_docs + ranking.docs[inside]
     order = np.argsort(keys, kind="stable")
-    return RunLists(top_d, top_s, counts, counts.copy(), lo, hi, ranking, keys[order], ranking.scores[inside][order], n_docs)
+    return RunLists(
+        top_d, top_s, counts, counts.copy(), lo, hi, ranking, keys[order], ranking.scores[inside][order], n_docs
+    )
 
 
 class Run:
@@ -138,8 +150,14 @@ class Run:
         return run_lists(context.dataset, self.trec, self.name)
 
     def member(self, run: RunLists) -> Member:
-        return Member(self.name, run, outside(run, run.lo), run.n_res > 0,
-                      lambda top_d, n_top: rows_at(run.at, top_d, n_top), run.row)
+        return Member(
+            self.name,
+            run,
+            outside(run, run.lo),
+            run.n_res > 0,
+            lambda top_d, n_top: rows_at(run.at, top_d, n_top),
+            run.row,
+        )
 
 
 def system_of(source) -> Retriever:

@@ -43,8 +43,9 @@ def _serial() -> Column:
 
 
 def _dataset_id(primary_key: bool = False) -> Column:
-    return Column("dataset_id", String(16), ForeignKey("datasets.id", ondelete="CASCADE"), primary_key=primary_key,
-                  nullable=False)
+    return Column(
+        "dataset_id", String(16), ForeignKey("datasets.id", ondelete="CASCADE"), primary_key=primary_key, nullable=False
+    )
 
 
 def _blob() -> Column:

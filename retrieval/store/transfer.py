@@ -92,8 +92,15 @@ def export_workspace(ws: Workspace) -> bytes:
             runs = []
             for i, r in enumerate(ws.runs(entry.id)):
                 zf.writestr(f"{base}/runs/{i}.run", ws.load_run_file(entry.id, r.name).data)
-                runs.append({"name": r.name, "file_name": r.file_name, "path": f"{base}/runs/{i}.run",
-                             "added_at": _time(r.added_at), "added_by": r.added_by})
+                runs.append(
+                    {
+                        "name": r.name,
+                        "file_name": r.file_name,
+                        "path": f"{base}/runs/{i}.run",
+                        "added_at": _time(r.added_at),
+                        "added_by": r.added_by,
+                    }
+                )
             vectors = []
             for i, e in enumerate(ws.embeddings(entry.id)):
                 paths = []
@@ -102,35 +109,73 @@ def export_workspace(ws: Workspace) -> bytes:
                     paths.append({"name": f.name, "path": f"{base}/embeddings/{i}/{j}"})
                 vectors.append({"name": e.name, "files": paths, "added_at": _time(e.added_at), "added_by": e.added_by})
             every = ws.grades(entry.id, latest=False)
-            zf.writestr(f"{base}/grades.jsonl", "".join(
-                json.dumps({"query_id": g.query_id, "doc_id": g.doc_id, "rater": g.rater, "grade": g.grade,
-                            "graded_at": _time(g.graded_at)}) + "\n" for g in every))
+            zf.writestr(
+                f"{base}/grades.jsonl",
+                "".join(
+                    json.dumps(
+                        {
+                            "query_id": g.query_id,
+                            "doc_id": g.doc_id,
+                            "rater": g.rater,
+                            "grade": g.grade,
+                            "graded_at": _time(g.graded_at),
+                        }
+                    )
+                    + "\n"
+                    for g in every
+                ),
+            )
             latest = ws.grades(entry.id)
             raters = sorted({g.rater for g in latest})
             qrels = {}
             for i, rater in enumerate(raters):
                 path = f"{base}/qrels/rater-{i}.txt"
-                zf.writestr(path, datasets.format_qrels(sorted((g.query_id, g.doc_id, g.grade) for g in latest
-                                                               if g.rater == rater)))
+                zf.writestr(
+                    path,
+                    datasets.format_qrels(sorted((g.query_id, g.doc_id, g.grade) for g in latest if g.rater == rater)),
+                )
                 qrels[path] = {"rater": rater}
             judged = {(q, d) for q, d, _ in ds.judgements()}
             for rule in RULES:
                 added = combine(((g.query_id, g.doc_id, g.rater, g.grade) for g in latest), rule)
                 path = f"{base}/qrels/in-use-{rule}.txt"
-                zf.writestr(path, datasets.format_qrels(ds.judgements() + sorted(
-                    (q, d, g) for (q, d), g in added.items() if (q, d) not in judged)))
+                zf.writestr(
+                    path,
+                    datasets.format_qrels(
+                        ds.judgements() + sorted((q, d, g) for (q, d), g in added.items() if (q, d) not in judged)
+                    ),
+                )
                 qrels[path] = {"combined_by": rule}
-            index["datasets"].append({
-                "id": entry.id, "name": entry.name, "format": entry.format, "added_at": _time(entry.added_at),
-                "added_by": entry.added_by, "owner": entry.owner, "beir": f"{base}/beir", "upload": files, "runs": runs,
-                "embeddings": vectors, "grades": f"{base}/grades.jsonl", "qrels": qrels})
+            index["datasets"].append(
+                {
+                    "id": entry.id,
+                    "name": entry.name,
+                    "format": entry.format,
+                    "added_at": _time(entry.added_at),
+                    "added_by": entry.added_by,
+                    "owner": entry.owner,
+                    "beir": f"{base}/beir",
+                    "upload": files,
+                    "runs": runs,
+                    "embeddings": vectors,
+                    "grades": f"{base}/grades.jsonl",
+                    "qrels": qrels,
+                }
+            )
         experiments = []
         for e in ws.experiments():
             _, body = ws.experiment(e.id)
             path = f"experiments/{e.id}.json"
             zf.writestr(path, json.dumps(body, allow_nan=False, indent=1))
-            experiments.append({"dataset": e.dataset_id, "name": e.name, "created_at": _time(e.created_at),
-                                "created_by": e.created_by, "path": path})
+            experiments.append(
+                {
+                    "dataset": e.dataset_id,
+                    "name": e.name,
+                    "created_at": _time(e.created_at),
+                    "created_by": e.created_by,
+                    "path": path,
+                }
+            )
         index["experiments"] = experiments
         zf.writestr(INDEX, json.dumps(index, indent=1))
     return buf.getvalue()
@@ -140,8 +185,15 @@ _KINDS = {str: "a string", list: "a list", dict: "an object", int: "a whole numb
 
 
 def _json_kind(value) -> str:
-    return {type(None): "null", bool: "true or false", int: "a number", float: "a number", str: "a string",
-            list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+    return {
+        type(None): "null",
+        bool: "true or false",
+        int: "a number",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "an object",
+    }.get(type(value), type(value).__name__)
 
 
 def _record(value, keys: dict, where: str, optional: dict | None = None) -> dict:
@@ -165,8 +217,17 @@ def _record(value, keys: dict, where: str, optional: dict | None = None) -> dict
 
 
 _FILE = {"name": str, "path": str}
-_DATASET = {"id": str, "name": str, "format": str, "added_at": str, "added_by": str, "upload": list, "runs": list,
-            "embeddings": list, "grades": str}
+_DATASET = {
+    "id": str,
+    "name": str,
+    "format": str,
+    "added_at": str,
+    "added_by": str,
+    "upload": list,
+    "runs": list,
+    "embeddings": list,
+    "grades": str,
+}
 _DERIVED = {"beir": str, "qrels": dict}  # views for other tools: named members, never read by an import
 _OWNED = {"owner": str}  # who may rename or delete it (null: nobody, admins only); absent before owners: its adder
 _NULLABLE = {"owner"}
@@ -254,8 +315,10 @@ class _Reader:
         bounds and `largest`, the most one value of the store's database takes (checked before it is read)."""
         info = self._info(name, where)
         if info.file_size > largest:
-            raise InputError(f"{self.source}/{name}: declares {info.file_size:,} bytes, more than the {largest:,} one "
-                             "file of this store may hold")
+            raise InputError(
+                f"{self.source}/{name}: declares {info.file_size:,} bytes, more than the {largest:,} one "
+                "file of this store may hold"
+            )
         (data,) = datasets.read_members(self.zf, (info.filename,), self.source, self.limits)
         self._count(len(data), name)
         return data
@@ -284,9 +347,11 @@ class _Reader:
         data = b"".join(self._chunks(self._info(name, where), min(bound, self.limits.member), what))
         cost = _json_cost(data)
         if cost > MAX_JSON_MEMORY:
-            raise InputError(f"{self.source}/{name}: its JSON would take about {cost / 2**20:,.0f} MiB to read "
-                             f"({data.count(b'{'):,} objects, {data.count(b'['):,} lists), more than the "
-                             f"{MAX_JSON_MEMORY / 2**20:,.0f} MiB an import gives one member")
+            raise InputError(
+                f"{self.source}/{name}: its JSON would take about {cost / 2**20:,.0f} MiB to read "
+                f"({data.count(b'{'):,} objects, {data.count(b'['):,} lists), more than the "
+                f"{MAX_JSON_MEMORY / 2**20:,.0f} MiB an import gives one member"
+            )
         try:
             return json.loads(data)
         except (ValueError, UnicodeDecodeError) as e:
@@ -299,8 +364,9 @@ class _Reader:
         info = self._info(name, where)
         at = f"{self.source}/{name}"
         if info.file_size > self.limits.member:
-            raise InputError(f"{at}: declares {info.file_size:,} bytes, more than the {self.limits.member:,} a member "
-                             "may expand to")
+            raise InputError(
+                f"{at}: declares {info.file_size:,} bytes, more than the {self.limits.member:,} a member may expand to"
+            )
         read, n = 0, 0
         with self.zf.open(info) as f:
             while True:
@@ -316,8 +382,9 @@ class _Reader:
                     raise InputError(f"{at}:{n}: expands past the {self.limits.member:,} bytes a member may take")
                 self._count(len(line), name)
                 if len(line) > MAX_LINE_BYTES:
-                    raise InputError(f"{at}:{n}: a line of more than {MAX_LINE_BYTES:,} bytes (a grade's line is far "
-                                     "shorter)")
+                    raise InputError(
+                        f"{at}:{n}: a line of more than {MAX_LINE_BYTES:,} bytes (a grade's line is far shorter)"
+                    )
                 yield n, line
 
 
@@ -335,16 +402,19 @@ def _grades(reader: _Reader, name: str, where: str) -> Iterator[Grade]:
             raise InputError(f"{at}: JSON nested too deep") from None
         _record(g, {k: (int if k == "grade" else str) for k in _GRADE_KEYS}, at)
         if not datasets.valid_grade(g["grade"]):
-            raise InputError(f"{at}: the grade {_short(g['grade'])} is not a whole number within "
-                             f"-{datasets.MAX_GRADE}..{datasets.MAX_GRADE}")
+            raise InputError(
+                f"{at}: the grade {_short(g['grade'])} is not a whole number within "
+                f"-{datasets.MAX_GRADE}..{datasets.MAX_GRADE}"
+            )
         if not g["query_id"].strip() or not g["doc_id"].strip():
             raise InputError(f"{at}: an empty question or document id")
         stored_name(g["rater"], f"{at}: the rater")
         yield Grade(g["query_id"], g["doc_id"], g["rater"], g["grade"], _parse_time(g["graded_at"], at))
 
 
-def import_workspace(ws: Workspace, data: bytes, source: str = "workspace.zip",
-                     limits: datasets.ZipLimits | None = None) -> int:
+def import_workspace(
+    ws: Workspace, data: bytes, source: str = "workspace.zip", limits: datasets.ZipLimits | None = None
+) -> int:
     """Read an exported workspace into `ws`, which must be empty; returns how many datasets. Each dataset is read
     again from its uploaded files (the upload bounds apply) and must give the id it was exported under. All of it
     is one transaction: on any error (one InputError naming the member and line) the store is as it was."""
@@ -355,8 +425,12 @@ def import_workspace(ws: Workspace, data: bytes, source: str = "workspace.zip",
     if not isinstance(index, dict) or index.get("format") != FORMAT or index.get("version") != VERSION:
         said = (index.get("format"), index.get("version")) if isinstance(index, dict) else (None, None)
         raise InputError(f"{source}: not a workspace of this lab ({INDEX} says {said[0]!r} version {said[1]!r})")
-    _record(index, {"format": str, "version": int, "datasets": list, "experiments": list}, f"{source}/{INDEX}",
-            {"exported_at": str})
+    _record(
+        index,
+        {"format": str, "version": int, "datasets": list, "experiments": list},
+        f"{source}/{INDEX}",
+        {"exported_at": str},
+    )
     reader.check_members(_members(index, source))
     with ws.transaction():
         if not ws.is_empty():
@@ -370,15 +444,25 @@ def import_workspace(ws: Workspace, data: bytes, source: str = "workspace.zip",
             if e["dataset"] not in imported:
                 raise InputError(f"{where}: names the dataset {_short(e['dataset'])}, which the zip does not hold")
             path = e["path"]
-            body = records.check(reader.json(path, where, MAX_EXPERIMENT_BYTES, "the bound of a saved experiment"),
-                                 f"{source}/{path}")
+            body = records.check(
+                reader.json(path, where, MAX_EXPERIMENT_BYTES, "the bound of a saved experiment"), f"{source}/{path}"
+            )
             entry = ws.dataset(e["dataset"])
             shown = body["report"]["dataset"]
             if (shown["documents"], shown["queries"]) != (entry.n_docs, entry.n_questions):
-                raise InputError(f"{source}/{path}: a view of {shown['documents']:,} documents and {shown['queries']:,} "
-                                 f"questions, not of its dataset {entry.id} ({entry.n_docs:,} and {entry.n_questions:,})")
-            _stored(where, ws.save_experiment, e["dataset"], e["name"], body, e["created_by"],
-                    _parse_time(e["created_at"], where))
+                raise InputError(
+                    f"{source}/{path}: a view of {shown['documents']:,} documents and {shown['queries']:,} "
+                    f"questions, not of its dataset {entry.id} ({entry.n_docs:,} and {entry.n_questions:,})"
+                )
+            _stored(
+                where,
+                ws.save_experiment,
+                e["dataset"],
+                e["name"],
+                body,
+                e["created_by"],
+                _parse_time(e["created_at"], where),
+            )
     return len(imported)
 
 
@@ -408,18 +492,39 @@ def _import_dataset(ws: Workspace, reader: _Reader, d: dict, where: str) -> str:
         ds = _stored(where, datasets.from_files, *((f.data, f.name) for f in files), d["name"])
     if ds.fingerprint != expected:
         raise InputError(f"{where}: its files give the dataset {ds.fingerprint}, not {_short(expected)}")
-    _stored(where, ws.add_dataset, ds.renamed(d["name"]), fmt, files, d["added_by"], _parse_time(d["added_at"], where),
-            d.get("owner", d["added_by"]))
+    _stored(
+        where,
+        ws.add_dataset,
+        ds.renamed(d["name"]),
+        fmt,
+        files,
+        d["added_by"],
+        _parse_time(d["added_at"], where),
+        d.get("owner", d["added_by"]),
+    )
     del files, ds  # one dataset's files held at a time
     for i, r in enumerate(d["runs"]):
         at = f"{where}, run {i + 1}"
-        _stored(at, ws.add_run, expected, r["name"], StoredFile(r["file_name"], reader.bytes(r["path"], at, largest)),
-                r["added_by"], _parse_time(r["added_at"], at))
+        _stored(
+            at,
+            ws.add_run,
+            expected,
+            r["name"],
+            StoredFile(r["file_name"], reader.bytes(r["path"], at, largest)),
+            r["added_by"],
+            _parse_time(r["added_at"], at),
+        )
     for i, e in enumerate(d["embeddings"]):
         at = f"{where}, embeddings {i + 1}"
-        _stored(at, ws.add_embeddings, expected, e["name"],
-                [StoredFile(f["name"], reader.bytes(f["path"], at, largest)) for f in e["files"]], e["added_by"],
-                _parse_time(e["added_at"], at))
+        _stored(
+            at,
+            ws.add_embeddings,
+            expected,
+            e["name"],
+            [StoredFile(f["name"], reader.bytes(f["path"], at, largest)) for f in e["files"]],
+            e["added_by"],
+            _parse_time(e["added_at"], at),
+        )
     batch: list[Grade] = []
     for g in _grades(reader, d["grades"], where):
         batch.append(g)

@@ -302,9 +302,11 @@ class Workspace:
         added = sum(len(f.data) for f in new.values())
         used = self._held(conn)
         if used + added > self.max_bytes:
-            raise StoreFull(f"{self.label}: the store holds {_mb(used)} of its {_mb(self.max_bytes)}; these files "
-                            f"({_mb(added)}) would take it beyond (raise the limit with {MAX_BYTES_ENV}, or delete a "
-                            "dataset on the Data page); nothing was stored")
+            raise StoreFull(
+                f"{self.label}: the store holds {_mb(used)} of its {_mb(self.max_bytes)}; these files "
+                f"({_mb(added)}) would take it beyond (raise the limit with {MAX_BYTES_ENV}, or delete a "
+                "dataset on the Data page); nothing was stored"
+            )
         for s, f in new.items():
             conn.execute(sa.insert(schema.blobs).values(sha256=s, size=len(f.data), data=f.data))
         return shas
@@ -317,8 +319,9 @@ class Workspace:
     def _grade_bytes(conn: sa.Connection) -> int:
         """The grades' share of the size limit: each row's three names and GRADE_ROW_BYTES."""
         t = schema.grades
-        per_row = (sa.func.length(t.c.query_id) + sa.func.length(t.c.doc_id) + sa.func.length(t.c.rater)
-                   + GRADE_ROW_BYTES)
+        per_row = (
+            sa.func.length(t.c.query_id) + sa.func.length(t.c.doc_id) + sa.func.length(t.c.rater) + GRADE_ROW_BYTES
+        )
         return int(conn.execute(sa.select(sa.func.coalesce(sa.func.sum(per_row), 0))).scalar_one())
 
     def _held(self, conn: sa.Connection) -> int:
@@ -328,8 +331,11 @@ class Workspace:
     @staticmethod
     def _drop_unused_blobs(conn: sa.Connection) -> None:
         """Delete the files no dataset, run or embeddings refers to any more."""
-        used = sa.union(sa.select(schema.dataset_files.c.sha256), sa.select(schema.runs.c.sha256),
-                        sa.select(schema.embedding_files.c.sha256))
+        used = sa.union(
+            sa.select(schema.dataset_files.c.sha256),
+            sa.select(schema.runs.c.sha256),
+            sa.select(schema.embedding_files.c.sha256),
+        )
         conn.execute(sa.delete(schema.blobs).where(schema.blobs.c.sha256.not_in(used)))
 
     def is_empty(self) -> bool:
@@ -344,8 +350,15 @@ class Workspace:
 
     # ------------------------------------------------------------------------------------------------ datasets
 
-    def add_dataset(self, ds: Dataset, format: str, files: list[StoredFile], added_by: str,
-                    added_at: datetime | None = None, owner: str | None = _ADDER) -> DatasetEntry:
+    def add_dataset(
+        self,
+        ds: Dataset,
+        format: str,
+        files: list[StoredFile],
+        added_by: str,
+        added_at: datetime | None = None,
+        owner: str | None = _ADDER,
+    ) -> DatasetEntry:
         """Store a dataset and the files it was read from (ZIP: one BEIR zip, of which only the members the loader
         reads are kept; FILES: documents, questions, judgements), keyed by its fingerprint: storing the same content
         again changes nothing and returns the entry stored first (refused while that one is in the trash). Its
@@ -360,38 +373,83 @@ class Workspace:
         with self._write() as conn:
             held = conn.execute(sa.select(d.c.name, d.c.deleted_by).where(d.c.id == ds.fingerprint)).first()
             if held is not None and held[1] is not None:
-                raise StoreError(f"{self.label}: this dataset is in the trash as {held[0]} (deleted by {held[1]}): "
-                                 "restore it on the Data page rather than adding it again")
+                raise StoreError(
+                    f"{self.label}: this dataset is in the trash as {held[0]} (deleted by {held[1]}): "
+                    "restore it on the Data page rather than adding it again"
+                )
             if held is None:
                 shas = self._put_blobs(conn, files)
-                conn.execute(sa.insert(schema.datasets).values(
-                    id=ds.fingerprint, name=_name(ds.name, "the dataset"), format=format, n_docs=ds.n_docs,
-                    n_questions=ds.n_queries, n_judgements=len(ds.qrels), added_at=added_at or _now(),
-                    added_by=added_by, owner=owner))
-                conn.execute(sa.insert(schema.dataset_files), [
-                    {"dataset_id": ds.fingerprint, "role": role, "name": f.name, "sha256": s}
-                    for role, f, s in zip(ROLES[format], files, shas)])
+                conn.execute(
+                    sa.insert(schema.datasets).values(
+                        id=ds.fingerprint,
+                        name=_name(ds.name, "the dataset"),
+                        format=format,
+                        n_docs=ds.n_docs,
+                        n_questions=ds.n_queries,
+                        n_judgements=len(ds.qrels),
+                        added_at=added_at or _now(),
+                        added_by=added_by,
+                        owner=owner,
+                    )
+                )
+                conn.execute(
+                    sa.insert(schema.dataset_files),
+                    [
+                        {"dataset_id": ds.fingerprint, "role": role, "name": f.name, "sha256": s}
+                        for role, f, s in zip(ROLES[format], files, shas)
+                    ],
+                )
         entry = self.dataset(ds.fingerprint)
         assert entry is not None
         return entry
 
     def _dataset_query(self):
         d, f, b = schema.datasets, schema.dataset_files, schema.blobs
-        size = (sa.select(sa.func.coalesce(sa.func.sum(b.c.size), 0)).select_from(f.join(b, f.c.sha256 == b.c.sha256))
-                .where(f.c.dataset_id == d.c.id).scalar_subquery())
-        return sa.select(d.c.id, d.c.name, d.c.format, d.c.n_docs, d.c.n_questions, d.c.n_judgements, size,
-                         d.c.added_at, d.c.added_by, d.c.owner, d.c.deleted_at, d.c.deleted_by)
+        size = (
+            sa.select(sa.func.coalesce(sa.func.sum(b.c.size), 0))
+            .select_from(f.join(b, f.c.sha256 == b.c.sha256))
+            .where(f.c.dataset_id == d.c.id)
+            .scalar_subquery()
+        )
+        return sa.select(
+            d.c.id,
+            d.c.name,
+            d.c.format,
+            d.c.n_docs,
+            d.c.n_questions,
+            d.c.n_judgements,
+            size,
+            d.c.added_at,
+            d.c.added_by,
+            d.c.owner,
+            d.c.deleted_at,
+            d.c.deleted_by,
+        )
 
     @staticmethod
     def _entry(row) -> DatasetEntry:
-        return DatasetEntry(row[0], row[1], row[2], int(row[3]), int(row[4]), int(row[5]), int(row[6]), _utc(row[7]),
-                            row[8], row[9], _utc(row[10]) if row[10] is not None else None, row[11])
+        return DatasetEntry(
+            row[0],
+            row[1],
+            row[2],
+            int(row[3]),
+            int(row[4]),
+            int(row[5]),
+            int(row[6]),
+            _utc(row[7]),
+            row[8],
+            row[9],
+            _utc(row[10]) if row[10] is not None else None,
+            row[11],
+        )
 
     def datasets(self) -> list[DatasetEntry]:
         """Every stored dataset not in the trash, the latest added first."""
         d = schema.datasets
         with self._read() as conn:
-            rows = conn.execute(self._dataset_query().where(d.c.deleted_at.is_(None)).order_by(d.c.added_at.desc(), d.c.id))
+            rows = conn.execute(
+                self._dataset_query().where(d.c.deleted_at.is_(None)).order_by(d.c.added_at.desc(), d.c.id)
+            )
             return [self._entry(r) for r in rows]
 
     def dataset(self, dataset_id: str) -> DatasetEntry | None:
@@ -408,16 +466,20 @@ class Workspace:
         """The deleted datasets still restorable, the latest deleted first."""
         d = schema.datasets
         with self._read() as conn:
-            rows = conn.execute(self._dataset_query().where(d.c.deleted_at.is_not(None))
-                                .order_by(d.c.deleted_at.desc(), d.c.id))
+            rows = conn.execute(
+                self._dataset_query().where(d.c.deleted_at.is_not(None)).order_by(d.c.deleted_at.desc(), d.c.id)
+            )
             return [self._entry(r) for r in rows]
 
     def dataset_files(self, dataset_id: str) -> list[StoredFile]:
         """The files a stored dataset was read from, in their roles' order."""
         f, b = schema.dataset_files, schema.blobs
         with self._read() as conn:
-            rows = conn.execute(sa.select(f.c.role, f.c.name, b.c.data).join(b, f.c.sha256 == b.c.sha256)
-                                .where(f.c.dataset_id == str(dataset_id))).all()
+            rows = conn.execute(
+                sa.select(f.c.role, f.c.name, b.c.data)
+                .join(b, f.c.sha256 == b.c.sha256)
+                .where(f.c.dataset_id == str(dataset_id))
+            ).all()
         by_role = {r[0]: StoredFile(r[1], bytes(r[2])) for r in rows}
         order = next((roles for roles in ROLES.values() if set(roles) == set(by_role)), ())
         return [by_role[r] for r in order]
@@ -433,8 +495,10 @@ class Workspace:
         else:
             ds = datasets.from_files(*((f.data, f.name) for f in files), name=entry.name)
         if ds.fingerprint != entry.id:
-            raise StoreError(f"{self.label}: dataset {entry.id}'s files no longer give its content "
-                             f"(fingerprint {ds.fingerprint}): the store was changed outside the lab")
+            raise StoreError(
+                f"{self.label}: dataset {entry.id}'s files no longer give its content "
+                f"(fingerprint {ds.fingerprint}): the store was changed outside the lab"
+            )
         return ds.renamed(entry.name)
 
     def _managed(self, conn: sa.Connection, dataset_id: str, by: Actor, doing: str, trashed: bool = False) -> str:
@@ -446,8 +510,11 @@ class Workspace:
             where = "in the trash" if trashed else "in the store"
             raise StoreError(f"{self.label}: no dataset {dataset_id!r} {where} to {doing}")
         if not by.may_manage(row[1]):
-            who = (f"its owner ({row[1]}) or an admin" if row[1] is not None
-                   else "an admin (it has no owner: it was stored before owners were kept)")
+            who = (
+                f"its owner ({row[1]}) or an admin"
+                if row[1] is not None
+                else "an admin (it has no owner: it was stored before owners were kept)"
+            )
             raise Forbidden(f"{row[0]}: {by.name} may not {doing} it: only {who}")
         return row[0]
 
@@ -464,8 +531,11 @@ class Workspace:
         days = trash_days()
         with self._write() as conn:
             self._managed(conn, dataset_id, by, "delete")
-            conn.execute(sa.update(schema.datasets).where(schema.datasets.c.id == str(dataset_id))
-                         .values(deleted_at=_now(), deleted_by=by.name))
+            conn.execute(
+                sa.update(schema.datasets)
+                .where(schema.datasets.c.id == str(dataset_id))
+                .values(deleted_at=_now(), deleted_by=by.name)
+            )
         entry = self._any_dataset(dataset_id)
         assert entry is not None
         if days == 0:
@@ -476,8 +546,11 @@ class Workspace:
         """Bring a dataset back from the trash with everything it held (its owner or an admin)."""
         with self._write() as conn:
             self._managed(conn, dataset_id, by, "restore", trashed=True)
-            conn.execute(sa.update(schema.datasets).where(schema.datasets.c.id == str(dataset_id))
-                         .values(deleted_at=None, deleted_by=None))
+            conn.execute(
+                sa.update(schema.datasets)
+                .where(schema.datasets.c.id == str(dataset_id))
+                .values(deleted_at=None, deleted_by=None)
+            )
         entry = self.dataset(dataset_id)
         assert entry is not None
         return entry
@@ -499,8 +572,9 @@ class Workspace:
         if due is None:  # the usual case: a read, no write
             return []
         with self._write() as conn:
-            rows = conn.execute(sa.select(d.c.id, d.c.name).where(d.c.deleted_at.is_not(None),
-                                                                  d.c.deleted_at <= cutoff)).all()
+            rows = conn.execute(
+                sa.select(d.c.id, d.c.name).where(d.c.deleted_at.is_not(None), d.c.deleted_at <= cutoff)
+            ).all()
             for did, _ in rows:
                 self._purge(conn, did)
         self._give_back()
@@ -521,13 +595,15 @@ class Workspace:
     def _may_change(self, conn: sa.Connection, dataset_id: str, by: Actor, added_by: str, what: str) -> None:
         """Refuse `by` changing what `added_by` added to a dataset unless it is theirs, the dataset's, or an admin's."""
         if by.name != added_by and not by.may_manage(self._owner(conn, dataset_id)):
-            raise Forbidden(f"{what}: {by.name} may not change what {added_by} added: only they, the dataset's owner "
-                            "or an admin")
+            raise Forbidden(
+                f"{what}: {by.name} may not change what {added_by} added: only they, the dataset's owner or an admin"
+            )
 
     # ---------------------------------------------------------------------------------------------------- runs
 
-    def add_run(self, dataset_id: str, name: str, file: StoredFile, added_by: str,
-                added_at: datetime | None = None) -> RunEntry:
+    def add_run(
+        self, dataset_id: str, name: str, file: StoredFile, added_by: str, added_at: datetime | None = None
+    ) -> RunEntry:
         """Store a TREC run of a dataset under a name (refused when the dataset has a run of that name)."""
         name, added_by = _name(name, "the run"), _name(added_by, "the rater or uploader")
         with self._write() as conn:
@@ -536,25 +612,39 @@ class Workspace:
             if conn.execute(sa.select(r.c.id).where(r.c.dataset_id == dataset_id, r.c.name == name)).first():
                 raise StoreError(f"{self.label}: the dataset has a run named {name!r} already")
             (sha,) = self._put_blobs(conn, [file])
-            conn.execute(sa.insert(r).values(dataset_id=dataset_id, name=name, file_name=file.name, sha256=sha,
-                                             added_at=added_at or _now(), added_by=added_by))
+            conn.execute(
+                sa.insert(r).values(
+                    dataset_id=dataset_id,
+                    name=name,
+                    file_name=file.name,
+                    sha256=sha,
+                    added_at=added_at or _now(),
+                    added_by=added_by,
+                )
+            )
         return next(e for e in self.runs(dataset_id) if e.name == name)
 
     def runs(self, dataset_id: str) -> list[RunEntry]:
         """A dataset's stored runs, in the order they were added."""
         r, b = schema.runs, schema.blobs
         with self._read() as conn:
-            rows = conn.execute(sa.select(r.c.name, r.c.file_name, b.c.size, r.c.added_at, r.c.added_by, r.c.sha256)
-                                .join(b, r.c.sha256 == b.c.sha256).where(r.c.dataset_id == str(dataset_id))
-                                .order_by(r.c.id)).all()
+            rows = conn.execute(
+                sa.select(r.c.name, r.c.file_name, b.c.size, r.c.added_at, r.c.added_by, r.c.sha256)
+                .join(b, r.c.sha256 == b.c.sha256)
+                .where(r.c.dataset_id == str(dataset_id))
+                .order_by(r.c.id)
+            ).all()
         return [RunEntry(n, f, int(s), _utc(t), by, sha) for n, f, s, t, by, sha in rows]
 
     def load_run_file(self, dataset_id: str, name: str) -> StoredFile:
         """A stored run's file as uploaded."""
         r, b = schema.runs, schema.blobs
         with self._read() as conn:
-            row = conn.execute(sa.select(r.c.file_name, b.c.data).join(b, r.c.sha256 == b.c.sha256)
-                               .where(r.c.dataset_id == str(dataset_id), r.c.name == str(name))).first()
+            row = conn.execute(
+                sa.select(r.c.file_name, b.c.data)
+                .join(b, r.c.sha256 == b.c.sha256)
+                .where(r.c.dataset_id == str(dataset_id), r.c.name == str(name))
+            ).first()
         if row is None:
             raise StoreError(f"{self.label}: no run {name!r} of dataset {dataset_id!r}")
         return StoredFile(row[0], bytes(row[1]))
@@ -570,12 +660,16 @@ class Workspace:
         new = _name(new, "the run")
         r = schema.runs
         with self._write() as conn:
-            adder = conn.execute(sa.select(r.c.added_by).where(r.c.dataset_id == str(dataset_id), r.c.name == str(old))).scalar()
+            adder = conn.execute(
+                sa.select(r.c.added_by).where(r.c.dataset_id == str(dataset_id), r.c.name == str(old))
+            ).scalar()
             if adder is not None:
                 self._may_change(conn, dataset_id, by, adder, f"run {old}")
             if conn.execute(sa.select(r.c.id).where(r.c.dataset_id == str(dataset_id), r.c.name == new)).first():
                 raise StoreError(f"{self.label}: the dataset has a run named {new!r} already")
-            done = conn.execute(sa.update(r).where(r.c.dataset_id == str(dataset_id), r.c.name == str(old)).values(name=new))
+            done = conn.execute(
+                sa.update(r).where(r.c.dataset_id == str(dataset_id), r.c.name == str(old)).values(name=new)
+            )
             if done.rowcount != 1:
                 raise StoreError(f"{self.label}: no run {old!r} to rename")
 
@@ -583,7 +677,9 @@ class Workspace:
         """Delete a stored run: whoever added it, the dataset's owner or an admin."""
         with self._write() as conn:
             r = schema.runs
-            adder = conn.execute(sa.select(r.c.added_by).where(r.c.dataset_id == str(dataset_id), r.c.name == str(name))).scalar()
+            adder = conn.execute(
+                sa.select(r.c.added_by).where(r.c.dataset_id == str(dataset_id), r.c.name == str(name))
+            ).scalar()
             if adder is not None:
                 self._may_change(conn, dataset_id, by, adder, f"run {name}")
             if conn.execute(sa.delete(r).where(r.c.dataset_id == str(dataset_id), r.c.name == str(name))).rowcount != 1:
@@ -593,8 +689,9 @@ class Workspace:
 
     # ---------------------------------------------------------------------------------------------- embeddings
 
-    def add_embeddings(self, dataset_id: str, name: str, files: list[StoredFile], added_by: str,
-                       added_at: datetime | None = None) -> EmbeddingsEntry:
+    def add_embeddings(
+        self, dataset_id: str, name: str, files: list[StoredFile], added_by: str, added_at: datetime | None = None
+    ) -> EmbeddingsEntry:
         """Store an embeddings upload of a dataset (its one or two files) under a name, replacing one of that name."""
         name, added_by = _name(name, "the embeddings"), _name(added_by, "the rater or uploader")
         if not 1 <= len(files) <= 2:
@@ -607,31 +704,56 @@ class Workspace:
             conn.execute(sa.delete(e).where(e.c.dataset_id == dataset_id, e.c.name == name))
             self._drop_unused_blobs(conn)
             shas = self._put_blobs(conn, files)
-            eid = conn.execute(sa.insert(e).values(dataset_id=dataset_id, name=name, added_at=added_at or _now(),
-                                                   added_by=added_by).returning(e.c.id)).scalar_one()
-            conn.execute(sa.insert(ef), [{"embeddings_id": eid, "position": i, "name": f.name, "sha256": s}
-                                         for i, (f, s) in enumerate(zip(files, shas))])
+            eid = conn.execute(
+                sa.insert(e)
+                .values(dataset_id=dataset_id, name=name, added_at=added_at or _now(), added_by=added_by)
+                .returning(e.c.id)
+            ).scalar_one()
+            conn.execute(
+                sa.insert(ef),
+                [
+                    {"embeddings_id": eid, "position": i, "name": f.name, "sha256": s}
+                    for i, (f, s) in enumerate(zip(files, shas))
+                ],
+            )
         self._give_back()
         return next(x for x in self.embeddings(dataset_id) if x.name == name)
 
     def embeddings(self, dataset_id: str) -> list[EmbeddingsEntry]:
         e, ef, b = schema.embeddings, schema.embedding_files, schema.blobs
         with self._read() as conn:
-            heads = conn.execute(sa.select(e.c.id, e.c.name, e.c.added_at, e.c.added_by)
-                                 .where(e.c.dataset_id == str(dataset_id)).order_by(e.c.id)).all()
-            files = conn.execute(sa.select(ef.c.embeddings_id, ef.c.name, b.c.size).join(b, ef.c.sha256 == b.c.sha256)
-                                 .where(ef.c.embeddings_id.in_([h[0] for h in heads])).order_by(ef.c.position)).all()
-        return [EmbeddingsEntry(name, tuple(f[1] for f in files if f[0] == eid),
-                                sum(int(f[2]) for f in files if f[0] == eid), _utc(t), by)
-                for eid, name, t, by in heads]
+            heads = conn.execute(
+                sa.select(e.c.id, e.c.name, e.c.added_at, e.c.added_by)
+                .where(e.c.dataset_id == str(dataset_id))
+                .order_by(e.c.id)
+            ).all()
+            files = conn.execute(
+                sa.select(ef.c.embeddings_id, ef.c.name, b.c.size)
+                .join(b, ef.c.sha256 == b.c.sha256)
+                .where(ef.c.embeddings_id.in_([h[0] for h in heads]))
+                .order_by(ef.c.position)
+            ).all()
+        return [
+            EmbeddingsEntry(
+                name,
+                tuple(f[1] for f in files if f[0] == eid),
+                sum(int(f[2]) for f in files if f[0] == eid),
+                _utc(t),
+                by,
+            )
+            for eid, name, t, by in heads
+        ]
 
     def embeddings_files(self, dataset_id: str, name: str) -> list[StoredFile]:
         e, ef, b = schema.embeddings, schema.embedding_files, schema.blobs
         with self._read() as conn:
-            rows = conn.execute(sa.select(ef.c.name, b.c.data).join(b, ef.c.sha256 == b.c.sha256)
-                                .join(e, e.c.id == ef.c.embeddings_id)
-                                .where(e.c.dataset_id == str(dataset_id), e.c.name == str(name))
-                                .order_by(ef.c.position)).all()
+            rows = conn.execute(
+                sa.select(ef.c.name, b.c.data)
+                .join(b, ef.c.sha256 == b.c.sha256)
+                .join(e, e.c.id == ef.c.embeddings_id)
+                .where(e.c.dataset_id == str(dataset_id), e.c.name == str(name))
+                .order_by(ef.c.position)
+            ).all()
         if not rows:
             raise StoreError(f"{self.label}: no embeddings {name!r} of dataset {dataset_id!r}")
         return [StoredFile(n, bytes(d)) for n, d in rows]
@@ -655,22 +777,38 @@ class Workspace:
         with self._write() as conn:
             self._check_dataset(conn, dataset_id)
             for rater in sorted({g.rater for g in rows}):
-                have = conn.execute(sa.select(sa.func.count()).select_from(t)
-                                    .where(t.c.dataset_id == dataset_id, t.c.rater == rater)).scalar_one()
+                have = conn.execute(
+                    sa.select(sa.func.count()).select_from(t).where(t.c.dataset_id == dataset_id, t.c.rater == rater)
+                ).scalar_one()
                 new = sum(g.rater == rater for g in rows)
                 if have + new > bound:
-                    raise StoreFull(f"{rater} has given {have:,} grades of this dataset (a changed grade counts again); "
-                                    f"{new:,} more would pass the {bound:,} a rater may give ({MAX_GRADES_ENV}); "
-                                    "nothing was stored")
+                    raise StoreFull(
+                        f"{rater} has given {have:,} grades of this dataset (a changed grade counts again); "
+                        f"{new:,} more would pass the {bound:,} a rater may give ({MAX_GRADES_ENV}); "
+                        "nothing was stored"
+                    )
             added = sum(len(g.query_id) + len(g.doc_id) + len(g.rater) + GRADE_ROW_BYTES for g in rows)
             used = self._held(conn)
             if rows and used + added > self.max_bytes:
-                raise StoreFull(f"{self.label}: the store holds {_mb(used)} of its {_mb(self.max_bytes)}; these grades "
-                                f"would take it beyond ({MAX_BYTES_ENV}); nothing was stored")
+                raise StoreFull(
+                    f"{self.label}: the store holds {_mb(used)} of its {_mb(self.max_bytes)}; these grades "
+                    f"would take it beyond ({MAX_BYTES_ENV}); nothing was stored"
+                )
             if rows:
-                conn.execute(sa.insert(schema.grades), [
-                    {"dataset_id": dataset_id, "query_id": g.query_id, "doc_id": g.doc_id, "rater": g.rater,
-                     "grade": g.grade, "graded_at": g.graded_at} for g in rows])
+                conn.execute(
+                    sa.insert(schema.grades),
+                    [
+                        {
+                            "dataset_id": dataset_id,
+                            "query_id": g.query_id,
+                            "doc_id": g.doc_id,
+                            "rater": g.rater,
+                            "grade": g.grade,
+                            "graded_at": g.graded_at,
+                        }
+                        for g in rows
+                    ],
+                )
         return rows
 
     def take_back(self, dataset_id: str, query_id: str, doc_id: str, rater: str, by: Actor) -> int:
@@ -679,8 +817,14 @@ class Workspace:
         t = schema.grades
         with self._write() as conn:
             self._may_change(conn, dataset_id, by, str(rater), "grades")
-            n = conn.execute(sa.delete(t).where(t.c.dataset_id == str(dataset_id), t.c.query_id == str(query_id),
-                                                t.c.doc_id == str(doc_id), t.c.rater == str(rater))).rowcount
+            n = conn.execute(
+                sa.delete(t).where(
+                    t.c.dataset_id == str(dataset_id),
+                    t.c.query_id == str(query_id),
+                    t.c.doc_id == str(doc_id),
+                    t.c.rater == str(rater),
+                )
+            ).rowcount
         self._give_back()
         return n
 
@@ -698,8 +842,11 @@ class Workspace:
         """A dataset's grades in the order given; `latest`: only each rater's last grade of each pair."""
         t = schema.grades
         with self._read() as conn:
-            rows = conn.execute(sa.select(t.c.query_id, t.c.doc_id, t.c.rater, t.c.grade, t.c.graded_at)
-                                .where(t.c.dataset_id == str(dataset_id)).order_by(t.c.id)).all()
+            rows = conn.execute(
+                sa.select(t.c.query_id, t.c.doc_id, t.c.rater, t.c.grade, t.c.graded_at)
+                .where(t.c.dataset_id == str(dataset_id))
+                .order_by(t.c.id)
+            ).all()
         out = [Grade(q, d, r, int(g), _utc(at)) for q, d, r, g, at in rows]
         if latest:
             last = {(g.query_id, g.doc_id, g.rater): g for g in out}
@@ -708,8 +855,9 @@ class Workspace:
 
     # --------------------------------------------------------------------------------------------- experiments
 
-    def save_experiment(self, dataset_id: str, name: str, body: dict, created_by: str,
-                        created_at: datetime | None = None) -> ExperimentEntry:
+    def save_experiment(
+        self, dataset_id: str, name: str, body: dict, created_by: str, created_at: datetime | None = None
+    ) -> ExperimentEntry:
         """Save an experiment of a dataset: `body` is any JSON object (the lab's: analyses.experiments.record),
         kept as strict JSON (a NaN or an infinity is refused, naming it); a name may be used again (they are told
         apart by time)."""
@@ -719,17 +867,26 @@ class Workspace:
         except (TypeError, ValueError) as e:
             raise InputError(f"experiment {name!r}: not storable as JSON ({e})") from None
         if len(text.encode()) > MAX_EXPERIMENT_BYTES:
-            raise InputError(f"experiment {name!r}: {len(text.encode()):,} bytes of JSON, more than the "
-                             f"{MAX_EXPERIMENT_BYTES:,} an experiment may take")
+            raise InputError(
+                f"experiment {name!r}: {len(text.encode()):,} bytes of JSON, more than the "
+                f"{MAX_EXPERIMENT_BYTES:,} an experiment may take"
+            )
         t = schema.experiments
         with self._write() as conn:
             self._check_dataset(conn, dataset_id)
             used = self._held(conn)
             if used + len(text.encode()) > self.max_bytes:
-                raise StoreFull(f"{self.label}: the store holds {_mb(used)} of its {_mb(self.max_bytes)}; this "
-                                f"experiment would take it beyond ({MAX_BYTES_ENV}); nothing was stored")
-            eid = conn.execute(sa.insert(t).values(dataset_id=dataset_id, name=name, created_at=created_at or _now(),
-                                                   created_by=created_by, body=text).returning(t.c.id)).scalar_one()
+                raise StoreFull(
+                    f"{self.label}: the store holds {_mb(used)} of its {_mb(self.max_bytes)}; this "
+                    f"experiment would take it beyond ({MAX_BYTES_ENV}); nothing was stored"
+                )
+            eid = conn.execute(
+                sa.insert(t)
+                .values(
+                    dataset_id=dataset_id, name=name, created_at=created_at or _now(), created_by=created_by, body=text
+                )
+                .returning(t.c.id)
+            ).scalar_one()
         entry = self.experiment_entry(eid)
         assert entry is not None
         return entry
@@ -743,8 +900,11 @@ class Workspace:
         """The saved experiments (of one dataset, or all), oldest first; none of a dataset in the trash."""
         t, d = schema.experiments, schema.datasets
         live = sa.select(d.c.id).where(d.c.deleted_at.is_(None))
-        q = (sa.select(t.c.id, t.c.dataset_id, t.c.name, t.c.created_at, t.c.created_by).where(t.c.dataset_id.in_(live))
-             .order_by(t.c.created_at, t.c.id))
+        q = (
+            sa.select(t.c.id, t.c.dataset_id, t.c.name, t.c.created_at, t.c.created_by)
+            .where(t.c.dataset_id.in_(live))
+            .order_by(t.c.created_at, t.c.id)
+        )
         if dataset_id is not None:
             q = q.where(t.c.dataset_id == str(dataset_id))
         with self._read() as conn:
@@ -753,16 +913,22 @@ class Workspace:
     def experiment_entry(self, experiment_id: int) -> ExperimentEntry | None:
         t = schema.experiments
         with self._read() as conn:
-            row = conn.execute(sa.select(t.c.id, t.c.dataset_id, t.c.name, t.c.created_at, t.c.created_by)
-                               .where(t.c.id == int(experiment_id))).first()
+            row = conn.execute(
+                sa.select(t.c.id, t.c.dataset_id, t.c.name, t.c.created_at, t.c.created_by).where(
+                    t.c.id == int(experiment_id)
+                )
+            ).first()
         return ExperimentEntry(int(row[0]), row[1], row[2], _utc(row[3]), row[4]) if row else None
 
     def experiment(self, experiment_id: int) -> tuple[ExperimentEntry, dict]:
         """A saved experiment and its body."""
         t = schema.experiments
         with self._read() as conn:
-            row = conn.execute(sa.select(t.c.id, t.c.dataset_id, t.c.name, t.c.created_at, t.c.created_by, t.c.body)
-                               .where(t.c.id == int(experiment_id))).first()
+            row = conn.execute(
+                sa.select(t.c.id, t.c.dataset_id, t.c.name, t.c.created_at, t.c.created_by, t.c.body).where(
+                    t.c.id == int(experiment_id)
+                )
+            ).first()
         if row is None:
             raise StoreError(f"{self.label}: no experiment {experiment_id}")
         return ExperimentEntry(int(row[0]), row[1], row[2], _utc(row[3]), row[4]), json.loads(row[5])
@@ -810,7 +976,13 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
     synchronous FULL (a commit is on disk), foreign keys on, wait up to 30 s for a lock."""
     dbapi_connection.isolation_level = None
     cur = dbapi_connection.cursor()
-    for pragma in ("auto_vacuum=INCREMENTAL", "journal_mode=WAL", "synchronous=FULL", "foreign_keys=ON", "busy_timeout=30000"):
+    for pragma in (
+        "auto_vacuum=INCREMENTAL",
+        "journal_mode=WAL",
+        "synchronous=FULL",
+        "foreign_keys=ON",
+        "busy_timeout=30000",
+    ):
         cur.execute(f"PRAGMA {pragma}")
     cur.close()
 
@@ -913,14 +1085,18 @@ def _migrate(conn: sa.Connection, label: str) -> None:
     conn.commit()
     known = known_revisions()
     if current is not None and current not in known:
-        raise StoreError(f"{label}: this store was made by a newer version of the lab (revision {current}; this "
-                         f"version knows up to {known[-1]}): upgrade the lab to open it")
+        raise StoreError(
+            f"{label}: this store was made by a newer version of the lab (revision {current}; this "
+            f"version knows up to {known[-1]}): upgrade the lab to open it"
+        )
     if current is None:
         tables = set(sa.inspect(conn).get_table_names()) - {"alembic_version"}
         conn.commit()
         if tables:
-            raise StoreError(f"{label}: this database holds other tables ({', '.join(sorted(tables)[:5])}), not a "
-                             "workspace: point the lab at an empty database")
+            raise StoreError(
+                f"{label}: this database holds other tables ({', '.join(sorted(tables)[:5])}), not a "
+                "workspace: point the lab at an empty database"
+            )
     if current != known[-1]:
         command.upgrade(migrations_config(conn), "head")
         conn.commit()

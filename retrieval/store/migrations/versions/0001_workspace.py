@@ -23,8 +23,13 @@ def _serial() -> sa.Column:
 
 
 def _dataset_id(primary_key: bool = False) -> sa.Column:
-    return sa.Column("dataset_id", sa.String(16), sa.ForeignKey("datasets.id", ondelete="CASCADE"),
-                     primary_key=primary_key, nullable=False)
+    return sa.Column(
+        "dataset_id",
+        sa.String(16),
+        sa.ForeignKey("datasets.id", ondelete="CASCADE"),
+        primary_key=primary_key,
+        nullable=False,
+    )
 
 
 def _blob() -> sa.Column:
@@ -50,12 +55,31 @@ def upgrade() -> None:
         *(sa.Column(n, sa.Integer, nullable=False) for n in ("n_docs", "n_questions", "n_judgements")),
         *_added(),
     )
-    op.create_table("dataset_files", _dataset_id(primary_key=True), sa.Column("role", sa.String(16), primary_key=True),
-                    _text("name"), _blob())
-    op.create_table("runs", _serial(), _dataset_id(), _text("name"), _text("file_name"), _blob(), *_added(),
-                    sa.UniqueConstraint("dataset_id", "name", name="uq_runs_dataset_name"))
-    op.create_table("embeddings", _serial(), _dataset_id(), _text("name"), *_added(),
-                    sa.UniqueConstraint("dataset_id", "name", name="uq_embeddings_dataset_name"))
+    op.create_table(
+        "dataset_files",
+        _dataset_id(primary_key=True),
+        sa.Column("role", sa.String(16), primary_key=True),
+        _text("name"),
+        _blob(),
+    )
+    op.create_table(
+        "runs",
+        _serial(),
+        _dataset_id(),
+        _text("name"),
+        _text("file_name"),
+        _blob(),
+        *_added(),
+        sa.UniqueConstraint("dataset_id", "name", name="uq_runs_dataset_name"),
+    )
+    op.create_table(
+        "embeddings",
+        _serial(),
+        _dataset_id(),
+        _text("name"),
+        *_added(),
+        sa.UniqueConstraint("dataset_id", "name", name="uq_embeddings_dataset_name"),
+    )
     op.create_table(
         "embedding_files",
         sa.Column("embeddings_id", sa.Integer, sa.ForeignKey("embeddings.id", ondelete="CASCADE"), primary_key=True),
