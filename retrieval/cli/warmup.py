@@ -43,8 +43,11 @@ def cmd_warmup(args: argparse.Namespace) -> int:
     t = time.perf_counter()
     sigs = warm_up()
     if notice is not None and sigs:  # a kernel numba compiles inside another that calls it is not announced alone
-        print(f"all {plural(len(sigs), 'kernel')} ready: {len(notice.compiled)} compiled by this command, the others "
-              "loaded from numba's cache or compiled inside the kernels that call them", file=sys.stderr)
+        print(
+            f"all {plural(len(sigs), 'kernel')} ready: {len(notice.compiled)} compiled by this command, the others "
+            "loaded from numba's cache or compiled inside the kernels that call them",
+            file=sys.stderr,
+        )
     if not args.quiet:
         print(
             f"kernels ready: {plural(len(sigs), 'kernel')}, {plural(sum(sigs.values()), 'signature')}, "
