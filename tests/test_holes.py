@@ -135,7 +135,11 @@ def test_the_holes_command_prints_the_pool_as_json_and_text(invented, capsys):
     for s in report["systems"]:
         assert s["unjudged"] == sum(s["system"] in by for by in expected.values())
         assert s["judged@3"] == pytest.approx(ev.mean(s["system"], "judged@3"))
-    got = {(h["query"], d["doc"]): {x["system"]: x["rank"] for x in d["ranked_by"]} for h in report["holes"] for d in h["documents"]}
+    got = {
+        (h["query"], d["doc"]): {x["system"]: x["rank"] for x in d["ranked_by"]}
+        for h in report["holes"]
+        for d in h["documents"]
+    }
     assert got == expected
     assert [h["unjudged"] for h in report["holes"]] == sorted((h["unjudged"] for h in report["holes"]), reverse=True)
 

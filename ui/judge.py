@@ -16,16 +16,15 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
 
 from retrieval.analyses.holes import Pool, judging_pool, most_unjudged_sentence, ranked_by_text
-from retrieval.retrievers.ranking import Ranking
 from retrieval.corpus.dataset import Dataset, format_qrels
 from retrieval.evaluation.agreement import RULES, agreement, disagreements, explain
 from retrieval.evaluation.experiment import Evaluation
+from retrieval.retrievers.ranking import Ranking
 from retrieval.store.workspace import Grade
 
 from . import cache, in_use, state, workspace

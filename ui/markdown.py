@@ -52,6 +52,12 @@ def escape_markdown(text: str) -> str:
     )
 
 
+def bold(markdown: str) -> str:
+    """Markdown already made safe (`escape_markdown`, or the library's words around escaped names) set in bold: how
+    the app renders the phrase a library finding stresses."""
+    return f"**{markdown}**"
+
+
 def highlight_markdown(text: str, colors: Mapping[str, str]) -> str:
     """Markdown of `text`, escaped, with each token found in `colors` (token -> palette colour) on a coloured
     background in bold: ``:green-background[**word**]``. The text itself never becomes markup."""

@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from retrieval.analyses import diagnosis, stemming, teaching
+from retrieval.analyses import diagnosis, fusion_gains, stemming, teaching
+from retrieval.analyses.fusion_gains import Gains, Split, Standing, explain_fusion, found, gains_text, picks
 from retrieval.core.params import Params
 from retrieval.corpus.dataset import Dataset
 from retrieval.engine import adhoc
@@ -28,8 +29,8 @@ from . import cache, charts, compare, overview, router, state
 from . import diagnosis as diag
 from . import per_question as pq
 from .format import MINUS, agree, clip, interval_text, plural, signed
+from .markdown import bold, highlight_markdown
 from .markdown import escape_markdown as plain
-from .markdown import highlight_markdown
 
 STEPS = (  # the article's argument, in order: each step's title
     "The corpus and the questions",
@@ -189,9 +190,8 @@ def fmt6(x: float) -> str:
 
 
 def id_list(ids: Sequence[str], limit: int = 6) -> str:
-    """'q01, q12' (escaped), the first `limit` and how many more."""
-    shown = ", ".join(plain(i) for i in ids[:limit])
-    return shown + (f" and {len(ids) - limit:,} more" if len(ids) > limit else "")
+    """'q01, q12' (escaped), the first `limit` and how many more (fusion_gains.id_list)."""
+    return fusion_gains.id_list(ids, limit, plain)
 
 
 def means_table(ev: Evaluation, systems: Sequence[str], metrics: list[str]):
@@ -484,48 +484,19 @@ def difference(col, a: str, b: str, iv: stats.Interval) -> None:
 # ------------------------------------------------------------------------------------------ 4. where they fail
 
 
-def found(first_rank: np.ndarray, k: int) -> np.ndarray:
-    """Whether each question's first relevant document is in the top k."""
-    fr = np.asarray(first_rank)
-    return (fr > 0) & (fr <= k)
-
-
-def split_k(first_a: np.ndarray, first_b: np.ndarray, k_max: int = SPLIT_K_MAX) -> int | None:
-    """The smallest cutoff 1..k_max at which one system finds a question in its top k and the other does not."""
-    for k in range(1, k_max + 1):
-        if (found(first_a, k) != found(first_b, k)).any():
-            return k
-    return None
-
-
 def disagreement_sentence(
     a: str, b: str, k: int, only_a: Sequence[str], only_b: Sequence[str], neither: Sequence[str], parts_at: int | None
 ) -> str:
-    """Where two systems fail, from the questions only one finds in the top k, those neither finds, and the
-    smallest cutoff at which they part (None: they never do up to SPLIT_K_MAX)."""
-    sa, sb = plain(a), plain(b)
-    fail = (
-        f"Neither finds {id_list(neither)} in its top {k}."
-        if neither
-        else f"Every question is found by at least one of them in the top {k}."
+    """Where two systems fail (fusion_gains.Split's sentence, names escaped, the cutoff where they part in bold and
+    what to do with it), from the questions only one finds in the top k, those neither finds, and the smallest
+    cutoff at which they part (None: they never do up to SPLIT_K_MAX)."""
+    said = Split(a, b, k, tuple(only_a), tuple(only_b), tuple(neither), parts_at, SPLIT_K_MAX)
+    aside = (
+        f" (set k = {parts_at} in the sidebar); the table lists every question whose first relevant rank differs"
+        if parts_at is not None
+        else ""
     )
-    if only_a or only_b:
-        return (
-            f"At k = {k}, {sa} alone finds {plural(len(only_a), 'question')} in its top {k}"
-            f"{' (' + id_list(only_a) + ')' if only_a else ''} and {sb} alone {len(only_b):,}"
-            f"{' (' + id_list(only_b) + ')' if only_b else ''}: they fail on different questions, which is what a "
-            f"fusion can use. {fail}"
-        )
-    if parts_at is not None:
-        return (
-            f"At k = {k} they fail on the same questions: no question is in one's top {k} and not in the other's. "
-            f"{fail} They part lower down: at **k = {parts_at}** one finds a question the other misses "
-            f"(set k = {parts_at} in the sidebar); the table lists every question whose first relevant rank differs."
-        )
-    return (
-        f"{sa} and {sb} find the same questions at every cutoff from 1 to {SPLIT_K_MAX}: a fusion of the two has "
-        f"little to gain here. {fail}"
-    )
+    return said.text(plain, bold, aside)
 
 
 def rank_cells(v: View, system: str, rows: np.ndarray) -> list[str]:
@@ -563,9 +534,9 @@ def first_rank_rows(
 def step_disagree(v: View) -> None:
     fa, fb = v.ev.first_rank[BASE], v.ev.first_rank[OTHER]
     in_a, in_b = found(fa, v.k), found(fb, v.k)
-    qids = np.array(v.qids, dtype=object)
-    only_a, only_b, neither = list(qids[in_a & ~in_b]), list(qids[in_b & ~in_a]), list(qids[~in_a & ~in_b])
-    st.markdown(disagreement_sentence(BASE, OTHER, v.k, only_a, only_b, neither, split_k(fa, fb)))
+    parted = fusion_gains.split(BASE, OTHER, fa, fb, v.qids, v.k, SPLIT_K_MAX)
+    only_a, only_b, neither = parted.only_a, parted.only_b, parted.neither
+    st.markdown(disagreement_sentence(BASE, OTHER, v.k, only_a, only_b, neither, parted.parts_at))
     cols = st.columns(3)
     cols[0].metric(f"{BASE} alone, top {v.k}", f"{len(only_a):,}", border=True)
     cols[1].metric(f"{OTHER} alone, top {v.k}", f"{len(only_b):,}", border=True)
@@ -758,91 +729,23 @@ def step_why(v: View) -> None:
 
 
 def fusion_sentence(fusion: str, value: float, members: Mapping[str, float], label: str) -> str:
-    """Where a fusion's mean stands against its members' (above both, level with the better, between, below)."""
-    names = " and ".join(f"{plain(m)} {x:.3f}" for m, x in members.items())
-    best, worst = max(members.values()), min(members.values())
-    if len(members) == 1:
-        where = (
-            "above its only member"
-            if value > best
-            else "level with its only member"
-            if value == best
-            else "below its only member"
-        )
-    elif value > best:
-        where = "above every member" if len(members) > 2 else "above both its members"
-    elif value == best:
-        where = "level with its better member"
-    elif value >= worst:
-        where = "between its members"
-    else:
-        where = "below every member" if len(members) > 2 else "below both its members"
-    return f"**{plain(fusion)}** scores {value:.3f} on mean {label}, {where} ({names})."
+    """Where a fusion's mean stands against its members' (fusion_gains.Standing: above both, level with the better,
+    between, below), names escaped, the fusion in bold."""
+    return Standing(fusion, value, tuple(members.items()), label).text(plain, bold)
 
 
 def ranks_sentence(fusion: str, fusion_ranks: np.ndarray, member_ranks: Sequence[np.ndarray]) -> str:
     """On the questions where the members' first relevant ranks differ: how often the fusion takes the better
-    member's rank, beats both, or falls behind the better one."""
-    m = np.stack([np.where(np.asarray(r) > 0, np.asarray(r), np.iinfo(np.int64).max) for r in member_ranks])
-    differ = (m != m[0]).any(axis=0)
-    f = np.where(np.asarray(fusion_ranks) > 0, np.asarray(fusion_ranks), np.iinfo(np.int64).max)[differ]
-    best = m.min(axis=0)[differ]
-    n = int(differ.sum())
-    if not n:
-        return f"Its members put the first relevant document at the same rank on every question, so {plain(fusion)} has nothing to pick between."
-    return (
-        f"On the {plural(n, 'question')} where the members disagree, {plain(fusion)} matches the better member on "
-        f"{int((f == best).sum()):,}, beats both on {int((f < best).sum()):,} and falls behind the better on {int((f > best).sum()):,}."
-    )
+    member's rank, beats both, or falls behind the better one (fusion_gains.Picks)."""
+    return picks(fusion, fusion_ranks, member_ranks).text(plain)
 
 
-@dataclass(frozen=True)
-class Gains:
-    """Where a fusion scores above every member on one metric, question by question (positions in the evaluated)."""
-
-    fusion: str
-    above: tuple[int, ...]  # the fusion's value is above every member's
-    later: tuple[int, ...]  # of those, its first relevant document is no higher than the best member's first
-
-
-def fusion_gains(
-    fusion: str,
-    values: np.ndarray,
-    member_values: Sequence[np.ndarray],
-    first: np.ndarray,
-    member_first: Sequence[np.ndarray],
-) -> Gains:
-    """The questions a fusion scores above every member on (its per-question `values` against theirs), and those of
-    them where its first relevant rank is no better than the best member's: there the gain comes from the later
-    relevant documents, ranked higher by the fusion than by either member."""
-    top = np.max(np.stack([np.asarray(m, dtype=float) for m in member_values]), axis=0)
-    above = np.flatnonzero(np.asarray(values, dtype=float) > top + 1e-12)
-    never = np.iinfo(np.int64).max
-    best = np.min(np.stack([np.where(np.asarray(m) > 0, m, never) for m in member_first]), axis=0)
-    own = np.where(np.asarray(first) > 0, first, never)
-    return Gains(fusion, tuple(int(i) for i in above), tuple(int(i) for i in above if own[i] >= best[i]))
+GAINS_TABLE = " (the table below shows where each system puts them)"  # what step 6 adds to the gains' sentence
 
 
 def gains_sentence(g: Gains, qids: Sequence[str], label: str, n_members: int) -> str:
-    """Where a fusion's gain on the mean comes from, from `fusion_gains`: the questions it scores above every member
-    on, and how many of them it wins with later relevant documents, not the first."""
-    f = plain(g.fusion)
-    every = "both its members" if n_members == 2 else "every member"
-    if not g.above:
-        return (
-            f"On no question does {f} score above {every} on {label}: its mean moves only by taking the better "
-            "member's value where they differ."
-        )
-    later, first = [qids[i] for i in g.later], [qids[i] for i in g.above if i not in g.later]
-    said = f"On {label} itself, {f} scores above {every} on {plural(len(g.above), 'question')} ({id_list([qids[i] for i in g.above])})"
-    if not later:
-        return said + ": on each it puts the first relevant document higher than any member does."
-    return (
-        said + f". On {len(later):,} of them ({id_list(later)}) its first relevant document is no higher than the "
-        "better member's: **the gain comes from the later relevant documents**: past the first, it ranks more of "
-        "them, or better-graded ones, higher than either member does (the table below shows where each system puts them)."
-        + (f" On {len(first):,} ({id_list(first)}) it puts the first relevant document higher." if first else "")
-    )
+    """Where a fusion's gain on the mean comes from (fusion_gains.gains_text), names escaped, the finding in bold."""
+    return gains_text(g, qids, label, n_members, plain, bold, GAINS_TABLE)
 
 
 def relevant_ranks(ds: Dataset, ranking, q: int, n: int = 4) -> str:
@@ -900,24 +803,14 @@ def step_fusion(v: View) -> None:
     members = [m for m in v.params.members if m in v.ev.values]
     fusions = [f for f in FUSIONS if f in v.ev.values]
     shown = [*members, *fusions]
-    member_means = {m: v.ev.mean(m, v.metric) for m in members}
     st.markdown(fusion_intro(members, v.params))
     gains = {}
     for f in fusions:
-        gains[f] = fusion_gains(
-            f,
-            v.ev.values[f][v.metric],
-            [v.ev.values[m][v.metric] for m in members],
-            v.ev.first_rank[f],
-            [v.ev.first_rank[m] for m in members],
-        )
+        said = explain_fusion(v.ev, f, v.metric, v.label, members, v.qids)
+        gains[f] = said.gains
         st.markdown(
-            "- "
-            + fusion_sentence(f, v.ev.mean(f, v.metric), member_means, v.label)
-            + " "
-            + ranks_sentence(f, v.ev.first_rank[f], [v.ev.first_rank[m] for m in members])
-            + " "
-            + gains_sentence(gains[f], v.qids, v.label, len(members))
+            f"- {said.standing.text(plain, bold)} {said.picks.text(plain)} "
+            + gains_text(said.gains, v.qids, v.label, len(members), plain, bold, GAINS_TABLE)
         )
     st.dataframe(means_table(v.ev, shown, v.table), width="stretch")
     gained = sorted({i for g in gains.values() for i in g.above})

@@ -150,7 +150,9 @@ def judging_pool(ds: Dataset, ranks: Mapping[str, Ranking], k: int) -> Pool:
         q, position, doc = r.top_entries(np.arange(ds.n_queries), int(k))
         keep = (doc >= 0) & ~np.isin(q.astype(np.int64) * n + doc, judged)
         parts.append((q[keep], doc[keep], np.full(int(keep.sum()), i, dtype=np.int64), position[keep] + 1))
-    cols = [np.concatenate([p[j] for p in parts]).astype(np.int64) if parts else np.zeros(0, np.int64) for j in range(4)]
+    cols = [
+        np.concatenate([p[j] for p in parts]).astype(np.int64) if parts else np.zeros(0, np.int64) for j in range(4)
+    ]
     return Pool(int(k), ds.n_queries, tuple(ranks), *cols)
 
 
