@@ -7,8 +7,8 @@ import argparse
 
 from ..analyses import fusion_gains
 from ..core.params import SPECS
-from ..retrievers.systems import FUSIONS
 from ..evaluation import metrics
+from ..retrievers.systems import FUSIONS
 from .common import _t, print_json
 from .evaluate import (
     PARAM_FLAGS,
