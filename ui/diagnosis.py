@@ -595,7 +595,7 @@ def doc_label(doc_id: str, relevant: dict[str, int], top_bm: list[str]) -> str:
     return doc_id + (f" ({'; '.join(tags)})" if tags else "")
 
 
-def rank_text(pos: int | None, total: float, listed: int) -> str:
+def bm25_rank_text(pos: int | None, total: float, listed: int) -> str:
     """A document's BM25 rank, or why it has none: a score of 0 is not retrieved, else it lies beyond the list."""
     return str(pos) if pos else ("not retrieved (score 0)" if total <= 0 else f"beyond {listed}")
 
@@ -620,7 +620,7 @@ def term_tables(
                 "document": d,
                 "grade": relevant.get(d, 0),
                 "BM25 score": total,
-                "BM25 rank": rank_text(pos, total, listed_docs.size),
+                "BM25 rank": bm25_rank_text(pos, total, listed_docs.size),
                 "length": length,
                 "× average": length / average if average else 0.0,
             }

@@ -1023,7 +1023,7 @@ def trap_on_the_data(v: View) -> None:
 def dense_example_sentence(c: diagnosis.Case, dense_rank: int, threshold: int) -> str:
     """What dense does with one of BM25's failing questions: fixed (a relevant document in its top t) or not."""
     q = "Question " + plain(c.qid)
-    base = diagnosis.rank_label(c.rank)
+    base = diagnosis.rank_words(c.rank)
     if 0 < dense_rank <= threshold:
         return (
             f"{q} ({BASE}: {base}, {class_phrase(c.kind)}): {DENSE} puts its first relevant document at rank {dense_rank}, "

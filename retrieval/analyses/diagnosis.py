@@ -258,8 +258,8 @@ def changes(
     return out
 
 
-def rank_label(rank: int) -> str:
-    """A first relevant rank in words: "rank 4", or "not found" for 0 (rank_text's; neither system of a change is
+def rank_words(rank: int) -> str:
+    """A first relevant rank said in a sentence: "rank 4", or "not found" for 0 (rank_text's; neither system of a change is
     a fusion)."""
     return f"rank {rank}" if rank > 0 else rank_text(rank)
 
@@ -272,7 +272,7 @@ def describe(change: Change) -> str:
     """
     return (
         f"{change.outcome}: {change.qid}, {change.kind}; "
-        f"{change.other} {rank_label(change.other_rank)}, {change.base} {rank_label(change.base_rank)}"
+        f"{change.other} {rank_words(change.other_rank)}, {change.base} {rank_words(change.base_rank)}"
     )
 
 
