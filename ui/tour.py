@@ -17,8 +17,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from retrieval.analyses import diagnosis, fusion_gains, stemming, teaching
+from retrieval.analyses import diagnosis, fusion_gains, noise, stemming, teaching
 from retrieval.analyses.fusion_gains import Gains, Split, Standing, explain_fusion, found, gains_text, picks
+from retrieval.analyses.noise import Noise, Tie
 from retrieval.core.params import Params
 from retrieval.corpus.dataset import Dataset
 from retrieval.engine import adhoc
@@ -430,23 +431,9 @@ def step_metrics(v: View) -> None:
 
 
 def tie_sentence(a: str, b: str, mean_a: float, mean_b: float, iv: stats.Interval, label: str, n: int) -> str:
-    """Whether two systems tie on average, from their means and the paired bootstrap of a - b: "tie" only when
-    the means are equal or the 95% interval holds zero; otherwise which is better, beyond noise."""
-    sa, sb = plain(a), plain(b)
-    span = interval_text(iv.low, iv.high)
-    if mean_a == mean_b:
-        return f"{sa} and {sb} have the same mean {label}, {mean_a:.3f}, on the {plural(n, 'question')}: a tie."
-    (lead, hi), (behind, lo) = sorted(((sa, mean_a), (sb, mean_b)), key=lambda x: -x[1])
-    if iv.holds_zero:
-        return (
-            f"{lead} is ahead of {behind} by {hi - lo:.3f} on mean {label} ({hi:.3f} against {lo:.3f}), but the 95% "
-            f"bootstrap interval of {sa} {MINUS} {sb}, {span}, holds zero: on these {plural(n, 'question')} they **tie**, "
-            "and ranking them on their means would be a mistake."
-        )
-    return (
-        f"{lead} is better than {behind} on mean {label} ({hi:.3f} against {lo:.3f}), and the 95% bootstrap "
-        f"interval of {sa} {MINUS} {sb}, {span}, leaves zero out: on this data they do **not** tie."
-    )
+    """Whether two systems tie on average (noise.Tie: "tie" only when the means are equal or the 95% interval holds
+    zero; otherwise which is better, beyond noise), names escaped, the verdict in bold."""
+    return Tie(a, b, mean_a, mean_b, iv, label, n).text(plain, bold)
 
 
 def step_means(v: View) -> None:
@@ -847,25 +834,14 @@ def step_fusion(v: View) -> None:
 
 
 def best_of(ev: Evaluation, systems: Sequence[str], metric: str) -> str:
-    """The system with the highest mean (the first listed on a tie)."""
-    return max(systems, key=lambda s: (ev.mean(s, metric), -list(systems).index(s)))
+    """The system with the highest mean (the first listed on a tie: noise.best_of)."""
+    return noise.best_of(ev, systems, metric)
 
 
 def noise_sentence(fusion: str, member: str, iv: stats.Interval, label: str, n: int) -> str:
-    """The plain reading of the best fusion against its best member: noise or not, and what that means."""
-    f, m = plain(fusion), plain(member)
-    if iv.holds_zero:
-        what = "gain" if iv.mean > 0 else "difference"
-        return (
-            f"With {plural(n, 'question')}, the {what} of {f} over {m} ({signed(iv.mean)}) can't be told apart from noise: "
-            "the bootstrap reshuffles the questions, the independent unit, and zero stays inside the 95% interval. "
-            "Don't read it as an established difference."
-        )
-    better = f if iv.mean > 0 else m
-    return (
-        f"With {plural(n, 'question')}, the difference ({signed(iv.mean)}) is more than noise: the 95% interval leaves "
-        f"zero out, so {better} is better here on {label}."
-    )
+    """The plain reading of the best fusion against its best member: noise or not, and what that means (noise.Noise),
+    names escaped."""
+    return Noise(fusion, member, iv, label, n).text(plain)
 
 
 def step_noise(v: View) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..analyses import fusion_gains
+from ..analyses import fusion_gains, noise
 from ..core.params import SPECS
 from ..evaluation import metrics
 from ..retrievers.systems import FUSIONS
@@ -57,6 +57,7 @@ def cmd_fusion(args: argparse.Namespace) -> int:
         if len(members) == 2
         else None
     )
+    versus = noise.best_against_best(ev, fusions, members, metric, metric)[0] if found else None
     if args.json:
         print_json(
             {
@@ -65,6 +66,17 @@ def cmd_fusion(args: argparse.Namespace) -> int:
                 "metric": metric,
                 "members": members,
                 "fusions": [x.to_json() for x in found],
+                "noise": None
+                if versus is None
+                else {
+                    "fusion": versus.fusion,
+                    "member": versus.member,
+                    "mean_difference": versus.interval.mean,
+                    "ci_low": versus.interval.low,
+                    "ci_high": versus.interval.high,
+                    "beyond_noise": versus.beyond_noise,
+                    "sentence": versus.sentence,
+                },
                 "split": None
                 if parted is None
                 else {
@@ -85,6 +97,12 @@ def cmd_fusion(args: argparse.Namespace) -> int:
     print(f"members: {', '.join(_t(m) for m in members)}; {metric} over the questions with a relevant document")
     for x in found:
         print(f"\n{_t(x.standing.fusion)}: {_t(x.sentence)}")
+    if versus is not None:
+        iv = versus.interval
+        print(
+            f"\nthe better fusion against the better member, {_t(versus.fusion)} - {_t(versus.member)}: "
+            f"{iv.mean:+.3f}, 95% bootstrap interval [{iv.low:+.3f}, {iv.high:+.3f}]. {_t(versus.sentence)}"
+        )
     if parted is not None:
         print(f"\nwhere {_t(parted.a)} and {_t(parted.b)} fail: {_t(parted.sentence)}")
     return 0
