@@ -157,3 +157,23 @@ def test_the_holes_command_refuses_bad_values_in_one_line(capsys):
     assert capsys.readouterr().err.strip() == "retrieval: error: --questions must be >= 0, got -1"
     assert cli.main(["holes", "--k", "0"]) == 2
     assert "argument --k: k must be a whole number" in capsys.readouterr().err
+
+
+def test_a_run_s_document_outside_the_corpus_is_no_hole_and_names_reach_the_terminal_inert(invented, tmp_path, capsys):
+    judged = {(q, d) for q, d, _ in invented.judgements()}
+    unjudged = next(d for d in invented.doc_ids if ("q01", d) not in judged)
+    run = tmp_path / "run.trec"
+    run.write_text(f"q01 Q0 nosuch 1 9.0 tag\nq01 Q0 {unjudged} 2 8.0 tag\n")
+    assert cli.main(["holes", "--k", "2", "--json", "--run", f"r\x1b[31m={run}"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    mine = {
+        (h["query"], d["doc"])
+        for h in report["holes"]
+        for d in h["documents"]
+        for x in d["ranked_by"]
+        if x["system"].startswith("r")
+    }
+    assert mine == {("q01", unjudged)}  # "nosuch" is not in the corpus: nothing to read, no hole
+    assert cli.main(["holes", "--k", "2", "--run", f"r\x1b[31m={run}"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "r\\x1b[31m #2" in out
