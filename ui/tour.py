@@ -875,21 +875,10 @@ def step_noise(v: View) -> None:
 
 
 def trap_sentence(ours: float, whole: float, only: float, missing: Sequence[str], k: int, advice: bool = True) -> str:
-    """The scikit-learn trap read aloud from the three numbers and the relevant documents not retrieved (with the
-    advice to pass the whole universe, unless `advice` is False: it was given once already)."""
-    agree = "agrees with ours" if math.isclose(whole, ours, abs_tol=1e-9) else "differs from ours"
-    if math.isclose(only, whole, abs_tol=1e-9):
-        return (
-            f"Given the whole universe scikit-learn gives {whole:.6f} and {agree} ({ours:.6f}); given only the retrieved "
-            f"documents it gives the same here, since every relevant document was retrieved."
-        )
-    inflated = "inflated" if only > whole else "changed"
-    return (
-        f"Our nDCG@{k} is {ours:.6f}. scikit-learn's `ndcg_score` given every document of the universe gives "
-        f"{whole:.6f} and {agree}; given only the retrieved documents it gives **{only:.6f}**, {inflated}, because it "
-        f"derives the ideal DCG from the documents it is passed and never sees {id_list(missing)} (relevant, not retrieved)."
-        + (" Always pass the whole universe, with score 0 for what was not retrieved." if advice else "")
-    )
+    """The scikit-learn trap read aloud from the three numbers and the relevant documents not retrieved
+    (teaching.trap_text; with the advice to pass the whole universe, unless `advice` is False: it was given once
+    already), ids escaped, the inflated value in bold."""
+    return teaching.trap_text(ours, whole, only, missing, k, advice, plain, bold, lambda s: f"`{s}`")
 
 
 def step_trap(v: View) -> None:
