@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from retrieval.analyses import diagnosis
 from retrieval.analyses.diagnosis import (
     CLASSES,
     FUSION_CUT,
@@ -417,3 +418,18 @@ def test_invented_corpus_dense_fixes_q02_and_q10_and_breaks_nothing(invented, in
         ("q02", "vocabulary gap"),
         ("q10", "late rank"),
     ]
+
+
+def test_the_hypothesis_is_read_from_the_counts_of_fixed_and_broken():
+    """diagnosis.Hypothesis, the Diagnosis page's verdict (ui.diagnosis.verdict renders it): held only when every
+    vocabulary-gap failure is fixed, in part when some are, not tested when BM25 has none."""
+    from_counts = diagnosis.Hypothesis("BM25", "dense", 5, failing=2, fixed=1, broken=3, answered=10)
+    assert from_counts.holds == "holds in part" and from_counts.sentence == (
+        "The article's hypothesis (a dense retriever closes BM25's vocabulary gap) holds in part on this data: dense "
+        "fixes 1 of the 2 vocabulary-gap questions BM25 fails at k = 5, and it breaks 3 of the 10 questions BM25 "
+        "answers in its top 5."
+    )
+    assert diagnosis.Hypothesis("BM25", "dense", 5, 2, 2, 0, 10).holds == "holds"
+    assert diagnosis.Hypothesis("BM25", "dense", 5, 2, 0, 0, 10).holds == "does not hold"
+    untested = diagnosis.Hypothesis("BM25", "dense", 3, 0, 0, 1, 1)
+    assert untested.holds == "not tested" and untested.sentence.startswith("Nothing to answer here: BM25 fails no")

@@ -199,3 +199,18 @@ def test_metrics_are_the_apps_own():
     assert teaching.rank_metrics(teaching.article_toy(), 5)["nDCG@5 (linear gain)"] == float(
         metrics.per_query(qrels, 1, ranks, "ndcg@5")[0]
     )
+
+
+def test_the_trap_is_said_plainly_from_the_numbers():
+    """teaching.trap_text, the Tour's step 8 (ui.tour.trap_sentence adds escapes, bold and code): inflated when the
+    retrieved-only value is above the whole universe's, the same when every relevant document was retrieved."""
+    toy = teaching.article_toy("a third")
+    trap = teaching.sklearn_trap(toy, 5)
+    ours = teaching.rank_metrics(toy, 5)["nDCG@5 (linear gain)"]
+    missing = [d for d in toy.relevant if d not in toy.ranking]
+    said = teaching.trap_text(ours, trap.whole, trap.retrieved_only, missing, 5)
+    assert trap.retrieved_only > trap.whole and missing
+    assert f"it gives {trap.retrieved_only:.6f}, inflated" in said and "ndcg_score given every document" in said
+    assert f"never sees {', '.join(missing)} (relevant, not retrieved)" in said and "**" not in said
+    assert said.endswith("Always pass the whole universe, with score 0 for what was not retrieved.")
+    assert "the same here" in teaching.trap_text(0.5, 0.5, 0.5, [], 5)

@@ -154,13 +154,13 @@ def test_first_results_frame_reads_each_systems_answer():
     assert alone == ["not found", "not found", "4"]  # its only member lists nothing relevant: not found
 
 
-def test_doc_label_and_rank_text():
+def test_doc_label_and_bm25_rank_text():
     assert ui.doc_label("d1", {"d1": 2}, ["d3", "d1"]) == "d1 (relevant, grade 2; BM25 #2)"
     assert ui.doc_label("d3", {"d1": 2}, ["d3", "d1"]) == "d3 (BM25 #1)"
     assert ui.doc_label("d7", {}, []) == "d7"
-    assert ui.rank_text(4, 1.5, 100) == "4"
-    assert ui.rank_text(None, 0.0, 100) == "not retrieved (score 0)"
-    assert ui.rank_text(None, 0.3, 100) == "beyond 100"
+    assert ui.bm25_rank_text(4, 1.5, 100) == "4"
+    assert ui.bm25_rank_text(None, 0.0, 100) == "not retrieved (score 0)"
+    assert ui.bm25_rank_text(None, 0.3, 100) == "beyond 100"
 
 
 DS = assemble(

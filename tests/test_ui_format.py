@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import doctest
 import re
 
 import pytest
 
 from apptest import shown
+from retrieval.core import markdown as core_markdown
+from retrieval.core import numbers
+from retrieval.evaluation import comparison
 from ui import format as fmt
 from ui import markdown
 
@@ -93,3 +97,34 @@ def test_p_text_reads_as_written_in_papers():
 def test_fmt_setting_lists_each_parameter():
     assert fmt.fmt_setting({"k1": 1.2, "b": 0.75}) == "k1 = 1.2, b = 0.75"
     assert fmt.fmt_setting({"dims": 6}) == "dims = 6"
+
+
+# ------------------------------------------------------------------------------------------ one rule each, in the library
+
+
+def test_the_library_s_rules_are_the_app_s_and_their_examples_hold():
+    """MINUS, signed, interval_text and p_text are retrieval.core.numbers' (ui.format imports them), escape_markdown
+    is retrieval.core.markdown's (ui.markdown and evaluation.comparison import it); their docstrings' examples run."""
+    assert (fmt.MINUS, fmt.signed, fmt.p_text, fmt.interval_text) == (
+        numbers.MINUS,
+        numbers.signed,
+        numbers.p_text,
+        numbers.interval_text,
+    )
+    assert markdown.escape_markdown is core_markdown.escape_markdown is comparison.escape_markdown
+    for module in (numbers, core_markdown):
+        result = doctest.testmod(module)
+        assert result.attempted and not result.failed
+
+
+@pytest.mark.parametrize("p", [0.0, 0.0004, 0.00099, 0.001, 0.0064, 0.1321, 0.5, 0.9994, 0.9995, 1.0])
+def test_p_is_says_p_text_in_a_sentence(p):
+    said = fmt.p_text(p)
+    assert numbers.p_is(p) == (f"p {said}" if said == "< 0.001" else f"p = {said}")
+
+
+def test_a_pipe_splits_no_cell_even_in_a_word_shown_as_code():
+    """A `|` inside a code span still ends a GitHub table's cell: the one escape writes it outside any code span."""
+    out = markdown.escape_markdown("see http://x|y :smile:|z")
+    assert out == "see `http://x`\\|y `:smile:`\\|z"
+    assert shown(out) == "see http://x|y :smile:|z"

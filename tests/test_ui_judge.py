@@ -1,4 +1,5 @@
-"""ui/judge.py: the Judge page's builders, checked against the definitions written out here."""
+"""ui/judge.py: the Judge page's builders, checked against the definitions written out here (the judging pool
+itself: tests/test_holes.py)."""
 
 from __future__ import annotations
 
@@ -22,68 +23,6 @@ def case():
     ds = random_dataset(4, n_docs=40, n_q=8)
     ranks = Engine(ds).rankings(Params())
     return ds, ranks
-
-
-def _expected_holes(ds, ranks, k):
-    """(question id, document id) -> {system: rank}: the documents of the corpus in a top k that no judgement
-    of the question names, from the ids, plainly."""
-    judged = {(q, d) for q, d, _ in ds.judgements()}
-    out: dict = {}
-    for name, r in ranks.items():
-        for q, qid in enumerate(ds.query_ids):
-            for rank, did in enumerate(r.top_ids(ds, q, k), 1):
-                if did in ds.doc_index and (qid, did) not in judged:
-                    out.setdefault((qid, did), {})[name] = rank
-    return out
-
-
-@pytest.mark.parametrize("k", [1, 5, 10])
-def test_the_holes_are_the_unjudged_documents_of_every_top_k(case, k):
-    ds, ranks = case
-    holes = ui.find_holes(ds, ranks, k)
-    found: dict = {}
-    for q, d, s, r in holes.itertuples(index=False):
-        found.setdefault((ds.query_ids[q], ds.doc_ids[d]), {})[s] = r
-    expected = _expected_holes(ds, ranks, k)
-    assert found == expected and expected  # there are holes to find
-    per_system = ui.holes_per_system(holes, list(ranks), set())
-    for s in ranks:
-        row = per_system[per_system["system"] == s].iloc[0]
-        n = sum(s in systems for systems in expected.values())
-        assert row["unjudged in the top k"] == n == row["still unjudged"]
-
-
-def test_graded_holes_are_counted_as_judged_in_the_summary(case):
-    ds, ranks = case
-    holes = ui.find_holes(ds, ranks, 5)
-    pair = (int(holes["q"].iloc[0]), int(holes["doc"].iloc[0]))
-    ranked_it = set(holes[(holes["q"] == pair[0]) & (holes["doc"] == pair[1])]["system"])
-    table = ui.holes_per_system(holes, list(ranks), {pair}).set_index("system")
-    diff = table["unjudged in the top k"] - table["still unjudged"]
-    assert diff.to_dict() == {s: int(s in ranked_it) for s in ranks}
-
-
-def test_questions_go_by_number_of_holes_then_question_order(case):
-    ds, ranks = case
-    holes = ui.find_holes(ds, ranks, 5)
-    expected = _expected_holes(ds, ranks, 5)
-    n = {q: sum(qid == ds.query_ids[q] for qid, _ in expected) for q in range(ds.n_queries)}
-    order = ui.question_order(holes)
-    assert order == sorted((q for q in n if n[q]), key=lambda q: (-n[q], q))
-
-
-def test_a_question_s_holes_most_systems_first_then_best_rank_then_id(case):
-    ds, ranks = case
-    holes = ui.find_holes(ds, ranks, 5)
-    q = ui.question_order(holes)[0]
-    listed = ui.holes_of(ds, holes, q)
-    expected = {d: s for (qid, d), s in _expected_holes(ds, ranks, 5).items() if qid == ds.query_ids[q]}
-    assert {ds.doc_ids[h.doc]: dict(h.ranked_by) for h in listed} == expected
-    keys = [(-len(h.ranked_by), h.best, ds.doc_ids[h.doc]) for h in listed]
-    assert keys == sorted(keys)
-    h = listed[0]
-    assert [r for _, r in h.ranked_by] == sorted(r for _, r in h.ranked_by)
-    assert ui.ranked_by_text(ui.Hole(3, (("BM25", 1), ("dense", 4)))) == "BM25 #1 · dense #4"
 
 
 def test_pages_of_documents():
@@ -114,11 +53,9 @@ def test_each_rater_s_grades_and_the_others_and_their_qrels():
 
 def test_before_and_after_is_each_system_s_mean_with_and_without_the_new_grades(case):
     ds, ranks = case
-    holes = ui.find_holes(ds, ranks, 5)
-    new = [
-        (ds.query_ids[q], ds.doc_ids[d], 2)
-        for q, d in holes[["q", "doc"]].drop_duplicates().head(5).itertuples(index=False)
-    ]
+    pool = ui.find_pool(ds, ranks, 5)
+    pairs = list(dict.fromkeys((q, d) for q, d, _, _ in pool.entries()))
+    new = [(ds.query_ids[q], ds.doc_ids[d], 2) for q, d in pairs[:5]]
     amended = ds.with_judgements(new)
     m = metrics.parse_list(["recall@5"])
     before = score(ds, ranks, m)

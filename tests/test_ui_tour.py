@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from retrieval.analyses import diagnosis
+from retrieval.analyses import diagnosis, fusion_gains
 from retrieval.corpus.dataset import assemble
 from retrieval.engine.engine import evaluate
 from retrieval.evaluation import stats
@@ -75,10 +75,10 @@ def test_equal_means_are_a_tie_exactly():
 
 
 def test_split_k_is_the_first_cutoff_at_which_one_finds_what_the_other_misses():
-    assert tour.split_k(np.array([1, 2, 0]), np.array([2, 1, 0])) == 1
-    assert tour.split_k(np.array([3, 0]), np.array([5, 0])) == 3  # at 3 the first is found by one only
-    assert tour.split_k(np.array([1, 0, 4]), np.array([1, 0, 4])) is None
-    assert tour.split_k(np.array([30]), np.array([0])) is None  # beyond the cutoffs looked at
+    assert fusion_gains.split_k(np.array([1, 2, 0]), np.array([2, 1, 0])) == 1
+    assert fusion_gains.split_k(np.array([3, 0]), np.array([5, 0])) == 3  # at 3 the first is found by one only
+    assert fusion_gains.split_k(np.array([1, 0, 4]), np.array([1, 0, 4])) is None
+    assert fusion_gains.split_k(np.array([30]), np.array([0])) is None  # beyond the cutoffs looked at
 
 
 def test_the_disagreement_sentence_follows_the_numbers():
@@ -329,7 +329,7 @@ def test_the_fusions_gain_on_the_invented_corpus_comes_from_the_later_relevant_d
     members = ["BM25", "LSA"]
     qids = [invented.query_ids[q] for q in invented.evaluated]
     for f in ("weighted", "RRF"):
-        g = tour.fusion_gains(
+        g = fusion_gains.fusion_gains(
             f,
             ev.values[f]["ndcg@5"],
             [ev.values[m]["ndcg@5"] for m in members],
@@ -345,7 +345,7 @@ def test_the_fusions_gain_on_the_invented_corpus_comes_from_the_later_relevant_d
         said = tour.gains_sentence(g, qids, "nDCG@5", 2)
         assert f"On nDCG@5 itself, {f} scores above both its members on {len(g.above)} question" in said
         assert "**the gain comes from the later relevant documents**" in said
-    rrf = tour.fusion_gains(
+    rrf = fusion_gains.fusion_gains(
         "RRF",
         ev.values["RRF"]["ndcg@5"],
         [ev.values[m]["ndcg@5"] for m in members],
@@ -361,18 +361,18 @@ def test_the_fusions_gain_on_the_invented_corpus_comes_from_the_later_relevant_d
 
 def test_the_gains_sentence_says_first_or_later_or_none_from_the_numbers():
     qids = ["a", "b", "c"]
-    none = tour.Gains("RRF", (), ())
+    none = fusion_gains.Gains("RRF", (), ())
     assert tour.gains_sentence(none, qids, "MRR", 2).startswith(
         "On no question does RRF score above both its members on MRR"
     )
-    first = tour.Gains("RRF", (0, 2), ())
+    first = fusion_gains.Gains("RRF", (0, 2), ())
     assert "on 2 questions (a, c): on each it puts the first relevant document higher" in tour.gains_sentence(
         first, qids, "MRR", 3
     )
     assert "above every member" in tour.gains_sentence(first, qids, "MRR", 3)
-    mixed = tour.gains_sentence(tour.Gains("RRF", (0, 1), (1,)), qids, "nDCG@5", 2)
+    mixed = tour.gains_sentence(fusion_gains.Gains("RRF", (0, 1), (1,)), qids, "nDCG@5", 2)
     assert "On 1 of them (b)" in mixed and "On 1 (a) it puts the first relevant document higher." in mixed
-    g = tour.fusion_gains(
+    g = fusion_gains.fusion_gains(
         "F",
         np.array([0.9, 0.5, 0.8]),
         [np.array([0.8, 0.5, 0.7]), np.array([0.7, 0.6, 0.1])],

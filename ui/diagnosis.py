@@ -44,9 +44,6 @@ LINES_SHOWN = 5  # a class's lines in the dense comparison shown at once; the re
 RELEVANT_COLOR, WRONG_COLOR = "green", "orange"
 BM25_TOP = 10  # BM25's top documents offered for the term-by-term view
 BASE, DENSE = "BM25", "dense"  # the hypothesis's two systems: dense against BM25
-HYPOTHESIS_CLASS = (
-    "vocabulary gap"  # the article: BM25 misses q02 on a vocabulary gap, a dense retriever would close it
-)
 DENSE_HINT = (
     "The dense retriever (the system *dense*) is not among the systems evaluated: add it on the Data page, "
     "or with `--embeddings e5-small` on the command line, to see what it changes relative to BM25."
@@ -278,24 +275,9 @@ def by_class(found: list[diagnosis.Change], base_cases: list[diagnosis.Case]) ->
 
 
 def verdict(found: list[diagnosis.Change], base_cases: list[diagnosis.Case], n_evaluated: int, threshold: int) -> str:
-    """One sentence answering the article's hypothesis from the data: how many of BM25's vocabulary-gap failures
-    dense fixes, and how many of the questions BM25 answers in the top k it breaks."""
-    failing = sum(c.kind == HYPOTHESIS_CLASS for c in base_cases)
-    fixed = sum(c.outcome == "fixed" and c.kind == HYPOTHESIS_CLASS for c in found)
-    broken = sum(c.outcome == "broken" for c in found)
-    answered = n_evaluated - len(base_cases)
-    tail = f"breaks {broken} of the {plural(answered, 'question')} {BASE} answers in its top {threshold}."
-    if not failing:
-        return (
-            f"Nothing to answer here: {BASE} fails no question on a {HYPOTHESIS_CLASS} at k = {threshold}, "
-            f"so the hypothesis is not tested on this data; {DENSE} {tail}"
-        )
-    said = "holds" if fixed == failing else "holds in part" if fixed else "does not hold"
-    return (
-        f"The article's hypothesis (a dense retriever closes {BASE}'s {HYPOTHESIS_CLASS}) {said} on this data: "
-        f"{DENSE} fixes {fixed} of the {plural(failing, HYPOTHESIS_CLASS.replace(' ', '-') + ' question')} {BASE} fails "
-        f"at k = {threshold}, and it {tail}"
-    )
+    """One sentence answering the article's hypothesis from the data (diagnosis.Hypothesis): how many of BM25's
+    vocabulary-gap failures dense fixes, and how many of the questions BM25 answers in the top k it breaks."""
+    return diagnosis.hypothesis(found, base_cases, n_evaluated, threshold, BASE, DENSE).sentence
 
 
 def dense_summary(
@@ -595,7 +577,7 @@ def doc_label(doc_id: str, relevant: dict[str, int], top_bm: list[str]) -> str:
     return doc_id + (f" ({'; '.join(tags)})" if tags else "")
 
 
-def rank_text(pos: int | None, total: float, listed: int) -> str:
+def bm25_rank_text(pos: int | None, total: float, listed: int) -> str:
     """A document's BM25 rank, or why it has none: a score of 0 is not retrieved, else it lies beyond the list."""
     return str(pos) if pos else ("not retrieved (score 0)" if total <= 0 else f"beyond {listed}")
 
@@ -620,7 +602,7 @@ def term_tables(
                 "document": d,
                 "grade": relevant.get(d, 0),
                 "BM25 score": total,
-                "BM25 rank": rank_text(pos, total, listed_docs.size),
+                "BM25 rank": bm25_rank_text(pos, total, listed_docs.size),
                 "length": length,
                 "× average": length / average if average else 0.0,
             }

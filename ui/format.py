@@ -1,28 +1,12 @@
-"""Numbers, settings and texts written for reading: signed differences with a true minus, p-values, intervals,
-and long texts cut to a bound (PREVIEW_CHARS in tables and lists, FULL_CHARS for one document in full)."""
+"""Numbers, settings and texts written for reading: signed differences with a true minus, p-values, intervals (the
+library's rules, retrieval.core.numbers, which the pages import from here), and long texts cut to a bound
+(PREVIEW_CHARS in tables and lists, FULL_CHARS for one document in full)."""
 
 from __future__ import annotations
 
 from retrieval.analyses.tuning import setting_text
+from retrieval.core.numbers import MINUS, interval_text, p_is, p_text, signed  # noqa: F401 - the one rule of each
 from retrieval.core.words import agree, plural  # noqa: F401 - the one rule of a count and its noun, the pages' too
-
-MINUS = "\u2212"
-
-
-def signed(x: float, digits: int = 3) -> str:
-    """A difference with its sign and a true minus: +0.012, −0.081 (0.000 when it rounds to zero)."""
-    s = f"{x:+.{digits}f}"
-    return s[1:] if float(s) == 0 else s.replace("-", MINUS)
-
-
-def interval_text(low: float, high: float, digits: int = 3) -> str:
-    """An interval as [−0.081, +0.107]."""
-    return f"[{signed(low, digits)}, {signed(high, digits)}]"
-
-
-def p_text(p: float) -> str:
-    """A p-value for reading: 0.132, < 0.001, 1."""
-    return "1" if p >= 0.9995 else f"{p:.3f}" if p >= 0.001 else "< 0.001"
 
 
 def fmt_setting(setting: dict) -> str:

@@ -3,7 +3,8 @@
 their grades, the chosen metric's means before and after, and the judgements as TREC qrels (per rater, combined).
 
 A hole is a document of the corpus that some system ranks in a question's top k and that the loaded dataset's
-judgements do not grade for that question. The holes are found against the loaded judgements, so a document
+judgements do not grade for that question (the judging pool: retrieval.analyses.holes, which finds and counts them,
+also for `python -m retrieval holes`). The holes are found against the loaded judgements, so a document
 graded here stays listed (with your grade, which can be changed or taken back). Each grade is kept in the workspace
 with its rater and time (ui.workspace); every page measures with the raters' grades combined by the chosen rule
 (`ui.in_use.new_judgements`). A run's document outside the corpus has no text to read and is not listed.
@@ -15,12 +16,11 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
+from retrieval.analyses.holes import Pool, judging_pool, most_unjudged_sentence, ranked_by_text
 from retrieval.corpus.dataset import Dataset, format_qrels
 from retrieval.evaluation.agreement import RULES, agreement, disagreements, explain
 from retrieval.evaluation.experiment import Evaluation
@@ -48,69 +48,23 @@ KEY_GRADE, KEY_FULL = "judge_grade:", "judge_full:"  # + dataset fingerprint:rat
 # ------------------------------------------------------------------------------------------ pure helpers
 
 
-def find_holes(ds: Dataset, ranks: dict[str, Ranking], k: int) -> pd.DataFrame:
-    """Every (question, document, system, rank) with the document in the system's top k and not judged for the
-    question in `ds`: columns q, doc (indices), system, rank (from 1). A document outside the corpus is left out."""
-    qr, n = ds.qrels, max(ds.n_docs, 1)
-    judged = np.unique(qr.query[qr.doc >= 0] * n + qr.doc[qr.doc >= 0])
-    frames = []
-    for name, r in ranks.items():
-        q, position, doc = r.top_entries(np.arange(ds.n_queries), k)
-        keep = (doc >= 0) & ~np.isin(q * n + doc, judged)
-        frames.append(pd.DataFrame({"q": q[keep], "doc": doc[keep], "system": name, "rank": position[keep] + 1}))
-    columns = {"q": "int64", "doc": "int64", "system": "object", "rank": "int64"}
-    if not frames:
-        return pd.DataFrame({c: pd.Series(dtype=t) for c, t in columns.items()})
-    return pd.concat(frames, ignore_index=True).astype(columns)
+def find_pool(ds: Dataset, ranks: dict[str, Ranking], k: int) -> Pool:
+    """The judging pool of the systems' rankings at the sidebar's k, against `ds`'s judgements
+    (retrieval.analyses.holes)."""
+    return judging_pool(ds, ranks, k)
 
 
-def holes_per_system(holes: pd.DataFrame, systems: list[str], graded: set[tuple[int, int]]) -> pd.DataFrame:
+def system_frame(pool: Pool, graded: set[tuple[int, int]]) -> pd.DataFrame:
     """Per system: the unjudged documents in its top k (summed over the questions), and how many of them are
-    still unjudged once the new grades (`graded`: (question, document) indices) count."""
-    pairs = list(zip(holes["q"].tolist(), holes["doc"].tolist()))
-    left = holes.assign(left=[p not in graded for p in pairs])
-    counts = left.groupby("system")["left"].agg(["size", "sum"])
+    still unjudged once the new grades (`graded`: (question, document) indices) count (holes.Pool.per_system)."""
+    shares = pool.per_system(graded)
     return pd.DataFrame(
         {
-            "system": systems,
-            "unjudged in the top k": [int(counts["size"].get(s, 0)) for s in systems],
-            "still unjudged": [int(counts["sum"].get(s, 0)) for s in systems],
+            "system": [x.system for x in shares],
+            "unjudged in the top k": [x.unjudged for x in shares],
+            "still unjudged": [x.still_unjudged for x in shares],
         }
     )
-
-
-def question_order(holes: pd.DataFrame) -> list[int]:
-    """The questions with a hole, the most holes first (distinct documents), ties in question order."""
-    n = holes.groupby("q")["doc"].nunique()
-    return sorted(n.index.tolist(), key=lambda q: (-int(n[q]), q))
-
-
-@dataclass(frozen=True)
-class Hole:
-    """One unjudged document of a question: which systems rank it in their top k, and where."""
-
-    doc: int
-    ranked_by: tuple[tuple[str, int], ...]  # (system, rank), best rank first
-
-    @property
-    def best(self) -> int:
-        """Its best rank among the systems."""
-        return self.ranked_by[0][1]
-
-
-def holes_of(ds: Dataset, holes: pd.DataFrame, q: int) -> list[Hole]:
-    """A question's unjudged documents: those ranked by the most systems first, then the best rank, then id."""
-    mine = holes[holes["q"] == q]
-    out = []
-    for d, group in mine.groupby("doc"):
-        pairs = sorted(zip(group["system"].tolist(), group["rank"].tolist()), key=lambda p: (p[1], p[0]))
-        out.append(Hole(int(d), tuple(pairs)))
-    return sorted(out, key=lambda h: (-len(h.ranked_by), h.best, ds.doc_ids[h.doc]))
-
-
-def ranked_by_text(hole: Hole) -> str:
-    """'BM25 #1 · dense #3' (names as given: escape before Markdown)."""
-    return " · ".join(f"{s} #{r}" for s, r in hole.ranked_by)
 
 
 def page_of(items: list, page: int, per_page: int = PER_PAGE) -> tuple[int, list]:
@@ -225,17 +179,14 @@ def in_force(everyone: tuple[Grade, ...], grades: dict, rule: str) -> str:
 # ------------------------------------------------------------------------------------------ the page's parts
 
 
-def header(base: Dataset, k: int, holes: pd.DataFrame, grades: dict) -> None:
-    """Title, what the page counts, and who grades."""
+def header(base: Dataset, pool: Pool, grades: dict) -> None:
+    """Title, what the page counts (the pool's sentence), and who grades."""
     st.title("Judge")
-    pairs = holes[["q", "doc"]].drop_duplicates().shape[0]
-    questions = holes["q"].nunique()
     everyone = in_use.workspace_grades(base)
     st.caption(
-        f"{plain(in_use.dataset_label())}: {pairs:,} unjudged documents in some system's top {k}, over {questions:,} of "
-        f"{base.n_queries:,} questions (the cutoff k is the sidebar's). Grade them: every page then measures with "
-        f"the raters' grades. {in_force(everyone, grades, in_use.rule())} An unjudged document counts as not "
-        "relevant."
+        f"{plain(in_use.dataset_label())}: {plain(pool.sentence)} The cutoff k is the sidebar's. Grade them: every "
+        f"page then measures with the raters' grades. {in_force(everyone, grades, in_use.rule())} An unjudged "
+        "document counts as not relevant."
     )
     who()
     message = st.session_state.pop(MESSAGE, None)
@@ -284,11 +235,15 @@ def seen_by(grades: tuple[Grade, ...], rater: str, blind_: bool) -> tuple[Grade,
     return tuple(g for g in grades if (g.query_id, g.doc_id) in graded)
 
 
-def summary(holes: pd.DataFrame, systems: list[str], graded: set, k: int) -> None:
-    """Per system: the unjudged documents in its top k, and those still unjudged."""
-    st.subheader(f"Unjudged documents in each system's top {k}")
-    st.dataframe(holes_per_system(holes, systems, graded), hide_index=True, width="stretch")
-    st.caption("Summed over every question: a document ranked by two systems counts once for each.")
+def summary(pool: Pool, graded: set) -> None:
+    """Per system: the unjudged documents in its top k, and those still unjudged; which has the most left."""
+    st.subheader(f"Unjudged documents in each system's top {pool.k}")
+    st.dataframe(system_frame(pool, graded), hide_index=True, width="stretch")
+    most = most_unjudged_sentence(pool.per_system(graded))
+    st.caption(
+        "Summed over every question: a document ranked by two systems counts once for each."
+        + (f" {plain(most)}" if most else "")
+    )
 
 
 def _move(order: list[int], step: int) -> None:
@@ -302,10 +257,10 @@ def _to_first_page() -> None:
     st.session_state[KEY_PAGE] = 1
 
 
-def choose_question(base: Dataset, holes: pd.DataFrame, order: list[int]) -> int:
+def choose_question(base: Dataset, pool: Pool, order: list[int]) -> int:
     """The question selector (the most holes first) with previous and next buttons."""
     st.subheader("Grade one question's documents")
-    counts = holes.groupby("q")["doc"].nunique()
+    counts = pool.counts()
     if st.session_state.get(KEY_Q) not in order:
         st.session_state[KEY_Q] = order[0]
     q = st.selectbox(
@@ -361,9 +316,9 @@ def _on_grade(qid: str, did: str, key: str) -> None:
         st.session_state[COUNTING] = True
 
 
-def grade_documents(base: Dataset, holes: pd.DataFrame, q: int, grades: dict) -> None:
+def grade_documents(base: Dataset, pool: Pool, q: int, grades: dict) -> None:
     """The question's unjudged documents, a page at a time: who ranks each where, its text, a 0/1/2 control."""
-    docs = holes_of(base, holes, q)
+    docs = pool.holes_of(base, q)
     pages = max(1, page_count(len(docs), PER_PAGE))
     if int(st.session_state.get(KEY_PAGE) or 1) > pages:  # fewer pages since (another k): the last one
         st.session_state[KEY_PAGE] = pages
@@ -572,10 +527,6 @@ def _forget(rater: str) -> None:
         del st.session_state[key]
 
 
-def nothing_to_judge(base: Dataset, k: int) -> None:
-    """What the page says when every document in every top k is judged."""
-    st.success(
-        f"Every document in every system's top {k} is judged for {plain(in_use.dataset_label())}: nothing to grade at "
-        "this cutoff (a larger k may show some).",
-        icon=":material/check_circle:",
-    )
+def nothing_to_judge(pool: Pool) -> None:
+    """What the page says when every document in every top k is judged (the pool's sentence)."""
+    st.success(f"{plain(in_use.dataset_label())}: {plain(pool.sentence)}", icon=":material/check_circle:")

@@ -54,16 +54,10 @@ def fusion_depths(systems, p: Params) -> dict[str, int]:
     return {s: p.fusion_depth for s in systems if s in FUSIONS}
 
 
-def rank_label(r: int, depth: int | None = None, member_found: bool = False) -> str:
-    """A rank for display (diagnosis.rank_text, the one rule): the rank; "> N" for a fusion (its depth given) that
-    lost a relevant document one of its members lists; else not found."""
-    return rank_text(int(r), depth, member_found)
-
-
 def cell_label(r: int, depth: int | None = None, member_found: bool = False) -> str:
-    """A heatmap cell's text: the rank, "> N" for a fusion's cut (`rank_label`), "—" for not found (the legend
+    """A heatmap cell's text: the rank, "> N" for a fusion's cut (diagnosis.rank_text), "—" for not found (the legend
     names both)."""
-    return rank_label(r, depth, member_found) if r or beyond_cut(r, depth, member_found) else charts.NOT_FOUND_MARK
+    return rank_text(int(r), depth, member_found) if r or beyond_cut(r, depth, member_found) else charts.NOT_FOUND_MARK
 
 
 def missing_text(depth: int | None = None, member_found: bool = False) -> str:
@@ -435,7 +429,7 @@ def summary(one: Question, depths: dict[str, int], members=()) -> None:
         d = depths.get(s)
         col.metric(
             plain(s),
-            rank_label(one.firsts[s], d, found),
+            rank_text(int(one.firsts[s]), d, found),
             border=True,
             help="Rank of the first relevant document in this system's list"
             + (f"; “> {d}”: {fusion_cut_label(d)}, its list." if beyond_cut(one.firsts[s], d, found) else "."),

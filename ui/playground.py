@@ -27,7 +27,7 @@ from . import cache, state
 from .format import clip, signed
 from .markdown import escape_markdown as plain
 from .markdown import highlight_markdown
-from .per_question import RELEVANT_CSS, cut, grade_text, rank_label, short_list_reason
+from .per_question import RELEVANT_CSS, cut, grade_text, short_list_reason
 
 TOP = 10  # each system's list shown
 TEXT_CHARS = 160  # a document's text in a table
@@ -209,7 +209,7 @@ def metrics_frame(
             row = {
                 "system": s,
                 "question": label,
-                "first relevant": rank_label(int(first[pos])) if first.size > pos else "—",
+                "first relevant": diagnosis.rank_text(int(first[pos])) if first.size > pos else "—",
             }
             row.update({state.metric_label(n): values(ev, s, n, pos) for n in names})
             rows.append(row)
@@ -261,11 +261,11 @@ def rank_cell(one: Dataset, ranking: Ranking, doc_id: str, depth: int) -> str:
     """A document's rank for a table: exact for a judged one (however deep); another's within the list, else
     'not found' when the list holds every result, else '> depth' (further down than the list goes)."""
     if doc_id in set(one.qrels.doc_id.tolist()):
-        return rank_label(judged_rank(one, ranking, doc_id))
+        return diagnosis.rank_text(int(judged_rank(one, ranking, doc_id)))
     r = position(ranking, one.doc_index[doc_id])
     if r:
         return str(r)
-    return rank_label(0) if ranking.top(0)[0].size >= int(ranking.n_results[0]) else f"> {depth}"
+    return diagnosis.rank_text(0) if ranking.top(0)[0].size >= int(ranking.n_results[0]) else f"> {depth}"
 
 
 def judging_frame(
@@ -295,9 +295,9 @@ def judged_ranks_frame(
     for j, (d, g) in enumerate(zip(one.qrels.doc_id.tolist(), one.qrels.grade.tolist())):
         row = {"document": d, "grade": int(g)}
         for s, r in ranks.items():
-            now = rank_label(int(r.judged_rank[j]))
+            now = diagnosis.rank_text(int(r.judged_rank[j]))
             before = (
-                rank_label(int(original[s].judged_rank[before_ids[d]]))
+                diagnosis.rank_text(int(original[s].judged_rank[before_ids[d]]))
                 if original is not None and s in original and d in before_ids
                 else now
             )

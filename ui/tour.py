@@ -2,7 +2,9 @@
 with a sentence or two computed from it, and the navigation between the steps (the step lives in the URL: ?step=4).
 
 The sentences are pure functions of numbers (tests/test_ui_tour.py feeds them numbers and checks the wording: a
-"tie" is said only when the paired bootstrap's interval holds zero). The views reuse the other pages' parts
+"tie" is said only when the paired bootstrap's interval holds zero); the findings among them are the library's
+(retrieval.analyses: fusion_gains for where two systems part and what a fusion gains, noise for a tie and the
+noise, diagnosis for the failures), rendered here with the names escaped and the stressed phrase in bold. The views reuse the other pages' parts
 (ui.overview, ui.per_question, ui.diagnosis, ui.compare, ui.charts) and read every figure through ui.cache.
 """
 
@@ -17,7 +19,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from retrieval.analyses import diagnosis, stemming, teaching
+from retrieval.analyses import diagnosis, fusion_gains, noise, stemming, teaching
+from retrieval.analyses.fusion_gains import Gains, Split, Standing, explain_fusion, found, gains_text, picks
+from retrieval.analyses.noise import Noise, Tie
 from retrieval.core.params import Params
 from retrieval.corpus.dataset import Dataset
 from retrieval.engine import adhoc
@@ -28,8 +32,8 @@ from . import cache, charts, compare, overview, router, state
 from . import diagnosis as diag
 from . import per_question as pq
 from .format import MINUS, agree, clip, interval_text, plural, signed
+from .markdown import bold, highlight_markdown
 from .markdown import escape_markdown as plain
-from .markdown import highlight_markdown
 
 STEPS = (  # the article's argument, in order: each step's title
     "The corpus and the questions",
@@ -189,9 +193,8 @@ def fmt6(x: float) -> str:
 
 
 def id_list(ids: Sequence[str], limit: int = 6) -> str:
-    """'q01, q12' (escaped), the first `limit` and how many more."""
-    shown = ", ".join(plain(i) for i in ids[:limit])
-    return shown + (f" and {len(ids) - limit:,} more" if len(ids) > limit else "")
+    """'q01, q12' (escaped), the first `limit` and how many more (fusion_gains.id_list)."""
+    return fusion_gains.id_list(ids, limit, plain)
 
 
 def means_table(ev: Evaluation, systems: Sequence[str], metrics: list[str]):
@@ -430,23 +433,9 @@ def step_metrics(v: View) -> None:
 
 
 def tie_sentence(a: str, b: str, mean_a: float, mean_b: float, iv: stats.Interval, label: str, n: int) -> str:
-    """Whether two systems tie on average, from their means and the paired bootstrap of a - b: "tie" only when
-    the means are equal or the 95% interval holds zero; otherwise which is better, beyond noise."""
-    sa, sb = plain(a), plain(b)
-    span = interval_text(iv.low, iv.high)
-    if mean_a == mean_b:
-        return f"{sa} and {sb} have the same mean {label}, {mean_a:.3f}, on the {plural(n, 'question')}: a tie."
-    (lead, hi), (behind, lo) = sorted(((sa, mean_a), (sb, mean_b)), key=lambda x: -x[1])
-    if iv.holds_zero:
-        return (
-            f"{lead} is ahead of {behind} by {hi - lo:.3f} on mean {label} ({hi:.3f} against {lo:.3f}), but the 95% "
-            f"bootstrap interval of {sa} {MINUS} {sb}, {span}, holds zero: on these {plural(n, 'question')} they **tie**, "
-            "and ranking them on their means would be a mistake."
-        )
-    return (
-        f"{lead} is better than {behind} on mean {label} ({hi:.3f} against {lo:.3f}), and the 95% bootstrap "
-        f"interval of {sa} {MINUS} {sb}, {span}, leaves zero out: on this data they do **not** tie."
-    )
+    """Whether two systems tie on average (noise.Tie: "tie" only when the means are equal or the 95% interval holds
+    zero; otherwise which is better, beyond noise), names escaped, the verdict in bold."""
+    return Tie(a, b, mean_a, mean_b, iv, label, n).text(plain, bold)
 
 
 def step_means(v: View) -> None:
@@ -484,48 +473,19 @@ def difference(col, a: str, b: str, iv: stats.Interval) -> None:
 # ------------------------------------------------------------------------------------------ 4. where they fail
 
 
-def found(first_rank: np.ndarray, k: int) -> np.ndarray:
-    """Whether each question's first relevant document is in the top k."""
-    fr = np.asarray(first_rank)
-    return (fr > 0) & (fr <= k)
-
-
-def split_k(first_a: np.ndarray, first_b: np.ndarray, k_max: int = SPLIT_K_MAX) -> int | None:
-    """The smallest cutoff 1..k_max at which one system finds a question in its top k and the other does not."""
-    for k in range(1, k_max + 1):
-        if (found(first_a, k) != found(first_b, k)).any():
-            return k
-    return None
-
-
 def disagreement_sentence(
     a: str, b: str, k: int, only_a: Sequence[str], only_b: Sequence[str], neither: Sequence[str], parts_at: int | None
 ) -> str:
-    """Where two systems fail, from the questions only one finds in the top k, those neither finds, and the
-    smallest cutoff at which they part (None: they never do up to SPLIT_K_MAX)."""
-    sa, sb = plain(a), plain(b)
-    fail = (
-        f"Neither finds {id_list(neither)} in its top {k}."
-        if neither
-        else f"Every question is found by at least one of them in the top {k}."
+    """Where two systems fail (fusion_gains.Split's sentence, names escaped, the cutoff where they part in bold and
+    what to do with it), from the questions only one finds in the top k, those neither finds, and the smallest
+    cutoff at which they part (None: they never do up to SPLIT_K_MAX)."""
+    said = Split(a, b, k, tuple(only_a), tuple(only_b), tuple(neither), parts_at, SPLIT_K_MAX)
+    aside = (
+        f" (set k = {parts_at} in the sidebar); the table lists every question whose first relevant rank differs"
+        if parts_at is not None
+        else ""
     )
-    if only_a or only_b:
-        return (
-            f"At k = {k}, {sa} alone finds {plural(len(only_a), 'question')} in its top {k}"
-            f"{' (' + id_list(only_a) + ')' if only_a else ''} and {sb} alone {len(only_b):,}"
-            f"{' (' + id_list(only_b) + ')' if only_b else ''}: they fail on different questions, which is what a "
-            f"fusion can use. {fail}"
-        )
-    if parts_at is not None:
-        return (
-            f"At k = {k} they fail on the same questions: no question is in one's top {k} and not in the other's. "
-            f"{fail} They part lower down: at **k = {parts_at}** one finds a question the other misses "
-            f"(set k = {parts_at} in the sidebar); the table lists every question whose first relevant rank differs."
-        )
-    return (
-        f"{sa} and {sb} find the same questions at every cutoff from 1 to {SPLIT_K_MAX}: a fusion of the two has "
-        f"little to gain here. {fail}"
-    )
+    return said.text(plain, bold, aside)
 
 
 def rank_cells(v: View, system: str, rows: np.ndarray) -> list[str]:
@@ -563,9 +523,9 @@ def first_rank_rows(
 def step_disagree(v: View) -> None:
     fa, fb = v.ev.first_rank[BASE], v.ev.first_rank[OTHER]
     in_a, in_b = found(fa, v.k), found(fb, v.k)
-    qids = np.array(v.qids, dtype=object)
-    only_a, only_b, neither = list(qids[in_a & ~in_b]), list(qids[in_b & ~in_a]), list(qids[~in_a & ~in_b])
-    st.markdown(disagreement_sentence(BASE, OTHER, v.k, only_a, only_b, neither, split_k(fa, fb)))
+    parted = fusion_gains.split(BASE, OTHER, fa, fb, v.qids, v.k, SPLIT_K_MAX)
+    only_a, only_b, neither = parted.only_a, parted.only_b, parted.neither
+    st.markdown(disagreement_sentence(BASE, OTHER, v.k, only_a, only_b, neither, parted.parts_at))
     cols = st.columns(3)
     cols[0].metric(f"{BASE} alone, top {v.k}", f"{len(only_a):,}", border=True)
     cols[1].metric(f"{OTHER} alone, top {v.k}", f"{len(only_b):,}", border=True)
@@ -758,91 +718,23 @@ def step_why(v: View) -> None:
 
 
 def fusion_sentence(fusion: str, value: float, members: Mapping[str, float], label: str) -> str:
-    """Where a fusion's mean stands against its members' (above both, level with the better, between, below)."""
-    names = " and ".join(f"{plain(m)} {x:.3f}" for m, x in members.items())
-    best, worst = max(members.values()), min(members.values())
-    if len(members) == 1:
-        where = (
-            "above its only member"
-            if value > best
-            else "level with its only member"
-            if value == best
-            else "below its only member"
-        )
-    elif value > best:
-        where = "above every member" if len(members) > 2 else "above both its members"
-    elif value == best:
-        where = "level with its better member"
-    elif value >= worst:
-        where = "between its members"
-    else:
-        where = "below every member" if len(members) > 2 else "below both its members"
-    return f"**{plain(fusion)}** scores {value:.3f} on mean {label}, {where} ({names})."
+    """Where a fusion's mean stands against its members' (fusion_gains.Standing: above both, level with the better,
+    between, below), names escaped, the fusion in bold."""
+    return Standing(fusion, value, tuple(members.items()), label).text(plain, bold)
 
 
 def ranks_sentence(fusion: str, fusion_ranks: np.ndarray, member_ranks: Sequence[np.ndarray]) -> str:
     """On the questions where the members' first relevant ranks differ: how often the fusion takes the better
-    member's rank, beats both, or falls behind the better one."""
-    m = np.stack([np.where(np.asarray(r) > 0, np.asarray(r), np.iinfo(np.int64).max) for r in member_ranks])
-    differ = (m != m[0]).any(axis=0)
-    f = np.where(np.asarray(fusion_ranks) > 0, np.asarray(fusion_ranks), np.iinfo(np.int64).max)[differ]
-    best = m.min(axis=0)[differ]
-    n = int(differ.sum())
-    if not n:
-        return f"Its members put the first relevant document at the same rank on every question, so {plain(fusion)} has nothing to pick between."
-    return (
-        f"On the {plural(n, 'question')} where the members disagree, {plain(fusion)} matches the better member on "
-        f"{int((f == best).sum()):,}, beats both on {int((f < best).sum()):,} and falls behind the better on {int((f > best).sum()):,}."
-    )
+    member's rank, beats both, or falls behind the better one (fusion_gains.Picks)."""
+    return picks(fusion, fusion_ranks, member_ranks).text(plain)
 
 
-@dataclass(frozen=True)
-class Gains:
-    """Where a fusion scores above every member on one metric, question by question (positions in the evaluated)."""
-
-    fusion: str
-    above: tuple[int, ...]  # the fusion's value is above every member's
-    later: tuple[int, ...]  # of those, its first relevant document is no higher than the best member's first
-
-
-def fusion_gains(
-    fusion: str,
-    values: np.ndarray,
-    member_values: Sequence[np.ndarray],
-    first: np.ndarray,
-    member_first: Sequence[np.ndarray],
-) -> Gains:
-    """The questions a fusion scores above every member on (its per-question `values` against theirs), and those of
-    them where its first relevant rank is no better than the best member's: there the gain comes from the later
-    relevant documents, ranked higher by the fusion than by either member."""
-    top = np.max(np.stack([np.asarray(m, dtype=float) for m in member_values]), axis=0)
-    above = np.flatnonzero(np.asarray(values, dtype=float) > top + 1e-12)
-    never = np.iinfo(np.int64).max
-    best = np.min(np.stack([np.where(np.asarray(m) > 0, m, never) for m in member_first]), axis=0)
-    own = np.where(np.asarray(first) > 0, first, never)
-    return Gains(fusion, tuple(int(i) for i in above), tuple(int(i) for i in above if own[i] >= best[i]))
+GAINS_TABLE = " (the table below shows where each system puts them)"  # what step 6 adds to the gains' sentence
 
 
 def gains_sentence(g: Gains, qids: Sequence[str], label: str, n_members: int) -> str:
-    """Where a fusion's gain on the mean comes from, from `fusion_gains`: the questions it scores above every member
-    on, and how many of them it wins with later relevant documents, not the first."""
-    f = plain(g.fusion)
-    every = "both its members" if n_members == 2 else "every member"
-    if not g.above:
-        return (
-            f"On no question does {f} score above {every} on {label}: its mean moves only by taking the better "
-            "member's value where they differ."
-        )
-    later, first = [qids[i] for i in g.later], [qids[i] for i in g.above if i not in g.later]
-    said = f"On {label} itself, {f} scores above {every} on {plural(len(g.above), 'question')} ({id_list([qids[i] for i in g.above])})"
-    if not later:
-        return said + ": on each it puts the first relevant document higher than any member does."
-    return (
-        said + f". On {len(later):,} of them ({id_list(later)}) its first relevant document is no higher than the "
-        "better member's: **the gain comes from the later relevant documents**: past the first, it ranks more of "
-        "them, or better-graded ones, higher than either member does (the table below shows where each system puts them)."
-        + (f" On {len(first):,} ({id_list(first)}) it puts the first relevant document higher." if first else "")
-    )
+    """Where a fusion's gain on the mean comes from (fusion_gains.gains_text), names escaped, the finding in bold."""
+    return gains_text(g, qids, label, n_members, plain, bold, GAINS_TABLE)
 
 
 def relevant_ranks(ds: Dataset, ranking, q: int, n: int = 4) -> str:
@@ -900,24 +792,14 @@ def step_fusion(v: View) -> None:
     members = [m for m in v.params.members if m in v.ev.values]
     fusions = [f for f in FUSIONS if f in v.ev.values]
     shown = [*members, *fusions]
-    member_means = {m: v.ev.mean(m, v.metric) for m in members}
     st.markdown(fusion_intro(members, v.params))
     gains = {}
     for f in fusions:
-        gains[f] = fusion_gains(
-            f,
-            v.ev.values[f][v.metric],
-            [v.ev.values[m][v.metric] for m in members],
-            v.ev.first_rank[f],
-            [v.ev.first_rank[m] for m in members],
-        )
+        said = explain_fusion(v.ev, f, v.metric, v.label, members, v.qids)
+        gains[f] = said.gains
         st.markdown(
-            "- "
-            + fusion_sentence(f, v.ev.mean(f, v.metric), member_means, v.label)
-            + " "
-            + ranks_sentence(f, v.ev.first_rank[f], [v.ev.first_rank[m] for m in members])
-            + " "
-            + gains_sentence(gains[f], v.qids, v.label, len(members))
+            f"- {said.standing.text(plain, bold)} {said.picks.text(plain)} "
+            + gains_text(said.gains, v.qids, v.label, len(members), plain, bold, GAINS_TABLE)
         )
     st.dataframe(means_table(v.ev, shown, v.table), width="stretch")
     gained = sorted({i for g in gains.values() for i in g.above})
@@ -954,25 +836,14 @@ def step_fusion(v: View) -> None:
 
 
 def best_of(ev: Evaluation, systems: Sequence[str], metric: str) -> str:
-    """The system with the highest mean (the first listed on a tie)."""
-    return max(systems, key=lambda s: (ev.mean(s, metric), -list(systems).index(s)))
+    """The system with the highest mean (the first listed on a tie: noise.best_of)."""
+    return noise.best_of(ev, systems, metric)
 
 
 def noise_sentence(fusion: str, member: str, iv: stats.Interval, label: str, n: int) -> str:
-    """The plain reading of the best fusion against its best member: noise or not, and what that means."""
-    f, m = plain(fusion), plain(member)
-    if iv.holds_zero:
-        what = "gain" if iv.mean > 0 else "difference"
-        return (
-            f"With {plural(n, 'question')}, the {what} of {f} over {m} ({signed(iv.mean)}) can't be told apart from noise: "
-            "the bootstrap reshuffles the questions, the independent unit, and zero stays inside the 95% interval. "
-            "Don't read it as an established difference."
-        )
-    better = f if iv.mean > 0 else m
-    return (
-        f"With {plural(n, 'question')}, the difference ({signed(iv.mean)}) is more than noise: the 95% interval leaves "
-        f"zero out, so {better} is better here on {label}."
-    )
+    """The plain reading of the best fusion against its best member: noise or not, and what that means (noise.Noise),
+    names escaped."""
+    return Noise(fusion, member, iv, label, n).text(plain)
 
 
 def step_noise(v: View) -> None:
@@ -1004,21 +875,10 @@ def step_noise(v: View) -> None:
 
 
 def trap_sentence(ours: float, whole: float, only: float, missing: Sequence[str], k: int, advice: bool = True) -> str:
-    """The scikit-learn trap read aloud from the three numbers and the relevant documents not retrieved (with the
-    advice to pass the whole universe, unless `advice` is False: it was given once already)."""
-    agree = "agrees with ours" if math.isclose(whole, ours, abs_tol=1e-9) else "differs from ours"
-    if math.isclose(only, whole, abs_tol=1e-9):
-        return (
-            f"Given the whole universe scikit-learn gives {whole:.6f} and {agree} ({ours:.6f}); given only the retrieved "
-            f"documents it gives the same here, since every relevant document was retrieved."
-        )
-    inflated = "inflated" if only > whole else "changed"
-    return (
-        f"Our nDCG@{k} is {ours:.6f}. scikit-learn's `ndcg_score` given every document of the universe gives "
-        f"{whole:.6f} and {agree}; given only the retrieved documents it gives **{only:.6f}**, {inflated}, because it "
-        f"derives the ideal DCG from the documents it is passed and never sees {id_list(missing)} (relevant, not retrieved)."
-        + (" Always pass the whole universe, with score 0 for what was not retrieved." if advice else "")
-    )
+    """The scikit-learn trap read aloud from the three numbers and the relevant documents not retrieved
+    (teaching.trap_text; with the advice to pass the whole universe, unless `advice` is False: it was given once
+    already), ids escaped, the inflated value in bold."""
+    return teaching.trap_text(ours, whole, only, missing, k, advice, plain, bold, lambda s: f"`{s}`")
 
 
 def step_trap(v: View) -> None:
@@ -1130,7 +990,7 @@ def trap_on_the_data(v: View) -> None:
 def dense_example_sentence(c: diagnosis.Case, dense_rank: int, threshold: int) -> str:
     """What dense does with one of BM25's failing questions: fixed (a relevant document in its top t) or not."""
     q = "Question " + plain(c.qid)
-    base = diagnosis.rank_label(c.rank)
+    base = diagnosis.rank_words(c.rank)
     if 0 < dense_rank <= threshold:
         return (
             f"{q} ({BASE}: {base}, {class_phrase(c.kind)}): {DENSE} puts its first relevant document at rank {dense_rank}, "

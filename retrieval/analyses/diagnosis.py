@@ -258,8 +258,8 @@ def changes(
     return out
 
 
-def rank_label(rank: int) -> str:
-    """A first relevant rank in words: "rank 4", or "not found" for 0 (rank_text's; neither system of a change is
+def rank_words(rank: int) -> str:
+    """A first relevant rank said in a sentence: "rank 4", or "not found" for 0 (rank_text's; neither system of a change is
     a fusion)."""
     return f"rank {rank}" if rank > 0 else rank_text(rank)
 
@@ -272,7 +272,7 @@ def describe(change: Change) -> str:
     """
     return (
         f"{change.outcome}: {change.qid}, {change.kind}; "
-        f"{change.other} {rank_label(change.other_rank)}, {change.base} {rank_label(change.base_rank)}"
+        f"{change.other} {rank_words(change.other_rank)}, {change.base} {rank_words(change.base_rank)}"
     )
 
 
@@ -335,4 +335,64 @@ def failures_sentence(f: Failures) -> str:
         said + f": a question is {UNJUDGED} only when nothing relevant is in its list and that unjudged first result "
         "shares a word with it; one with a relevant document further down is a late rank whatever comes first. "
         "Graded relevant, an unjudged first result would put its question at rank 1."
+    )
+
+
+HYPOTHESIS_CLASS = "vocabulary gap"  # the article: BM25 misses q02 on one, a dense retriever would close it
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """The article's hypothesis (a dense retriever closes BM25's vocabulary gap) read from the changes of `other`
+    against `base` at a threshold: how many of base's failures of the class other fixes, and how many of the
+    questions base answers in its top k other breaks."""
+
+    base: str
+    other: str
+    threshold: int
+    failing: int  # base's failures of the class
+    fixed: int  # of those, fixed by other
+    broken: int  # questions base answers in its top k and other fails
+    answered: int  # questions base answers in its top k
+    kind: str = HYPOTHESIS_CLASS
+
+    @property
+    def holds(self) -> str:
+        """'holds', 'holds in part', 'does not hold', or 'not tested' (base fails none of the class)."""
+        if not self.failing:
+            return "not tested"
+        return "holds" if self.fixed == self.failing else "holds in part" if self.fixed else "does not hold"
+
+    @property
+    def sentence(self) -> str:
+        """The verdict in one plain sentence."""
+        tail = (
+            f"breaks {self.broken} of the {plural(self.answered, 'question')} {self.base} answers in its top "
+            f"{self.threshold}."
+        )
+        if not self.failing:
+            return (
+                f"Nothing to answer here: {self.base} fails no question on a {self.kind} at k = {self.threshold}, "
+                f"so the hypothesis is not tested on this data; {self.other} {tail}"
+            )
+        return (
+            f"The article's hypothesis (a dense retriever closes {self.base}'s {self.kind}) {self.holds} on this "
+            f"data: {self.other} fixes {self.fixed} of the "
+            f"{plural(self.failing, self.kind.replace(' ', '-') + ' question')} {self.base} fails at k = "
+            f"{self.threshold}, and it {tail}"
+        )
+
+
+def hypothesis(
+    found: Sequence[Change], base_cases: Sequence[Case], n_evaluated: int, threshold: int, base: str, other: str
+) -> Hypothesis:
+    """`Hypothesis` from `changes(base, other)` and base's failing questions (`diagnose`) over the evaluated ones."""
+    return Hypothesis(
+        base,
+        other,
+        int(threshold),
+        sum(c.kind == HYPOTHESIS_CLASS for c in base_cases),
+        sum(c.outcome == "fixed" and c.kind == HYPOTHESIS_CLASS for c in found),
+        sum(c.outcome == "broken" for c in found),
+        int(n_evaluated) - len(base_cases),
     )

@@ -24,7 +24,7 @@ from ..corpus.text import Analysis
 from ..engine.engine import Engine, for_dataset
 from ..evaluation import metrics
 from ..evaluation.experiment import score
-from .diagnosis import THRESHOLD_DEFAULT, Change, changes, diagnose, rank_label
+from .diagnosis import THRESHOLD_DEFAULT, Change, changes, diagnose, rank_words
 
 TRIED = "snowball"  # the stemmer compared with none when the parameters use none
 
@@ -243,5 +243,5 @@ def describe(e: StemmerEffect, c: StemmerChange) -> str:
     ch = c.change
     return (
         f"{ch.outcome}: {ch.qid}, {ch.kind}; with the {STEMMER_NAMES[e.with_stemmer.stemmer]} stemmer "
-        f"{ch.other} {rank_label(ch.other_rank)}, without a stemmer {rank_label(ch.base_rank)}"
+        f"{ch.other} {rank_words(ch.other_rank)}, without a stemmer {rank_words(ch.base_rank)}"
     )

@@ -17,7 +17,7 @@ import itertools
 import math
 import random
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +29,7 @@ from ..corpus.text import TOKEN_PATTERN
 from ..evaluation import metrics
 from ..retrievers.ranking import Ranking
 from .diagnosis import CLASSES, Case
+from .fusion_gains import id_list
 
 # ----------------------------------------------------------------------------------------- the toy ranking
 
@@ -235,6 +236,41 @@ def sklearn_trap(toy: Toy, k: int) -> SklearnTrap:
     whole, why_w = _sk_ndcg(yt_w, ys_w, k)
     only, why_r = _sk_ndcg(yt_r, ys_r, k)
     return SklearnTrap(whole, only, toy.universe, yt_w, ys_w, yt_r, ys_r, why_w or why_r)
+
+
+def _same(text: str) -> str:
+    return text
+
+
+def trap_text(
+    ours: float,
+    whole: float,
+    only: float,
+    missing: Sequence[str],
+    k: int,
+    advice: bool = True,
+    name: Callable[[str], str] = _same,
+    stress: Callable[[str], str] = _same,
+    code: Callable[[str], str] = _same,
+) -> str:
+    """The scikit-learn trap read aloud from our nDCG@k, `SklearnTrap`'s two values and the relevant documents not
+    retrieved (with the advice to pass the whole universe unless `advice` is False). `name` is applied to each
+    document id, `stress` to the inflated value and `code` to the function's name: the app escapes, bolds and sets
+    code; the defaults give the plain sentence."""
+    agree = "agrees with ours" if math.isclose(whole, ours, abs_tol=1e-9) else "differs from ours"
+    if math.isclose(only, whole, abs_tol=1e-9):
+        return (
+            f"Given the whole universe scikit-learn gives {whole:.6f} and {agree} ({ours:.6f}); given only the "
+            "retrieved documents it gives the same here, since every relevant document was retrieved."
+        )
+    inflated = "inflated" if only > whole else "changed"
+    shown = id_list(missing, name=name)
+    return (
+        f"Our nDCG@{k} is {ours:.6f}. scikit-learn's {code('ndcg_score')} given every document of the universe gives "
+        f"{whole:.6f} and {agree}; given only the retrieved documents it gives {stress(f'{only:.6f}')}, {inflated}, "
+        f"because it derives the ideal DCG from the documents it is passed and never sees {shown} (relevant, not "
+        "retrieved)." + (" Always pass the whole universe, with score 0 for what was not retrieved." if advice else "")
+    )
 
 
 # ------------------------------------------------------------------ order-blind, set-based context metrics

@@ -2,6 +2,8 @@
 ``compare`` prints the table of every system on chosen metrics with the significant differences marked (text,
 JSON, LaTeX or Markdown); ``tune`` maps a metric over a parameter grid with its tie region and cross-validated
 estimate; ``gate`` fails (exit 1) when a system got worse beyond noise between two ``evaluate --json`` reports;
+``holes`` lists the judging pool (unjudged documents in some system's top k); ``fusion`` says what each fusion gains
+over its members;
 ``experiments`` and ``workspace`` read and write the app's workspace store; ``warmup`` compiles the kernels.
 
 Bad input exits with status 2 and one line on stderr naming the file and line, or the parameter.
@@ -47,6 +49,28 @@ COMMANDS = {  # command: (its module in this package, its line in --help, its ow
             "setting, the settings that can't be told apart from it (paired bootstrap against the best), and "
             "the best in-sample mean beside its k-fold cross-validated estimate (questions split by a seeded "
             "permutation; each fold measured with the setting chosen on the others)."
+        ),
+    ),
+    "holes": (
+        "holes",
+        "the judging pool: unjudged documents in some system's top k, question by question",
+        (
+            "The holes in the dataset's judgements: every document of the corpus that some system (the systems "
+            "`evaluate` measures) ranks in a question's top --k and that no judgement of the question grades, "
+            "the questions with the most first, each document with the systems that rank it and where; and per "
+            "system, how many of its top k are unjudged and its judged@k. An unjudged document counts as not "
+            "relevant, so these are the documents to grade (the app's Judge page) before trusting the means."
+        ),
+    ),
+    "fusion": (
+        "fusion",
+        "what each fusion gains over its members, question by question, and where two members part",
+        (
+            "Each fusion (weighted, RRF) against its --fuse members on --metric: where its mean stands against "
+            "theirs, on the questions where the members' first relevant ranks differ how often it takes the "
+            "better one's, beats both or falls behind, and the questions it scores above every member on (those "
+            "won by later relevant documents named); for two members, which questions each finds alone in its "
+            "top --k, which neither, and the smallest cutoff at which they part."
         ),
     ),
     "gate": (

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import csv
 import io
-import string
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -45,6 +44,7 @@ import numpy as np
 from scipy import stats as scipy_stats
 
 from ..core.errors import InputError
+from ..core.markdown import escape_markdown
 from ..core.words import escape_control, plural
 from . import metrics, significance, stats
 from .experiment import Evaluation, json_ready
@@ -67,7 +67,6 @@ _RTOL = 100 * np.finfo(np.float64).eps  # "at least as extreme" allows this much
 
 # ------------------------------------------------------------------------------------------- escaping user strings
 
-_PUNCT = frozenset(string.punctuation)
 _LATEX = {
     "\\": r"\textbackslash{}",
     "{": r"\{",
@@ -88,18 +87,6 @@ _LATEX = {
 def _one_line(text: str) -> str:
     """Whitespace runs (newlines included) as single spaces, other control characters as escapes."""
     return escape_control(" ".join(str(text).split()))
-
-
-def escape_markdown(text: str) -> str:
-    """`text` made inert for Markdown (CommonMark and GitHub's tables): one line, every ASCII punctuation character
-    backslash-escaped, so nothing becomes emphasis, a link, an autolink, HTML or a cell border (``|``).
-
-    Examples
-    --------
-    >>> escape_markdown("*a* | <b>")
-    '\\\\*a\\\\* \\\\| \\\\<b\\\\>'
-    """
-    return "".join("\\" + c if c in _PUNCT else c for c in _one_line(text))
 
 
 def escape_latex(text: str) -> str:
@@ -349,7 +336,8 @@ class ComparisonTable:
     ) -> str:
         """A Markdown (GitHub) table: the best in bold, the letters of the systems beaten as Unicode superscripts
         (``**0.4512**ᵃᶜ``), then the statement (unless `statement` is False: a page may show it as a caption). Every
-        system name and metric label goes through `escape` (`escape_markdown` by default; a page passes its own);
+        system name and metric label goes through `escape` (core.markdown.escape_markdown by default, the one rule the
+        app uses too);
         the statement holds no user string and no Markdown syntax."""
         heads, rows = self._cells(labels, digits)
         lines = ["| | system | " + " | ".join(escape(h) for h in heads) + " |", "|---|---|" + "---|" * len(heads)]
