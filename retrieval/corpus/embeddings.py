@@ -23,6 +23,9 @@ Memory is bounded by what the vectors can mean, before anything is decompressed 
 
 An `.npz` is checked from each member's array header and zip entry, a Parquet file from its footer (rows, the
 vector column's values and type), a JSONL file by its text's size, then line by line as it is parsed.
+
+Over 500 lines and one concept: vectors read and checked, the three formats' readers sharing the checks and bounds
+above (their alignment to a dataset is `alignment.py`).
 """
 
 from __future__ import annotations
