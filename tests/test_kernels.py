@@ -911,7 +911,11 @@ def kernel_imports(path: Path) -> list[Path]:
     for n in tree.body:
         if isinstance(n, ast.ImportFrom) and n.module and n.level in (1, 2):
             folder = path.parent if n.level == 1 else path.parent.parent
-            out.add(folder.joinpath(*n.module.split(".")).with_suffix(".py"))
+            target = folder.joinpath(*n.module.split("."))
+            if target.is_dir():  # `from ..core import workers`: the modules named
+                out.update(target / f"{a.name}.py" for a in n.names)
+            else:
+                out.add(target.with_suffix(".py"))
     return sorted(out, key=lambda p: p.relative_to(path.parent.parent).as_posix())
 
 

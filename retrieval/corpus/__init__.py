@@ -1,4 +1,6 @@
-"""The data: `dataset` (documents, questions, judgements and TREC runs, parsed from every upload format, each
-error naming its file and line), `text` (the tokeniser and term index), `embeddings` (precomputed vectors read and
-aligned with a dataset) and `statistics` (a dataset's sizes and judgements per question).
+"""The data: `dataset` (the one import path of documents, questions, judgements and TREC runs; the model in `model`,
+a reader per upload format in `formats/`, each error naming its file and line, the bounds of a read in `limits`,
+the writers in `writers`), `analysis` (stop lists, stemmers), `text` (the term index), `embeddings` (precomputed
+vectors read and checked), `alignment` (vectors in a dataset's order) and `statistics` (a dataset's sizes and
+judgements per question).
 """

@@ -11,6 +11,7 @@ documents matrix. One file per purpose:
 | dense_pass.py | the dense pass (LSA, dense retriever): cosines selected and ranked, read at given documents |
 | lsa_fit.py | LSA's fit: TF-IDF rows and columns, sparse times dense, the randomized SVD's normaliser |
 | fusion.py | the weighted fusion's exact top and RRF |
+| tokenise.py | the tokeniser's pass (`_intern` over a batch's bytes) and, beside it, its plain reference |
 | dispatch.py | a `Kernel`: compiled or its plain-Python twin; `parallel` over the worker threads |
 
 The worker threads themselves are `retrieval.core.workers` (the tokeniser uses them too).
@@ -55,6 +56,7 @@ Each kernel must equal a plain numpy reference, named in its docstring and compa
 | list_ranks | the 1-based position of each judged document in its list |
 | weighted_topk, weighted_scan | fusion.weighted_dense (rank_rows of the dense fused rows) |
 | rrf_fuse | fusion.rrf_points summed per document, ordered by ranking.order_by_score |
+| tokenise.index_compiled (`_intern`, `_rehash`, `_merge`, `_fill_fixed`) | tokenise.index_python, in the same file |
 
 The kernels take the plan's and the pass's arrays grouped in named tuples (bm25.Postings, bm25.Layout,
 ranking.Judged, ranking.Selection, ranking.PassOutputs, ...), which numba passes as structs of arrays. With
@@ -68,6 +70,10 @@ loaded (`engine.warm_up`, then `mark_ready`), a call of at most PYTHON_MAX_WORK 
 corpus answers at once on a fresh clone instead of after ~25 s of compiling; the numbers are the same to the last bit
 (tests/test_kernels.py compares every system's lists both ways).
 
+The tokeniser's kernels (tokenise.py) are not `Kernel`s: a corpus is tokenised whole by the compiled pass or by its
+plain reference, the same ids either way, as `corpus.text.method_for` chooses (`tokenise.KERNELS` names them,
+`tokenise.dispatchers` gives their dispatchers, which `engine.warm_up` compiles with the others).
+
 Numba keys its disk cache on a kernel's own file only (its size and time), never on the files it calls or inlines
 from: so each kernel file that uses another, or the thresholds' table (`core/thresholds.py`: every constant
 that chooses or sizes a path, each naming the benchmark that justifies it), carries `SOURCE_DIGEST`, the digest of
@@ -77,7 +83,7 @@ no stale compiled kernel outlives it (tests/test_kernels.py checks every digest 
 
 from __future__ import annotations
 
-from . import bm25_pass, dense_pass, dispatch, fusion, heap, layout, lsa_fit, select, vectorised
+from . import bm25_pass, dense_pass, dispatch, fusion, heap, layout, lsa_fit, select, tokenise, vectorised
 from .dispatch import (
     PARALLEL_MIN_WORK,
     PYTHON_MAX_WORK,
@@ -91,7 +97,7 @@ from .dispatch import (
 )
 from .layout import lowest_bit
 
-MODULES = (layout, heap, select, bm25_pass, dense_pass, lsa_fit, fusion)
+MODULES = (layout, heap, select, bm25_pass, dense_pass, lsa_fit, fusion, tokenise)
 # the kernels the library calls, by name, and the file of each
 HOMES = {
     layout: ("layout", "bm25_locate"),
