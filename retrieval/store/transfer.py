@@ -36,8 +36,8 @@ from ..core.errors import InputError
 from ..corpus import dataset as datasets
 from ..evaluation import records
 from ..evaluation.agreement import RULES, combine
+from .entries import _name as stored_name
 from .workspace import MAX_EXPERIMENT_BYTES, ROLES, ZIP, Grade, StoredFile, Workspace
-from .workspace import _name as stored_name
 
 FORMAT = "retrieval-lab workspace"
 VERSION = 1
