@@ -21,7 +21,7 @@ from retrieval.corpus.dataset import assemble
 from retrieval.corpus.text import ARTICLE_ANALYSIS, Analysis, build_index, query_counts
 from retrieval.engine.engine import Engine, evaluate, for_dataset
 from retrieval.evaluation import metrics
-from retrieval.retrievers import bm25
+from retrieval.retrievers import bm25, bm25_formula
 
 ANALYSES = [Analysis(s, w) for s, w in itertools.product(("none", "snowball", "porter"), ("article", "lucene", "none"))]
 STEMS = "refund refunds refunded refunding connect connected connection connections general generalization generous run runs running".split()
@@ -203,7 +203,7 @@ def test_an_engine_answers_only_for_its_own_analysis(invented):
     )
 
 
-@pytest.mark.parametrize("module", [text, bm25, stemming])
+@pytest.mark.parametrize("module", [text, bm25_formula, stemming])  # bm25_formula: question_weight's example
 def test_the_worked_examples_in_the_docstrings_hold(module):
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0

@@ -11,6 +11,10 @@ d[1] + ..., added left to right (float32 to float64 is exact): LSA's compiled pa
 LsaRun.at, at_rows, row) and the weighted fusion's rescan read the vectors in exactly that way, so the ranking,
 the fusion's look-ups and a plain numpy reference (`reference_scores`) agree to the last bit. A BLAS product
 (`Q @ D.T`) agrees to about 1e-15 but sums in its own order, which would split exact ties.
+
+Over 500 lines: getting a corpus's vectors is one path (`document_vectors`: the shipped file, else the disk cache,
+else the encoder at the calibrated rate, then the cache written), and the encoder, its time estimate and the cache
+share the model's key and the rate in force; the retriever itself (`Dense`) is the last fifty lines.
 """
 
 from __future__ import annotations

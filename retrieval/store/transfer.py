@@ -21,6 +21,9 @@ Memory is bounded whatever the zip declares: grades are read a line at a time (e
 and written in batches, `workspace.json` and each experiment are read up to their own bound, and the files a
 dataset was uploaded as (with its runs and embeddings) are read one dataset at a time within the upload bounds,
 as an upload of them is, since the store keeps each as one value. Nothing is written to disk but the store.
+
+Over 500 lines on purpose: the export and the import are one format, written and read back side by side so that
+each stays the other's inverse (the import's checks are the shapes the export writes, `_DATASET`, `_RUN`, ...).
 """
 
 from __future__ import annotations
@@ -36,8 +39,8 @@ from ..core.errors import InputError
 from ..corpus import dataset as datasets
 from ..evaluation import records
 from ..evaluation.agreement import RULES, combine
+from .entries import _name as stored_name
 from .workspace import MAX_EXPERIMENT_BYTES, ROLES, ZIP, Grade, StoredFile, Workspace
-from .workspace import _name as stored_name
 
 FORMAT = "retrieval-lab workspace"
 VERSION = 1
