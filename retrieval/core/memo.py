@@ -114,6 +114,10 @@ class SharedMemo:
         """How many values of a kind are held."""
         return self._of(kind).size(kind)
 
+    def items(self, kind: str) -> list:
+        """The (key, value) pairs of a kind, least recently used first."""
+        return self._of(kind).items(kind)
+
     def clear(self) -> None:
         """Drop this engine's own values (the shared ones belong to the engines of the same corpus)."""
         self.own.clear()
