@@ -204,6 +204,7 @@ def test_the_failing_questions_are_kept_in_the_datasets_engine_and_follow_what_t
 
     from retrieval.core.memo import Memo
     from retrieval.engine import registry
+
     monkeypatch.setattr(registry, "_ENGINES", Memo({"engine": 2, "derived": 2}))
     monkeypatch.setattr(registry, "_ROOTS", weakref.WeakValueDictionary())
     diagnosed, real = [], diagnosis.diagnose

@@ -20,7 +20,14 @@ from ui import dense as ui_dense
 from ui import diagnosis as ui_diagnosis
 from ui import tuning as ui_tuning
 
-APP_KINDS = (engine_mod.TUNING, engine_mod.VERDICTS, engine_mod.BUNDLED, engine_mod.DIAGNOSIS, engine_mod.CHANGES, engine_mod.STEMMER)
+APP_KINDS = (
+    engine_mod.TUNING,
+    engine_mod.VERDICTS,
+    engine_mod.BUNDLED,
+    engine_mod.DIAGNOSIS,
+    engine_mod.CHANGES,
+    engine_mod.STEMMER,
+)
 
 
 def test_the_app_s_kinds_are_the_engine_s_and_bounded():

@@ -143,7 +143,18 @@ CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is s
 # for other judgements (`Engine.derived`) shares them with the engine it came from (a probe locates a registered
 # retriever's lists, which the texts alone decide, in BM25's layout). A run's judged ranks, the fusions and the
 # landscapes do depend on the judgements: each engine keeps its own.
-CORPUS_KINDS = ("fit", "block", "block questions", "probe", "plan", "vectors", "run file", "adhoc rows", "adhoc", BUNDLED)
+CORPUS_KINDS = (
+    "fit",
+    "block",
+    "block questions",
+    "probe",
+    "plan",
+    "vectors",
+    "run file",
+    "adhoc rows",
+    "adhoc",
+    BUNDLED,
+)
 
 
 class LsaFit(NamedTuple):
