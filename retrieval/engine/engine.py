@@ -10,12 +10,13 @@ So a k1 change re-scores BM25 and the fusions, never LSA; a d change refits LSA 
 recomputes that fusion only. Engines themselves are kept per dataset fingerprint (registry.py, `for_dataset`), at
 most `ENGINES` of them, so the app's sessions on one dataset share one index.
 
-The package's other modules: registry (the engines kept, their admission under the memory budget, the idle
-janitor), budget (the cost model and the text limits), warmup (the compiled kernels warmed, in a child process in the
-app), heap (malloc_trim), adhoc (a typed question). Their names are importable from here too, as before the split.
+The package's other modules: kinds (what the memo holds, each kind's bound), rejudge (a run re-judged for a derived
+engine), registry (the engines kept, their admission under the memory budget, the idle janitor), budget (the cost
+model and the text limits), warmup (the compiled kernels warmed, in a child process in the app), heap (malloc_trim),
+adhoc (a typed question). Their names are importable from here too, as before the split.
 
-Over 500 lines: the Engine class alone is about 520, one method per cached value (each a memo kind and its key) and
-the work ahead that fills them; split, one cache's key would be read in one file and made in another.
+Over 500 lines (about 650): the Engine class alone is about 530, one method per cached value (each a memo kind and
+its key) and the work ahead that fills them; split, one cache's key would be read in one file and made in another.
 
 Worked example: `Engine(load("invented")).evaluate(Params(), "ndcg@5").mean("BM25", "ndcg@5")` is the article's
 0.691171 (tests/test_article.py has its tables to the digit).
@@ -46,10 +47,9 @@ from ..corpus.statistics import DatasetStats, dataset_stats
 from ..corpus.text import ARTICLE_ANALYSIS, Analysis, TermIndex, build_index, query_counts
 from ..evaluation import metrics, stats
 from ..evaluation.experiment import Evaluation, score
-from ..kernels.rules import ranks_before
 from ..retrievers import bm25, lsa
 from ..retrievers.base import Context
-from ..retrievers.ranking import THRESHOLD, BestLists, Ranking, judged_layout
+from ..retrievers.ranking import BestLists, Ranking, judged_layout
 from ..retrievers.systems import FUSIONS, REGISTRY, Retriever, Run, Sources, system_of
 from . import adhoc, budget
 
@@ -57,6 +57,16 @@ from . import adhoc, budget
 # budget's text limits, the heap handed back, the registry of engines with its admission and janitor, the warm-up.
 from .budget import APP_MAX_CHARS, CLI_MAX_CHARS, MAX_CHARS_ENV, check_size, max_chars  # noqa: F401
 from .heap import release_free_memory
+from .kinds import (  # noqa: F401
+    BUNDLED,
+    CACHE_SIZES,
+    CHANGES,
+    CORPUS_KINDS,
+    DIAGNOSIS,
+    STEMMER,
+    TUNING,
+    VERDICTS,
+)
 from .registry import (  # noqa: F401
     _ENGINES,
     _ROOTS,
@@ -72,6 +82,7 @@ from .registry import (  # noqa: F401
     held,
     start_janitor,
 )
+from .rejudge import rejudged
 from .warmup import (  # noqa: F401
     _WARMING,
     WARM_UP_THREAD,
@@ -100,111 +111,11 @@ def reach_for(n_docs: int, n_queries: int) -> int:
     return max(1, min(PREFETCH_REACH, PREFETCH_BUDGET // (2 * max(1, n_docs * n_queries))))
 
 
-# The kinds of what the analyses compute from an engine's dataset and parameters (for the app's pages), kept in the
-# engine's memo like its own: one cache per dataset, whoever asks (docs/architecture.md, "One way to cache").
-TUNING = "tuning"  # analyses.tuning: landscapes, the fused members' fixed parts, a question's fusion explained
-VERDICTS = "tuning verdicts"  # analyses.tuning: the sidebar's setting tested against the best
-BUNDLED = "dense"  # retrievers.dense: the bundled model's vectors of the corpus, its token count (the texts' alone)
-DIAGNOSIS = "diagnosis"  # analyses.diagnosis: a system's failing questions
-CHANGES = "changes"  # analyses.diagnosis: what one system fixes and breaks relative to another
-STEMMER = "stemmer effect"  # analyses.stemming: what a stemmer changes
-
-CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is said beside it
-    "run": 12,  # a retriever's run (questions x up to 1,000 scores: ~16 MB at 1,000 questions)
-    "fit": 4,  # an LSA fit (documents x d float64, twice)
-    "block": 3,  # a large corpus's SVD at a block's dimensions, which every smaller d truncates (documents x D float64)
-    "block questions": 3,  # ... and the questions projected into it (questions x D float64)
-    "probe": 4,  # a member's lists' sites in BM25's question layout (questions x 1,000: int64, int32, int32)
-    "plan": 4,  # BM25's plan counting repeated question words (the questions' postings again) and its idf weighed per rule
-    "run file": 16,  # the system of an uploaded TREC run (its lists as read)
-    "vectors": 2,  # the dense system of uploaded or encoded vectors (float64 copies: 6 KB a document at 384-d)
-    "lists": 8,  # the weighted fusion's look-ups: each member's scores of the others' lists (questions x 1,000 float64 each)
-    "weighted": 16,
-    "rrf": 16,
-    "interval": 256,  # a row's bootstrap interval (two floats): every system x metric of a few pages and steps
-    "adhoc rows": 8,  # a typed question's scores of every document by each system (3 x 8 bytes a document: 2.4 MB at 100k)
-    "adhoc": 8,  # ... read at the full parameters (the same rows: no copy)
-    "adhoc ranks": 16,  # ... and its rankings under given judgements (each system's top lists: a few KB)
-    # what the analyses compute from the engine's dataset and parameters, for the app's pages (kinds named below):
-    TUNING: 24,  # a landscape (tuning.Landscape: settings x questions float64, e.g. 176 x 1,000 = 1.4 MB, with its
-    # tie intervals and p-values: 2 x settings more), the fused members' fixed parts (tuning.Fixed: each member's
-    # scores of every document, questions x documents float64, 800 MB a member at 100,000 x 1,000, with its ranking)
-    # and one question's fusion explained (a few hundred rows of a few numbers)
-    VERDICTS: 32,  # the sidebar's setting against the best (tuning.Versus: two p-values, a family size and its
-    # sentence; and whether it is tied with the best): well under 1 KB each
-    BUNDLED: 4,  # the bundled model's vectors of the dataset, checked once per state of their files
-    # (embeddings.Aligned: documents x 384 float32 and questions x 384, 1.5 KB a document: 150 MB at 100,000), or None
-    # when there are none; and the corpus's token count for the encoding estimate (an int)
-    DIAGNOSIS: 32,  # a system's failing questions at a cutoff (diagnosis.Case: a few hundred bytes a failing question)
-    CHANGES: 8,  # what one system fixes and breaks relative to another (diagnosis.Change: as many, as small)
-    STEMMER: 8,  # what a stemmer changes in BM25's failures and mean (stemming.StemmerEffect: as small)
-}
-# The kinds whose values depend on the documents and questions only, never on the judgements: an engine derived
-# for other judgements (`Engine.derived`) shares them with the engine it came from (a probe locates a registered
-# retriever's lists, which the texts alone decide, in BM25's layout). A run's judged ranks, the fusions and the
-# landscapes do depend on the judgements: each engine keeps its own.
-CORPUS_KINDS = (
-    "fit",
-    "block",
-    "block questions",
-    "probe",
-    "plan",
-    "vectors",
-    "run file",
-    "adhoc rows",
-    "adhoc",
-    BUNDLED,
-)
-
-
 class LsaFit(NamedTuple):
     """A fitted LSA and the questions projected into it."""
 
     model: lsa.LsaModel
     qvec: np.ndarray
-
-
-def rejudged(run: BestLists, row: Callable[[int], np.ndarray], old: Dataset, new: Dataset) -> BestLists:
-    """`run`, computed for `old`'s judgements, with the judged ranks of `new`'s (the same documents and
-    questions, other judgements), without running the retriever again.
-
-    A judgement both hold keeps its rank. Another one's document takes its place in the question's best list
-    (its rank when it scores above the result threshold, else 0); beyond a list that holds every result it was
-    not retrieved (0); beyond a list that does not, its rank is 1 + the documents that rank before it
-    (`ranks_before`) in `row(q)`, the question's scores of every document (bit-identical to the run's).
-    """
-    n = max(new.n_docs, 1)
-    od, nd = old.qrels.doc, new.qrels.doc
-    old_keys = np.where(od >= 0, old.qrels.query * n + od, -1)
-    new_keys = np.where(nd >= 0, new.qrels.query * n + nd, -2)
-    order = np.argsort(old_keys, kind="stable")
-    sorted_keys = old_keys[order]
-    at = np.minimum(np.searchsorted(sorted_keys, new_keys), max(sorted_keys.size - 1, 0))
-    both = sorted_keys[at] == new_keys if sorted_keys.size else np.zeros(new_keys.size, dtype=bool)
-    ranks = np.zeros(new_keys.size, dtype=np.int64)  # a document outside the corpus is never retrieved
-    ranks[both] = run.ranking.judged_rank[order[at[both]]]
-    todo = np.flatnonzero(~both & (nd >= 0))
-    questions = new.qrels.query[todo]
-    for q in np.unique(questions).tolist():
-        mine = todo[questions == q]
-        n_top = int(run.n_top[q])
-        listed, scores = run.top_d[q, :n_top], run.top_s[q, :n_top]
-        place = {int(d): i for i, d in enumerate(listed.tolist())}
-        beyond = []
-        for j in mine.tolist():
-            i = place.get(int(nd[j]))
-            if i is None:
-                beyond.append(j)
-            else:
-                ranks[j] = i + 1 if scores[i] > THRESHOLD else 0
-        if beyond and int(np.count_nonzero(scores > THRESHOLD)) < int(run.n_res[q]):  # some result lies beyond
-            every = row(q)
-            key = new.tie_key
-            for j in beyond:
-                d = int(nd[j])
-                s = every[d]
-                ranks[j] = 1 + int(np.count_nonzero(ranks_before(every, key, s, key[d]))) if s > THRESHOLD else 0
-    return replace(run, ranking=replace(run.ranking, judged_rank=ranks))
 
 
 class Engine:
