@@ -60,12 +60,12 @@ def large_corpus(monkeypatch) -> None:
     import weakref
 
     from retrieval.core.memo import Memo
-    from retrieval.engine import engine as engine_mod
+    from retrieval.engine import registry
     from retrieval.retrievers import lsa
 
     monkeypatch.setattr(lsa, "PREFIX_ABOVE", 0)
-    monkeypatch.setattr(engine_mod, "_ENGINES", Memo({"engine": 2, "derived": 2}))
-    monkeypatch.setattr(engine_mod, "_ROOTS", weakref.WeakValueDictionary())
+    monkeypatch.setattr(registry, "_ENGINES", Memo({"engine": 2, "derived": 2}))
+    monkeypatch.setattr(registry, "_ROOTS", weakref.WeakValueDictionary())
 
 
 def the_app_s_thread() -> bool:
@@ -73,6 +73,6 @@ def the_app_s_thread() -> bool:
     its own engine whenever a first engine of the process starts it): what a test counting the app's work counts."""
     import threading
 
-    from retrieval.engine.engine import WARM_UP_THREAD
+    from retrieval.engine.warmup import WARM_UP_THREAD
 
     return threading.current_thread().name != WARM_UP_THREAD

@@ -19,15 +19,15 @@ from conftest import ROOT
 from retrieval.core.errors import InputError
 from retrieval.core.memo import Memo
 from retrieval.corpus.dataset import assemble
-from retrieval.engine import budget
+from retrieval.engine import budget, registry
 from retrieval.engine import engine as engine_mod
 
 
 @pytest.fixture
 def fresh(monkeypatch):
     """Engines kept anew for this test only."""
-    monkeypatch.setattr(engine_mod, "_ENGINES", Memo({"engine": engine_mod.ENGINES, "derived": engine_mod.DERIVED}))
-    monkeypatch.setattr(engine_mod, "_ROOTS", weakref.WeakValueDictionary())
+    monkeypatch.setattr(registry, "_ENGINES", Memo({"engine": registry.ENGINES, "derived": registry.DERIVED}))
+    monkeypatch.setattr(registry, "_ROOTS", weakref.WeakValueDictionary())
 
 
 def corpus(name: str, n_docs: int = 200, words: int = 8, n_judged: int = 20):

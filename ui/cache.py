@@ -1,7 +1,8 @@
 """The app's way into `retrieval`: the dataset in use, its engine, and the uploads parsed once per content.
 
 Every computed result lives in the dataset's engine (retrieval.engine), keyed by content and parameter values,
-bounded; Streamlit's own caches hold only the invented corpus and parsed uploads (keyed on their bytes).
+bounded; Streamlit's own caches hold only shared objects (the invented corpus, the store) and pure functions of the
+values they hash (parsed uploads, keyed on their bytes): docs/architecture.md, "One way to cache".
 """
 
 from __future__ import annotations

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 from collections.abc import Sequence
 
 import altair as alt
 import pandas as pd
+import streamlit as st
 
 NOT_FOUND = "not found"
 
@@ -103,7 +103,7 @@ def _curves(
 # Building an Altair chart and validating its JSON against the Vega-Lite schema costs tens of ms per chart and
 # rerun. The Overview's two charts change their data with every slider, their structure (the systems and their
 # colours, the curve's ranges, the rule at k) rarely: so the structure is built and validated once per value of
-# what it depends on (a bounded cache), and each call puts the current rows in as the named dataset DATA. The
+# what it depends on (Streamlit's cache_data, bounded), and each call puts the current rows in as the named dataset DATA. The
 # spec the browser gets is then the same from rerun to rerun unless the structure changed: only the data moves.
 
 DATA = "table"  # the named dataset every cached spec reads; the rows come with each call
@@ -129,7 +129,7 @@ def _without_theme(spec: dict) -> dict:
     return spec
 
 
-@functools.lru_cache(maxsize=SPEC_CACHE)
+@st.cache_data(max_entries=SPEC_CACHE, show_spinner=False)
 def spec_structure(kind: str, key: tuple) -> str:
     """The validated Vega-Lite JSON of one chart structure, reading its rows from the named dataset DATA."""
     source = alt.NamedData(name=DATA)

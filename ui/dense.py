@@ -22,9 +22,10 @@ from retrieval.core.errors import InputError
 from retrieval.corpus import embeddings
 from retrieval.corpus.dataset import Dataset
 from retrieval.corpus.embeddings import Aligned
+from retrieval.engine.engine import BUNDLED
 from retrieval.retrievers import dense
 
-from . import in_use, live, memo, state, workspace
+from . import in_use, live, state, workspace
 from .format import agree, plural
 from .markdown import escape_markdown as plain
 
@@ -228,7 +229,7 @@ def _found(ds: Dataset) -> Aligned | None:
     def bundled() -> Aligned | None:  # checked whole once per file state, never encoded here (that is a job's)
         return embeddings.align(dense.embeddings_of(ds), ds) if dense.documents_ready(ds) else None
 
-    return memo.for_engine(in_use.engine(ds)).get(memo.DENSE, ("bundled", dense.MODEL, stamp), bundled)
+    return in_use.engine(ds).memo.get(BUNDLED, ("bundled", dense.MODEL, stamp), bundled)
 
 
 def _files_stamp(ds: Dataset) -> tuple | None:
@@ -265,13 +266,11 @@ def needs_confirmation(estimate_s: float) -> bool:
 
 def estimate(ds: Dataset) -> float | None:
     """The bundled model's encoding time of the corpus (`dense.estimate_seconds`): the corpus's tokens, counted on a
-    sample once per corpus (kept in the app's memo of its engine: ui.memo), times the model's rate in force, which
+    sample once per corpus (kept in its engine's memo), times the model's rate in force, which
     the warm-up thread may still lower (a rate timed while the cores were busy is replaced by one timed idle: the
     next run shows it). None while no rate was timed in this process: it is then timed in the background
     (`dense.calibrate_in_background`), not on the page's thread."""
-    tokens = memo.for_engine(in_use.engine(ds)).get(
-        memo.DENSE, ("tokens", dense.MODEL), lambda: dense.corpus_tokens(ds)
-    )
+    tokens = in_use.engine(ds).memo.get(BUNDLED, ("tokens", dense.MODEL), lambda: dense.corpus_tokens(ds))
     return None if tokens and not _timed() else dense.seconds_for(tokens)
 
 

@@ -4,8 +4,7 @@ highlighted, and BM25's per-term contributions for chosen documents at the curre
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,6 +16,7 @@ from retrieval.core.params import Params
 from retrieval.corpus.dataset import Dataset
 from retrieval.corpus.text import Analysis
 from retrieval.engine import adhoc
+from retrieval.engine.engine import CHANGES, DIAGNOSIS, STEMMER, built, for_dataset
 from retrieval.retrievers import bm25
 from retrieval.retrievers.ranking import Ranking
 
@@ -54,52 +54,33 @@ SCROLL_LINES = 12  # more hidden lines than this in one class scroll in a box of
 # ------------------------------------------------------------------------------------------ the failing questions
 
 
-def ranking_key(r: Ranking) -> str:
-    """A content key of what the diagnosis reads from a ranking: the judged ranks and each question's first result."""
-    h = hashlib.sha1(r.name.encode())
-    h.update(r.judged_rank.tobytes())
-    starts = r.indptr[:-1]
-    has = np.diff(r.indptr) > 0
-    h.update(np.where(has, r.docs[np.minimum(starts, max(r.docs.size - 1, 0))] if r.docs.size else -1, -2).tobytes())
-    if r.doc_names is not None:
-        h.update("\x1f".join(n[0] if n else "" for n in r.doc_names).encode())
-    return h.hexdigest()
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def _diagnose(
-    _ds: Dataset,
-    fingerprint: str,
-    _ranking: Ranking,
-    key: str,
-    threshold: int,
-    _members: tuple[Ranking, ...],
-    member_keys: tuple[str, ...],
-    depth: int | None,
-    analysis: tuple[str, str],
-) -> list[diagnosis.Case]:
-    """The failing questions of one system (cached on the dataset's, the ranking's and a fusion's members' content,
-    the threshold, a fusion's depth and the text analysis its shared words are read with)."""
-    return diagnosis.diagnose(_ds, _ranking, threshold, _members, depth, analysis=Analysis(*analysis))
+def kept(ds: Dataset, ranks: Mapping[str, Ranking], names: Sequence[str], kind: str, rest: tuple, make: Callable):
+    """`make()`, kept in the memo of the dataset's engine for the sidebar's text analysis (its `kind`) under the
+    engine's keys of the rankings of `names` (`Engine.ranking_key`: from the parameters and sources each was computed
+    from) and `rest`, when the engine holds those very rankings (the pages' are its own); other rankings (a test's,
+    an engine not kept) are computed each time, never keyed by their content."""
+    analysis = state.analysis()
+    if built(ds, analysis):  # else no engine's cache can hold these rankings (and none is built for them here)
+        e = for_dataset(ds, analysis=analysis)
+        keys = tuple(e.ranking_key(ranks[n]) for n in names)
+        if None not in keys:
+            return e.memo.get(kind, (tuple(zip(names, keys)), *rest), make)
+    return make()
 
 
 def diagnose_all(ds: Dataset, ranks: dict[str, Ranking], threshold: int, p: Params) -> dict[str, list[diagnosis.Case]]:
-    """Every system's failing questions, by system; a fusion's with its members (the sidebar's) and its depth."""
+    """Every system's failing questions, by system; a fusion's with its members (the sidebar's) and its depth (each
+    system's kept in its engine: `kept`)."""
     depths = fusion_depths(ranks, p)
     out = {}
     for name, r in ranks.items():
-        members = tuple(ranks[m] for m in p.members if m in ranks) if name in depths else ()
-        out[name] = _diagnose(
-            ds,
-            ds.fingerprint,
-            r,
-            ranking_key(r),
-            threshold,
-            members,
-            tuple(ranking_key(m) for m in members),
-            depths.get(name),
-            p.analysis,
-        )
+        names = (name, *(m for m in p.members if m in ranks)) if name in depths else (name,)
+        members, depth = tuple(ranks[m] for m in names[1:]), depths.get(name)
+
+        def make(r=r, members=members, depth=depth) -> list[diagnosis.Case]:
+            return diagnosis.diagnose(ds, r, threshold, members, depth, analysis=Analysis(*p.analysis))
+
+        out[name] = list(kept(ds, ranks, names, DIAGNOSIS, (threshold, depth, p.analysis), make))
     return out
 
 
@@ -228,14 +209,6 @@ def failing_questions(ds: Dataset, cases: dict[str, list[diagnosis.Case]], thres
 # ------------------------------------------------------------------------------------------ what dense changes
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def _changes(
-    _ds: Dataset, fingerprint: str, _base: Ranking, base_key: str, _other: Ranking, other_key: str, threshold: int
-) -> list[diagnosis.Change]:
-    """What `other` fixes and breaks relative to `base` (cached on the contents and the threshold)."""
-    return diagnosis.changes(_ds, _base, _other, threshold)
-
-
 @dataclass(frozen=True)
 class ClassChanges:
     """One failure class's part of the comparison: how many questions BM25 fails with it, and the lines of the
@@ -288,7 +261,7 @@ def dense_summary(
     if DENSE not in ranks or BASE not in ranks:
         return None
     base, other = ranks[BASE], ranks[DENSE]
-    found = _changes(ds, ds.fingerprint, base, ranking_key(base), other, ranking_key(other), threshold)
+    found = kept(ds, ranks, (BASE, DENSE), CHANGES, (threshold,), lambda: diagnosis.changes(ds, base, other, threshold))
     base_cases = cases[BASE]
     return verdict(found, base_cases, int(ds.evaluated.size), threshold), by_class(found, base_cases)
 
@@ -323,20 +296,18 @@ def dense_changes(
                 box.markdown("\n".join(f"- {line}" for line in rest))
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _stemmer_effect(
-    _ds: Dataset, fingerprint: str, params: Params, threshold: int, _engines: tuple, metric: str
-) -> stemming.StemmerEffect:
-    """What a stemmer changes in BM25's failures and mean `metric` at the parameters (cached on the dataset's
-    content, the parameters, the threshold and the metric; `_engines` are the two sides' engines of that content)."""
-    return stemming.stemmer_effect(_ds, params, threshold, _engines, metric)
-
-
 def stemmer_effect(ds: Dataset, params: Params, threshold: int, metric: str | None = None) -> stemming.StemmerEffect:
-    """`_stemmer_effect` of the dataset in use on the sidebar's metric (or `metric`), each side's engine the app's
-    (`cache.engine`: admitted under the server's memory budget, with a progress bar while a large corpus is indexed)."""
+    """What a stemmer changes in BM25's failures and mean on the sidebar's metric (or `metric`) at the parameters
+    (`stemming.stemmer_effect`), kept in the memo of the dataset's engine under the parameters, the threshold and the
+    metric; each side's engine the app's (`cache.engine`: admitted under the server's memory budget, with a progress
+    bar while a large corpus is indexed)."""
     engines = tuple(cache.engine(ds, analysis=a) for a in stemming.pair(params))
-    return _stemmer_effect(ds, ds.fingerprint, params, threshold, engines, metric or state.metric_name())
+    metric = metric or state.metric_name()
+    return cache.engine(ds, analysis=Analysis(*params.analysis)).memo.get(
+        STEMMER,
+        (params, threshold, metric),
+        lambda: stemming.stemmer_effect(ds, params, threshold, engines, metric),
+    )
 
 
 def effect_text(e: stemming.StemmerEffect) -> str:

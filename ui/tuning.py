@@ -1,5 +1,5 @@
 """The Tuning page's parts: the landscape of one retriever's grid (computed once per dataset, metric and held
-parameters, kept in the app's memo of the dataset's engine: ui.memo), the moves of the sidebar's sliders, the
+parameters, kept in the dataset's engine's memo), the moves of the sidebar's sliders, the
 significance verdict (the library's rule: retrieval.analyses.tuning.verdict, what `python -m retrieval tune` says
 too), held-out validation, the per-question oracle and one question's fusion explained."""
 
@@ -16,15 +16,17 @@ import streamlit as st
 
 from retrieval.analyses import grids, tuning
 from retrieval.core.errors import InputError
+from retrieval.core.memo import Memo, SharedMemo
 from retrieval.core.params import SPECS, Params
 from retrieval.corpus.dataset import Dataset
 from retrieval.corpus.text import Analysis
+from retrieval.engine.engine import TUNING, VERDICTS
 from retrieval.evaluation import significance, stats
 from retrieval.evaluation.experiment import Evaluation
 from retrieval.retrievers import bm25
 from retrieval.retrievers.systems import Sources
 
-from . import cache, charts, memo, state
+from . import cache, charts, state
 from .format import MINUS, clip, fmt_setting, p_text, signed
 from .markdown import escape_markdown
 
@@ -79,8 +81,8 @@ CHART_ROWS = 15  # the fusion chart draws at most this many documents (the table
 ORACLE_WIDTH = (
     450  # px: the oracle's table with all its columns in view, and its chart beside it where the page is wide
 )
-MEMO = memo.TUNING  # the app memo's kind (ui.memo.SIZES) of everything computed here, per engine
-VERSUS = memo.VERDICTS  # its kind of the current setting's tests against the best (small: many, one per slider value)
+MEMO = TUNING  # the engine memo's kind (engine.CACHE_SIZES) of everything computed here
+VERSUS = VERDICTS  # its kind of the current setting's tests against the best (small: many, one per slider value)
 
 
 # ------------------------------------------------------------------------------------------- computed once, beside the engine
@@ -134,9 +136,9 @@ def own_params(held: tuple, analysis: Analysis) -> Params:
     return Params(stemmer=analysis.stemmer, stopwords=analysis.stopwords, **(dict(held[0]) if held else {}))
 
 
-def kept(ds: Dataset) -> memo.Memo | memo.SharedMemo:
-    """The app's memo of the dataset's engine (ui.memo), where everything computed here is kept."""
-    return memo.for_engine(cache.engine(ds))
+def kept(ds: Dataset) -> Memo | SharedMemo:
+    """The memo of the dataset's engine, where everything computed here is kept."""
+    return cache.engine(ds).memo
 
 
 def fixed(ds: Dataset, held: tuple, sources: Sources = ()) -> tuning.Fixed:

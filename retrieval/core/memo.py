@@ -86,3 +86,38 @@ class Memo:
         """Drop every value."""
         with self._lock:
             self._stores.clear()
+
+
+class SharedMemo:
+    """An engine's cache when it shares the corpus-side kinds (`kinds`) with other engines: those go to `corpus`,
+    the store of the engine it was derived from, every other kind to its own `own` (the same interface as Memo)."""
+
+    def __init__(self, own: Memo, corpus: Memo, kinds: tuple[str, ...]):
+        self.own, self.corpus, self.kinds = own, corpus, frozenset(kinds)
+
+    def _of(self, kind: str) -> Memo:
+        return self.corpus if kind in self.kinds else self.own
+
+    def get(self, kind, key, make):
+        """The value under (kind, key), from the shared store for a corpus-side kind."""
+        return self._of(kind).get(kind, key, make)
+
+    def ready(self, kind: str, key) -> bool:
+        """Whether a value is stored under (kind, key), in the shared store for a corpus-side kind."""
+        return self._of(kind).ready(kind, key)
+
+    def latest(self, kind: str):
+        """The most recently used value of a kind, or None."""
+        return self._of(kind).latest(kind)
+
+    def size(self, kind: str) -> int:
+        """How many values of a kind are held."""
+        return self._of(kind).size(kind)
+
+    def items(self, kind: str) -> list:
+        """The (key, value) pairs of a kind, least recently used first."""
+        return self._of(kind).items(kind)
+
+    def clear(self) -> None:
+        """Drop this engine's own values (the shared ones belong to the engines of the same corpus)."""
+        self.own.clear()

@@ -1,11 +1,12 @@
-"""One memory budget per server: what a dataset's engine will cost, estimated before it is built.
+"""One memory budget per server: what a dataset's engine will cost, estimated before it is built; and the most text
+a corpus may hold to be indexed at all (`check_size`, `max_chars`).
 
 The server (the app's process; the command line is a process of its own) keeps engines within one budget,
 $RETRIEVAL_LAB_MEMORY_BUDGET (bytes, or with K, M, G: "4G"), 4 GiB by default: this 24 GiB machine has room for
-it many times over, beside the browser sessions' own copies of what they uploaded. `engine.for_dataset` asks
+it many times over, beside the browser sessions' own copies of what they uploaded. `registry.for_dataset` asks
 `Cost.of(dataset)` before it indexes anything: a dataset whose engine would not fit even with every other engine
 dropped is refused with a message naming the budget and its setting; one that fits once others are dropped drops
-the least recently used engines first (`engine.admit`). Engines not used for $RETRIEVAL_LAB_IDLE_SECONDS (600 by
+the least recently used engines first (`registry.admit`). Engines not used for $RETRIEVAL_LAB_IDLE_SECONDS (600 by
 default) are dropped too, and the freed heap is handed back to the system, so memory returns when work ends.
 
 The cost model is linear in what a dataset holds, fitted by `bench/memory.py` (each shape measured in a fresh
@@ -95,4 +96,36 @@ def refuse_above(dataset: Dataset, cost: int, limit: int) -> None:
             f"{dataset.name}: {dataset.n_docs:,} documents, about {tokens(dataset):,} words and {len(dataset.qrels):,} "
             f"judgements would take about {gib(cost)} of memory to index and evaluate; the server's memory budget is "
             f"{gib(limit)} ({BUDGET_ENV}, see the README's Limits)"
+        )
+
+
+# The text a corpus may hold to be indexed: a server refuses a corpus above APP_MAX_CHARS before indexing it, the
+# command line, which serves one person, above CLI_MAX_CHARS; $RETRIEVAL_LAB_MAX_CHARS sets both. What an engine
+# costs is priced by budget.COST (documents, words, judgements, questions), and a server's engines share one
+# memory budget (this module, `registry.admit`).
+APP_MAX_CHARS = 40_000_000
+CLI_MAX_CHARS = 400_000_000
+MAX_CHARS_ENV = "RETRIEVAL_LAB_MAX_CHARS"
+
+
+def max_chars(default: int = APP_MAX_CHARS) -> int:
+    """`default`, or $RETRIEVAL_LAB_MAX_CHARS when it is set (an error names it when it is no whole number >= 1)."""
+
+    value = os.environ.get(MAX_CHARS_ENV, "").strip().replace("_", "")
+    if not value:
+        return default
+    if not value.isdigit() or int(value) < 1:
+        raise InputError(f"{MAX_CHARS_ENV}={value!r}: expected a whole number of characters >= 1, e.g. 100000000")
+    return int(value)
+
+
+def check_size(dataset: Dataset, limit: int) -> None:
+    """Refuse, before any indexing, a dataset whose texts exceed `limit` characters, saying what indexing would
+    cost and how to raise the limit."""
+    chars = sum(map(len, dataset.doc_texts)) + sum(map(len, dataset.query_texts))
+    if chars > limit:
+        raise InputError(
+            f"{dataset.name}: {chars:,} characters of text; indexing them would take about "
+            f"{gib(COST.of(dataset))} of memory; the limit here is {limit:,} characters (set "
+            f"{MAX_CHARS_ENV} to raise it)"
         )

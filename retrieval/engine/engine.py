@@ -7,8 +7,16 @@ The pages and the command line talk to an Engine only. Every value it caches sit
 kind, thread-safe), keyed by values: a retriever's run by (its name, the values of the parameters it reads,
 the list depth); a TREC run by its content fingerprint; a fusion by its members' keys and its own parameters.
 So a k1 change re-scores BM25 and the fusions, never LSA; a d change refits LSA only; an alpha or RRF change
-recomputes that fusion only. Engines themselves are kept per dataset fingerprint (`for_dataset`), at most
-`ENGINES` of them, so the app's sessions on one dataset share one index.
+recomputes that fusion only. Engines themselves are kept per dataset fingerprint (registry.py, `for_dataset`), at
+most `ENGINES` of them, so the app's sessions on one dataset share one index.
+
+The package's other modules: kinds (what the memo holds, each kind's bound), rejudge (a run re-judged for a derived
+engine), registry (the engines kept, their admission under the memory budget, the idle janitor), budget (the cost
+model and the text limits), warmup (the compiled kernels warmed, in a child process in the app), heap (malloc_trim),
+adhoc (a typed question). Their names are importable from here too, as before the split.
+
+Over 500 lines (about 650): the Engine class alone is about 530, one method per cached value (each a memo kind and
+its key) and the work ahead that fills them; split, one cache's key would be read in one file and made in another.
 
 Worked example: `Engine(load("invented")).evaluate(Params(), "ndcg@5").mean("BM25", "ndcg@5")` is the article's
 0.691171 (tests/test_article.py has its tables to the digit).
@@ -16,58 +24,81 @@ Worked example: `Engine(load("invented")).evaluate(Params(), "ndcg@5").mean("BM2
 
 from __future__ import annotations
 
-import atexit
-import contextlib
-import ctypes
-import gc
 import hashlib
-import logging
-import os
-import subprocess
-import sys
 import threading
 import time
-import weakref
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 
 import retrieval.fusion as fusion
-import retrieval.kernels as _kernels
 
 from ..core import params as params_spec  # the parameter table (`params` names the values everywhere here)
 from ..core import workers
 from ..core.errors import InputError
-from ..core.memo import Memo
+from ..core.memo import Memo, SharedMemo
 from ..core.params import Params
 from ..core.words import plural
-from ..corpus import dataset as datasets
-from ..corpus import text
 from ..corpus.dataset import Dataset, TrecRun
-from ..corpus.embeddings import align, from_arrays
 from ..corpus.statistics import DatasetStats, dataset_stats
 from ..corpus.text import ARTICLE_ANALYSIS, Analysis, TermIndex, build_index, query_counts
 from ..evaluation import metrics, stats
 from ..evaluation.experiment import Evaluation, score
-from ..kernels.rules import ranks_before
-from ..retrievers import bm25, dense, lsa
+from ..retrievers import bm25, lsa
 from ..retrievers.base import Context
-from ..retrievers.ranking import THRESHOLD, BestLists, Ranking, judged_layout
+from ..retrievers.ranking import BestLists, Ranking, judged_layout
 from ..retrievers.systems import FUSIONS, REGISTRY, Retriever, Run, Sources, system_of
 from . import adhoc, budget
 
-ENGINES = 4  # engines kept per process (one per dataset fingerprint), most recently used
-DERIVED = 4  # engines derived from another of the same documents and questions (other judgements), kept besides
+# The names that lived here before the engine's package was split (callers import them from here): the memory
+# budget's text limits, the heap handed back, the registry of engines with its admission and janitor, the warm-up.
+from .budget import APP_MAX_CHARS, CLI_MAX_CHARS, MAX_CHARS_ENV, check_size, max_chars  # noqa: F401
+from .heap import release_free_memory
+from .kinds import (  # noqa: F401
+    BUNDLED,
+    CACHE_SIZES,
+    CHANGES,
+    CORPUS_KINDS,
+    DIAGNOSIS,
+    STEMMER,
+    TUNING,
+    VERDICTS,
+)
+from .registry import (  # noqa: F401
+    _ENGINES,
+    _ROOTS,
+    DERIVED,
+    ENGINES,
+    IDLE_HOOKS,
+    admit,
+    built,
+    drop,
+    drop_idle,
+    evaluate,
+    for_dataset,
+    held,
+    start_janitor,
+)
+from .rejudge import rejudged
+from .warmup import (  # noqa: F401
+    _WARMING,
+    WARM_UP_THREAD,
+    _warm_up_in_child,
+    compiled_dispatchers,
+    repair_compiled_cache,
+    start_warm_up,
+    warm_up,
+    warm_up_and_calibrate,
+)
+
 PREFETCH_ABOVE = 20_000_000  # documents x questions above which the d steps next to the current are computed ahead
 PREFETCH_REACH = 3  # d steps on each side computed ahead at most, the nearest first: a slider dragged lands a few
 # steps away (Streamlit sends the value where it is let go), and at 100k each step computed is 150-270 ms saved
 PREFETCH_BUDGET = 600_000_000  # documents x questions x d values computed ahead after one request: 3 steps a side
 # at 100,000 x 1,000 (about 0.3 s of the two cores a value, at the lowest priority), 1 at 1M (3-5 s a value)
-WARM_UP_THREAD = "retrieval-warm-up"  # the name of start_warm_up's thread
 PREFETCH_DELAY = 0.25  # seconds a request waits before it is computed (requests made meanwhile replace it)
 PREFETCH_AFTER_OTHER = 2.0  # ... when another slider moved (k1, b, alpha, RRF k) and d's passes are cached: only the
 # fusions are left to compute ahead (60-90 ms of a d step at 100k); computed after every step of a k1 walk in the
@@ -80,153 +111,11 @@ def reach_for(n_docs: int, n_queries: int) -> int:
     return max(1, min(PREFETCH_REACH, PREFETCH_BUDGET // (2 * max(1, n_docs * n_queries))))
 
 
-CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is said beside it
-    "run": 12,  # a retriever's run (questions x up to 1,000 scores: ~16 MB at 1,000 questions)
-    "fit": 4,  # an LSA fit (documents x d float64, twice)
-    "block": 3,  # a large corpus's SVD at a block's dimensions, which every smaller d truncates (documents x D float64)
-    "block questions": 3,  # ... and the questions projected into it (questions x D float64)
-    "probe": 4,  # a member's lists' sites in BM25's question layout (questions x 1,000: int64, int32, int32)
-    "plan": 4,  # BM25's plan counting repeated question words (the questions' postings again) and its idf weighed per rule
-    "run file": 16,  # the system of an uploaded TREC run (its lists as read)
-    "vectors": 2,  # the dense system of uploaded or encoded vectors (float64 copies: 6 KB a document at 384-d)
-    "lists": 8,  # the weighted fusion's look-ups: each member's scores of the others' lists (questions x 1,000 float64 each)
-    "weighted": 16,
-    "rrf": 16,
-    "interval": 256,  # a row's bootstrap interval (two floats): every system x metric of a few pages and steps
-    "adhoc rows": 8,  # a typed question's scores of every document by each system (3 x 8 bytes a document: 2.4 MB at 100k)
-    "adhoc": 8,  # ... read at the full parameters (the same rows: no copy)
-    "adhoc ranks": 16,  # ... and its rankings under given judgements (each system's top lists: a few KB)
-}
-# The kinds whose values depend on the documents and questions only, never on the judgements: an engine derived
-# for other judgements (`Engine.derived`) shares them with the engine it came from (a probe locates a registered
-# retriever's lists, which the texts alone decide, in BM25's layout). A run's judged ranks, the fusions and the
-# landscapes do depend on the judgements: each engine keeps its own.
-CORPUS_KINDS = ("fit", "block", "block questions", "probe", "plan", "vectors", "run file", "adhoc rows", "adhoc")
-
-
-# The text a corpus may hold to be indexed: a server refuses a corpus above APP_MAX_CHARS before indexing it, the
-# command line, which serves one person, above CLI_MAX_CHARS; $RETRIEVAL_LAB_MAX_CHARS sets both. What an engine
-# costs is priced by budget.COST (documents, words, judgements, questions), and a server's engines share one
-# memory budget (budget.py, `admit`).
-APP_MAX_CHARS = 40_000_000
-CLI_MAX_CHARS = 400_000_000
-MAX_CHARS_ENV = "RETRIEVAL_LAB_MAX_CHARS"
-
-
-def max_chars(default: int = APP_MAX_CHARS) -> int:
-    """`default`, or $RETRIEVAL_LAB_MAX_CHARS when it is set (an error names it when it is no whole number >= 1)."""
-
-    value = os.environ.get(MAX_CHARS_ENV, "").strip().replace("_", "")
-    if not value:
-        return default
-    if not value.isdigit() or int(value) < 1:
-        raise InputError(f"{MAX_CHARS_ENV}={value!r}: expected a whole number of characters >= 1, e.g. 100000000")
-    return int(value)
-
-
-def check_size(dataset: Dataset, limit: int) -> None:
-    """Refuse, before any indexing, a dataset whose texts exceed `limit` characters, saying what indexing would
-    cost and how to raise the limit."""
-    chars = sum(map(len, dataset.doc_texts)) + sum(map(len, dataset.query_texts))
-    if chars > limit:
-        raise InputError(
-            f"{dataset.name}: {chars:,} characters of text; indexing them would take about "
-            f"{budget.gib(budget.COST.of(dataset))} of memory; the limit here is {limit:,} characters (set "
-            f"{MAX_CHARS_ENV} to raise it)"
-        )
-
-
 class LsaFit(NamedTuple):
     """A fitted LSA and the questions projected into it."""
 
     model: lsa.LsaModel
     qvec: np.ndarray
-
-
-def release_free_memory() -> None:
-    """Hand the heap the tokeniser freed back to the operating system (glibc's malloc_trim; elsewhere nothing):
-    45 MB at 100,000 documents (measured after the index build) that would otherwise stay resident under
-    everything built after it."""
-    try:
-        trim = getattr(ctypes.CDLL(None), "malloc_trim", None)  # the process's own symbols: libc's among them
-    except (OSError, TypeError):  # no such handle on this platform
-        return
-    if trim is not None:
-        trim(0)
-
-
-def rejudged(run: BestLists, row: Callable[[int], np.ndarray], old: Dataset, new: Dataset) -> BestLists:
-    """`run`, computed for `old`'s judgements, with the judged ranks of `new`'s (the same documents and
-    questions, other judgements), without running the retriever again.
-
-    A judgement both hold keeps its rank. Another one's document takes its place in the question's best list
-    (its rank when it scores above the result threshold, else 0); beyond a list that holds every result it was
-    not retrieved (0); beyond a list that does not, its rank is 1 + the documents that rank before it
-    (`ranks_before`) in `row(q)`, the question's scores of every document (bit-identical to the run's).
-    """
-    n = max(new.n_docs, 1)
-    od, nd = old.qrels.doc, new.qrels.doc
-    old_keys = np.where(od >= 0, old.qrels.query * n + od, -1)
-    new_keys = np.where(nd >= 0, new.qrels.query * n + nd, -2)
-    order = np.argsort(old_keys, kind="stable")
-    sorted_keys = old_keys[order]
-    at = np.minimum(np.searchsorted(sorted_keys, new_keys), max(sorted_keys.size - 1, 0))
-    both = sorted_keys[at] == new_keys if sorted_keys.size else np.zeros(new_keys.size, dtype=bool)
-    ranks = np.zeros(new_keys.size, dtype=np.int64)  # a document outside the corpus is never retrieved
-    ranks[both] = run.ranking.judged_rank[order[at[both]]]
-    todo = np.flatnonzero(~both & (nd >= 0))
-    questions = new.qrels.query[todo]
-    for q in np.unique(questions).tolist():
-        mine = todo[questions == q]
-        n_top = int(run.n_top[q])
-        listed, scores = run.top_d[q, :n_top], run.top_s[q, :n_top]
-        place = {int(d): i for i, d in enumerate(listed.tolist())}
-        beyond = []
-        for j in mine.tolist():
-            i = place.get(int(nd[j]))
-            if i is None:
-                beyond.append(j)
-            else:
-                ranks[j] = i + 1 if scores[i] > THRESHOLD else 0
-        if beyond and int(np.count_nonzero(scores > THRESHOLD)) < int(run.n_res[q]):  # some result lies beyond
-            every = row(q)
-            key = new.tie_key
-            for j in beyond:
-                d = int(nd[j])
-                s = every[d]
-                ranks[j] = 1 + int(np.count_nonzero(ranks_before(every, key, s, key[d]))) if s > THRESHOLD else 0
-    return replace(run, ranking=replace(run.ranking, judged_rank=ranks))
-
-
-class SharedMemo:
-    """An engine's cache when it shares the corpus-side kinds (`kinds`) with other engines: those go to `corpus`,
-    the store of the engine it was derived from, every other kind to its own `own` (the same interface as Memo)."""
-
-    def __init__(self, own: Memo, corpus: Memo, kinds: tuple[str, ...]):
-        self.own, self.corpus, self.kinds = own, corpus, frozenset(kinds)
-
-    def _of(self, kind: str) -> Memo:
-        return self.corpus if kind in self.kinds else self.own
-
-    def get(self, kind, key, make):
-        """The value under (kind, key), from the shared store for a corpus-side kind."""
-        return self._of(kind).get(kind, key, make)
-
-    def ready(self, kind: str, key) -> bool:
-        """Whether a value is stored under (kind, key), in the shared store for a corpus-side kind."""
-        return self._of(kind).ready(kind, key)
-
-    def latest(self, kind: str):
-        """The most recently used value of a kind, or None."""
-        return self._of(kind).latest(kind)
-
-    def size(self, kind: str) -> int:
-        """How many values of a kind are held."""
-        return self._of(kind).size(kind)
-
-    def clear(self) -> None:
-        """Drop this engine's own values (the shared ones belong to the engines of the same corpus)."""
-        self.own.clear()
 
 
 class Engine:
@@ -585,6 +474,16 @@ class Engine:
             and self.memo.ready("rrf", r_key)
         )
 
+    def ranking_key(self, ranking: Ranking) -> tuple | None:
+        """The cache key under which this engine holds `ranking` (a run's or a fusion's, with its kind: from the
+        parameters and sources it was computed from), or None when it holds no such object: the key under which a
+        result computed from that ranking (an analysis of it) is kept in this engine's memo, never its content's digest."""
+        for kind, of in (("run", lambda v: v.ranking), ("weighted", lambda v: v.ranking), ("rrf", lambda v: v)):
+            for key, value in self.memo.items(kind):
+                if of(value) is ranking:
+                    return kind, key
+        return None
+
     def prefetch_pays(self) -> bool:
         """Whether a d step costs enough here to be computed ahead (`prefetch`): LSA's pass over documents x
         questions above PREFETCH_ABOVE (at 100,000 x 1,000 a d step measured 210-330 ms; on Cranfield, 1,400 x 225,
@@ -751,320 +650,3 @@ class Engine:
             "adhoc ranks", (key, judged, qid), lambda: adhoc.rankings(self.dataset, scores, judged, qid)
         )
         return one, ranks, scores
-
-
-_ENGINES = Memo({"engine": ENGINES, "derived": DERIVED})
-_ROOTS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # corpus fingerprint -> a built engine alive
-
-
-def for_dataset(
-    dataset: Dataset,
-    progress: Callable[[str, float], None] | None = None,
-    limit: int | None = None,
-    analysis: Analysis = ARTICLE_ANALYSIS,
-    budgeted: bool = False,
-) -> Engine:
-    """The engine of a dataset's content and text analysis, built once per fingerprint and analysis (at most
-    ENGINES kept: coming back to an analysis still kept costs nothing); `limit`: the most characters a dataset
-    may hold to be built (checked only when it is); `budgeted` (the app's server): a new engine is admitted under the
-    server's memory budget first (`admit`: refused, or older engines dropped).
-
-    A dataset whose documents and questions an engine alive already holds, with other judgements (a person
-    grading documents), gets an engine derived from that one (`Engine.derived`: nothing re-tokenised), kept
-    apart (at most DERIVED), so grading never pushes other datasets' engines out."""
-
-    def key(fingerprint: str):  # the article's analysis keyed by the fingerprint alone, as before analyses existed
-        return fingerprint if analysis.is_article else (fingerprint, analysis)
-
-    start_janitor()
-    corpus = key(dataset.corpus_fingerprint)
-    root = _ROOTS.get(corpus)
-    if root is not None and root.fingerprint != dataset.fingerprint:
-        # the root counts among the ENGINES kept while a derived engine of it is in use (it shares its index)
-        _ENGINES.get("engine", key(root.fingerprint), lambda: root).last_used = time.monotonic()
-        engine = _ENGINES.get("derived", key(dataset.fingerprint), lambda: Engine.derived(root, dataset))
-    else:
-        engine = _ENGINES.get(
-            "engine", key(dataset.fingerprint), lambda: root or _admitted(dataset, progress, limit, analysis, budgeted)
-        )
-        _ROOTS[corpus] = engine
-    engine.last_used = time.monotonic()
-    return engine
-
-
-def _admitted(dataset: Dataset, progress, limit: int | None, analysis: Analysis, budgeted: bool) -> Engine:
-    """A new engine, admitted first under the server's memory budget when `budgeted` (`admit`)."""
-    if limit is not None:
-        check_size(dataset, limit)
-    if budgeted:
-        admit(dataset)
-    return Engine(dataset, progress, limit, analysis)
-
-
-def held() -> int:
-    """The bytes the kept engines hold by the cost model (derived engines share their root's)."""
-    return sum(e.cost for _, e in _ENGINES.items("engine"))
-
-
-def admit(dataset: Dataset) -> int:
-    """Make room for the dataset's engine under the memory budget (budget.py) before anything is indexed: refuse it
-    when it would not fit with every other engine dropped, else drop idle engines, then the least recently used,
-    until it fits. Returns its cost (the bytes it will hold)."""
-    cost, limit = budget.COST.of(dataset), budget.budget()
-    budget.refuse_above(dataset, cost, limit)
-    drop_idle()
-    for key, e in _ENGINES.items("engine"):  # least recently used first
-        if held() + cost <= limit:
-            break
-        drop(key, e)
-    release_free_memory()
-    return cost
-
-
-def drop(key, engine: Engine) -> None:
-    """Stop keeping an engine and the engines derived from it (they hold its index)."""
-    _ENGINES.discard("engine", key)
-    for k, d in _ENGINES.items("derived"):
-        if d.root is engine:
-            _ENGINES.discard("derived", k)
-
-
-def drop_idle(now: float | None = None) -> int:
-    """Drop the engines no one used for budget.idle_seconds() (their derived engines with them); how many."""
-    now = time.monotonic() if now is None else now
-    limit = budget.idle_seconds()
-    dropped = 0
-    for k, d in _ENGINES.items("derived"):
-        if now - d.last_used > limit:
-            dropped += _ENGINES.discard("derived", k)
-    for k, e in _ENGINES.items("engine"):
-        if now - e.last_used > limit and not any(d.root is e for _, d in _ENGINES.items("derived")):
-            drop(k, e)
-            dropped += 1
-    return dropped
-
-
-IDLE_HOOKS: list[
-    Callable[[], None]
-] = []  # called after the janitor dropped idle engines (the app clears its parse caches)
-_JANITOR: list[threading.Thread] = []
-_JANITOR_LOCK = threading.Lock()
-
-
-def start_janitor() -> None:
-    """Once per process, a daemon thread that drops idle engines (`drop_idle`) and hands the freed heap back to the
-    system, every quarter of the idle time (at most a minute)."""
-    with _JANITOR_LOCK:
-        if _JANITOR and _JANITOR[0].is_alive():
-            return
-
-        def work() -> None:
-            while True:
-                time.sleep(min(60.0, budget.idle_seconds() / 4))
-                if drop_idle():
-                    for hook in list(IDLE_HOOKS):
-                        hook()
-                    gc.collect()
-                    release_free_memory()
-
-        t = threading.Thread(target=work, name="retrieval-janitor", daemon=True)
-        _JANITOR[:] = [t]
-        t.start()
-
-
-def built(dataset: Dataset, analysis: Analysis = ARTICLE_ANALYSIS) -> bool:
-    """Whether the engine of this dataset and analysis is kept (`for_dataset` would return it without building)."""
-    key = dataset.fingerprint if analysis.is_article else (dataset.fingerprint, analysis)
-    corpus = dataset.corpus_fingerprint if analysis.is_article else (dataset.corpus_fingerprint, analysis)
-    return _ENGINES.ready("engine", key) or _ENGINES.ready("derived", key) or corpus in _ROOTS
-
-
-def evaluate(
-    dataset: Dataset,
-    params: Params = Params(),
-    metric_names: str | list[str] = metrics.DEFAULT_METRICS,
-    runs: tuple[TrecRun, ...] = (),
-) -> Evaluation:
-    """The whole evaluation of every system with the given parameters, on the dataset's engine for their text
-    analysis (built once per content and analysis and kept: `for_dataset`)."""
-    return for_dataset(dataset, analysis=Analysis(*params.analysis)).evaluate(params, metric_names, runs)
-
-
-# --------------------------------------------------------------------------------------- compiled kernels, warmed
-
-_REPAIRED: list[str] = []  # repair_compiled_cache's warnings, once its one pass of the process is done ("" if none)
-_REPAIR_LOCK = threading.Lock()
-log = logging.getLogger("retrieval")
-
-
-def repair_compiled_cache() -> list[str]:
-    """Numba's cache on disk of every compiled kernel (the library's and the tokeniser's) checked once per process,
-    before any kernel is loaded from it: a damaged one (an empty `.nbi` index, a cut data file) is cleared and
-    compiled again rather than ending the first call in EOFError (`dispatch.repair_disk_cache`). Returns the
-    warnings of this process's first call, each naming a cleared index file; later calls return nothing."""
-    with _REPAIR_LOCK:
-        if _REPAIRED:
-            return []
-        said = _kernels.dispatch.repair_disk_cache(_kernels.dispatch.cached_dispatchers([*_kernels.MODULES, text]))
-        _REPAIRED.extend(said or [""])
-        return said
-
-
-def warm_up() -> dict[str, int]:
-    """Compile every kernel with the argument types the app and the command line pass, or load it from numba's
-    cache on disk (`cache=True`: `__pycache__` beside the module, or $NUMBA_CACHE_DIR): an engine on the invented
-    corpus evaluated as the sliders do (a first run, a run with the previous one as a hint, both fusions over BM25 +
-    LSA and over BM25 + dense vectors, a TREC run, the reference rankings). Returns each kernel's number of
-    signatures. `python -m retrieval warmup` runs it, once after installing, so no first visit waits for numba.
-    A damaged cache is cleared first (`repair_compiled_cache`)."""
-
-    for w in repair_compiled_cache():
-        log.warning("%s", w)
-
-    with _kernels.compiled_here():
-        ds = datasets.load("invented")
-        # what a large corpus's index runs, its table grown past its first 256 terms (so _rehash is compiled too),
-        # a batch tokenised in two halves (what a batch above text.BATCHING.split_above bytes takes: _merge too)
-        words = " ".join(f"warm{i}" for i in range(300))
-        text.build_index(ds.doc_texts + (words,) * 4, method="compiled", batching=text.Batching(split_above=0))
-        e = Engine(ds)
-        e.evaluate(Params())
-        e.evaluate(Params(k1=1.3, b=0.5, alpha=0.3, rrf_k=20.0))  # BM25 with the previous run as its hint
-        e.evaluate(Params(k1=1.3, b=0.5, dims=5))  # a d move: BM25's scores of LSA's new lists looked up
-        rng = np.random.default_rng(0)
-        vectors = align(
-            from_arrays(
-                "warm-up", ds.doc_ids, rng.normal(size=(ds.n_docs, 8)), ds.query_ids, rng.normal(size=(ds.n_queries, 8))
-            ),
-            ds,
-        )
-        e.evaluate(Params(members=("BM25", vectors.name)), sources=(vectors,))
-        e.evaluate(Params(members=(vectors.name, "LSA", "BM25"), weights=(0.5, 0.3, 0.2)), sources=(vectors,))
-        top = e.run("BM25", Params())
-        lines = [
-            f"{ds.query_ids[q]} Q0 {ds.doc_ids[d]} {r + 1} {float(s)!r} warm"
-            for q in range(ds.n_queries)
-            for r, (d, s) in enumerate(zip(top.top_d[q, : top.n_top[q]], top.top_s[q, : top.n_top[q]]))
-        ]
-        run = datasets.parse_run("\n".join(lines).encode(), "warm-up.trec", "warm")
-        e.evaluate(Params(members=("BM25", "warm")), sources=(run,))
-        bm25.search(ds, e.bm25_scores(1.2, 0.75))
-        f = e.lsa_fit(6)
-        lsa.search(ds, f.model, f.qvec)
-        lsa.fit(e.index, 6, "randomized", by_term=e.bm25.counts)  # a large corpus's solver: lsa.Tfidf's kernels
-        p = Params()
-        bm, ls = e.run("BM25", p), e.run("LSA", p)
-        none = np.zeros(0, dtype=np.int64)
-        ls.at(none, none)
-        nq, depth = ds.n_queries, p.fusion_depth  # the weighted fusion's second try (rare: ties at its bound)
-        top = fusion.FusedTop(
-            np.zeros((nq, depth), dtype=np.int64),
-            np.zeros((nq, depth)),
-            np.zeros(nq, dtype=np.int64),
-            np.zeros(nq, dtype=np.bool_),
-        )
-        _kernels.weighted_scan(
-            none,
-            False,
-            ds.n_docs,
-            ds.tie_key,
-            0.5,
-            0.5,
-            depth,
-            fusion.PostingsSide(bm.plan.by_term, bm.norm, bm.k1 + 1.0, bm.lo, bm.hi),
-            fusion.VectorSide(ls.qvec, ls.vecs, ls.top_d, ls.top_s, ls.n_top, ls.lo, ls.hi),
-            top,
-        )
-    _kernels.mark_ready()
-    return {name: len(d.signatures) for name, d in compiled_dispatchers().items()}
-
-
-def compiled_dispatchers() -> dict:
-    """Every compiled kernel's numba dispatcher by name, the library's and the tokeniser's (empty with
-    NUMBA_DISABLE_JIT=1)."""
-    return {**_kernels.dispatchers(), **text.dispatchers()}
-
-
-_WARMING: list[threading.Thread] = []
-_WARMING_LOCK = threading.Lock()
-
-
-def start_warm_up(background_process: bool = True) -> threading.Thread:
-    """Serve small corpora from the kernels' plain-Python twin, and the kernels numba's cache lacks from their numpy
-    or plain-Python twins where that pays (`kernels.serve_uncompiled`; the same numbers), while a thread warms the
-    compiled kernels up, once per process: first `python -m retrieval warmup` in a child process (numba compiles there, on
-    another core, without holding this process's lock, and writes its cache), then `warm_up` here, which loads
-    what the child wrote (or compiles, if it could not), then times the bundled encoder (`warm_up_and_calibrate`). Returns
-    the thread (started at the first call only)."""
-
-    with _WARMING_LOCK:
-        if _WARMING:
-            return _WARMING[0]
-        for w in repair_compiled_cache():  # before the child's warm-up and any kernel of this process reads it
-            log.warning("%s", w)
-        dense.sweep_temporary_files()  # the vectors cache's orphan temporary files, at the app's start
-        _kernels.serve_small_from_python()
-        _kernels.serve_uncompiled()  # a medium corpus too: its kernels' twins rather than a compile in this process
-        t = threading.Thread(target=warm_up_and_calibrate, args=(background_process,), name=WARM_UP_THREAD, daemon=True)
-        _WARMING.append(t)
-        t.start()
-        return t
-
-
-def warm_up_and_calibrate(background_process: bool) -> None:
-    """The warm-up thread's work: the compiled kernels (in a child process first, when asked), then the bundled
-    encoder's time per token (`dense.calibrate_when_idle`), timed once the machine is idle rather than on the Data
-    page after the first upload, where it shared the cores with that upload's SVD: 0.9 s instead of 0.13 s in the
-    browser, and every encoding estimate then about seven times too long."""
-
-    if background_process:
-        _warm_up_in_child()
-    try:
-        warm_up()
-    finally:
-        _kernels.mark_ready()  # whatever happened, the compiled kernels now compile on demand
-    try:
-        dense.calibrate_when_idle()
-    except Exception:  # noqa: BLE001 - no encoder here: the Data page says so when it asks for an estimate
-        pass
-
-
-_CHILDREN: list[subprocess.Popen] = []  # the warm-up child while it runs: ended and reaped when this process exits
-
-
-def _end_children() -> None:
-    """At this process's exit (a server stopped, SIGTERM included): end the warm-up child and reap it, so it is not
-    left a zombie under an init that reaps nothing. A server killed with SIGKILL runs nothing: its child sees its
-    parent gone and exits, and only the process that adopts it (init, or `docker run --init`) can reap it."""
-    for child in list(_CHILDREN):
-        with contextlib.suppress(OSError, subprocess.SubprocessError):
-            child.kill()
-            child.wait(timeout=10)
-
-
-atexit.register(_end_children)
-
-
-def _warm_up_in_child(timeout: float = 900.0) -> bool:
-    """`python -m retrieval warmup` in a child process with this package importable; False if it failed."""
-
-    root = str(Path(__file__).resolve().parent.parent)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)}
-    try:
-        child = subprocess.Popen(
-            [sys.executable, "-m", "retrieval", "warmup", "--quiet", "--with-parent"],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-    except OSError:
-        return False
-    _CHILDREN.append(child)
-    try:
-        return child.wait(timeout=timeout) == 0
-    except subprocess.TimeoutExpired:
-        child.kill()
-        child.wait()
-        return False
-    finally:
-        _CHILDREN.remove(child)
