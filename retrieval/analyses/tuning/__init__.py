@@ -53,6 +53,7 @@ from .crossval import CrossValidation, cross_validate, fold_assignment
 from .dims import dims_axis, sweep_dims
 from .dispatch import _params_key as _params_key
 from .dispatch import current_values, sweep
+from .edges import EDGE_ZONE, Edge, bounds, edge_findings, edge_sides
 from .explain import explain_fusion, member_ranks, rescuer
 from .fused import Fixed, check_alpha_members, fixed_parts, sweep_alpha, sweep_rrf_k
 from .joint import JOINT, JOINT_POINTS, check_joint_members, joint_axes, sweep_joint, thin
@@ -83,23 +84,19 @@ from .ties import TieRegion, best_setting, sign_vectors_for, tie_region, versus_
 from .verdict import (
     ALPHA_LEVEL,
     GAIN_EPS,
-    MINUS,
     Signals,
     Verdict,
     Versus,
-    about,
-    expectation_text,
-    names_text,
     offers_best,
-    p_is,
     place,
-    setting_text,
     tied_with_best,
     verdict,
     verdict_kind,
     verdict_text,
+    verdict_words,
     versus_current,
 )
+from .wording import MINUS, Piece, about, expectation_text, names_text, p_is, plain, setting_text, stress
 
 __all__ = [
     "about",
@@ -116,6 +113,7 @@ __all__ = [
     "bm25_grid",
     "bm25_grid_scores",
     "Bm25Grid",
+    "bounds",
     "check_alpha_members",
     "check_joint_members",
     "cross_validate",
@@ -124,6 +122,10 @@ __all__ = [
     "current_values",
     "dims_axis",
     "DIRECT_UP_TO",
+    "Edge",
+    "edge_sides",
+    "EDGE_ZONE",
+    "edge_findings",
     "engine_for",
     "even",
     "expectation_text",
@@ -149,7 +151,9 @@ __all__ = [
     "p_is",
     "PARAMS",
     "PARAMS_FORMS",
+    "Piece",
     "place",
+    "plain",
     "REFIT_UP_TO",
     "rescuer",
     "RRF_K_GRID",
@@ -157,8 +161,9 @@ __all__ = [
     "setting_text",
     "sign_vectors_for",
     "Signals",
-    "sweep",
+    "stress",
     "Sweep",
+    "sweep",
     "sweep_alpha",
     "sweep_analysis",
     "sweep_bm25",
@@ -173,10 +178,11 @@ __all__ = [
     "to_json",
     "tune",
     "Tuning",
-    "Verdict",
     "verdict",
+    "Verdict",
     "verdict_kind",
     "verdict_text",
+    "verdict_words",
     "Versus",
     "versus_best",
     "versus_current",

@@ -14,6 +14,7 @@ from ...evaluation import metrics, stats
 from ...retrievers.systems import Sources
 from .crossval import CrossValidation, cross_validate, fold_assignment
 from .dispatch import _params_key, current_values, sweep
+from .edges import Edge, edge_findings
 from .fused import check_alpha_members, fixed_parts
 from .sweep import FOLDS, SEED, Sweep, _num, engine_for
 from .ties import TieRegion, best_setting, sign_vectors_for, tie_region, versus_best
@@ -38,6 +39,7 @@ class Tuning:
     p_holm: np.ndarray  # ... Holm-adjusted over the comparisons with the best
     sign_vectors: int  # the random sign vectors the permutation tests drew (when not exact: `sign_vectors_for`)
     verdict: Verdict  # the current setting against the best (`verdict`: what the Tuning page says)
+    edges: tuple[Edge, ...] = ()  # the best at an open edge of the range searched (`edge_findings`)
 
 
 def tune(
@@ -71,8 +73,9 @@ def tune(
     cur = current_values(dataset, key, metric, base, engine, fixed, sources)
     current = current_setting(sw.names, base)
     said = verdict(sw, best, ties, p, p_holm, current, cur, cv, label, sign_vectors, seed)
+    edges = edge_findings(sw, best, engine.max_dims())
     return Tuning(
-        dataset.name, sw, best, ties, cv, current, cur, said.signals.current_tied, p, p_holm, sign_vectors, said
+        dataset.name, sw, best, ties, cv, current, cur, said.signals.current_tied, p, p_holm, sign_vectors, said, edges
     )
 
 
@@ -165,6 +168,8 @@ def to_json(t: Tuning) -> dict:
         },
         "verdict": {"kind": t.verdict.kind, "text": t.verdict.plain},
         "notes": list(sw.notes),
+        "edges": [e.to_json() for e in t.edges],
+        "signals": t.verdict.signals._asdict(),
         **(
             {"analyses": [r._asdict() for r in analysis_rows(sw, t.current_values, t.cv.folds, t.cv.seed)]}
             if sw.names[0] == "analysis"

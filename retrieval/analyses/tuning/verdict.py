@@ -11,6 +11,7 @@ from ...evaluation import significance, stats
 from .crossval import CrossValidation
 from .sweep import _DECIMALS, SEED, Sweep
 from .ties import TieRegion
+from .wording import Piece, about, expectation_text, names_text, p_is, plain, setting_text, stress
 
 # ------------------------------------------------------------------------------------------- the verdict
 #
@@ -22,7 +23,6 @@ from .ties import TieRegion
 
 ALPHA_LEVEL = 0.05  # the family-wise level of Holm's correction
 GAIN_EPS = 1e-12  # a cross-validated gain at or below this is no gain
-MINUS = "\u2212"  # a true minus, as the app writes every signed number
 
 
 class Versus(NamedTuple):
@@ -144,44 +144,11 @@ def offers_best(kind: str) -> bool:
     return kind not in ("same", "flat", "best")
 
 
-def p_is(p: float) -> str:
-    """'p = 0.006', 'p < 0.001', 'p = 1'."""
-    return "p = 1" if p >= 0.9995 else f"p = {p:.3f}" if p >= 0.001 else "p < 0.001"
-
-
-def about(x: float) -> str:
-    """A gain to two significant digits with its sign and a true minus: +0.041, −0.0059."""
-    return f"{x:+.2g}".replace("-", MINUS)
-
-
-def names_text(names: tuple[str, ...]) -> str:
-    """Swept parameters for reading: 'k1 and b', 'd', 'RRF k and d', 'the text analysis, k1 and b'."""
-    said = [{"dims": "d", "rrf_k": "RRF k", "analysis": "the text analysis"}.get(n, n) for n in names]
-    return " and ".join(said) if len(said) < 3 else ", ".join(said[:-1]) + " and " + said[-1]
-
-
-def setting_text(setting: dict) -> str:
-    """A setting for reading: 'k1 = 1.2, b = 0.75'."""
-    return ", ".join(f"{n} = {v}" if isinstance(v, str) else f"{n} = {v:g}" for n, v in setting.items())
-
-
-def expectation_text(gain: float, measured: float) -> str:
-    """What a tuned setting gains on new questions, the cross-validated `gain`, beside the gain `measured` on the
-    questions it was chosen on (best − current), each to two significant digits (`about`): said as one number when
-    they read the same."""
-    g, m = about(gain), about(measured)
-    if g == m:
-        return f"Expect about {g} on new questions too, as measured on these very questions."
-    if gain < measured:
-        return f"Expect about {g}, not the {m} measured on these very questions."
-    return f"Expect about {g} on new questions, more than the {m} measured on these very questions."
-
-
-def verdict_text(s: Signals, what: str, best: str, label: str) -> str:
-    """The one plain verdict (Markdown: its headline in bold): what `verdict_kind` decided, with the numbers it
-    decided on; `what` names the swept parameters (`names_text`), `best` the best setting (`setting_text`), `label`
-    the metric. Every sentence holds for the numbers: a gain is claimed only when cross-validation shows one, a
-    setting beating another only after Holm's correction."""
+def verdict_words(s: Signals, what: str, best: str, label: str) -> tuple[Piece, ...]:
+    """The one plain verdict, in pieces (its headline stressed, `wording.Piece`): what `verdict_kind` decided, with the
+    numbers it decided on; `what` names the swept parameters (`names_text`), `best` the best setting
+    (`setting_text`), `label` the metric. Every sentence holds for the numbers: a gain is claimed only when
+    cross-validation shows one, a setting beating another only after Holm's correction."""
     kind = verdict_kind(s)
     holm = f"Holm's correction for {s.family} comparisons (adjusted {p_is(s.p_holm)})"
     cv = (
@@ -197,51 +164,71 @@ def verdict_text(s: Signals, what: str, best: str, label: str) -> str:
         else ""
     )
     if kind == "same":
-        return f"**Every setting scores the same here**: all {s.n_settings} have the same mean {label}, so there is nothing to tune."
+        return (
+            stress("Every setting scores the same here"),
+            Piece(f": all {s.n_settings} have the same mean {label}, so there is nothing to tune."),
+        )
     if kind == "flat":
         return (
-            f"**Every setting scores the same here, within noise**: all {s.n_settings} settings can't be told apart "
-            f"from the best ({best}), so the best is one draw among equals, not a value to move to."
+            stress("Every setting scores the same here, within noise"),
+            Piece(
+                f": all {s.n_settings} settings can't be told apart from the best ({best}), so the best is one draw "
+                "among equals, not a value to move to."
+            ),
         )
     if kind == "best":
         head = (
-            f"**The current setting scores above every setting of the grid**: {about(s.diff)} {label} over the best "
-            f"of the {s.n_settings} ({best}). "
+            (
+                stress("The current setting scores above every setting of the grid"),
+                Piece(f": {about(s.diff)} {label} over the best of the {s.n_settings} ({best})."),
+            )
             if s.diff > 0
-            else f"**The current setting is the best of the {s.n_settings} settings.** "
+            else (stress(f"The current setting is the best of the {s.n_settings} settings."),)
         )
         if s.gain is None:
-            return head.rstrip()
+            return head
         if s.gain < -GAIN_EPS:
             return head + (
-                f"Expect less on new questions: tuning this way scores {about(s.gain)} {label} against it on "
-                "questions the choice never saw (cross-validated)."
+                Piece(
+                    f" Expect less on new questions: tuning this way scores {about(s.gain)} {label} against it on "
+                    "questions the choice never saw (cross-validated)."
+                ),
             )
         return head + (
-            f"On questions the choice never saw, tuning this way scores {about(s.gain)} {label} against it "
-            "(cross-validated): no loss from over-fitting shows."
+            Piece(
+                f" On questions the choice never saw, tuning this way scores {about(s.gain)} {label} against it "
+                "(cross-validated): no loss from over-fitting shows."
+            ),
         )
     if kind == "tune":
         return (
-            f"**Tuning {what} pays**: about {about(s.gain)} {label} on questions the choice never saw (cross-validated), "
-            f"and the best ({best}) beats the current setting even after {holm}. {expectation_text(s.gain, -s.diff)}"
+            stress(f"Tuning {what} pays"),
+            Piece(
+                f": about {about(s.gain)} {label} on questions the choice never saw (cross-validated), and the best "
+                f"({best}) beats the current setting even after {holm}. {expectation_text(s.gain, -s.diff)}"
+            ),
         )
     if kind == "unstable":
+        beats = stress(f"The best ({best}) beats the current setting on these questions")
         if s.gain is None:
             return (
-                f"**The best ({best}) beats the current setting on these questions**, even after {holm}, **but whether "
-                f"the gain carries over to new ones is unknown** ({cv}). Treat the best as a hint, not a finding."
+                beats,
+                Piece(f", even after {holm}, "),
+                stress("but whether the gain carries over to new ones is unknown"),
+                Piece(f" ({cv}). Treat the best as a hint, not a finding."),
             )
         return (
-            f"**The best ({best}) beats the current setting on these questions**, even after {holm}, **but the gain "
-            f"does not carry over to new ones** ({cv}): the folds choose different settings. Treat the best as a hint, "
-            "not a finding."
+            beats,
+            Piece(f", even after {holm}, "),
+            stress("but the gain does not carry over to new ones"),
+            Piece(f" ({cv}): the folds choose different settings. Treat the best as a hint, not a finding."),
         )
     if kind == "hint":
         return (
-            f"**Tuning {what} may gain about {about(s.gain)} {label} on unseen questions** (cross-validated), **but no "
-            f"single setting beats the current one once {s.family} comparisons are corrected for** (Holm-adjusted "
-            f"{p_is(s.p_holm)}): treat the best ({best}) as a hint, not a finding.{alone}"
+            stress(f"Tuning {what} may gain about {about(s.gain)} {label} on unseen questions"),
+            Piece(" (cross-validated), "),
+            stress(f"but no single setting beats the current one once {s.family} comparisons are corrected for"),
+            Piece(f" (Holm-adjusted {p_is(s.p_holm)}): treat the best ({best}) as a hint, not a finding.{alone}"),
         )
     shown = (
         "there are too few questions to cross-validate (at least 2 are needed)"
@@ -249,18 +236,26 @@ def verdict_text(s: Signals, what: str, best: str, label: str) -> str:
         else f"tuning shows no gain on unseen questions ({cv})"
     )
     return (
-        f"**Keep the current setting**: no setting beats it once {s.family} comparisons are corrected for "
-        f"(Holm-adjusted {p_is(s.p_holm)}), and {shown}.{alone}"
+        stress("Keep the current setting"),
+        Piece(
+            f": no setting beats it once {s.family} comparisons are corrected for (Holm-adjusted {p_is(s.p_holm)}), "
+            f"and {shown}.{alone}"
+        ),
     )
+
+
+def verdict_text(s: Signals, what: str, best: str, label: str) -> str:
+    """The verdict as one plain text (`verdict_words` joined): what the command line prints."""
+    return plain(verdict_words(s, what, best, label))
 
 
 @dataclass(frozen=True, eq=False)
 class Verdict:
-    """The verdict on the current setting: its kind (`verdict_kind`), its text (`verdict_text`, Markdown), what it
-    weighed, and where the current setting lies on the grid."""
+    """The verdict on the current setting: its kind (`verdict_kind`), its words (`verdict_words`: plain text in
+    pieces, the headline stressed), what it weighed, and where the current setting lies on the grid."""
 
     kind: str
-    text: str  # Markdown: the headline between ** (the page shows it as is; `plain` is the terminal's)
+    words: tuple[Piece, ...]  # the page renders the stressed pieces in bold; the terminal prints `plain`
     signals: Signals
     versus: Versus
     near: int  # the grid setting nearest to the current one
@@ -268,8 +263,8 @@ class Verdict:
 
     @property
     def plain(self) -> str:
-        """The text without Markdown's bold markers: what the command line prints (the same words)."""
-        return self.text.replace("**", "")
+        """The verdict as one plain text: what the command line prints and the JSON's "text"."""
+        return plain(self.words)
 
     @property
     def offers_best(self) -> bool:
@@ -321,5 +316,5 @@ def verdict(
         int(versus.family),
         None if cv is None else float(cv.cross_validated - v.mean()),
     )
-    text = verdict_text(s, names_text(sweep.names), setting_text(sweep.setting(best)), label or sweep.metric)
-    return Verdict(verdict_kind(s), text, s, versus, near, on_grid)
+    words = verdict_words(s, names_text(sweep.names), setting_text(sweep.setting(best)), label or sweep.metric)
+    return Verdict(verdict_kind(s), words, s, versus, near, on_grid)
