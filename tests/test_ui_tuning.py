@@ -673,7 +673,8 @@ def test_the_page_and_the_command_line_say_the_same_verdict(invented, capsys, wh
     assert said.plain == printed
     if sidebar == {"alpha": 0.51}:
         assert said.kind == "best" and printed.startswith("The current setting scores above every setting of the grid")
-    assert said.text.replace("**", "") == printed and said.text.startswith("**")
+    shown_md = ui.verdict_markdown(said)  # the page's Markdown: the library's words, the headline in bold
+    assert shown_md.replace("**", "") == printed and shown_md.startswith("**")
     # the page's label names the metric its way; the rest of the words are the same
     shown = ui.judge(invented, what, "ndcg@5", held, land, current, current_vals, cv, "nDCG@5")
     assert shown.kind == said.kind and shown.plain == printed.replace("ndcg@5", "nDCG@5")
@@ -714,5 +715,11 @@ def test_the_verdict_claims_nothing_cross_validation_could_not_show():
 
 def test_the_verdict_reads_the_library_rule():
     # one rule: the page's names are the library's
-    assert ui.verdict_text is tuning.verdict_text and ui.verdict_kind is tuning.verdict_kind
+    # the page's words are the library's, its headline in bold: the library writes no Markdown
+    for changes in ({}, dict(all_same=True, n_tied=176), dict(n_tied=176), dict(at_best=True, gain=-0.004),
+                    dict(p_holm=0.01, gain=None), dict(p_holm=0.01, gain=-0.0059), dict(p=0.0001, p_holm=0.0004)):
+        s = signals(**changes)
+        shown, said = ui.verdict_text(s, "d", "dims = 12", "nDCG@5"), tuning.verdict_text(s, "d", "dims = 12", "nDCG@5")
+        assert shown.replace("**", "") == said and "**" not in said and shown.startswith("**")
+    assert ui.verdict_kind is tuning.verdict_kind
     assert ui.Signals is tuning.Signals and ui.Versus is tuning.Versus and ui.ALPHA_LEVEL == tuning.ALPHA_LEVEL

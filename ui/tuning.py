@@ -5,7 +5,6 @@ too), held-out validation, the per-question oracle and one question's fusion exp
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -68,9 +67,7 @@ HOLDS = {  # what a fusion sweep holds at the sidebar's values (besides the memb
     "rrf_k,dims": ("k1", "b"),
     "k1,dims": ("b", "alpha"),
 }
-EDGE_ZONE = (
-    0.1  # the best is "at the edge" when it lies in the outer tenth of an axis's settings (at least the end one)
-)
+EDGE_ZONE = tuning.EDGE_ZONE  # the best is "at the edge" in the outer tenth of an axis's settings (the library's rule)
 GAIN_EPS = tuning.GAIN_EPS  # a cross-validated gain at or below this is no gain
 UNJUDGED = "unjudged"  # the grade of a document no judgement of the question names
 GRADE_HELP = (
@@ -254,10 +251,25 @@ def on_pick(chart_key: str, names: tuple[str, ...]) -> None:
 Versus = tuning.Versus
 Signals = tuning.Signals
 verdict_kind = tuning.verdict_kind
-verdict_text = tuning.verdict_text
 offers_best = tuning.offers_best
 p_is = tuning.p_is
 about = tuning.about
+
+
+def words_markdown(words: tuple[tuning.Piece, ...]) -> str:
+    """A finding's words as Markdown: its stressed pieces (the headline) in bold. The words are the library's own
+    (parameter names and values, numbers, the metric's label), no user string, so nothing in them needs escaping."""
+    return "".join(f"**{w.text}**" if w.stressed else w.text for w in words)
+
+
+def verdict_text(s: Signals, what: str, best: str, label: str) -> str:
+    """The verdict as the page shows it: `tuning.verdict_words` in Markdown, its headline in bold."""
+    return words_markdown(tuning.verdict_words(s, what, best, label))
+
+
+def verdict_markdown(v: tuning.Verdict) -> str:
+    """A verdict as the page shows it (its words, the headline in bold)."""
+    return words_markdown(v.words)
 
 
 def versus_best(land: Landscape, v_current: np.ndarray, on_grid: bool, near: int) -> Versus:
@@ -311,55 +323,27 @@ def judge(
     )
 
 
-def edge_sides(axis: np.ndarray, pos: int, lo: float, hi: float, zone: float = EDGE_ZONE) -> list[str]:
-    """The ends of a searched axis ("low", "high") the best lies at, where the parameter could go further.
-
-    The best (at position `pos` of the sorted `axis`) is at an end when it lies among that end's outer `zone`
-    of the settings (at least the end setting itself), and the end is not the parameter's own bound (`lo`,
-    `hi`: b can't pass 1, alpha 0 or 1, d the corpus's limit).
-    """
-    n = int(np.asarray(axis).size)
-    width = max(1, math.floor(n * zone))
-    out = []
-    if pos < width and float(axis[0]) > lo:
-        out.append("low")
-    if pos >= n - width and float(axis[-1]) < hi:
-        out.append("high")
-    return out
+# The edge rule and its finding are the library's (retrieval.analyses.tuning: `edge_findings`), what `python -m
+# retrieval tune` prints too; the page adds where to go past the sidebar's slider.
+edge_sides = tuning.edge_sides
+bounds = tuning.bounds
 
 
-def bounds(name: str, dims_limit: int) -> tuple[float, float]:
-    """How far a parameter could go: its valid range (params.SPECS), d up to what the corpus allows."""
-    lo, hi = SPECS[name].valid
-    return (float(lo), float(dims_limit) if name == "dims" else float(hi))
-
-
-def edge_text(name: str, axis: np.ndarray, value: float, side: str) -> str:
-    """The warning for a best at the edge of the range searched (Markdown); past the sidebar's slider, where to go."""
-    end = axis[-1] if side == "high" else axis[0]
-    spec = SPECS[name]
+def edge_markdown(e: tuning.Edge) -> str:
+    """The warning for a best at the edge of the range searched (the finding's words, its headline in bold); past the
+    sidebar's slider, where to go."""
     past = (
-        f" The sidebar's slider stops at {spec.hi:g}; the command line scores larger values "
-        f"(`python -m retrieval evaluate --{name.replace('_', '-')} …`)."
-        if side == "high" and end >= spec.hi
+        f" The sidebar's slider stops at {e.slider_end:g}; the command line scores larger values "
+        f"(`python -m retrieval evaluate --{e.name.replace('_', '-')} …`)."
+        if e.slider_end is not None
         else ""
     )
-    return (
-        f"**The best is at the edge of the range searched** ({name} = {value:g}; the range searched "
-        f"{'ends' if side == 'high' else 'starts'} at {end:g}): the optimum may lie {'beyond' if side == 'high' else 'below'} it.{past}"
-    )
+    return words_markdown(e.words) + past
 
 
 def edge_warnings(sw: tuning.Sweep, best: int, dims_limit: int) -> list[str]:
-    """One warning per swept parameter whose best lies at an open edge of its axis."""
-    pos = np.unravel_index(int(best), sw.shape)
-    setting = sw.setting(best)
-    return [
-        edge_text(n, a, setting[n], side)
-        for n, a, i in zip(sw.names, sw.axes, pos)
-        if n != "analysis"
-        for side in edge_sides(a, int(i), *bounds(n, dims_limit))
-    ]
+    """One warning per swept parameter whose best lies at an open edge of its axis (`tuning.edge_findings`)."""
+    return [edge_markdown(e) for e in tuning.edge_findings(sw, best, dims_limit)]
 
 
 # ------------------------------------------------------------------------------------------- the view
@@ -641,7 +625,7 @@ def headline(v: View) -> None:
         f"Current: {fmt_setting(v.current)}{'' if v.verdict.on_grid else ' (between grid points)'} · best: "
         f"{fmt_setting(v.best_setting)} · {v.land.ties.size} of {v.n_settings} settings can't be told apart from the best."
     )
-    st.markdown(v.verdict.text)
+    st.markdown(verdict_markdown(v.verdict))
     if v.what == "analysis":  # its coarse grid's ends are said beside the finer k1 x b sweep's (`analysis_chart`)
         return
     for warning in edge_warnings(v.land.sweep, v.land.best, cache.engine(v.ds).max_dims()):

@@ -29,16 +29,8 @@ import numpy as np
 
 from ..core.errors import InputError
 from ..core.params import SPECS
-from .tuning import (
-    FOLDS,
-    SEED,
-    Sweep,
-    about,
-    analysis_rows,
-    best_setting,
-    cross_validate,
-    setting_text,
-)
+from .tuning import FOLDS, SEED, Sweep, analysis_rows, best_setting, cross_validate
+from .tuning.wording import about, setting_text
 
 
 @dataclass(frozen=True)

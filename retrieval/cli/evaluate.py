@@ -502,6 +502,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
     cur, said = report["current"], result.verdict
     vs = said.versus
     print(f"\nbest: {_setting(sw.setting(result.best))}  {sw.metric} = {means[result.best]:.4f}")
+    for e in result.edges:  # the best at an open edge of the range searched (tuning.edge_findings, the page's warning)
+        print(f"edge: {_t(e.sentence)}")
     print(
         f"tie region: {ties.size} of {means.size} settings can't be told apart from the best (each alone, uncorrected)"
     )
