@@ -1182,7 +1182,7 @@ def oracle_section(v: View) -> None:
 # ------------------------------------------------------------------------------------------- fusion explained
 
 
-def rank_text(r: int | None) -> str:
+def list_rank_text(r: int | None) -> str:
     """A rank, or — for a document not in the list."""
     return "—" if not r else str(r)
 
@@ -1253,8 +1253,8 @@ def contribution_parts(rows: list[dict], depth: int, members: tuple[str, ...]) -
                 "note": contribution_note(r, depth, len(members)),
                 "doc_id": r["doc_id"],
                 "grade": grade_text(r),
-                "fused_rank": rank_text(r["fused_rank"]),
-                "rank": rank_text(r["ranks"][m]),
+                "fused_rank": list_rank_text(r["fused_rank"]),
+                "rank": list_rank_text(r["ranks"][m]),
             }
             for r in rows
             for m in members
@@ -1276,8 +1276,8 @@ def contribution_table(rows: list[dict], members: tuple[str, ...], depth: int) -
             {
                 "document": r["doc_id"],
                 "grade": grade_text(r),
-                "fused rank": rank_text(r["fused_rank"]),
-                **{f"{m} rank": rank_text(r["ranks"][m]) for m in members},
+                "fused rank": list_rank_text(r["fused_rank"]),
+                **{f"{m} rank": list_rank_text(r["ranks"][m]) for m in members},
                 **{f"from {m}": r["contributions"][m] for m in members},
                 "total": r["total"],
                 top_column(depth): holders_text(r, len(members)),

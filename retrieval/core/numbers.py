@@ -18,6 +18,11 @@ def signed(x: float, digits: int = 3) -> str:
     return s[1:] if float(s) == 0 else s.replace("-", MINUS)
 
 
+def about(x: float) -> str:
+    """A gain to two significant digits with its sign and a true minus: +0.041, −0.0059."""
+    return f"{x:+.2g}".replace("-", MINUS)
+
+
 def interval_text(low: float, high: float, digits: int = 3) -> str:
     """An interval as [−0.081, +0.107]."""
     return f"[{signed(low, digits)}, {signed(high, digits)}]"

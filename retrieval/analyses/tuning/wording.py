@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-MINUS = "\u2212"  # a true minus, as the app writes every signed number
+from ...core.numbers import MINUS, about, p_is
+
+__all__ = ["MINUS", "Piece", "about", "expectation_text", "names_text", "p_is", "plain", "setting_text", "stress"]
 
 
 class Piece(NamedTuple):
@@ -28,16 +30,6 @@ def stress(text: str) -> Piece:
 def plain(pieces: tuple[Piece, ...]) -> str:
     """The pieces joined: the plain sentence."""
     return "".join(p.text for p in pieces)
-
-
-def p_is(p: float) -> str:
-    """'p = 0.006', 'p < 0.001', 'p = 1'."""
-    return "p = 1" if p >= 0.9995 else f"p = {p:.3f}" if p >= 0.001 else "p < 0.001"
-
-
-def about(x: float) -> str:
-    """A gain to two significant digits with its sign and a true minus: +0.041, −0.0059."""
-    return f"{x:+.2g}".replace("-", MINUS)
 
 
 def names_text(names: tuple[str, ...]) -> str:
