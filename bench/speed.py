@@ -809,7 +809,7 @@ def round2(args) -> str:
 # ------------------------------------------------------------------------------------------- parent
 
 
-def _run_child(kind: str, target: str, args) -> dict:
+def _run_child(kind: str, target: str, args, env: dict | None = None) -> dict:
     cmd = [
         sys.executable,
         __file__,
@@ -823,7 +823,9 @@ def _run_child(kind: str, target: str, args) -> dict:
         str(args.sample if not target.isdigit() or int(target) < 1_000_000 else args.sample_1m),
     ]
     t = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=args.timeout, env=None if env is None else os.environ | env
+    )
     wall = time.perf_counter() - t
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
     if proc.returncode != 0 or not lines:
@@ -1070,6 +1072,15 @@ def main(argv: list[str] | None = None) -> int:
         help="every path chosen by name (bm25.run, lsa.run) beside the "
         "plainest compiled path, on Cranfield and --sizes (bench/paths.py)",
     )
+    ap.add_argument(
+        "--sweep",
+        action="store_true",
+        help="the k1 x b sweep row: tuning.sweep_bm25 ours and before (--before-commit) alternated (--pairs, at "
+        "least 1), beside bm25s's cost per setting (bench/sweep.py)",
+    )
+    ap.add_argument(
+        "--sweep-grid", default="", choices=("", "full", "thin"), help="--sweep's grid (default: full below 50k)"
+    )
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--target", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
@@ -1084,6 +1095,11 @@ def main(argv: list[str] | None = None) -> int:
             import paths
 
             print(json.dumps(paths.child(_load(a.target), a.ticks)))
+            return 0
+        if a.child == "sweep":
+            import sweep
+
+            print(json.dumps(sweep.child(_load(a.target), os.environ["BENCH_SWEEP_GRID"], _status, _reset_peak)))
             return 0
         if a.child in ("stages", "passes", "scale"):
             child = {"stages": child_stages, "passes": child_passes, "scale": child_scale}[a.child]
@@ -1136,6 +1152,14 @@ def main(argv: list[str] | None = None) -> int:
         import paths
 
         print(paths.table(results))
+        return 0
+    if a.sweep:
+        import sweep
+
+        for _label, target in targets:
+            if target.isdigit():
+                synthetic.load(int(target))  # generated and cached once, outside the measured processes
+        print(sweep.run(a, targets, _run_child, _tree(a.before_commit), _fmt_s))
         return 0
     if a.pairs:
         for _label, target in targets:
