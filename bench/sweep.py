@@ -62,6 +62,11 @@ def _median(xs):
     return float(statistics.median(xs)) if xs else float("nan")
 
 
+def _spread(ratios) -> str:
+    """Ratios as 'min / median / max'."""
+    return " / ".join(f"{x:.1f}x" for x in (min(ratios), _median(ratios), max(ratios))) if ratios else "-"
+
+
 def run(args, targets, run_child, before_tree, fmt_s) -> str:
     """Ours and before alternated `args.pairs` times per target (at least 1), bm25s once per target; the table."""
     pairs = max(1, args.pairs)
@@ -69,9 +74,10 @@ def run(args, targets, run_child, before_tree, fmt_s) -> str:
         f"k1 x b sweep (tuning.sweep_bm25, {METRIC}), each code in its own process, {pairs} alternated pair(s) per "
         f"dataset; before = {args.before_commit}; load average at the start {os.getloadavg()[0]:.1f}",
         "",
-        "| dataset | grid | ours: grid / per setting | before: grid / per setting | before / ours, pair by pair "
-        "(min / median / max) | peak memory ours / before | bm25s per setting | bm25s / ours per setting |",
-        "|---|---|---|---|---|---|---|---|",
+        "| dataset | grid | ours: grid / per setting | before: grid / per setting | before / ours, pair by pair, wall "
+        "(min / median / max) | ... processor | peak memory ours / before | bm25s per setting | bm25s / ours per "
+        "setting |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for label, target in targets:
         grid = args.sweep_grid or ("full" if not target.isdigit() or int(target) < 50_000 else "thin")
@@ -90,8 +96,9 @@ def run(args, targets, run_child, before_tree, fmt_s) -> str:
         n = (ok["ours"] or ok["before"] or [{"settings": 0}])[0]["settings"]
         o = _median([r["sweep_s"] for r in ok["ours"]])
         b = _median([r["sweep_s"] for r in ok["before"]])
-        ratios = [rb["sweep_s"] / ro["sweep_s"] for ro, rb in zip(ok["ours"], ok["before"])]
-        rat = " / ".join(f"{x:.1f}x" for x in (min(ratios), _median(ratios), max(ratios))) if ratios else "-"
+        rat, rat_cpu = (
+            _spread([rb[f] / ro[f] for ro, rb in zip(ok["ours"], ok["before"])]) for f in ("sweep_s", "sweep_cpu_s")
+        )
         peak = " / ".join(
             f"{_median([r['sweep_peak_gib'] for r in ok[k]]):.2f} GiB" if ok[k] else "-" for k in ("ours", "before")
         )
@@ -99,7 +106,7 @@ def run(args, targets, run_child, before_tree, fmt_s) -> str:
         bs_t = bs.get("tick_s") if bs and "error" not in bs else None
         errors = [r["error"] for v in got.values() for r in v if "error" in r]
         lines.append(
-            f"| {label} | {grid} ({n} settings) | {fmt_s(o)} / {fmt_s(per_o)} | {fmt_s(b)} / {fmt_s(per_b)} | {rat} | "
+            f"| {label} | {grid} ({n} settings) | {fmt_s(o)} / {fmt_s(per_o)} | {fmt_s(b)} / {fmt_s(per_b)} | {rat} | {rat_cpu} | "
             f"{peak} | {fmt_s(bs_t)} | {f'{bs_t / per_o:.0f}x' if bs_t and per_o == per_o else '-'} |"
             + (f" errors: {'; '.join(errors)[:200]}" if errors else "")
         )

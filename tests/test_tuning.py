@@ -205,6 +205,20 @@ def test_the_analysis_sweep_of_an_index_without_an_engine_equals_the_dense_score
         assert np.array_equal(sw.values[i], want), s
 
 
+def test_the_dims_sweep_on_the_tick_s_pass_equals_the_dense_cosines_ranked_by_hand(tied):
+    """Each d of the refitted curve is lsa.run (the d tick's pass): the same values as every cosine (lsa.score_chunks)
+    ranked by hand."""
+    p = Engine(tied)
+    metric = metrics.parse("ndcg@5")
+    sw = tuning.sweep_dims(tied, metric, [1, 2, 4], engine=p)
+    for i, d in enumerate(sw.axes[0]):
+        f = p.lsa_fit(int(d))
+        cosines = np.concatenate([block for _, block in lsa.score_chunks(f.model, f.qvec)])
+        ranks = _brute_judged_ranks(tied, cosines, tuning.THRESHOLD, metric.k)
+        want = metrics.per_query(tied.qrels, tied.n_queries, ranks, metric)[tied.evaluated]
+        assert np.array_equal(sw.values[i], want)
+
+
 def test_truncated_dims_curve_is_the_refit_curve_up_to_rounding(invented, prep):
     refit = tuning.sweep_dims(invented, "ndcg@5", engine=prep, refit=True)
     cut = tuning.sweep_dims(invented, "ndcg@5", engine=prep, refit=False)

@@ -133,12 +133,6 @@ def _values(dataset: Dataset, judged_rank: np.ndarray, metric: metrics.Metric) -
     return metrics.per_query(tiled, nq * n, r.ravel(), metric).reshape(n, nq)[:, dataset.evaluated]
 
 
-def _dense(chunks) -> np.ndarray:
-    """Concatenate (start, block) score chunks into one dense matrix."""
-    blocks = [b for _, b in chunks]
-    return np.concatenate(blocks, axis=0) if blocks else np.zeros((0, 0))
-
-
 # ------------------------------------------------------------------------------------------- sweeps
 
 
@@ -384,13 +378,6 @@ def sweep_analysis(
     )
 
 
-def _lsa_scores(dataset: Dataset, model: lsa.LsaModel, qvec: np.ndarray) -> np.ndarray:
-    """LSA's dense cosine scores, computed in the library's own blocks."""
-    if model.doc_vectors.shape[1] == 0:
-        return np.zeros((dataset.n_queries, dataset.n_docs))
-    return _dense(lsa.score_chunks(model, qvec))
-
-
 def dims_axis(engine: Engine, max_dims: int = MAX_DIMS) -> np.ndarray:
     """The dimensions a dims curve covers: 1 up to what the corpus allows, at most `max_dims`."""
     top = min(lsa.max_dims(engine.index), int(max_dims))
@@ -427,9 +414,10 @@ def sweep_dims(
     if refit:
         cache: dict[int, np.ndarray] = {}
         for i, d in enumerate(used):
-            if d not in cache:
+            if d not in cache:  # the d tick's compiled pass (lsa.run): no questions x documents matrix
                 f = engine.lsa_fit(int(d))
-                cache[d] = _ranks(dataset, _lsa_scores(dataset, f.model, f.qvec), m)
+                r = lsa.run(dataset, f.model, f.qvec).ranking.judged_rank
+                cache[d] = r if m.k is None else np.where(r <= m.k, r, 0)
             ranks[i] = cache[d]
     else:
         f = engine.lsa_fit(int(used.max()))
