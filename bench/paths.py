@@ -64,17 +64,28 @@ def child(ds, ticks: int) -> dict:
 
 
 def table(results: list[tuple[str, dict]]) -> str:
-    """The children's results as one Markdown table, each path beside its system's plainest."""
-    lines = ["| dataset | system | path | median | vs the plainest |", "|---|---|---|---|---|"]
+    """The children's results as one Markdown table, each path beside its system's plainest and beside the best
+    other path of the same system, dataset and d ("auto", the choice among them, is no path of its own)."""
+    lines = [
+        "| dataset | system | path | median | vs the plainest | vs the best other path |",
+        "|---|---|---|---|---|---|",
+    ]
     for label, res in results:
         if "error" in res:
-            lines.append(f"| {label} | | | {res['error']} | |")
+            lines.append(f"| {label} | | | {res['error']} | | |")
             continue
         for key in [k for k in res if k.startswith(("bm25 ", "lsa "))]:
             system, path = key.rsplit(" ", 1)
             plain = res[f"{system} {'full' if system == 'bm25' else 'rows'}"]
+            others = {
+                k.rsplit(" ", 1)[1]: v
+                for k, v in res.items()
+                if k.rsplit(" ", 1)[0] == system and k != key and not k.endswith(" auto")
+            }
+            best = min(others, key=others.get) if others and path != "auto" else None
+            vs_best = f"{others[best] / res[key]:.2f}x ({best})" if best else ""
             lines.append(
                 f"| {label} | {system.upper() if system == 'bm25' else system.replace('lsa', 'LSA')} | "
-                f"{path} | {res[key] * 1e3:.1f} ms | {plain / res[key]:.2f}x |"
+                f"{path} | {res[key] * 1e3:.1f} ms | {plain / res[key]:.2f}x | {vs_best} |"
             )
     return "\n".join(lines)
