@@ -75,7 +75,7 @@ def write(folder: Path = HERE) -> list[Path]:
         for p, want in todo.items():
             text = p.read_text()
             if not LINE.search(text) or want is None:
-                raise ValueError(f"{p}: add a line SOURCE_DIGEST = \"\" below its imports, or remove it")
+                raise ValueError(f'{p}: add a line SOURCE_DIGEST = "" below its imports, or remove it')
             p.write_text(LINE.sub(f'SOURCE_DIGEST = "{want}"', text, count=1))
             written.append(p)
     raise RuntimeError("SOURCE_DIGEST: the kernel files import each other in a cycle")
