@@ -31,7 +31,8 @@ evaluation with its LSA fit), d slider ticks (the LSA fit alone and the whole ev
 `--pairs N` (issue 15, twelfth round) measures our k1 tick and the code before's, each in its own process, the
 processes alternated N times per dataset. `--passes` (issue 15, third round) measures LSA's and the dense
 retriever's exact pass alone at d = 6, 40, 200 and 384, before and ours alternated, beside a plain numpy float32
-top-100; `--scale N`, ours alone at N documents.
+top-100; `--scale N`, ours alone at N documents. `--sweep` (issue 45): the k1 x b sweep (`tuning.sweep_bm25`), ours
+and `--before-commit` alternated, beside bm25s's cost per setting (bench/sweep.py).
 
 Peers are benchmark-only dependencies: `pip install -r bench/requirements.txt`. Machine: 2 cores; set
 RETRIEVAL_THREADS to change the threads our kernels use.
