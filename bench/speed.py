@@ -31,7 +31,8 @@ evaluation with its LSA fit), d slider ticks (the LSA fit alone and the whole ev
 `--pairs N` (issue 15, twelfth round) measures our k1 tick and the code before's, each in its own process, the
 processes alternated N times per dataset. `--passes` (issue 15, third round) measures LSA's and the dense
 retriever's exact pass alone at d = 6, 40, 200 and 384, before and ours alternated, beside a plain numpy float32
-top-100; `--scale N`, ours alone at N documents.
+top-100; `--scale N`, ours alone at N documents. `--sweep` (issue 45): the k1 x b sweep (`tuning.sweep_bm25`), ours
+and `--before-commit` alternated, beside bm25s's cost per setting (bench/sweep.py).
 
 Peers are benchmark-only dependencies: `pip install -r bench/requirements.txt`. Machine: 2 cores; set
 RETRIEVAL_THREADS to change the threads our kernels use.
@@ -809,7 +810,7 @@ def round2(args) -> str:
 # ------------------------------------------------------------------------------------------- parent
 
 
-def _run_child(kind: str, target: str, args) -> dict:
+def _run_child(kind: str, target: str, args, env: dict | None = None) -> dict:
     cmd = [
         sys.executable,
         __file__,
@@ -823,7 +824,9 @@ def _run_child(kind: str, target: str, args) -> dict:
         str(args.sample if not target.isdigit() or int(target) < 1_000_000 else args.sample_1m),
     ]
     t = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=args.timeout, env=None if env is None else os.environ | env
+    )
     wall = time.perf_counter() - t
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
     if proc.returncode != 0 or not lines:
@@ -1070,6 +1073,15 @@ def main(argv: list[str] | None = None) -> int:
         help="every path chosen by name (bm25.run, lsa.run) beside the "
         "plainest compiled path, on Cranfield and --sizes (bench/paths.py)",
     )
+    ap.add_argument(
+        "--sweep",
+        action="store_true",
+        help="the k1 x b sweep row: tuning.sweep_bm25 ours and before (--before-commit) alternated (--pairs, at "
+        "least 1), beside bm25s's cost per setting (bench/sweep.py)",
+    )
+    ap.add_argument(
+        "--sweep-grid", default="", choices=("", "full", "thin"), help="--sweep's grid (default: full below 50k)"
+    )
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--target", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
@@ -1084,6 +1096,11 @@ def main(argv: list[str] | None = None) -> int:
             import paths
 
             print(json.dumps(paths.child(_load(a.target), a.ticks)))
+            return 0
+        if a.child == "sweep":
+            import sweep
+
+            print(json.dumps(sweep.child(_load(a.target), os.environ["BENCH_SWEEP_GRID"], _status, _reset_peak)))
             return 0
         if a.child in ("stages", "passes", "scale"):
             child = {"stages": child_stages, "passes": child_passes, "scale": child_scale}[a.child]
@@ -1136,6 +1153,14 @@ def main(argv: list[str] | None = None) -> int:
         import paths
 
         print(paths.table(results))
+        return 0
+    if a.sweep:
+        import sweep
+
+        for _label, target in targets:
+            if target.isdigit():
+                synthetic.load(int(target))  # generated and cached once, outside the measured processes
+        print(sweep.run(a, targets, _run_child, _tree(a.before_commit), _fmt_s))
         return 0
     if a.pairs:
         for _label, target in targets:

@@ -8,6 +8,7 @@ import ast
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -29,7 +30,7 @@ from retrieval.core.errors import InputError
 from retrieval.core.params import Params
 from retrieval.corpus import text
 from retrieval.engine.engine import Engine
-from retrieval.kernels import bm25_pass, dense_pass, dispatch, select
+from retrieval.kernels import bm25_pass, dense_pass, digest, dispatch, select
 from retrieval.kernels.rules import bm25_weight, ranks_before
 from retrieval.retrievers import bm25, lsa
 from retrieval.retrievers.ranking import Csr, Judged, PassOutputs, Selection, from_csr, order_by_score, rank_rows
@@ -362,7 +363,7 @@ def test_a_path_that_does_not_exist_is_refused_by_name(invented):
     with pytest.raises(InputError, match="'fast'.*full, hinted, grouped"):
         bm25.run(e.bm25, e.plan, invented, path="fast")
     fit = e.lsa_fit(6)
-    with pytest.raises(InputError, match="'fast'.*rows, grouped, stream"):
+    with pytest.raises(InputError, match="'fast'.*rows, stream"):
         lsa.run(invented, fit.model, fit.qvec, path="fast")
 
 
@@ -930,7 +931,35 @@ def test_each_kernel_file_s_cache_key_covers_the_files_it_imports_from(module):
     if not deps:
         assert not hasattr(module, "SOURCE_DIGEST")
     else:
-        assert getattr(module, "SOURCE_DIGEST", None) == digest, f"set {path.name}'s SOURCE_DIGEST = {digest!r}"
+        assert getattr(module, "SOURCE_DIGEST", None) == digest, (
+            f"{path.name}'s SOURCE_DIGEST is stale: run python -m retrieval.kernels.digest"
+        )
+
+
+def test_the_digests_are_derived_by_the_command_and_follow_an_edit(tmp_path):
+    """`python -m retrieval.kernels.digest` writes every digest: on a copy of the package, an edit of the thresholds'
+    table makes the digest of each kernel file reading it (and of those importing these) stale, the command
+    rewrites exactly those lines, and then nothing is stale; the files reading neither keep their bytes."""
+    src = Path(_kernels.__file__).parent
+    for sub in ("kernels", "core"):
+        shutil.copytree(src.parent / sub, tmp_path / sub, ignore=shutil.ignore_patterns("__pycache__"))
+    kernels_dir = tmp_path / "kernels"
+    assert digest.stale(kernels_dir) == {}
+    before = {p.name: p.read_text() for p in kernels_dir.glob("*.py")}
+    with (tmp_path / "core" / "thresholds.py").open("a") as f:
+        f.write("# an edit\n")
+    readers = {p.name for p in digest.stale(kernels_dir)}
+    assert {"select.py", "dense_pass.py", "bm25_pass.py"} <= readers
+    written = {p.name for p in digest.write(kernels_dir)}
+    assert digest.stale(kernels_dir) == {} and readers <= written
+    for p in kernels_dir.glob("*.py"):
+        changed = p.read_text() != before[p.name]
+        assert changed == (p.name in written), p.name
+        if changed:  # only the digest line
+            assert [a for a in before[p.name].splitlines() if "SOURCE_DIGEST = " not in a] == [
+                a for a in p.read_text().splitlines() if "SOURCE_DIGEST = " not in a
+            ]
+    assert "layout.py" not in written  # it reads neither
 
 
 def test_work_done_in_the_background_runs_on_threads_of_the_lowest_priority():

@@ -17,6 +17,7 @@ from retrieval.analyses import tuning
 from retrieval.core.errors import InputError
 from retrieval.core.params import Params
 from retrieval.corpus import dataset
+from retrieval.corpus.text import Analysis, build_index, query_counts
 from retrieval.engine.engine import Engine
 from retrieval.evaluation import metrics, stats
 from retrieval.retrievers import bm25, dense, lsa
@@ -143,6 +144,79 @@ def test_judged_ranks_equal_rank_rows_exactly_and_cut(tied):
         assert np.array_equal(tuning.judged_ranks(tied, dense), ref)
         for depth in (1, 3, 10):
             assert np.array_equal(tuning.judged_ranks(tied, dense, depth=depth), np.where(ref <= depth, ref, 0))
+
+
+def _brute_judged_ranks(ds, scores, threshold, depth):
+    """Each judged document's rank counted by hand: 1 + the documents ranking before it by `ranks_before`'s rule
+    (score descending, then tie key), 0 when it is no result or beyond `depth`."""
+    tk = ds.tie_key
+    out = np.zeros(len(ds.qrels), dtype=np.int64)
+    for j, (q, d) in enumerate(zip(ds.qrels.query, ds.qrels.doc)):
+        v = scores[q, d] if d >= 0 else -np.inf
+        if d < 0 or not v > threshold:
+            continue
+        r = 1 + sum(1 for e, s in enumerate(scores[q]) if s > v or (s == v and tk[e] < tk[d]))
+        out[j] = r if depth is None or r <= depth else 0
+    return out
+
+
+@pytest.mark.parametrize("threshold", [tuning.THRESHOLD, -1.0])
+def test_judged_ranks_equal_a_count_by_hand_on_rows_full_of_ties(tied, threshold):
+    rng = np.random.default_rng(3)
+    scores = rng.integers(0, 4, size=(tied.n_queries, tied.n_docs)) / 4.0  # a quarter zeros, the rest 3 values
+    scores[2] = -np.inf  # a question no member answers (the fusions' rows)
+    scores[5, ::2] = -1e300  # very low scores, below every threshold
+    for depth in (None, 1, 3, 10, 100):
+        want = _brute_judged_ranks(tied, scores, threshold, depth)
+        assert np.array_equal(tuning.judged_ranks(tied, scores, threshold, depth), want), depth
+
+
+@pytest.mark.parametrize("query_words", ["once", "each", "k3"])
+def test_the_bm25_grid_on_the_tick_s_pass_equals_the_dense_scores_ranked_by_hand(tied, query_words):
+    """The k1 x b sweep runs bm25.run (bounded memory, no questions x documents matrix) at every setting: the same
+    values as the dense reference (bm25_grid_scores, to the last bit bm25.score's) ranked by hand."""
+    base = Params(query_words=query_words, k3=0.5)
+    p = Engine(tied)
+    metric = metrics.parse("ndcg@5")
+    k1s, bs = [0.0, 0.6, 1.2, 3.0], [0.0, 0.75, 1.0]
+    sw = tuning.sweep_bm25(tied, metric, k1s, bs, engine=p, base=base)
+    g = tuning.bm25_grid(p, base)
+    for i in range(sw.values.shape[0]):
+        s = sw.setting(i)
+        dense_scores = tuning.bm25_grid_scores(g, p, s["k1"], s["b"])
+        ranks = _brute_judged_ranks(tied, dense_scores, tuning.THRESHOLD, metric.k)
+        want = metrics.per_query(tied.qrels, tied.n_queries, ranks, metric)[tied.evaluated]
+        assert np.array_equal(sw.values[i], want), s
+
+
+def test_the_analysis_sweep_of_an_index_without_an_engine_equals_the_dense_scores_ranked_by_hand(tied):
+    """sweep_analysis builds BM25's plan for an analysis it has no engine of: the same values as the dense reference."""
+    other = Analysis("snowball", "none")
+    base = Params(query_words="each")
+    metric = metrics.parse("recall@10")
+    sw = tuning.sweep_analysis(tied, metric, (other,), [0.5, 1.2], [0.3, 0.75], engine=Engine(tied), base=base)
+    index = build_index(tied.doc_texts, analysis=other)
+    corpus = tuning.Analysed(bm25.prepare(index), query_counts(index, tied.query_texts))
+    g = tuning.bm25_grid(corpus, base)
+    for i in range(sw.values.shape[0]):
+        s = sw.setting(i)
+        ranks = _brute_judged_ranks(tied, tuning.bm25_grid_scores(g, corpus, s["k1"], s["b"]), tuning.THRESHOLD, 10)
+        want = metrics.per_query(tied.qrels, tied.n_queries, ranks, metric)[tied.evaluated]
+        assert np.array_equal(sw.values[i], want), s
+
+
+def test_the_dims_sweep_on_the_tick_s_pass_equals_the_dense_cosines_ranked_by_hand(tied):
+    """Each d of the refitted curve is lsa.run (the d tick's pass): the same values as every cosine (lsa.score_chunks)
+    ranked by hand."""
+    p = Engine(tied)
+    metric = metrics.parse("ndcg@5")
+    sw = tuning.sweep_dims(tied, metric, [1, 2, 4], engine=p)
+    for i, d in enumerate(sw.axes[0]):
+        f = p.lsa_fit(int(d))
+        cosines = np.concatenate([block for _, block in lsa.score_chunks(f.model, f.qvec)])
+        ranks = _brute_judged_ranks(tied, cosines, tuning.THRESHOLD, metric.k)
+        want = metrics.per_query(tied.qrels, tied.n_queries, ranks, metric)[tied.evaluated]
+        assert np.array_equal(sw.values[i], want)
 
 
 def test_truncated_dims_curve_is_the_refit_curve_up_to_rounding(invented, prep):

@@ -13,10 +13,8 @@ GROUPED_SHARE = 16  # BM25: the grouped pass takes a question touching at least 
 # pass the others. --paths, 'BM25' (docs/performance.md): on Cranfield (7.8 m a question) hinted 2.4 ms against
 # grouped 5.0 ms; at 100k grouped 27.5 ms against hinted 45.5 ms. Open: at 1M grouped for every question was faster
 # than this rule (351 against 415 ms)
-COSINE_GROUP_DIMS = 16  # LSA and dense: up to this many dimensions the pass streams (path "stream"), above it ...
-STREAM_ABOVE_DOCS = 100_000  # ... the grouped rows, unless the corpus has at least this many documents: there the
-# stream reads each block of document vectors once for 16 questions at any d. --paths, 'LSA d=48': stream against
-# grouped 4.8 / 4.8 ms on Cranfield, 440 / 468 ms at 100k, 4.45 / 7.81 s at 1M
+# LSA and dense: "auto" streams wherever a row is long enough to be sampled (STREAM_* below); the grouped rows it
+# once chose above 16 dimensions were deleted, at best 1.2x the stream (--paths, 'LSA d=48', Cranfield)
 
 # ---- how a path runs
 
@@ -24,9 +22,6 @@ GUESS = 8  # BM25 grouped: the first cut is the lowest new score among the hint'
 # try at the lowest of all m where fewer than m reach it (part of --paths 'BM25 grouped')
 SORT_BUDGET = 16  # BM25 hinted: moves per candidate an insertion sort of the hint's nearly ordered list may take
 # before the general sort takes over (part of --paths 'BM25 hinted')
-COSINE_BLOCK = 2048  # LSA grouped: documents whose vectors are read once for a whole group of questions
-COSINE_BUFFER = 2_000_000  # LSA grouped: cosines a thread holds at once (16 MB): questions per group = this /
-# documents, 1..8 (--paths 'LSA d=48 grouped' against 'rows': the group reads each block once)
 STREAM_BLOCK = 1024  # LSA stream: documents whose cosines a streamed question holds at once (8 KB)
 STREAM_GROUP = 16  # LSA stream: questions streamed together, each block of the document vectors read once for them
 STREAM_ROOM = 4  # LSA stream: candidates a streamed question may hold, in units of those expected to reach its

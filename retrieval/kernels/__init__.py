@@ -13,6 +13,7 @@ documents matrix. One file per purpose:
 | fusion.py | the weighted fusion's exact top and RRF |
 | tokenise.py | the tokeniser's pass (`_intern` over a batch's bytes) and, beside it, its plain reference |
 | dispatch.py | a `Kernel`: compiled or its plain-Python twin; `parallel` over the worker threads |
+| digest.py | each kernel file's SOURCE_DIGEST derived from the files it imports (`python -m retrieval.kernels.digest`) |
 
 The worker threads themselves are `retrieval.core.workers` (the tokeniser uses them too).
 
@@ -78,7 +79,8 @@ Numba keys its disk cache on a kernel's own file only (its size and time), never
 from: so each kernel file that uses another, or the thresholds' table (`core/thresholds.py`: every constant
 that chooses or sizes a path, each naming the benchmark that justifies it), carries `SOURCE_DIGEST`, the digest of
 the files it imports from (each kernel file carrying its own), and an edit of any of them forces an edit of it, so
-no stale compiled kernel outlives it (tests/test_kernels.py checks every digest and prints the new value).
+no stale compiled kernel outlives it. Nobody types it: `python -m retrieval.kernels.digest` rewrites every stale
+digest (digest.py), and tests/test_kernels.py fails naming that command when one is stale.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from .layout import _find, _pos_doc, span_of
 from .rules import bm25_weight, ranks_before
 from .select import JudgedRow, _beaten_among, _judged_ranks, _sample_cut, _scan_at_least, scratch, sorted_best
 
-SOURCE_DIGEST = "4c4ae13523b7b551"  # of the project files imported above (kernels/__init__.py: numba's cache)
+SOURCE_DIGEST = "640d78999869266a"  # of the project files imported above (kernels/__init__.py: numba's cache)
 
 
 _weight = njit(inline="always")(bm25_weight)

@@ -10,16 +10,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..core.thresholds import (
-    COSINE_BLOCK,
-    COSINE_BUFFER,
-    COSINE_GROUP_DIMS,
-    SAMPLE_RUN,
-    STREAM_ABOVE_DOCS,
-    STREAM_BLOCK,
-    STREAM_GROUP,
-    STREAM_ROOM,
-)
+from ..core.thresholds import SAMPLE_RUN, STREAM_BLOCK, STREAM_GROUP, STREAM_ROOM
 from .select import (
     Candidates,
     _count_above,
@@ -35,7 +26,7 @@ from .select import (
     sorted_best,
 )
 
-SOURCE_DIGEST = "74e0d35ce1234d9a"  # of the project files imported above (kernels/__init__.py: numba's cache)
+SOURCE_DIGEST = "692379f8a64f3ce2"  # of the project files imported above (kernels/__init__.py: numba's cache)
 
 
 @njit(inline="always")
@@ -51,12 +42,10 @@ def _lsa_at(qv, vecs, d):
 
 
 @njit(inline="always")
-def _cosine_rows(qvec, items, start, g, vt, buf):
-    """Cosines of the questions items[start:start + g] with every document into buf[:g], a block of COSINE_BLOCK
-    documents at a time (`_cosine_block`), so each block of the document vectors is read once for the group (at
-    384 dimensions the vectors, not the arithmetic, bound the time)."""
-    for b0 in range(0, vt.shape[1], COSINE_BLOCK):
-        _cosine_block(qvec, items, start, g, vt, b0, min(b0 + COSINE_BLOCK, vt.shape[1]), buf, b0)
+def _cosine_row(qvec, q, vt, row):
+    """Cosines of question q with every document into row (`_cosine_block` over all of them)."""
+    one = np.full(1, q, dtype=np.int64)
+    _cosine_block(qvec, one, 0, 1, vt, 0, vt.shape[1], row, 0)
 
 
 @njit(inline="always")
@@ -240,7 +229,7 @@ def lsa_streamed(items, start, g, qvec, vt, selection, out, ws, st, done):
         out.hi[q] = st.hi[r]
 
 
-AUTO, ROWS, GROUPED, STREAM = 0, 1, 2, 3  # lsa_rank's paths (lsa.PATHS names them)
+AUTO, ROWS, STREAM = 0, 1, 2  # lsa_rank's paths (lsa.PATHS names them)
 
 
 @njit(nogil=True, cache=True)
@@ -251,46 +240,34 @@ def lsa_rank(items, qvec, vt, selection, out, path):
 
     The paths (`path`; the same bits on each):
 
-    * STREAM: where rows are long enough to be sampled, questions are streamed, STREAM_GROUP at a time
-      (`lsa_streamed`); a question a stream gives back has its row of cosines computed and then selected by
-      `_dense_select` (elsewhere, as AUTO);
-    * GROUPED: questions scored in groups (`_cosine_rows`, up to 8 rows in COSINE_BUFFER), so each block of the
-      document vectors is read once for the group, and each row is then selected;
-    * ROWS: one question's row of cosines at a time, then selected;
-    * AUTO: STREAM up to COSINE_GROUP_DIMS dimensions, where the arithmetic is light, and at any d from
-      STREAM_ABOVE_DOCS documents (the vectors then leave the caches: reading them once for 16 questions pays), else
-      GROUPED.
+    * STREAM (and AUTO): where rows are long enough to be sampled, questions are streamed, STREAM_GROUP at a time
+      (`lsa_streamed`); a question a stream gives back, or every question of rows too short to sample, has its row
+      of cosines computed and then selected by `_dense_select`;
+    * ROWS: one question's row of cosines at a time, then selected (the plainest).
+
+    A third path, questions in groups reading each block of document vectors once, was deleted: it was at best
+    1.2x the stream (Cranfield, d = 48) and 0.9x and 0.45x of it at 100k and 1M (bench/RESULTS.md, --paths).
     """
     n_docs = vt.shape[1]
-    k = vt.shape[0]
     ws = scratch(n_docs, selection.keep)
-    can_stream = _sample_plan(n_docs, selection.keep)[0] >= 2
-    if can_stream and (path == STREAM or (path == AUTO and (k <= COSINE_GROUP_DIMS or n_docs >= STREAM_ABOVE_DOCS))):
+    row = np.zeros((1, n_docs))
+    if path != ROWS and _sample_plan(n_docs, selection.keep)[0] >= 2:
         nj = 0
         for q in items:
             nj = max(nj, out.judged.ptr[q + 1] - out.judged.ptr[q])
         st = stream_state(n_docs, selection.keep, nj)
         done = np.zeros(STREAM_GROUP, dtype=np.bool_)
-        row = np.zeros((0, n_docs))
         for start in range(0, items.size, STREAM_GROUP):
             g = min(STREAM_GROUP, items.size - start)
             lsa_streamed(items, start, g, qvec, vt, selection, out, ws, st, done)
             for r in range(g):
                 if not done[r]:
-                    if row.shape[0] == 0:
-                        row = np.zeros((1, n_docs))
-                    _cosine_rows(qvec, items, start + r, 1, vt, row)
+                    _cosine_row(qvec, items[start + r], vt, row)
                     _dense_select_into(items[start + r], row[0], selection, out, ws)
         return
-    group = max(1, min(8, COSINE_BUFFER // max(n_docs, 1)))
-    if path == ROWS or (path != GROUPED and k <= COSINE_GROUP_DIMS):
-        group = 1
-    buf = np.zeros((group, n_docs))
-    for start in range(0, items.size, group):
-        g = min(group, items.size - start)
-        _cosine_rows(qvec, items, start, g, vt, buf)
-        for r in range(g):
-            _dense_select_into(items[start + r], buf[r], selection, out, ws)
+    for q in items:
+        _cosine_row(qvec, q, vt, row)
+        _dense_select_into(q, row[0], selection, out, ws)
 
 
 @njit(nogil=True, cache=True)

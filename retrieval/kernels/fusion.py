@@ -12,7 +12,7 @@ from .heap import _heap_sort, _keep_best
 from .rules import bm25_weight
 from .select import order_desc
 
-SOURCE_DIGEST = "3d5de411070d4d6c"  # of the project files imported above (kernels/__init__.py: numba's cache)
+SOURCE_DIGEST = "051ad4824b4e8d26"  # of the project files imported above (kernels/__init__.py: numba's cache)
 
 
 _weight = njit(inline="always")(bm25_weight)

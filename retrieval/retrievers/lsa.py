@@ -358,7 +358,7 @@ class LsaRun(BestLists):
         return next(score_chunks(self.model, self.qvec[q : q + 1]))[1][0]
 
 
-PATHS = {"auto": dense_pass.AUTO, "rows": dense_pass.ROWS, "grouped": dense_pass.GROUPED, "stream": dense_pass.STREAM}
+PATHS = {"auto": dense_pass.AUTO, "rows": dense_pass.ROWS, "stream": dense_pass.STREAM}
 
 
 def run(
@@ -371,7 +371,7 @@ def run(
     path: str = "auto",
 ) -> LsaRun:
     """Every question's cosines with every document in a compiled loop (`_kernels.lsa_rank`, threads over
-    questions; up to 16 dimensions, 16 questions streamed over each block of document vectors): the best `depth`,
+    questions; 16 questions streamed over each block of document vectors): the best `depth`,
     counts, lowest and highest, judged ranks. Never a questions x documents matrix.
 
     The run keeps the best max(depth, keep) raw cosines per question: the weighted fusion's candidates (a deeper
@@ -379,9 +379,8 @@ def run(
     when set, else ranking.keep_for the corpus (sqrt(N) between 100 and 1000, measured there).
 
     `path` chooses how (the same bits on each; bench/speed.py --paths times them): "rows" (one question's row
-    of cosines at a time, then selected), "grouped" (questions in groups that read each block of document
-    vectors once), "stream" (16 questions streamed over each block, where a row is long enough to be sampled),
-    "auto" (the app's: "stream" up to 16 dimensions and from 100,000 documents, else "grouped");
+    of cosines at a time, then selected), "stream" (16 questions streamed over each block, where a row is long
+    enough to be sampled; "auto", the app's, is the same);
     `kernels.dense_pass.lsa_rank` says more."""
     if path not in PATHS:
         raise InputError(f"path {path!r}: LSA's paths are {', '.join(PATHS)}")

@@ -66,6 +66,7 @@ def sweep_analysis(
         choices=tuple(analysis_name(a) for a in analyses),
     )
 
+
 def even(axis: np.ndarray, points: int) -> np.ndarray:
     """At most `points` values of a grid at evenly spaced positions, both ends kept: a subset of the grid with a
     coarser step (K1_GRID's 16 values to 6: every third, 0, 0.6, ..., 3; B_GRID's 11 to 6: every other)."""

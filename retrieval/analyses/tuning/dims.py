@@ -10,14 +10,7 @@ from ...corpus.dataset import Dataset
 from ...engine.engine import Engine
 from ...evaluation import metrics
 from ...retrievers import lsa
-from .sweep import DIRECT_UP_TO, REFIT_UP_TO, Sweep, _axis, _dense, _ranks, _start, _values
-
-
-def _lsa_scores(dataset: Dataset, model: lsa.LsaModel, qvec: np.ndarray) -> np.ndarray:
-    """LSA's dense cosine scores, computed in the library's own blocks."""
-    if model.doc_vectors.shape[1] == 0:
-        return np.zeros((dataset.n_queries, dataset.n_docs))
-    return _dense(lsa.score_chunks(model, qvec))
+from .sweep import DIRECT_UP_TO, REFIT_UP_TO, Sweep, _axis, _ranks, _start, _values
 
 
 def dims_axis(engine: Engine, max_dims: int = MAX_DIMS) -> np.ndarray:
@@ -56,9 +49,10 @@ def sweep_dims(
     if refit:
         cache: dict[int, np.ndarray] = {}
         for i, d in enumerate(used):
-            if d not in cache:
+            if d not in cache:  # the d tick's compiled pass (lsa.run): no questions x documents matrix
                 f = engine.lsa_fit(int(d))
-                cache[d] = _ranks(dataset, _lsa_scores(dataset, f.model, f.qvec), m)
+                r = lsa.run(dataset, f.model, f.qvec).ranking.judged_rank
+                cache[d] = r if m.k is None else np.where(r <= m.k, r, 0)
             ranks[i] = cache[d]
     else:
         f = engine.lsa_fit(int(used.max()))

@@ -20,7 +20,9 @@ from ...core.params import SPECS
 from .sweep import Sweep, _num
 from .wording import Piece, plain, stress
 
-EDGE_ZONE = 0.1  # the best is "at the edge" when it lies in the outer tenth of an axis's settings (at least the end one)
+EDGE_ZONE = (
+    0.1  # the best is "at the edge" when it lies in the outer tenth of an axis's settings (at least the end one)
+)
 HEADLINE = "The best is at the edge of the range searched"
 
 

@@ -194,6 +194,7 @@ def sweep_alpha(
         ranks[i] = _ranks(dataset, fused, m, threshold=-1.0, depth=base.fusion_depth)
     return Sweep("weighted", m.name, ("alpha",), (alphas,), _values(dataset, ranks, m), qids, base)
 
+
 def _weighted_values(dataset: Dataset, m: metrics.Metric, p: Params, fixed: Fixed) -> np.ndarray:
     """The weighted fusion's per-question metric at `p` over fixed members: fusion.fuse_rows with the fusion's
     weights (alpha and 1 - alpha, or each member's), what the engine's weighted ranking gives, to the last bit."""

@@ -39,6 +39,7 @@ def thin(axis: np.ndarray, points: int = JOINT_POINTS) -> np.ndarray:
     at = np.unique(np.round(np.geomspace(1, a.size, points)).astype(np.int64) - 1)
     return a[at]
 
+
 def joint_axes(key: str, engine: Engine) -> tuple[np.ndarray, np.ndarray]:
     """The default axes of a joint sweep: its first parameter's grid (params.grid_for) and d's up to what the
     corpus allows, each thinned to at most JOINT_POINTS values."""

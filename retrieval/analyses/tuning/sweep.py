@@ -15,9 +15,8 @@ from ...corpus.dataset import Dataset, Qrels
 from ...corpus.text import Analysis
 from ...engine.engine import Engine, for_dataset
 from ...evaluation import metrics
-from ...kernels.rules import ranks_before
 from ...retrievers import bm25
-from ...retrievers.ranking import THRESHOLD
+from ...retrievers.ranking import THRESHOLD, judged_layout, rank_rows
 
 K1_GRID = grid_for("k1")  # 0, 0.2, ..., 3.0 (exact decimals: 6 * 3 / 15 == 1.2)
 B_GRID = grid_for("b")  # 0, 0.1, ..., 1.0
@@ -55,58 +54,15 @@ def judged_ranks(
 
     Results are the scores above `threshold`, ordered by score descending then document id; 0 = not
     retrieved. With `depth`, a rank beyond it is 0 too (the list is cut there, as in the fusions; a metric
-    cut at k needs no deeper rank), and only the documents at or above each row's depth-th score are ranked.
+    cut at k needs no deeper rank). Each row goes through the compiled dense pass every dense ranking uses
+    (`kernels.rank_dense` through `rank_rows`: a sampled cut, no sort of the row), keeping the best `depth`.
     """
-    qrels = dataset.qrels
     s = np.asarray(scores, dtype=np.float64)
-    nq, nd = s.shape
-    q, d = qrels.query, qrels.doc
-    ranks = np.zeros(len(qrels), dtype=np.int64)
-    known = np.flatnonzero(d >= 0)
-    val = s[q[known], d[known]]
-    ok = val > threshold
-    cut = depth is not None and depth < nd
-    if cut:
-        part = np.partition(s, nd - depth, axis=1)
-        kth = part[:, nd - depth]  # each row's depth-th largest score
-        ok &= val >= kth[q[known]]
-    hit = known[ok]
-    if hit.size == 0:
-        return ranks
-    val = val[ok]
-    tk = dataset.tie_key
-    if cut:
-        # every score above a candidate's is above the row's depth-th, so among the partition's last `depth`
-        # entries: count there; a candidate whose score ties another's (or the boundary) is counted on its row
-        top = part[:, nd - depth :][q[hit]]
-        v = val[:, None]
-        rank = (top > v).sum(axis=1) + 1
-        amb = np.flatnonzero(((top == v).sum(axis=1) != 1) | (val == kth[q[hit]]))
-        if amb.size:
-            j = hit[amb]
-            rank[amb] = ranks_before(s[q[j]], tk[None, :], val[amb][:, None], tk[d[j]][:, None]).sum(axis=1) + 1
-        ranks[hit] = np.where(rank <= depth, rank, 0)
-        return ranks
-    # every rank: complex numbers sort lexicographically (real, then imaginary), so (question, score) pairs
-    # sit in one sorted array and one searchsorted counts the higher scores of every judgement at once
-    flat = np.empty((nq, nd), dtype=np.complex128)
-    flat.real = np.arange(nq, dtype=np.float64)[:, None]
-    flat.imag = np.sort(s, axis=1)
-    flat = flat.ravel()
-    key = np.empty(hit.size, dtype=np.complex128)
-    key.real, key.imag = q[hit], val
-    right = np.searchsorted(flat, key, side="right")
-    left = np.searchsorted(flat, key, side="left")
-    rank = (q[hit] + 1) * nd - right + 1  # 1 + documents scoring strictly higher
-    tied = np.flatnonzero(right - left > 1)
-    if tied.size:
-        j = hit[tied]
-        row, v = s[q[j]], val[tied][:, None]
-        rank[tied] += ((row == v) & ranks_before(row, tk[None, :], v, tk[d[j]][:, None])).sum(
-            axis=1
-        )  # the ties before it
-    ranks[hit] = rank if depth is None else np.where(rank <= depth, rank, 0)
-    return ranks
+    if s.shape[1] == 0 or len(dataset.qrels) == 0:
+        return np.zeros(len(dataset.qrels), dtype=np.int64)
+    keep = 1 if depth is None else max(1, min(int(depth), s.shape[1]))
+    ranking = rank_rows("judged", dataset, [(0, s)], keep, threshold, truncate=depth is not None)
+    return np.asarray(ranking.judged_rank, dtype=np.int64)
 
 
 def _ranks(
@@ -132,12 +88,6 @@ def _values(dataset: Dataset, judged_rank: np.ndarray, metric: metrics.Metric) -
         grade=np.tile(qr.grade, n),
     )
     return metrics.per_query(tiled, nq * n, r.ravel(), metric).reshape(n, nq)[:, dataset.evaluated]
-
-
-def _dense(chunks) -> np.ndarray:
-    """Concatenate (start, block) score chunks into one dense matrix."""
-    blocks = [b for _, b in chunks]
-    return np.concatenate(blocks, axis=0) if blocks else np.zeros((0, 0))
 
 
 # ------------------------------------------------------------------------------------------- sweeps
@@ -298,14 +248,34 @@ def sweep_bm25(
 def _bm25_ranks(
     dataset: Dataset, m: metrics.Metric, corpus: Engine | Analysed, base: Params, k1s: np.ndarray, bs: np.ndarray
 ) -> np.ndarray:
-    """The judged ranks at every (k1, b) of the grid (settings x judgements), k1 the slower axis."""
+    """The judged ranks at every (k1, b) of the grid (settings x judgements), k1 the slower axis.
+
+    Each setting is `bm25.run`, the compiled pass a k1 tick runs (the engine's plan and judged positions, the
+    previous setting's run as the hint): memory bounded per question, no questions x documents matrix. The same
+    ranks as `judged_ranks(bm25_grid_scores(...))`, the dense reference (tests/test_tuning.py)."""
     ranks = np.zeros((k1s.size * bs.size, len(dataset.qrels)), dtype=np.int64)
     if corpus.qcounts.nnz == 0:
         return ranks
-    g = bm25_grid(corpus, base)
+    qplan, judged_at = _bm25_plan(dataset, corpus, base)
+    hint = None
     i = 0
     for k1 in k1s:
         for b in bs:
-            ranks[i] = _ranks(dataset, bm25_grid_scores(g, corpus, float(k1), float(b)), m)
+            hint = bm25.run(corpus.bm25, qplan, dataset, float(k1), float(b), hint=hint, judged_at=judged_at)
+            r = hint.ranking.judged_rank
+            ranks[i] = r if m.k is None else np.where(r <= m.k, r, 0)
             i += 1
     return ranks
+
+
+def _bm25_plan(dataset: Dataset, corpus: Engine | Analysed, base: Params) -> tuple[bm25.QuestionPlan, np.ndarray]:
+    """BM25's question plan for base's rule for repeated question words and the judged documents' positions in it:
+    the engine's own, else built for these columns as the engine builds them (`Engine.bm25_plan`)."""
+    if isinstance(corpus, Engine):
+        return corpus.bm25_plan(base), corpus.judged_positions()
+    counted = base.query_words != "once"
+    qplan = bm25.plan(corpus.bm25, corpus.qcounts, counted=counted)
+    if counted:
+        qplan = bm25.weighed(qplan, base.query_words, base.k3)
+    j_ptr, j_doc = judged_layout(dataset)
+    return qplan, bm25.locate(qplan, j_doc, j_ptr)
