@@ -48,7 +48,7 @@ def init() -> None:
 
 def run_lines(run: TrecRun) -> int:
     """How many result lines a run holds."""
-    return sum(len(d) for d in run.doc_ids)
+    return run.n_lines
 
 
 def download_stem(dataset_name: str) -> str:

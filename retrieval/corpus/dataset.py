@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import importlib
 import io
 import itertools
 import json
@@ -578,70 +579,6 @@ def format_qrels(judgements: Iterable[tuple[str, str, int]]) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-@dataclass(frozen=True, eq=False)
-class TrecRun:
-    """An external system's ranking as read from a TREC run file: per question, doc ids and scores."""
-
-    name: str
-    query_ids: tuple[str, ...]
-    doc_ids: tuple[tuple[str, ...], ...]  # per question, ranked by score desc then doc id asc
-    scores: tuple[np.ndarray, ...]
-    warnings: tuple[str, ...] = ()
-
-    @cached_property
-    def fingerprint(self) -> str:
-        """A hash of the whole content (name, questions, documents and every score): the key caches use."""
-        h = hashlib.sha256()
-        for part in ((self.name,), self.query_ids, *self.doc_ids):
-            h.update(json.dumps(part).encode())
-        for s in self.scores:
-            h.update(np.ascontiguousarray(s, dtype=np.float64).tobytes())
-            h.update(b"\x1e")
-        return h.hexdigest()[:32]
-
-
-def parse_run(data: Data, source: str, name: str | None = None) -> TrecRun:
-    """A TREC run file (`qid Q0 docid rank score tag`), re-ranked by score, descending, ties by doc id, ascending.
-
-    The rank column is ignored, as trec_eval ignores it. A document listed twice for one question is an error.
-    """
-    per_q: dict[str, dict[str, float]] = {}
-    tags = set()
-    for n, raw in text_lines(data, source):
-        parts = _fields(raw, source, n)
-        if not parts:
-            continue
-        if len(parts) != 6:
-            raise InputError(f"{source}:{n}: expected 'qid Q0 docid rank score tag', found {len(parts)} fields")
-        qid, _, did, rank, score, tag = parts
-        try:
-            int(rank)
-        except ValueError:
-            raise InputError(f"{source}:{n}: the rank {_short(rank)} is not an integer") from None
-        try:
-            s = float(score)
-        except ValueError:
-            raise InputError(f"{source}:{n}: the score {_short(score)} is not a number") from None
-        if not np.isfinite(s):
-            raise InputError(f"{source}:{n}: the score {score!r} is not a finite number")
-        docs = per_q.setdefault(qid, {})
-        if did in docs:
-            raise InputError(f"{source}:{n}: document {did!r} is listed twice for question {qid!r}")
-        docs[did] = s
-        tags.add(tag)
-    if not per_q:
-        raise InputError(f"{source}:1: the run file holds no line")
-    qids, dids, scores = [], [], []
-    for qid, docs in per_q.items():
-        ranked = sorted(docs.items(), key=lambda kv: (-kv[1], kv[0]))
-        qids.append(qid)
-        dids.append(tuple(d for d, _ in ranked))
-        scores.append(np.array([s for _, s in ranked], dtype=np.float64))
-    if name is None:
-        name = next(iter(tags)) if len(tags) == 1 else PurePosixPath(source).stem
-    return TrecRun(name, tuple(qids), tuple(dids), tuple(scores))
-
-
 # --------------------------------------------------------------------------------------------- assembly
 
 
@@ -963,12 +900,6 @@ def load(name_or_path: str | Path = "invented", limits: ZipLimits | None = None)
     raise InputError(f"{key}: not a BEIR folder or .zip")
 
 
-def read_run(path: str | Path, name: str | None = None) -> TrecRun:
-    """A TREC run file read from disk (`parse_run` of its bytes); its name is `name`, else the file's tag."""
-    path = Path(path)
-    return parse_run(read_file(path), path.name, name)
-
-
 def from_files(
     docs: tuple[bytes, str], queries: tuple[bytes, str], qrels: tuple[bytes, str], name: str = "uploaded"
 ) -> Dataset:
@@ -980,3 +911,14 @@ def from_files(
         parse_qrels(*qrels),
         (docs[1], queries[1], qrels[1]),
     )
+
+
+_IN_RUNS = ("TrecRun", "parse_run", "read_run")  # run files are read by runs.py (streamed, into arrays)
+
+
+def __getattr__(name: str):
+    """`dataset.parse_run`, `dataset.TrecRun`, `dataset.read_run`: the names runs.py defines, as before it did
+    (looked up on use, since runs.py reads its lines with this module's helpers)."""
+    if name in _IN_RUNS:
+        return getattr(importlib.import_module(f"{__package__}.runs"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

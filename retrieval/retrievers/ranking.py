@@ -16,7 +16,8 @@ import scipy.sparse as sp
 import retrieval.kernels as k
 
 from ..core.words import agree, plural
-from ..corpus.dataset import Dataset, TrecRun
+from ..corpus.dataset import Dataset
+from ..corpus.runs import DocNames, TrecRun
 
 THRESHOLD = 1e-9  # a score at or below this is not a result: zero is not an answer
 KEEP_RANGE = (100, 1000)
@@ -266,16 +267,6 @@ def rank_rows(
     return from_padded(name, o.top_d, o.top_s, n_list, judged_rank, n_res)
 
 
-def _pack(name, tops_d, tops_s, judged_rank, n_results, doc_names=None, warnings=()) -> Ranking:
-    """Concatenate per-question lists into a Ranking."""
-    empty = np.zeros(0)
-    lens = np.array([0 if t is None else len(t) for t in tops_d], dtype=np.int64)
-    indptr = np.concatenate(([0], np.cumsum(lens)))
-    docs = np.concatenate([empty if t is None else t for t in tops_d]).astype(np.int64) if len(tops_d) else empty
-    scores = np.concatenate([empty if t is None else t for t in tops_s]).astype(np.float64) if len(tops_s) else empty
-    return Ranking(name, indptr, docs, scores, judged_rank, n_results, doc_names, tuple(warnings))
-
-
 def from_csr(name: str, dataset: Dataset, indptr: np.ndarray, docs: np.ndarray, scores: np.ndarray) -> Ranking:
     """A Ranking from ordered lists laid end to end (`indptr` offsets per question): the whole list is the result."""
     judged = Judged.of(dataset)
@@ -299,28 +290,29 @@ def from_run(run: TrecRun, dataset: Dataset, name: str | None = None) -> Ranking
     """A Ranking from a TREC run file; its questions and documents that the dataset lacks are counted in warnings.
 
     A run's document outside the corpus keeps its place in the list (as trec_eval does) but is never relevant
-    unless the judgements name it.
+    unless the judgements name it. Each distinct question and document id is looked up once (not each line);
+    the lists are moved into the dataset's question order and the judged documents found with array operations.
     """
     name = name or run.name
     nq = dataset.n_queries
-    qrels = dataset.qrels
-    qstart = np.searchsorted(qrels.query, np.arange(nq + 1))
-    tops_d: list = [np.zeros(0, dtype=np.int64)] * nq
-    tops_s: list = [np.zeros(0)] * nq
-    names: list[tuple[str, ...]] = [()] * nq
-    judged_rank = np.zeros(len(qrels), dtype=np.int64)
-    unknown_q, unknown_d = [], 0
-    for qid, dids, sc in zip(run.query_ids, run.doc_ids, run.scores):
-        q = dataset.query_index.get(qid)
-        if q is None:
-            unknown_q.append(qid)
-            continue
-        idx = np.array([dataset.doc_index.get(d, -1) for d in dids], dtype=np.int64)
-        unknown_d += int((idx < 0).sum())
-        tops_d[q], tops_s[q], names[q] = idx, sc, dids
-        pos = {d: r for r, d in enumerate(dids, 1)}
-        j0, j1 = qstart[q], qstart[q + 1]
-        judged_rank[j0:j1] = [pos.get(d, 0) for d in qrels.doc_id[j0:j1]]
+    qmap = np.fromiter((dataset.query_index.get(q, -1) for q in run.query_ids), dtype=np.int64, count=len(run.query_ids))
+    index = dataset.doc_index
+    dmap = np.fromiter((index.get(d, -1) for d in run.vocab), dtype=np.int64, count=len(run.vocab))
+    lens = np.diff(run.indptr)
+    known = qmap >= 0
+    unknown_q = [q for q, k in zip(run.query_ids, known.tolist()) if not k]
+    counts = np.zeros(nq, dtype=np.int64)
+    counts[qmap[known]] = lens[known]
+    indptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    # the run's lines of each dataset question, in the dataset's order: run question r's slice lands at indptr[q]
+    rq = np.flatnonzero(known)
+    rq = rq[np.argsort(qmap[rq], kind="stable")]
+    lens_r = lens[rq]
+    take = np.repeat(run.indptr[rq] - (np.cumsum(lens_r) - lens_r), lens_r) + np.arange(int(lens_r.sum()))
+    codes, scores = run.doc[take], run.score[take]
+    docs = dmap[codes]
+    unknown_d = int(np.count_nonzero(docs < 0))
+    judged_rank = _judged_ranks(run, dataset, indptr, codes)
     warnings = list(run.warnings)
     if unknown_q:
         ex = ", ".join(sorted(unknown_q)[:5])
@@ -341,5 +333,31 @@ def from_run(run: TrecRun, dataset: Dataset, name: str | None = None) -> Ranking
             f"run {name}: {plural(missing, 'question')} {agree(missing, 'has', 'have')} no line in the run; "
             f"{agree(missing, 'it scores', 'they score')} zero"
         )
-    n_results = np.array([len(x) for x in tops_d], dtype=np.int64)
-    return _pack(name, tops_d, tops_s, judged_rank, n_results, tuple(names), warnings)
+    names = DocNames(run.vocab, indptr, codes)
+    return Ranking(name, indptr, docs, scores.astype(np.float64), judged_rank, counts, names, tuple(warnings))
+
+
+def _judged_ranks(run: TrecRun, dataset: Dataset, indptr: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Each judgement's rank in its question's list of the run (0 = not listed), matched by document id: the
+    judged ids are looked up once in the run's ids, then per question one scatter of ranks and one gather."""
+    qrels = dataset.qrels
+    out = np.zeros(len(qrels), dtype=np.int64)
+    if not len(qrels) or not codes.size:
+        return out
+    judged_ids = {d: -1 for d in qrels.doc_id.tolist()}
+    for c, d in enumerate(run.vocab):
+        if d in judged_ids:
+            judged_ids[d] = c
+    jcode = np.fromiter((judged_ids[d] for d in qrels.doc_id.tolist()), dtype=np.int64, count=len(qrels))
+    qstart = np.searchsorted(qrels.query, np.arange(dataset.n_queries + 1))
+    slot = np.zeros(len(run.vocab) + 1, dtype=np.int64)  # rank by document code; the last slot: not in the run
+    jcode[jcode < 0] = len(run.vocab)
+    for q in np.flatnonzero(np.diff(qstart) > 0).tolist():
+        lo, hi = int(indptr[q]), int(indptr[q + 1])
+        if lo == hi:
+            continue
+        mine = codes[lo:hi]
+        slot[mine] = np.arange(1, hi - lo + 1)
+        out[qstart[q] : qstart[q + 1]] = slot[jcode[qstart[q] : qstart[q + 1]]]
+        slot[mine] = 0
+    return out
