@@ -367,7 +367,7 @@ def parse_run(data: Data, source: str, name: str | None = None, ties: str = TIES
     head, chunks = _peek(_chunks(data))
     if head[:2] == b"\x1f\x8b":
         head, chunks = _peek(_gunzipped(chunks, source))
-    if head.lstrip()[:1] == b"{" or (head.startswith(b"\xef\xbb\xbf") and head[3:].lstrip()[:1] == b"{"):
+    if head.removeprefix(b"\xef\xbb\xbf").lstrip()[:1] in (b"{", b"["):
         return _json_run(b"".join(chunks), source, name, ties)
     out = _Lines(source)
     first = 1
