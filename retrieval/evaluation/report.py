@@ -17,8 +17,9 @@ import numpy as np
 
 from ..core.params import ARTICLE_MEMBERS, Params
 from ..core.words import plural
-from ..corpus.dataset import Dataset, TrecRun
-from ..retrievers.ranking import Ranking
+from ..corpus.dataset import Dataset
+from ..corpus.runs import TrecRun
+from ..retrievers.listed import Ranking
 from .experiment import Evaluation, bootstrap_report, json_ready, to_json
 from .metrics import meaning_warnings
 
@@ -156,16 +157,17 @@ def json_report(
     params: Params,
     metric_names: list[str] | tuple[str, ...],
     bootstrap_metric: str,
-    compare: tuple[str, str] = ("BM25", "LSA"),
+    compare: tuple[str, str] | None = ("BM25", "LSA"),
 ) -> dict:
-    """The report ``python -m retrieval evaluate --json --metrics M --bootstrap B --compare A,B`` prints.
+    """The report ``python -m retrieval evaluate --json --metrics M --bootstrap B --compare A,B`` prints (its
+    bootstrap null when `compare` is None: a single run on judgements alone).
 
     `evaluation` must hold every metric of `metric_names` and `bootstrap_metric`; the report lists only
     `metric_names` (the bootstrap metric is computed for the bootstrap alone, as the command line does). Its
     warnings are the dataset's and the systems', then `metrics.meaning_warnings` of these metrics.
     """
     names = list(metric_names)
-    boot = bootstrap_report(evaluation, bootstrap_metric, *compare)
+    boot = bootstrap_report(evaluation, bootstrap_metric, *compare) if compare else None
     report = to_json(evaluation, params, boot)
     report["metrics"] = names
     ds = evaluation.dataset
