@@ -39,7 +39,7 @@ TIES_DEFAULT = "docid-asc"
 _RUN_FORMAT = "expected 'qid Q0 docid rank score tag'"
 # bytes that `str.splitlines` breaks a line at, or `str.split` splits on, other than what `bytes.split` knows:
 # a piece holding one is read line by line, so that lines are numbered and split as the text reader does
-_ODD = re.compile(rb"[\x0b\x0c\x1c-\x1f]|\r(?!\n)")
+_ODD_BYTES = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f")  # and a carriage return not before \n
 _SPACE = np.zeros(256, dtype=bool)
 _SPACE[[9, 10, 13, 32]] = True
 
@@ -208,9 +208,18 @@ class _Lines:
             i = int(np.argmin(finite))
             raise InputError(f"{self.source}:{int(lines[i])}: the score {texts[i]!r} is not a finite number")
         n = len(qids)
-        q = np.fromiter(map(self.qtable.setdefault, qids, self.qcount), dtype=np.int64, count=n)
+        q = self._questions(qids)
         d = np.fromiter(map(self.dtable.setdefault, dids, self.dcount), dtype=np.int64, count=n)
         self.parts.append((q, d, scores, lines.astype(np.int64)))
+
+    def _questions(self, qids: list) -> np.ndarray:
+        """The question codes of a block's lines: a question's lines come together in engines' files, so only
+        where the id changes (found in one numpy comparison) is it looked up."""
+        ids = np.array(qids)
+        change = np.flatnonzero(ids[1:] != ids[:-1]) + 1
+        at = np.concatenate(([0], change))
+        codes = [self.qtable.setdefault(qids[i], next(self.qcount)) for i in at.tolist()]
+        return np.repeat(np.array(codes, dtype=np.int64), np.diff(np.append(at, len(qids))))
 
     def run(self, name: str | None, ties: str) -> TrecRun:
         """The lines as a ranked run (after the duplicate check); `name` else the one tag, else the file's stem."""
@@ -284,19 +293,29 @@ def _trec_lines(text: str, first: int, out: _Lines) -> None:
         out.add(qids, dids, np.array(scores, dtype=np.float64), np.array(lines), texts)
 
 
+def _plain(piece: bytes) -> bool:
+    """Whether a piece is ASCII with no byte that `str.splitlines` or `str.split` reads otherwise than a newline-
+    and-whitespace split of bytes does (a lone carriage return, \\v, \\f, \\x1c-\\x1f): then its lines are its
+    newlines and its fields `bytes.split`'s. A few scans in C, no regular expression."""
+    if not piece.isascii() or any(b in piece for b in _ODD_BYTES):
+        return False
+    return b"\r" not in piece or piece.count(b"\r") == piece.count(b"\r\n")
+
+
 def _trec_piece(piece: bytes, first: int, out: _Lines) -> bool:
     """A piece of plain ASCII TREC lines read as a block; False when it must be read line by line instead."""
-    if not piece.isascii() or _ODD.search(piece):
+    if not _plain(piece):
         return False
     raw = np.frombuffer(piece, dtype=np.uint8)
     space = _SPACE[raw]
     starts = ~space
     starts[1:] &= space[:-1]
-    line_of = np.cumsum(raw == 10) - (raw == 10)  # a newline belongs to the line it ends
-    fields = np.bincount(line_of[starts], minlength=int(line_of[-1]) + 1 if raw.size else 0)
+    newlines = np.flatnonzero(raw == 10)
+    n_lines = newlines.size + (0 if piece.endswith(b"\n") else 1)
+    fields = np.bincount(np.searchsorted(newlines, np.flatnonzero(starts)), minlength=n_lines)
     if np.any((fields != 0) & (fields != 6)):
         return False
-    if b"\t" in piece and not _tabs_plain(raw, line_of, fields):
+    if b"\t" in piece and not _tabs_plain(raw, newlines, fields):
         return False
     toks = piece.split()
     ranks = toks[3::6]
@@ -312,17 +331,20 @@ def _trec_piece(piece: bytes, first: int, out: _Lines) -> bool:
     if not finite.all():  # named here with its text as written
         i = int(np.argmin(finite))
         raise InputError(f"{out.source}:{int(lines[i])}: the score {texts[i].decode()!r} is not a finite number")
-    out.tags.update(toks[5::6])
+    tags = toks[5::6]
+    if tags.count(tags[0]) == len(tags):  # one tag throughout, as an engine writes it: compared in C
+        out.tags.add(tags[0])
+    else:
+        out.tags.update(tags)
     out.add(toks[0::6], toks[2::6], scores, lines, texts)
     return True
 
 
-def _tabs_plain(raw: np.ndarray, line_of: np.ndarray, fields: np.ndarray) -> bool:
+def _tabs_plain(raw: np.ndarray, newlines: np.ndarray, fields: np.ndarray) -> bool:
     """Whether every line holding a tab has its six fields each between single tabs (no space inside a field:
     the tab check of `_fields` passes), so the block reader may read it."""
-    tab = raw == 9
-    per_line = np.bincount(line_of[tab], minlength=fields.size)
-    spaces = np.bincount(line_of[raw == 32], minlength=fields.size)
+    per_line = np.bincount(np.searchsorted(newlines, np.flatnonzero(raw == 9)), minlength=fields.size)
+    spaces = np.bincount(np.searchsorted(newlines, np.flatnonzero(raw == 32)), minlength=fields.size)
     has = per_line > 0
     return bool(np.all(per_line[has] == 5) and np.all(spaces[has] == 0))
 
@@ -393,7 +415,7 @@ def _text_of(piece: bytes, source: str, first: int) -> Iterator[str]:
 
 def _count_lines(piece: bytes) -> int:
     """How many lines `str.splitlines` counts in a piece of whole lines (a plain ASCII piece: its newlines)."""
-    if piece.isascii() and not _ODD.search(piece):
+    if _plain(piece):
         return piece.count(b"\n") + (0 if piece.endswith(b"\n") or not piece else 1)
     return len(piece.decode("utf-8", errors="replace").splitlines())
 
