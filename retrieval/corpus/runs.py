@@ -233,8 +233,8 @@ class _Lines:
         ordered = np.sort(key)
         if ordered.size > 1 and np.any(ordered[1:] == ordered[:-1]):
             self._twice(key, line)
-        vocab = tuple(b.decode() for b in self.dtable)
-        query_ids = tuple(b.decode() for b in self.qtable)
+        vocab = tuple(map(bytes.decode, self.dtable))
+        query_ids = tuple(map(bytes.decode, self.qtable))
         order = _ranked(q, s, d, vocab, ties)
         counts = np.bincount(q, minlength=len(query_ids))
         if name is None:

@@ -70,7 +70,10 @@ def from_run(run: TrecRun, dataset: Dataset, name: str | None = None) -> Ranking
     nq = dataset.n_queries
     qmap = np.fromiter((dataset.query_index.get(q, -1) for q in run.query_ids), dtype=np.int64, count=len(run.query_ids))
     index = dataset.doc_index
-    dmap = np.fromiter((index.get(d, -1) for d in run.vocab), dtype=np.int64, count=len(run.vocab))
+    if dataset.n_docs:
+        dmap = np.fromiter((index.get(d, -1) for d in run.vocab), dtype=np.int64, count=len(run.vocab))
+    else:  # judgements alone: no document is in a corpus
+        dmap = np.full(len(run.vocab), -1, dtype=np.int64)
     lens = np.diff(run.indptr)
     known = qmap >= 0
     unknown_q = [q for q, k in zip(run.query_ids, known.tolist()) if not k]
@@ -112,25 +115,26 @@ def from_run(run: TrecRun, dataset: Dataset, name: str | None = None) -> Ranking
 
 def _judged_ranks(run: TrecRun, dataset: Dataset, indptr: np.ndarray, codes: np.ndarray) -> np.ndarray:
     """Each judgement's rank in its question's list of the run (0 = not listed), matched by document id: the
-    judged ids are looked up once in the run's ids, then per question one scatter of ranks and one gather."""
+    judged ids are looked up once in the run's ids, and only the lines naming a judged document are matched, by
+    (question, document) key against the sorted judgements."""
     qrels = dataset.qrels
     out = np.zeros(len(qrels), dtype=np.int64)
     if not len(qrels) or not codes.size:
         return out
-    judged_ids = {d: -1 for d in qrels.doc_id.tolist()}
+    code_of = {d: -1 for d in qrels.doc_id.tolist()}
     for c, d in enumerate(run.vocab):
-        if d in judged_ids:
-            judged_ids[d] = c
-    jcode = np.fromiter((judged_ids[d] for d in qrels.doc_id.tolist()), dtype=np.int64, count=len(qrels))
-    qstart = np.searchsorted(qrels.query, np.arange(dataset.n_queries + 1))
-    slot = np.zeros(len(run.vocab) + 1, dtype=np.int64)  # rank by document code; the last slot: not in the run
-    jcode[jcode < 0] = len(run.vocab)
-    for q in np.flatnonzero(np.diff(qstart) > 0).tolist():
-        lo, hi = int(indptr[q]), int(indptr[q + 1])
-        if lo == hi:
-            continue
-        mine = codes[lo:hi]
-        slot[mine] = np.arange(1, hi - lo + 1)
-        out[qstart[q] : qstart[q + 1]] = slot[jcode[qstart[q] : qstart[q + 1]]]
-        slot[mine] = 0
+        if d in code_of:
+            code_of[d] = c
+    width = len(run.vocab) + 1
+    jcode = np.fromiter(map(code_of.__getitem__, qrels.doc_id.tolist()), dtype=np.int64, count=len(qrels))
+    judged = np.zeros(width, dtype=bool)
+    judged[jcode[jcode >= 0]] = True
+    lines = np.flatnonzero(judged[codes])  # the run's lines naming a judged document: few
+    q = np.searchsorted(indptr, lines, side="right") - 1
+    line_keys = q * width + codes[lines]
+    keys = np.where(jcode >= 0, qrels.query * width + jcode, -1)
+    order = np.argsort(keys, kind="stable")
+    at = np.minimum(np.searchsorted(keys[order], line_keys), max(keys.size - 1, 0))
+    hit = keys[order][at] == line_keys
+    out[order[at[hit]]] = lines[hit] - indptr[q[hit]] + 1
     return out
