@@ -59,7 +59,8 @@ def test_runs_on_judgements_alone_score_what_they_score_with_the_corpus(capsys, 
     assert alone["dataset"]["documents"] == 0 and set(alone["systems"]) == {"A", "B"}
     # the tied run: the rule and the questions it touches, in both reports
     assert alone["params"]["ties"] == with_corpus["params"]["ties"] == "docid-asc"
-    assert alone["tied_questions"] == with_corpus["tied_questions"] == {"A": 14}
+    assert alone["params"]["tied_questions"] == with_corpus["params"]["tied_questions"] == {"A": 14}
+    assert list(alone) == list(with_corpus) == ["dataset", "params", "metrics", "systems", "per_query", "bootstrap", "warnings"]
     assert not any("not in the corpus" in w for w in alone["warnings"])  # no corpus: nothing to warn about
 
 

@@ -22,11 +22,10 @@ from ..corpus.runs import TIES, TIES_DEFAULT, TrecRun, read_run
 from ..corpus.text import Analysis
 from ..engine.engine import CLI_MAX_CHARS, check_size, evaluate, max_chars
 from ..evaluation import comparison, metrics, stats
-from ..evaluation.report import json_report
+from ..evaluation.report import json_report, tie_json, ties_line
 from ..retrievers import bm25, dense
 from . import compiled
 from .common import VERDICT, _t, print_json
-from .judged import tie_json, ties_line
 
 
 def _kernels_started(command):

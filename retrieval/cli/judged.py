@@ -20,7 +20,7 @@ from ..corpus.judged import NEEDS_DOCUMENTS, read_judgements
 from ..corpus.runs import TIES, TIES_DEFAULT, TrecRun, read_run
 from ..evaluation import metrics, stats
 from ..evaluation.experiment import Evaluation, score
-from ..evaluation.report import json_report
+from ..evaluation.report import json_report, tie_json, ties_line
 from ..retrievers.listed import from_run
 from .common import _t, print_json
 
@@ -121,29 +121,6 @@ def evaluated(args: argparse.Namespace, metric_names: list[str]) -> tuple[Evalua
     for w in ev.notes:
         print(f"warning: {_t(w)}", file=sys.stderr)
     return ev, runs
-
-
-def ties_line(runs: tuple[TrecRun, ...], rule: str) -> str | None:
-    """The header's sentence on ties, when some run has them: which runs, how many questions, the rule used."""
-    tied = [(r.name, r.tied_questions, len(r.query_ids)) for r in runs if r.tied_questions]
-    if not tied:
-        return None
-    how = (
-        "document id ascending (the article's rule; --ties trec_eval ranks them as trec_eval does)"
-        if rule == TIES_DEFAULT
-        else "document id descending (trec_eval's rule)"
-    )
-    each = "; ".join(f"{_t(n)}: {plural(k, 'question')} of {t:,}" for n, k, t in tied)
-    return f"ties: tied scores ranked by {how}; questions with ties: {each}"
-
-
-def tie_json(report: dict, runs: tuple[TrecRun, ...], rule: str) -> dict:
-    """`params.ties` and `tied_questions` (per run) added to a JSON report when some run has ties."""
-    tied = {r.name: r.tied_questions for r in runs if r.tied_questions}
-    if tied:
-        report["params"]["ties"] = rule
-        report["tied_questions"] = tied
-    return report
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:

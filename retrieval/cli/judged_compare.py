@@ -9,8 +9,9 @@ import argparse
 from ..core.params import Params
 from ..core.words import plural
 from ..evaluation import comparison, metrics
+from ..evaluation.report import tie_json, ties_line
 from .common import _t, print_json
-from .judged import common_arguments, evaluated, tie_json, ties_line
+from .judged import common_arguments, evaluated
 
 
 def _compare_arguments(c: argparse.ArgumentParser) -> None:
