@@ -25,7 +25,7 @@ import json
 import re
 import zlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 
@@ -92,6 +92,17 @@ class TrecRun:
     vocab: tuple[str, ...]  # the distinct document ids
     warnings: tuple[str, ...] = ()
     ties: str = TIES_DEFAULT
+    table: dict | None = field(default=None, repr=False)  # the parse's id -> code (bytes keys), for `codes_of`
+    remap: np.ndarray | None = field(default=None, repr=False)  # ... and its codes as `doc`'s
+
+    def codes_of(self, ids: list[str]) -> np.ndarray:
+        """Each id's code in `vocab`, -1 for an id the run does not name: looked up in the parse's own table (no
+        table is built over the run's ids), else in one made from `vocab`."""
+        if self.table is not None and self.remap is not None:
+            raw = np.fromiter((self.table.get(i.encode(), -1) for i in ids), dtype=np.int64, count=len(ids))
+            return np.where(raw >= 0, self.remap[np.maximum(raw, 0)], -1)
+        index = {d: c for c, d in enumerate(self.vocab)}
+        return np.fromiter((index.get(i, -1) for i in ids), dtype=np.int64, count=len(ids))
 
     @classmethod
     def from_lists(
@@ -231,8 +242,9 @@ class _Lines:
         if not self.parts[0]:
             raise InputError(f"{self.source}:1: the run file holds no line")
         q, d, s, line = (_joined(part) for part in self.parts)  # each list emptied as it is joined: memory x1
-        q = _dense(q, self.qtable.values())
-        d = _dense(d, self.dtable.values())
+        q = _remap(self.qtable.values())[q]
+        remap = _remap(self.dtable.values())
+        d = remap[d]
         key = q.astype(np.int64) * (len(self.dtable) + 1) + d
         ordered = np.sort(key)
         if ordered.size > 1 and np.any(ordered[1:] == ordered[:-1]):
@@ -247,7 +259,7 @@ class _Lines:
         if name is None:
             name = next(iter(self.tags)).decode() if len(self.tags) == 1 else PurePosixPath(self.source).stem
         indptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-        return TrecRun(name, query_ids, indptr, d, s, vocab, (), ties)
+        return TrecRun(name, query_ids, indptr, d, s, vocab, (), ties, self.dtable, remap)
 
     def _twice(self, key: np.ndarray, line: np.ndarray) -> None:
         """The error naming the first line that repeats a (question, document) pair."""
@@ -270,12 +282,12 @@ def _joined(blocks: list[np.ndarray]) -> np.ndarray:
     return out
 
 
-def _dense(codes: np.ndarray, values) -> np.ndarray:
-    """Codes handed out by count() (some skipped) as 0..n-1 in the order first seen."""
+def _remap(values) -> np.ndarray:
+    """Codes handed out by count() (some skipped) -> 0..n-1 in the order first seen, as an array indexed by code."""
     got = np.fromiter(values, dtype=np.int64)
     remap = np.zeros(int(got.max()) + 1 if got.size else 1, dtype=np.int32)
     remap[got] = np.arange(got.size)
-    return remap[codes]
+    return remap
 
 
 def _trec_lines(text: str, first: int, out: _Lines) -> None:

@@ -121,12 +121,8 @@ def _judged_ranks(run: TrecRun, dataset: Dataset, indptr: np.ndarray, codes: np.
     out = np.zeros(len(qrels), dtype=np.int64)
     if not len(qrels) or not codes.size:
         return out
-    code_of = {d: -1 for d in qrels.doc_id.tolist()}
-    for c, d in enumerate(run.vocab):
-        if d in code_of:
-            code_of[d] = c
     width = len(run.vocab) + 1
-    jcode = np.fromiter(map(code_of.__getitem__, qrels.doc_id.tolist()), dtype=np.int64, count=len(qrels))
+    jcode = run.codes_of(qrels.doc_id.tolist())
     judged = np.zeros(width, dtype=bool)
     judged[jcode[jcode >= 0]] = True
     lines = np.flatnonzero(judged[codes])  # the run's lines naming a judged document: few
