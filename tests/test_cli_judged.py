@@ -125,3 +125,17 @@ def test_the_qrels_alone_dataset_keeps_questions_in_first_named_order():
     assert ds.qrels.doc.tolist() == [-1, -1, -1]
     with pytest.raises(dataset.InputError, match="judges document 'a' twice"):
         judgements_only([("q2", "a", 1), ("q2", "a", 2)], "j.tsv", "j")
+
+
+def test_gate_compares_two_reports_of_runs_on_judgements_alone(capsys, tmp_path, runs):
+    paths = []
+    for ties in ("docid-asc", "trec_eval"):
+        code, out, _ = main(
+            capsys, "evaluate", "--qrels", str(QRELS), "--run", f"A={runs['A']}", "--ties", ties, "--json"
+        )
+        assert code == 0
+        paths.append(tmp_path / f"{ties}.json")
+        paths[-1].write_text(out)
+    code, out, _ = main(capsys, "gate", "--baseline", str(paths[0]), "--current", str(paths[1]), "--system", "A", "--json")
+    verdict = json.loads(out)
+    assert code in (0, 1) and verdict["system"] == "A" and verdict["dataset"] == "test"
