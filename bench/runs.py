@@ -1,6 +1,6 @@
 """Runs at engine scale: an engine's TREC run scored on judgements alone by the lab, pytrec_eval and ranx, each as a
 whole process (parsing included), timed from outside (several runs alternated, e.g. ``/usr/bin/time -v``, the
-median quoted). The numbers are in docs/performance.md.
+median quoted). The numbers are in bench/RUNS.md.
 
     pip install -r bench/requirements.txt                      # the peers: pytrec-eval-terrier, ranx
     python bench/runs.py make bench/out/runs 7000 1000           # qrels and a run of 7,000 x 1,000 (7M lines)
