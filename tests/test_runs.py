@@ -137,6 +137,8 @@ def test_gzipped_json_and_parquet_runs_read_to_the_same_ranking_as_the_trec_file
         assert other.query_ids == trec.query_ids, name
         assert list(other.doc_ids) == list(trec.doc_ids), name
         assert np.array_equal(other.score, trec.score), name
+    uploaded = parse_run((tmp_path / "r.parquet").read_bytes(), "r.parquet", "sys", ties="trec_eval")  # the app's
+    assert list(uploaded.doc_ids) == list(trec.doc_ids)
     assert read_run(tmp_path / "r.trec.gz").name == "tag"
     assert read_run(tmp_path / "r.json").name == "r"
 

@@ -481,7 +481,7 @@ def run_files() -> None:
         accept_multiple_files=True,
         key="data_runs",
         on_change=on_runs,
-        help="One line per result: qid Q0 docid rank score tag (plain or gzipped), or a ranx/ir_measures JSON "
+        help="One line per result: qid Q0 docid rank score tag (plain or gzipped), a ranx/ir_measures JSON or a Parquet (qid, docid, score) "
         "run. Each file becomes a system named after its tag (or the file name; editable below). A run is ranked "
         "by score, descending, ties by the rule below; the rank column is ignored, as trec_eval ignores it.",
     )

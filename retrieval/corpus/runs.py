@@ -20,6 +20,7 @@ column is ignored, as trec_eval ignores it. A document listed twice for one ques
 from __future__ import annotations
 
 import hashlib
+import io
 import itertools
 import json
 import re
@@ -408,11 +409,13 @@ def _peek(chunks: Iterator[bytes]) -> tuple[bytes, Iterator[bytes]]:
 
 
 def parse_run(data: Data, source: str, name: str | None = None, ties: str = TIES_DEFAULT) -> TrecRun:
-    """A run file's bytes (whole or in chunks) as a ranked run: TREC text, plain or gzipped, or a JSON object of
-    questions (`{"qid": {"docid": score}}`, as ranx and ir_measures write). The format is told by the content, not
-    the name. Its name is `name`, else the one tag of a TREC file, else the file's stem."""
+    """A run file's bytes (whole or in chunks) as a ranked run: TREC text, plain or gzipped, a JSON object of
+    questions (`{"qid": {"docid": score}}`, as ranx and ir_measures write) or Parquet. The format is told by the
+    content, not the name. Its name is `name`, else the one tag of a TREC file, else the file's stem."""
     check_ties(ties)
     head, chunks = _peek(_chunks(data))
+    if head[:4] == b"PAR1":  # a Parquet file (an upload): read from memory
+        return parse_parquet_run(io.BytesIO(b"".join(chunks)), source, name, ties)
     if head[:2] == b"\x1f\x8b":
         head, chunks = _peek(_gunzipped(chunks, source))
     if head.removeprefix(b"\xef\xbb\xbf").lstrip()[:1] in (b"{", b"["):
@@ -543,7 +546,7 @@ def _line_of(text: str, key: str, after: str | None = None, nth: int = 1) -> int
 _COLUMNS = (("qid", "q_id", "query_id"), ("docid", "doc_id", "docno"), ("score",))
 
 
-def parse_parquet_run(path: Path, source: str, name: str | None = None, ties: str = TIES_DEFAULT) -> TrecRun:
+def parse_parquet_run(path: Path | io.BytesIO, source: str, name: str | None = None, ties: str = TIES_DEFAULT) -> TrecRun:
     """A Parquet run (columns qid, docid, score; or ranx's q_id, doc_id, score), read a row group at a time; an
     error names the row (the first data row is 1) as a text file's line."""
     import pyarrow as pa  # only a Parquet run needs pyarrow (a dependency of pandas)
@@ -587,7 +590,7 @@ def parse_parquet_run(path: Path, source: str, name: str | None = None, ties: st
             row += n
     except pa.ArrowException as e:
         raise InputError(f"{source}: not a readable Parquet file ({e})") from None
-    return out.run(name or Path(source).stem, ties)
+    return out.run(name or PurePosixPath(source).stem, ties)
 
 
 def read_run(path: str | Path, name: str | None = None, ties: str = TIES_DEFAULT) -> TrecRun:
