@@ -36,7 +36,10 @@ def runs(tmp_path_factory, invented):
         for q in invented.query_ids:
             pick = rng.choice(invented.n_docs, size=12, replace=False)
             scores = rng.integers(0, values, size=12) if values else rng.random(12)
-            lines += [f"{q} Q0 {invented.doc_ids[i]} {r + 1} {float(s)!r} {name}" for r, (i, s) in enumerate(zip(pick, scores))]
+            lines += [
+                f"{q} Q0 {invented.doc_ids[i]} {r + 1} {float(s)!r} {name}"
+                for r, (i, s) in enumerate(zip(pick, scores))
+            ]
             lines.append(f"{q} Q0 elsewhere9 13 -5.0 {name}")
         paths[name] = d / f"{name}.run"
         paths[name].write_text("\n".join(lines) + "\n")
@@ -60,12 +63,26 @@ def test_runs_on_judgements_alone_score_what_they_score_with_the_corpus(capsys, 
     # the tied run: the rule and the questions it touches, in both reports
     assert alone["params"]["ties"] == with_corpus["params"]["ties"] == "docid-asc"
     assert alone["params"]["tied_questions"] == with_corpus["params"]["tied_questions"] == {"A": 14}
-    assert list(alone) == list(with_corpus) == ["dataset", "params", "metrics", "systems", "per_query", "bootstrap", "warnings"]
+    assert (
+        list(alone)
+        == list(with_corpus)
+        == ["dataset", "params", "metrics", "systems", "per_query", "bootstrap", "warnings"]
+    )
     assert not any("not in the corpus" in w for w in alone["warnings"])  # no corpus: nothing to warn about
 
 
 def test_the_tie_rule_changes_only_the_tied_run_and_is_said_in_the_header(capsys, runs):
-    base = ["evaluate", "--qrels", str(QRELS), "--run", f"A={runs['A']}", "--run", f"B={runs['B']}", "--metrics", "ndcg@10,map"]
+    base = [
+        "evaluate",
+        "--qrels",
+        str(QRELS),
+        "--run",
+        f"A={runs['A']}",
+        "--run",
+        f"B={runs['B']}",
+        "--metrics",
+        "ndcg@10,map",
+    ]
     reports = {}
     for ties in ("docid-asc", "trec_eval"):
         code, out, _ = main(capsys, *base, "--ties", ties, "--json")
@@ -136,6 +153,8 @@ def test_gate_compares_two_reports_of_runs_on_judgements_alone(capsys, tmp_path,
         assert code == 0
         paths.append(tmp_path / f"{ties}.json")
         paths[-1].write_text(out)
-    code, out, _ = main(capsys, "gate", "--baseline", str(paths[0]), "--current", str(paths[1]), "--system", "A", "--json")
+    code, out, _ = main(
+        capsys, "gate", "--baseline", str(paths[0]), "--current", str(paths[1]), "--system", "A", "--json"
+    )
     verdict = json.loads(out)
     assert code in (0, 1) and verdict["system"] == "A" and verdict["dataset"] == "test"

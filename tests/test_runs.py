@@ -173,7 +173,9 @@ def test_bad_lines_in_every_format_are_named_with_file_and_line(tmp_path):
         read_run(js)
     names_line(e, str(js), 1)
     pqf = tmp_path / "r.parquet"
-    pq.write_table(pa.table({"qid": ["q1", "q1", "q2"], "docid": ["d1", "d2", "d1"], "score": [1.0, math.inf, 2.0]}), pqf)
+    pq.write_table(
+        pa.table({"qid": ["q1", "q1", "q2"], "docid": ["d1", "d2", "d1"], "score": [1.0, math.inf, 2.0]}), pqf
+    )
     with pytest.raises(InputError, match="not a finite number") as e:
         read_run(pqf)
     names_line(e, str(pqf), 2)

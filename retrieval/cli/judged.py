@@ -97,7 +97,9 @@ def common_arguments(p: argparse.ArgumentParser, fusion_alpha: str) -> None:
 def _evaluate_arguments(e: argparse.ArgumentParser) -> None:
     common_arguments(e, "--alpha")
     e.add_argument("--bootstrap", default="ndcg@5", metavar="METRIC", help="metric of the paired bootstrap")
-    e.add_argument("--compare", default=None, metavar="A,B", help="the two runs of the bootstrap (default: the first two)")
+    e.add_argument(
+        "--compare", default=None, metavar="A,B", help="the two runs of the bootstrap (default: the first two)"
+    )
     e.add_argument("--json", action="store_true", help="print the JSON report instead of tables")
     e.set_defaults(func=cmd_evaluate)
 
@@ -131,7 +133,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     pair = [s.strip() for s in args.compare.split(",")] if args.compare else list(ev.systems[:2])
     if args.compare and len(pair) != 2:
         raise InputError(f"--compare: expected two runs A,B, got {args.compare!r}")
-    report = tie_json(json_report(ev, Params(), names, boot_metric, tuple(pair) if len(pair) == 2 else None), runs, args.ties)
+    report = tie_json(
+        json_report(ev, Params(), names, boot_metric, tuple(pair) if len(pair) == 2 else None), runs, args.ties
+    )
     if args.json:
         print_json(report)
         return 0

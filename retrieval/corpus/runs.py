@@ -546,7 +546,9 @@ def _line_of(text: str, key: str, after: str | None = None, nth: int = 1) -> int
 _COLUMNS = (("qid", "q_id", "query_id"), ("docid", "doc_id", "docno"), ("score",))
 
 
-def parse_parquet_run(path: Path | io.BytesIO, source: str, name: str | None = None, ties: str = TIES_DEFAULT) -> TrecRun:
+def parse_parquet_run(
+    path: Path | io.BytesIO, source: str, name: str | None = None, ties: str = TIES_DEFAULT
+) -> TrecRun:
     """A Parquet run (columns qid, docid, score; or ranx's q_id, doc_id, score), read a row group at a time; an
     error names the row (the first data row is 1) as a text file's line."""
     import pyarrow as pa  # only a Parquet run needs pyarrow (a dependency of pandas)

@@ -58,7 +58,6 @@ class Ranking:
         return [dataset.doc_ids[d] for d in docs]
 
 
-
 def from_run(run: TrecRun, dataset: Dataset, name: str | None = None) -> Ranking:
     """A Ranking from a TREC run file; its questions and documents that the dataset lacks are counted in warnings.
 
@@ -68,7 +67,9 @@ def from_run(run: TrecRun, dataset: Dataset, name: str | None = None) -> Ranking
     """
     name = name or run.name
     nq = dataset.n_queries
-    qmap = np.fromiter((dataset.query_index.get(q, -1) for q in run.query_ids), dtype=np.int64, count=len(run.query_ids))
+    qmap = np.fromiter(
+        (dataset.query_index.get(q, -1) for q in run.query_ids), dtype=np.int64, count=len(run.query_ids)
+    )
     index = dataset.doc_index
     if dataset.n_docs:
         dmap = np.fromiter((index.get(d, -1) for d in run.vocab), dtype=np.int64, count=len(run.vocab))
