@@ -15,6 +15,11 @@ before. Memory: the arrays (20 bytes a line), the distinct ids, and one piece.
 The ranking rule: score descending, ties by document id ascending (the article's and the built-in systems' rule,
 `TIES_DEFAULT`), or `trec_eval`'s: ties by document id descending, as trec_eval and pytrec_eval order them. The rank
 column is ignored, as trec_eval ignores it. A document listed twice for one question is an error.
+
+Over 500 lines because it is one concept, the run as read: the run itself (`TrecRun`, its tie rules), the block and
+line readers of TREC text that must name the same lines, and the JSON and Parquet readers that feed the same
+`_Lines` and so raise the same errors. The JSON and Parquet readers (about 150 lines) are the part to move out if
+it grows.
 """
 
 from __future__ import annotations
