@@ -235,13 +235,13 @@ class _Lines:
             part.append(block)
 
     def _questions(self, qids: list) -> np.ndarray:
-        """The question codes of a block's lines: a question's lines come together in engines' files, so only
-        where the id changes (found in one numpy comparison) is it looked up."""
-        ids = np.array(qids)
-        change = np.flatnonzero(ids[1:] != ids[:-1]) + 1
-        at = np.concatenate(([0], change))
-        codes = [self.qtable.setdefault(qids[i], next(self.qcount)) for i in at.tolist()]
-        return np.repeat(np.array(codes, dtype=np.int32), np.diff(np.append(at, len(qids))))
+        """The question codes of a block's lines: a question's lines come together in engines' files, so each
+        stretch of one id (found by `itertools.groupby`, in C) is looked up once."""
+        keys, lens = [], []
+        for key, group in itertools.groupby(qids):
+            keys.append(self.qtable.setdefault(key, next(self.qcount)))
+            lens.append(len(list(group)))
+        return np.repeat(np.array(keys, dtype=np.int32), lens)
 
     def run(self, name: str | None, ties: str) -> TrecRun:
         """The lines as a ranked run (after the duplicate check); `name` else the one tag, else the file's stem."""
