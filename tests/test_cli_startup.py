@@ -139,3 +139,16 @@ def test_every_command_has_its_module_and_only_the_named_one_is_built():
     with pytest.raises(Exception, match="unrecognized arguments: --k1"):
         gate_only.parse_args(["evaluate", "--k1", "1"])  # evaluate's flags were not added
     assert cli.build_parser().parse_args(["evaluate", "--k1", "1"]).k1 == 1.0
+
+
+@pytest.mark.slow
+def test_runs_on_judgements_alone_load_no_engine_no_index_and_no_scikit_learn(tmp_path):
+    """`evaluate --qrels --run`: no corpus, so nothing of the engine, the kernels, numba, scipy or scikit-learn."""
+    run_file = tmp_path / "mine.run"
+    run_file.write_text("q01 Q0 refund1 1 2.0 mine\nq01 Q0 pricing1 2 1.0 mine\nq02 Q0 refund1 1 1.0 mine\n")
+    qrels = ROOT / "data" / "invented" / "qrels" / "test.tsv"
+    run, names = imported("evaluate", "--qrels", str(qrels), "--run", f"mine={run_file}", "--json")
+    assert run.returncode == 0, run.stderr
+    assert '"mine"' in run.stdout
+    light = ("retrieval.retrievers", "retrieval.retrievers.listed")  # a Ranking and from_run: numpy only
+    assert [n for n in heavy(names) if n not in light] == []

@@ -125,7 +125,7 @@ def test_the_runs_cache_stays_within_its_bound_over_a_slider_walk(invented):
 def _run(name: str, rows: dict[str, list[tuple[str, float]]]) -> TrecRun:
     """A run from per-question (document, score) lists already in its order (score descending, ties by id)."""
     qids = tuple(rows)
-    return TrecRun(
+    return TrecRun.from_lists(
         name,
         qids,
         tuple(tuple(d for d, _ in rows[q]) for q in qids),

@@ -16,7 +16,8 @@ import streamlit as st
 
 from retrieval.core.errors import InputError
 from retrieval.corpus import statistics as corpus_statistics
-from retrieval.corpus.dataset import Dataset, TrecRun
+from retrieval.corpus.dataset import Dataset
+from retrieval.corpus.runs import TIES, TIES_DEFAULT, TrecRun
 from retrieval.evaluation import report
 from retrieval.retrievers.systems import SYSTEMS
 
@@ -37,8 +38,13 @@ ICONS = {
 RECORDS = ["csv", "tsv", "jsonl", "json", "ndjson", "txt"]  # the file types of documents and questions
 
 
+RUN_TIES = "data_run_ties"  # the tie rule of the runs added from now on
+TIES_LABELS = {"docid-asc": "document id ascending (the article's rule)", "trec_eval": "document id descending (trec_eval's)"}
+
+
 def init() -> None:
     """The page's own session keys."""
+    st.session_state.setdefault(RUN_TIES, TIES_DEFAULT)
     st.session_state.setdefault(DONE, {})
     st.session_state.setdefault(RUN_FILES, {})
 
@@ -48,7 +54,7 @@ def init() -> None:
 
 def run_lines(run: TrecRun) -> int:
     """How many result lines a run holds."""
-    return sum(len(d) for d in run.doc_ids)
+    return run.n_lines
 
 
 def download_stem(dataset_name: str) -> str:
@@ -351,14 +357,14 @@ def add_runs(files: list) -> None:
     msgs, added = [], []
     for f in files:
         try:
-            run = cache.parse_run(f.getvalue(), f.name, None)
+            run = cache.parse_run(f.getvalue(), f.name, None, st.session_state.get(RUN_TIES, TIES_DEFAULT))
         except InputError as e:
             msgs.append(("error", str(e)))
             continue
         fits, why = report.run_fits(run, ds)
         if not fits:
             msgs.append(("error", f"{f.name}: not added: {why}."))
-            _drop_parse(cache.parse_run, (f.getvalue(), f.name, None))
+            _drop_parse(cache.parse_run, (f.getvalue(), f.name, None, run.ties))
             continue
         run, not_kept = workspace.keep_run(run, f.getvalue(), f.name, set(SYSTEMS) | set(runs))
         name = run.name
@@ -475,9 +481,19 @@ def run_files() -> None:
         accept_multiple_files=True,
         key="data_runs",
         on_change=on_runs,
-        help="One line per result: qid Q0 docid rank score tag. Each file becomes a system named after its tag "
-        "(or the file name; editable below). A run is ranked by score, descending, ties by document id, "
-        "ascending; the rank column is ignored, as trec_eval ignores it.",
+        help="One line per result: qid Q0 docid rank score tag (plain or gzipped), a ranx/ir_measures JSON or a Parquet (qid, docid, score) "
+        "run. Each file becomes a system named after its tag (or the file name; editable below). A run is ranked "
+        "by score, descending, ties by the rule below; the rank column is ignored, as trec_eval ignores it.",
+    )
+    st.radio(
+        "Tied scores in a run",
+        TIES,
+        key=RUN_TIES,
+        horizontal=True,
+        format_func=TIES_LABELS.get,
+        help="How a run added from now on ranks documents with the same score: by document id ascending (the "
+        "article's rule, the built-in systems' too) or descending, as trec_eval and pytrec_eval rank them, to "
+        "reproduce a paper's trec_eval numbers.",
     )
     runs = st.session_state[state.RUNS]
     if runs:
@@ -486,7 +502,8 @@ def run_files() -> None:
         a, b, c = st.columns([3, 4, 1], vertical_alignment="bottom")
         a.text_input("system name", value=name, key=f"data_run_name:{name}", on_change=rename, args=(name,))
         src = st.session_state[RUN_FILES].get(name, "")
-        b.caption(f"{plain(src)}: {plural(len(run.query_ids), 'question')}, {plural(run_lines(run), 'line')}")
+        tied = f"; ties in {plural(run.tied_questions, 'question')}, {TIES_LABELS[run.ties]}" if run.tied_questions else ""
+        b.caption(f"{plain(src)}: {plural(len(run.query_ids), 'question')}, {plural(run_lines(run), 'line')}{tied}")
         c.button("Remove", key=f"data_run_remove:{name}", on_click=remove, args=(name,), width="stretch")
 
 
@@ -640,9 +657,10 @@ def downloads(ds: Dataset, later: tuple[str, ...] = ()) -> None:
         width="content",
         help="One row per system and question: the rank of the first relevant document (empty: not found) and every metric.",
     )
+    uploaded = tuple(st.session_state[state.RUNS].values())  # read now: the file is made when it is downloaded
     files.download_button(
         "JSON report",
-        lambda: json.dumps(report.json_report(ev, params, names, chosen), indent=2),
+        lambda: json.dumps(report.json_report(ev, params, names, chosen, runs=uploaded), indent=2),
         file_name=f"{stem}_report.json",
         mime="application/json",
         key="data_dl_json",
@@ -683,7 +701,15 @@ def downloads(ds: Dataset, later: tuple[str, ...] = ()) -> None:
         else:
             run_files = {n: st.session_state[RUN_FILES].get(n, f"{n}.run") for n in st.session_state[state.RUNS]}
             st.code(
-                report.cli_command(data_arg, params, names, chosen, run_files, embeddings=dense.cli_value(ds)),
+                report.cli_command(
+                    data_arg,
+                    params,
+                    names,
+                    chosen,
+                    run_files,
+                    embeddings=dense.cli_value(ds),
+                    ties=report.ties_of(uploaded),
+                ),
                 language="bash",
                 wrap_lines=True,
             )

@@ -6,7 +6,9 @@ from __future__ import annotations
 import streamlit as st
 
 from retrieval.corpus import dataset as datasets
-from retrieval.corpus.dataset import Dataset, TrecRun
+from retrieval.corpus import runs
+from retrieval.corpus.dataset import Dataset
+from retrieval.corpus.runs import TIES_DEFAULT, TrecRun
 from retrieval.corpus.text import Analysis
 from retrieval.engine.engine import (
     APP_MAX_CHARS,
@@ -132,9 +134,9 @@ def parse_files(
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def parse_run(data: bytes, source: str, name: str | None) -> TrecRun:
-    """A TREC run file parsed from its bytes."""
-    return datasets.parse_run(data, source, name)
+def parse_run(data: bytes, source: str, name: str | None, ties: str = TIES_DEFAULT) -> TrecRun:
+    """A run file parsed from its bytes (TREC, plain or gzipped, or JSON), its ties ranked by `ties`."""
+    return runs.parse_run(data, source, name, ties)
 
 
 def clear_parses() -> None:

@@ -113,12 +113,17 @@ COMMANDS = {  # command: (its module in this package, its line in --help, its ow
 }
 
 
-def _module(command: str):
-    """The module of a command (its ARGUMENTS and its work), loaded now."""
-    return importlib.import_module(f"{__name__}.{COMMANDS[command][0]}")
+JUDGED = {"evaluate": "judged", "compare": "judged_compare"}  # with --qrels: run files on judgements alone
 
 
-def build_parser(command: str | None = None) -> _Parser:
+def _module(command: str, argv: list[str] = ()):
+    """The module of a command (its ARGUMENTS and its work), loaded now: `evaluate` and `compare` with --qrels
+    score run files on judgements alone, in a module that loads no engine (cli/judged.py)."""
+    judged = command in JUDGED and any(a == "--qrels" or a.startswith("--qrels=") for a in argv)
+    return importlib.import_module(f"{__name__}.{JUDGED[command] if judged else COMMANDS[command][0]}")
+
+
+def build_parser(command: str | None = None, argv: list[str] = ()) -> _Parser:
     """The argument parser with its subcommands, each with its arguments (only `command`'s when it is named: the
     others are then listed by `--help` without loading their modules)."""
     p = _Parser(prog="python -m retrieval", description="Measure a RAG system's retriever on its own.")
@@ -126,7 +131,7 @@ def build_parser(command: str | None = None) -> _Parser:
     for name, (_, help_line, description) in COMMANDS.items():
         parser = sub.add_parser(name, help=help_line, description=description)
         if command is None or command == name:
-            _module(name).ARGUMENTS[name](parser)
+            _module(name, argv).ARGUMENTS[name](parser)
     return p
 
 
@@ -140,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: exit status 0, or 2 with one line on stderr for bad input."""
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        args = build_parser(_command(argv) or "").parse_args(argv)
+        args = build_parser(_command(argv) or "", argv).parse_args(argv)
         return args.func(args)
     except InputError as e:
         print(f"retrieval: error: {_t(e)}", file=sys.stderr)

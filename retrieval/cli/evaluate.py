@@ -18,10 +18,11 @@ from ..core.params import ANALYSIS, ARTICLE_MEMBERS, QUESTION_SIDE, SPECS, Param
 from ..core.words import plural
 from ..corpus import dataset as datasets
 from ..corpus import embeddings
+from ..corpus.runs import TIES, TIES_DEFAULT, TrecRun, read_run
 from ..corpus.text import Analysis
 from ..engine.engine import CLI_MAX_CHARS, check_size, evaluate, max_chars
 from ..evaluation import comparison, metrics, stats
-from ..evaluation.report import json_report
+from ..evaluation.report import json_report, tie_json, ties_line
 from ..retrievers import bm25, dense
 from . import compiled
 from .common import VERDICT, _t, print_json
@@ -111,8 +112,15 @@ def _fusion_flags(parser: argparse.ArgumentParser) -> None:
         default=[],
         type=_run_arg,
         metavar="NAME=PATH",
-        help="a TREC run file (qid Q0 docid rank score tag) as an extra system; ranked by score, "
-        "descending, ties by document id, ascending; repeatable",
+        help="a run file as an extra system: TREC (qid Q0 docid rank score tag, plain or .gz), ranx/ir_measures "
+        "JSON or Parquet (qid, docid, score); ranked by score, descending, ties by --ties; repeatable",
+    )
+    parser.add_argument(
+        "--ties",
+        default=TIES_DEFAULT,
+        choices=TIES,
+        help="how a run's tied scores are ranked: docid-asc (document id ascending, the article's rule and the "
+        "built-in systems', default) or trec_eval (document id descending, as trec_eval and pytrec_eval rank them)",
     )
     parser.add_argument(
         "--fuse",
@@ -154,7 +162,7 @@ def _metrics_flag(parser: argparse.ArgumentParser) -> None:
 
 def _sources(args: argparse.Namespace, ds: datasets.Dataset) -> tuple:
     """The runs and the dense vectors the command line names, aligned with the dataset."""
-    sources = [datasets.parse_run(datasets.read_file(Path(path)), path, name) for name, path in args.run]
+    sources = [read_run(Path(path), name, args.ties) for name, path in args.run]
     if args.embeddings:
         sources.append(_embeddings(args.embeddings, ds))
     return tuple(sources)
@@ -182,10 +190,11 @@ def _evaluated(args: argparse.Namespace, params: Params, metric_names: list[str]
     """The dataset of --data and its evaluation: every system (the built-in retrievers, --embeddings' dense one,
     the fusions, each --run) on the metrics; the dataset's and the systems' warnings on stderr."""
     ds = _load(args)
-    ev = evaluate(ds, params, metric_names, _sources(args, ds))
+    sources = _sources(args, ds)
+    ev = evaluate(ds, params, metric_names, sources)
     for w in list(ds.warnings) + list(ev.notes):
         print(f"warning: {_t(w)}", file=sys.stderr)
-    return ds, ev
+    return ds, ev, tuple(x for x in sources if isinstance(x, TrecRun))
 
 
 def _dataset_line(ds: datasets.Dataset) -> str:
@@ -347,13 +356,15 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         raise InputError(f"--threshold must be >= 0, got {args.threshold}")
     names = [m.name for m in metric_list]
     all_metrics = names + ([boot_metric.name] if boot_metric.name not in names else [])
-    ds, ev = _evaluated(args, params, all_metrics)
-    report = json_report(ev, params, names, boot_metric.name, (pair[0], pair[1]))
+    ds, ev, runs = _evaluated(args, params, all_metrics)
+    report = tie_json(json_report(ev, params, names, boot_metric.name, (pair[0], pair[1])), runs, args.ties)
     boot = report["bootstrap"]
     if args.json:
         print_json(report)
         return 0
     print(_dataset_line(ds))
+    if line := ties_line(runs, args.ties):
+        print(line)
     print(f"text analysis: {analysis_text(params)}")
     print(
         f"k1={params.k1} b={params.b} dims={params.dims} rrf_k={params.rrf_k} alpha={params.alpha} "
@@ -412,15 +423,19 @@ def cmd_compare(args: argparse.Namespace) -> int:
     params = _fused_params(args)
     names = [m.name for m in metrics.parse_list(args.metrics)]
     comparison.check_options(args.test, args.level)
-    ds, ev = _evaluated(args, params, names)
+    ds, ev, runs = _evaluated(args, params, names)
     table = comparison.compare_table(ev, names, args.test, args.level)
     if args.form == "json":
         print_json(
-            {
-                "dataset": {"name": ds.name, "documents": ds.n_docs, "queries": ds.n_queries},
-                "params": params.to_json(),
-                **table.to_json(),
-            }
+            tie_json(
+                {
+                    "dataset": {"name": ds.name, "documents": ds.n_docs, "queries": ds.n_queries},
+                    "params": params.to_json(),
+                    **table.to_json(),
+                },
+                runs,
+                args.ties,
+            )
         )
     elif args.form == "latex":
         print(table.to_latex(), end="")
@@ -430,6 +445,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(table.to_csv(), end="")
     else:
         print(_dataset_line(ds))
+        if line := ties_line(runs, args.ties):
+            print(line)
         _meaning(ds, names)
         print()
         print(table.to_text(), end="")

@@ -16,9 +16,10 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..core.params import ARTICLE_MEMBERS, Params
-from ..core.words import plural
-from ..corpus.dataset import Dataset, TrecRun
-from ..retrievers.ranking import Ranking
+from ..core.words import escape_control, plural
+from ..corpus.dataset import Dataset
+from ..corpus.runs import TIES_DEFAULT, TrecRun
+from ..retrievers.listed import Ranking
 from .experiment import Evaluation, bootstrap_report, json_ready, to_json
 from .metrics import meaning_warnings
 
@@ -156,16 +157,18 @@ def json_report(
     params: Params,
     metric_names: list[str] | tuple[str, ...],
     bootstrap_metric: str,
-    compare: tuple[str, str] = ("BM25", "LSA"),
+    compare: tuple[str, str] | None = ("BM25", "LSA"),
+    runs: tuple[TrecRun, ...] = (),
 ) -> dict:
-    """The report ``python -m retrieval evaluate --json --metrics M --bootstrap B --compare A,B`` prints.
+    """The report ``python -m retrieval evaluate --json --metrics M --bootstrap B --compare A,B`` prints (its
+    bootstrap null when `compare` is None: a single run on judgements alone).
 
     `evaluation` must hold every metric of `metric_names` and `bootstrap_metric`; the report lists only
     `metric_names` (the bootstrap metric is computed for the bootstrap alone, as the command line does). Its
     warnings are the dataset's and the systems', then `metrics.meaning_warnings` of these metrics.
     """
     names = list(metric_names)
-    boot = bootstrap_report(evaluation, bootstrap_metric, *compare)
+    boot = bootstrap_report(evaluation, bootstrap_metric, *compare) if compare else None
     report = to_json(evaluation, params, boot)
     report["metrics"] = names
     ds = evaluation.dataset
@@ -179,7 +182,38 @@ def json_report(
             for m in list(row):
                 if m not in names and m != "first_relevant_rank":
                     del row[m]
-    return json_ready(report)
+    return json_ready(tie_json(report, runs))
+
+
+def ties_of(runs: tuple[TrecRun, ...]) -> str:
+    """The tie rule the runs with ties were ranked by (the default when none has ties; several: joined by '+')."""
+    rules = sorted({r.ties for r in runs if r.tied_questions})
+    return "+".join(rules) if rules else TIES_DEFAULT
+
+
+def tie_json(report: dict, runs: tuple[TrecRun, ...], rule: str | None = None) -> dict:
+    """`params.ties` (the rule) and `params.tied_questions` (per run with ties, how many of its questions hold a tie)
+    added to a JSON report when some run has ties; a report of runs without ties is left as it was."""
+    tied = {r.name: r.tied_questions for r in runs if r.tied_questions}
+    if tied:
+        report["params"]["ties"] = rule or ties_of(runs)
+        report["params"]["tied_questions"] = tied
+    return report
+
+
+def ties_line(runs: tuple[TrecRun, ...], rule: str | None = None) -> str | None:
+    """The report header's sentence on ties, when some run has them: the rule used, and per run how many of its
+    questions hold a tie."""
+    tied = [(r.name, r.tied_questions, len(r.query_ids)) for r in runs if r.tied_questions]
+    if not tied:
+        return None
+    rule = rule or ties_of(runs)
+    how = {
+        TIES_DEFAULT: "document id ascending (the article's rule; --ties trec_eval ranks them as trec_eval does)",
+        "trec_eval": "document id descending (trec_eval's rule)",
+    }.get(rule, f"each run's own rule ({rule})")
+    each = "; ".join(f"{escape_control(n)}: {plural(k, 'question')} of {t:,}" for n, k, t in tied)
+    return f"ties: tied scores ranked by {how}; questions with ties: {each}"
 
 
 def _arg(x: float) -> str:
@@ -196,6 +230,7 @@ def cli_command(
     runs: dict[str, str] | None = None,
     compare: tuple[str, str] = ("BM25", "LSA"),
     embeddings: str | None = None,
+    ties: str = TIES_DEFAULT,
 ) -> str:
     """The command line that prints the same JSON report; `runs` maps a run's name to its file, `embeddings` is
     the --embeddings value of the dense system (e5-small, or the file(s) its vectors came from)."""
@@ -234,5 +269,7 @@ def cli_command(
         parts += ["--run", f"{name}={path}"]
     if embeddings:
         parts += ["--embeddings", embeddings]
+    if ties != TIES_DEFAULT:
+        parts += ["--ties", ties]
     parts.append("--json")
     return " ".join(shlex.quote(x) for x in parts)

@@ -15,8 +15,8 @@ import scipy.sparse as sp
 
 import retrieval.kernels as k
 
-from ..core.words import agree, plural
-from ..corpus.dataset import Dataset, TrecRun
+from ..corpus.dataset import Dataset
+from .listed import Ranking, from_run  # noqa: F401 - Ranking and from_run are read from here too
 
 THRESHOLD = 1e-9  # a score at or below this is not a result: zero is not an answer
 KEEP_RANGE = (100, 1000)
@@ -35,48 +35,6 @@ def keep_for(n_docs: int, override: int | None = None) -> int:
     if override is not None:
         return int(override)
     return int(np.clip(np.sqrt(max(n_docs, 0)), *KEEP_RANGE))
-
-
-@dataclass(frozen=True, eq=False)
-class Ranking:
-    """A system's ranked lists: CSR-like top lists per question, plus `judged_rank` aligned with the dataset's qrels (0 = not retrieved)."""
-
-    name: str
-    indptr: np.ndarray  # int64, n_queries + 1
-    docs: np.ndarray  # int64 document indices in rank order; -1 for a run's document outside the corpus
-    scores: np.ndarray  # float64
-    judged_rank: np.ndarray  # int64, one per judgement
-    n_results: np.ndarray  # int64 per question: the length of the full list (>= the stored top)
-    doc_names: tuple[tuple[str, ...], ...] | None = None  # run files only: the ids as written, per question
-    warnings: tuple[str, ...] = ()
-
-    @property
-    def n_queries(self) -> int:
-        """Number of questions."""
-        return self.indptr.size - 1
-
-    def top(self, q: int, k: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Document indices and scores of question `q`'s first `k` results."""
-        lo, hi = self.indptr[q], self.indptr[q + 1]
-        if k is not None:
-            hi = min(hi, lo + k)
-        return self.docs[lo:hi], self.scores[lo:hi]
-
-    def top_entries(self, qs: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every result in the first `k` of the questions `qs`, question by question: its question, its position
-        in the list (from 0) and its document (-1 outside the corpus). `top`, for many questions at once."""
-        qs = np.asarray(qs, dtype=np.int64)
-        starts = self.indptr[qs]
-        lens = np.minimum(self.indptr[qs + 1] - starts, k)
-        position = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
-        return np.repeat(qs, lens), position, self.docs[np.repeat(starts, lens) + position]
-
-    def top_ids(self, dataset: Dataset, q: int, k: int | None = None) -> list[str]:
-        """Document ids of question `q`'s first `k` results."""
-        docs, _ = self.top(q, k)
-        if self.doc_names is not None:
-            return list(self.doc_names[q][: docs.size])
-        return [dataset.doc_ids[d] for d in docs]
 
 
 def order_by_score(scores: np.ndarray, keys: np.ndarray) -> np.ndarray:
@@ -266,16 +224,6 @@ def rank_rows(
     return from_padded(name, o.top_d, o.top_s, n_list, judged_rank, n_res)
 
 
-def _pack(name, tops_d, tops_s, judged_rank, n_results, doc_names=None, warnings=()) -> Ranking:
-    """Concatenate per-question lists into a Ranking."""
-    empty = np.zeros(0)
-    lens = np.array([0 if t is None else len(t) for t in tops_d], dtype=np.int64)
-    indptr = np.concatenate(([0], np.cumsum(lens)))
-    docs = np.concatenate([empty if t is None else t for t in tops_d]).astype(np.int64) if len(tops_d) else empty
-    scores = np.concatenate([empty if t is None else t for t in tops_s]).astype(np.float64) if len(tops_s) else empty
-    return Ranking(name, indptr, docs, scores, judged_rank, n_results, doc_names, tuple(warnings))
-
-
 def from_csr(name: str, dataset: Dataset, indptr: np.ndarray, docs: np.ndarray, scores: np.ndarray) -> Ranking:
     """A Ranking from ordered lists laid end to end (`indptr` offsets per question): the whole list is the result."""
     judged = Judged.of(dataset)
@@ -293,53 +241,3 @@ def from_lists(name: str, dataset: Dataset, docs: list[np.ndarray], scores: list
     flat_d = np.concatenate([np.asarray(x, dtype=np.int64) for x in docs]) if len(docs) else np.zeros(0, dtype=np.int64)
     flat_s = np.concatenate([np.asarray(x, dtype=np.float64) for x in scores]) if len(scores) else np.zeros(0)
     return from_csr(name, dataset, indptr, flat_d, flat_s)
-
-
-def from_run(run: TrecRun, dataset: Dataset, name: str | None = None) -> Ranking:
-    """A Ranking from a TREC run file; its questions and documents that the dataset lacks are counted in warnings.
-
-    A run's document outside the corpus keeps its place in the list (as trec_eval does) but is never relevant
-    unless the judgements name it.
-    """
-    name = name or run.name
-    nq = dataset.n_queries
-    qrels = dataset.qrels
-    qstart = np.searchsorted(qrels.query, np.arange(nq + 1))
-    tops_d: list = [np.zeros(0, dtype=np.int64)] * nq
-    tops_s: list = [np.zeros(0)] * nq
-    names: list[tuple[str, ...]] = [()] * nq
-    judged_rank = np.zeros(len(qrels), dtype=np.int64)
-    unknown_q, unknown_d = [], 0
-    for qid, dids, sc in zip(run.query_ids, run.doc_ids, run.scores):
-        q = dataset.query_index.get(qid)
-        if q is None:
-            unknown_q.append(qid)
-            continue
-        idx = np.array([dataset.doc_index.get(d, -1) for d in dids], dtype=np.int64)
-        unknown_d += int((idx < 0).sum())
-        tops_d[q], tops_s[q], names[q] = idx, sc, dids
-        pos = {d: r for r, d in enumerate(dids, 1)}
-        j0, j1 = qstart[q], qstart[q + 1]
-        judged_rank[j0:j1] = [pos.get(d, 0) for d in qrels.doc_id[j0:j1]]
-    warnings = list(run.warnings)
-    if unknown_q:
-        ex = ", ".join(sorted(unknown_q)[:5])
-        n = len(unknown_q)
-        warnings.append(
-            f"run {name}: {plural(n, 'question')} {agree(n, 'is', 'are')} not in the dataset ({ex}); "
-            f"{agree(n, 'its', 'their')} lines are left out"
-        )
-    if unknown_d:
-        warnings.append(
-            f"run {name}: {plural(unknown_d, 'line')} {agree(unknown_d, 'names a document that is', 'name documents that are')} "
-            f"not in the corpus; {agree(unknown_d, 'it keeps its', 'they keep their')} rank and "
-            f"{agree(unknown_d, 'counts', 'count')} as not relevant"
-        )
-    missing = nq - (len(run.query_ids) - len(unknown_q))
-    if missing:
-        warnings.append(
-            f"run {name}: {plural(missing, 'question')} {agree(missing, 'has', 'have')} no line in the run; "
-            f"{agree(missing, 'it scores', 'they score')} zero"
-        )
-    n_results = np.array([len(x) for x in tops_d], dtype=np.int64)
-    return _pack(name, tops_d, tops_s, judged_rank, n_results, tuple(names), warnings)
