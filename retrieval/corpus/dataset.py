@@ -10,6 +10,7 @@ This module is the corpus's one import path: the data model (`model.py`), the re
 
 from __future__ import annotations
 
+from ..core.errors import InputError
 from .files import read_file
 from .formats.beir import BUILTIN, DATA_DIR, load, load_beir_dir, load_beir_zip
 from .formats.jsonl import json_objects, parse_jsonl
@@ -49,6 +50,7 @@ __all__ = [
     "MAX_TEXT_CHARS",
     "MAX_TOTAL_BYTES",
     "Data",
+    "InputError",
     "Dataset",
     "Qrels",
     "TrecRun",

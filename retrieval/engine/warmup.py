@@ -158,6 +158,10 @@ def warm_up_and_calibrate(background_process: bool) -> None:
         _warm_up_in_child()
     try:
         warm_up()
+    except RuntimeError as e:  # the process is exiting while the thread warms: the thread pools take no more work
+        if "shutdown" not in str(e):
+            raise
+        return
     finally:
         _kernels.mark_ready()  # whatever happened, the compiled kernels now compile on demand
     try:
