@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import resource
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -42,3 +44,64 @@ def _kernels_compiled_unless_a_test_says_otherwise():
     was = dispatch._MODE.get("uncompiled", False)
     yield
     dispatch._MODE["uncompiled"] = was
+
+
+# ------------------------------------------------------------------ the quick tier stays quick
+# Every test of 2 s or more carries `slow` (pyproject.toml's markers). Each test's time is recorded here: its wall
+# time (setup, call and teardown, so a module fixture's cost counts for the test that pays it, as the quick tier runs
+# it) and its CPU time (this process's threads and the child processes it waited for). The terminal summary lists every
+# unmarked test of 2 s or more of wall time. With RETRIEVAL_LAB_CHECK_SLOW=1 (CI's quick-tier run, .ci/run) the
+# session fails on an unmarked test over SLOW_SECONDS * SLOW_MARGIN of both wall and CPU time: a machine loaded by
+# others stretches the wall time but not the CPU time, a slower machine stretches both by less than the margin, so
+# noise cannot fail a healthy suite, while a test that needs its 4 s of work fails wherever it runs. A test between the
+# two is listed, for the next person to mark or speed up.
+SLOW_SECONDS = 2.0
+SLOW_MARGIN = 2.0
+UNMARKED = ("slow", "browser", "package")  # a test with none of these marks runs in the quick tier
+CHECK_SLOW = "RETRIEVAL_LAB_CHECK_SLOW"
+_TIMES: dict[str, tuple[float, float]] = {}  # nodeid -> (wall seconds, CPU seconds) of each quick-tier test
+
+
+def _cpu() -> float:
+    """CPU seconds of this process (every thread) and of the children it has waited for."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    if any(item.get_closest_marker(m) for m in UNMARKED):
+        return (yield)
+    wall, cpu = time.perf_counter(), _cpu()
+    try:
+        return (yield)
+    finally:
+        _TIMES[item.nodeid] = (time.perf_counter() - wall, _cpu() - cpu)
+
+
+def _unmarked_slow() -> tuple[list, list]:
+    """(listed, failing): quick-tier tests of SLOW_SECONDS or more of wall time, and those over the margin in both."""
+    listed = sorted(((w, c, n) for n, (w, c) in _TIMES.items() if w >= SLOW_SECONDS), reverse=True)
+    limit = SLOW_SECONDS * SLOW_MARGIN
+    return listed, [(w, c, n) for w, c, n in listed if w > limit and c > limit]
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if os.environ.get(CHECK_SLOW) == "1" and _unmarked_slow()[1] and session.exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    listed, failing = _unmarked_slow()
+    if not listed:
+        return
+    terminalreporter.section(f"tests without `slow` that took {SLOW_SECONDS:g} s or more")
+    for w, c, n in listed:
+        over = "  <- over the margin" if (w, c, n) in failing else ""
+        terminalreporter.line(f"{w:6.2f} s wall {c:6.2f} s CPU  {n}{over}")
+    if failing and os.environ.get(CHECK_SLOW) == "1":
+        terminalreporter.line(
+            f"{len(failing)} unmarked test(s) over {SLOW_SECONDS * SLOW_MARGIN:g} s of wall and CPU time: mark them "
+            f"`slow` or make them fast ({CHECK_SLOW}=1 fails the session)",
+            red=True,
+        )

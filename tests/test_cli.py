@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import re
@@ -40,36 +41,46 @@ def beir(root: Path, corpus: str | None = None, queries: str | None = None, qrel
     return root
 
 
-class Launched:
-    """Every subprocess case started at once (an interpreter start costs ~2 s): tests then read their own result."""
+class Cases:
+    """The bad-input and contract cases of `python -m retrieval evaluate`, each run when a test first reads it: in this
+    process through `main` (the same code `python -m retrieval` runs, without an interpreter's start of ~2 s each),
+    its stdout and stderr captured; `launched` runs one as its own process (exit status and streams of the real
+    command)."""
 
     def __init__(self, base: Path):
         self.base = base
         self.paths: dict[str, Path] = {}
-        self.procs: dict[str, subprocess.Popen] = {}
+        self.args: dict[str, tuple[str, ...]] = {}
         self.done: dict[str, subprocess.CompletedProcess] = {}
 
     def start(self, name: str, *args: str) -> None:
-        self.procs[name] = subprocess.Popen(
-            [sys.executable, "-m", "retrieval", *args],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        self.args[name] = args
 
     def __getitem__(self, name: str) -> subprocess.CompletedProcess:
         if name not in self.done:
-            p = self.procs[name]
-            out, err = p.communicate(timeout=180)
-            self.done[name] = subprocess.CompletedProcess(p.args, p.returncode, out, err)
+            from retrieval.cli import main
+
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = main(list(self.args[name]))
+            self.done[name] = subprocess.CompletedProcess(self.args[name], code, out.getvalue(), err.getvalue())
         return self.done[name]
+
+    def launched(self, name: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "retrieval", *self.args[name]],
+            check=False,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     base = tmp_path_factory.mktemp("cli")
-    L = Launched(base)
+    L = Cases(base)
     P = L.paths
 
     P["missing"] = base / "nowhere"
@@ -122,11 +133,7 @@ def runs(tmp_path_factory):
         "--dims",
         "2",
     )
-    yield L
-    for p in L.procs.values():
-        if p.poll() is None:
-            p.kill()
-            p.wait()
+    return L
 
 
 def assert_bad_input(out: subprocess.CompletedProcess, *needles: str) -> str:
@@ -149,9 +156,21 @@ def good(tmp_path_factory) -> Path:
 # ------------------------------------------------------------------ bad input, through `python -m retrieval`
 
 
-@pytest.mark.slow
 def test_missing_data_path(runs):
     assert_bad_input(runs["missing"], re.escape(str(runs.paths["missing"])))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", ["missing", "broken", "k1", "contract"])
+def test_the_command_s_process_says_what_main_says(runs, case):
+    """`python -m retrieval` as its own process: its exit status and streams are `main`'s (bad input: exit 2 and one
+    line; a good run: exit 0 and the same JSON report)."""
+    launched, in_process = runs.launched(case), runs[case]
+    assert launched.returncode == in_process.returncode and "Traceback" not in launched.stderr
+    if case == "contract":
+        assert json.loads(launched.stdout) == json.loads(in_process.stdout)
+    else:
+        assert (launched.stdout, launched.stderr) == (in_process.stdout, in_process.stderr)
 
 
 def test_broken_corpus_line(runs):
