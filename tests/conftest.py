@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -23,6 +26,29 @@ if str(ROOT) not in sys.path:
 
 from retrieval.corpus import dataset  # noqa: E402
 from retrieval.kernels import dispatch  # noqa: E402
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    """`python -m retrieval ARGS` run in this process through `cli.main` (the code the command runs, without an
+    interpreter's start of ~2 s): its exit status and what it wrote on stdout and stderr. The kernels' mode `main`
+    may set (`serve_uncompiled`) is put back, so a fixture calling it leaves no trace in later tests."""
+    from retrieval.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    was = dispatch._MODE.get("uncompiled", False)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(list(args))
+    finally:
+        dispatch._MODE["uncompiled"] = was
+    return subprocess.CompletedProcess(["python", "-m", "retrieval", *args], code, out.getvalue(), err.getvalue())
+
+
+def run_process(*args: str) -> subprocess.CompletedProcess:
+    """`python -m retrieval ARGS` as its own process, from the repository's root."""
+    return subprocess.run(
+        [sys.executable, "-m", "retrieval", *args], check=False, cwd=ROOT, capture_output=True, text=True, timeout=180
+    )
 
 
 @pytest.fixture(scope="session")
@@ -54,11 +80,12 @@ def _kernels_compiled_unless_a_test_says_otherwise():
 # session fails on an unmarked test over SLOW_SECONDS * SLOW_MARGIN of both wall and CPU time: a machine loaded by
 # others stretches the wall time but not the CPU time, a slower machine stretches both by less than the margin, so
 # noise cannot fail a healthy suite, while a test that needs its 4 s of work fails wherever it runs. A test between the
-# two is listed, for the next person to mark or speed up.
+# two is listed, for the next person to mark or speed up. RETRIEVAL_LAB_TEST_TIMES=<file> writes every time down.
 SLOW_SECONDS = 2.0
 SLOW_MARGIN = 2.0
 UNMARKED = ("slow", "browser", "package")  # a test with none of these marks runs in the quick tier
 CHECK_SLOW = "RETRIEVAL_LAB_CHECK_SLOW"
+TIMES_FILE = "RETRIEVAL_LAB_TEST_TIMES"  # a path: every quick-tier test's times written there (tab-separated)
 _TIMES: dict[str, tuple[float, float]] = {}  # nodeid -> (wall seconds, CPU seconds) of each quick-tier test
 
 
@@ -87,6 +114,9 @@ def _unmarked_slow() -> tuple[list, list]:
 
 
 def pytest_sessionfinish(session, exitstatus):
+    if os.environ.get(TIMES_FILE):
+        rows = sorted(((w, c, n) for n, (w, c) in _TIMES.items()), reverse=True)
+        Path(os.environ[TIMES_FILE]).write_text("".join(f"{w:.3f}\t{c:.3f}\t{n}\n" for w, c, n in rows))
     if os.environ.get(CHECK_SLOW) == "1" and _unmarked_slow()[1] and session.exitstatus == 0:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import os
 import re
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, run_cli, run_process
 
 CORPUS = [
     {"_id": "d1", "title": "Refunds", "text": "Money back within 30 days of purchase."},
@@ -53,28 +52,16 @@ class Cases:
         self.args: dict[str, tuple[str, ...]] = {}
         self.done: dict[str, subprocess.CompletedProcess] = {}
 
-    def start(self, name: str, *args: str) -> None:
+    def add(self, name: str, *args: str) -> None:
         self.args[name] = args
 
     def __getitem__(self, name: str) -> subprocess.CompletedProcess:
         if name not in self.done:
-            from retrieval.cli import main
-
-            out, err = io.StringIO(), io.StringIO()
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                code = main(list(self.args[name]))
-            self.done[name] = subprocess.CompletedProcess(self.args[name], code, out.getvalue(), err.getvalue())
+            self.done[name] = run_cli(*self.args[name])
         return self.done[name]
 
     def launched(self, name: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "retrieval", *self.args[name]],
-            check=False,
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=180,
-        )
+        return run_process(*self.args[name])
 
 
 @pytest.fixture(scope="module")
@@ -84,35 +71,35 @@ def runs(tmp_path_factory):
     P = L.paths
 
     P["missing"] = base / "nowhere"
-    L.start("missing", "evaluate", "--data", str(P["missing"]))
+    L.add("missing", "evaluate", "--data", str(P["missing"]))
 
     lines = [json.dumps(r) for r in CORPUS]
     lines[2] = lines[2][:-2]  # line 3 cut short
     P["broken"] = beir(base / "broken", corpus="\n".join(lines) + "\n")
-    L.start("broken", "evaluate", "--data", str(P["broken"]))
+    L.add("broken", "evaluate", "--data", str(P["broken"]))
 
     lines = [json.dumps(r) for r in CORPUS] + [json.dumps({"_id": "d2", "text": "again"})]
     P["dup"] = beir(base / "dup", corpus="\n".join(lines) + "\n")
-    L.start("dup", "evaluate", "--data", str(P["dup"]))
+    L.add("dup", "evaluate", "--data", str(P["dup"]))
 
     P["grade"] = beir(base / "grade", qrels=QRELS.replace("q3\td3\t2", "q3\td3\t2.5"))
-    L.start("grade", "evaluate", "--data", str(P["grade"]))
+    L.add("grade", "evaluate", "--data", str(P["grade"]))
 
     P["empty"] = beir(base / "empty", corpus="")
-    L.start("empty", "evaluate", "--data", str(P["empty"]))
+    L.add("empty", "evaluate", "--data", str(P["empty"]))
 
-    L.start("k1", "evaluate", "--k1", "-1")
-    L.start("b", "evaluate", "--b", "1.5")
-    L.start("metrics", "evaluate", "--metrics", "foo")
+    L.add("k1", "evaluate", "--k1", "-1")
+    L.add("b", "evaluate", "--b", "1.5")
+    L.add("metrics", "evaluate", "--metrics", "foo")
 
     P["badrun"] = base / "mine.run"
     P["badrun"].write_text("q01 Q0 pricing1 1 3.0 mine\nq01 Q0 pricing2 2 mine\n")
-    L.start("badrun", "evaluate", "--run", f"mine={P['badrun']}")
+    L.add("badrun", "evaluate", "--run", f"mine={P['badrun']}")
 
     P["unknown"] = beir(base / "unknown", qrels=QRELS + "q9\td1\t1\nq9\td2\t1\nq1\tghost\t1\n")
     P["unknown_run"] = base / "ext.run"
     P["unknown_run"].write_text("q1 Q0 d1 1 2.0 ext\nq1 Q0 nodoc 2 1.0 ext\nqX Q0 d2 1 1.0 ext\nq2 Q0 d2 1 1.0 ext\n")
-    L.start("unknown", "evaluate", "--data", str(P["unknown"]), "--run", f"ext={P['unknown_run']}", "--json")
+    L.add("unknown", "evaluate", "--data", str(P["unknown"]), "--run", f"ext={P['unknown_run']}", "--json")
 
     P["good"] = beir(base / "mini")
     P["good_run"] = base / "good.run"
@@ -120,7 +107,7 @@ def runs(tmp_path_factory):
     P["good_run"].write_text(
         "q1 Q0 d1 1 2.0 tag\nq1 Q0 d2 2 1.0 tag\nq2 Q0 d3 1 2.0 tag\nq2 Q0 d2 2 1.0 tag\nq3 Q0 d1 1 1.0 tag\n"
     )
-    L.start(
+    L.add(
         "contract",
         "evaluate",
         "--data",
