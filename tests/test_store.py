@@ -211,6 +211,7 @@ def test_each_rater_s_latest_grade_is_in_force_and_every_grade_is_kept(url, inve
         ws.grade(entry.id, "q01", "d05", 1, "  ")
 
 
+@pytest.mark.slow
 def test_two_raters_grading_one_pair_at_the_same_moment_both_keep_their_grade(url, invented):
     """Two servers (two processes, each its own connection), started together, each grading the same pair 20
     times: all 40 grades are stored, and each rater's last is in force."""
