@@ -85,7 +85,7 @@ SLOW_SECONDS = 2.0
 SLOW_MARGIN = 2.0
 UNMARKED = ("slow", "browser", "package")  # a test with none of these marks runs in the quick tier
 CHECK_SLOW = "RETRIEVAL_LAB_CHECK_SLOW"
-TIMES_FILE = "RETRIEVAL_LAB_TEST_TIMES"  # a path: every quick-tier test's times written there (tab-separated)
+TIMES_FILE = "RETRIEVAL_LAB_TEST_TIMES"  # a path: each quick-tier test's times appended there as it ends (TSV)
 _TIMES: dict[str, tuple[float, float]] = {}  # nodeid -> (wall seconds, CPU seconds) of each quick-tier test
 
 
@@ -103,7 +103,10 @@ def pytest_runtest_protocol(item, nextitem):
     try:
         return (yield)
     finally:
-        _TIMES[item.nodeid] = (time.perf_counter() - wall, _cpu() - cpu)
+        _TIMES[item.nodeid] = times = (time.perf_counter() - wall, _cpu() - cpu)
+        if os.environ.get(TIMES_FILE):
+            with open(os.environ[TIMES_FILE], "a") as f:
+                f.write(f"{times[0]:.3f}\t{times[1]:.3f}\t{item.nodeid}\n")
 
 
 def _unmarked_slow() -> tuple[list, list]:
@@ -114,9 +117,6 @@ def _unmarked_slow() -> tuple[list, list]:
 
 
 def pytest_sessionfinish(session, exitstatus):
-    if os.environ.get(TIMES_FILE):
-        rows = sorted(((w, c, n) for n, (w, c) in _TIMES.items()), reverse=True)
-        Path(os.environ[TIMES_FILE]).write_text("".join(f"{w:.3f}\t{c:.3f}\t{n}\n" for w, c, n in rows))
     if os.environ.get(CHECK_SLOW) == "1" and _unmarked_slow()[1] and session.exitstatus == 0:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 

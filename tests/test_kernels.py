@@ -799,7 +799,7 @@ def test_after_the_warm_up_the_app_s_paths_compile_nothing(tmp_path):
     assert warm.stderr.startswith("compiling kernels with numba (once: they are cached on disk"), warm.stderr
     assert warm.stderr.count(" compiled in ") >= 1 and f"all {n} kernels ready: " in warm.stderr, warm.stderr
     script = (
-        "import json, sys; sys.path.insert(0, 'tests')\n"
+        f"import json, sys; sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})\n"
         "from retrieval.corpus import dataset, text\n"
         "from retrieval import kernels as _kernels\n"
         "from retrieval.retrievers import lsa\n"

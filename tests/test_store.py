@@ -25,6 +25,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
 import retrieval
+from conftest import ROOT
 from retrieval.core.errors import InputError
 from retrieval.corpus import dataset as datasets
 from retrieval.store import schema
@@ -42,7 +43,6 @@ from retrieval.store.workspace import (
     open_workspace,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
 ANA, BEN, ADMIN = Actor("ana"), Actor("ben"), Actor("root", admin=True)
 PG_ENV = "RETRIEVAL_LAB_TEST_DATABASE_URL"
 REQUIRE_PG_ENV = "RETRIEVAL_LAB_REQUIRE_POSTGRES"  # .ci/run sets it: there a missing server fails, never skips
