@@ -109,20 +109,21 @@ def pytest_runtest_protocol(item, nextitem):
                 f.write(f"{times[0]:.3f}\t{times[1]:.3f}\t{item.nodeid}\n")
 
 
-def _unmarked_slow() -> tuple[list, list]:
-    """(listed, failing): quick-tier tests of SLOW_SECONDS or more of wall time, and those over the margin in both."""
-    listed = sorted(((w, c, n) for n, (w, c) in _TIMES.items() if w >= SLOW_SECONDS), reverse=True)
+def unmarked_slow(times: dict[str, tuple[float, float]]) -> tuple[list, list]:
+    """(listed, failing) of {test: (wall, CPU seconds)}: the tests of SLOW_SECONDS or more of wall time, slowest first,
+    and those over SLOW_SECONDS * SLOW_MARGIN of both wall and CPU time; each as (wall, CPU, test)."""
+    listed = sorted(((w, c, n) for n, (w, c) in times.items() if w >= SLOW_SECONDS), reverse=True)
     limit = SLOW_SECONDS * SLOW_MARGIN
     return listed, [(w, c, n) for w, c, n in listed if w > limit and c > limit]
 
 
 def pytest_sessionfinish(session, exitstatus):
-    if os.environ.get(CHECK_SLOW) == "1" and _unmarked_slow()[1] and session.exitstatus == 0:
+    if os.environ.get(CHECK_SLOW) == "1" and unmarked_slow(_TIMES)[1] and session.exitstatus == 0:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    listed, failing = _unmarked_slow()
+    listed, failing = unmarked_slow(_TIMES)
     if not listed:
         return
     terminalreporter.section(f"tests without `slow` that took {SLOW_SECONDS:g} s or more")
