@@ -726,6 +726,7 @@ def test_uncompiled_calls_go_to_a_twin_only_for_kernels_numba_has_not_cached(mon
     assert lsa_rows.pick(10) is lsa_rows.compiled
 
 
+@pytest.mark.slow  # a kernel compiled into a fresh cache, in a fresh interpreter
 @pytest.mark.skipif(not _kernels.dispatchers(), reason="numba is disabled: nothing is compiled or cached")
 def test_on_disk_says_whether_numba_s_cache_holds_a_kernel(tmp_path):
     """A fresh cache folder holds nothing; after a call compiles a kernel there, it holds that one only."""
