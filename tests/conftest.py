@@ -23,6 +23,12 @@ os.environ.pop("RETRIEVAL_LAB_DATABASE_URL", None)
 os.environ.pop("RETRIEVAL_LAB_USER_HEADER", None)
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+# the tests mirror the source tree (tests/evaluation/ beside retrieval/evaluation/, tests/pages/ for the pages'
+# AppTests, tests/browser/, tests/cli/ ...): every folder on the path, so a test imports another's helpers by its
+# module's name (`from test_page_data import upload`); a test file's name is unique across the folders
+for _folder in sorted(Path(__file__).resolve().parent.iterdir()):
+    if _folder.is_dir() and not _folder.name.startswith(("_", ".")) and str(_folder) not in sys.path:
+        sys.path.append(str(_folder))
 
 from retrieval.corpus import dataset  # noqa: E402
 from retrieval.kernels import dispatch  # noqa: E402

@@ -1,6 +1,6 @@
 """Each compiled kernel beside the plain reference it must equal, and the two rules they share (bm25_weight,
 ranks_before) written as arithmetic. The end-to-end comparisons (every system's rankings against a dense
-reference) are in tests/test_perf_equivalence.py."""
+reference) are in tests/kernels/test_perf_equivalence.py."""
 
 from __future__ import annotations
 
