@@ -1,7 +1,7 @@
 """Slider latency in a real browser: from a key press on a sidebar slider to the Overview's bar chart redrawn.
 
 Starts `streamlit run app.py` on 127.0.0.1 and a free port, opens it in Debian's headless Chromium through
-Playwright (the same launch as tests/test_browser.py), optionally uploads a BEIR zip through the Data page
+Playwright (the same launch as tests/browser/test_browser.py), optionally uploads a BEIR zip through the Data page
 (timing set_input_files -> the success message, and the stages that message reports), then goes to the
 Overview and presses arrow keys on the BM25 k1, fusion alpha and RRF constant sliders, N times each.
 

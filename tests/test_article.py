@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import run_cli, run_process
 
 MEANS = {
     "BM25": (0.857143, 0.666667, 0.821429, 0.691171),
@@ -30,9 +29,9 @@ FIRST_RANKS = {  # q -> (BM25, LSA, weighted, RRF)
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "retrieval", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
-    )
+    """The command in this process (`conftest.run_cli`); `test_the_command_s_process_prints_the_same` runs it as its
+    own process."""
+    return run_cli(*args)
 
 
 @pytest.fixture(scope="module")
@@ -81,6 +80,15 @@ def test_text_output_has_the_three_tables_and_the_diagnosis():
     )
     for doc in ("refund1", "refund2", "refund3", "backup3", "backup2"):
         assert f"    {doc} (grade " in text and text.split(f"    {doc} (grade ")[1].split("\n")[0].endswith("none")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", [("evaluate", "--json"), ("evaluate",)], ids=["json", "text"])
+def test_the_command_s_process_prints_the_same(args):
+    """`python -m retrieval evaluate` as its own process prints, byte for byte, what `main` prints in the tests'."""
+    launched, in_process = run_process(*args), run_cli(*args)
+    assert launched.returncode == in_process.returncode == 0, launched.stderr
+    assert launched.stdout == in_process.stdout
 
 
 def test_diagnosis_classes_and_words(invented):

@@ -1,6 +1,6 @@
 """Sentences a student alone would misread (issue 43, §4) and what must draw on any machine (§5): each sentence
 checked against numbers computed another way, on the invented corpus and on the held-out collection that
-tests/test_tour_claims.py builds (300 documents, judgements naming relevant documents only, unjudged documents at
+tests/ui/test_tour_claims.py builds (300 documents, judgements naming relevant documents only, unjudged documents at
 the top, late ranks).
 
 - Tour 5 and the Diagnosis: the failing questions whose first result no judgement names, counted by the class each

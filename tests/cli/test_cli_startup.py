@@ -117,6 +117,7 @@ def test_evaluate_still_runs_the_engine():
     assert "dataset invented: 28 documents" in run.stdout
 
 
+@pytest.mark.slow
 def test_import_retrieval_still_gives_the_whole_public_api():
     """Only `python -m retrieval` leaves the package's names out (retrieval/__init__.py); `import retrieval` and
     `python -c` have them all."""

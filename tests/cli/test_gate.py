@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 
-from conftest import ROOT
+from conftest import run_cli, run_process
 from retrieval.core.errors import InputError
 from retrieval.evaluation import gate, stats
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "retrieval", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
-    )
+    """The command in this process (`conftest.run_cli`); `test_the_command_s_process_says_what_main_says` runs it as
+    its own process."""
+    return run_cli(*args)
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +43,6 @@ def _gate(baseline, current, *extra):
     return _cli("gate", "--baseline", str(baseline), "--current", str(current), *extra)
 
 
-@pytest.mark.slow
 def test_unchanged_report_passes(reports):
     out = _gate(reports["base"], reports["base"])
     assert out.returncode == 0, out.stderr
@@ -64,7 +62,6 @@ def test_improved_report_passes(reports):
     assert "PASS" in out.stdout and "11 got better" in out.stdout
 
 
-@pytest.mark.slow
 def test_worse_report_fails_and_names_the_questions(reports):
     out = _gate(reports["base"], reports["dims1"], "--system", "LSA", "--metric", "ndcg@5")
     assert out.returncode == 1, out.stderr
@@ -76,7 +73,6 @@ def test_worse_report_fails_and_names_the_questions(reports):
     assert "  q09: 1.000000 -> 0.000000 (-1.000000)" in out.stdout
 
 
-@pytest.mark.slow
 def test_worse_bm25_by_editing_the_report(reports, tmp_path):
     drop = ["q03", "q04", "q05", "q06", "q07", "q08", "q09"]
 
@@ -121,7 +117,6 @@ def _nulled(report):
     report["per_query"]["BM25"]["q01"]["ndcg@5"] = None
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     "case, needle",
     [
@@ -181,3 +176,16 @@ def test_compare_in_the_library(reports):
     assert not gate.compare(base, base, "ndcg@5").failed
     with pytest.raises(InputError):
         gate.compare(base, {"dataset": {"name": "invented"}, "per_query": {}}, "ndcg@5")
+
+
+@pytest.mark.slow
+def test_the_command_s_process_says_what_main_says(reports):
+    """`python -m retrieval gate` as its own process: the exit status (1 on a loss beyond noise, 2 on bad input) and
+    the streams are `main`'s."""
+    for args in (
+        ("gate", "--baseline", str(reports["base"]), "--current", str(reports["dims1"]), "--system", "LSA"),
+        ("gate", "--baseline", str(reports["base"])),
+    ):
+        launched, in_process = run_process(*args), run_cli(*args)
+        assert launched.returncode == in_process.returncode and launched.returncode in (1, 2)
+        assert (launched.stdout, launched.stderr) == (in_process.stdout, in_process.stderr)

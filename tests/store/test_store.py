@@ -25,6 +25,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
 import retrieval
+from conftest import ROOT
 from retrieval.core.errors import InputError
 from retrieval.corpus import dataset as datasets
 from retrieval.store import schema
@@ -42,7 +43,6 @@ from retrieval.store.workspace import (
     open_workspace,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
 ANA, BEN, ADMIN = Actor("ana"), Actor("ben"), Actor("root", admin=True)
 PG_ENV = "RETRIEVAL_LAB_TEST_DATABASE_URL"
 REQUIRE_PG_ENV = "RETRIEVAL_LAB_REQUIRE_POSTGRES"  # .ci/run sets it: there a missing server fails, never skips
@@ -211,6 +211,7 @@ def test_each_rater_s_latest_grade_is_in_force_and_every_grade_is_kept(url, inve
         ws.grade(entry.id, "q01", "d05", 1, "  ")
 
 
+@pytest.mark.slow
 def test_two_raters_grading_one_pair_at_the_same_moment_both_keep_their_grade(url, invented):
     """Two servers (two processes, each its own connection), started together, each grading the same pair 20
     times: all 40 grades are stored, and each rater's last is in force."""

@@ -1,6 +1,6 @@
 """Each compiled kernel beside the plain reference it must equal, and the two rules they share (bm25_weight,
 ranks_before) written as arithmetic. The end-to-end comparisons (every system's rankings against a dense
-reference) are in tests/test_perf_equivalence.py."""
+reference) are in tests/kernels/test_perf_equivalence.py."""
 
 from __future__ import annotations
 
@@ -727,6 +727,7 @@ def test_uncompiled_calls_go_to_a_twin_only_for_kernels_numba_has_not_cached(mon
     assert lsa_rows.pick(10) is lsa_rows.compiled
 
 
+@pytest.mark.slow  # a kernel compiled into a fresh cache, in a fresh interpreter
 @pytest.mark.skipif(not _kernels.dispatchers(), reason="numba is disabled: nothing is compiled or cached")
 def test_on_disk_says_whether_numba_s_cache_holds_a_kernel(tmp_path):
     """A fresh cache folder holds nothing; after a call compiles a kernel there, it holds that one only."""
@@ -800,7 +801,7 @@ def test_after_the_warm_up_the_app_s_paths_compile_nothing(tmp_path):
     assert warm.stderr.startswith("compiling kernels with numba (once: they are cached on disk"), warm.stderr
     assert warm.stderr.count(" compiled in ") >= 1 and f"all {n} kernels ready: " in warm.stderr, warm.stderr
     script = (
-        "import json, sys; sys.path.insert(0, 'tests')\n"
+        f"import json, sys; sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})\n"
         "from retrieval.corpus import dataset, text\n"
         "from retrieval import kernels as _kernels\n"
         "from retrieval.retrievers import lsa\n"

@@ -6,7 +6,7 @@ Ana uploads a dataset on one server; Ben, on the other, cannot rename or delete 
 may only look; the teacher (an admin) deletes it, the trash says who deleted it and when, and the teacher restores
 it with Ben's grades and Ana's saved experiment.
 
-It needs a PostgreSQL server ($RETRIEVAL_LAB_TEST_DATABASE_URL, as tests/test_store.py: `.ci/postgres` starts one);
+It needs a PostgreSQL server ($RETRIEVAL_LAB_TEST_DATABASE_URL, as tests/store/test_store.py: `.ci/postgres` starts one);
 it is skipped without one, except where $RETRIEVAL_LAB_REQUIRE_POSTGRES is set (CI), where it fails.
 """
 

@@ -16,13 +16,13 @@ import shutil
 import subprocess
 import unicodedata
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 from markdown_it import MarkdownIt
 from scipy import stats as sps
 
+from conftest import ROOT
 from retrieval.core.errors import InputError
 from retrieval.corpus.dataset import load
 from retrieval.engine.engine import evaluate
@@ -405,7 +405,7 @@ def test_the_module_s_examples_run():
 
 
 def test_the_ci_script_installs_pdflatex_when_missing():
-    script = (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text()
+    script = (ROOT / ".ci" / "run").read_text()
     assert "texlive-latex-base" in script and "texlive-latex-recommended" in script and "pdflatex" in script
 
 

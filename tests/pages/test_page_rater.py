@@ -1,7 +1,7 @@
 """The rater in the browser, through app.py: the name typed once is written to a cookie of the app's own site and read
 back by the next session of that browser (a reload asks nothing); a proxy's user header wins over it; blind grading
 hides the other raters' grades of a document until the rater has graded it. The browser's side (the script run, the
-cookie sent back) is tests/test_browser.py's."""
+cookie sent back) is tests/browser/test_browser.py's."""
 
 from __future__ import annotations
 

@@ -215,7 +215,7 @@ def test_the_means_table_spans_the_page_above_the_bars(at):
 def test_no_page_icon_is_fetched_from_another_origin(monkeypatch):
     """A page's icon is its tab's favicon until app.py's arrives, and Streamlit's frontend fetches a Material icon's
     favicon from fonts.gstatic.com, while an emoji draws as an empty box without an emoji font: st.Page gets no
-    icon at all (the pages' Material icons mark only the links inside pages). tests/test_browser.py checks the
+    icon at all (the pages' Material icons mark only the links inside pages). tests/browser/test_browser.py checks the
     requests themselves, page by page, opened cold."""
     from ui import router
 

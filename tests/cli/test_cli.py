@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, run_cli, run_process
 
 CORPUS = [
     {"_id": "d1", "title": "Refunds", "text": "Money back within 30 days of purchase."},
@@ -40,68 +40,66 @@ def beir(root: Path, corpus: str | None = None, queries: str | None = None, qrel
     return root
 
 
-class Launched:
-    """Every subprocess case started at once (an interpreter start costs ~2 s): tests then read their own result."""
+class Cases:
+    """The bad-input and contract cases of `python -m retrieval evaluate`, each run when a test first reads it: in this
+    process through `main` (the same code `python -m retrieval` runs, without an interpreter's start of ~2 s each),
+    its stdout and stderr captured; `launched` runs one as its own process (exit status and streams of the real
+    command)."""
 
     def __init__(self, base: Path):
         self.base = base
         self.paths: dict[str, Path] = {}
-        self.procs: dict[str, subprocess.Popen] = {}
+        self.args: dict[str, tuple[str, ...]] = {}
         self.done: dict[str, subprocess.CompletedProcess] = {}
 
-    def start(self, name: str, *args: str) -> None:
-        self.procs[name] = subprocess.Popen(
-            [sys.executable, "-m", "retrieval", *args],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+    def add(self, name: str, *args: str) -> None:
+        self.args[name] = args
 
     def __getitem__(self, name: str) -> subprocess.CompletedProcess:
         if name not in self.done:
-            p = self.procs[name]
-            out, err = p.communicate(timeout=180)
-            self.done[name] = subprocess.CompletedProcess(p.args, p.returncode, out, err)
+            self.done[name] = run_cli(*self.args[name])
         return self.done[name]
+
+    def launched(self, name: str) -> subprocess.CompletedProcess:
+        return run_process(*self.args[name])
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     base = tmp_path_factory.mktemp("cli")
-    L = Launched(base)
+    L = Cases(base)
     P = L.paths
 
     P["missing"] = base / "nowhere"
-    L.start("missing", "evaluate", "--data", str(P["missing"]))
+    L.add("missing", "evaluate", "--data", str(P["missing"]))
 
     lines = [json.dumps(r) for r in CORPUS]
     lines[2] = lines[2][:-2]  # line 3 cut short
     P["broken"] = beir(base / "broken", corpus="\n".join(lines) + "\n")
-    L.start("broken", "evaluate", "--data", str(P["broken"]))
+    L.add("broken", "evaluate", "--data", str(P["broken"]))
 
     lines = [json.dumps(r) for r in CORPUS] + [json.dumps({"_id": "d2", "text": "again"})]
     P["dup"] = beir(base / "dup", corpus="\n".join(lines) + "\n")
-    L.start("dup", "evaluate", "--data", str(P["dup"]))
+    L.add("dup", "evaluate", "--data", str(P["dup"]))
 
     P["grade"] = beir(base / "grade", qrels=QRELS.replace("q3\td3\t2", "q3\td3\t2.5"))
-    L.start("grade", "evaluate", "--data", str(P["grade"]))
+    L.add("grade", "evaluate", "--data", str(P["grade"]))
 
     P["empty"] = beir(base / "empty", corpus="")
-    L.start("empty", "evaluate", "--data", str(P["empty"]))
+    L.add("empty", "evaluate", "--data", str(P["empty"]))
 
-    L.start("k1", "evaluate", "--k1", "-1")
-    L.start("b", "evaluate", "--b", "1.5")
-    L.start("metrics", "evaluate", "--metrics", "foo")
+    L.add("k1", "evaluate", "--k1", "-1")
+    L.add("b", "evaluate", "--b", "1.5")
+    L.add("metrics", "evaluate", "--metrics", "foo")
 
     P["badrun"] = base / "mine.run"
     P["badrun"].write_text("q01 Q0 pricing1 1 3.0 mine\nq01 Q0 pricing2 2 mine\n")
-    L.start("badrun", "evaluate", "--run", f"mine={P['badrun']}")
+    L.add("badrun", "evaluate", "--run", f"mine={P['badrun']}")
 
     P["unknown"] = beir(base / "unknown", qrels=QRELS + "q9\td1\t1\nq9\td2\t1\nq1\tghost\t1\n")
     P["unknown_run"] = base / "ext.run"
     P["unknown_run"].write_text("q1 Q0 d1 1 2.0 ext\nq1 Q0 nodoc 2 1.0 ext\nqX Q0 d2 1 1.0 ext\nq2 Q0 d2 1 1.0 ext\n")
-    L.start("unknown", "evaluate", "--data", str(P["unknown"]), "--run", f"ext={P['unknown_run']}", "--json")
+    L.add("unknown", "evaluate", "--data", str(P["unknown"]), "--run", f"ext={P['unknown_run']}", "--json")
 
     P["good"] = beir(base / "mini")
     P["good_run"] = base / "good.run"
@@ -109,7 +107,7 @@ def runs(tmp_path_factory):
     P["good_run"].write_text(
         "q1 Q0 d1 1 2.0 tag\nq1 Q0 d2 2 1.0 tag\nq2 Q0 d3 1 2.0 tag\nq2 Q0 d2 2 1.0 tag\nq3 Q0 d1 1 1.0 tag\n"
     )
-    L.start(
+    L.add(
         "contract",
         "evaluate",
         "--data",
@@ -122,11 +120,7 @@ def runs(tmp_path_factory):
         "--dims",
         "2",
     )
-    yield L
-    for p in L.procs.values():
-        if p.poll() is None:
-            p.kill()
-            p.wait()
+    return L
 
 
 def assert_bad_input(out: subprocess.CompletedProcess, *needles: str) -> str:
@@ -149,9 +143,21 @@ def good(tmp_path_factory) -> Path:
 # ------------------------------------------------------------------ bad input, through `python -m retrieval`
 
 
-@pytest.mark.slow
 def test_missing_data_path(runs):
     assert_bad_input(runs["missing"], re.escape(str(runs.paths["missing"])))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", ["missing", "broken", "k1", "contract"])
+def test_the_command_s_process_says_what_main_says(runs, case):
+    """`python -m retrieval` as its own process: its exit status and streams are `main`'s (bad input: exit 2 and one
+    line; a good run: exit 0 and the same JSON report)."""
+    launched, in_process = runs.launched(case), runs[case]
+    assert launched.returncode == in_process.returncode and "Traceback" not in launched.stderr
+    if case == "contract":
+        assert json.loads(launched.stdout) == json.loads(in_process.stdout)
+    else:
+        assert (launched.stdout, launched.stderr) == (in_process.stdout, in_process.stderr)
 
 
 def test_broken_corpus_line(runs):

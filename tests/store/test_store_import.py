@@ -22,6 +22,7 @@ import pytest
 from test_store import _drop_test_databases, _postgres_database, url  # noqa: F401 - the databases' fixture, cleanup
 from test_store_transfer import filled, snapshot
 
+from conftest import ROOT
 from retrieval.core.errors import InputError
 from retrieval.store.transfer import (
     INDEX,
@@ -31,7 +32,6 @@ from retrieval.store.transfer import (
 )
 from retrieval.store.workspace import open_workspace
 
-ROOT = Path(__file__).resolve().parent.parent
 GIB = 2**30
 
 
