@@ -39,7 +39,10 @@ RECORDS = ["csv", "tsv", "jsonl", "json", "ndjson", "txt"]  # the file types of 
 
 
 RUN_TIES = "data_run_ties"  # the tie rule of the runs added from now on
-TIES_LABELS = {"docid-asc": "document id ascending (the article's rule)", "trec_eval": "document id descending (trec_eval's)"}
+TIES_LABELS = {
+    "docid-asc": "document id ascending (the article's rule)",
+    "trec_eval": "document id descending (trec_eval's)",
+}
 
 
 def init() -> None:
@@ -502,7 +505,9 @@ def run_files() -> None:
         a, b, c = st.columns([3, 4, 1], vertical_alignment="bottom")
         a.text_input("system name", value=name, key=f"data_run_name:{name}", on_change=rename, args=(name,))
         src = st.session_state[RUN_FILES].get(name, "")
-        tied = f"; ties in {plural(run.tied_questions, 'question')}, {TIES_LABELS[run.ties]}" if run.tied_questions else ""
+        tied = (
+            f"; ties in {plural(run.tied_questions, 'question')}, {TIES_LABELS[run.ties]}" if run.tied_questions else ""
+        )
         b.caption(f"{plain(src)}: {plural(len(run.query_ids), 'question')}, {plural(run_lines(run), 'line')}{tied}")
         c.button("Remove", key=f"data_run_remove:{name}", on_click=remove, args=(name,), width="stretch")
 

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # icon the tab's favicon until app.py's arrives, and fetches a Material icon's from fonts.gstatic.com (measured:
 # /tour requested .../materialsymbolsrounded/explore/default/24px.svg), so st.Page gets no icon. The tab's icon is
 # app.py's own, FAVICON, an inline SVG (a data: URL). The app makes no request beyond its own server
-# (tests/test_browser.py opens every page cold and fails on any other origin).
+# (tests/browser/test_browser.py opens every page cold and fails on any other origin).
 PAGES = (  # file, title, icon; the first is the landing page
     ("pages/tour.py", "Tour", ":material/explore:"),
     ("pages/overview.py", "Overview", ":material/bar_chart:"),

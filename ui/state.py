@@ -113,7 +113,7 @@ def leave_legacy_pages_mode() -> bool:
     Until a session has called `st.navigation`, Streamlit (1.67) treats a `pages/` folder beside app.py as the
     legacy multipage layout and runs a page without app.py: a server's first session opened on a page's URL,
     and every AppTest rerun. There is then no frame and no sidebar. Calling `st.navigation` (public API) ends
-    that mode for the process, and the rerun goes through app.py. tests/test_app.py
+    that mode for the process, and the rerun goes through app.py. tests/pages/test_app.py
     `test_streamlit_still_runs_a_page_alone` fails the day Streamlit stops doing this, so this can go.
     """
     if st.session_state.get(FRAME):

@@ -1,7 +1,7 @@
 """The Tour's parts: the article's argument in ten steps, each a live view of the data and the sidebar's values
 with a sentence or two computed from it, and the navigation between the steps (the step lives in the URL: ?step=4).
 
-The sentences are pure functions of numbers (tests/test_ui_tour.py feeds them numbers and checks the wording: a
+The sentences are pure functions of numbers (tests/ui/test_ui_tour.py feeds them numbers and checks the wording: a
 "tie" is said only when the paired bootstrap's interval holds zero); the findings among them are the library's
 (retrieval.analyses: fusion_gains for where two systems part and what a fusion gains, noise for a tie and the
 noise, diagnosis for the failures), rendered here with the names escaped and the stressed phrase in bold. The views reuse the other pages' parts

@@ -11,7 +11,7 @@ Bad input exits with status 2 and one line on stderr naming the file and line, o
 A command pays only for the modules it uses: each command's arguments and work live in one module of this package
 (COMMANDS below), and `main` loads the module of the command argv names and no other, with
 `importlib.import_module` here, the one place the project loads a module by name. `gate`, `experiments`,
-`workspace` and `--help` thus never import the engine, numba or scikit-learn (tests/test_cli_startup.py), and
+`workspace` and `--help` thus never import the engine, numba or scikit-learn (tests/cli/test_cli_startup.py), and
 `python -m retrieval` does not import the package's public API either (retrieval/__init__.py).
 """
 

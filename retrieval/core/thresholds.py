@@ -1,6 +1,6 @@
 """The speed thresholds: every constant that chooses among the compiled passes' paths, or sizes one, in one table.
 
-None of them changes a result (every path gives the same bits: tests/test_kernels.py runs each against the
+None of them changes a result (every path gives the same bits: tests/kernels/test_kernels.py runs each against the
 brute-force reference); they change only how fast the result comes. Each names the benchmark that justifies it:
 `bench/speed.py --paths` (bench/paths.py: each path beside the plainest, at Cranfield, 100k and 1M documents;
 its latest output is in bench/RESULTS.md) or another file of bench/. The compiled kernels read them as

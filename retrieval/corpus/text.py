@@ -160,7 +160,7 @@ def build_index(
     Exactly what scikit-learn's CountVectorizer gives with `tokenize`'s rules, faster: each token gets an id
     (stop words none) in the order terms are first seen, then the columns are renumbered in sorted term order
     and each document's ids counted (scipy sums the duplicates of each row in place, as fast as a compiled loop:
-    0.2-0.28 s at 100,000 documents). Two ways to the same ids (tests/test_text.py): "python", a dictionary over
+    0.2-0.28 s at 100,000 documents). Two ways to the same ids (tests/corpus/test_text.py): "python", a dictionary over
     each batch's `byte_tokens`, ~1 us a token; "compiled", `_intern` over each batch's bytes (no Python object
     per token), ~0.15 us a token, a batch's two halves at once above batching.split_above bytes, used by
     "auto" above COMPILED_ABOVE characters once loaded in this process (the warm-up loads it), else above

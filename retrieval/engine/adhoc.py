@@ -12,7 +12,7 @@ Every ranking comes from `ranking.rank_rows` (the ranking rule, `order_by_score`
 one-question dataset: the corpus as it is, the typed text as its only question and the judgements given, so a
 judged document's rank is exact however deep and every metric is `experiment.score`'s. A dataset question
 typed verbatim gets, for every system, the engine's own top list, scores and judged ranks to the last bit
-(tests/test_adhoc.py): the reference algebra is what each fast path is tested equal to.
+(tests/engine/test_adhoc.py): the reference algebra is what each fast path is tested equal to.
 
 Worked example (invented corpus, article defaults): "can I get my money back" is q02; BM25 ranks nothing
 relevant (a vocabulary gap: none of its words is in a relevant document), the same text plus "refund" does.

@@ -186,7 +186,7 @@ class Engine:
         term index, BM25's columns, the questions' counts and plan are shared, and so are the cached values
         that depend on the texts only (`CORPUS_KINDS`: LSA fits, dense vectors, run files' systems). Runs,
         fusions and the judged documents' positions are its own, computed for its judgements. Its results equal
-        those of `Engine(dataset)` (tests/test_engine.py). A retriever's run is its root engine's (the first
+        those of `Engine(dataset)` (tests/engine/test_engine.py). A retriever's run is its root engine's (the first
         engine of these texts, kept alive by it) with the judged ranks re-read (`rejudged`): no retriever runs
         again for a new judgement; a TREC run, cheap to align, is aligned again."""
         if dataset.corpus_fingerprint != base.dataset.corpus_fingerprint:

@@ -9,7 +9,7 @@ does not answer scores zero.
 
 A grade of 0 or less is a judgement of "not relevant" everywhere here. trec_eval reads a negative grade as
 "in the pool, not judged" instead: bpref (and only bpref) then differs, since trec_eval leaves such a document
-out of the non-relevant ones (tests/test_metrics.py shows the case).
+out of the non-relevant ones (tests/evaluation/test_metrics.py shows the case).
 
 nDCG@k = DCG@k / IDCG@k, DCG@k = sum over ranks r <= k of gain(grade at r) / log2(r + 1), and the ideal DCG
 comes from *all* the question's judged grades, retrieved or not (Järvelin & Kekäläinen, ACM TOIS 2002).

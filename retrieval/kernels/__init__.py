@@ -38,7 +38,7 @@ beat it: counted among the candidates when it is one, else over the whole row, f
 vectorised pass (`_judged_ranks`).
 
 Each kernel must equal a plain numpy reference, named in its docstring and compared in the tests
-(tests/test_perf_equivalence.py, tests/test_kernels.py, tests/test_bm25.py, tests/test_ranking.py):
+(tests/kernels/test_perf_equivalence.py, tests/kernels/test_kernels.py, tests/retrievers/test_bm25.py, tests/retrievers/test_ranking.py):
 
 | kernel | reference |
 |---|---|
@@ -53,7 +53,7 @@ Each kernel must equal a plain numpy reference, named in its docstring and compa
 | tfidf_rows, tfidf_columns | TfidfTransformer().fit_transform(counts) and its tocsc() (lsa.Tfidf.of_counts) |
 | sparse_dense | scipy's CSR matrix @ dense matrix (lsa.Tfidf's products in the randomized SVD) |
 | unit_lower_rows | scipy.linalg.lu(a, permute_l=True) (lsa.lu_permute_l: the randomized SVD's normaliser) |
-| rank_sparse, rank_dense | ranking.order_by_score over each row's results (tests/test_ranking.py's `brute`) |
+| rank_sparse, rank_dense | ranking.order_by_score over each row's results (tests/retrievers/test_ranking.py's `brute`) |
 | list_ranks | the 1-based position of each judged document in its list |
 | weighted_topk, weighted_scan | fusion.weighted_dense (rank_rows of the dense fused rows) |
 | rrf_fuse | fusion.rrf_points summed per document, ordered by ranking.order_by_score |
@@ -69,7 +69,7 @@ cache on disk) and its plain-Python twin, the same function bodies rebuilt over 
 (`dispatch.python_twins`). The app and the command line call `serve_small_from_python`: until the compiled kernels are
 loaded (`engine.warm_up`, then `mark_ready`), a call of at most PYTHON_MAX_WORK steps runs the twin, so the invented
 corpus answers at once on a fresh clone instead of after ~25 s of compiling; the numbers are the same to the last bit
-(tests/test_kernels.py compares every system's lists both ways).
+(tests/kernels/test_kernels.py compares every system's lists both ways).
 
 The tokeniser's kernels (tokenise.py) are not `Kernel`s: a corpus is tokenised whole by the compiled pass or by its
 plain reference, the same ids either way, as `corpus.text.method_for` chooses (`tokenise.KERNELS` names them,
@@ -80,7 +80,7 @@ from: so each kernel file that uses another, or the thresholds' table (`core/thr
 that chooses or sizes a path, each naming the benchmark that justifies it), carries `SOURCE_DIGEST`, the digest of
 the files it imports from (each kernel file carrying its own), and an edit of any of them forces an edit of it, so
 no stale compiled kernel outlives it. Nobody types it: `python -m retrieval.kernels.digest` rewrites every stale
-digest (digest.py), and tests/test_kernels.py fails naming that command when one is stale.
+digest (digest.py), and tests/kernels/test_kernels.py fails naming that command when one is stale.
 """
 
 from __future__ import annotations

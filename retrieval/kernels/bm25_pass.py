@@ -15,7 +15,7 @@ from .layout import _find, _pos_doc, span_of
 from .rules import bm25_weight, ranks_before
 from .select import JudgedRow, _beaten_among, _judged_ranks, _sample_cut, _scan_at_least, scratch, sorted_best
 
-SOURCE_DIGEST = "640d78999869266a"  # of the project files imported above (kernels/__init__.py: numba's cache)
+SOURCE_DIGEST = "0d8926cabc4a2ea3"  # of the project files imported above (kernels/__init__.py: numba's cache)
 
 
 _weight = njit(inline="always")(bm25_weight)
@@ -44,7 +44,7 @@ def bm25_weights(items, terms, norm, k1p1, out):
 def term_order(items, ptr, count, doc, len_rank, f_top, out):
     """Each term's postings (items: the terms; ptr: their offsets into count / doc) by count descending, then
     document length ascending (len_rank: each document's place by length, ties by id), into out (indices of the
-    postings). Reference: np.lexsort((len_rank[doc], -count, term)) (bm25.term_groups, tests/test_kernels.py)."""
+    postings). Reference: np.lexsort((len_rank[doc], -count, term)) (bm25.term_groups, tests/kernels/test_kernels.py)."""
     n = len_rank.size
     for u in items:
         lo, hi = ptr[u], ptr[u + 1]
@@ -314,7 +314,7 @@ def bm25_rank(
     """Score each question from its postings regrouped by document, keep the best m, count, rank the judged.
 
     Reference: bm25.search(dataset, bm25.score(...)), i.e. ranking.rank_rows of the score matrix (and the
-    raw best lists: ranking.order_by_score of each dense row, tests/test_perf_equivalence.py).
+    raw best lists: ranking.order_by_score of each dense row, tests/kernels/test_perf_equivalence.py).
 
     Arguments: by_doc (bm25.Layout), terms (bm25.Postings), groups (bm25.TermGroups), weights (bm25.Weights: the norms,
     k1 + 1 and, for the full pass, the postings' weights from bm25_weights), selection (ranking.Selection: tie keys,

@@ -26,7 +26,7 @@ from .select import (
     sorted_best,
 )
 
-SOURCE_DIGEST = "692379f8a64f3ce2"  # of the project files imported above (kernels/__init__.py: numba's cache)
+SOURCE_DIGEST = "cb787609a7b9229e"  # of the project files imported above (kernels/__init__.py: numba's cache)
 
 
 @njit(inline="always")

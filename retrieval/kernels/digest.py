@@ -9,7 +9,7 @@ numba compiles it afresh instead of loading a stale kernel. Nobody types the val
     python -m retrieval.kernels.digest          # rewrite every stale SOURCE_DIGEST (until none changes)
     python -m retrieval.kernels.digest --check  # exit 1 naming each stale file
 
-tests/test_kernels.py fails, naming the file and this command, when a digest is stale.
+tests/kernels/test_kernels.py fails, naming the file and this command, when a digest is stale.
 """
 
 from __future__ import annotations

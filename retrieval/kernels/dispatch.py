@@ -98,7 +98,7 @@ def _serve_python(work: int) -> bool:
 class Kernel:
     """One kernel, compiled (numba, cached on disk: cache=True) and as plain Python; a call runs the compiled
     one, except in `serve_small_from_python` mode, before the compiled kernels are loaded, for a small call:
-    the twin then gives the same numbers to the last bit (tests/test_kernels.py) without waiting for numba."""
+    the twin then gives the same numbers to the last bit (tests/kernels/test_kernels.py) without waiting for numba."""
 
     def __init__(self, compiled, python, vectorised=None):
         self.compiled = compiled

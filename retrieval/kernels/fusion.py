@@ -12,7 +12,7 @@ from .heap import _heap_sort, _keep_best
 from .rules import bm25_weight
 from .select import order_desc
 
-SOURCE_DIGEST = "051ad4824b4e8d26"  # of the project files imported above (kernels/__init__.py: numba's cache)
+SOURCE_DIGEST = "bd50ae48249e58c3"  # of the project files imported above (kernels/__init__.py: numba's cache)
 
 
 _weight = njit(inline="always")(bm25_weight)
@@ -63,7 +63,7 @@ def weighted_topk(items, n_docs, key, w, fd, lists, out_d, out_s, out_n, fallbac
     highest score outside its list). When the fd-th candidate beats that bound strictly, when a member's list
     holds every document (bound -inf), or when the lists hold every document, the top fd is exact; otherwise
     the question is flagged for a second try (`fallback`). A question no member answers gets no result.
-    Reference: fusion.weighted_dense (rank_rows of the dense fused rows), tests/test_engine.py.
+    Reference: fusion.weighted_dense (rank_rows of the dense fused rows), tests/engine/test_engine.py.
     """
     stamp = np.full(n_docs, -1, dtype=np.int64)
     hk = np.empty(fd, dtype=np.int64)

@@ -63,8 +63,8 @@ def layout(items, fill, terms, n_docs, sizes, entry_ptr, by_doc):
     (sizes: bm25.LayoutSizes); fill=True writes the layout at the offsets those counts give (by_doc.single_ptr,
     by_doc.multi_ptr, and entry_ptr into multi_term / multi_count).
 
-    Reference: bm25.QuestionPlan.docs_at reads each position's document back (tests/test_kernels.py), and
-    tests/test_bm25.py spells a small layout out."""
+    Reference: bm25.QuestionPlan.docs_at reads each position's document back (tests/kernels/test_kernels.py), and
+    tests/retrievers/test_bm25.py spells a small layout out."""
     cnt = np.zeros(n_docs, dtype=np.int64)
     slot = np.zeros(n_docs, dtype=np.int64)
     bits = np.zeros((n_docs + 63) // 64, dtype=np.uint64)

@@ -89,7 +89,7 @@ def sparse_dense(items, a, x, out):
 def unit_lower_rows(items, lu, perm, out):
     """out[i] = row perm[i] of the unit lower trapezoid of a tall LU factorisation (lu: LAPACK's getrf output,
     m x n, m >= n, any layout): its entries left of the diagonal, 1 on it, 0 right of it. Reference:
-    scipy.linalg.lu(a, permute_l=True)'s first output (the same values moved, no arithmetic: tests/test_lsa.py)."""
+    scipy.linalg.lu(a, permute_l=True)'s first output (the same values moved, no arithmetic: tests/retrievers/test_lsa.py)."""
     n = lu.shape[1]
     for i in items:
         s = perm[i]

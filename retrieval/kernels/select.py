@@ -15,7 +15,7 @@ from .heap import _select_into
 from .layout import Span, _pos_doc
 from .rules import ranks_before
 
-SOURCE_DIGEST = "404557e0c7c639bf"  # of the project files imported above (kernels/__init__.py: numba's cache)
+SOURCE_DIGEST = "6761915855525b64"  # of the project files imported above (kernels/__init__.py: numba's cache)
 
 
 before = njit(inline="always")(ranks_before)
@@ -399,7 +399,7 @@ def _count_range(row, n, thr, bits):
 def _dense_select(row, key, thr, m, j_doc, top_d, top_s, j_rank, ws):
     """One dense score row (entry i: document i): its best m in ranking order into top_d / top_s, the judged
     documents' (j_doc, -1 for none) ranks among the results (above thr) into j_rank; returns (kept, results,
-    lowest, highest score). The same outputs as `_select` over every entry (tests/test_kernels.py).
+    lowest, highest score). The same outputs as `_select` over every entry (tests/kernels/test_kernels.py).
 
     A sample gives a cut that about 1.5 m entries reach (`_sample_cut`); one pass counts, finds the entries at or
     above it (`_dense_pass`) and only those are sorted (`sorted_best`); when fewer than m reach it (rare),
@@ -454,7 +454,7 @@ def _dense_select_into(q, row, selection, out, ws):
 def rank_sparse(items, rows, row0, selection, out):
     """ranking.rank_rows for a CSR block of score rows (rows: ranking.Csr; row r is question row0 + r): stored
     entries only (absent = not a result; lo / hi: over the stored entries), into out (ranking.PassOutputs).
-    Reference: ranking.order_by_score of each row's results (tests/test_ranking.py)."""
+    Reference: ranking.order_by_score of each row's results (tests/retrievers/test_ranking.py)."""
     key, thr = selection.tie_key, selection.threshold
     mark = np.full(key.size, -1, dtype=np.int64)
     for r in items:
@@ -484,7 +484,7 @@ def rank_sparse(items, rows, row0, selection, out):
 @njit(nogil=True, cache=True)
 def rank_dense(items, rows, row0, selection, out):
     """ranking.rank_rows for a dense block of score rows (row r is question row0 + r), into out
-    (ranking.PassOutputs). Reference: ranking.order_by_score of each row's results (tests/test_ranking.py)."""
+    (ranking.PassOutputs). Reference: ranking.order_by_score of each row's results (tests/retrievers/test_ranking.py)."""
     ws = scratch(rows.shape[1], selection.keep)
     for r in items:
         _dense_select_into(row0 + r, rows[r], selection, out, ws)
@@ -494,7 +494,7 @@ def rank_dense(items, rows, row0, selection, out):
 def list_ranks(items, lists, judged):
     """Rank of each judged document (judged: ranking.Judged, its `rank` written) in its question's ordered list
     (lists: ranking.Csr), 1-based, 0 when absent. Reference: the 1-based position in the list
-    (tests/test_kernels.py)."""
+    (tests/kernels/test_kernels.py)."""
     for q in items:
         a, b = lists.ptr[q], lists.ptr[q + 1]
         for j in range(judged.ptr[q], judged.ptr[q + 1]):

@@ -5,7 +5,7 @@
 |---|---|
 | `index_compiled`: `_intern` over each batch's bytes, an open-addressing table of the terms (`Vocab`) | `index_python`: a dictionary over each batch's `byte_tokens` |
 
-Both give the same terms, ids and counts per document (tests/test_text.py, also with NUMBA_DISABLE_JIT=1, where
+Both give the same terms, ids and counts per document (tests/corpus/test_text.py, also with NUMBA_DISABLE_JIT=1, where
 `_intern` runs as the plain Python it is written in); `retrieval.corpus.text.method_for` chooses between them, and
 `retrieval.corpus.text.build_index` turns their ids into the document x term count matrix.
 """
@@ -212,7 +212,7 @@ def _separated(lowered: str) -> bytes:
 def byte_tokens(texts) -> list[list[bytes]]:
     """`_tokens` as ASCII bytes, two to three times faster than the regex: the maximal runs of [a-z0-9] of the
     lower-cased text are the words `_separated` leaves between spaces, so a split finds exactly the regex's
-    tokens (tests/test_text.py compares them on Unicode, digits, punctuation and empty texts)."""
+    tokens (tests/corpus/test_text.py compares them on Unicode, digits, punctuation and empty texts)."""
     return list(map(bytes.split, map(_separated, map(str.lower, texts))))
 
 
@@ -302,7 +302,7 @@ def _intern_batch(
     first half of its documents goes into `v` while one of the kernels' worker threads (`workers.submit`)
     tokenises the other half into a table of its own; `_merge` then adds that table's new terms to v in their
     first-seen order, so the terms, their numbers and the ids are those of one pass over the whole batch
-    (tests/test_text.py)."""
+    (tests/corpus/test_text.py)."""
     n_stop = len(stop_words)
     if buf.size <= split_above or ends.size < 2 or workers.threads() < 2:
         out = np.empty(buf.size // 2 + 1, dtype=np.int32)

@@ -1,5 +1,5 @@
 """Numpy twins of the kernels a first run spends its time in (BM25's layout and pass, the dense pass): whole-array
-numpy with the kernel's own arguments and outputs, the same numbers to the last bit (tests/test_kernels.py).
+numpy with the kernel's own arguments and outputs, the same numbers to the last bit (tests/kernels/test_kernels.py).
 
 A one-shot command on a fresh clone (numba's cache on disk empty) would otherwise wait for numba to compile them:
 about 45 s for Cranfield's first `evaluate` against 3 s warm, compiling lsa_rank alone two thirds of it. As plain

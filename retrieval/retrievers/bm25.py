@@ -215,7 +215,12 @@ def _hint_rows(hint: Bm25Run | None, qplan: QuestionPlan, m: int) -> Hint:
     return Hint(np.ascontiguousarray(hint.top_p[:, :m]), np.ascontiguousarray(hint.top_d[:, :m]))
 
 
-PATHS = ("auto", "full", "hinted", "grouped")  # bm25.run's paths, each giving the same bits (tests/test_kernels.py)
+PATHS = (
+    "auto",
+    "full",
+    "hinted",
+    "grouped",
+)  # bm25.run's paths, each giving the same bits (tests/kernels/test_kernels.py)
 
 
 def run(

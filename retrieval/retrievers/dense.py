@@ -67,7 +67,7 @@ BUNDLED_QUESTIONS = {"invented": DATA_DIR / "invented" / "e5-small-questions.npz
 # The bundled model gives the same bits on one processor whatever its threads and batches, but not across processors
 # (its 4-bit engine takes another integer path on newer CPUs): the invented corpus ships its documents' and its
 # questions' vectors, so its dense figures are the same on every machine; a corpus encoded here may differ in the
-# last digits from one encoded on another processor (tests/test_dense.py checks what holds: cosine >= 0.999).
+# last digits from one encoded on another processor (tests/retrievers/test_dense.py checks what holds: cosine >= 0.999).
 _CACHE_ARRAYS = ("vectors", "sha256", "model", "key", "n_docs", "dim", "dtype")
 
 log = logging.getLogger("retrieval")

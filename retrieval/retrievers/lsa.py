@@ -7,7 +7,7 @@ solver (fixed seed) is used instead, and the model says so.
 On a large corpus (a TF-IDF matrix of more than `PREFIX_ABOVE` stored values) a d slider step must not cost an SVD:
 there LSA at d is the first d components of one fit at the smallest of `PREFIX_BLOCKS` that holds d (`block_for`,
 `truncate`): the top singular vectors of a fit at D are, up to the solver's tolerance, those of a fit at d
-(arpack: each component agrees with a direct fit to a cosine above 0.99999, tests/test_lsa.py), so one fit serves
+(arpack: each component agrees with a direct fit to a cosine above 0.99999, tests/retrievers/test_lsa.py), so one fit serves
 every d up to D. Small corpora (the article's) keep one direct fit per d, bit for bit as before.
 """
 
@@ -125,7 +125,7 @@ def fit(
 class Tfidf:
     """A sparse matrix as scikit-learn's randomized SVD multiplies it (A @ Q, A.T @ Q, Q.T @ A), each product
     `_kernels.sparse_dense` over the threads: scipy's sums in scipy's order, so the same numbers to the last bit
-    (tests/test_lsa.py), in about half the time on two cores (scipy's products run on one; at 100,000
+    (tests/retrievers/test_lsa.py), in about half the time on two cores (scipy's products run on one; at 100,000
     documents they were 4 of the fit's 7 seconds). `rows`: the matrix's CSR arrays; `cols`: its transpose's."""
 
     __array_ufunc__ = None  # `ndarray @ Tfidf` defers to __rmatmul__
@@ -217,7 +217,7 @@ def lu_permute_l(a: np.ndarray) -> np.ndarray:
 
 def randomized(x: sp.spmatrix | Tfidf, dims: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """scikit-learn's TruncatedSVD(dims, algorithm="randomized", random_state=seed).fit_transform(x), its
-    components_ and the projected documents, to the last bit (tests/test_lsa.py): randomized_svd's steps with
+    components_ and the projected documents, to the last bit (tests/retrievers/test_lsa.py): randomized_svd's steps with
     TruncatedSVD's settings (N_OVERSAMPLES, N_ITER, LU normalisation; the smaller side of the matrix first), then
     svd_flip on V, then x @ V.T; without the explained variances, which nothing here reads. Written out so that
     the products run over the threads (`Tfidf`) and come out column-major for the LU (`lu_permute_l`), which

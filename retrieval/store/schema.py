@@ -1,6 +1,6 @@
 """The workspace's tables, as the store's queries read them (SQLAlchemy Core).
 
-The migrations in `migrations/versions/` build exactly these tables (tests/test_store.py compares them); a change
+The migrations in `migrations/versions/` build exactly these tables (tests/store/test_store.py compares them); a change
 here comes with a new migration.
 
 * `blobs`: every stored file's bytes, once per content (sha256), whoever uploaded it and for whichever dataset;

@@ -2,7 +2,7 @@
 
 SQLite in a file under $RETRIEVAL_LAB_HOME (default ~/.local/share/retrieval-lab) needs nothing else; a team points
 $RETRIEVAL_LAB_DATABASE_URL at PostgreSQL (postgresql+psycopg://user@host/db) so several app servers share one
-store. Every write is one transaction: a server killed mid-write leaves all of it or none (tests/test_store.py
+store. Every write is one transaction: a server killed mid-write leaves all of it or none (tests/store/test_store.py
 kills a child process mid-upload). Every statement is built by SQLAlchemy Core with bound parameters.
 
 The store's tables are made and upgraded by versioned migrations (Alembic, `migrations/`), so a store made by an

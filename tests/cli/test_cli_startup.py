@@ -132,7 +132,17 @@ def test_import_retrieval_still_gives_the_whole_public_api():
 def test_every_command_has_its_module_and_only_the_named_one_is_built():
     """The table routes each command to a module with its arguments; a parser built for one command leaves the
     others' arguments out (their modules unloaded), and the full parser has every command's."""
-    assert set(cli.COMMANDS) == {"evaluate", "compare", "tune", "holes", "fusion", "gate", "experiments", "workspace", "warmup"}
+    assert set(cli.COMMANDS) == {
+        "evaluate",
+        "compare",
+        "tune",
+        "holes",
+        "fusion",
+        "gate",
+        "experiments",
+        "workspace",
+        "warmup",
+    }
     for name, (module, _, _) in cli.COMMANDS.items():
         assert name in cli._module(name).ARGUMENTS, module
     gate_only = cli.build_parser("gate")

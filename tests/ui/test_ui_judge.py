@@ -1,5 +1,5 @@
 """ui/judge.py: the Judge page's builders, checked against the definitions written out here (the judging pool
-itself: tests/test_holes.py)."""
+itself: tests/analyses/test_holes.py)."""
 
 from __future__ import annotations
 

@@ -22,9 +22,7 @@ def test_cut_keeps_one_line_and_n_characters():
 
 def test_a_rank_is_written_by_the_one_rule():
     assert ui.rank_text(0) == charts.NOT_FOUND and ui.rank_text(3) == "3"
-    assert (
-        ui.rank_text(0, 100, True) == "> 100" and ui.rank_text(7, 100) == "7"
-    )  # a member lists it: beyond the top N
+    assert ui.rank_text(0, 100, True) == "> 100" and ui.rank_text(7, 100) == "7"  # a member lists it: beyond the top N
     assert ui.rank_text(0, 100) == charts.NOT_FOUND  # no member lists a relevant document: not found, fusion or not
 
 

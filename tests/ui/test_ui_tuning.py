@@ -716,8 +716,15 @@ def test_the_verdict_claims_nothing_cross_validation_could_not_show():
 def test_the_verdict_reads_the_library_rule():
     # one rule: the page's names are the library's
     # the page's words are the library's, its headline in bold: the library writes no Markdown
-    for changes in ({}, dict(all_same=True, n_tied=176), dict(n_tied=176), dict(at_best=True, gain=-0.004),
-                    dict(p_holm=0.01, gain=None), dict(p_holm=0.01, gain=-0.0059), dict(p=0.0001, p_holm=0.0004)):
+    for changes in (
+        {},
+        dict(all_same=True, n_tied=176),
+        dict(n_tied=176),
+        dict(at_best=True, gain=-0.004),
+        dict(p_holm=0.01, gain=None),
+        dict(p_holm=0.01, gain=-0.0059),
+        dict(p=0.0001, p_holm=0.0004),
+    ):
         s = signals(**changes)
         shown, said = ui.verdict_text(s, "d", "dims = 12", "nDCG@5"), tuning.verdict_text(s, "d", "dims = 12", "nDCG@5")
         assert shown.replace("**", "") == said and "**" not in said and shown.startswith("**")

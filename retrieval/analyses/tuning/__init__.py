@@ -35,7 +35,7 @@ of more than ``REFIT_UP_TO`` points truncates one SVD instead of fitting one per
 mathematics and differs only in the last digits.
 
 Speed: the BM25 grid scores every question densely per setting with bm25.score's own sums (listed once,
-re-weighted per setting with bm25.bm25_weight; tests/test_kernels.py checks them against bm25.score to the
+re-weighted per setting with bm25.bm25_weight; tests/kernels/test_kernels.py checks them against bm25.score to the
 last bit), and a metric cut at k only needs each row's top k (a partition, not a sort). The 176 settings take about 0.6 s of CPU on Cranfield (bench/tuning.py).
 
 

@@ -222,7 +222,7 @@ def bm25_grid(engine: Engine | Analysed, base: Params = Params()) -> Bm25Grid:
 
 
 def bm25_grid_scores(g: Bm25Grid, engine: Engine | Analysed, k1: float, b: float) -> np.ndarray:
-    """Dense BM25 scores at (k1, b), equal to bm25.score's to the last bit (tests/test_kernels.py)."""
+    """Dense BM25 scores at (k1, b), equal to bm25.score's to the last bit (tests/kernels/test_kernels.py)."""
     norm = bm25.length_norm(engine.bm25.doc_len, engine.bm25.avg_len, k1, b)
     weights = bm25.bm25_weight(g.tf, g.idf, norm[g.doc], k1 + 1.0)
     return np.bincount(g.cell, weights=weights[g.elem], minlength=g.shape[0] * g.shape[1]).reshape(g.shape)
@@ -252,7 +252,7 @@ def _bm25_ranks(
 
     Each setting is `bm25.run`, the compiled pass a k1 tick runs (the engine's plan and judged positions, the
     previous setting's run as the hint): memory bounded per question, no questions x documents matrix. The same
-    ranks as `judged_ranks(bm25_grid_scores(...))`, the dense reference (tests/test_tuning.py)."""
+    ranks as `judged_ranks(bm25_grid_scores(...))`, the dense reference (tests/analyses/test_tuning.py)."""
     ranks = np.zeros((k1s.size * bs.size, len(dataset.qrels)), dtype=np.int64)
     if corpus.qcounts.nnz == 0:
         return ranks

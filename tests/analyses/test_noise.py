@@ -1,5 +1,5 @@
 """retrieval/analyses/noise.py: whether two systems tie, and whether the best fusion's gain over its best member is
-noise, said from the paired bootstrap's numbers, plain (the app's escapes and bold: tests/test_ui_tour.py); and the
+noise, said from the paired bootstrap's numbers, plain (the app's escapes and bold: tests/ui/test_ui_tour.py); and the
 finding in `python -m retrieval fusion`."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """retrieval/analyses/fusion_gains.py (what a fusion gains over its members; where two systems part) and `python -m
 retrieval fusion`, without Streamlit: the numbers against a plain count written out here, on a generated collection
-and on the invented corpus; each sentence from its numbers, plain (the app's escapes and bold: tests/test_ui_tour.py)."""
+and on the invented corpus; each sentence from its numbers, plain (the app's escapes and bold: tests/ui/test_ui_tour.py)."""
 
 from __future__ import annotations
 
@@ -107,7 +107,7 @@ def test_the_fusion_command_prints_the_findings(invented, capsys):
     for got in report["fusions"]:
         want = fg.explain_fusion(ev, got["fusion"], "ndcg@5", "ndcg@5", ["BM25", "LSA"], qids)
         assert got == json.loads(json.dumps(want.to_json()))
-        assert "q03" in got["gain_from_later_documents"]  # the Tour's worked example (tests/test_ui_tour.py)
+        assert "q03" in got["gain_from_later_documents"]  # the Tour's worked example (tests/ui/test_ui_tour.py)
     split = report["split"]
     assert split["parts_at"] == fg.split_k(ev.first_rank["BM25"], ev.first_rank["LSA"])
     assert cli.main(["fusion", "--k", "5"]) == 0
