@@ -47,7 +47,7 @@ def cmd_fusion(args: argparse.Namespace) -> int:
     """The `fusion` subcommand: each fusion against its members, then where the two members part."""
     metric = metrics.parse(args.metric).name
     params = _fused_params(args)
-    ds, ev = _evaluated(args, params, [metric])
+    ds, ev, _runs = _evaluated(args, params, [metric])
     qids = [ds.query_ids[q] for q in ds.evaluated]
     members = [m for m in params.members if m in ev.values]
     fusions = [f for f in FUSIONS if f in ev.values] if members else []

@@ -54,7 +54,7 @@ def cmd_holes(args: argparse.Namespace) -> int:
     if args.questions is not None and args.questions < 0:
         raise InputError(f"--questions must be >= 0, got {args.questions}")
     judged = f"judged@{args.k}"
-    ds, ev = _evaluated(args, _fused_params(args), [judged])
+    ds, ev, _runs = _evaluated(args, _fused_params(args), [judged])
     pool = holes.judging_pool(ds, ev.rankings, args.k)
     means = {s: ev.mean(s, judged) for s in ev.systems}
     if args.json:

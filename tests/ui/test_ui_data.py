@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from retrieval.corpus.dataset import assemble
+from retrieval.corpus.runs import TrecRun
 from retrieval.evaluation.report import Unjudged
 from ui import data as ui
 from ui import format as format_
@@ -60,7 +61,8 @@ def test_stat_notes_say_only_what_is_there():
 
 
 def test_run_lines_count_every_result():
-    assert ui.run_lines(SimpleNamespace(doc_ids=[["a", "b"], [], ["c"]])) == 3
+    run = TrecRun.from_lists("r", ("q1", "q2", "q3"), (("a", "b"), (), ("c",)), ([2.0, 1.0], [], [1.0]))
+    assert ui.run_lines(run) == 3
 
 
 def test_previews_and_the_unjudged_table():

@@ -71,6 +71,7 @@ from .sweep import (
     RRF_K_GRID,
     SEED,
     SYSTEM_OF,
+    THRESHOLD,
     Analysed,
     Bm25Grid,
     Sweep,
@@ -99,6 +100,7 @@ from .verdict import (
 from .wording import MINUS, Piece, about, expectation_text, names_text, p_is, plain, setting_text, stress
 
 __all__ = [
+    "THRESHOLD",
     "about",
     "ALPHA_GRID",
     "ALPHA_LEVEL",
