@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import re
-
 import functools
+import re
 
 from streamlit.components.v2 import manifest_scanner
 from streamlit.testing.v1 import AppTest
