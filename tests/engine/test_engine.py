@@ -15,8 +15,8 @@ from retrieval.core.errors import InputError
 from retrieval.core.memo import Memo
 from retrieval.core.params import Params
 from retrieval.corpus.dataset import TrecRun, load, parse_run
+from retrieval.engine import ahead, registry
 from retrieval.engine import engine as engine_mod
-from retrieval.engine import registry
 from retrieval.engine.engine import Engine, for_dataset
 from retrieval.retrievers import lsa, systems
 from retrieval.retrievers.ranking import BestLists, rank_rows
@@ -512,9 +512,9 @@ def test_the_d_steps_next_to_the_current_are_computed_ahead_where_a_step_is_slow
     ds = random_dataset(9, n_docs=150, n_q=12)
     e = Engine(ds)
     assert e.prefetch(Params(dims=3)) is None  # 150 x 12 is below PREFETCH_ABOVE
-    monkeypatch.setattr(engine_mod, "PREFETCH_ABOVE", 0)
+    monkeypatch.setattr(ahead, "PREFETCH_ABOVE", 0)
     e.rankings(Params(dims=8))
-    assert e.reach() == engine_mod.PREFETCH_REACH == 3  # a small corpus: the budget allows every step
+    assert e.reach() == ahead.PREFETCH_REACH == 3  # a small corpus: the budget allows every step
     assert [p.dims for p in e.neighbours(Params(dims=8))] == [7, 6, 5]  # 9 and on would fit the 16-dimension block
     assert [p.dims for p in e.neighbours(Params(dims=6), down_first=True)] == [5, 7, 4, 8, 3]
     assert not e.cached(Params(dims=7)) and not e.cached(Params(dims=5))
@@ -527,16 +527,16 @@ def test_the_d_steps_next_to_the_current_are_computed_ahead_where_a_step_is_slow
     assert e.prefetch(Params(dims=6)) is None  # every neighbour is there: no thread
     fresh = Engine(ds)
     for d in (3, 5, 7):
-        ahead, direct = e.rankings(Params(dims=d)), fresh.rankings(Params(dims=d))
-        assert list(ahead) == list(direct) and all(_same_ranking(ahead[n], direct[n]) for n in direct)
-    monkeypatch.setattr(engine_mod, "PREFETCH_ABOVE", 20_000_000)
+        early, direct = e.rankings(Params(dims=d)), fresh.rankings(Params(dims=d))
+        assert list(early) == list(direct) and all(_same_ranking(early[n], direct[n]) for n in direct)
+    monkeypatch.setattr(ahead, "PREFETCH_ABOVE", 20_000_000)
     monkeypatch.setattr(lsa, "PREFIX_ABOVE", 1_000_000)
     small = Engine(load("invented"))
     small.rankings(Params())
     assert not small.prefetch_pays() and small.neighbours(Params()) and small.prefetch(Params()) is None
     # the reach shrinks with the corpus: 3 steps a side at 100,000 x 1,000, 1 at 1M x 1,000 and beyond
     for n_docs, want in ((100_000, 3), (300_000, 1), (1_000_000, 1)):
-        assert engine_mod.reach_for(n_docs, 1000) == want
+        assert ahead.reach_for(n_docs, 1000) == want
 
 
 @pytest.mark.slow
@@ -546,8 +546,8 @@ def test_after_a_step_of_another_slider_the_fusions_are_computed_ahead_only_once
     PREFETCH_AFTER_OTHER, and the next step of a k1 walk replaces them before they start (computed at every step
     they held the interpreter the page's next step waited for). A d step's neighbours wait PREFETCH_DELAY."""
     monkeypatch.setattr(lsa, "PREFIX_ABOVE", 0)
-    monkeypatch.setattr(engine_mod, "PREFETCH_ABOVE", 0)
-    monkeypatch.setattr(engine_mod, "PREFETCH_AFTER_OTHER", 3.0)
+    monkeypatch.setattr(ahead, "PREFETCH_ABOVE", 0)
+    monkeypatch.setattr(ahead, "PREFETCH_AFTER_OTHER", 3.0)
     e = Engine(random_dataset(9, n_docs=150, n_q=12))
     e.rankings(Params(dims=6))
     e.prefetch(Params(dims=6)).join(60)  # the first request: LSA's passes at 7 and 5 missing, computed at once

@@ -109,6 +109,7 @@ def test_on_a_large_corpus_the_next_d_step_is_read_from_what_was_computed_ahead(
     """Where a d step is slow (PREFETCH_ABOVE lowered, the prefix path forced), the Overview's rankings at d = 6 set
     d = 7 and 5, then 8, 4 and 3 (`Engine.reach`, 3 on this small corpus) computing in the background; the slider's
     step to 7, and then a drag to 4, run no LSA pass, and show their d."""
+    from retrieval.engine import ahead
     from retrieval.engine import engine as engine_mod
     from retrieval.retrievers import lsa
 
@@ -117,7 +118,7 @@ def test_on_a_large_corpus_the_next_d_step_is_read_from_what_was_computed_ahead(
 
     def large(at):
         large_corpus(monkeypatch)
-        monkeypatch.setattr(engine_mod, "PREFETCH_ABOVE", 0)
+        monkeypatch.setattr(ahead, "PREFETCH_ABOVE", 0)
         monkeypatch.setattr(
             engine_mod.Engine,
             "prefetch",
