@@ -205,6 +205,7 @@ def shown_bodies(at) -> list[str]:
     return [shown(text) for _, text in markdown_bodies(at)]
 
 
+@pytest.mark.slow  # the hostile fixture's upload and engine: 4.5 s on an idle machine, paid by the first page
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_is_inert(hostile, page):
     at = hostile
@@ -241,6 +242,7 @@ def test_the_hostile_runs_and_questions_up_close(hostile):
         assert any(b.startswith(contains) for b in shown_bodies(at)), (page, contains)
 
 
+@pytest.mark.slow
 def test_a_hostile_embeddings_file_name_is_inert(hostile):
     at = hostile
     at.switch_page("pages/data.py").run()
