@@ -67,7 +67,7 @@ class Fixed:
         return self.members.index(name)
 
 
-def _member_part(dataset: Dataset, name: str, params: Params, engine: Engine, sources: Sources) -> Member:
+def _member_part(name: str, params: Params, engine: Engine, sources: Sources) -> Member:
     """One member at `params` as the fusions read it: the engine's own run (its ranking, best lists and
     look-ups), no dense scores."""
     run = engine.run(name, params, sources)
@@ -90,7 +90,7 @@ def fixed_parts(dataset: Dataset, params: Params, engine: Engine | None = None, 
     """The members of `params.members` at `params` (their runs the engine's own, `sources` holding the sources
     that are not registered retrievers: TREC runs, dense vectors), for the fusion sweeps and explanations."""
     engine = engine_for(dataset, params, engine)
-    parts = [_member_part(dataset, name, params, engine, sources) for name in params.members]
+    parts = [_member_part(name, params, engine, sources) for name in params.members]
     return _combine(dataset, tuple(params.members), parts)
 
 

@@ -103,7 +103,7 @@ def sweep_joint(
     def part(name: str, p: Params) -> Member:
         k = (name, p.dims if name == "LSA" else p.k1 if name == "BM25" else None)
         if k not in parts:
-            parts[k] = _member_part(dataset, name, p, engine, sources)
+            parts[k] = _member_part(name, p, engine, sources)
         return parts[k]
 
     values = np.zeros((fa.size, da.size, len(qids)))
