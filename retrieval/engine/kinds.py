@@ -34,7 +34,8 @@ CACHE_SIZES = {  # values kept per kind in one engine; what one value costs is s
     # what the analyses compute from the engine's dataset and parameters, for the app's pages (kinds named below):
     TUNING: 24,  # a landscape (tuning.Landscape: settings x questions float64, e.g. 176 x 1,000 = 1.4 MB, with its
     # tie intervals and p-values: 2 x settings more), the fused members' fixed parts (tuning.Fixed: each member's
-    # scores of every document, questions x documents float64, 800 MB a member at 100,000 x 1,000, with its ranking)
+    # run and ranking, the engine's own objects, and their look-ups of each other's lists: members^2 x questions x 1,000
+    # float64, 32 MB for two members at 1,000 questions; a member's scores of every document only a question at a time)
     # and one question's fusion explained (a few hundred rows of a few numbers)
     VERDICTS: 32,  # the sidebar's setting against the best (tuning.Versus: two p-values, a family size and its
     # sentence; and whether it is tied with the best): well under 1 KB each

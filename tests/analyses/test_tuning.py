@@ -556,6 +556,40 @@ def test_fixed_parts_hold_each_members_ranking_and_scores(invented, prep, dense_
             assert [int(ranks[d]) for d in order] == [r if r <= n else 0 for r in range(1, invented.n_docs + 1)]
 
 
+@pytest.mark.parametrize("depth", [3, 10, 1000])
+def test_fusion_sweeps_equal_the_plain_definitions_over_the_members_rows(invented, prep, depth):
+    """The alpha sweep (the weighted tick's pass over the members' best lists) equals fusion.weighted_dense over the
+    members' whole score rows, and the RRF sweep a plain sum of 1 / (k + rank) over each member's top `depth`
+    ordered by points then document id: with a list cut short and with every document listed."""
+    base = Params(fusion_depth=depth)
+    fixed = tuning.fixed_parts(invented, base, prep)
+    rows = [np.asarray(r) for r in fixed.rows]
+    assert all(r.shape == (invented.n_queries, invented.n_docs) for r in rows)
+    assert all(np.array_equal(rows[i][q], fixed.rows[i][q]) for i in range(2) for q in range(invented.n_queries))
+    with pytest.raises(IndexError):
+        fixed.rows[0][invented.n_queries]
+    metric = "ndcg@5"
+    per_query = lambda r: metrics.per_query(invented.qrels, invented.n_queries, r, metric)[invented.evaluated]  # noqa: E731
+    alphas, ks = [0.0, 0.3, 0.5, 1.0], [0.0, 1.0, 60.0]
+    alpha = tuning.sweep_alpha(invented, metric, alphas, prep, base, fixed)
+    for i, a in enumerate(alphas):
+        ref = fusion.weighted_dense(invented, rows, fixed.answers, (a, 1.0 - a), depth)
+        assert np.array_equal(alpha.values[i], per_query(ref.judged_rank)), a
+    rrf = tuning.sweep_rrf_k(invented, metric, ks, prep, base, fixed)
+    for i, k in enumerate(ks):
+        docs = []
+        for q in range(invented.n_queries):
+            points: dict[int, float] = {}
+            for r in fixed.rankings:
+                for rank, d in enumerate(r.top(q, depth)[0].tolist(), start=1):
+                    points[d] = points.get(d, 0.0) + 1.0 / (k + rank)
+            docs.append(sorted(points, key=lambda d: (-points[d], invented.tie_key[d])))
+        judged = np.zeros(len(invented.qrels), dtype=np.int64)
+        for j, (q, d) in enumerate(zip(invented.qrels.query, invented.qrels.doc)):
+            judged[j] = docs[q].index(d) + 1 if d in docs[q] else 0
+        assert np.array_equal(rrf.values[i], per_query(judged)), k
+
+
 @pytest.mark.parametrize("kind", ["weighted", "rrf"])
 def test_fusion_explanation_of_any_members_follows_the_engine(invented, prep, dense_source, run_source, kind):
     sources = (dense_source, run_source)

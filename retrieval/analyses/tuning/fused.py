@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -13,21 +14,51 @@ from ...core.params import Params
 from ...corpus.dataset import Dataset
 from ...engine.engine import Engine
 from ...evaluation import metrics
+from ...retrievers.base import Member
 from ...retrievers.ranking import Ranking
 from ...retrievers.systems import Sources
-from .sweep import ALPHA_GRID, RRF_K_GRID, Sweep, _axis, _ranks, _start, _values, engine_for
+from .sweep import ALPHA_GRID, RRF_K_GRID, Sweep, _axis, _start, _values, engine_for
+
+
+class MemberRows:
+    """One member's score of every document, a question at a time (`rows[q]`: the member's `row(q)`, bit-identical to
+    what the fused ranking reads), computed on demand: no questions x documents matrix is held. `np.asarray(rows)`
+    builds the whole matrix for a caller that asks for it."""
+
+    def __init__(self, member: Member, n_queries: int, n_docs: int):
+        self._member = member
+        self.shape = (n_queries, n_docs)
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, q: int) -> np.ndarray:
+        if not 0 <= int(q) < self.shape[0]:
+            raise IndexError(f"question {q} out of range (0..{self.shape[0] - 1})")
+        return np.asarray(self._member.row(int(q)), dtype=np.float64).reshape(self.shape[1])
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        out = np.array([self[q] for q in range(self.shape[0])], dtype=np.float64).reshape(self.shape)
+        return out if dtype is None else out.astype(dtype)
 
 
 @dataclass(frozen=True, eq=False)
 class Fixed:
     """What a fusion sweep holds fixed: the members (`params.members`, any systems, extra sources included) at the
-    base parameters, each with its ranking, its score of every document (questions x documents, the member's
-    `row`, bit-identical to what the fused ranking reads) and whether it answers each question."""
+    base parameters, each as the fusions read it (`parts`: its run's best lists and look-ups), with its ranking, its
+    scores of every document question by question (`rows[i][q]`, on demand) and whether it answers each question."""
 
     members: tuple[str, ...]
     rankings: tuple[Ranking, ...]  # per member: its ranking (what RRF fuses)
-    rows: tuple[np.ndarray, ...]  # per member: questions x documents scores (what the weighted fusion min-maxes)
+    rows: tuple[MemberRows, ...]  # per member: its scores of every document, one question at a time
     answers: np.ndarray  # members x questions: the member answers the question
+    parts: tuple[Member, ...] = ()  # per member: its run as the weighted fusion reads it
+
+    @cached_property
+    def lists(self) -> fusion.FusionLists:
+        """The members' best lists and each member's scores of the others' (`fusion.gather`), gathered once for
+        every weighted setting over these members (what the engine keeps per member runs, `Engine.weighted`)."""
+        return fusion.gather(self.parts)
 
     def member(self, name: str) -> int:
         """A member's position, or an error naming the members."""
@@ -36,26 +67,22 @@ class Fixed:
         return self.members.index(name)
 
 
-def _member_part(
-    dataset: Dataset, name: str, params: Params, engine: Engine, sources: Sources
-) -> tuple[Ranking, np.ndarray, np.ndarray]:
-    """One member at `params`: its ranking, its score of every document (questions x documents) and whether it
-    answers each question, from the engine's own run."""
+def _member_part(name: str, params: Params, engine: Engine, sources: Sources) -> Member:
+    """One member at `params` as the fusions read it: the engine's own run (its ranking, best lists and
+    look-ups), no dense scores."""
     run = engine.run(name, params, sources)
-    member = engine.system(name, sources).member(run)
-    rows = np.array([member.row(q) for q in range(dataset.n_queries)], dtype=np.float64).reshape(
-        dataset.n_queries, dataset.n_docs
-    )
-    return run.ranking, rows, np.asarray(member.answers, dtype=bool)
+    return engine.system(name, sources).member(run)
 
 
-def _combine(members: tuple[str, ...], parts: list[tuple[Ranking, np.ndarray, np.ndarray]], n_queries: int) -> Fixed:
+def _combine(dataset: Dataset, members: tuple[str, ...], parts: list[Member]) -> Fixed:
     """A Fixed from each member's part (`_member_part`), in member order."""
+    nq, nd = dataset.n_queries, dataset.n_docs
     return Fixed(
         tuple(members),
-        tuple(p[0] for p in parts),
-        tuple(p[1] for p in parts),
-        np.array([p[2] for p in parts], dtype=bool).reshape(len(parts), n_queries),
+        tuple(p.run.ranking for p in parts),
+        tuple(MemberRows(p, nq, nd) for p in parts),
+        np.array([np.asarray(p.answers, dtype=bool) for p in parts], dtype=bool).reshape(len(parts), nq),
+        tuple(parts),
     )
 
 
@@ -63,8 +90,8 @@ def fixed_parts(dataset: Dataset, params: Params, engine: Engine | None = None, 
     """The members of `params.members` at `params` (their runs the engine's own, `sources` holding the sources
     that are not registered retrievers: TREC runs, dense vectors), for the fusion sweeps and explanations."""
     engine = engine_for(dataset, params, engine)
-    parts = [_member_part(dataset, name, params, engine, sources) for name in params.members]
-    return _combine(tuple(params.members), parts, dataset.n_queries)
+    parts = [_member_part(name, params, engine, sources) for name in params.members]
+    return _combine(dataset, tuple(params.members), parts)
 
 
 def _fixed_for(dataset: Dataset, base: Params, engine: Engine, fixed: Fixed | None, sources: Sources) -> Fixed:
@@ -78,31 +105,10 @@ def _fixed_for(dataset: Dataset, base: Params, engine: Engine, fixed: Fixed | No
     return fixed
 
 
-def _outside_col(docs: np.ndarray, n_docs: int) -> np.ndarray:
-    """A ranking's documents with a run's documents outside the corpus (-1) as column n_docs: RRF fuses all of a
-    question's outside documents as one candidate (the fused list's -1) whose tie key is the last document's."""
-    return np.where(docs >= 0, docs, n_docs)
-
-
-def _rrf_entries(dataset: Dataset, rankings: tuple[Ranking, ...], depth: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Each member's top `depth` as (question * (n_docs + 1) + document, rank) pairs, one array pair per round:
-    a round holds at most one entry per candidate, so points added round by round add in the fusion's order."""
-    nq, width = dataset.n_queries, dataset.n_docs + 1
-    out = []
-    for r in rankings:
-        lens = np.minimum(np.diff(r.indptr), depth)
-        q = np.repeat(np.arange(nq), lens)
-        pos = np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens)
-        keys = q * width + _outside_col(r.docs[np.repeat(r.indptr[:-1], lens) + pos], dataset.n_docs)
-        order = np.argsort(keys, kind="stable")  # an entry's round: how many earlier entries share its candidate
-        sk = keys[order]
-        first = np.searchsorted(sk, sk, side="left")
-        occurrence = np.empty(keys.size, dtype=np.int64)
-        occurrence[order] = np.arange(keys.size) - first
-        for rnd in range(int(occurrence.max()) + 1 if keys.size else 0):
-            at = occurrence == rnd
-            out.append((keys[at], pos[at] + 1.0))
-    return out
+def _cut(judged_rank: np.ndarray, m: metrics.Metric) -> np.ndarray:
+    """A fused ranking's judged ranks as deep as the metric looks (a rank beyond its k is 0, as `_ranks` cuts)."""
+    r = np.asarray(judged_rank, dtype=np.int64)
+    return r if m.k is None else np.where(r <= m.k, r, 0)
 
 
 def sweep_rrf_k(
@@ -114,45 +120,17 @@ def sweep_rrf_k(
     fixed: Fixed | None = None,
     sources: Sources = (),
 ) -> Sweep:
-    """RRF's per-question metric over its constant k, fusing the fixed members' lists (top fusion_depth of each)."""
+    """RRF's per-question metric over its constant k, fusing the fixed members' lists (top fusion_depth of each).
+
+    Each k is `fusion.rrf`, the compiled pass an RRF tick runs (`Engine.rrf`), over the members' rankings: memory
+    bounded by the members' lists, no questions x documents matrix; the same ranks as the engine's at every k."""
     m, engine, qids = _start(dataset, metric, engine)
     ks = _axis(ks, "rrf_k", 0.0, None)
     fixed = _fixed_for(dataset, base, engine, fixed, sources)
-    nq, width, depth = dataset.n_queries, dataset.n_docs + 1, base.fusion_depth
-    lists = _rrf_entries(dataset, fixed.rankings, depth)
-    keys = np.unique(np.concatenate([k for k, _ in lists])) if lists else np.zeros(0, dtype=np.int64)
-    rank_in = np.zeros((len(lists), keys.size))  # each candidate's rank in each list (round), 0 = absent
-    for i, (k, r) in enumerate(lists):
-        rank_in[i, np.searchsorted(keys, k)] = r
-    cq, cd = keys // width, keys % width
-    start = np.searchsorted(cq, np.arange(nq + 1))
-    slots = int(np.diff(start).max()) if keys.size else 0
-    slot = np.arange(keys.size) - start[cq]
-    tie_key = np.append(dataset.tie_key, dataset.tie_key[-1] if dataset.n_docs else 0)
-    tk = np.full((nq, max(slots, 1)), np.iinfo(np.int64).max)
-    tk[cq, slot] = tie_key[cd]
-    # each judgement's candidate slot, if it is a candidate
-    qrels = dataset.qrels
-    jfound, jq, jslot = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    if keys.size:
-        jk = qrels.query * width + qrels.doc
-        jpos = np.minimum(np.searchsorted(keys, jk), keys.size - 1)
-        jfound = np.flatnonzero((qrels.doc >= 0) & (keys[jpos] == jk))
-        jq, jslot = cq[jpos[jfound]], slot[jpos[jfound]]
-    ranks = np.zeros((ks.size, len(qrels)), dtype=np.int64)
-    step = max(1, 4_000_000 // max(nq * max(slots, 1) ** 2, 1))
-    for lo in range(0, ks.size, step):
-        kk = ks[lo : lo + step]
-        total = np.zeros((kk.size, keys.size))
-        for i in range(len(lists)):
-            r = rank_in[i]
-            total = total + np.where(r > 0, fusion.rrf_points(np.where(r > 0, r, 1.0)[None, :], kk[:, None]), 0.0)
-        t = np.full((kk.size, nq, max(slots, 1)), -np.inf)
-        t[:, cq, slot] = total
-        ti, tj = t[:, :, :, None], t[:, :, None, :]
-        before = (tj > ti) | ((tj == ti) & (tk[None, :, None, :] < tk[None, :, :, None]))
-        rank = before.sum(axis=-1) + 1  # k x questions x slots
-        ranks[lo : lo + kk.size, jfound] = rank[:, jq, jslot]
+    rankings = list(fixed.rankings)
+    ranks = np.zeros((ks.size, len(dataset.qrels)), dtype=np.int64)
+    for i, k in enumerate(ks):
+        ranks[i] = _cut(fusion.rrf(dataset, rankings, float(k), base.fusion_depth).judged_rank, m)
     return Sweep("RRF", m.name, ("rrf_k",), (ks,), _values(dataset, ranks, m), qids, base)
 
 
@@ -179,25 +157,30 @@ def sweep_alpha(
     fixed: Fixed | None = None,
     sources: Sources = (),
 ) -> Sweep:
-    """The weighted fusion's per-question metric over alpha, over the fixed scores of exactly two members: alpha x
-    min-max(first) + (1 - alpha) x min-max(second), what `Engine.rankings` gives at that alpha without `weights`."""
+    """The weighted fusion's per-question metric over alpha, over exactly two fixed members: alpha x min-max(first)
+    + (1 - alpha) x min-max(second), what `Engine.rankings` gives at that alpha without `weights`. Each alpha is the
+    weighted tick's compiled pass over the members' best lists (`_weighted_ranks`), no dense fused row."""
     m, engine, qids = _start(dataset, metric, engine)
     alphas = _axis(alphas, "alpha", 0.0, 1.0)
     check_alpha_members(base.members)
     fixed = _fixed_for(dataset, base, engine, fixed, sources)
-    first, second = (fusion.minmax(r) for r in fixed.rows)
-    silent = ~fixed.answers.any(axis=0)
     ranks = np.zeros((alphas.size, len(dataset.qrels)), dtype=np.int64)
     for i, a in enumerate(alphas):
-        fused = a * first + (1.0 - a) * second  # fusion.fuse_rows((a, 1 - a), rows), to the last bit
-        fused[silent] = -np.inf
-        ranks[i] = _ranks(dataset, fused, m, threshold=-1.0, depth=base.fusion_depth)
+        ranks[i] = _weighted_ranks(dataset, m, fixed, (float(a), 1.0 - float(a)), base.fusion_depth)
     return Sweep("weighted", m.name, ("alpha",), (alphas,), _values(dataset, ranks, m), qids, base)
 
 
+def _weighted_ranks(
+    dataset: Dataset, m: metrics.Metric, fixed: Fixed, weights: tuple[float, ...], depth: int
+) -> np.ndarray:
+    """The weighted fusion's judged ranks with these weights over fixed members: `fusion.weighted`, the compiled
+    pass a weighted tick runs (`Engine.weighted`), from the members' best lists gathered once (`Fixed.lists`):
+    memory bounded by the lists, no questions x documents matrix; the engine's ranking, to the last bit."""
+    run = fusion.weighted(dataset, fixed.parts, weights, depth, fixed.lists)
+    return _cut(run.ranking.judged_rank, m)
+
+
 def _weighted_values(dataset: Dataset, m: metrics.Metric, p: Params, fixed: Fixed) -> np.ndarray:
-    """The weighted fusion's per-question metric at `p` over fixed members: fusion.fuse_rows with the fusion's
-    weights (alpha and 1 - alpha, or each member's), what the engine's weighted ranking gives, to the last bit."""
-    fused = np.array(fusion.fuse_rows(p.fusion_weights(), list(fixed.rows)), dtype=np.float64)
-    fused[~fixed.answers.any(axis=0)] = -np.inf
-    return _values(dataset, _ranks(dataset, fused, m, threshold=-1.0, depth=p.fusion_depth), m)[0]
+    """The weighted fusion's per-question metric at `p` over fixed members, with the fusion's weights (alpha and
+    1 - alpha, or each member's): what the engine's weighted ranking gives, to the last bit."""
+    return _values(dataset, _weighted_ranks(dataset, m, fixed, p.fusion_weights(), p.fusion_depth), m)[0]

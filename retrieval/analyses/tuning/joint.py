@@ -12,6 +12,7 @@ from ...corpus.dataset import Dataset
 from ...engine.engine import Engine
 from ...evaluation import metrics
 from ...retrievers import lsa
+from ...retrievers.base import Member
 from ...retrievers.systems import Sources
 from .dims import dims_axis
 from .fused import _combine, _member_part, _weighted_values, check_alpha_members, sweep_alpha, sweep_rrf_k
@@ -97,24 +98,26 @@ def sweep_joint(
         )
     da = default_dims if dims is None else _axis(dims, "dims", 1.0, float(limit), integer=True)
     members = tuple(base.members)
-    parts: dict[tuple, tuple] = {}  # (member, the value it reads) -> its part, each computed once
+    parts: dict[tuple, Member] = {}  # (member, the value it reads) -> its run as the fusions read it, each once
 
-    def part(name: str, p: Params) -> tuple:
+    def part(name: str, p: Params) -> Member:
         k = (name, p.dims if name == "LSA" else p.k1 if name == "BM25" else None)
         if k not in parts:
-            parts[k] = _member_part(dataset, name, p, engine, sources)
+            parts[k] = _member_part(name, p, engine, sources)
         return parts[k]
 
     values = np.zeros((fa.size, da.size, len(qids)))
     for j, d in enumerate(da):
+        for k in [k for k in parts if k[0] == "LSA"]:  # an LSA run is read at one d only: the lists kept stay few
+            del parts[k]
         if first == "k1":
             for i, k1 in enumerate(fa):
                 p = replace(base, k1=float(k1), dims=int(d))
-                fixed = _combine(members, [part(n, p) for n in members], dataset.n_queries)
+                fixed = _combine(dataset, members, [part(n, p) for n in members])
                 values[i, j] = _weighted_values(dataset, m, p, fixed)
             continue
         p = replace(base, dims=int(d))
-        fixed = _combine(members, [part(n, p) for n in members], dataset.n_queries)
+        fixed = _combine(dataset, members, [part(n, p) for n in members])
         one = (
             sweep_alpha(dataset, m, fa, engine, p, fixed, sources)
             if first == "alpha"
