@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import cache, state
+from ui import cache, no_documents, state
 from ui import compare as page
 from ui.markdown import escape_markdown as plain
 
 state.init_state()
 
 ds = cache.current_dataset()
+no_documents.stop_without_runs(ds, "Compare")
 metric = state.metric_name()
 label = state.metric_label(metric)
 page.header(ds, label)

@@ -6,12 +6,13 @@ at the current k1/b. The parts are in ui/diagnosis.py."""
 
 from __future__ import annotations
 
-from ui import cache, state
+from ui import cache, no_documents, state
 from ui import diagnosis as page
 
 state.init_state()
 
 ds = cache.current_dataset()
+no_documents.stop_without_documents(ds, "Diagnosis", "The diagnosis by words (the words a question shares with its documents, BM25's terms)")
 p = cache.current_params(ds)
 k = state.cutoff()
 page.header(ds, k, p.fusion_depth)

@@ -3,13 +3,14 @@ measures with their grades combined by the chosen rule (ui.cache.current_dataset
 
 from __future__ import annotations
 
-from ui import cache, state
+from ui import cache, no_documents, state
 from ui import judge as page
 
 state.init_state()
 
 base = cache.base_dataset()
 ds = cache.current_dataset()
+no_documents.stop_without_documents(ds, "Judge", "Judging (a question and its documents read side by side)")
 k = state.cutoff()
 grades = cache.new_judgements(base)
 ranks = cache.rankings()

@@ -3,12 +3,13 @@ The parts are in ui/overview.py."""
 
 import streamlit as st
 
-from ui import cache, state
+from ui import cache, no_documents, state
 from ui import overview as page
 
 state.init_state()
 
 ds = cache.current_dataset()
+no_documents.stop_without_runs(ds, "Overview")
 k = state.cutoff()
 chosen = state.metric_name()
 table = page.table_metrics(k, chosen)

@@ -4,12 +4,13 @@ The parts are in ui/per_question.py."""
 
 from __future__ import annotations
 
-from ui import cache, state
+from ui import cache, no_documents, state
 from ui import per_question as page
 
 state.init_state()
 
 ds = cache.current_dataset()
+no_documents.stop_without_runs(ds, "Per question")
 k = state.cutoff()
 p = cache.current_params()
 page.header(ds, k)

@@ -4,12 +4,13 @@ close. The parts are in ui/playground.py; the scoring is the engine's (retrieval
 
 from __future__ import annotations
 
-from ui import cache, state
+from ui import cache, no_documents, state
 from ui import playground as page
 
 state.init_state()
 
 ds = cache.current_dataset()
+no_documents.stop_without_documents(ds, "Playground", "The Playground (a typed question scored by BM25, LSA and dense)")
 page.init(ds)
 message = page.apply_edits(ds)  # the judging table's edits first: the metrics above it follow them
 p = cache.ranking_params(ds)

@@ -5,12 +5,13 @@ explained. The parts are in ui/tuning.py."""
 
 from __future__ import annotations
 
-from ui import cache, state
+from ui import cache, no_documents, state
 from ui import tuning as page
 
 state.init_state()
 
 ds = cache.current_dataset()
+no_documents.stop_without_documents(ds, "Tuning", "Tuning (BM25's k1 and b, LSA's d, the fusions swept)")
 view = page.choose_view(ds) if page.header(ds, state.metric_label(state.metric_name())) else None
 if view is not None:
     page.headline(view)
