@@ -15,6 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from retrieval.core.errors import InputError
+from retrieval.core.params import Params
 from retrieval.corpus import statistics as corpus_statistics
 from retrieval.corpus.dataset import Dataset
 from retrieval.corpus.judged import has_documents
@@ -732,7 +733,7 @@ def downloads(ds: Dataset, later: tuple[str, ...] = ()) -> None:
         return
     chosen = state.metric_name()
     names = report.report_metrics(state.cutoff(), chosen)
-    params = cache.ranking_params(ds)
+    params = cache.ranking_params(ds) if has_documents(ds) else Params()  # runs alone: as `evaluate --qrels`
     ev = cache.evaluation(names)
     stem = download_stem(ds.name)
     settings = (

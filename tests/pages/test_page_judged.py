@@ -5,10 +5,13 @@ say in one sentence that they need documents."""
 from __future__ import annotations
 
 import json
+import shlex
 
 import numpy as np
 import pytest
+from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1 import app_test as app_test_module
 
 from apptest import shown
 from conftest import ROOT
@@ -51,6 +54,15 @@ def judged_app(said: list[str] | None = None) -> AppTest:
     return at
 
 
+def write_files(tmp_path) -> None:
+    """The qrels and both runs written under tmp_path, as the command line reads them."""
+    qrels, runs = qrels_and_runs()
+    (tmp_path / "judged.qrels").write_bytes(qrels)
+    for n, b in runs.items():
+        (tmp_path / f"{n}.run").write_bytes(b)
+
+
+@pytest.mark.slow
 def test_qrels_and_runs_without_documents_score_on_the_overview_as_the_command_line(capsys, tmp_path):
     said: list[str] = []
     at = judged_app(said)
@@ -64,16 +76,13 @@ def test_qrels_and_runs_without_documents_score_on_the_overview_as_the_command_l
     table = at.dataframe[0].value
     assert list(table.index) == ["alpha", "beta"]
 
-    qrels, runs = qrels_and_runs()
-    (tmp_path / "judged.qrels").write_bytes(qrels)
-    for n, b in runs.items():
-        (tmp_path / f"{n}.run").write_bytes(b)
+    write_files(tmp_path)
     labels = {state.metric_label(m): m for m in ("hit@5", "recall@5", "mrr", "ndcg@5", "map@5", "precision@5")}
     shown_metrics = [labels[c] for c in table.columns if c in labels]
     assert len(shown_metrics) >= 3, list(table.columns)
     capsys.readouterr()
     argv = ["evaluate", "--qrels", str(tmp_path / "judged.qrels"), "--metrics", ",".join(shown_metrics), "--json"]
-    argv += [x for n in runs for x in ("--run", f"{n}={tmp_path / n}.run")]
+    argv += [x for n in ("alpha", "beta") for x in ("--run", f"{n}={tmp_path / n}.run")]
     assert cli.main(argv) == 0
     report = json.loads(capsys.readouterr().out)
     for system in ("alpha", "beta"):
@@ -108,3 +117,56 @@ def test_the_pages_that_need_only_runs_work_without_documents(page):
     at.switch_page(page).run()
     assert not at.exception, [e.value for e in at.exception]
     assert not any("needs documents" in shown(i.value) for i in at.info)
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """The data behind every deferred download button of the next runs, by deferred file id."""
+    made: dict[str, tuple] = {}
+
+    class Recording(MediaFileManager):
+        def add_deferred(self, data_callable, mimetype, coordinates, file_name=None, *, element_id=""):
+            file_id = super().add_deferred(data_callable, mimetype, coordinates, file_name, element_id=element_id)
+            made[file_id] = (data_callable, file_name)
+            return file_id
+
+    monkeypatch.setattr(app_test_module, "MediaFileManager", Recording)
+    return made
+
+
+@pytest.mark.slow
+def test_the_json_report_of_runs_alone_is_what_the_command_line_shown_prints(downloads, capsys, tmp_path):
+    at = judged_app()
+    files = {}
+    for d in at.get("download_button"):
+        if d.key != "ws_export":
+            make, name = downloads[d.proto.deferred_file_id]
+            files[name] = make()
+    assert {"judged_report.json", "judged_alpha.run", "judged_beta.run"} <= set(files)
+    first = files["judged_alpha.run"].splitlines()[0].split()
+    assert first[1] == "Q0" and first[3] == "1" and first[5] == "alpha"
+    report = json.loads(files["judged_report.json"])
+    assert (report["bootstrap"]["a"], report["bootstrap"]["b"]) == ("alpha", "beta")
+    args = shlex.split(at.code[0].value)
+    assert args[:6] == ["python", "-m", "retrieval", "evaluate", "--qrels", "judged.qrels"] and args[-1] == "--json"
+    write_files(tmp_path)
+    args[5] = str(tmp_path / "judged.qrels")
+    for i, a in enumerate(args):
+        if i and args[i - 1] == "--run":
+            name, _, path = a.partition("=")
+            args[i] = f"{name}={tmp_path / path}"
+    capsys.readouterr()
+    assert cli.main(args[3:]) == 0
+    assert json.loads(capsys.readouterr().out) == report
+
+
+def test_a_bad_qrels_line_is_named_and_the_dataset_in_use_stays():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page("pages/data.py").run()
+    at.file_uploader(key="data_qrels_alone").set_value([("bad.qrels", b"Q1 0 D1 1\nQ2 0 D2\n", "text/plain")]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [shown(e.value).split(":")[:2] for e in at.error] == [["bad.qrels", "2"]]
+    assert any(shown(i.value).startswith("Still using invented") for i in at.info)
+    at.switch_page("pages/tour.py").run()
+    assert not at.exception and not any("needs documents" in shown(i.value) for i in at.info)
