@@ -111,12 +111,20 @@ def test_a_page_that_reads_text_says_it_needs_documents(page, title):
     assert said[0].endswith("2 runs); upload a corpus (a BEIR zip or three files) on the Data page to use it.")
 
 
-@pytest.mark.parametrize("page", ["pages/compare.py", "pages/per_question.py"])
+@pytest.mark.parametrize(
+    "page", ["pages/compare.py", "pages/per_question.py", "pages/experiments.py", "pages/metrics_lab.py"]
+)
 def test_the_pages_that_need_only_runs_work_without_documents(page):
     at = judged_app()
     at.switch_page(page).run()
     assert not at.exception, [e.value for e in at.exception]
     assert not any("needs documents" in shown(i.value) for i in at.info)
+    if page == "pages/compare.py":  # the two runs compared, as the systems A and B
+        assert [(s.options, s.value) for s in at.main.selectbox][:2] == [
+            (["alpha", "beta"], "alpha"),
+            (["alpha", "beta"], "beta"),
+        ]
+        assert any("| a | alpha |" in m.value and "| b | beta |" in m.value for m in at.markdown)
 
 
 @pytest.fixture
