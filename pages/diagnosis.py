@@ -12,7 +12,9 @@ from ui import diagnosis as page
 state.init_state()
 
 ds = cache.current_dataset()
-no_documents.stop_without_documents(ds, "Diagnosis", "The diagnosis by words (the words a question shares with its documents, BM25's terms)")
+no_documents.stop_without_documents(
+    ds, "Diagnosis", "The diagnosis by words (the words a question shares with its documents, BM25's terms)"
+)
 p = cache.current_params(ds)
 k = state.cutoff()
 page.header(ds, k, p.fusion_depth)

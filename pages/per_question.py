@@ -28,4 +28,5 @@ if picked is not None:
 one = page.choose_question(ds, ev, depths, p.members)
 page.side_by_side(one, k, p)
 page.judged_documents(one, k, p.fusion_depth)
-page.full_text(one, k)
+if not no_documents.needs_documents(ds, "Reading a document in full"):
+    page.full_text(one, k)
