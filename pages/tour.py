@@ -8,6 +8,6 @@ from ui import tour as page
 state.init_state()
 
 ds = cache.current_dataset()
-no_documents.stop_without_documents(ds, "Tour", "The Tour (BM25, LSA and their fusions on the dataset's texts)")
-step = page.navigation()
-page.show(step, page.view(ds))
+if not no_documents.page_needs_documents(ds, "Tour", "The Tour (BM25, LSA and their fusions on the dataset's texts)"):
+    step = page.navigation()
+    page.show(step, page.view(ds))

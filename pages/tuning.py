@@ -11,12 +11,12 @@ from ui import tuning as page
 state.init_state()
 
 ds = cache.current_dataset()
-no_documents.stop_without_documents(ds, "Tuning", "Tuning (BM25's k1 and b, LSA's d, the fusions swept)")
-view = page.choose_view(ds) if page.header(ds, state.metric_label(state.metric_name())) else None
-if view is not None:
-    page.headline(view)
-    page.landscape_chart(view)
-    page.significance_section(view)
-    page.validation_section(view)
-    page.oracle_section(view)
-    page.fusion_section(view)
+if not no_documents.page_needs_documents(ds, "Tuning", "Tuning (BM25's k1 and b, LSA's d, the fusions swept)"):
+    view = page.choose_view(ds) if page.header(ds, state.metric_label(state.metric_name())) else None
+    if view is not None:
+        page.headline(view)
+        page.landscape_chart(view)
+        page.significance_section(view)
+        page.validation_section(view)
+        page.oracle_section(view)
+        page.fusion_section(view)

@@ -41,20 +41,20 @@ def needs_documents(ds: Dataset, what: str) -> bool:
     return True
 
 
-def stop_without_documents(ds: Dataset, title: str, what: str) -> None:
-    """A page that reads text: on judgements alone, its title and the sentence, and the page stops there."""
+def page_needs_documents(ds: Dataset, title: str, what: str) -> bool:
+    """A page that reads text: on judgements alone, its title and the sentence, and True (the page draws nothing
+    else; not `st.stop`, which would end the run before app.py's frame closes)."""
     if has_documents(ds):
-        return
+        return False
     st.title(title)
-    needs_documents(ds, what)
-    st.stop()
+    return needs_documents(ds, what)
 
 
-def stop_without_runs(ds: Dataset, title: str) -> None:
+def page_needs_runs(ds: Dataset, title: str) -> bool:
     """A page that scores systems: on judgements alone with no run uploaded yet, its title and what to upload, and
-    the page stops there."""
+    True (the page draws nothing else)."""
     if has_documents(ds) or current_runs():
-        return
+        return False
     st.title(title)
     st.info(no_runs_sentence(ds), icon=":material/upload_file:")
-    st.stop()
+    return True
