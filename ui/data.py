@@ -1,5 +1,6 @@
-"""The Data page's parts: the uploads (a dataset as a BEIR zip or three files, TREC runs as extra systems), each
-handled once in a callback, the preview, the statistics and the downloads with the same report's command line."""
+"""The Data page's parts: the uploads (a dataset as a BEIR zip or three files, TREC runs as extra systems, or judgements
+alone: a qrels file with no documents), each handled once in a callback, the preview, the statistics and the downloads
+with the same report's command line."""
 
 from __future__ import annotations
 
@@ -490,7 +491,8 @@ def header(ds: Dataset) -> None:
 
 
 def uploads() -> None:
-    """The three upload tabs: a BEIR zip, three files, run files (with the uploaded runs to rename or remove)."""
+    """The upload tabs: a BEIR zip, three files, run files (with the uploaded runs to rename or remove), and
+    judgements alone (a qrels file with no documents, to score the run files)."""
     st.subheader("Upload")
     # keyed, so the chosen tab survives the reruns an upload causes (an untracked tab set resets to its first tab)
     tab_zip, tab_files, tab_runs, tab_qrels = st.tabs(
