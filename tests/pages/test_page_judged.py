@@ -75,6 +75,7 @@ def test_qrels_and_runs_without_documents_score_on_the_overview_as_the_command_l
     assert not at.exception, [e.value for e in at.exception]
     table = at.dataframe[0].value
     assert list(table.index) == ["alpha", "beta"]
+    assert any(c.value.startswith("Judgements alone: the runs are scored as they are") for c in at.sidebar.caption)
 
     write_files(tmp_path)
     labels = {state.metric_label(m): m for m in ("hit@5", "recall@5", "mrr", "ndcg@5", "map@5", "precision@5")}
