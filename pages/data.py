@@ -3,7 +3,7 @@ The parts are in ui/data.py."""
 
 from __future__ import annotations
 
-from ui import cache, dense, state, workspace
+from ui import cache, state, workspace
 from ui import data as page
 
 state.init_state()
@@ -14,7 +14,7 @@ page.header(ds)
 page.uploads()
 page.show_messages(ds)
 workspace.section()
-dense.section(ds)
+page.dense_section(ds)
 page.preview(ds)
 later = cache.waiting(ds)  # asked once: the parts drawn without LSA's fit and the poller that brings it agree
 page.statistics(ds, later)

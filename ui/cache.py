@@ -13,8 +13,10 @@ import streamlit as st
 
 from retrieval.core.params import Params
 from retrieval.corpus.dataset import Dataset
+from retrieval.corpus.judged import has_documents
 from retrieval.evaluation import metrics
 from retrieval.evaluation.experiment import Evaluation, score
+from retrieval.retrievers.listed import from_run
 from retrieval.retrievers.ranking import Ranking
 from retrieval.retrievers.systems import REGISTRY, Sources
 
@@ -30,6 +32,7 @@ from .in_use import (  # noqa: F401 - the dataset in use and its engine, part of
     new_judgements,
     parse_beir_zip,
     parse_files,
+    parse_qrels,
     parse_run,
 )
 
@@ -37,6 +40,8 @@ from .in_use import (  # noqa: F401 - the dataset in use and its engine, part of
 def current_sources(ds: Dataset | None = None) -> Sources:
     """What the engine ranks beside its registered retrievers: the dense vectors (if any), then the runs."""
     ds = ds or current_dataset()
+    if not has_documents(ds):  # judgements alone: the runs are the only systems
+        return current_runs()
     vectors = dense.source(ds)
     return ((vectors,) if vectors is not None else ()) + current_runs()
 
@@ -47,7 +52,11 @@ def current_params(ds: Dataset | None = None) -> Params:
 
 
 def systems(ds: Dataset | None = None) -> list[str]:
-    """The systems a fusion can take as members: the registered retrievers, dense if present, the runs."""
+    """The systems a fusion can take as members: the registered retrievers, dense if present, the runs (the runs
+    alone on judgements alone)."""
+    ds = ds or current_dataset()
+    if not has_documents(ds):
+        return [r.name for r in current_runs()]
     return [*REGISTRY, *(x.name for x in current_sources(ds))]
 
 
@@ -71,6 +80,8 @@ def rankings(ds: Dataset | None = None, params: Params | None = None, spinner: b
     At the sidebar's parameters, on a corpus where a d step is slow, the steps next to d are then computed in the
     background (`Engine.prefetch`): the d slider's next step reads them."""
     ds = ds or current_dataset()
+    if not has_documents(ds):
+        return run_rankings(ds)
     p, e, sources = ranking_params(ds, params), engine(ds), current_sources(ds)
     if not spinner or not e.waiting(p):
         out = e.rankings(p, sources)
@@ -80,6 +91,19 @@ def rankings(ds: Dataset | None = None, params: Params | None = None, spinner: b
     if params is None:
         e.prefetch(p, sources)
     return out
+
+
+def run_rankings(ds: Dataset) -> dict[str, Ranking]:
+    """On judgements alone (no documents, no engine): each uploaded run aligned with the judgements by id, as
+    `evaluate --qrels` aligns it; kept in the session for the runs and judgements it was made of."""
+    runs = current_runs()
+    held = st.session_state.get(state.JUDGED_RANKINGS)  # (fingerprint, the runs themselves, their rankings)
+    if held is not None and held[0] == ds.fingerprint and len(held[1]) == len(runs):
+        if all(a is b for a, b in zip(held[1], runs)):
+            return dict(held[2])
+    out = {r.name: from_run(r, ds) for r in runs}
+    st.session_state[state.JUDGED_RANKINGS] = (ds.fingerprint, runs, out)
+    return dict(out)
 
 
 def evaluation(
@@ -103,18 +127,24 @@ def waiting(ds: Dataset | None = None, params: Params | None = None) -> tuple[st
     """The systems that wait on a slow fit at the current (or given) parameters (LSA while its SVD is fitted on a
     large corpus, and the fusions of it); empty on a small corpus, or once fitted."""
     ds = ds or current_dataset()
+    if not has_documents(ds):
+        return ()
     return engine(ds).waiting(ranking_params(ds, params))
 
 
 def fit_in_background(ds: Dataset | None = None, params: Params | None = None) -> bool:
     """Start LSA's slow fit at the current (or given) d in the engine's thread; whether one was started."""
     ds = ds or current_dataset()
+    if not has_documents(ds):
+        return False
     return engine(ds).fit_in_background(ranking_params(ds, params).dims) is not None
 
 
 def first_rankings(ds: Dataset | None = None, params: Params | None = None) -> dict[str, Ranking]:
     """The rankings of the systems that do not wait (`waiting`): what a page shows while LSA is fitted."""
     ds = ds or current_dataset()
+    if not has_documents(ds):
+        return run_rankings(ds)
     return engine(ds).first_rankings(ranking_params(ds, params), current_sources(ds))
 
 

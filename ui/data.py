@@ -1,5 +1,6 @@
-"""The Data page's parts: the uploads (a dataset as a BEIR zip or three files, TREC runs as extra systems), each
-handled once in a callback, the preview, the statistics and the downloads with the same report's command line."""
+"""The Data page's parts: the uploads (a dataset as a BEIR zip or three files, TREC runs as extra systems, or judgements
+alone: a qrels file with no documents), each handled once in a callback, the preview, the statistics and the downloads
+with the same report's command line."""
 
 from __future__ import annotations
 
@@ -15,13 +16,15 @@ import pandas as pd
 import streamlit as st
 
 from retrieval.core.errors import InputError
+from retrieval.core.params import Params
 from retrieval.corpus import statistics as corpus_statistics
 from retrieval.corpus.dataset import Dataset
+from retrieval.corpus.judged import has_documents
 from retrieval.corpus.runs import TIES, TIES_DEFAULT, TrecRun
 from retrieval.evaluation import report
 from retrieval.retrievers.systems import SYSTEMS
 
-from . import cache, charts, dense, live, state, workspace
+from . import cache, charts, dense, live, no_documents, state, workspace
 from .format import FULL_CHARS, PREVIEW_CHARS, agree, clip, full_text_note, mb, plural
 from .markdown import escape_markdown as plain
 
@@ -29,6 +32,7 @@ PREVIEW_ROWS = 100
 DONE = "data_done"  # uploader -> token of the upload last processed (file ids), so a rerun never re-processes it
 SOURCE = "data_source"  # (fingerprint, file name) of the uploaded dataset, for the command line shown
 RUN_FILES = "data_run_files"  # run name -> the file it came from
+JUDGEMENTS_FILE = "data_judgements_file"  # the file name of the judgements uploaded alone, for the command line
 ICONS = {
     "error": ":material/error:",
     "warning": ":material/warning:",
@@ -304,6 +308,40 @@ def load_dataset(files: list, parse: Callable[..., Dataset], source: str | None)
     st.session_state[state.DIMS] = st.session_state[state.DIMS]
 
 
+def load_judgements(file) -> None:
+    """Make a qrels file uploaded alone the app's dataset: judgements with no documents, which score the run files
+    uploaded beside them (no index, no engine). The runs already uploaded stay if some of their questions are judged.
+    A bad file leaves the dataset in use as it was and says which file and line."""
+    old = cache.current_dataset()
+    data = file.getvalue()
+    try:
+        ds = cache.parse_qrels(data, file.name)
+    except InputError as e:
+        _fail(str(e), old)
+        return
+    msgs = [
+        (
+            "success",
+            f"Loaded {ds.name}: judgements alone, {plural(ds.n_queries, 'question')}, "
+            f"{plural(len(ds.qrels), 'judgement')} ({mb(len(data))}), no documents. Upload run files (the Run files "
+            "tab) to score them: Overview, Compare and Per question use them; what reads text needs documents.",
+        ),
+        ("info", "Judgements alone are not kept in the workspace: a reload forgets them."),
+    ]
+    runs = st.session_state[state.RUNS]
+    for name, run in list(runs.items()):
+        fits, why = report.run_fits(run, ds)
+        if not fits:
+            del runs[name]
+            st.session_state[RUN_FILES].pop(name, None)
+            msgs.append(("warning", f"Run {name} was removed: {why}."))
+    st.session_state[state.DATASET] = ds
+    st.session_state[SOURCE] = (ds.fingerprint, None)
+    st.session_state[JUDGEMENTS_FILE] = file.name
+    post(msgs, ds)
+    st.session_state[state.DIMS] = st.session_state[state.DIMS]
+
+
 def _drop_parse(parse: Callable, args: tuple | None) -> None:
     """A refused upload leaves nothing cached: its parse, kept by Streamlit's cache when it returned (`args`: the
     arguments it was called with, None when it did not return), is dropped from it."""
@@ -343,6 +381,15 @@ def on_files() -> None:
         load_dataset(files, cache.parse_files, None)
 
 
+def on_qrels() -> None:
+    """The judgements-alone uploader changed (callback)."""
+    f = st.session_state.get("data_qrels_alone")
+    if f is None:
+        _forget("qrels")
+    elif _new("qrels", (f.file_id,)):
+        load_judgements(f)
+
+
 def on_runs() -> None:
     """The run uploader changed (callback): add the files not seen yet."""
     files = st.session_state.get("data_runs") or []
@@ -369,7 +416,11 @@ def add_runs(files: list) -> None:
             msgs.append(("error", f"{f.name}: not added: {why}."))
             _drop_parse(cache.parse_run, (f.getvalue(), f.name, None, run.ties))
             continue
-        run, not_kept = workspace.keep_run(run, f.getvalue(), f.name, set(SYSTEMS) | set(runs))
+        if has_documents(ds):
+            run, not_kept = workspace.keep_run(run, f.getvalue(), f.name, set(SYSTEMS) | set(runs))
+        else:  # judgements alone are not stored, nor their runs
+            wanted = workspace.unique_name(run.name, workspace.file_stem(f.name), set(SYSTEMS) | set(runs))
+            run, not_kept = dataclasses.replace(run, name=wanted), None
         name = run.name
         runs[name] = run
         st.session_state[RUN_FILES][name] = f.name
@@ -429,7 +480,9 @@ def header(ds: Dataset) -> None:
     st.title("Data")
     uploaded = st.session_state.get(state.DATASET) is not None
     st.caption(
-        f"In use: **{plain(ds.name)}**, {plural(ds.n_docs, 'document')}, {plural(ds.n_queries, 'question')}, "
+        f"In use: **{plain(ds.name)}**, "
+        + (plural(ds.n_docs, "document") if has_documents(ds) else "judgements alone (no documents)")
+        + f", {plural(ds.n_queries, 'question')}, "
         f"{plural(len(ds.qrels), 'judgement')}"
         + ("" if uploaded else " (the invented corpus shipped with the app)")
         + f"; {len(st.session_state[state.RUNS])} uploaded run files. An upload replaces it on every page"
@@ -438,11 +491,14 @@ def header(ds: Dataset) -> None:
 
 
 def uploads() -> None:
-    """The three upload tabs: a BEIR zip, three files, run files (with the uploaded runs to rename or remove)."""
+    """The upload tabs: a BEIR zip, three files, run files (with the uploaded runs to rename or remove), and
+    judgements alone (a qrels file with no documents, to score the run files)."""
     st.subheader("Upload")
     # keyed, so the chosen tab survives the reruns an upload causes (an untracked tab set resets to its first tab)
-    tab_zip, tab_files, tab_runs = st.tabs(
-        ["BEIR zip", "Three files", "Run files (extra systems)"], key="data_upload_tab", on_change="rerun"
+    tab_zip, tab_files, tab_runs, tab_qrels = st.tabs(
+        ["BEIR zip", "Three files", "Run files (extra systems)", "Judgements alone"],
+        key="data_upload_tab",
+        on_change="rerun",
     )
     with tab_zip:
         st.file_uploader(
@@ -457,6 +513,15 @@ def uploads() -> None:
         three_files()
     with tab_runs:
         run_files()
+    with tab_qrels:
+        st.file_uploader(
+            "Judgements with no documents (TREC qrels or a BEIR tsv)",
+            key="data_qrels_alone",
+            on_change=on_qrels,
+            help="An engine's runs scored on judgements alone, as trec_eval scores them: upload the qrels here and "
+            "the runs in the Run files tab. Overview, Compare and Per question score the runs; BM25, LSA, dense, "
+            "the Playground, the diagnosis by words and the Tour need documents.",
+        )
 
 
 def three_files() -> None:
@@ -518,6 +583,8 @@ def preview(ds: Dataset) -> None:
     t_docs, t_q, t_j = st.tabs(["Documents", "Questions", "Judgements"])
     text_col = {"text": st.column_config.TextColumn("text", width="large")}
     with t_docs:
+        if not has_documents(ds):
+            no_documents.needs_documents(ds, "A preview of the documents")
         n = min(PREVIEW_ROWS, ds.n_docs)
         st.dataframe(
             texts_preview(ds.doc_ids, ds.doc_texts, n), hide_index=True, width="stretch", column_config=text_col
@@ -526,7 +593,8 @@ def preview(ds: Dataset) -> None:
             f"The first {n:,} of {plural(ds.n_docs, 'document')} (title and text joined, as BEIR does), each cut at "
             f"{PREVIEW_CHARS:,} characters."
         )
-        read_in_full(ds, n)
+        if n:
+            read_in_full(ds, n)
     with t_q:
         n = min(PREVIEW_ROWS, ds.n_queries)
         st.dataframe(
@@ -555,6 +623,9 @@ def statistics(ds: Dataset, later: tuple[str, ...] = ()) -> None:
     unjudged documents in each system's top k (with `later`, the systems waiting on LSA's fit, `cache.waiting`:
     those of the others, the waiting ones named)."""
     st.subheader("Statistics")
+    if not has_documents(ds):
+        judged_statistics(ds)
+        return
     s = cache.engine(ds).stats()
     cols = st.columns(3) + st.columns(3)  # two rows: six in one cut "100,000" to "10…" at 1024 px
     cols[0].metric("documents", f"{s.documents:,}")
@@ -602,6 +673,39 @@ def statistics(ds: Dataset, later: tuple[str, ...] = ()) -> None:
             st.caption(f"{', '.join(plain(n) for n in later)} {later_text(ds)}")
 
 
+def judged_statistics(ds: Dataset) -> None:
+    """The statistics of judgements alone: questions, judgements, relevant documents per question, and the
+    unjudged results in each run's top k (the corpus's figures need documents)."""
+    relevant_n = int(np.count_nonzero(ds.qrels.grade > 0))
+    cols = st.columns(3)
+    cols[0].metric("questions", f"{ds.n_queries:,}", help=f"{ds.evaluated.size:,} have a relevant document.")
+    cols[1].metric("judgements", f"{len(ds.qrels):,}", help=f"{relevant_n:,} of them relevant (grade > 0).")
+    cols[2].metric("runs", f"{len(cache.current_runs()):,}")
+    no_documents.needs_documents(ds, "A count of the vocabulary and document lengths")
+    left, right = st.columns([4, 5], gap="medium")
+    judged, relevant = corpus_statistics.judgements_per_question(ds)
+    with left:
+        st.markdown("**Relevant documents per question**")
+        hist = pd.DataFrame(corpus_statistics.histogram(relevant), columns=["relevant documents", "questions"])
+        st.altair_chart(charts.relevant_histogram(hist), width="stretch")
+    k = state.cutoff()
+    ranks = cache.rankings(ds)
+    if ranks:
+        with right:
+            st.markdown(f"**Unjudged documents in the top {k}**")
+            rows = [report.unjudged_at_k(ds, r, k, name) for name, r in ranks.items()]
+            st.dataframe(unjudged_frame(rows, k), hide_index=True, width="stretch", column_config=unjudged_columns(k))
+
+
+def dense_section(ds: Dataset) -> None:
+    """The dense section, or on judgements alone the sentence saying it needs documents."""
+    if has_documents(ds):
+        dense.section(ds)
+        return
+    st.subheader("Dense retrieval")
+    no_documents.needs_documents(ds, "Dense retrieval (vectors of the documents and questions)")
+
+
 def follow_fit(ds: Dataset, later: tuple[str, ...]) -> None:
     """While LSA's SVD is fitted (`later`: `cache.waiting`, asked once by the page for all its parts), the parts
     that need it say they follow (the statistics' table, the downloads) and the page calls this once: the fit
@@ -631,12 +735,16 @@ def downloads(ds: Dataset, later: tuple[str, ...] = ()) -> None:
         return
     chosen = state.metric_name()
     names = report.report_metrics(state.cutoff(), chosen)
-    params = cache.ranking_params(ds)
+    params = cache.ranking_params(ds) if has_documents(ds) else Params()  # runs alone: as `evaluate --qrels`
     ev = cache.evaluation(names)
     stem = download_stem(ds.name)
+    settings = (
+        f"; k1 = {params.k1:g}, b = {params.b:g}, d = {params.dims}, RRF k = {params.rrf_k:g}, alpha = {params.alpha:g}"
+        if has_documents(ds)
+        else ""  # judgements alone: the runs are scored as they are
+    )
     st.caption(
-        f"At the current sliders ({', '.join(state.metric_label(m) for m in names)}; "
-        f"k1 = {params.k1:g}, b = {params.b:g}, d = {params.dims}, RRF k = {params.rrf_k:g}, alpha = {params.alpha:g}). "
+        f"At the current sliders ({', '.join(state.metric_label(m) for m in names)}{settings}). "
         "Files are made when a button is clicked."
     )
     files = st.container(horizontal=True, wrap=True, gap="small")  # each button as wide as its text
@@ -663,16 +771,23 @@ def downloads(ds: Dataset, later: tuple[str, ...] = ()) -> None:
         help="One row per system and question: the rank of the first relevant document (empty: not found) and every metric.",
     )
     uploaded = tuple(st.session_state[state.RUNS].values())  # read now: the file is made when it is downloaded
+    # the bootstrap's pair: BM25 - LSA, or on judgements alone the first two runs (none with one run, as the CLI)
+    pair = ("BM25", "LSA") if has_documents(ds) else (tuple(ev.systems[:2]) if len(ev.systems) >= 2 else None)
     files.download_button(
         "JSON report",
-        lambda: json.dumps(report.json_report(ev, params, names, chosen, runs=uploaded), indent=2),
+        lambda: json.dumps(report.json_report(ev, params, names, chosen, pair, runs=uploaded), indent=2),
         file_name=f"{stem}_report.json",
         mime="application/json",
         key="data_dl_json",
         on_click="ignore",
         icon=":material/data_object:",
         width="content",
-        help=f"The report of `python -m retrieval evaluate --json`, with the paired bootstrap BM25 - LSA on {state.metric_label(chosen)}.",
+        help="The report of `python -m retrieval evaluate --json`, "
+        + (
+            f"with the paired bootstrap {plain(pair[0])} - {plain(pair[1])} on {state.metric_label(chosen)}."
+            if pair
+            else "without a bootstrap (one run)."
+        ),
     )
     st.markdown(
         "**Each system's ranking as a TREC run** (`qid Q0 docid rank score tag`, the top of each list as the app keeps it)"
@@ -701,7 +816,21 @@ def downloads(ds: Dataset, later: tuple[str, ...] = ()) -> None:
                 f"It measures the loaded judgements: the {graded:,} grades given on the Judge page are not in "
                 "its files (download them there, as qrels)."
             )
-        if data_arg is None:
+        if not has_documents(base):
+            run_files = {n: st.session_state[RUN_FILES].get(n, f"{n}.run") for n in st.session_state[state.RUNS]}
+            st.code(
+                report.cli_qrels_command(
+                    st.session_state.get(JUDGEMENTS_FILE, f"{base.name}.qrels"),
+                    names,
+                    chosen,
+                    run_files,
+                    compare=tuple(ev.systems[:2]) if len(ev.systems) >= 2 else None,
+                    ties=report.ties_of(uploaded),
+                ),
+                language="bash",
+                wrap_lines=True,
+            )
+        elif data_arg is None:
             st.caption("The command line reads a BEIR folder or zip; this dataset came as three files.")
         else:
             run_files = {n: st.session_state[RUN_FILES].get(n, f"{n}.run") for n in st.session_state[state.RUNS]}

@@ -8,6 +8,7 @@ import streamlit as st
 from retrieval.corpus import dataset as datasets
 from retrieval.corpus import runs
 from retrieval.corpus.dataset import Dataset
+from retrieval.corpus.judged import has_documents, parse_judgements
 from retrieval.corpus.runs import TIES_DEFAULT, TrecRun
 from retrieval.corpus.text import Analysis
 from retrieval.engine.engine import (
@@ -139,10 +140,16 @@ def parse_run(data: bytes, source: str, name: str | None, ties: str = TIES_DEFAU
     return runs.parse_run(data, source, name, ties)
 
 
+@st.cache_data(max_entries=8, show_spinner=False)
+def parse_qrels(data: bytes, source: str) -> Dataset:
+    """A qrels file uploaded alone, parsed from its bytes: judgements with no documents, which score run files."""
+    return parse_judgements(data, source)
+
+
 def clear_parses() -> None:
     """Drop the uploads parsed and cached here (each session keeps its own dataset): called when the server drops
     idle engines, so a heavy upload's parse does not outlive the work on it."""
-    for parsed in (parse_beir_zip, parse_files, parse_run):
+    for parsed in (parse_beir_zip, parse_files, parse_qrels, parse_run):
         parsed.clear()
 
 
@@ -180,5 +187,8 @@ PROGRESS_ABOVE = 20_000  # documents above which building an index for another a
 
 
 def max_dims(ds: Dataset) -> int:
-    """The largest LSA dimension the dataset allows, capped at the slider's maximum."""
+    """The largest LSA dimension the dataset allows, capped at the slider's maximum (1 for judgements alone: no
+    engine is built for a dataset with no documents)."""
+    if not has_documents(ds):
+        return 1
     return max(1, min(int(state.SLIDERS[state.DIMS].hi), engine(ds).max_dims()))

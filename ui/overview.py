@@ -9,6 +9,7 @@ import streamlit as st
 from retrieval.analyses import coverage
 from retrieval.core.params import Params
 from retrieval.corpus.dataset import Dataset
+from retrieval.corpus.judged import has_documents
 from retrieval.evaluation import stats
 from retrieval.evaluation.agreement import RULES
 from retrieval.evaluation.experiment import Evaluation, score
@@ -28,6 +29,8 @@ JUDGED_FLOOR = (
 def intervals(ds: Dataset, values: np.ndarray) -> np.ndarray:
     """95% bootstrap intervals of each row's mean (rows x questions of `ds`), each row cached on its values by the
     dataset's engine (`Engine.intervals`)."""
+    if not has_documents(ds):  # judgements alone: no engine to keep them
+        return stats.intervals(np.atleast_2d(np.asarray(values, dtype=np.float64))).reshape(-1, 2)
     return cache.engine(ds).intervals(values)
 
 

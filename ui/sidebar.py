@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from retrieval.corpus.judged import has_documents
 from retrieval.evaluation import metrics
 
 from . import cache, state
@@ -48,6 +49,11 @@ def render() -> None:
         f"**Dataset:** {escape_markdown(cache.dataset_label())} — {plural(ds.n_docs, 'document')}, "
         f"{plural(ds.n_queries, 'question')}"
     )
+    if not has_documents(ds):
+        sb.caption(
+            "Judgements alone: the runs are scored as they are; BM25, LSA and the fusions the sliders below set need "
+            "documents."
+        )
     if st.session_state.get(state.DATASET) is not None:
         sb.button("Back to the invented corpus", on_click=_use_invented, width="stretch")
     limit = cache.max_dims(ds)

@@ -54,6 +54,7 @@ RULE = "rule"  # how the raters' grades combine: the Judge page's selector, in t
 GIVEN = "grades_given"  # grades this session gave (bounded: ui.workspace.MAX_GIVEN)
 EXPERIMENTS = "experiments"  # the saved experiments as last read: {dataset fingerprint: (entries, records by id)}
 PAGE_SEEN = "page_seen"  # the page the last run showed (entering the Judge page reads the grades again)
+JUDGED_RANKINGS = "judged_rankings"  # (fingerprint, runs, their rankings) on judgements alone: ui.cache.run_rankings
 JUDGED_DATASET = "judged_dataset"  # (dataset fingerprint, the grades, the dataset with them): ui.cache.current_dataset
 # the workspace's (ui/workspace.py)
 RATER = "rater"  # the name this person typed (who uploads and grades), unless a proxy names them

@@ -51,3 +51,13 @@ def read_judgements(path: str | Path) -> Dataset:
     file's stem."""
     path = Path(path)
     return judgements_only(parse_qrels(read_file(path), str(path)), str(path), path.stem)
+
+
+def parse_judgements(data: bytes, source: str) -> Dataset:
+    """A qrels file's bytes (an upload named `source`) as a dataset of judgements alone, named by the file's stem."""
+    return judgements_only(parse_qrels(data, source), source, Path(source).stem or "judgements")
+
+
+def has_documents(dataset: Dataset) -> bool:
+    """Whether the dataset holds documents (False: judgements alone, which score run files only)."""
+    return dataset.n_docs > 0

@@ -78,7 +78,8 @@ def run_fits(run: TrecRun, dataset: Dataset) -> tuple[bool, str]:
     if not known_q:
         ex = ", ".join(run.query_ids[:3])
         return False, f"none of its {plural(len(run.query_ids), 'question')} ({ex}, ...) is in {dataset.name}"
-    if not any(d in dataset.doc_index for i in known_q for d in run.doc_ids[i]):
+    if dataset.n_docs and not any(d in dataset.doc_index for i in known_q for d in run.doc_ids[i]):
+        # judgements alone hold no corpus: a run's documents are matched to the judgements by id, as trec_eval does
         return False, f"none of its documents is in the corpus of {dataset.name}"
     return True, ""
 
@@ -269,6 +270,28 @@ def cli_command(
         parts += ["--run", f"{name}={path}"]
     if embeddings:
         parts += ["--embeddings", embeddings]
+    if ties != TIES_DEFAULT:
+        parts += ["--ties", ties]
+    parts.append("--json")
+    return " ".join(shlex.quote(x) for x in parts)
+
+
+def cli_qrels_command(
+    qrels: str,
+    metric_names: list[str] | tuple[str, ...],
+    bootstrap_metric: str,
+    runs: dict[str, str],
+    compare: tuple[str, str] | None = None,
+    ties: str = TIES_DEFAULT,
+) -> str:
+    """The command line that prints the same JSON report on judgements alone: `evaluate --qrels FILE --run
+    NAME=PATH ...` (no corpus, no parameter of the built-in systems); `compare`, the bootstrap's pair."""
+    parts = ["python", "-m", "retrieval", "evaluate", "--qrels", qrels]
+    for name, path in runs.items():
+        parts += ["--run", f"{name}={path}"]
+    parts += ["--metrics", ",".join(metric_names), "--bootstrap", bootstrap_metric]
+    if compare:
+        parts += ["--compare", ",".join(compare)]
     if ties != TIES_DEFAULT:
         parts += ["--ties", ties]
     parts.append("--json")

@@ -250,3 +250,31 @@ def test_a_hostile_embeddings_file_name_is_inert(hostile):
     at.button(key="dense_use").click().run()
     assert any(shown(e.value).startswith(f"{TAG}.npz") for e in at.error), [shown(e.value) for e in at.error]
     assert_inert(at, "data, bad embeddings")
+
+
+@pytest.mark.slow
+def test_judgements_alone_with_hostile_names_are_inert_on_every_page():
+    """A qrels file uploaded alone (hostile file name, question and document ids) and two hostile runs: the pages
+    that score runs and the pages that say they need documents show every name as plain text."""
+    at = open_app("pages/data.py")
+    qrels = "".join(f"{q} 0 {d} {g}\n" for q, d, g in QRELS).encode()
+    name = HOSTILE_ZIP.replace(".zip", ".qrels")
+    upload(at, "data_qrels_alone", (name, qrels, "text/plain"))
+    judged = at.session_state[state.DATASET]
+    assert judged.n_docs == 0 and judged.name == Path(name).stem
+    upload(
+        at,
+        "data_runs",
+        [
+            (f"{TAG}.run", run_file(TAG, ":red[ghost]"), "text/plain"),
+            (f"{TAG2}.run", run_file(TAG2, "x"), "text/plain"),
+        ],
+    )
+    assert {TAG, TAG2} <= set(at.session_state[state.RUNS])
+    for page in [*PAGES, "pages/playground.py", "pages/tour.py", "pages/judge.py"]:
+        at.switch_page(page).run()
+        assert_inert(at, page)
+        assert f"**Dataset:** {judged.name} — 0 documents, 4 questions" in shown_bodies(at), (
+            page,
+            [b for b in shown_bodies(at) if "Dataset" in b],
+        )
