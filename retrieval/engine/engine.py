@@ -50,7 +50,7 @@ from ..retrievers import bm25, lsa
 from ..retrievers.base import Context
 from ..retrievers.ranking import BestLists, Ranking, judged_layout
 from ..retrievers.systems import FUSIONS, REGISTRY, Retriever, Run, Sources, system_of
-from . import adhoc, budget
+from . import adhoc, budget, registry, warmup
 from .ahead import (  # noqa: F401 - importable from here, as before the split
     PREFETCH_ABOVE,
     PREFETCH_AFTER_OTHER,
@@ -560,3 +560,7 @@ class Engine(WorkAhead):
             "adhoc ranks", (key, judged, qid), lambda: adhoc.rankings(self.dataset, scores, judged, qid)
         )
         return one, ranks, scores
+
+
+# registry.py and warmup.py build engines but do not import this module (it imports them): they are handed the class.
+registry.Engine = warmup.Engine = Engine

@@ -15,7 +15,6 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from ..core.memo import Memo
 from ..core.params import Params
@@ -27,8 +26,9 @@ from . import budget
 from .budget import check_size
 from .heap import release_free_memory
 
-if TYPE_CHECKING:
-    from .engine import Engine
+# The Engine class, handed over by engine.py as it is imported: engine.py imports this module (to keep the names
+# importable from it, as before the split), so this module does not import engine.py back (no import cycle).
+Engine = None
 
 ENGINES = 4  # engines kept per process (one per dataset fingerprint), most recently used
 DERIVED = 4  # engines derived from another of the same documents and questions (other judgements), kept besides
@@ -62,7 +62,7 @@ def for_dataset(
     if root is not None and root.fingerprint != dataset.fingerprint:
         # the root counts among the ENGINES kept while a derived engine of it is in use (it shares its index)
         _ENGINES.get("engine", key(root.fingerprint), lambda: root).last_used = time.monotonic()
-        engine = _ENGINES.get("derived", key(dataset.fingerprint), lambda: engines.Engine.derived(root, dataset))
+        engine = _ENGINES.get("derived", key(dataset.fingerprint), lambda: Engine.derived(root, dataset))
     else:
         engine = _ENGINES.get(
             "engine", key(dataset.fingerprint), lambda: root or _admitted(dataset, progress, limit, analysis, budgeted)
@@ -78,7 +78,7 @@ def _admitted(dataset: Dataset, progress, limit: int | None, analysis: Analysis,
         check_size(dataset, limit)
     if budgeted:
         admit(dataset)
-    return engines.Engine(dataset, progress, limit, analysis)
+    return Engine(dataset, progress, limit, analysis)
 
 
 def held() -> int:
@@ -166,8 +166,3 @@ def evaluate(
     """The whole evaluation of every system with the given parameters, on the dataset's engine for their text
     analysis (built once per content and analysis and kept: `for_dataset`)."""
     return for_dataset(dataset, analysis=Analysis(*params.analysis)).evaluate(params, metric_names, runs)
-
-
-# Below the definitions: engine.py imports this module's names (where callers found them before the split), so
-# whichever of the two is imported first, the other finds what it needs; the Engine is used only when called.
-from . import engine as engines  # noqa: E402

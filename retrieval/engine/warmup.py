@@ -27,6 +27,9 @@ from ..corpus.embeddings import align, from_arrays
 from ..kernels import disk_cache
 from ..retrievers import bm25, dense, lsa
 
+# The Engine class, handed over by engine.py as it is imported (engine.py imports this module; no import back).
+Engine = None
+
 WARM_UP_THREAD = "retrieval-warm-up"  # the name of start_warm_up's thread
 log = logging.getLogger("retrieval")
 
@@ -64,7 +67,7 @@ def warm_up() -> dict[str, int]:
         # a batch tokenised in two halves (what a batch above text.BATCHING.split_above bytes takes: _merge too)
         words = " ".join(f"warm{i}" for i in range(300))
         text.build_index(ds.doc_texts + (words,) * 4, method="compiled", batching=text.Batching(split_above=0))
-        e = engines.Engine(ds)
+        e = Engine(ds)
         e.evaluate(Params())
         e.evaluate(Params(k1=1.3, b=0.5, alpha=0.3, rrf_k=20.0))  # BM25 with the previous run as its hint
         e.evaluate(Params(k1=1.3, b=0.5, dims=5))  # a d move: BM25's scores of LSA's new lists looked up
@@ -209,8 +212,3 @@ def _warm_up_in_child(timeout: float = 900.0) -> bool:
         return False
     finally:
         _CHILDREN.remove(child)
-
-
-# Below the definitions: engine.py imports this module's names (where callers found them before the split), so
-# whichever of the two is imported first, the other finds what it needs; the Engine is used only when called.
-from . import engine as engines  # noqa: E402
